@@ -1,0 +1,261 @@
+package sim
+
+// Engine runs events in time order. Ties break by insertion order, which
+// makes runs deterministic.
+//
+// The queue is a 4-ary min-heap of event pointers keyed by (At, seq), plus a
+// FIFO for events scheduled at the current time, which never touch the heap.
+// Components whose events are already in time order (a link's packets in
+// flight) keep their own FIFO and put only its head here, so the heap holds
+// about one event per busy link rather than one per packet. Cancelling a
+// timer only marks its event; the event is dropped when it reaches the top,
+// so a timer cancelled late costs nothing more than one that fires.
+type Engine struct {
+	now    Time
+	seq    uint64
+	heap   []*Event
+	nowQ   ring
+	free   []*Event
+	events uint64
+	seed   uint64
+
+	stopped bool
+
+	progressEvery uint64
+	progress      func(now Time, events uint64)
+}
+
+// NewEngine returns an engine at time zero whose random streams derive from
+// seed.
+func NewEngine(seed uint64) *Engine {
+	return &Engine{seed: seed}
+}
+
+// Now returns the current simulated time.
+func (e *Engine) Now() Time { return e.now }
+
+// Events returns how many events have fired so far (cancelled ones are not
+// counted).
+func (e *Engine) Events() uint64 { return e.events }
+
+// Seed returns the run's seed.
+func (e *Engine) Seed() uint64 { return e.seed }
+
+// Pending returns how many events are scheduled, cancelled ones included.
+func (e *Engine) Pending() int { return len(e.heap) + e.nowQ.len() }
+
+func (e *Engine) alloc() *Event {
+	if n := len(e.free); n > 0 {
+		ev := e.free[n-1]
+		e.free = e.free[:n-1]
+		return ev
+	}
+	// Grow by a slab so that a run allocates events in few large blocks.
+	slab := make([]Event, 256)
+	for i := range slab[1:] {
+		e.free = append(e.free, &slab[i+1])
+	}
+	return &slab[0]
+}
+
+func (e *Engine) recycle(ev *Event) {
+	ev.gen++
+	ev.H = nil
+	ev.Data = nil
+	ev.cancelled = false
+	e.free = append(e.free, ev)
+}
+
+// Schedule arranges for h.HandleEvent to be called at time at with kind, n
+// and data. A time in the past is an error of the caller's model and panics.
+func (e *Engine) Schedule(at Time, h Handler, kind int32, n int64, data any) Timer {
+	if at < e.now {
+		panic("sim: event scheduled in the past")
+	}
+	ev := e.alloc()
+	ev.At, ev.H, ev.Kind, ev.N, ev.Data = at, h, kind, n, data
+	ev.seq = e.seq
+	e.seq++
+	if at == e.now {
+		e.nowQ.push(ev)
+	} else {
+		e.push(ev)
+	}
+	return Timer{ev: ev, gen: ev.gen}
+}
+
+// After schedules an event d after now.
+func (e *Engine) After(d Time, h Handler, kind int32, n int64, data any) Timer {
+	return e.Schedule(e.now+d, h, kind, n, data)
+}
+
+// Cancel stops a pending timer from firing and reports whether it was
+// pending. Cancelling a timer that already fired or was cancelled does
+// nothing.
+func (e *Engine) Cancel(t Timer) bool {
+	if !t.Pending() {
+		return false
+	}
+	t.ev.cancelled = true
+	t.ev.Data = nil // let the payload go now rather than when the event surfaces
+	return true
+}
+
+// Stop makes Run return after the event being handled.
+func (e *Engine) Stop() { e.stopped = true }
+
+// OnProgress calls fn every `every` events with the current time and event
+// count, so that a command line can show progress. The engine itself never
+// reads the wall clock.
+func (e *Engine) OnProgress(every uint64, fn func(now Time, events uint64)) {
+	e.progressEvery, e.progress = every, fn
+}
+
+// next removes and returns the next live event, or nil when none is left.
+func (e *Engine) next() *Event {
+	for {
+		var ev *Event
+		switch {
+		case len(e.heap) > 0 && e.heap[0].At == e.now:
+			// Heap events at the current time were scheduled before it began,
+			// so they precede everything in the current-time FIFO.
+			ev = e.pop()
+		case e.nowQ.len() > 0:
+			ev = e.nowQ.pop()
+		case len(e.heap) > 0:
+			ev = e.pop()
+		default:
+			return nil
+		}
+		if ev.cancelled {
+			e.recycle(ev)
+			continue
+		}
+		return ev
+	}
+}
+
+// peekTime returns the time of the next event, cancelled or not, or Never.
+func (e *Engine) peekTime() Time {
+	if e.nowQ.len() > 0 {
+		return e.now
+	}
+	if len(e.heap) > 0 {
+		return e.heap[0].At
+	}
+	return Never
+}
+
+// Run fires events in order until none is left, the next one is later than
+// until, Stop is called, or done (if not nil) returns true after an event.
+// When it stops for until, the clock is advanced to until. It returns the
+// number of events fired during the call.
+func (e *Engine) Run(until Time, done func() bool) uint64 {
+	e.stopped = false
+	start := e.events
+	for !e.stopped {
+		if e.peekTime() > until {
+			if until != Never && until > e.now {
+				e.now = until
+			}
+			break
+		}
+		ev := e.next()
+		if ev == nil {
+			break
+		}
+		e.now = ev.At
+		e.events++
+		ev.H.HandleEvent(ev)
+		e.recycle(ev)
+		if e.progress != nil && e.events%e.progressEvery == 0 {
+			e.progress(e.now, e.events)
+		}
+		if done != nil && done() {
+			break
+		}
+	}
+	return e.events - start
+}
+
+func less(a, b *Event) bool {
+	return a.At < b.At || (a.At == b.At && a.seq < b.seq)
+}
+
+// push and pop keep a 4-ary heap: shallower than a binary heap, and its
+// four children share a cache line of pointers.
+func (e *Engine) push(ev *Event) {
+	h := append(e.heap, ev)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !less(ev, h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = ev
+	e.heap = h
+}
+
+func (e *Engine) pop() *Event {
+	h := e.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h[n] = nil
+	h = h[:n]
+	if n > 0 {
+		i := 0
+		for {
+			c := 4*i + 1
+			if c >= n {
+				break
+			}
+			m := c
+			end := min(c+4, n)
+			for j := c + 1; j < end; j++ {
+				if less(h[j], h[m]) {
+					m = j
+				}
+			}
+			if !less(h[m], last) {
+				break
+			}
+			h[i] = h[m]
+			i = m
+		}
+		h[i] = last
+	}
+	e.heap = h
+	return top
+}
+
+// ring is a growable FIFO of events.
+type ring struct {
+	buf        []*Event
+	head, size int
+}
+
+func (r *ring) len() int { return r.size }
+
+func (r *ring) push(ev *Event) {
+	if r.size == len(r.buf) {
+		nb := make([]*Event, max(16, 2*len(r.buf)))
+		for i := 0; i < r.size; i++ {
+			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = ev
+	r.size++
+}
+
+func (r *ring) pop() *Event {
+	ev := r.buf[r.head]
+	r.buf[r.head] = nil
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return ev
+}
