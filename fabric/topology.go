@@ -1,0 +1,216 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/lfsim/lfsim/sim"
+)
+
+// NodeKind says whether a topology node is a host (an HCA) or a switch.
+type NodeKind uint8
+
+// Node kinds.
+const (
+	Host NodeKind = iota
+	Switch
+)
+
+func (k NodeKind) String() string {
+	if k == Host {
+		return "host"
+	}
+	return "switch"
+}
+
+// NodeID is a node's index in Topology.Nodes.
+type NodeID int32
+
+// LinkSpec is a link's profile: its rate in each direction and its one-way
+// propagation delay.
+type LinkSpec struct {
+	Rate  Rate
+	Delay sim.Time
+}
+
+// PortRef says where a node's port leads.
+type PortRef struct {
+	Link     int    // index in Topology.Links
+	Peer     NodeID // the node at the other end
+	PeerPort int    // the port number at the other end
+}
+
+// TopoNode is one node of a topology.
+type TopoNode struct {
+	Name  string
+	Kind  NodeKind
+	Ports []PortRef // port N is Ports[N]
+}
+
+// TopoLink is one full-duplex link between two ports.
+type TopoLink struct {
+	A, B         NodeID
+	APort, BPort int
+	LinkSpec
+}
+
+// Topology is the graph of a fabric: named nodes, their numbered ports and
+// the links between them. Generators below build the standard shapes with
+// stable names; an explicit topology is built with AddNode and Connect.
+type Topology struct {
+	Nodes []TopoNode
+	Links []TopoLink
+	hosts []NodeID
+	index map[string]NodeID
+}
+
+// NewTopology returns an empty topology.
+func NewTopology() *Topology { return &Topology{index: map[string]NodeID{}} }
+
+// AddNode adds a node and returns its id. Names must be unique.
+func (t *Topology) AddNode(name string, kind NodeKind) (NodeID, error) {
+	if _, dup := t.index[name]; dup {
+		return 0, fmt.Errorf("node %q is defined twice", name)
+	}
+	id := NodeID(len(t.Nodes))
+	t.Nodes = append(t.Nodes, TopoNode{Name: name, Kind: kind})
+	t.index[name] = id
+	if kind == Host {
+		t.hosts = append(t.hosts, id)
+	}
+	return id, nil
+}
+
+func (t *Topology) mustAdd(name string, kind NodeKind) NodeID {
+	id, err := t.AddNode(name, kind)
+	if err != nil {
+		panic(err) // generators make unique names
+	}
+	return id
+}
+
+// Lookup returns the node with the given name.
+func (t *Topology) Lookup(name string) (NodeID, bool) {
+	id, ok := t.index[name]
+	return id, ok
+}
+
+// Names returns every node name in id order.
+func (t *Topology) Names() []string {
+	out := make([]string, len(t.Nodes))
+	for i, n := range t.Nodes {
+		out[i] = n.Name
+	}
+	return out
+}
+
+// Hosts returns the host node ids in the order they were added. A host's
+// position in this list is its host index.
+func (t *Topology) Hosts() []NodeID { return t.hosts }
+
+// Connect adds a link between a and b on the next free port of each and
+// returns the link's index. A node's ports are numbered in the order of its
+// links.
+func (t *Topology) Connect(a, b NodeID, spec LinkSpec) int {
+	return t.connectAt(a, len(t.Nodes[a].Ports), b, len(t.Nodes[b].Ports), spec)
+}
+
+// connectAt links port ap of a with port bp of b, growing the port lists as
+// needed; generators use it to number ports independently of link order.
+func (t *Topology) connectAt(a NodeID, ap int, b NodeID, bp int, spec LinkSpec) int {
+	li := len(t.Links)
+	t.Links = append(t.Links, TopoLink{A: a, B: b, APort: ap, BPort: bp, LinkSpec: spec})
+	grow := func(n NodeID, p int) {
+		for len(t.Nodes[n].Ports) <= p {
+			t.Nodes[n].Ports = append(t.Nodes[n].Ports, PortRef{Link: -1, Peer: -1, PeerPort: -1})
+		}
+	}
+	grow(a, ap)
+	grow(b, bp)
+	t.Nodes[a].Ports[ap] = PortRef{Link: li, Peer: b, PeerPort: bp}
+	t.Nodes[b].Ports[bp] = PortRef{Link: li, Peer: a, PeerPort: ap}
+	return li
+}
+
+// PortName is the output name of a port: "s0:p8".
+func (t *Topology) PortName(n NodeID, port int) string {
+	return fmt.Sprintf("%s:p%d", t.Nodes[n].Name, port)
+}
+
+// PortTo returns the lowest-numbered port of a that faces b.
+func (t *Topology) PortTo(a, b NodeID) (int, bool) {
+	for i, p := range t.Nodes[a].Ports {
+		if p.Peer == b {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Check reports a topology that cannot run: a port left unconnected, a
+// host with no link, a host linked to a host, or nodes that cannot reach
+// each other. The error names what is wrong.
+func (t *Topology) Check() error {
+	if len(t.hosts) == 0 {
+		return fmt.Errorf("the topology has no hosts")
+	}
+	for _, n := range t.Nodes {
+		for i, p := range n.Ports {
+			if p.Link < 0 {
+				return fmt.Errorf("port %s:p%d is not connected", n.Name, i)
+			}
+		}
+		if len(n.Ports) == 0 {
+			return fmt.Errorf("%s %q has no links", n.Kind, n.Name)
+		}
+	}
+	for _, l := range t.Links {
+		if l.A == l.B {
+			return fmt.Errorf("link from %q to itself", t.Nodes[l.A].Name)
+		}
+		if l.Rate <= 0 {
+			return fmt.Errorf("link %s-%s has no rate", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
+		}
+	}
+	// Connectivity: every node reachable from the first, through switches
+	// only (a host does not forward).
+	seen := make([]bool, len(t.Nodes))
+	stack := []NodeID{t.hosts[0]}
+	seen[t.hosts[0]] = true
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t.Nodes[n].Kind == Host && n != t.hosts[0] {
+			continue
+		}
+		for _, p := range t.Nodes[n].Ports {
+			if !seen[p.Peer] {
+				seen[p.Peer] = true
+				stack = append(stack, p.Peer)
+			}
+		}
+	}
+	var cut []string
+	for i, ok := range seen {
+		if !ok {
+			cut = append(cut, t.Nodes[i].Name)
+		}
+	}
+	if len(cut) > 0 {
+		if len(cut) > 5 {
+			cut = append(cut[:5], fmt.Sprintf("and %d more", len(cut)-5))
+		}
+		return fmt.Errorf("the topology is not connected: %s cannot be reached from %s", joinNames(cut), t.Nodes[t.hosts[0]].Name)
+	}
+	return nil
+}
+
+func joinNames(s []string) string {
+	out := ""
+	for i, n := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}

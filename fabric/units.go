@@ -1,0 +1,203 @@
+// Package fabric holds what every node shares: packets and their RoCEv2
+// headers, ports with per-priority queues, links with serialization and
+// propagation in integer picoseconds, PFC frames, topology graphs and their
+// generators, and routing tables.
+package fabric
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Rate is a link or sending rate in bits per second.
+type Rate int64
+
+// Common rates.
+const (
+	BitPerSecond Rate = 1
+	Kbps         Rate = 1000
+	Mbps         Rate = 1000 * Kbps
+	Gbps         Rate = 1000 * Mbps
+	Tbps         Rate = 1000 * Gbps
+)
+
+// String prints the rate with the largest unit that keeps it exact to three
+// decimals, e.g. "100Gbps", "1.5Tbps", "40Mbps".
+func (r Rate) String() string {
+	for _, u := range []struct {
+		name string
+		unit Rate
+	}{{"Tbps", Tbps}, {"Gbps", Gbps}, {"Mbps", Mbps}, {"Kbps", Kbps}} {
+		if r >= u.unit && r%(u.unit/1000) == 0 {
+			return trimDecimal(int64(r), int64(u.unit)) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(r), 10) + "bps"
+}
+
+// Gbps returns the rate in Gb/s as a float, for reports.
+func (r Rate) Gbps() float64 { return float64(r) / float64(Gbps) }
+
+func trimDecimal(v, unit int64) string {
+	whole, rest := v/unit, v%unit
+	if rest == 0 {
+		return strconv.FormatInt(whole, 10)
+	}
+	return fmt.Sprintf("%d.%s", whole, strings.TrimRight(fmt.Sprintf("%03d", rest/(unit/1000)), "0"))
+}
+
+// ParseRate reads a rate: "100Gbps", "100Gb/s", "400G", "25Mbps",
+// "1.5Tbps", "5Mbps". The unit is required and the value must be positive
+// and a whole number of bits per second.
+func ParseRate(s string) (Rate, error) {
+	in := strings.TrimSpace(s)
+	lower := strings.ToLower(in)
+	for _, suf := range []string{"bps", "b/s", "bit/s", ""} {
+		for _, p := range []struct {
+			prefix string
+			unit   Rate
+		}{{"t", Tbps}, {"g", Gbps}, {"m", Mbps}, {"k", Kbps}} {
+			if suf == "" && p.prefix == "" {
+				continue
+			}
+			tail := p.prefix + suf
+			if !strings.HasSuffix(lower, tail) {
+				continue
+			}
+			num := strings.TrimSpace(in[:len(in)-len(tail)])
+			v, err := exactDecimal(num, int64(p.unit))
+			if err != nil || v <= 0 {
+				return 0, fmt.Errorf("rate %q is not a positive number followed by a unit (Tbps, Gbps, Mbps, Kbps, or G, M, K)", s)
+			}
+			return Rate(v), nil
+		}
+	}
+	return 0, fmt.Errorf("rate %q has no unit; expected a rate such as 100Gbps, 100Gb/s, 400G or 25Mbps", s)
+}
+
+// Size is a number of bytes.
+type Size int64
+
+// Size units: SCENARIO.md's KiB = 1024 and KB = 1000.
+const (
+	Byte Size = 1
+	KB   Size = 1000
+	MB   Size = 1000 * KB
+	GB   Size = 1000 * MB
+	KiB  Size = 1024
+	MiB  Size = 1024 * KiB
+	GiB  Size = 1024 * MiB
+)
+
+// String prints a size in the largest binary unit that divides it, else in
+// bytes: "4MiB", "96KiB", "1500".
+func (s Size) String() string {
+	for _, u := range []struct {
+		name string
+		unit Size
+	}{{"GiB", GiB}, {"MiB", MiB}, {"KiB", KiB}} {
+		if s >= u.unit && s%u.unit == 0 {
+			return strconv.FormatInt(int64(s/u.unit), 10) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(s), 10)
+}
+
+// ParseSize reads a size: "64" (bytes), "4KiB", "1MiB", "1.5MB", "9KB",
+// "2GiB". KiB, MiB, GiB are powers of 1024; KB, MB, GB powers of 1000; "B"
+// alone means bytes. The result must be a whole number of bytes, zero or
+// more.
+func ParseSize(s string) (Size, error) {
+	in := strings.TrimSpace(s)
+	for _, u := range []struct {
+		suffix string
+		unit   Size
+	}{{"KiB", KiB}, {"MiB", MiB}, {"GiB", GiB}, {"KB", KB}, {"MB", MB}, {"GB", GB}, {"B", Byte}, {"", Byte}} {
+		if !strings.HasSuffix(in, u.suffix) {
+			continue
+		}
+		num := strings.TrimSpace(in[:len(in)-len(u.suffix)])
+		v, err := exactDecimal(num, int64(u.unit))
+		if err != nil {
+			break
+		}
+		return Size(v), nil
+	}
+	return 0, fmt.Errorf("size %q is not a whole number of bytes, optionally with a unit (KiB, MiB, GiB = 1024-based; KB, MB, GB = 1000-based)", s)
+}
+
+// exactDecimal returns num × unit when that is a whole number that fits in
+// an int64; num is a plain decimal with an optional fraction.
+func exactDecimal(num string, unit int64) (int64, error) {
+	bad := fmt.Errorf("not a number")
+	if num == "" || strings.HasPrefix(num, "-") {
+		return 0, bad
+	}
+	num = strings.TrimPrefix(num, "+")
+	intPart, frac, _ := strings.Cut(num, ".")
+	if intPart == "" && frac == "" {
+		return 0, bad
+	}
+	var v int64
+	for _, c := range intPart {
+		if c < '0' || c > '9' || v > (math.MaxInt64-9)/10/unit {
+			return 0, bad
+		}
+		v = v*10 + int64(c-'0')
+	}
+	v *= unit
+	scale := unit
+	for _, c := range frac {
+		if c < '0' || c > '9' {
+			return 0, bad
+		}
+		if scale%10 != 0 {
+			if c != '0' {
+				return 0, fmt.Errorf("not whole")
+			}
+			continue
+		}
+		scale /= 10
+		v += int64(c-'0') * scale
+	}
+	return v, nil
+}
+
+// SerializationTime is how long size bytes take on the wire at rate r. The
+// rounding rule, used everywhere: round up to the next whole picosecond, so
+// that a link never carries more than its rate. At 100, 200, 400 and
+// 800 Gb/s and 25, 40, 50 Gb/s every byte count is exact.
+func SerializationTime(size int64, r Rate) sim.Time {
+	if size <= 0 {
+		return 0
+	}
+	// size × 8 × 10^12 / r, in 128-bit arithmetic so that large sizes
+	// cannot overflow.
+	hi, lo := bits.Mul64(uint64(size), 8_000_000_000_000)
+	if hi >= uint64(r) {
+		return sim.Never
+	}
+	q, rem := bits.Div64(hi, lo, uint64(r))
+	if rem != 0 {
+		q++
+	}
+	if q > math.MaxInt64 {
+		return sim.Never
+	}
+	return sim.Time(q)
+}
+
+// BytesIn is how many whole bytes rate r carries in d, rounded down.
+func BytesIn(d sim.Time, r Rate) int64 {
+	if d <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(d), uint64(r))
+	q, _ := bits.Div64(hi%8_000_000_000_000, lo, 8_000_000_000_000)
+	return int64(q)
+}

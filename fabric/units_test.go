@@ -1,0 +1,84 @@
+package fabric
+
+import (
+	"testing"
+
+	"github.com/lfsim/lfsim/sim"
+)
+
+func TestParseRate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Rate
+	}{
+		{"100Gbps", 100 * Gbps},
+		{"100Gb/s", 100 * Gbps},
+		{"400G", 400 * Gbps},
+		{"25Mbps", 25 * Mbps},
+		{"1.5Tbps", 1500 * Gbps},
+		{"5Mbps", 5 * Mbps},
+		{"40 Gbps", 40 * Gbps},
+		{"10gbps", 10 * Gbps},
+	} {
+		got, err := ParseRate(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+		if back, err := ParseRate(got.String()); err != nil || back != got {
+			t.Errorf("round trip %v via %q: %v %v", got, got.String(), back, err)
+		}
+	}
+	for _, bad := range []string{"", "100", "100 furlongs", "-1Gbps", "0Gbps", "Gbps", "1.0000000000001Kbps"} {
+		if _, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q): want error", bad)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Size
+	}{
+		{"64", 64},
+		{"4KiB", 4096},
+		{"1MiB", 1 << 20},
+		{"1.5MB", 1_500_000},
+		{"96KiB", 96 * 1024},
+		{"0", 0},
+		{"12B", 12},
+		{"2GiB", 2 << 30},
+	} {
+		got, err := ParseSize(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseSize(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "1.5", "4 KiBs", "-3", "0.5KB0", "1.0001KB", "10Gbps"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q): want error", bad)
+		}
+	}
+}
+
+func TestSerializationTime(t *testing.T) {
+	for _, tc := range []struct {
+		bytes int64
+		rate  Rate
+		want  sim.Time
+	}{
+		{1, 800 * Gbps, 10},        // DESIGN.md: 1 B at 800 Gb/s is 10 ps
+		{4178, 100 * Gbps, 334240}, // one 4096-byte RoCEv2 packet at 100 Gb/s
+		{84, 100 * Gbps, 6720},     // a PFC frame with preamble and gap
+		{1, 3 * Gbps, 2667},        // 2666.67 ps rounds up
+		{0, Gbps, 0},
+		{1 << 40, 100 * Gbps, 87960930222080},
+	} {
+		if got := SerializationTime(tc.bytes, tc.rate); got != tc.want {
+			t.Errorf("SerializationTime(%d, %v) = %d; want %d", tc.bytes, tc.rate, got, tc.want)
+		}
+	}
+	if got := BytesIn(sim.Microsecond, 100*Gbps); got != 12500 {
+		t.Errorf("BytesIn(1us, 100Gbps) = %d; want 12500", got)
+	}
+}
