@@ -13,9 +13,9 @@ type Retransmit uint8
 
 // Retransmission schemes.
 const (
-	GoBackN Retransmit = iota // resend from the first unacknowledged PSN (InfiniBand spec)
-	GoBack0                   // resend the whole message (early RoCE NICs)
-	Selective                 // resend only what was lost (IRN, SIGCOMM 2018)
+	GoBackN   Retransmit = iota // resend from the first unacknowledged PSN (InfiniBand spec)
+	GoBack0                     // resend the whole message (early RoCE NICs)
+	Selective                   // resend only what was lost (IRN, SIGCOMM 2018)
 )
 
 func (r Retransmit) String() string {

@@ -1,0 +1,57 @@
+package fabric
+
+import "github.com/lfsim/lfsim/sim"
+
+// Network is a topology made runnable: one Port per topology port and one
+// Link per direction of each topology link, sharing an engine and a packet
+// pool. Nodes (switches, HCAs) are attached afterwards with SetOwner.
+type Network struct {
+	Eng   *sim.Engine
+	Pool  *Pool
+	Topo  *Topology
+	Ports [][]*Port // Ports[node][port]
+	Links []*Link   // both directions of every topology link
+}
+
+// NewNetwork creates the ports and links of t.
+func NewNetwork(eng *sim.Engine, t *Topology) *Network {
+	n := &Network{Eng: eng, Pool: &Pool{}, Topo: t, Ports: make([][]*Port, len(t.Nodes))}
+	for id, node := range t.Nodes {
+		ports := make([]*Port, len(node.Ports))
+		for i := range ports {
+			l := t.Links[node.Ports[i].Link]
+			ports[i] = &Port{
+				Node: NodeID(id), Index: i, Name: t.PortName(NodeID(id), i),
+				Rate: l.Rate, eng: eng, pool: n.Pool,
+			}
+		}
+		n.Ports[id] = ports
+	}
+	for _, l := range t.Links {
+		a, b := n.Ports[l.A][l.APort], n.Ports[l.B][l.BPort]
+		ab := &Link{Delay: l.Delay, eng: eng, to: b}
+		ba := &Link{Delay: l.Delay, eng: eng, to: a}
+		a.out, b.out = ab, ba
+		a.peer, b.peer = b, a
+		n.Links = append(n.Links, ab, ba)
+	}
+	return n
+}
+
+// PacketHops is the number of frames that have crossed a link so far.
+func (n *Network) PacketHops() int64 {
+	var h int64
+	for _, l := range n.Links {
+		h += l.Packets
+	}
+	return h
+}
+
+// InFlightOnLinks counts frames on the wire now.
+func (n *Network) InFlightOnLinks() int {
+	c := 0
+	for _, l := range n.Links {
+		c += l.InFlight()
+	}
+	return c
+}

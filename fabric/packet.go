@@ -1,0 +1,145 @@
+package fabric
+
+import "github.com/lfsim/lfsim/sim"
+
+// PacketKind says what a packet is, for nodes that treat kinds differently.
+type PacketKind uint8
+
+// Packet kinds.
+const (
+	KindData  PacketKind = iota // a RoCEv2 request or READ response
+	KindAck                     // ACK or NAK (AETH)
+	KindCNP                     // congestion notification
+	KindPause                   // a PFC frame; never leaves the link it is sent on
+)
+
+func (k PacketKind) String() string { return [...]string{"data", "ack", "cnp", "pause"}[k] }
+
+// Packet is one frame on the wire. Packets come from a Pool and go back to
+// it when consumed, so a run allocates packets only while the number in
+// flight grows.
+type Packet struct {
+	Kind     PacketKind
+	Opcode   Opcode
+	Priority uint8 // 802.1p priority / traffic class, 0..7
+	ECN      ECN
+
+	// Src and Dst are the hosts that sent the packet and that it is for.
+	Src, Dst NodeID
+	// Flow is the 5-tuple switches hash for ECMP.
+	Flow FlowKey
+
+	// BTH fields.
+	DestQP uint32
+	PSN    uint32 // 24 bits
+	AckReq bool
+	// SrcQP is the sender's QP number: in UD's DETH; for RC and UC the
+	// responder knows it from the connection, and the model carries it here.
+	SrcQP uint32
+
+	// RETH fields.
+	VA     uint64
+	RKey   uint32
+	DMALen uint32
+
+	// AETH fields.
+	Syndrome uint8
+	MSN      uint32
+
+	// PFC fields: which priorities the frame covers and their pause times.
+	PauseEnable uint8
+	PauseQuanta [8]uint16
+
+	// Payload is the bytes of data the packet carries.
+	Payload int32
+	// Wire is the bytes the packet occupies on the wire, preamble and
+	// inter-frame gap included.
+	Wire int32
+
+	// SentAt is when the packet's first bit left its source host.
+	SentAt sim.Time
+	// InPort is the port it entered the node that now holds it.
+	InPort int32
+
+	next *Packet // Pool free list, and FIFOs
+}
+
+// Frame returns the bytes the frame occupies in a buffer: header to FCS.
+func (p *Packet) Frame() int64 { return int64(p.Wire) - PreambleIFGBytes }
+
+// RoCEv2Wire returns the wire size of a RoCEv2 packet with opcode op and
+// payload bytes: preamble and gap, Ethernet, IPv4, UDP, BTH, the opcode's
+// extended headers, the payload padded to 4 bytes (BTH PadCnt), ICRC and
+// FCS. For a 4096-byte WRITE Middle this is 4178 bytes.
+func RoCEv2Wire(op Opcode, payload int) int {
+	padded := (payload + 3) &^ 3
+	frame := EthernetHeaderBytes + IPv4Bytes + UDPBytes + BTHBytes + op.ExtHeaderBytes() + padded + ICRCBytes + FCSBytes
+	return frameOnWire(frame)
+}
+
+// Pool is a free list of packets. It belongs to one run; the engine is
+// single-threaded, so it needs no lock.
+type Pool struct {
+	free *Packet
+	// Live is how many packets are out of the pool, for conservation checks.
+	Live int
+}
+
+// Get returns a zeroed packet.
+func (pl *Pool) Get() *Packet {
+	pl.Live++
+	if p := pl.free; p != nil {
+		pl.free = p.next
+		*p = Packet{}
+		return p
+	}
+	return &Packet{}
+}
+
+// Put returns a packet to the pool; the caller must not use it again.
+func (pl *Pool) Put(p *Packet) {
+	pl.Live--
+	p.next = pl.free
+	pl.free = p
+}
+
+// PacketQueue is a FIFO of packets that keeps its byte count. It links
+// packets through their own next field, so queueing never allocates.
+type PacketQueue struct {
+	head, tail *Packet
+	// Len is the number of packets; Bytes the sum of their frames.
+	Len   int
+	Bytes int64
+}
+
+// Push adds p at the tail.
+func (q *PacketQueue) Push(p *Packet) {
+	p.next = nil
+	if q.tail == nil {
+		q.head = p
+	} else {
+		q.tail.next = p
+	}
+	q.tail = p
+	q.Len++
+	q.Bytes += p.Frame()
+}
+
+// Peek returns the head without removing it, or nil.
+func (q *PacketQueue) Peek() *Packet { return q.head }
+
+// Pop removes and returns the head, or nil when empty.
+func (q *PacketQueue) Pop() *Packet {
+	p := q.head
+	if p == nil {
+		return nil
+	}
+	q.head = p.next
+	if q.head == nil {
+		q.tail = nil
+	}
+	p.next = nil
+	q.Len--
+	q.Bytes -= p.Frame()
+	return p
+}

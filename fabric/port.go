@@ -1,0 +1,312 @@
+package fabric
+
+import "github.com/lfsim/lfsim/sim"
+
+// Owner is the node a port belongs to: it chooses what the port sends and
+// takes what the port receives.
+type Owner interface {
+	// NextPacket returns the packet the port should start sending now, or
+	// nil when there is none or everything waiting is paused. It must skip
+	// priorities for which port.Paused is true. The port calls it whenever
+	// it falls idle; an owner with new work calls port.Kick.
+	NextPacket(port *Port) *Packet
+	// Receive takes a packet whose last bit has arrived on port. PFC frames
+	// never reach it: the port acts on them itself.
+	Receive(p *Packet, port *Port)
+}
+
+// PortStats are a port's counters. Byte counts are wire bytes (preamble
+// and gap included), so that bytes × 8 / rate is time on the wire.
+type PortStats struct {
+	TxPackets, TxBytes int64
+	RxPackets, RxBytes int64
+	// PauseSent and ResumeSent count PFC frames sent (a resume is a frame
+	// whose quanta are all zero); PauseRecv and ResumeRecv those received.
+	PauseSent, ResumeSent, PauseRecv, ResumeRecv int64
+	// Busy is the time the transmitter spent sending.
+	Busy sim.Time
+}
+
+// Port is one end of a full-duplex link: a transmitter that sends one
+// frame at a time at the port's rate, with per-priority pause state set by
+// PFC frames from the peer, and a receiver that hands arrivals to the
+// owner.
+type Port struct {
+	Node  NodeID
+	Index int
+	Name  string // "s0:p8"
+	Rate  Rate
+	// ResponseDelay is how long after a PAUSE arrives the transmitter
+	// starts honouring it (on top of finishing the frame in flight).
+	ResponseDelay sim.Time
+	Stats         PortStats
+
+	eng   *sim.Engine
+	pool  *Pool
+	owner Owner
+	out   *Link
+	peer  *Port
+
+	busy    bool
+	control PacketQueue // PFC frames, sent before data and never paused
+
+	pausedUntil [8]sim.Time
+	pausedSince [8]sim.Time
+	pausedTotal [8]sim.Time
+	paused      uint8 // bit i: priority i is paused
+	wake        sim.Timer
+}
+
+// Port event kinds.
+const (
+	portTxDone int32 = iota
+	portPauseWake
+	portApplyPause
+)
+
+var _ sim.Handler = (*Port)(nil)
+
+// SetOwner attaches the node that drives the port.
+func (p *Port) SetOwner(o Owner) { p.owner = o }
+
+// Peer returns the port at the other end of the link.
+func (p *Port) Peer() *Port { return p.peer }
+
+// Link returns the link this port transmits on.
+func (p *Port) Link() *Link { return p.out }
+
+// Busy reports whether a frame is being sent.
+func (p *Port) Busy() bool { return p.busy }
+
+// Paused reports whether the transmitter may not start frames of priority
+// prio now.
+func (p *Port) Paused(prio uint8) bool { return p.paused&(1<<prio) != 0 }
+
+// PausedMask returns the paused priorities as a bit mask.
+func (p *Port) PausedMask() uint8 { return p.paused }
+
+// PausedTime is how long priority prio has been paused so far, including a
+// pause still in force.
+func (p *Port) PausedTime(prio uint8) sim.Time {
+	t := p.pausedTotal[prio]
+	if p.Paused(prio) {
+		t += min(p.eng.Now(), p.pausedUntil[prio]) - p.pausedSince[prio]
+	}
+	return t
+}
+
+// Kick asks an idle transmitter to look for work.
+func (p *Port) Kick() {
+	if !p.busy {
+		p.startNext()
+	}
+}
+
+// SendControl queues a PFC frame ahead of all data; it goes out when the
+// frame in flight ends.
+func (p *Port) SendControl(pkt *Packet) {
+	p.control.Push(pkt)
+	p.Kick()
+}
+
+// SendPause sends a PFC frame for one priority: quanta 0 resumes.
+func (p *Port) SendPause(prio uint8, quanta uint16) {
+	pkt := p.pool.Get()
+	pkt.Kind = KindPause
+	pkt.Priority = prio
+	pkt.PauseEnable = 1 << prio
+	pkt.PauseQuanta[prio] = quanta
+	pkt.Wire = PFCWireBytes
+	pkt.InPort = -1
+	if quanta == 0 {
+		p.Stats.ResumeSent++
+	} else {
+		p.Stats.PauseSent++
+	}
+	p.SendControl(pkt)
+}
+
+func (p *Port) startNext() {
+	pkt := p.control.Pop()
+	if pkt == nil {
+		pkt = p.owner.NextPacket(p)
+		if pkt == nil {
+			return
+		}
+	}
+	p.busy = true
+	d := SerializationTime(int64(pkt.Wire), p.Rate)
+	p.Stats.Busy += d
+	p.eng.After(d, p, portTxDone, 0, pkt)
+}
+
+// HandleEvent runs the port's own events.
+func (p *Port) HandleEvent(ev *sim.Event) {
+	switch ev.Kind {
+	case portTxDone:
+		pkt := ev.Data.(*Packet)
+		p.busy = false
+		p.Stats.TxPackets++
+		p.Stats.TxBytes += int64(pkt.Wire)
+		p.out.carry(pkt)
+		p.startNext()
+	case portPauseWake:
+		p.expirePauses()
+		p.armWake()
+		p.Kick()
+	case portApplyPause:
+		pkt := ev.Data.(*Packet)
+		p.applyPause(pkt)
+		p.pool.Put(pkt)
+	}
+}
+
+// arrive is called by the link when a frame's last bit reaches this port.
+func (p *Port) arrive(pkt *Packet) {
+	p.Stats.RxPackets++
+	p.Stats.RxBytes += int64(pkt.Wire)
+	if pkt.Kind != KindPause {
+		pkt.InPort = int32(p.Index)
+		p.owner.Receive(pkt, p)
+		return
+	}
+	if pkt.PauseQuanta == [8]uint16{} {
+		p.Stats.ResumeRecv++
+	} else {
+		p.Stats.PauseRecv++
+	}
+	if p.ResponseDelay > 0 {
+		p.eng.After(p.ResponseDelay, p, portApplyPause, 0, pkt)
+		return
+	}
+	p.applyPause(pkt)
+	p.pool.Put(pkt)
+}
+
+// applyPause sets each enabled priority's pause timer from the frame: a
+// new frame replaces the timer, and quanta 0 ends the pause (802.1Qbb).
+func (p *Port) applyPause(pkt *Packet) {
+	now := p.eng.Now()
+	p.expirePauses()
+	resumed := false
+	for prio := uint8(0); prio < 8; prio++ {
+		if pkt.PauseEnable&(1<<prio) == 0 {
+			continue
+		}
+		q := pkt.PauseQuanta[prio]
+		if q == 0 {
+			if p.Paused(prio) {
+				p.pausedTotal[prio] += now - p.pausedSince[prio]
+				p.paused &^= 1 << prio
+				resumed = true
+			}
+			continue
+		}
+		if !p.Paused(prio) {
+			p.paused |= 1 << prio
+			p.pausedSince[prio] = now
+		}
+		p.pausedUntil[prio] = now + PauseDuration(q, p.Rate)
+	}
+	p.armWake()
+	if resumed {
+		p.Kick()
+	}
+}
+
+// expirePauses ends pauses whose time has run out.
+func (p *Port) expirePauses() {
+	now := p.eng.Now()
+	for prio := uint8(0); prio < 8; prio++ {
+		if p.Paused(prio) && p.pausedUntil[prio] <= now {
+			p.pausedTotal[prio] += p.pausedUntil[prio] - p.pausedSince[prio]
+			p.paused &^= 1 << prio
+		}
+	}
+}
+
+// armWake keeps one timer at the earliest pause expiry.
+func (p *Port) armWake() {
+	next := sim.Never
+	for prio := uint8(0); prio < 8; prio++ {
+		if p.Paused(prio) && p.pausedUntil[prio] < next {
+			next = p.pausedUntil[prio]
+		}
+	}
+	if p.wake.At() == next {
+		return
+	}
+	p.eng.Cancel(p.wake)
+	if next != sim.Never {
+		p.wake = p.eng.Schedule(next, p, portPauseWake, 0, nil)
+	}
+}
+
+// Link is one direction of a cable: it carries frames from a transmitting
+// port to the peer after the propagation delay. Frames leave a port one at
+// a time and all take the same delay, so they arrive in order: the link
+// keeps them in its own FIFO and puts only the head's arrival in the event
+// queue.
+type Link struct {
+	Delay sim.Time
+	// Packets and Bytes count frames carried (wire bytes).
+	Packets, Bytes int64
+
+	eng      *sim.Engine
+	to       *Port
+	inFlight PacketQueue
+	arrivals timeRing
+}
+
+var _ sim.Handler = (*Link)(nil)
+
+func (l *Link) carry(pkt *Packet) {
+	l.Packets++
+	l.Bytes += int64(pkt.Wire)
+	at := l.eng.Now() + l.Delay
+	l.inFlight.Push(pkt)
+	l.arrivals.push(at)
+	if l.inFlight.Len == 1 {
+		l.eng.Schedule(at, l, 0, 0, nil)
+	}
+}
+
+// HandleEvent delivers the head frame and schedules the next arrival.
+func (l *Link) HandleEvent(*sim.Event) {
+	pkt := l.inFlight.Pop()
+	l.arrivals.pop()
+	if l.inFlight.Len > 0 {
+		l.eng.Schedule(l.arrivals.peek(), l, 0, 0, nil)
+	}
+	l.to.arrive(pkt)
+}
+
+// InFlight returns the frames on the wire.
+func (l *Link) InFlight() int { return l.inFlight.Len }
+
+// timeRing is a growable FIFO of times.
+type timeRing struct {
+	buf        []sim.Time
+	head, size int
+}
+
+func (r *timeRing) push(t sim.Time) {
+	if r.size == len(r.buf) {
+		nb := make([]sim.Time, max(16, 2*len(r.buf)))
+		for i := 0; i < r.size; i++ {
+			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = t
+	r.size++
+}
+
+func (r *timeRing) peek() sim.Time { return r.buf[r.head] }
+
+func (r *timeRing) pop() sim.Time {
+	t := r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return t
+}

@@ -1,0 +1,74 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ErrExists is returned when an output directory holds an earlier run and
+// overwriting was not asked for.
+var ErrExists = errors.New("output directory holds an earlier run")
+
+// PrepareDir makes dir ready for a run's files. A directory that already
+// holds a summary.json is an earlier run: it is refused unless force.
+func PrepareDir(dir string, force bool) error {
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil && !force {
+		return fmt.Errorf("%s: %w; pass --force to overwrite it or -o to write elsewhere", dir, ErrExists)
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// WriteFileAtomic writes data to dir/name through a temporary file in the
+// same directory and a rename, so that a reader never sees half a file.
+func WriteFileAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp)
+		return errors.Join(werr, cerr)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, name))
+}
+
+// SummaryJSON renders summary.json: indented, with a trailing newline.
+// encoding/json writes map keys sorted, so the output is deterministic.
+func SummaryJSON(s *Summary) []byte {
+	if s.Packets.DropReasons == nil {
+		s.Packets.DropReasons = map[string]int64{}
+	}
+	if s.Expect == nil {
+		s.Expect = []CheckResult{}
+	}
+	if s.Deadlock.Cycle == nil {
+		s.Deadlock.Cycle = []string{}
+	}
+	if s.Warnings == nil {
+		s.Warnings = []string{}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		panic(err) // Summary holds only plain values
+	}
+	return append(b, '\n')
+}
+
+// WriteRun writes summary.json and flows.csv into dir, flows first, so
+// that a summary.json on disk always has its flows.csv beside it.
+func WriteRun(dir string, s *Summary, flows []FlowRow) error {
+	if err := WriteFileAtomic(dir, "flows.csv", FlowsCSV(flows)); err != nil {
+		return err
+	}
+	return WriteFileAtomic(dir, "summary.json", SummaryJSON(s))
+}
