@@ -167,6 +167,9 @@ func (t *Topology) Check() error {
 		if l.A == l.B {
 			return fmt.Errorf("link from %q to itself", t.Nodes[l.A].Name)
 		}
+		if t.Nodes[l.A].Kind == Host && t.Nodes[l.B].Kind == Host {
+			return fmt.Errorf("hosts %q and %q are linked directly; hosts connect through switches", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
+		}
 		if l.Rate <= 0 {
 			return fmt.Errorf("link %s-%s has no rate", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
 		}

@@ -1,0 +1,59 @@
+package fabric
+
+// Per-flow ECMP hashing. A switch that has several next-hop ports toward a
+// destination (Routes.NextPorts) picks one per flow, so that the packets of
+// one queue pair stay in order on one path, by hashing the flow's 5-tuple
+// with the switch's ECMP seed (the scenario's switch.ecmp_seed, which a
+// switch may mix with its own name so that tiers do not polarize):
+//
+//	port := PickPort(routes.NextPorts(at, dst), key.Hash(seed))
+//
+// The hash is a pure function of its inputs: the same key and seed choose
+// the same port on every machine and in every run.
+
+// RoCEv2UDPPort is the UDP destination port of every RoCEv2 packet (IANA).
+const RoCEv2UDPPort = 4791
+
+// FlowKey is the 5-tuple a switch hashes (RoCEv2: UDP destination port is
+// always 4791; the source port varies per QP). The protocol (UDP) is the same
+// for every packet and so is left out.
+type FlowKey struct {
+	SrcIP, DstIP     uint32
+	SrcPort, DstPort uint16
+}
+
+// HostIP is the IPv4 address of host index i: 10.x.y.z with the index in the
+// low 24 bits, plus 1 (10.0.0.1 for host 0, 10.0.1.0 for host 255). Indexes
+// of 2^24-1 and above wrap within 10.0.0.0/8.
+func HostIP(hostIndex int) uint32 {
+	return 10<<24 | uint32(hostIndex+1)&0xFFFFFF
+}
+
+// Hash returns a well-mixed 64-bit hash of the key and seed. The fields are
+// packed into two 64-bit words (SrcIP<<32|DstIP and SrcPort<<16|DstPort)
+// that are folded into the seed one after the other, each fold followed by
+// the splitmix64 finalizer (Steele, Lea and Flood, OOPSLA 2014), so that
+// every input bit affects every output bit. It does not allocate.
+func (k FlowKey) Hash(seed uint64) uint64 {
+	h := splitmix64(seed)
+	h = splitmix64(h ^ (uint64(k.SrcIP)<<32 | uint64(k.DstIP)))
+	return splitmix64(h ^ (uint64(k.SrcPort)<<16 | uint64(k.DstPort)))
+}
+
+// splitmix64 is one step of the splitmix64 generator: add the golden-ratio
+// increment and apply its finalizer.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// PickPort chooses one of ports by hash: ports[hash % len(ports)]. It
+// returns -1 when ports is empty (no route).
+func PickPort(ports []int32, hash uint64) int32 {
+	if len(ports) == 0 {
+		return -1
+	}
+	return ports[hash%uint64(len(ports))]
+}
