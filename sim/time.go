@@ -135,3 +135,29 @@ func (t Time) String() string {
 	}
 	return fmt.Sprintf("%s%dps", neg, int64(t))
 }
+
+// Short prints t rounded to about four significant digits in the largest
+// fitting unit, for people: "2.743ms", "18.75ms", "500ns".
+func (t Time) Short() string {
+	if t == 0 {
+		return "0"
+	}
+	neg := ""
+	if t < 0 {
+		neg, t = "-", -t
+	}
+	for _, u := range []struct {
+		name string
+		unit Time
+	}{{"s", Second}, {"ms", Millisecond}, {"us", Microsecond}, {"ns", Nanosecond}} {
+		if t >= u.unit {
+			v := float64(t) / float64(u.unit)
+			s := strconv.FormatFloat(v, 'f', max(0, 3-int(math.Log10(v))), 64)
+			if strings.Contains(s, ".") {
+				s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+			}
+			return neg + s + u.name
+		}
+	}
+	return fmt.Sprintf("%s%dps", neg, int64(t))
+}

@@ -55,3 +55,21 @@ func TestTimeString(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeShort(t *testing.T) {
+	for _, tc := range []struct {
+		in   Time
+		want string
+	}{
+		{2743453 * Nanosecond, "2.743ms"},
+		{18749941 * Nanosecond, "18.75ms"},
+		{500 * Nanosecond, "500ns"},
+		{Second, "1s"},
+		{12, "12ps"},
+		{0, "0"},
+	} {
+		if got := tc.in.Short(); got != tc.want {
+			t.Errorf("Time(%d).Short() = %q, want %q", int64(tc.in), got, tc.want)
+		}
+	}
+}

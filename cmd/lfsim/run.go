@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/sim"
+)
+
+func defaultScenario() string { return scenarios.DefaultExample }
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.StringP("output", "o", "", "output directory (default lfsim-out/NAME)")
+	seed := fs.Uint64("seed", 0, "random seed (default: the scenario's seed)")
+	force := fs.Bool("force", false, "overwrite an earlier run's files in the output directory")
+	quiet := fs.BoolP("quiet", "q", false, "print no progress line and no summary")
+	progress := fs.Bool("progress", false, "show the progress line even when stderr is not a terminal")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "lfsim run: one scenario at a time, got %d: %v\n", fs.NArg(), fs.Args())
+		return exitUsage
+	}
+	arg := scenarios.DefaultExample
+	if fs.NArg() == 1 {
+		arg = fs.Arg(0)
+	}
+	sc, err := scenarios.LoadNamed(arg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailed
+	}
+	if fs.Changed("seed") {
+		sc.Seed = *seed
+	}
+	for _, w := range sc.Warnings {
+		fmt.Fprintf(stderr, "warning: %v\n", w)
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("lfsim-out", sc.Name)
+	}
+	if err := reports.PrepareDir(dir, *force); err != nil {
+		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
+		return exitFailed
+	}
+	net, err := scenarios.Build(sc)
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
+		return exitFailed
+	}
+
+	// Ctrl-C stops the run at the current simulated time; what it has is
+	// written, marked incomplete.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			net.Interrupt()
+		}
+	}()
+
+	start := time.Now()
+	var show func(now sim.Time, events uint64)
+	if !*quiet && (*progress || isTerminal(os.Stderr)) {
+		show = func(now sim.Time, events uint64) {
+			wall := time.Since(start)
+			if wall < time.Second {
+				return
+			}
+			fmt.Fprintf(stderr, "\rsim %-10v  wall %-8v  %.2fM events/s   ", now, wall.Round(time.Second), float64(events)/wall.Seconds()/1e6)
+		}
+	}
+	sum, rows := net.Run(show)
+	sum.WallSeconds = reports.Round(time.Since(start).Seconds(), 3)
+	if show != nil {
+		fmt.Fprintln(stderr)
+	}
+	if err := reports.WriteRun(dir, sum, rows); err != nil {
+		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
+		return exitInternal
+	}
+	for _, w := range sum.Warnings[len(sc.Warnings):] {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if !*quiet {
+		printSummary(stdout, sum, dir)
+	}
+	for _, c := range sum.Expect {
+		if !c.OK {
+			fmt.Fprintf(stderr, "expect %s failed: %s\n", c.Check, c.Detail)
+		}
+	}
+	for _, c := range sum.Expect {
+		if !c.OK {
+			return exitFailed
+		}
+	}
+	if !sum.Complete {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func printSummary(w io.Writer, s *reports.Summary, dir string) {
+	state := "complete"
+	if !s.Complete {
+		state = "INCOMPLETE (interrupted)"
+	}
+	fmt.Fprintf(w, "%s: %s, stopped by %s at %v simulated, %.2fs wall, %d events\n",
+		s.Scenario, state, s.StopReason, (sim.Time(s.SimTimeNs)*sim.Nanosecond).Short(), s.WallSeconds, s.Events)
+	fmt.Fprintf(w, "  flows      %d of %d completed; FCT p50 %v, p99 %v; mean slowdown %.3f; fairness %.3f\n",
+		s.Flows.Completed, s.Flows.Total, (sim.Time(s.FCT.P50Ns)*sim.Nanosecond).Short(), (sim.Time(s.FCT.P99Ns)*sim.Nanosecond).Short(),
+		s.FCT.MeanSlowdown, s.Throughput.Fairness)
+	fmt.Fprintf(w, "  bytes      %d offered, %d delivered, %d in flight, %d dropped\n",
+		s.Bytes.Offered, s.Bytes.Delivered, s.Bytes.InFlight, s.Bytes.Dropped)
+	fmt.Fprintf(w, "  packets    %d sent, %d dropped, %d retransmitted\n", s.Packets.Sent, s.Packets.Dropped, s.Packets.Retransmitted)
+	fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames, %v paused in total\n",
+		s.PFC.PauseFrames, s.PFC.ResumeFrames, (sim.Time(s.PFC.PausedNs)*sim.Nanosecond).Short())
+	for _, c := range s.Expect {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "  expect     %s %s: %s\n", mark, c.Check, c.Detail)
+	}
+	fmt.Fprintf(w, "  results    %s\n", dir)
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

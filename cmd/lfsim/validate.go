@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lfsim/lfsim/scenarios"
+)
+
+func validateCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "lfsim validate: name one or more scenario files")
+		return exitUsage
+	}
+	code := exitOK
+	for _, path := range args {
+		sc, err := scenarios.Load(path)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			code = exitFailed
+			continue
+		}
+		for _, w := range sc.Warnings {
+			fmt.Fprintf(stderr, "warning: %v\n", w)
+		}
+		fmt.Fprintf(stdout, "%s: ok (%s: %d nodes, %d flows)\n", path, sc.Name, len(sc.Topology.Nodes), len(sc.Flows))
+	}
+	return code
+}
+
+func listCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "lfsim list takes no arguments\n")
+		return exitUsage
+	}
+	ex := scenarios.Examples()
+	width := 0
+	for _, e := range ex {
+		width = max(width, len(e.Name))
+	}
+	for _, e := range ex {
+		mark := " "
+		if e.Name == scenarios.DefaultExample {
+			mark = "*"
+		}
+		fmt.Fprintf(stdout, "%s %-*s  %s\n", mark, width, e.Name, strings.TrimSpace(e.Description))
+	}
+	fmt.Fprintf(stdout, "\n* the default of `lfsim run`. Run one with `lfsim run NAME`.\n")
+	return exitOK
+}
+
+// suggest returns " (did you mean X?)" when a candidate is close to s.
+func suggest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
