@@ -48,6 +48,7 @@ type Port struct {
 	peer  *Port
 
 	busy    bool
+	sending *Packet     // the frame on the transmitter now
 	control PacketQueue // PFC frames, sent before data and never paused
 
 	pausedUntil [8]sim.Time
@@ -77,6 +78,9 @@ func (p *Port) Link() *Link { return p.out }
 
 // Busy reports whether a frame is being sent.
 func (p *Port) Busy() bool { return p.busy }
+
+// Sending returns the frame being transmitted, or nil.
+func (p *Port) Sending() *Packet { return p.sending }
 
 // Paused reports whether the transmitter may not start frames of priority
 // prio now.
@@ -135,6 +139,7 @@ func (p *Port) startNext() {
 		}
 	}
 	p.busy = true
+	p.sending = pkt
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
 	p.eng.After(d, p, portTxDone, 0, pkt)
@@ -146,6 +151,7 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 	case portTxDone:
 		pkt := ev.Data.(*Packet)
 		p.busy = false
+		p.sending = nil
 		p.Stats.TxPackets++
 		p.Stats.TxBytes += int64(pkt.Wire)
 		p.out.carry(pkt)
@@ -283,6 +289,17 @@ func (l *Link) HandleEvent(*sim.Event) {
 
 // InFlight returns the frames on the wire.
 func (l *Link) InFlight() int { return l.inFlight.Len }
+
+// InFlightOf counts the frames of one kind on the wire.
+func (l *Link) InFlightOf(k PacketKind) int {
+	c := 0
+	for p := l.inFlight.head; p != nil; p = p.next {
+		if p.Kind == k {
+			c++
+		}
+	}
+	return c
+}
 
 // timeRing is a growable FIFO of times.
 type timeRing struct {

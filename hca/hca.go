@@ -142,6 +142,7 @@ func (h *HCA) activate(qp *QP) {
 // paused.
 func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 	if p := h.ctrl.Peek(); p != nil && !port.Paused(p.Priority) {
+		h.Stats.TxPackets++
 		return h.ctrl.Pop()
 	}
 	for n := len(h.active); n > 0; n-- {
@@ -289,7 +290,6 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) {
 	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
 	a.SentAt = h.eng.Now()
 	a.InPort = -1
-	h.Stats.TxPackets++
 	if syndrome == fabric.SyndromeACK {
 		h.Stats.AcksSent++
 	} else {

@@ -56,6 +56,7 @@ type Switch struct {
 	xoff     [][8]bool
 	refresh  [][8]sim.Timer
 	bufUsed  int64
+	pipeline int64 // packets admitted and not yet queued at egress
 }
 
 // Switch event kinds.
@@ -168,8 +169,13 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		s.xoff[i][prio] = true
 		s.sendPause(i, prio)
 	}
+	s.pipeline++
 	s.eng.After(s.Prof.Latency, s, evForward, 0, p)
 }
+
+// InPipeline is the number of packets between admission and the egress
+// queue.
+func (s *Switch) InPipeline() int64 { return s.pipeline }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
 	s.Stats.Drops[why]++
@@ -191,6 +197,7 @@ func (s *Switch) sendPause(i int, prio uint8) {
 func (s *Switch) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evForward:
+		s.pipeline--
 		s.forward(ev.Data.(*fabric.Packet))
 	case evPauseRefresh:
 		i, prio := int(ev.N/8), uint8(ev.N%8)
