@@ -61,8 +61,14 @@ func ParseTime(s string) (Time, error) {
 		num := strings.TrimSpace(strings.TrimSuffix(s, u.suffix))
 		return scaleDecimal(num, int64(u.unit), s)
 	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil && v == 0 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err == nil && v == 0 {
 		return 0, nil
+	}
+	if err != nil {
+		if i := strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune("0123456789.+- ", r) }); i > 0 {
+			return 0, fmt.Errorf("time %q has an unknown unit %q; expected ps, ns, us, µs, ms or s, as in 500ns, 2us, 1.5ms", s, strings.TrimSpace(s[i:]))
+		}
 	}
 	return 0, fmt.Errorf("time %q has no unit; expected a duration such as 500ns, 2us, 2µs, 1.5ms or 1s", s)
 }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func lfsim(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestValidateMessages: each broken file gets one clear message that names
+// file:line:column, and exit status 1; a routing loop is a warning that
+// names the loop, with exit status 0.
+func TestValidateMessages(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		code   int
+		stderr string
+	}{
+		{"unknown-key.yaml", 1,
+			"testdata/unknown-key.yaml:4:3: switch: unknown key bufer (did you mean buffer?); allowed keys are buffer, latency, forwarding, pfc, ecn, scheduler, ecmp_seed, link_layer\n"},
+		{"wrong-unit.yaml", 1,
+			"testdata/wrong-unit.yaml:5:32: topology.link.delay: time \"1 furlong\" has an unknown unit \"furlong\"; expected ps, ns, us, µs, ms or s, as in 500ns, 2us, 1.5ms\n"},
+		{"unknown-host.yaml", 1,
+			"testdata/unknown-host.yaml:4:18: traffic[0].incast.to: unknown host h88 (did you mean h8?); hosts are h0..h8\n"},
+		{"route-not-neighbour.yaml", 1,
+			"testdata/route-not-neighbour.yaml:14:13: topology.routes.s1.c: s3 is not a neighbour of s1; s1's neighbours are a, s2\n"},
+		{"routing-loop.yaml", 0,
+			"warning: testdata/routing-loop.yaml:14:3: topology.routes: the pinned routes make a loop: traffic for c loops s1 -> s2 -> s1 (allowed, e.g. to build a deadlock on purpose)\n"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			code, _, stderr := lfsim(t, "validate", filepath.Join("testdata", tc.file))
+			if code != tc.code {
+				t.Errorf("exit %d, want %d", code, tc.code)
+			}
+			if stderr != tc.stderr {
+				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, tc.stderr)
+			}
+		})
+	}
+}
+
+// TestValidateSeveralFiles: every file is checked even after a failure.
+func TestValidateSeveralFiles(t *testing.T) {
+	code, stdout, stderr := lfsim(t, "validate", "testdata/unknown-key.yaml", "testdata/routing-loop.yaml", "testdata/unknown-host.yaml")
+	if code != 1 || !strings.Contains(stdout, "routing-loop.yaml: ok") ||
+		!strings.Contains(stderr, "unknown-key.yaml:4:3") || !strings.Contains(stderr, "unknown-host.yaml:4:18") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// TestRunDefaultWritesResultsAndKeepsThem: `lfsim run` with no scenario
+// runs the embedded incast into lfsim-out/incast-8to1/, a second run there
+// is refused, --force overwrites, and flags may follow the scenario name.
+func TestRunDefaultWritesResultsAndKeepsThem(t *testing.T) {
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+
+	code, stdout, stderr := lfsim(t, "run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "incast-8to1: complete") || !strings.Contains(stdout, "8 of 8 completed") {
+		t.Errorf("summary:\n%s", stdout)
+	}
+	out := filepath.Join("lfsim-out", "incast-8to1")
+	var sum map[string]any
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil || json.Unmarshal(raw, &sum) != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	for _, k := range []string{"scenario", "seed", "complete", "sim_time_ns", "wall_seconds", "events", "packet_hops",
+		"flows", "bytes", "packets", "pfc", "ecn", "deadlock", "fct", "throughput", "expect"} {
+		if _, ok := sum[k]; !ok {
+			t.Errorf("summary.json has no %q", k)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "flows.csv")); err != nil {
+		t.Error(err)
+	}
+
+	code, _, stderr = lfsim(t, "run")
+	if code == 0 || !strings.Contains(stderr, "--force") {
+		t.Errorf("second run into the same directory: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = lfsim(t, "run", "incast-8to1", "-q", "--force", "--seed", "7")
+	if code != 0 {
+		t.Fatalf("run NAME -q --force --seed 7: exit %d: %s", code, stderr)
+	}
+	raw, _ = os.ReadFile(filepath.Join(out, "summary.json"))
+	if !bytes.Contains(raw, []byte(`"seed": 7`)) {
+		t.Errorf("--seed 7 not in summary.json")
+	}
+	code, _, stderr = lfsim(t, "run", "-o", "elsewhere", "single-write", "-q")
+	if code != 0 {
+		t.Fatalf("run -o DIR NAME: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join("elsewhere", "summary.json")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRunUnknownScenario(t *testing.T) {
+	code, _, stderr := lfsim(t, "run", "incast-8to2", "-q")
+	if code == 0 || !strings.Contains(stderr, "incast-8to1") {
+		t.Errorf("exit %d, stderr %q; want a did-you-mean naming incast-8to1", code, stderr)
+	}
+}
+
+func TestListAndUsage(t *testing.T) {
+	code, stdout, _ := lfsim(t, "list")
+	if code != 0 || !strings.Contains(stdout, "* incast-8to1") {
+		t.Errorf("list: exit %d\n%s", code, stdout)
+	}
+	code, _, stderr := lfsim(t, "rn")
+	if code != exitUsage || !strings.Contains(stderr, "did you mean run?") {
+		t.Errorf("unknown command: exit %d, %q", code, stderr)
+	}
+}
