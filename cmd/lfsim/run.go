@@ -124,15 +124,15 @@ func printSummary(w io.Writer, s *reports.Summary, dir string) {
 		state = "INCOMPLETE (interrupted)"
 	}
 	fmt.Fprintf(w, "%s: %s, stopped by %s at %v simulated, %.2fs wall, %d events\n",
-		s.Scenario, state, s.StopReason, (sim.Time(s.SimTimeNs)*sim.Nanosecond).Short(), s.WallSeconds, s.Events)
+		s.Scenario, state, s.StopReason, (sim.Time(s.SimTimeNs) * sim.Nanosecond).Short(), s.WallSeconds, s.Events)
 	fmt.Fprintf(w, "  flows      %d of %d completed; FCT p50 %v, p99 %v; mean slowdown %.3f; fairness %.3f\n",
-		s.Flows.Completed, s.Flows.Total, (sim.Time(s.FCT.P50Ns)*sim.Nanosecond).Short(), (sim.Time(s.FCT.P99Ns)*sim.Nanosecond).Short(),
+		s.Flows.Completed, s.Flows.Total, (sim.Time(s.FCT.P50Ns) * sim.Nanosecond).Short(), (sim.Time(s.FCT.P99Ns) * sim.Nanosecond).Short(),
 		s.FCT.MeanSlowdown, s.Throughput.Fairness)
 	fmt.Fprintf(w, "  bytes      %d offered, %d delivered, %d in flight, %d dropped\n",
 		s.Bytes.Offered, s.Bytes.Delivered, s.Bytes.InFlight, s.Bytes.Dropped)
 	fmt.Fprintf(w, "  packets    %d sent, %d dropped, %d retransmitted\n", s.Packets.Sent, s.Packets.Dropped, s.Packets.Retransmitted)
 	fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames, %v paused in total\n",
-		s.PFC.PauseFrames, s.PFC.ResumeFrames, (sim.Time(s.PFC.PausedNs)*sim.Nanosecond).Short())
+		s.PFC.PauseFrames, s.PFC.ResumeFrames, (sim.Time(s.PFC.PausedNs) * sim.Nanosecond).Short())
 	for _, c := range s.Expect {
 		mark := "ok  "
 		if !c.OK {

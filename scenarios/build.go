@@ -1,0 +1,1194 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// Defaults that are the scenario format's own (the profiles' defaults live
+// with the profiles).
+const (
+	defaultSeed          = 1
+	defaultStop          = 10 * sim.Millisecond
+	defaultInterval      = 10 * sim.Microsecond
+	defaultDeadlockAfter = 50 * sim.Microsecond
+)
+
+// defaultLink is a link's profile when the file gives none: 100 Gb/s, the
+// common RoCE host speed, and 1 µs, SCENARIO.md's example delay.
+var defaultLink = fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond}
+
+// builder turns the decoded schema into a Scenario, checking what needs
+// more than one value (names against the topology, xon against xoff, ...).
+type builder struct {
+	d   *decoder
+	f   *fileS
+	lim limits
+	s   *Scenario
+
+	t       *fabric.Topology // nil when the topology could not be built
+	topoOK  bool             // t is complete and passed its checks
+	flowsOK bool             // every generator expanded (flow ids are final)
+	hostNms []string         // host names in host order
+	names   []string         // all node names, once needed (allNames)
+	swNames []string         // switch names, once needed (switchNames)
+	declPos map[fabric.NodeID]Pos
+}
+
+func build(d *decoder, f *fileS, lim limits) *Scenario {
+	s := &Scenario{
+		File:    d.file,
+		Name:    defaultName(d.file),
+		Seed:    defaultSeed,
+		Stop:    Stop{At: defaultStop},
+		Routing: fabric.RoutingECMP,
+		Switch:  swtch.DefaultProfile(),
+		HCA:     hca.DefaultProfile(),
+		Observe: Observe{
+			Interval:      defaultInterval,
+			Links:         Selector{All: true},
+			Queues:        Selector{All: true},
+			Flows:         Selector{All: true},
+			DeadlockAfter: defaultDeadlockAfter,
+		},
+	}
+	b := &builder{d: d, f: f, lim: lim, s: s}
+	b.header()
+	b.applySwitch(&s.Switch, &f.Switch, "switch")
+	b.applyHCA(&s.HCA, &f.HCA)
+	b.topology()
+	b.routes()
+	b.traffic()
+	b.observe()
+	b.expect()
+	b.faults()
+	return s
+}
+
+// list is listNames, skipped once errors are no longer kept.
+func (b *builder) list(names []string) string {
+	if b.d.full() {
+		return ""
+	}
+	return listNames(names)
+}
+
+// allNames returns every node name in id order, computed once.
+func (b *builder) allNames() []string {
+	if b.names == nil {
+		b.names = b.t.Names()
+	}
+	return b.names
+}
+
+func (b *builder) errorf(p Pos, path, format string, args ...any) {
+	b.d.errorf(p, path, format, args...)
+}
+
+func (b *builder) warnf(p Pos, path, format string, args ...any) {
+	b.d.warnf(p, path, format, args...)
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func (b *builder) header() {
+	f, s := b.f, b.s
+	if f.Name.Set {
+		if !validName.MatchString(f.Name.V) {
+			b.errorf(f.Name.Pos, "name", "%s is not a valid name: use letters, digits, '.', '_' and '-', starting with a letter or digit (it names the output folder)", quote(f.Name.V))
+		}
+		s.Name = f.Name.V
+	}
+	s.Description = f.Description.V
+	if f.Seed.Set {
+		s.Seed = f.Seed.V
+	}
+	st := &f.Stop
+	seen := map[string]bool{}
+	for _, w := range st.When.Items {
+		if seen[w.V] {
+			b.errorf(w.Pos, "stop.when", "%s is listed twice", w.V)
+		}
+		seen[w.V] = true
+		switch w.V {
+		case "flows-done":
+			s.Stop.WhenFlowsDone = true
+		case "deadlock":
+			s.Stop.WhenDeadlock = true
+		}
+	}
+	if st.At.Set {
+		s.Stop.At = st.At.V
+		if st.At.V == 0 {
+			if len(st.When.Items) == 0 {
+				b.errorf(st.At.Pos, "stop.at", "0 means no time limit, which needs a when: condition; give a time such as 10ms or add when: flows-done")
+			}
+			s.Stop.At = sim.Never
+		}
+	}
+}
+
+// applySwitch overrides p with what block s gives; path names the block
+// in messages.
+func (b *builder) applySwitch(p *swtch.Profile, s *switchS, path string) {
+	if !s.Set {
+		return
+	}
+	if s.Buffer.Set {
+		p.Buffer = s.Buffer.V
+	}
+	if s.Latency.Set {
+		p.Latency = s.Latency.V
+	}
+	if s.Forwarding.Set {
+		p.CutThrough = s.Forwarding.V == "cut-through"
+	}
+	pf := &s.PFC
+	if pf.Has("priorities") {
+		p.PFC.Priorities = []uint8{}
+		seen := map[int64]bool{}
+		for _, pr := range pf.Priorities {
+			if !pr.Set {
+				continue
+			}
+			if seen[pr.V] {
+				b.errorf(pr.Pos, path+".pfc.priorities", "priority %d is listed twice", pr.V)
+				continue
+			}
+			seen[pr.V] = true
+			p.PFC.Priorities = append(p.PFC.Priorities, uint8(pr.V))
+		}
+	} else {
+		p.PFC.Priorities = append([]uint8(nil), p.PFC.Priorities...) // no sharing between profiles
+	}
+	if pf.XOFF.Bytes.Set {
+		p.PFC.XOFF, p.PFC.XOFFAlpha = pf.XOFF.Bytes.V, 0
+	}
+	if pf.XOFF.Dyn.Alpha.Set {
+		p.PFC.XOFFAlpha = pf.XOFF.Dyn.Alpha.V
+	}
+	if pf.XON.Bytes.Set {
+		p.PFC.XON, p.PFC.XONOffset = pf.XON.Bytes.V, 0
+	}
+	if off := pf.XON.Rel.Offset; off.Set {
+		p.PFC.XONOffset = off.V
+		if off.V > p.PFC.XOFF {
+			b.errorf(off.Pos, path+".pfc.xon.offset", "offset (%s) must not exceed xoff (%s)", off.V, p.PFC.XOFF)
+		}
+	}
+	if p.PFC.XONOffset > 0 && p.PFC.XONOffset <= p.PFC.XOFF {
+		p.PFC.XON = p.PFC.XOFF - p.PFC.XONOffset
+	}
+	if (pf.XON.Bytes.Set || pf.XOFF.Bytes.Set) && p.PFC.XON > p.PFC.XOFF {
+		at, key := pf.XON.Bytes.Pos, ".pfc.xon"
+		if !pf.XON.Bytes.Set {
+			at, key = pf.XOFF.Bytes.Pos, ".pfc.xoff"
+		}
+		b.errorf(at, path+key, "xon (%s) must not exceed xoff (%s)", p.PFC.XON, p.PFC.XOFF)
+	}
+	if (pf.XOFF.Bytes.Set || s.Buffer.Set) && p.PFC.XOFFAlpha == 0 && p.PFC.XOFF >= p.Buffer {
+		at, key := pf.XOFF.Bytes.Pos, ".pfc.xoff"
+		if !pf.XOFF.Bytes.Set {
+			at, key = s.Buffer.Pos, ".buffer"
+		}
+		b.errorf(at, path+key, "xoff (%s) must be below the buffer (%s)", p.PFC.XOFF, p.Buffer)
+	}
+	if pf.Has("headroom") {
+		p.PFC.HeadroomAuto, p.PFC.Headroom = pf.Headroom.Auto, pf.Headroom.Size.V
+	}
+	if pf.Has("response") {
+		p.PFC.ResponseAuto, p.PFC.Response = pf.Response.Auto, pf.Response.Time.V
+	}
+	if w := &pf.Watchdog; w.Set {
+		p.PFC.Watchdog = &swtch.Watchdog{Detect: w.Detect.V, Restore: w.Restore.V, Action: w.Action.V}
+	}
+	if s.Has("ecn") {
+		e := &s.ECN
+		p.ECN.Enabled = !e.Off
+		if e.Kmin.Set {
+			p.ECN.Kmin = e.Kmin.V
+		}
+		if e.Kmax.Set {
+			p.ECN.Kmax = e.Kmax.V
+		}
+		if e.Pmax.Set {
+			p.ECN.Pmax = e.Pmax.V
+		}
+		if e.Mark.Set {
+			p.ECN.AtEnqueue = e.Mark.V == "enqueue"
+		}
+	}
+	if s.Has("scheduler") {
+		p.DWRR = nil
+		if len(s.Scheduler.DWRR) > 0 {
+			p.DWRR = map[uint8]int{}
+			for _, k := range sortedKeys(s.Scheduler.DWRR) {
+				p.DWRR[uint8(k)] = int(s.Scheduler.DWRR[k])
+			}
+		}
+	}
+	if s.ECMPSeed.Set {
+		p.ECMPSeed = s.ECMPSeed.V
+	}
+	if s.LinkLayer.Set {
+		p.LinkLayer = s.LinkLayer.V
+	}
+}
+
+var retransmits = map[string]hca.Retransmit{"go-back-n": hca.GoBackN, "go-back-0": hca.GoBack0, "selective": hca.Selective}
+
+// applyHCA overrides p with what block h gives.
+func (b *builder) applyHCA(p *hca.Profile, h *hcaS) {
+	if !h.Set {
+		return
+	}
+	set := func(dst *int, v intV) {
+		if v.Set {
+			*dst = int(v.V)
+		}
+	}
+	set(&p.MTU, h.MTU)
+	if h.Priority.Set {
+		p.Priority = uint8(h.Priority.V)
+	}
+	if h.Retransmit.Set {
+		p.Retransmit = retransmits[h.Retransmit.V]
+	}
+	set(&p.AckTimeout, h.AckTimeout)
+	set(&p.RetryCount, h.RetryCount)
+	set(&p.RNRRetry, h.RNRRetry)
+	set(&p.MaxRdAtomic, h.MaxRdAtomic)
+	set(&p.AckEvery, h.AckEvery)
+	if h.Has("rx_rate") {
+		p.RxRate = 0
+		if !h.RxRate.Line {
+			p.RxRate = h.RxRate.Rate.V
+		}
+	}
+	if h.CC.Set {
+		p.CC = h.CC.V
+	}
+	if len(p.CCParams) > 0 { // no sharing between profiles
+		m := make(map[string]string, len(p.CCParams))
+		for k, v := range p.CCParams {
+			m[k] = v
+		}
+		p.CCParams = m
+	}
+}
+
+// ---- topology
+
+// link returns base overridden by l's fields.
+func link(base fabric.LinkSpec, l *linkS) fabric.LinkSpec {
+	if l.Rate.Set {
+		base.Rate = l.Rate.V
+	}
+	if l.Delay.Set {
+		base.Delay = l.Delay.V
+	}
+	return base
+}
+
+// satMul multiplies non-negative numbers, saturating instead of
+// overflowing.
+func satMul(xs ...int64) int64 {
+	p := int64(1)
+	for _, x := range xs {
+		if x != 0 && p > math.MaxInt64/x {
+			return math.MaxInt64
+		}
+		p *= x
+	}
+	return p
+}
+
+// fits checks a generated topology's size against the limits.
+func (b *builder) fits(at Pos, hosts, switches, links int64) bool {
+	what := ""
+	switch {
+	case hosts > int64(b.lim.Hosts):
+		what = fmt.Sprintf("%s hosts; at most %d are supported", count(hosts), b.lim.Hosts)
+	case switches > int64(b.lim.Switches):
+		what = fmt.Sprintf("%s switches; at most %d are supported", count(switches), b.lim.Switches)
+	case links > int64(b.lim.Links):
+		what = fmt.Sprintf("%s links; at most %d are supported", count(links), b.lim.Links)
+	case satMul(switches, hosts) > int64(b.lim.RouteEntries) || satMul(switches, switches) > int64(b.lim.RouteEntries)/4:
+		what = fmt.Sprintf("%s switches and %s hosts, too many for the routing tables (one entry per switch and host)", count(switches), count(hosts))
+	default:
+		return true
+	}
+	b.errorf(at, "topology", "this topology would have %s", what)
+	return false
+}
+
+func count(n int64) string {
+	if n == math.MaxInt64 {
+		return "more than 9223372036854775806"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (b *builder) topology() {
+	tv := &b.f.Topology
+	var t *fabric.Topology
+	var err error
+	switch s := tv.Spec.(type) {
+	case *starS:
+		if !s.Hosts.Set || !b.fits(s.Hosts.Pos, s.Hosts.V, 1, s.Hosts.V) {
+			return
+		}
+		t, err = fabric.Star(int(s.Hosts.V), link(defaultLink, &s.Link))
+	case *dumbbellS:
+		if !s.Left.Set || !s.Right.Set || !b.fits(tv.Pos, s.Left.V+s.Right.V, 2, s.Left.V+s.Right.V+1) {
+			return
+		}
+		l := link(defaultLink, &s.Link)
+		t, err = fabric.Dumbbell(int(s.Left.V), int(s.Right.V), l, link(l, &s.Bottleneck))
+	case *leafSpineS:
+		if !s.Leaves.Set || !s.Spines.Set || !s.HostsPerLeaf.Set {
+			return
+		}
+		h := satMul(s.Leaves.V, s.HostsPerLeaf.V)
+		if !b.fits(tv.Pos, h, s.Leaves.V+s.Spines.V, h+satMul(s.Leaves.V, s.Spines.V)) {
+			return
+		}
+		l := link(defaultLink, &s.Link)
+		t, err = fabric.LeafSpine(int(s.Leaves.V), int(s.Spines.V), int(s.HostsPerLeaf.V), link(l, &s.HostLink), link(l, &s.FabricLink))
+	case *fatTreeS:
+		if !s.K.Set {
+			return
+		}
+		k := s.K.V
+		if k%2 != 0 {
+			b.errorf(s.K.Pos, "topology.k", "a fat-tree needs an even k; %d is odd", k)
+			return
+		}
+		if k > int64(b.lim.FatTreeK) {
+			b.errorf(s.K.Pos, "topology.k", "%d is too large; the largest fat-tree supported has k = %d", k, b.lim.FatTreeK)
+			return
+		}
+		if !b.fits(s.K.Pos, k*k*k/4, 5*k*k/4, 3*k*k*k/4) {
+			return
+		}
+		t, err = fabric.FatTree(int(k), link(defaultLink, &s.Link))
+	case *ringS:
+		if !s.Switches.Set {
+			return
+		}
+		per := int64(1)
+		if s.HostsPerSwitch.Set {
+			per = s.HostsPerSwitch.V
+		} else if s.Has("hosts_per_switch") {
+			return
+		}
+		h := satMul(s.Switches.V, per)
+		if !b.fits(tv.Pos, h, s.Switches.V, h+s.Switches.V) {
+			return
+		}
+		t, err = fabric.Ring(int(s.Switches.V), int(per), link(defaultLink, &s.Link))
+	case *explicitS:
+		b.explicit(s)
+		return
+	default:
+		return
+	}
+	if err != nil { // the schema's bounds should have caught it
+		b.errorf(tv.Pos, "topology", "%v", err)
+		return
+	}
+	b.setTopology(t)
+	b.topoOK = true
+	if err := t.Check(); err != nil {
+		b.errorf(tv.Pos, "topology", "%v", err)
+		b.topoOK = false
+	}
+}
+
+func (b *builder) setTopology(t *fabric.Topology) {
+	b.t, b.s.Topology = t, t
+	for _, h := range t.Hosts() {
+		b.hostNms = append(b.hostNms, t.Nodes[h].Name)
+	}
+}
+
+// checkNodeName checks a name an explicit topology declares: it must be
+// usable in port names (s0:p8, s0->h8) and lists (all).
+func (b *builder) checkNodeName(n strV, path string) bool {
+	bad := ""
+	switch {
+	case n.V == "all" || n.V == "none":
+		bad = n.V + " is a keyword (hosts: all)"
+	case strings.Contains(n.V, "->"):
+		bad = "-> is how ports are named (s0->h8)"
+	default:
+		for _, r := range n.V {
+			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.') {
+				bad = fmt.Sprintf("%q is not allowed", r)
+				break
+			}
+		}
+	}
+	if bad != "" {
+		b.errorf(n.Pos, path, "%s is not a valid node name: %s; use letters, digits, '_', '-' and '.'", quote(n.V), bad)
+		return false
+	}
+	return true
+}
+
+func (b *builder) explicit(s *explicitS) {
+	t := fabric.NewTopology()
+	errs := len(b.d.errs)
+	b.declPos = map[fabric.NodeID]Pos{}
+	declared := map[string]Pos{}
+	add := func(n strV, kind fabric.NodeKind, path string) (fabric.NodeID, bool) {
+		if !n.Set || !b.checkNodeName(n, path) {
+			return 0, false
+		}
+		if first, dup := declared[n.V]; dup {
+			b.errorf(n.Pos, path, "node %s is declared twice (first at %s)", show(n.V), firstAt(first, n.Pos))
+			return 0, false
+		}
+		declared[n.V] = n.Pos
+		id, err := t.AddNode(n.V, kind)
+		if err != nil {
+			b.errorf(n.Pos, path, "%v", err)
+			return 0, false
+		}
+		b.declPos[id] = n.Pos
+		return id, true
+	}
+	if !b.fits(b.f.Topology.Pos, int64(len(s.Hosts)), int64(len(s.Switches)), int64(len(s.Links))) {
+		return
+	}
+	for i := range s.Hosts {
+		h := &s.Hosts[i]
+		id, ok := add(h.Name, fabric.Host, h.Path)
+		if ok && h.HCA.Set {
+			p := b.s.HCA
+			b.applyHCA(&p, &h.HCA)
+			if b.s.HCAProfiles == nil {
+				b.s.HCAProfiles = map[fabric.NodeID]hca.Profile{}
+			}
+			b.s.HCAProfiles[id] = p
+		}
+	}
+	for i := range s.Switches {
+		sw := &s.Switches[i]
+		id, ok := add(sw.Name, fabric.Switch, sw.Path)
+		if ok && sw.Switch.Set {
+			p := b.s.Switch
+			b.applySwitch(&p, &sw.Switch, sw.Path+".switch")
+			if b.s.SwitchProfiles == nil {
+				b.s.SwitchProfiles = map[fabric.NodeID]swtch.Profile{}
+			}
+			b.s.SwitchProfiles[id] = p
+		}
+	}
+	b.setTopology(t)
+	def := link(defaultLink, &s.Link)
+	names := t.Names()
+	for i := range s.Links {
+		l := &s.Links[i]
+		if !l.OK {
+			continue
+		}
+		x, okA := b.nodeNamed(l.A, l.Path, names)
+		y, okB := b.nodeNamed(l.B, l.Path, names)
+		if !okA || !okB {
+			continue
+		}
+		switch {
+		case x == y:
+			b.errorf(l.Pos, l.Path, "a link from %s to itself", show(l.A.V))
+			continue
+		case t.Nodes[x].Kind == fabric.Host && t.Nodes[y].Kind == fabric.Host:
+			b.errorf(l.Pos, l.Path, "a link between two hosts, %s and %s; hosts connect to switches", show(l.A.V), show(l.B.V))
+			continue
+		}
+		spec := def
+		if l.Rate.Set {
+			spec.Rate = l.Rate.V
+		}
+		if l.Delay.Set {
+			spec.Delay = l.Delay.V
+		}
+		t.Connect(x, y, spec)
+	}
+	if len(b.d.errs) > errs {
+		return // the checks below would only repeat what is wrong
+	}
+	for id, n := range t.Nodes {
+		if len(n.Ports) == 0 {
+			b.errorf(b.declPos[fabric.NodeID(id)], "topology", "%s %s has no links", n.Kind, show(n.Name))
+		}
+	}
+	if len(b.d.errs) > errs || len(t.Hosts()) == 0 {
+		if len(t.Hosts()) == 0 {
+			b.errorf(s.KeyPos("hosts"), "topology.hosts", "the topology has no hosts")
+		}
+		return
+	}
+	// Connectivity through switches (hosts do not forward), from the first
+	// host, as fabric.Topology.Check sees it; the error points at the first
+	// node that cannot be reached.
+	first := t.Hosts()[0]
+	seen := make([]bool, len(t.Nodes))
+	seen[first] = true
+	stack := []fabric.NodeID{first}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t.Nodes[n].Kind == fabric.Host && n != first {
+			continue
+		}
+		for _, p := range t.Nodes[n].Ports {
+			if !seen[p.Peer] {
+				seen[p.Peer] = true
+				stack = append(stack, p.Peer)
+			}
+		}
+	}
+	var cut []string
+	var at Pos
+	for id, ok := range seen {
+		if !ok {
+			if len(cut) == 0 {
+				at = b.declPos[fabric.NodeID(id)]
+			}
+			cut = append(cut, t.Nodes[id].Name)
+		}
+	}
+	if len(cut) > 0 {
+		b.errorf(at, "topology", "the topology is not connected: %s cannot be reached from %s", b.list(cut), show(t.Nodes[first].Name))
+		return
+	}
+	if err := t.Check(); err != nil {
+		b.errorf(b.f.Topology.Pos, "topology", "%v", err)
+		return
+	}
+	b.topoOK = true
+}
+
+// nodeNamed looks up any node by name.
+func (b *builder) nodeNamed(n strV, path string, names []string) (fabric.NodeID, bool) {
+	id, ok := b.t.Lookup(n.V)
+	if !ok {
+		b.errorf(n.Pos, path, "unknown node %s%s; nodes are %s", show(n.V), b.d.dym(n.V, names), b.list(names))
+	}
+	return id, ok
+}
+
+// host looks up a host by name.
+func (b *builder) host(n strV, path string) (fabric.NodeID, bool) {
+	id, ok := b.t.Lookup(n.V)
+	switch {
+	case !ok:
+		b.errorf(n.Pos, path, "unknown host %s%s; hosts are %s", show(n.V), b.d.dym(n.V, b.hostNms), b.list(b.hostNms))
+	case b.t.Nodes[id].Kind != fabric.Host:
+		b.errorf(n.Pos, path, "%s is a switch, not a host; hosts are %s", show(n.V), b.list(b.hostNms))
+		ok = false
+	}
+	return id, ok
+}
+
+func (b *builder) switchNames() []string {
+	if b.swNames == nil {
+		b.swNames = []string{}
+		for _, n := range b.t.Nodes {
+			if n.Kind == fabric.Switch {
+				b.swNames = append(b.swNames, n.Name)
+			}
+		}
+	}
+	return b.swNames
+}
+
+// neighbours lists the names of a node's peers, in port order, once each.
+func (b *builder) neighbours(id fabric.NodeID) []string {
+	var out []string
+	seen := map[fabric.NodeID]bool{}
+	for _, p := range b.t.Nodes[id].Ports {
+		if p.Peer >= 0 && !seen[p.Peer] {
+			seen[p.Peer] = true
+			out = append(out, b.t.Nodes[p.Peer].Name)
+		}
+	}
+	return out
+}
+
+// ---- routes
+
+func (b *builder) routes() {
+	r := b.f.Topology.Route
+	if r == nil || b.t == nil {
+		return
+	}
+	if r.Routing.Set {
+		b.s.Routing = fabric.RoutingAlgo(r.Routing.V)
+	}
+	errs := len(b.d.errs)
+	for _, it := range r.Routes.Items {
+		path := strings.TrimSuffix(it.Path, "."+show(it.Dst.V))
+		at, ok := b.t.Lookup(it.At.V)
+		switch {
+		case !ok:
+			sw := b.switchNames()
+			b.errorf(it.At.Pos, "topology.routes", "unknown switch %s%s; switches are %s", show(it.At.V), b.d.dym(it.At.V, sw), b.list(sw))
+			continue
+		case b.t.Nodes[at].Kind != fabric.Switch:
+			b.errorf(it.At.Pos, "topology.routes", "%s is a host; routes are pinned at switches (switches are %s)", show(it.At.V), b.list(b.switchNames()))
+			continue
+		}
+		dst, ok := b.t.Lookup(it.Dst.V)
+		switch {
+		case !ok:
+			b.errorf(it.Dst.Pos, path, "unknown host %s%s; hosts are %s", show(it.Dst.V), b.d.dym(it.Dst.V, b.hostNms), b.list(b.hostNms))
+			continue
+		case b.t.Nodes[dst].Kind != fabric.Host:
+			b.errorf(it.Dst.Pos, path, "%s is a switch; a route's destination is a host (hosts are %s)", show(it.Dst.V), b.list(b.hostNms))
+			continue
+		}
+		nb := b.neighbours(at)
+		via, ok := b.t.Lookup(it.Via.V)
+		if _, adj := b.t.PortTo(at, via); !ok || !adj {
+			b.errorf(it.Via.Pos, it.Path, "%s is not a neighbour of %s%s; %s's neighbours are %s", show(it.Via.V), show(it.At.V), b.d.dym(it.Via.V, nb), show(it.At.V), b.list(nb))
+			continue
+		}
+		if b.t.Nodes[via].Kind == fabric.Host && via != dst {
+			b.errorf(it.Via.Pos, it.Path, "%s is a host, and hosts do not forward; traffic for %s can go to a switch or to %s itself", show(it.Via.V), show(it.Dst.V), show(it.Dst.V))
+			continue
+		}
+		b.s.ExplicitRoutes = append(b.s.ExplicitRoutes, fabric.ExplicitRoute{At: at, Dst: dst, Via: via})
+	}
+	if !b.topoOK || len(b.d.errs) > errs {
+		return
+	}
+	at, path := b.f.Topology.Pos, "topology"
+	if r.Routes.Set {
+		at, path = r.Routes.Pos, "topology.routes"
+	} else if r.Routing.Set {
+		at, path = r.Routing.Pos, "topology.routing"
+	}
+	routes, loops, err := fabric.ComputeRoutes(b.t, b.s.Routing, b.s.ExplicitRoutes)
+	if err != nil {
+		b.errorf(at, path, "%v", err)
+		return
+	}
+	b.s.Routes = routes
+	for _, l := range loops {
+		b.warnf(at, path, "the pinned routes make a loop: %s (allowed, e.g. to build a deadlock on purpose)", l.Describe(b.t))
+	}
+}
+
+// ---- traffic
+
+// hostList resolves a list of host names (or all) for a generator, without
+// duplicates.
+func (b *builder) hostList(l *nameListV, path string) ([]fabric.NodeID, []Pos, bool) {
+	if !l.Set || l.All {
+		return b.t.Hosts(), nil, true
+	}
+	ok := true
+	out := make([]fabric.NodeID, 0, len(l.Names))
+	var at []Pos
+	first := map[fabric.NodeID]Pos{}
+	for _, n := range l.Names {
+		if !n.Set {
+			ok = false
+			continue
+		}
+		id, found := b.host(n, path)
+		if !found {
+			ok = false
+			continue
+		}
+		if at, dup := first[id]; dup {
+			b.errorf(n.Pos, path, "%s is listed twice (first at %s)", show(n.V), firstAt(at, n.Pos))
+			ok = false
+			continue
+		}
+		first[id] = n.Pos
+		out = append(out, id)
+		at = append(at, n.Pos)
+	}
+	return out, at, ok
+}
+
+func (b *builder) traffic() {
+	if len(b.f.Traffic) == 0 && b.f.Set {
+		b.warnf(b.f.KeyPos("traffic"), "traffic", "no traffic: the run only idles until stop.at")
+	}
+	if b.t == nil {
+		return
+	}
+	errs := len(b.d.errs)
+	defer func() { b.flowsOK = len(b.d.errs) == errs }()
+	lossless := b.losslessPriorities()
+	for i := range b.f.Traffic {
+		tv := &b.f.Traffic[i]
+		if tv.Gen == nil {
+			continue
+		}
+		path := tv.Path + "." + tv.Kind
+		var com *genCommon
+		var pairs [][2]fabric.NodeID
+		var n int64 // flows this generator makes, known before expanding
+		switch g := tv.Gen.(type) {
+		case *flowS:
+			com = &g.genCommon
+			src, ok1 := b.hostIf(g.From, path+".from")
+			dst, ok2 := b.hostIf(g.To, path+".to")
+			if !ok1 || !ok2 {
+				continue
+			}
+			if src == dst {
+				b.errorf(g.To.Pos, path+".to", "a flow from %s to itself", show(g.To.V))
+				continue
+			}
+			pairs = [][2]fabric.NodeID{{src, dst}}
+			n = 1
+		case *incastS:
+			com = &g.genCommon
+			dst, ok := b.hostIf(g.To, path+".to")
+			if !g.From.Set {
+				continue // missing, or not a list: reported
+			}
+			var srcs []fabric.NodeID
+			if g.From.All {
+				for _, h := range b.t.Hosts() {
+					if h != dst {
+						srcs = append(srcs, h)
+					}
+				}
+			} else {
+				var at []Pos
+				var okl bool
+				srcs, at, okl = b.hostList(&g.From, path+".from")
+				ok = ok && okl
+				for j, s := range srcs {
+					if ok && s == dst {
+						b.errorf(at[j], path+".from", "a flow from %s to itself: %s is the receiver (to:)", show(g.To.V), show(g.To.V))
+						ok = false
+					}
+				}
+			}
+			if !ok {
+				continue
+			}
+			for _, s := range srcs {
+				pairs = append(pairs, [2]fabric.NodeID{s, dst})
+			}
+			n = int64(len(pairs))
+		case *permutationS, *allToAllS:
+			var hl *nameListV
+			if p, isPerm := g.(*permutationS); isPerm {
+				com, hl = &p.genCommon, &p.Hosts
+			} else {
+				a := g.(*allToAllS)
+				com, hl = &a.genCommon, &a.Hosts
+			}
+			hosts, _, ok := b.hostList(hl, path+".hosts")
+			if !ok {
+				continue
+			}
+			if len(hosts) < 2 {
+				at := hl.Pos
+				if !hl.Set {
+					at = tv.Pos
+				}
+				b.errorf(at, path+".hosts", "%s needs at least 2 hosts, not %d", tv.Kind, len(hosts))
+				continue
+			}
+			n = int64(len(hosts))
+			if tv.Kind == "all_to_all" {
+				n = satMul(n, n-1)
+			}
+			if int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
+				b.tooManyFlows(tv, n)
+				return
+			}
+			if tv.Kind == "permutation" {
+				perm := derangement(sim.Stream(b.s.Seed, fmt.Sprintf("traffic/permutation/%d", i)), len(hosts))
+				for j, s := range hosts {
+					pairs = append(pairs, [2]fabric.NodeID{s, hosts[perm[j]]})
+				}
+			} else {
+				for _, s := range hosts {
+					for _, d := range hosts {
+						if s != d {
+							pairs = append(pairs, [2]fabric.NodeID{s, d})
+						}
+					}
+				}
+			}
+		default:
+			b.checkUnmodelledNames(tv.Gen, path)
+			continue
+		}
+		if int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
+			b.tooManyFlows(tv, n)
+			return
+		}
+		b.addFlows(i, tv, path, com, pairs, lossless)
+	}
+}
+
+func (b *builder) tooManyFlows(tv *trafficV, n int64) {
+	b.errorf(tv.Pos, tv.Path, "this %s makes %s flows, %s in all; at most %d flows are supported", tv.Kind, count(n), count(n+int64(len(b.s.Flows))), b.lim.Flows)
+}
+
+// hostIf resolves a host name that was given (an unset name already has
+// its error).
+func (b *builder) hostIf(n strV, path string) (fabric.NodeID, bool) {
+	if !n.Set {
+		return 0, false
+	}
+	return b.host(n, path)
+}
+
+// genSize is the size: of a generator (all modelled ones require it).
+func genSize(g any) sizeV {
+	switch g := g.(type) {
+	case *flowS:
+		return g.Size
+	case *incastS:
+		return g.Size
+	case *permutationS:
+		return g.Size
+	case *allToAllS:
+		return g.Size
+	}
+	return sizeV{}
+}
+
+func (b *builder) addFlows(gen int, tv *trafficV, path string, com *genCommon, pairs [][2]fabric.NodeID, lossless map[uint8]bool) {
+	size := genSize(tv.Gen)
+	if !size.Set {
+		return
+	}
+	qp, op := "rc", "write"
+	if com.QP.Set {
+		qp = com.QP.V
+	}
+	if com.Op.Set {
+		op = com.Op.V
+	}
+	warned := false
+	for _, p := range pairs {
+		prio := b.s.HCAProfile(p[0]).Priority
+		if com.Priority.Set {
+			prio = uint8(com.Priority.V)
+		}
+		if lossless != nil && !lossless[prio] && !warned {
+			warned = true
+			at := com.Priority.Pos
+			if !com.Priority.Set {
+				at = tv.Pos
+			}
+			b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+		}
+		b.s.Flows = append(b.s.Flows, Flow{
+			ID: len(b.s.Flows), Src: p[0], Dst: p[1], QP: qp, Op: op,
+			Size: int64(size.V), Start: com.Start.V, Priority: prio,
+			Generator: gen, Pos: tv.Pos,
+		})
+	}
+	if com.Start.Set && com.Start.V >= b.s.Stop.At {
+		b.warnf(com.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", com.Start.V, b.s.Stop.At)
+	}
+}
+
+// losslessPriorities is the set of priorities that PFC protects on every
+// switch, or nil when PFC is off everywhere (a lossy fabric on purpose).
+func (b *builder) losslessPriorities() map[uint8]bool {
+	profiles := []swtch.Profile{b.s.Switch}
+	for _, p := range b.s.SwitchProfiles {
+		profiles = append(profiles, p)
+	}
+	count := map[uint8]int{}
+	on := false
+	for _, p := range profiles {
+		for _, pr := range p.PFC.Priorities {
+			count[pr]++
+			on = true
+		}
+	}
+	if !on {
+		return nil
+	}
+	out := map[uint8]bool{}
+	for pr, c := range count {
+		out[pr] = c == len(profiles)
+	}
+	return out
+}
+
+// checkUnmodelledNames checks the host names of the generators that are
+// not modelled yet, so that a typo is found now rather than later.
+func (b *builder) checkUnmodelledNames(g any, path string) {
+	one := func(n strV, key string) {
+		if n.Set {
+			b.host(n, path+"."+key)
+		}
+	}
+	switch g := g.(type) {
+	case *ringAllreduceS:
+		b.hostList(&g.Hosts, path+".hosts")
+	case *poissonS:
+		b.hostList(&g.Hosts, path+".hosts")
+		one(g.To, "to")
+	case *perftestS:
+		one(g.From, "from")
+		one(g.To, "to")
+	case *pingpongS:
+		one(g.From, "from")
+		one(g.To, "to")
+	}
+}
+
+// derangement draws a uniformly random permutation of 0..n-1 without fixed
+// points (n >= 2): Fisher-Yates, repeated until no element stays.
+func derangement(r *rand.Rand, n int) []int {
+	p := make([]int, n)
+	for {
+		for i := range p {
+			p[i] = i
+		}
+		for i := n - 1; i > 0; i-- {
+			j := int(uniform(r, uint64(i+1)))
+			p[i], p[j] = p[j], p[i]
+		}
+		fixed := false
+		for i, v := range p {
+			if v == i {
+				fixed = true
+				break
+			}
+		}
+		if !fixed {
+			return p
+		}
+	}
+}
+
+// uniform draws from 0..n-1 (n > 0) by rejection sampling from Uint64, so
+// that the sequence depends only on the stream, not on how a library
+// version implements bounded draws.
+func uniform(r *rand.Rand, n uint64) uint64 {
+	rem := (math.MaxUint64%n + 1) % n // 2^64 mod n: the values to reject
+	for {
+		x := r.Uint64()
+		if rem == 0 || x <= math.MaxUint64-rem {
+			return x % n
+		}
+	}
+}
+
+// ---- observe and expect
+
+// ports resolves a port reference: "s0:p8", "s0->h8", or (when
+// wholeNodes) a node name meaning all its ports (hostsOnly: only a host's).
+func (b *builder) ports(s strV, path string, wholeNodes, hostsOnly bool) []PortRef {
+	v := s.V
+	lookup := func(name string) (fabric.NodeID, bool) {
+		id, ok := b.t.Lookup(name)
+		if !ok {
+			b.errorf(s.Pos, path, "unknown node %s%s; nodes are %s", show(name), b.d.dym(name, b.allNames()), b.list(b.allNames()))
+		}
+		return id, ok
+	}
+	const forms = "a port is written node:pN (s0:p8) or node->peer (s0->h8)"
+	if a, peer, ok := strings.Cut(v, "->"); ok {
+		x, ok1 := lookup(a)
+		if !ok1 {
+			return nil
+		}
+		y, found := b.t.Lookup(peer)
+		p, adj := b.t.PortTo(x, y)
+		if !found || !adj {
+			nb := b.neighbours(x)
+			b.errorf(s.Pos, path, "%s has no port facing %s%s; its neighbours are %s", show(a), show(peer), b.d.dym(peer, nb), b.list(nb))
+			return nil
+		}
+		return []PortRef{{x, p}}
+	}
+	if i := strings.LastIndexByte(v, ':'); i >= 0 {
+		name, ps := v[:i], v[i+1:]
+		num, err := strconv.Atoi(strings.TrimPrefix(ps, "p"))
+		if !strings.HasPrefix(ps, "p") || err != nil || num < 0 || strings.HasPrefix(ps, "p+") || strings.HasPrefix(ps, "p-") {
+			b.errorf(s.Pos, path, "%s is not a port; %s", show(v), forms)
+			return nil
+		}
+		x, ok := lookup(name)
+		if !ok {
+			return nil
+		}
+		np := len(b.t.Nodes[x].Ports)
+		if num >= np {
+			has := fmt.Sprintf("p0..p%d", np-1)
+			switch np {
+			case 0:
+				has = "none"
+			case 1:
+				has = "p0"
+			}
+			b.errorf(s.Pos, path, "%s has no port p%d; its ports are %s", show(name), num, has)
+			return nil
+		}
+		return []PortRef{{x, num}}
+	}
+	x, ok := b.t.Lookup(v)
+	if !wholeNodes || (ok && hostsOnly && b.t.Nodes[x].Kind != fabric.Host) {
+		what := forms
+		if wholeNodes {
+			what = "expected a host or a port; " + forms
+		}
+		if ok {
+			b.errorf(s.Pos, path, "%s is a %s, not a port; %s", show(v), b.t.Nodes[x].Kind, what)
+		} else {
+			b.errorf(s.Pos, path, "%s is not a port; %s", show(v), forms)
+		}
+		return nil
+	}
+	if !ok {
+		lookup(v)
+		return nil
+	}
+	out := make([]PortRef, len(b.t.Nodes[x].Ports))
+	for i := range out {
+		out[i] = PortRef{x, i}
+	}
+	return out
+}
+
+func (b *builder) selector(s *selV, path string) Selector {
+	if !s.Set || s.All {
+		return Selector{All: true}
+	}
+	out := Selector{Ports: []PortRef{}}
+	if b.t == nil {
+		return out
+	}
+	for i, it := range s.Items {
+		if it.Set {
+			out.Ports = append(out.Ports, b.ports(it, fmt.Sprintf("%s[%d]", path, i), true, false)...)
+		}
+	}
+	return out
+}
+
+func (b *builder) observe() {
+	o, so := &b.f.Observe, &b.s.Observe
+	if o.Interval.Set {
+		so.Interval = o.Interval.V
+	}
+	if o.Deadlock.After.Set {
+		so.DeadlockAfter = o.Deadlock.After.V
+	}
+	so.Links = b.selector(&o.Links, "observe.links")
+	so.Queues = b.selector(&o.Queues, "observe.queues")
+	if o.Flows.Set && !o.Flows.All {
+		so.Flows = Selector{Flows: []int{}}
+		for _, id := range o.Flows.IDs {
+			if !id.Set || !b.flowsOK {
+				continue
+			}
+			if id.V >= int64(len(b.s.Flows)) {
+				b.errorf(id.Pos, "observe.flows", "flow %d does not exist; %s", id.V, flowRange(len(b.s.Flows)))
+				continue
+			}
+			so.Flows.Flows = append(so.Flows.Flows, int(id.V))
+		}
+	}
+	if b.t != nil {
+		for i, p := range o.Pcap {
+			if p.Set {
+				so.Pcap = append(so.Pcap, b.ports(p, fmt.Sprintf("observe.pcap[%d]", i), true, true)...)
+			}
+		}
+	}
+}
+
+func flowRange(n int) string {
+	switch n {
+	case 0:
+		return "the traffic makes no flows"
+	case 1:
+		return "the only flow is 0"
+	}
+	return fmt.Sprintf("flows are 0..%d", n-1)
+}
+
+func (b *builder) expect() {
+	e, se := &b.f.Expect, &b.s.Expect
+	if e.Drops.Set {
+		v := e.Drops.V
+		se.Drops, se.DropsAt = &v, e.KeyPos("drops")
+	}
+	if e.Deadlock.Set {
+		v := e.Deadlock.V
+		se.Deadlock, se.DeadlockAt = &v, e.KeyPos("deadlock")
+	}
+	if fc := &e.FlowsCompleted; fc.All || fc.N.Set {
+		v := -1
+		if fc.N.Set {
+			v = int(min(fc.N.V, math.MaxInt32))
+			if b.flowsOK && fc.N.V > int64(len(b.s.Flows)) {
+				b.errorf(fc.N.Pos, "expect.flows_completed", "%d is more than the number of flows (%d)", fc.N.V, len(b.s.Flows))
+			}
+		}
+		se.FlowsCompleted, se.FlowsCompletedAt = &v, e.KeyPos("flows_completed")
+	}
+	if e.MinFairness.Set {
+		v := e.MinFairness.V
+		se.MinFairness, se.MinFairnessAt = &v, e.KeyPos("min_fairness")
+	}
+	for i, c := range e.MaxPauseFraction.Items {
+		if !c.Port.Set || !c.Value.Set || b.t == nil {
+			continue
+		}
+		path := "expect.max_pause_fraction"
+		if !e.MaxPauseFraction.One {
+			path = fmt.Sprintf("%s[%d]", path, i)
+		}
+		ps := b.ports(c.Port, path+".port", false, false)
+		if len(ps) == 1 {
+			se.MaxPauseFraction = append(se.MaxPauseFraction, PauseFractionCheck{Port: ps[0], Value: c.Value.V, At: c.Pos})
+		}
+	}
+}
+
+// faults are not modelled yet (an error already), but their names are
+// checked so that a typo shows now.
+func (b *builder) faults() {
+	if b.t == nil {
+		return
+	}
+	names := b.t.Names()
+	for i, f := range b.f.Faults {
+		path := fmt.Sprintf("faults[%d]", i)
+		if f.Host.Set {
+			b.host(f.Host, path+".host")
+		}
+		if f.Has("link") && len(f.Link) != 2 {
+			b.errorf(f.KeyPos("link"), path+".link", "a link is named by its two ends, [a, b]; this list has %d", len(f.Link))
+			continue
+		}
+		for _, n := range f.Link {
+			if n.Set {
+				b.nodeNamed(n, path+".link", names)
+			}
+		}
+	}
+}

@@ -1,0 +1,356 @@
+// Package scenarios reads scenario files (SCENARIO.md) strictly: every key
+// is checked against the schema, every value against its type and units,
+// every name against the topology, and each mistake is reported at its
+// file:line:column with what was expected (and a "did you mean" where a
+// near name exists). Nothing is silently ignored: features that the
+// simulator does not model yet parse and are checked, then reported as
+// errors that say so; outputs not built yet are warnings.
+//
+// Load and Parse return a Scenario: the topology with its routes, the
+// switch and HCA profiles (per node where an explicit topology overrides
+// them), the traffic expanded into flows, and what to observe and expect.
+// The built-in examples (scenarios/examples/*.yaml) are embedded; see
+// Examples, LoadExample and LoadNamed.
+//
+// Beyond SCENARIO.md, the loader accepts what users would expect:
+//
+//   - YAML anchors, aliases and merge keys (<<: *x); top-level keys that
+//     start with "x-" are ignored, as a place to define anchors.
+//   - Link profiles default to 100Gbps and 1us; a dumbbell's bottleneck
+//     defaults to its link; a leaf-spine takes link: as the default of
+//     host_link and fabric_link; a ring's hosts_per_switch defaults to 1.
+//   - routing: and routes: in every kind of topology, not only explicit.
+//   - hosts/from: all in generators (from: all is every host but to:).
+//   - In observe.links, observe.queues and observe.pcap a node name stands
+//     for all its ports; links/queues/flows also take none.
+//   - expect.max_pause_fraction takes one {port, value} or a list.
+//   - hca.ack_every (packets between ACK requests, hca.Profile.AckEvery).
+//
+// Limits keep any file from exhausting memory: at most 100000 hosts,
+// 100000 switches and 1000000 links in a topology, fat-tree k up to 64,
+// switches × hosts up to 4×10^8 and switches² up to 10^8 (the routing
+// tables), 10 million flows, 5 million YAML nodes visited (aliases
+// counted each time) and nesting 64 deep; and at most 200 errors are
+// listed.
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// Scenario is a validated scenario, ready to build a network from.
+type Scenario struct {
+	// File names the source in messages: the path given to Load, the file
+	// argument of Parse, or "examples/NAME.yaml" for a built-in example.
+	File string
+	// Name is name:, by default the file's base name without its
+	// extension. It names the output folder (lfsim-out/NAME/).
+	Name string
+	// Description is description:, default empty.
+	Description string
+	// Seed is seed:, default 1. Every random choice derives from it.
+	Seed uint64
+	// Stop says when the run ends.
+	Stop Stop
+	// Topology is the fabric graph, built by the generator named by
+	// topology.kind or from an explicit list.
+	Topology *fabric.Topology
+	// Routing is topology.routing, default "ecmp".
+	Routing fabric.RoutingAlgo
+	// Routes are the computed next-hop tables, explicit routes included.
+	Routes *fabric.Routes
+	// ExplicitRoutes are topology.routes, in file order.
+	ExplicitRoutes []fabric.ExplicitRoute
+	// Switch is the profile of every switch: swtch.DefaultProfile,
+	// overridden by switch:.
+	Switch swtch.Profile
+	// SwitchProfiles holds the full profiles (default <- switch: <- the
+	// node's own switch:) of the switches an explicit topology overrides.
+	// Use SwitchProfile to look one up.
+	SwitchProfiles map[fabric.NodeID]swtch.Profile
+	// HCA is the profile of every host's NIC: hca.DefaultProfile,
+	// overridden by hca:.
+	HCA hca.Profile
+	// HCAProfiles holds the full profiles of the hosts an explicit
+	// topology overrides. Use HCAProfile to look one up.
+	HCAProfiles map[fabric.NodeID]hca.Profile
+	// Flows is the traffic expanded into flows, IDs 0..n-1. Each
+	// generator adds its flows after those of the generators above it:
+	//
+	//   - flow: one flow.
+	//   - incast: one flow per sender, in the order of from: (from: all
+	//     is every host but the receiver, in host order).
+	//   - permutation: one flow per host of hosts: (default all, in host
+	//     order), in that order, each to a destination drawn as a
+	//     uniformly random derangement (nobody sends to itself) from the
+	//     stream sim.Stream(Seed, "traffic/permutation/<i>"), where i is
+	//     the generator's 0-based index in traffic:. The draw is a
+	//     Fisher-Yates shuffle (from the last position down, each index
+	//     drawn from Uint64 by rejection sampling), repeated until it has
+	//     no fixed point.
+	//   - all_to_all: every ordered pair of distinct hosts: sources in
+	//     list order, and for each source the destinations in list order.
+	Flows []Flow
+	// Observe says what to record.
+	Observe Observe
+	// Expect holds the checks that decide a run's exit status.
+	Expect Expect
+	// Warnings are diagnostics that do not stop the scenario from running
+	// (a routing loop, an output not built yet), sorted by position.
+	Warnings []Diagnostic
+}
+
+// SwitchProfile returns the profile of switch id.
+func (s *Scenario) SwitchProfile(id fabric.NodeID) swtch.Profile {
+	if p, ok := s.SwitchProfiles[id]; ok {
+		return p
+	}
+	return s.Switch
+}
+
+// HCAProfile returns the profile of host id's NIC.
+func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
+	if p, ok := s.HCAProfiles[id]; ok {
+		return p
+	}
+	return s.HCA
+}
+
+// Stop says when a run ends: at At, or earlier when a condition holds.
+type Stop struct {
+	// At is stop.at, default 10ms (also when a when: condition is given,
+	// as a safety net). It is sim.Never when the file says at: 0 together
+	// with a when: condition (no time limit).
+	At sim.Time
+	// WhenFlowsDone stops once every flow has completed (when: flows-done).
+	WhenFlowsDone bool
+	// WhenDeadlock stops at a detected deadlock (when: deadlock; not
+	// modelled yet, so always false in this version).
+	WhenDeadlock bool
+}
+
+// Flow is one message of the traffic: a work request on a queue pair.
+type Flow struct {
+	ID       int
+	Src, Dst fabric.NodeID
+	QP       string   // "rc" (the only one modelled); uc, ud later
+	Op       string   // "write" (the only one modelled); read, send, write_imm, atomic later
+	Size     int64    // bytes, at least 1
+	Start    sim.Time // when the work request is posted; default 0
+	Priority uint8    // 802.1p priority, 0..7; default the source HCA's priority
+	// Generator is the index in traffic: of the generator that made the
+	// flow, and Pos where that generator is in the file.
+	Generator int
+	Pos       Pos
+}
+
+// PortRef names a port of a node.
+type PortRef struct {
+	Node fabric.NodeID
+	Port int
+}
+
+// Name is the port's output name, "s0:p8".
+func (p PortRef) Name(t *fabric.Topology) string { return t.PortName(p.Node, p.Port) }
+
+// Selector chooses what to record: everything (All), or the listed ports
+// (links, queues) or flow ids (flows). Nothing is chosen when All is false
+// and the lists are empty (the file said none or []).
+type Selector struct {
+	All   bool
+	Ports []PortRef // in file order; a node name stands for all its ports
+	Flows []int     // flow ids, for observe.flows
+}
+
+// HasPort reports whether the selector chooses port p.
+func (s Selector) HasPort(p PortRef) bool {
+	if s.All {
+		return true
+	}
+	for _, q := range s.Ports {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// HasFlow reports whether the selector chooses flow id.
+func (s Selector) HasFlow(id int) bool {
+	if s.All {
+		return true
+	}
+	for _, f := range s.Flows {
+		if f == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Observe says what a run records.
+type Observe struct {
+	// Interval is the sampling period of the time series, default 10us.
+	Interval sim.Time
+	// Links (tx_gbps per port), Queues (queue_bytes and paused per port
+	// and priority) and Flows (flow_gbps): default all.
+	Links, Queues, Flows Selector
+	// Pcap lists the ports whose traffic to write as pcap (a host name
+	// stands for its ports). Not written yet in this version (a warning).
+	Pcap []PortRef
+	// DeadlockAfter is how long a cycle of paused, non-empty queues must
+	// hold before it is reported, default 50us (observe.deadlock.after;
+	// detection is not built yet in this version).
+	DeadlockAfter sim.Time
+}
+
+// Expect holds the checks of expect:. A nil pointer means "not checked".
+// Each check has the position of its key, to cite in a failure.
+type Expect struct {
+	// Drops is the number of packets that may be dropped (exactly).
+	Drops   *int64
+	DropsAt Pos
+	// Deadlock: not modelled yet (an error), so always nil in this version.
+	Deadlock   *bool
+	DeadlockAt Pos
+	// FlowsCompleted is how many flows must complete; -1 means all.
+	FlowsCompleted   *int
+	FlowsCompletedAt Pos
+	// MinFairness is the lowest acceptable Jain's index of the flows'
+	// throughputs, 0..1.
+	MinFairness   *float64
+	MinFairnessAt Pos
+	// MaxPauseFraction bounds the fraction of the run a port spends paused.
+	MaxPauseFraction []PauseFractionCheck
+}
+
+// PauseFractionCheck says port Port may be paused at most Value (0..1) of
+// the run.
+type PauseFractionCheck struct {
+	Port  PortRef
+	Value float64
+	At    Pos
+}
+
+// limits bound what a scenario may generate, so that no file (or fuzzer)
+// can exhaust memory by asking for an absurd fabric.
+type limits struct {
+	Hosts    int // hosts in a topology, 100000
+	Switches int // switches in a generated topology, 100000
+	Links    int // links in a generated topology, 1000000
+	FatTreeK int // largest fat-tree k, 64
+	Flows    int // flows after expansion, 10000000
+	Nodes    int // YAML nodes visited (aliases count each time), 5000000
+	// RouteEntries bounds switches × hosts (the routing tables) and
+	// switches² / 4 (the distance matrix routing uses): 400000000, which
+	// admits a k=64 fat-tree.
+	RouteEntries int
+}
+
+// defaultLimits are the limits Load and Parse apply.
+var defaultLimits = limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: 10_000_000, Nodes: 5_000_000, RouteEntries: 400_000_000}
+
+// Load reads and validates a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse reads and validates a scenario from data; file names the source
+// in messages. On any error it returns nil and an Errors holding every
+// problem it could find, sorted by position.
+func Parse(file string, data []byte) (*Scenario, error) {
+	return parse(file, data, defaultLimits)
+}
+
+func parse(file string, data []byte, lim limits) (*Scenario, error) {
+	if file == "" {
+		file = "<input>"
+	}
+	d := &decoder{file: file, budget: lim.Nodes}
+	root, err := parseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	var f fileS
+	if root == nil {
+		d.errorf(Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a scenario needs at least topology: and traffic:")
+	} else {
+		d.decodeInto(root, &f, ctx{key: d.pos(root)})
+	}
+	s := build(d, &f, lim)
+	if len(d.errs) > 0 {
+		errs := sortDiags(d.errs)
+		if d.dropped > 0 {
+			errs = append(errs, Diagnostic{File: file, Msg: fmt.Sprintf("too many errors: %d more not shown", d.dropped)})
+		}
+		return nil, Errors(errs)
+	}
+	s.Warnings = sortDiags(d.warns)
+	return s, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseYAML parses one YAML document into a node tree; a syntax error
+// becomes a Diagnostic at the line yaml.v3 reports.
+func parseYAML(file string, data []byte) (root *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil { // yaml.v3 is not known to panic; be sure
+			root, err = nil, Errors{{File: file, Msg: fmt.Sprintf("invalid YAML: %v", r)}}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, Errors{yamlDiag(file, err)}
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, Errors{{File: file, Line: next.Line, Col: next.Column, Msg: "a second YAML document starts here; a scenario file holds one (remove the ---)"}}
+	case !errors.Is(err, io.EOF):
+		return nil, Errors{yamlDiag(file, err)}
+	}
+	return &doc, nil
+}
+
+func yamlDiag(file string, err error) Diagnostic {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return Diagnostic{File: file, Line: line, Msg: "invalid YAML: " + m[2]}
+	}
+	return Diagnostic{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// defaultName is the file's base name without its extension.
+func defaultName(file string) string {
+	base := filepath.Base(file)
+	name := strings.TrimSuffix(base, filepath.Ext(base))
+	if name == "" || name == "." || name == "<input>" || name == string(filepath.Separator) {
+		return "scenario"
+	}
+	return name
+}
