@@ -55,3 +55,15 @@ func (n *Network) InFlightOnLinks() int {
 	}
 	return c
 }
+
+// LinkFrom returns the link that port p of node n transmits on.
+func (n *Network) LinkFrom(node NodeID, port int) *Link { return n.Ports[node][port].out }
+
+// Lost is the number of frames links dropped at random.
+func (n *Network) Lost() int64 {
+	var c int64
+	for _, l := range n.Links {
+		c += l.Lost
+	}
+	return c
+}

@@ -1,6 +1,10 @@
 package fabric
 
-import "github.com/lfsim/lfsim/sim"
+import (
+	"math/rand/v2"
+
+	"github.com/lfsim/lfsim/sim"
+)
 
 // Owner is the node a port belongs to: it chooses what the port sends and
 // takes what the port receives.
@@ -257,18 +261,33 @@ type Link struct {
 	Delay sim.Time
 	// Packets and Bytes count frames carried (wire bytes).
 	Packets, Bytes int64
+	// Lost counts frames the link dropped at random (SetLoss).
+	Lost int64
 
 	eng      *sim.Engine
 	to       *Port
 	inFlight PacketQueue
 	arrivals timeRing
+
+	lossRate float64
+	lossRNG  *rand.Rand
 }
+
+// SetLoss makes the link drop each frame other than PFC frames with
+// probability rate (a faulty cable or optic; 0 turns it off), drawing from
+// rng, which should be the link's own stream.
+func (l *Link) SetLoss(rate float64, rng *rand.Rand) { l.lossRate, l.lossRNG = rate, rng }
 
 var _ sim.Handler = (*Link)(nil)
 
 func (l *Link) carry(pkt *Packet) {
 	l.Packets++
 	l.Bytes += int64(pkt.Wire)
+	if l.lossRate > 0 && pkt.Kind != KindPause && l.lossRNG.Float64() < l.lossRate {
+		l.Lost++
+		l.to.pool.Put(pkt)
+		return
+	}
 	at := l.eng.Now() + l.Delay
 	l.inFlight.Push(pkt)
 	l.arrivals.push(at)

@@ -159,3 +159,31 @@ func TestGoBackNRecoversFromDrops(t *testing.T) {
 	}
 	t.Logf("drops %d, retransmitted packets %d", sw.Stats.Drops[swtch.DropHeadroom], retx)
 }
+
+// TestGoBackNUnderRandomLoss: 1/256 random loss on the sender's link; every
+// byte still arrives once, in order (the responder accepts only the
+// expected PSN), and the loss rate the link produced is near 1/256.
+func TestGoBackNUnderRandomLoss(t *testing.T) {
+	prof := hca.DefaultProfile()
+	prof.AckTimeout = 8
+	topo, _ := fabric.Star(2, fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond})
+	routes, _, _ := fabric.ComputeRoutes(topo, fabric.RoutingECMP, nil)
+	eng := sim.NewEngine(1)
+	net := fabric.NewNetwork(eng, topo)
+	h0 := hca.New(eng, net.Pool, 1, "h0", fabric.HostIP(0), prof, net.Ports[1][0])
+	h1 := hca.New(eng, net.Pool, 2, "h1", fabric.HostIP(1), prof, net.Ports[2][0])
+	swtch.New(eng, net.Pool, 0, "s0", swtch.DefaultProfile(), net.Ports[0], routes, 4200)
+	net.LinkFrom(1, 0).SetLoss(1.0/256, eng.Rand("link/h0"))
+	qa, qb := connect(h0, h1)
+	w := h0.PostWrite(qa, 0, 16<<20, 0)
+	eng.Run(sim.Second, nil)
+	if w.Status != hca.WCSuccess || qb.Delivered != 16<<20 {
+		t.Fatalf("status %v, delivered %d", w.Status, qb.Delivered)
+	}
+	l := net.LinkFrom(1, 0)
+	rate := float64(l.Lost) / float64(l.Packets)
+	if rate < 0.5/256 || rate > 2.0/256 {
+		t.Errorf("link lost %.5f of frames, want about 1/256", rate)
+	}
+	t.Logf("lost %d of %d frames; %d retransmitted", l.Lost, l.Packets, w.Retransmits)
+}

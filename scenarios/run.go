@@ -248,6 +248,10 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			}
 		}
 	}
+	if lost := n.Fabric.Lost(); lost > 0 {
+		sum.Packets.DropReasons["loss"] += lost
+		sum.Packets.Dropped += lost
+	}
 	for _, ports := range n.Fabric.Ports {
 		for _, p := range ports {
 			sum.PFC.PauseFrames += p.Stats.PauseSent
