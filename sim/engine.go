@@ -135,13 +135,21 @@ func (e *Engine) next() *Event {
 	}
 }
 
-// peekTime returns the time of the next event, cancelled or not, or Never.
+// peekTime returns the time of the next live event, or Never. Cancelled
+// events at the front are recycled on the way, so that a cancelled timer
+// due before a stop time cannot let a later event slip past it.
 func (e *Engine) peekTime() Time {
-	if e.nowQ.len() > 0 {
-		return e.now
+	for e.nowQ.len() > 0 {
+		if !e.nowQ.buf[e.nowQ.head].cancelled {
+			return e.now
+		}
+		e.recycle(e.nowQ.pop())
 	}
-	if len(e.heap) > 0 {
-		return e.heap[0].At
+	for len(e.heap) > 0 {
+		if !e.heap[0].cancelled {
+			return e.heap[0].At
+		}
+		e.recycle(e.pop())
 	}
 	return Never
 }

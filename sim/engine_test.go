@@ -240,3 +240,22 @@ func BenchmarkContainerHeap(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// TestRunUntilIgnoresCancelledHead: a cancelled timer due before the stop
+// time must not let a later event fire (a bug once let a run stopped at
+// 50 ms go on to a 67 ms ACK timeout).
+func TestRunUntilIgnoresCancelledHead(t *testing.T) {
+	e := NewEngine(1)
+	r := &recorder{e: e}
+	early := e.Schedule(10, r, 0, 1, nil)
+	e.Schedule(100, r, 0, 2, nil)
+	e.Cancel(early)
+	e.Run(50, nil)
+	if len(r.got) != 0 || e.Now() != 50 {
+		t.Fatalf("fired %v, now %v; want nothing fired and now 50", r.got, e.Now())
+	}
+	e.Run(Never, nil)
+	if len(r.got) != 1 || r.got[0] != 2 {
+		t.Fatalf("fired %v, want [2]", r.got)
+	}
+}

@@ -53,6 +53,7 @@ type Switch struct {
 	headroom []int64
 	queues   [][8]fabric.PacketQueue
 	ingress  [][8]int64
+	peakIn   [][8]int64
 	xoff     [][8]bool
 	refresh  [][8]sim.Timer
 	bufUsed  int64
@@ -79,6 +80,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		headroom: make([]int64, len(ports)),
 		queues:   make([][8]fabric.PacketQueue, len(ports)),
 		ingress:  make([][8]int64, len(ports)),
+		peakIn:   make([][8]int64, len(ports)),
 		xoff:     make([][8]bool, len(ports)),
 		refresh:  make([][8]sim.Timer, len(ports)),
 	}
@@ -110,13 +112,14 @@ func (c PFC) responseDelay(fabric.Rate) sim.Time {
 
 // HeadroomBound is the buffer a lossless ingress queue needs above XOFF so
 // that nothing is lost while a PAUSE takes effect (after IEEE 802.1Qbb
-// annex N): the bytes the upstream sends during the round trip of the
-// cable (2 × delay at rate), the PAUSE frame itself and a frame the local
-// port may be sending ahead of it, the frame the upstream port has just
-// started, and whatever it sends during its response time.
+// annex N): the frame whose arrival crosses XOFF (it may overshoot by up to
+// one frame), the frame the local port may be sending ahead of the PAUSE,
+// the PAUSE itself, the cable's round trip at line rate (data already on
+// the wire, and data sent while the PAUSE travels), the frame the upstream
+// port has just started, and what it sends during its response time.
 func HeadroomBound(r fabric.Rate, delay sim.Time, maxFrame int64, response sim.Time) int64 {
 	wire := maxFrame + fabric.PreambleIFGBytes
-	return 2*fabric.BytesIn(delay, r) + 2*wire + fabric.PFCWireBytes + fabric.BytesIn(response, r)
+	return 3*wire + fabric.PFCWireBytes + 2*fabric.BytesIn(delay, r) + fabric.BytesIn(response, r)
 }
 
 // Headroom returns the headroom of a port's lossless queues, bytes.
@@ -130,6 +133,9 @@ func (s *Switch) QueueBytes(port int, prio uint8) int64 { return s.queues[port][
 
 // IngressBytes is what port and priority hold in the buffer.
 func (s *Switch) IngressBytes(port int, prio uint8) int64 { return s.ingress[port][prio] }
+
+// PeakIngress is the most that port and priority ever held, bytes.
+func (s *Switch) PeakIngress(port int, prio uint8) int64 { return s.peakIn[port][prio] }
 
 // BufferUsed is the shared buffer in use, bytes.
 func (s *Switch) BufferUsed() int64 { return s.bufUsed }
@@ -161,6 +167,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		return
 	}
 	s.ingress[i][prio] += frame
+	s.peakIn[i][prio] = max(s.peakIn[i][prio], s.ingress[i][prio])
 	s.bufUsed += frame
 	if s.bufUsed > s.Stats.PeakBuffer {
 		s.Stats.PeakBuffer = s.bufUsed
