@@ -46,6 +46,19 @@ type Packet struct {
 	Syndrome uint8
 	MSN      uint32
 
+	// ImmDt: the immediate data of SEND and RDMA WRITE with immediate.
+	Imm uint32
+	// AtomicETH: swap or add data (SwapAdd) and compare data (Compare);
+	// AtomicAckETH: the original remote value (OrigData).
+	SwapAdd, Compare, OrigData uint64
+	// DETH: the Q_Key of a UD datagram (SrcQP above is the DETH's
+	// source QP).
+	QKey uint32
+	// Data, when not nil, is the payload's bytes: a read-only view of a
+	// snapshot the sender took, for memory regions backed by real bytes.
+	// Traffic generators leave it nil; only sizes move then.
+	Data []byte
+
 	// PFC fields: which priorities the frame covers and their pause times.
 	PauseEnable uint8
 	PauseQuanta [8]uint16
@@ -142,4 +155,11 @@ func (q *PacketQueue) Pop() *Packet {
 	q.Len--
 	q.Bytes -= p.Frame()
 	return p
+}
+
+// MaxRoCEv2Frame is the largest RoCEv2 frame (header to FCS) a NIC with
+// this MTU sends: an RDMA WRITE Only with Immediate, whose RETH and ImmDt
+// make it the longest header in front of a full MTU of payload.
+func MaxRoCEv2Frame(mtu int) int64 {
+	return int64(RoCEv2Wire(TransportRC|OpWriteOnlyImm, mtu) - PreambleIFGBytes)
 }

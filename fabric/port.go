@@ -27,6 +27,9 @@ type PortStats struct {
 	// PauseSent and ResumeSent count PFC frames sent (a resume is a frame
 	// whose quanta are all zero); PauseRecv and ResumeRecv those received.
 	PauseSent, ResumeSent, PauseRecv, ResumeRecv int64
+	// PauseRecvPrio counts received PFC frames that paused each priority
+	// (quanta above 0).
+	PauseRecvPrio [8]int64
 	// Busy is the time the transmitter spent sending.
 	Busy sim.Time
 }
@@ -43,7 +46,11 @@ type Port struct {
 	// ResponseDelay is how long after a PAUSE arrives the transmitter
 	// starts honouring it (on top of finishing the frame in flight).
 	ResponseDelay sim.Time
-	Stats         PortStats
+	// SenderFrame is the largest frame (header to FCS) this port's node
+	// sends, when known (a host's, from its MTU); 0 means unknown. The
+	// peer's headroom bound uses it.
+	SenderFrame int64
+	Stats       PortStats
 
 	eng   *sim.Engine
 	pool  *Pool
@@ -212,6 +219,7 @@ func (p *Port) applyPause(pkt *Packet) {
 			}
 			continue
 		}
+		p.Stats.PauseRecvPrio[prio]++
 		if !p.Paused(prio) {
 			p.paused |= 1 << prio
 			p.pausedSince[prio] = now

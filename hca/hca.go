@@ -9,18 +9,34 @@ import (
 type Stats struct {
 	TxPackets     int64 // every packet the HCA originated (PFC frames excepted)
 	DataPackets   int64 // request packets sent, retransmissions included
+	ReadResponses int64 // READ response packets sent
 	Retransmitted int64 // request packets sent more than once
 	AcksSent      int64
 	NaksSent      int64
+	RNRNaksSent   int64
 	Timeouts      int64
 	Duplicates    int64 // request packets received twice
 	OutOfOrder    int64 // request packets received ahead of a gap (dropped)
 	RxPackets     int64 // packets received from the wire (PFC frames excepted)
+	// NoRecvDrops counts UD (and UC) messages dropped because no RECV was
+	// posted; UCDroppedMsgs UC messages with a missing packet; QKeyDrops
+	// UD datagrams with the wrong Q_Key; BadQPDrops packets for a QP that
+	// does not exist or is not ready.
+	NoRecvDrops, UCDroppedMsgs, QKeyDrops, BadQPDrops int64
+	// ECNMarked counts CE-marked packets received; CNPsSent and
+	// CNPsReceived the congestion notifications.
+	ECNMarked, CNPsSent, CNPsReceived int64
+	// PauseSent and ResumeSent count PFC frames the NIC sent because its
+	// receive buffer filled.
+	PauseSent, ResumeSent int64
+	// The invariant: every posted WR completes exactly once.
+	PostedSend, PostedRecv, CompletedSend, CompletedRecv, DoubleCompletions int64
+	AsyncEvents                                                             int64
 }
 
-// HCA is one host's RDMA NIC with a single port. Requester QPs with work
-// share the port through a round-robin transmit arbiter, one packet at a
-// time; ACKs and NAKs go ahead of data.
+// HCA is one host's RDMA NIC with a single port. QPs with work share the
+// port through a round-robin transmit arbiter, one packet at a time; ACKs,
+// NAKs, atomic responses and CNPs go ahead of data.
 type HCA struct {
 	ID    fabric.NodeID
 	Name  string
@@ -33,22 +49,52 @@ type HCA struct {
 	port *fabric.Port
 
 	qps    []*QP // by QPN - firstQPN
-	active []*QP // requesters with work, in round-robin order
+	active []*QP // QPs with work, in round-robin order
 	cursor int
 	ctrl   fabric.PacketQueue
 
-	// OnComplete, if set, is called when a WQE completes (any status).
+	pds     []*PD
+	mrs     map[uint32]*MR // by key (lkey == rkey)
+	nextKey uint32
+	nextVA  uint64
+
+	defPD *PD
+	defCQ *CQ
+
+	rxq       fabric.PacketQueue // waiting for the receive drain
+	rxBusy    bool
+	rxPaused  bool
+	rxPauseAt sim.Time
+
+	// OnComplete, if set, is called when a send WQE completes (any
+	// status, signaled or not), when its completion becomes visible.
 	OnComplete func(qp *QP, w *WQE)
+	// OnRecv, if set, is called for every receive completion.
+	OnRecv func(qp *QP, wc WC)
+	// OnWrite, if set, is called when the data of an RDMA WRITE message
+	// has landed in memory (what a program polling that memory sees).
+	OnWrite func(qp *QP, mr *MR, addr uint64, n int64)
+	// OnAsyncEvent, if set, receives asynchronous events.
+	OnAsyncEvent func(ev AsyncEvent)
 }
 
 // firstQPN is the first QP number handed out: QP0 and QP1 are the special
 // management QPs of InfiniBand.
 const firstQPN = 2
 
+// grhBytes is the Global Route Header a UD receive buffer starts with.
+const grhBytes = 40
+
 // HCA event kinds.
 const (
 	evPost int32 = iota
 	evTimeout
+	evWake
+	evRNR
+	evRx
+	evRxDrain
+	evComplete
+	evWrite
 )
 
 var (
@@ -58,7 +104,8 @@ var (
 
 // New attaches an HCA to its port.
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip uint32, prof Profile, port *fabric.Port) *HCA {
-	h := &HCA{ID: id, Name: name, IP: ip, Prof: prof, eng: eng, pool: pool, port: port}
+	h := &HCA{ID: id, Name: name, IP: ip, Prof: prof, eng: eng, pool: pool, port: port,
+		mrs: map[uint32]*MR{}, nextKey: 0x100, nextVA: 0x10000}
 	port.SetOwner(h)
 	return h
 }
@@ -66,19 +113,176 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip u
 // Port returns the HCA's port.
 func (h *HCA) Port() *fabric.Port { return h.port }
 
-// CreateQP makes an RC QP and returns it; Connect moves it to RTS.
-func (h *HCA) CreateQP() *QP {
-	qp := &QP{QPN: uint32(firstQPN + len(h.qps)), State: QPInit, Priority: h.Prof.Priority}
+// Engine returns the engine the HCA runs on.
+func (h *HCA) Engine() *sim.Engine { return h.eng }
+
+// AllocPD makes a protection domain (ibv_alloc_pd).
+func (h *HCA) AllocPD() *PD {
+	pd := &PD{Handle: uint32(len(h.pds) + 1), hca: h}
+	h.pds = append(h.pds, pd)
+	return pd
+}
+
+// RegMR registers length bytes of memory in pd (ibv_reg_mr). With buf not
+// nil the region is those bytes (length is len(buf)) and data really
+// moves; with buf nil it only has a size. The HCA gives the region a
+// virtual address of its own, 4 KiB aligned, and one key used as both
+// lkey and rkey.
+func (h *HCA) RegMR(pd *PD, length int64, buf []byte, access Access) *MR {
+	if buf != nil {
+		length = int64(len(buf))
+	}
+	key := h.nextKey
+	h.nextKey += 0x100 // keys differ in more than their low bits, as real ones do
+	mr := &MR{PD: pd, Addr: h.nextVA, Len: length, LKey: key, RKey: key, Access: access, Buf: buf}
+	h.nextVA += (uint64(length) + 0xFFF) &^ 0xFFF
+	h.nextVA += 0x1000 // a guard page between regions
+	h.mrs[key] = mr
+	return mr
+}
+
+// DeregMR removes a region; later accesses with its keys fail.
+func (h *HCA) DeregMR(mr *MR) { delete(h.mrs, mr.LKey) }
+
+// CreateCQ makes a completion queue of depth entries (ibv_create_cq).
+func (h *HCA) CreateCQ(depth int) *CQ { return &CQ{Depth: depth, hca: h} }
+
+// CreateSRQ makes a shared receive queue of at most max RECVs.
+func (h *HCA) CreateSRQ(pd *PD, max int) *SRQ { return &SRQ{PD: pd, Max: max} }
+
+// CreateQPWith makes a QP in the RESET state (ibv_create_qp).
+func (h *HCA) CreateQPWith(c QPCaps) *QP {
+	p := h.Prof
+	qp := &QP{QPN: uint32(firstQPN + len(h.qps)), Type: c.Type, State: QPReset, Priority: p.Priority,
+		PD: c.PD, SendCQ: c.SendCQ, RecvCQ: c.RecvCQ, SRQ: c.SRQ, SigAll: c.SigAll, Access: AccessAll,
+		QKey: p.QKey, timeoutExp: p.AckTimeout, retryCnt: p.RetryCount, rnrRetry: p.RNRRetry,
+		minRNRTimer: p.MinRNRTimer, maxRdAtomic: p.MaxRdAtomic, maxDestRdAtomic: p.MaxDestRdAtomic,
+		maxSend: c.MaxSend, maxRecv: c.MaxRecv}
+	if qp.maxSend == 0 {
+		qp.maxSend = p.MaxSendWR
+	}
+	if qp.maxRecv == 0 {
+		qp.maxRecv = p.MaxRecvWR
+	}
 	h.qps = append(h.qps, qp)
 	return qp
 }
 
-// Connect ties qp to the remote QP and moves it through RTR to RTS, as
-// ibv_modify_qp does after the connection parameters are exchanged.
+// defaults returns the PD and CQ of the simple API, made on first use.
+func (h *HCA) defaults() (*PD, *CQ) {
+	if h.defPD == nil {
+		h.defPD = h.AllocPD()
+		h.defCQ = h.CreateCQ(1 << 30)
+	}
+	return h.defPD, h.defCQ
+}
+
+// DefaultPD is the protection domain of QPs made by CreateQP.
+func (h *HCA) DefaultPD() *PD { pd, _ := h.defaults(); return pd }
+
+// DefaultCQ is the (practically unbounded) CQ of QPs made by CreateQP.
+func (h *HCA) DefaultCQ() *CQ { _, cq := h.defaults(); return cq }
+
+// CreateQP makes an RC QP on the default PD and CQ, signaling every WR,
+// in the INIT state; Connect moves it to RTS.
+func (h *HCA) CreateQP() *QP { return h.CreateTypedQP(RC) }
+
+// CreateTypedQP is CreateQP for any type; a UD QP goes straight to RTS.
+func (h *HCA) CreateTypedQP(t QPType) *QP {
+	pd, cq := h.defaults()
+	qp := h.CreateQPWith(QPCaps{Type: t, PD: pd, SendCQ: cq, RecvCQ: cq, SigAll: true, MaxSend: 1 << 30, MaxRecv: 1 << 30})
+	h.must(h.ModifyQP(qp, QPAttr{State: QPInit}))
+	if t == UD {
+		h.must(h.ModifyQP(qp, QPAttr{State: QPRTR}))
+		h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
+	}
+	return qp
+}
+
+func (h *HCA) must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// Connect ties an RC or UC qp to the remote QP and moves it through RTR
+// to RTS, as ibv_modify_qp does after the connection parameters are
+// exchanged. Both sides start at PSN 0.
 func (h *HCA) Connect(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN uint32) {
-	qp.Remote, qp.RemoteQPN = remote, remoteQPN
-	qp.flow = fabric.FlowKey{SrcIP: h.IP, DstIP: remoteIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
-	qp.State = QPRTS
+	if qp.State == QPReset {
+		h.must(h.ModifyQP(qp, QPAttr{State: QPInit}))
+	}
+	h.must(h.ModifyQP(qp, QPAttr{State: QPRTR, Dest: remote, DestIP: remoteIP, DestQPN: remoteQPN}))
+	h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
+}
+
+// ModifyQP moves qp to a.State, taking the attributes that transition
+// needs (ibv_modify_qp): RESET→INIT (access, Q_Key), INIT→RTR (the remote
+// QP and the receive PSN, min_rnr_timer, max_dest_rd_atomic), RTR→RTS (the
+// send PSN, timeout, retry counts, max_rd_atomic), RTS↔SQD, and any state
+// to ERR or RESET. Another transition is ErrTransition.
+func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
+	from, to := qp.State, a.State
+	switch {
+	case to == QPErr:
+		h.toErr(qp)
+		return nil
+	case to == QPReset:
+		h.toErr(qp) // flush what is posted, then forget it
+		*qp = QP{QPN: qp.QPN, Type: qp.Type, PD: qp.PD, SendCQ: qp.SendCQ, RecvCQ: qp.RecvCQ, SRQ: qp.SRQ,
+			SigAll: qp.SigAll, Priority: qp.Priority, Access: qp.Access, QKey: qp.QKey,
+			timeoutExp: qp.timeoutExp, retryCnt: qp.retryCnt, rnrRetry: qp.rnrRetry, minRNRTimer: qp.minRNRTimer,
+			maxRdAtomic: qp.maxRdAtomic, maxDestRdAtomic: qp.maxDestRdAtomic, maxSend: qp.maxSend, maxRecv: qp.maxRecv}
+		return nil
+	case !transitions[[2]QPState{from, to}]:
+		return ErrTransition
+	}
+	if a.Access != 0 {
+		qp.Access = a.Access
+	}
+	if a.QKey != 0 {
+		qp.QKey = a.QKey
+	}
+	switch {
+	case from == QPInit && to == QPRTR:
+		if qp.Type != UD {
+			qp.Remote, qp.RemoteIP, qp.RemoteQPN = a.Dest, a.DestIP, a.DestQPN
+			qp.flow = fabric.FlowKey{SrcIP: h.IP, DstIP: a.DestIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+		}
+		qp.ePSN = int64(a.RQPSN)
+		if a.MinRNRTimer != 0 {
+			qp.minRNRTimer = a.MinRNRTimer
+		}
+		if a.MaxDestRdAtomic != 0 {
+			qp.maxDestRdAtomic = a.MaxDestRdAtomic
+		}
+	case from == QPRTR && to == QPRTS:
+		qp.basePSN = int64(a.SQPSN)
+		qp.nextPSN, qp.endPSN, qp.una, qp.ackHigh, qp.maxSent = qp.basePSN, qp.basePSN, qp.basePSN, qp.basePSN, qp.basePSN
+		if a.Timeout != 0 {
+			qp.timeoutExp = a.Timeout
+		}
+		if a.RetryCnt != 0 || a.SetRetries {
+			qp.retryCnt = a.RetryCnt
+		}
+		if a.RNRRetry != 0 || a.SetRetries {
+			qp.rnrRetry = a.RNRRetry
+		}
+		if a.MaxRdAtomic != 0 {
+			qp.maxRdAtomic = a.MaxRdAtomic
+		}
+	case to == QPSQD:
+		qp.State = QPSQD
+		if qp.una >= qp.nextPSN {
+			h.asyncEvent(AsyncEvent{Type: EventSQDrained, QP: qp})
+		}
+		return nil
+	}
+	qp.State = to
+	if to == QPRTS {
+		h.activate(qp)
+	}
+	return nil
 }
 
 // QP returns the QP with number qpn, or nil.
@@ -90,13 +294,49 @@ func (h *HCA) QP(qpn uint32) *QP {
 	return h.qps[i]
 }
 
-// PostWrite posts an RDMA WRITE of size bytes on qp at time at (now or
-// later), as ibv_post_send would. It returns the WQE, which records the
-// completion.
-func (h *HCA) PostWrite(qp *QP, id int, size int64, at sim.Time) *WQE {
-	w := &WQE{ID: id, Size: size}
+// QPs returns every QP of the HCA, by number.
+func (h *HCA) QPs() []*QP { return h.qps }
+
+func (h *HCA) asyncEvent(ev AsyncEvent) {
+	h.Stats.AsyncEvents++
+	if h.OnAsyncEvent != nil {
+		h.OnAsyncEvent(ev)
+	}
+}
+
+// ---- posting
+
+// PostSend posts a send work request now (ibv_post_send). A WR the QP
+// cannot take returns an error and is not posted: a QP not yet in RTS, a
+// full send queue, READ or ATOMIC on UC, anything but SEND on UD or a UD
+// message longer than the MTU, an atomic that is not 8 bytes, an inline
+// payload over MaxInline. On a QP in ERR the WR is posted and flushed. A
+// local protection error (an lkey that is not the QP's PD's, or out of
+// bounds) completes the WR with loc_prot_err and moves the QP to ERR.
+func (h *HCA) PostSend(qp *QP, wr SendWR) (*WQE, error) {
+	w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
+	if err := h.checkSend(qp, w); err != nil {
+		return nil, err
+	}
+	h.post(qp, w)
+	return w, nil
+}
+
+// PostSendAt posts wr at time at (now or later), for programs scheduled
+// ahead (traffic generators). A WR that PostSend would refuse then
+// completes with loc_qp_op_err.
+func (h *HCA) PostSendAt(qp *QP, wr SendWR, at sim.Time) *WQE {
+	w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
 	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, wqe: w})
 	return w
+}
+
+// PostWrite posts an RDMA WRITE of size bytes (a synthetic payload) to
+// qp.RemoteAddr with qp.RemoteRKey at time at, as the simple API's
+// ibv_post_send. It returns the WQE, which records the completion.
+func (h *HCA) PostWrite(qp *QP, id int, size int64, at sim.Time) *WQE {
+	return h.PostSendAt(qp, SendWR{ID: uint64(id), Op: WRWrite, Length: size, Signaled: true,
+		RemoteAddr: qp.RemoteAddr, RKey: qp.RemoteRKey}, at)
 }
 
 type post struct {
@@ -104,30 +344,287 @@ type post struct {
 	wqe *WQE
 }
 
+func (h *HCA) checkSend(qp *QP, w *WQE) error {
+	switch qp.State {
+	case QPRTS, QPSQD, QPErr:
+	default:
+		return ErrInvalidState
+	}
+	wr := &w.wr
+	switch {
+	case qp.Type == UC && (wr.Op.isRead() || wr.Op.isAtomic()):
+		return ErrInvalidWR
+	case qp.Type == UD && (!wr.Op.isSend() || w.Size > int64(h.Prof.MTU) || wr.AH == nil):
+		return ErrInvalidWR
+	case wr.Op.isAtomic() && (w.Size != 8 || wr.RemoteAddr%8 != 0):
+		return ErrInvalidWR
+	case wr.Inline && (w.Size > int64(h.Prof.MaxInline) || wr.Op.isRead() || wr.Op.isAtomic()):
+		return ErrInvalidWR
+	case w.Size < 0:
+		return ErrInvalidWR
+	case len(qp.sq) >= qp.maxSend && qp.State != QPErr:
+		return ErrQueueFull
+	}
+	return nil
+}
+
+// checkLocal validates the SGL against the QP's PD (lkey, bounds, local
+// write for what the HCA writes into).
+func (h *HCA) checkLocal(qp *QP, sgl []SGE, write bool) bool {
+	for _, s := range sgl {
+		mr := h.mrs[s.LKey]
+		if mr == nil || mr.PD != qp.PD || !mr.contains(s.Addr, s.Len) {
+			return false
+		}
+		if write && mr.Access&AccessLocalWrite == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// gather copies the SGL's bytes, or returns nil when any part has none.
+func (h *HCA) gather(sgl []SGE, size int64) []byte {
+	if len(sgl) == 0 || size == 0 {
+		return nil
+	}
+	out := make([]byte, 0, size)
+	for _, s := range sgl {
+		b := h.mrs[s.LKey].Bytes(s.Addr, s.Len)
+		if b == nil {
+			return nil
+		}
+		out = append(out, b...)
+	}
+	return out
+}
+
+// scatter writes data at offset off of the SGL's concatenation.
+func (h *HCA) scatter(sgl []SGE, off int64, data []byte) {
+	for _, s := range sgl {
+		if len(data) == 0 {
+			return
+		}
+		if off >= s.Len {
+			off -= s.Len
+			continue
+		}
+		n := min(int64(len(data)), s.Len-off)
+		if b := h.mrs[s.LKey].Bytes(s.Addr+uint64(off), n); b != nil {
+			copy(b, data[:n])
+		}
+		data = data[n:]
+		off = 0
+	}
+}
+
+func (h *HCA) post(qp *QP, w *WQE) {
+	now := h.eng.Now()
+	w.Posted = now
+	w.signaled = w.wr.Signaled || qp.SigAll
+	mtu := int64(h.Prof.MTU)
+	switch {
+	case w.Op.isAtomic():
+		w.NPkts, w.reqPkts = 1, 1
+	case w.Op.isRead():
+		w.NPkts, w.reqPkts = max(1, (w.Size+mtu-1)/mtu), 1
+	default:
+		w.NPkts = max(1, (w.Size+mtu-1)/mtu)
+		w.reqPkts = w.NPkts
+	}
+	p := &h.Prof
+	w.ready = now + p.DoorbellLatency + p.TxPktLatency
+	if !w.wr.Inline {
+		w.ready += p.WQEFetchLatency
+		if w.Size > 0 && !w.Op.isRead() && !w.Op.isAtomic() {
+			w.ready += p.DMALatency
+		}
+	}
+	h.Stats.PostedSend++
+	if qp.State == QPErr {
+		h.complete(qp, w, WCFlushed)
+		return
+	}
+	writes := w.Op.isRead() || w.Op.isAtomic()
+	if !h.checkLocal(qp, w.wr.SGL, writes) {
+		// The HCA finds the bad lkey when it processes the WQE: the WR
+		// completes with loc_prot_err and the QP goes to ERR.
+		h.complete(qp, w, WCLocProtError)
+		h.toErr(qp)
+		h.asyncEvent(AsyncEvent{Type: EventQPFatal, QP: qp})
+		return
+	}
+	w.FirstPSN = qp.endPSN
+	qp.endPSN += w.NPkts
+	qp.sq = append(qp.sq, w)
+	if !writes {
+		w.data = h.gather(w.wr.SGL, w.Size)
+	}
+	h.activate(qp)
+}
+
+// PostRecv posts a receive (ibv_post_recv). It fails on a QP in RESET,
+// one with an SRQ, or a full queue; on a QP in ERR the RECV is flushed.
+func (h *HCA) PostRecv(qp *QP, wr RecvWR) error {
+	if qp.State == QPReset || qp.SRQ != nil {
+		return ErrInvalidState
+	}
+	if len(qp.rq) >= qp.maxRecv {
+		return ErrQueueFull
+	}
+	if !h.checkLocal(qp, wr.SGL, true) {
+		return ErrInvalidWR
+	}
+	r := &recvWQE{wr: wr, size: sglLen(wr.SGL, wr.Length)}
+	h.Stats.PostedRecv++
+	if qp.State == QPErr {
+		h.completeRecv(qp, r, WC{Status: WCFlushed, Opcode: WCOpRecv})
+		return nil
+	}
+	qp.rq = append(qp.rq, r)
+	return nil
+}
+
+// PostSRQRecv posts a receive on a shared receive queue.
+func (h *HCA) PostSRQRecv(s *SRQ, wr RecvWR) error {
+	if len(s.rq) >= s.Max {
+		return ErrQueueFull
+	}
+	for _, g := range wr.SGL {
+		mr := h.mrs[g.LKey]
+		if mr == nil || mr.PD != s.PD || !mr.contains(g.Addr, g.Len) || mr.Access&AccessLocalWrite == 0 {
+			return ErrInvalidWR
+		}
+	}
+	h.Stats.PostedRecv++
+	s.rq = append(s.rq, &recvWQE{wr: wr, size: sglLen(wr.SGL, wr.Length)})
+	return nil
+}
+
+// takeRecv removes the next RECV of qp (from its SRQ if it has one).
+func (h *HCA) takeRecv(qp *QP) *recvWQE {
+	q := &qp.rq
+	if qp.SRQ != nil {
+		q = &qp.SRQ.rq
+	}
+	if len(*q) == 0 {
+		return nil
+	}
+	r := (*q)[0]
+	(*q)[0] = nil
+	*q = (*q)[1:]
+	return r
+}
+
+// ---- events
+
 // HandleEvent runs the HCA's own events.
 func (h *HCA) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evPost:
 		p := ev.Data.(*post)
+		if err := h.checkSend(p.qp, p.wqe); err != nil {
+			h.Stats.PostedSend++
+			h.complete(p.qp, p.wqe, WCLocQPOpError)
+			return
+		}
 		h.post(p.qp, p.wqe)
 	case evTimeout:
 		h.timeout(ev.Data.(*QP))
+	case evWake:
+		if qp, ok := ev.Data.(*QP); ok {
+			qp.wake = sim.Timer{}
+		}
+		h.port.Kick()
+	case evRNR:
+		qp := ev.Data.(*QP)
+		qp.rnrWait = sim.Timer{} // this event is the timer: no longer waiting
+		h.activate(qp)
+	case evRx:
+		h.process(ev.Data.(*fabric.Packet))
+	case evRxDrain:
+		h.rxDrained()
+	case evComplete:
+		h.deliverCompletion(ev.Data.(*pendingWC))
+	case evWrite:
+		wv := ev.Data.(*writeVisible)
+		if h.OnWrite != nil {
+			h.OnWrite(wv.qp, wv.mr, wv.addr, wv.n)
+		}
 	}
 }
 
-func (h *HCA) post(qp *QP, w *WQE) {
-	w.Posted = h.eng.Now()
-	mtu := int64(h.Prof.MTU)
-	w.NPkts = max(1, (w.Size+mtu-1)/mtu)
-	w.FirstPSN = qp.endPSN
-	qp.endPSN += w.NPkts
-	qp.sq = append(qp.sq, w)
-	if qp.State != QPRTS {
-		h.complete(qp, w, WCFlushed)
+// ---- completions
+
+type pendingWC struct {
+	qp   *QP
+	w    *WQE // a send completion, or nil
+	wc   WC
+	cqe  bool // write a CQE
+	recv bool
+}
+
+type writeVisible struct {
+	qp   *QP
+	mr   *MR
+	addr uint64
+	n    int64
+}
+
+// complete finishes a send WQE with status; its CQE (if signaled or an
+// error) becomes visible DMALatency later.
+func (h *HCA) complete(qp *QP, w *WQE, status WCStatus) {
+	if w.done {
+		h.Stats.DoubleCompletions++
 		return
 	}
-	h.activate(qp)
+	w.done = true
+	w.Status = status
+	h.Stats.CompletedSend++
+	op := [...]WCOpcode{WCOpWrite, WCOpWrite, WCOpSend, WCOpSend, WCOpRead, WCOpCompSwap, WCOpFetchAdd}[w.Op]
+	pw := &pendingWC{qp: qp, w: w, wc: WC{WRID: w.ID, Status: status, Opcode: op, QPN: qp.QPN, ByteLen: w.Size},
+		cqe: w.signaled || status != WCSuccess}
+	h.eng.After(h.Prof.DMALatency, h, evComplete, 0, pw)
 }
+
+func (w *WQE) reqSent() bool { return w.requested }
+
+func (h *HCA) completeRecv(qp *QP, r *recvWQE, wc WC) {
+	if r.done {
+		h.Stats.DoubleCompletions++
+		return
+	}
+	r.done = true
+	h.Stats.CompletedRecv++
+	wc.WRID, wc.QPN = r.wr.ID, qp.QPN
+	h.eng.After(h.Prof.DMALatency, h, evComplete, 0, &pendingWC{qp: qp, wc: wc, cqe: true, recv: true})
+}
+
+func (h *HCA) deliverCompletion(pw *pendingWC) {
+	now := h.eng.Now()
+	pw.wc.At = now
+	if pw.w != nil {
+		pw.w.Completed = now
+		if h.OnComplete != nil {
+			h.OnComplete(pw.qp, pw.w)
+		}
+	}
+	if pw.recv && h.OnRecv != nil {
+		h.OnRecv(pw.qp, pw.wc)
+	}
+	if !pw.cqe {
+		return
+	}
+	cq := pw.qp.SendCQ
+	if pw.recv {
+		cq = pw.qp.RecvCQ
+	}
+	if cq != nil {
+		cq.push(pw.wc)
+	}
+}
+
+// ---- the transmit arbiter
 
 func (h *HCA) activate(qp *QP) {
 	if !qp.active && qp.hasWork() {
@@ -137,14 +634,33 @@ func (h *HCA) activate(qp *QP) {
 	h.port.Kick()
 }
 
-// NextPacket is the transmit arbiter: ACKs and NAKs first, then one packet
-// from the next requester QP in round-robin order whose priority is not
-// paused.
+func (h *HCA) deactivate(i int) {
+	h.active[i].active = false
+	copy(h.active[i:], h.active[i+1:])
+	h.active[len(h.active)-1] = nil
+	h.active = h.active[:len(h.active)-1]
+}
+
+// NextPacket is the transmit arbiter: control packets (ACK, NAK, atomic
+// responses, CNPs) first, then one packet from the next QP in round-robin
+// order whose priority is not paused and that may send now: its READ
+// responses before its requests, and requests only when the WQE's
+// doorbell and fetch are done, the QP's rate limiter and window allow,
+// and (for READ and atomics) fewer than max_rd_atomic are outstanding.
+// A QP held back by time sets a wake timer.
 func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 	if p := h.ctrl.Peek(); p != nil && !port.Paused(p.Priority) {
 		h.Stats.TxPackets++
-		return h.ctrl.Pop()
+		p = h.ctrl.Pop()
+		if p.Kind == fabric.KindAck {
+			if qp := h.QP(p.SrcQP); qp != nil && qp.queuedAck == p {
+				qp.queuedAck = nil
+			}
+		}
+		p.SentAt = h.eng.Now()
+		return p
 	}
+	now := h.eng.Now()
 	for n := len(h.active); n > 0; n-- {
 		if h.cursor >= len(h.active) {
 			h.cursor = 0
@@ -158,233 +674,159 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 		if port.Paused(qp.Priority) {
 			continue
 		}
+		if len(qp.rdJobs) > 0 {
+			return h.nextReadResponse(qp)
+		}
+		if qp.State != QPRTS {
+			continue
+		}
+		if t := h.holdUntil(qp); t > now {
+			if t != sim.Never && qp.wake.At() != t {
+				h.eng.Cancel(qp.wake)
+				qp.wake = h.eng.Schedule(t, h, evWake, 0, qp)
+			}
+			continue
+		}
 		return h.nextRequest(qp)
 	}
 	return nil
 }
 
-func (h *HCA) deactivate(i int) {
-	h.active[i].active = false
-	copy(h.active[i:], h.active[i+1:])
-	h.active[len(h.active)-1] = nil
-	h.active = h.active[:len(h.active)-1]
+// holdUntil is when qp's next request may go: now or earlier when it may
+// go now, Never while it waits for an ACK, a response or an RNR timer.
+func (h *HCA) holdUntil(qp *QP) sim.Time {
+	if qp.rnrWait.Pending() {
+		return sim.Never
+	}
+	w := qp.sq[qp.sendIdx]
+	if qp.Type == RC {
+		if qp.Window > 0 && (qp.nextPSN-qp.una)*int64(h.Prof.MTU) >= qp.Window {
+			return sim.Never
+		}
+		if (w.Op.isRead() || w.Op.isAtomic()) && !w.reqSent() && qp.rdOut >= qp.maxRdAtomic {
+			return sim.Never
+		}
+	}
+	return max(w.ready, qp.nextTx)
 }
 
-// nextRequest builds the packet for qp.nextPSN.
-func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
-	psn := qp.nextPSN
-	w := qp.wqeAt(psn)
-	i := psn - w.FirstPSN
-	mtu := int64(h.Prof.MTU)
-	payload := min(mtu, w.Size-i*mtu)
-	last := i == w.NPkts-1
-	var op fabric.Opcode
-	switch {
-	case w.NPkts == 1:
-		op = fabric.OpWriteOnly
-	case i == 0:
-		op = fabric.OpWriteFirst
-	case last:
-		op = fabric.OpWriteLast
-	default:
-		op = fabric.OpWriteMiddle
-	}
-	p := h.pool.Get()
-	p.Kind = fabric.KindData
-	p.Opcode = fabric.TransportRC | op
-	p.Priority = qp.Priority
-	p.Src, p.Dst = h.ID, qp.Remote
-	p.Flow = qp.flow
-	p.DestQP, p.SrcQP = qp.RemoteQPN, qp.QPN
-	p.PSN = uint32(psn) & psnMask
-	p.AckReq = last || (h.Prof.AckEvery > 0 && (psn+1)%int64(h.Prof.AckEvery) == 0)
-	if i == 0 {
-		p.DMALen = uint32(w.Size)
-	}
-	p.Payload = int32(payload)
-	p.Wire = int32(fabric.RoCEv2Wire(p.Opcode, int(payload)))
-	p.SentAt = h.eng.Now()
-	p.InPort = -1
+// ---- the receive pipeline
 
-	h.Stats.DataPackets++
-	h.Stats.TxPackets++
-	if psn < qp.maxSent {
-		h.Stats.Retransmitted++
-		w.Retransmits++
-	} else {
-		qp.maxSent = psn + 1
-	}
-	qp.nextPSN++
-	if !qp.timer.Pending() {
-		h.armTimer(qp)
-	}
-	return p
-}
-
-func (h *HCA) armTimer(qp *QP) {
-	h.eng.Cancel(qp.timer)
-	if d := h.Prof.AckTimeoutDuration(); d > 0 {
-		qp.timer = h.eng.After(d, h, evTimeout, 0, qp)
-	}
-}
-
-// Receive takes a packet from the wire.
+// Receive takes a packet from the wire. With a receive drain rate below
+// line rate the packet waits in the NIC's receive buffer, which sends PFC
+// PAUSE on the packet's priority above RxXoff and RESUME below RxXon;
+// then the per-packet pipeline (RxPktLatency) runs before the transport
+// logic sees it.
 func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 	h.Stats.RxPackets++
-	if qp := h.QP(p.DestQP); qp != nil {
-		switch p.Kind {
-		case fabric.KindData:
+	if h.Prof.RxRate > 0 {
+		h.rxq.Push(p)
+		if !h.rxPaused && h.rxq.Bytes > h.Prof.RxXoff {
+			h.rxPaused = true
+			h.sendPause(p.Priority, fabric.MaxQuanta)
+		} else if h.rxPaused && h.rxq.Bytes > h.Prof.RxXoff {
+			// refresh a pause that is half over
+			if h.eng.Now()-h.rxPauseAt > fabric.PauseDuration(fabric.MaxQuanta, h.port.Rate)/2 {
+				h.sendPause(p.Priority, fabric.MaxQuanta)
+			}
+		}
+		if !h.rxBusy {
+			h.startDrain()
+		}
+		return
+	}
+	h.afterPipeline(p)
+}
+
+func (h *HCA) sendPause(prio uint8, quanta uint16) {
+	if quanta == 0 {
+		h.Stats.ResumeSent++
+	} else {
+		h.Stats.PauseSent++
+		h.rxPauseAt = h.eng.Now()
+	}
+	h.port.SendPause(prio, quanta)
+}
+
+func (h *HCA) startDrain() {
+	p := h.rxq.Peek()
+	h.rxBusy = true
+	h.eng.After(fabric.SerializationTime(int64(p.Wire), h.Prof.RxRate), h, evRxDrain, 0, nil)
+}
+
+func (h *HCA) rxDrained() {
+	p := h.rxq.Pop()
+	h.rxBusy = false
+	if h.rxPaused && h.rxq.Bytes <= h.Prof.RxXon {
+		h.rxPaused = false
+		h.sendPause(h.Prof.Priority, 0)
+	}
+	if h.rxq.Len > 0 {
+		h.startDrain()
+	}
+	h.afterPipeline(p)
+}
+
+func (h *HCA) afterPipeline(p *fabric.Packet) {
+	if d := h.Prof.RxPktLatency; d > 0 {
+		h.eng.After(d, h, evRx, 0, p)
+		return
+	}
+	h.process(p)
+}
+
+// process is the transport logic for one arrived packet.
+func (h *HCA) process(p *fabric.Packet) {
+	qp := h.QP(p.DestQP)
+	if qp == nil {
+		h.Stats.BadQPDrops++
+		h.pool.Put(p)
+		return
+	}
+	if p.ECN == fabric.CE && p.Kind == fabric.KindData {
+		h.Stats.ECNMarked++
+		h.maybeCNP(qp, p)
+	}
+	switch p.Kind {
+	case fabric.KindData:
+		switch op := p.Opcode.Operation(); {
+		case op >= fabric.OpReadResponseFirst && op <= fabric.OpReadResponseOnly:
+			h.readResponse(qp, p)
+		case qp.Type == UD:
+			h.receiveUD(qp, p)
+		default:
 			h.respond(qp, p)
-		case fabric.KindAck:
-			h.acknowledged(qp, p)
+		}
+	case fabric.KindAck:
+		h.acknowledged(qp, p)
+	case fabric.KindCNP:
+		h.Stats.CNPsReceived++
+		qp.CNPs++
+		if qp.OnCNP != nil {
+			qp.OnCNP(qp)
 		}
 	}
 	h.pool.Put(p)
 }
 
-// respond is the RC responder: accept the expected PSN, NAK the first
-// packet after a gap, re-ACK duplicates.
-func (h *HCA) respond(qp *QP, p *fabric.Packet) {
-	psn := expand(p.PSN, qp.ePSN)
-	switch {
-	case psn == qp.ePSN:
-		qp.ePSN++
-		qp.nakSent = false
-		qp.Delivered += int64(p.Payload)
-		if qp.FirstDelivery == 0 {
-			qp.FirstDelivery = h.eng.Now()
-		}
-		qp.LastDelivery = h.eng.Now()
-		op := p.Opcode.Operation()
-		if op == fabric.OpWriteLast || op == fabric.OpWriteOnly {
-			qp.msn++
-		}
-		if p.AckReq {
-			h.sendAck(qp, p, fabric.SyndromeACK, psn)
-		}
-	case psn > qp.ePSN:
-		h.Stats.OutOfOrder++
-		if !qp.nakSent {
-			qp.nakSent = true
-			h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN)
-		}
-	default:
-		h.Stats.Duplicates++
-		if p.AckReq {
-			h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
-		}
+// maybeCNP sends a CNP to the sender of a CE-marked packet, at most one
+// per QP per CNPInterval.
+func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
+	now := h.eng.Now()
+	if qp.cnpSent && now-qp.lastCNP < h.Prof.CNPInterval {
+		return
 	}
-}
-
-func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) {
-	a := h.pool.Get()
-	a.Kind = fabric.KindAck
-	a.Opcode = fabric.TransportRC | fabric.OpAcknowledge
-	a.Priority = req.Priority
-	a.Src, a.Dst = h.ID, req.Src
-	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
-	a.DestQP = qp.RemoteQPN
-	a.PSN = uint32(psn) & psnMask
-	a.Syndrome = syndrome
-	a.MSN = qp.msn
-	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
-	a.SentAt = h.eng.Now()
-	a.InPort = -1
-	if syndrome == fabric.SyndromeACK {
-		h.Stats.AcksSent++
-	} else {
-		h.Stats.NaksSent++
-	}
-	h.ctrl.Push(a)
+	qp.cnpSent, qp.lastCNP = true, now
+	c := h.pool.Get()
+	c.Kind = fabric.KindCNP
+	c.Opcode = fabric.OpCNP
+	c.Priority = h.Prof.CNPPriority
+	c.Src, c.Dst = h.ID, req.Src
+	c.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
+	c.DestQP, c.SrcQP = req.SrcQP, qp.QPN
+	c.Wire = int32(fabric.RoCEv2Wire(fabric.OpCNP, 0))
+	c.InPort = -1
+	h.Stats.CNPsSent++
+	h.ctrl.Push(c)
 	h.port.Kick()
-}
-
-// acknowledged is the requester's side of an ACK or NAK.
-func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
-	if qp.State != QPRTS {
-		return
-	}
-	psn := expand(p.PSN, qp.una)
-	switch {
-	case p.Syndrome == fabric.SyndromeACK:
-		h.advance(qp, psn+1)
-	case p.Syndrome == fabric.SyndromeNAKSeqErr:
-		// Everything before psn arrived; go back to psn.
-		h.advance(qp, psn)
-		if psn >= qp.una && psn < qp.nextPSN {
-			h.rewind(qp, psn)
-		}
-	}
-}
-
-// advance acknowledges everything before una and completes the WQEs that
-// end there.
-func (h *HCA) advance(qp *QP, una int64) {
-	if una <= qp.una || una > qp.maxSent {
-		return
-	}
-	qp.una = una
-	qp.retries = 0
-	for len(qp.sq) > 0 {
-		w := qp.sq[0]
-		if w.FirstPSN+w.NPkts > una {
-			break
-		}
-		qp.sq = qp.sq[1:]
-		h.complete(qp, w, WCSuccess)
-	}
-	if qp.una < qp.nextPSN {
-		h.armTimer(qp)
-	} else {
-		h.eng.Cancel(qp.timer)
-	}
-}
-
-// rewind restarts sending at psn. Go-back-0 restarts at the first packet
-// of the WQE that holds psn.
-func (h *HCA) rewind(qp *QP, psn int64) {
-	if h.Prof.Retransmit == GoBack0 {
-		if w := qp.wqeAt(psn); w != nil {
-			psn = w.FirstPSN
-		}
-	}
-	qp.nextPSN = psn
-	h.activate(qp)
-}
-
-func (h *HCA) timeout(qp *QP) {
-	if qp.State != QPRTS || qp.una >= qp.nextPSN {
-		return
-	}
-	h.Stats.Timeouts++
-	qp.retries++
-	if qp.retries > h.Prof.RetryCount {
-		h.fail(qp, WCRetryExceeded)
-		return
-	}
-	h.rewind(qp, qp.una)
-	h.armTimer(qp)
-}
-
-// fail completes the head WQE with status and flushes the rest, moving the
-// QP to the error state.
-func (h *HCA) fail(qp *QP, status WCStatus) {
-	qp.State = QPErr
-	h.eng.Cancel(qp.timer)
-	for i, w := range qp.sq {
-		if i == 0 {
-			h.complete(qp, w, status)
-		} else {
-			h.complete(qp, w, WCFlushed)
-		}
-	}
-	qp.sq = nil
-}
-
-func (h *HCA) complete(qp *QP, w *WQE, status WCStatus) {
-	w.Status = status
-	w.Completed = h.eng.Now()
-	if h.OnComplete != nil {
-		h.OnComplete(qp, w)
-	}
 }

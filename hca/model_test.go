@@ -32,10 +32,16 @@ func star(t testing.TB, hosts int, rate fabric.Rate, delay sim.Time, prof hca.Pr
 	return eng, hcas, sw
 }
 
+// connect makes an RC QP pair and, as ibv_rc_pingpong exchanges them,
+// tells each side the other's 64 MiB MR (sizes only, no bytes).
 func connect(a, b *hca.HCA) (*hca.QP, *hca.QP) {
 	qa, qb := a.CreateQP(), b.CreateQP()
 	a.Connect(qa, b.ID, b.IP, qb.QPN)
 	b.Connect(qb, a.ID, a.IP, qa.QPN)
+	ma := a.RegMR(a.DefaultPD(), 64<<20, nil, hca.AccessAll)
+	mb := b.RegMR(b.DefaultPD(), 64<<20, nil, hca.AccessAll)
+	qa.RemoteAddr, qa.RemoteRKey = mb.Addr, mb.RKey
+	qb.RemoteAddr, qb.RemoteRKey = ma.Addr, ma.RKey
 	return qa, qb
 }
 
@@ -64,12 +70,13 @@ func TestWriteGoodputAtLineRate(t *testing.T) {
 	}
 }
 
-// TestOnePacketLatency: one packet's one-way latency is its serialization
-// on each of the two links, both propagation delays and the switch's
-// pipeline latency, to the picosecond.
+// TestOnePacketLatency: without NIC latencies (Profile.Zero), one
+// packet's one-way latency is its serialization on each of the two links,
+// both propagation delays and the switch's pipeline latency, to the
+// picosecond.
 func TestOnePacketLatency(t *testing.T) {
 	sp := swtch.DefaultProfile()
-	eng, h, _ := star(t, 2, 100*fabric.Gbps, 1500*sim.Nanosecond, hca.DefaultProfile(), sp)
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, 1500*sim.Nanosecond, hca.DefaultProfile().Zero(), sp)
 	qa, qb := connect(h[0], h[1])
 	h[0].PostWrite(qa, 0, 1, 0)
 	eng.Run(sim.Second, nil)

@@ -49,6 +49,60 @@ type Profile struct {
 	// AckEvery is how many packets the requester sends between AckReq
 	// bits (the last packet of a message always asks). Default 16.
 	AckEvery int
+	// MinRNRTimer is the responder's min_rnr_timer code (IBTA vol. 1,
+	// table 45): how long a requester waits after an RNR NAK. Default 12
+	// (0.64 ms), the value rdma-core's rping and many applications use.
+	MinRNRTimer int
+	// MaxDestRdAtomic is how many READ/ATOMIC requests the responder
+	// keeps in progress. Default 16, as MaxRdAtomic.
+	MaxDestRdAtomic int
+	// MaxInline is the largest inline payload. Default 220 bytes, what
+	// perftest gets from ConnectX-4/5 (its default --inline_size).
+	MaxInline int
+	// MaxSendWR, MaxRecvWR and CQDepth are the default queue depths
+	// (perftest's defaults: tx depth 128, rx depth 512, CQ as deep as
+	// both).
+	MaxSendWR, MaxRecvWR, CQDepth int
+
+	// NIC timing. The defaults make a 2-byte inline ib_write_lat back to
+	// back about 0.9 µs, near what ConnectX-5 shows (NVIDIA publishes
+	// 0.8-1.0 µs for 100 Gb/s ConnectX-5/6).
+	//
+	// DoorbellLatency is from ibv_post_send to the NIC seeing the
+	// doorbell: an MMIO posted write across PCIe (about half a PCIe round
+	// trip; Neugebauer et al., "Understanding PCIe performance for end
+	// host networking", SIGCOMM 2018). Default 200 ns.
+	DoorbellLatency sim.Time
+	// WQEFetchLatency is the DMA read of the WQE: a PCIe read round trip,
+	// 400-500 ns on Xeon hosts (Neugebauer et al. 2018). Inline WRs skip
+	// it (BlueFlame writes the WQE with the doorbell). Default 450 ns.
+	WQEFetchLatency sim.Time
+	// DMALatency is the DMA of payload: the read of a non-inline payload
+	// before its first packet, and on receive the time until written
+	// data and the CQE are visible in host memory. Default 300 ns (a
+	// posted write's half round trip plus the root complex).
+	DMALatency sim.Time
+	// TxPktLatency and RxPktLatency are the NIC's per-packet pipeline
+	// from the scheduler to the wire and from the wire to the transport
+	// logic. Default 200 ns each (ConnectX port-to-port forwarding in
+	// the sub-microsecond range; the totals above fix their sum).
+	TxPktLatency, RxPktLatency sim.Time
+	// RxBuffer is the NIC's receive buffer, and RxXoff and RxXon the
+	// occupancy at which it sends PFC PAUSE and RESUME on its data
+	// priority when the drain is slower than the wire. Defaults: 256 KiB
+	// (the ConnectX-5 port buffer mlnx_qos reports), XOFF at 128 KiB,
+	// XON at 96 KiB (leaving 128 KiB of headroom, more than the 802.1Qbb
+	// bound for 10 µs of cable at 100 Gb/s).
+	RxBuffer, RxXoff, RxXon int64
+	// CNPInterval is the least time between two CNPs for one QP
+	// (NVIDIA's min_time_between_cnps, default 4 µs on ConnectX-4 and
+	// later), and CNPPriority their 802.1p priority (cnp_802p_prio,
+	// default 6).
+	CNPInterval sim.Time
+	CNPPriority uint8
+	// QKey is the default Q_Key of UD QPs (perftest's 0x11111111).
+	QKey uint32
+
 	// CC is the congestion control: "none" (PFC only), "dcqcn", "hpcc",
 	// "timely". Default "none" until the congestion models land.
 	CC string
@@ -77,5 +131,40 @@ func DefaultProfile() Profile {
 		MaxRdAtomic: 16,
 		AckEvery:    16,
 		CC:          "none",
+
+		MinRNRTimer:     12,
+		MaxDestRdAtomic: 16,
+		MaxInline:       220,
+		MaxSendWR:       128,
+		MaxRecvWR:       512,
+		CQDepth:         4096,
+		DoorbellLatency: 200 * sim.Nanosecond,
+		WQEFetchLatency: 450 * sim.Nanosecond,
+		DMALatency:      300 * sim.Nanosecond,
+		TxPktLatency:    200 * sim.Nanosecond,
+		RxPktLatency:    200 * sim.Nanosecond,
+		RxBuffer:        256 * 1024,
+		RxXoff:          128 * 1024,
+		RxXon:           96 * 1024,
+		CNPInterval:     4 * sim.Microsecond,
+		CNPPriority:     6,
+		QKey:            0x11111111,
 	}
+}
+
+// rnrTimes is IBTA vol. 1 table 45: the RNR NAK timer field's values.
+var rnrTimes = [32]sim.Time{
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+}
+
+// RNRDelay is the time an RNR NAK timer code stands for (IBTA vol. 1,
+// table 45); the table above is in microseconds.
+func RNRDelay(code int) sim.Time { return rnrTimes[code&31] * sim.Microsecond }
+
+// Zero returns a copy of p without NIC latencies, for tests that check
+// the fabric's timing to the picosecond.
+func (p Profile) Zero() Profile {
+	p.DoorbellLatency, p.WQEFetchLatency, p.DMALatency, p.TxPktLatency, p.RxPktLatency = 0, 0, 0, 0, 0
+	return p
 }

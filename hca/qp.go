@@ -1,6 +1,8 @@
 package hca
 
 import (
+	"fmt"
+
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -10,15 +12,22 @@ type WCStatus uint8
 
 // Work completion statuses.
 const (
-	WCPending        WCStatus = iota // not completed yet
-	WCSuccess                        // IBV_WC_SUCCESS
-	WCRetryExceeded                  // IBV_WC_RETRY_EXC_ERR
-	WCFlushed                        // IBV_WC_WR_FLUSH_ERR
-	WCRemAccessError                 // IBV_WC_REM_ACCESS_ERR
+	WCPending          WCStatus = iota // not completed yet
+	WCSuccess                          // IBV_WC_SUCCESS
+	WCRetryExceeded                    // IBV_WC_RETRY_EXC_ERR
+	WCFlushed                          // IBV_WC_WR_FLUSH_ERR
+	WCRemAccessError                   // IBV_WC_REM_ACCESS_ERR
+	WCRNRRetryExceeded                 // IBV_WC_RNR_RETRY_EXC_ERR
+	WCRemInvReqError                   // IBV_WC_REM_INV_REQ_ERR
+	WCLocLenError                      // IBV_WC_LOC_LEN_ERR
+	WCLocProtError                     // IBV_WC_LOC_PROT_ERR
+	WCLocQPOpError                     // IBV_WC_LOC_QP_OP_ERR
+	WCRemOpError                       // IBV_WC_REM_OP_ERR
 )
 
 func (s WCStatus) String() string {
-	return [...]string{"incomplete", "success", "retry_exc_err", "wr_flush_err", "rem_access_err"}[s]
+	return [...]string{"incomplete", "success", "retry_exc_err", "wr_flush_err", "rem_access_err",
+		"rnr_retry_exc_err", "rem_inv_req_err", "loc_len_err", "loc_prot_err", "loc_qp_op_err", "rem_op_err"}[s]
 }
 
 // QPState is the verbs QP state machine (IBTA vol. 1, 10.3.1).
@@ -36,66 +45,221 @@ const (
 
 func (s QPState) String() string { return [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "ERR"}[s] }
 
+// QPType is the transport service.
+type QPType uint8
+
+// QP types.
+const (
+	RC QPType = iota // reliable connected
+	UC               // unreliable connected
+	UD               // unreliable datagram
+)
+
+func (t QPType) String() string { return [...]string{"rc", "uc", "ud"}[t] }
+
+func (t QPType) transport() fabric.Opcode {
+	return [...]fabric.Opcode{fabric.TransportRC, fabric.TransportUC, fabric.TransportUD}[t]
+}
+
 // psnMask keeps the 24 bits a BTH carries.
 const psnMask = 1<<24 - 1
 
-// WQE is a work request on a send queue: one RDMA WRITE of Size bytes.
-// PSNs are kept as 64-bit counts inside the model and wrap to 24 bits on
-// the wire.
+// WQE is a send work request as the HCA holds it. PSNs are kept as 64-bit
+// counts inside the model and wrap to 24 bits on the wire.
 type WQE struct {
-	ID   int   // the caller's work request id (wr_id)
-	Size int64 // bytes
-	// FirstPSN is the PSN of its first packet; it spans NPkts packets.
+	ID   uint64
+	Op   WROpcode
+	Size int64 // payload bytes
+	// FirstPSN is the PSN of its first packet; it spans NPkts PSNs (a
+	// READ spans its responses' PSNs, an atomic one).
 	FirstPSN, NPkts int64
 	Posted          sim.Time
 	Completed       sim.Time
 	Status          WCStatus
 	// Retransmits counts packets of this WQE sent more than once.
 	Retransmits int64
+	// AtomicResult is the value an atomic found at the responder.
+	AtomicResult uint64
+
+	wr        SendWR
+	signaled  bool
+	ready     sim.Time // when the HCA may start sending it (doorbell, fetch, DMA)
+	data      []byte   // payload snapshot, when the local memory has bytes
+	reqPkts   int64    // packets the requester sends: NPkts, or 1 for READ/atomic
+	respPkts  int64    // READ response packets received in order
+	respDone  bool     // READ/atomic: every response is in
+	retryAt   int64    // the PSN a READ was last re-requested from
+	requested bool     // READ/atomic: its request has been sent (counts in rdOut)
+	done      bool
 }
 
-// QP is a reliable-connected queue pair: its requester side sends the
-// WQEs of its send queue; its responder side receives the peer's requests.
+// recvWQE is a posted receive.
+type recvWQE struct {
+	wr   RecvWR
+	size int64
+	done bool
+}
+
+// QPCaps are a QP's creation parameters (ibv_qp_init_attr).
+type QPCaps struct {
+	Type    QPType
+	PD      *PD
+	SendCQ  *CQ
+	RecvCQ  *CQ
+	SRQ     *SRQ
+	MaxSend int // send queue depth; 0: Profile.MaxSendWR
+	MaxRecv int // receive queue depth; 0: Profile.MaxRecvWR
+	SigAll  bool
+}
+
+// QPAttr are the attributes ModifyQP sets (ibv_qp_attr). Fields at their
+// zero value keep the QP's current value (the profile's default at
+// creation), except State, which is the target.
+type QPAttr struct {
+	State QPState
+	// Access is the QP's remote access (qp_access_flags); default all.
+	Access Access
+	// QKey is a UD QP's Q_Key.
+	QKey uint32
+	// Dest, DestIP and DestQPN connect an RC or UC QP (its AH and
+	// dest_qp_num); RQPSN is the first PSN expected, SQPSN the first sent.
+	Dest         fabric.NodeID
+	DestIP       uint32
+	DestQPN      uint32
+	RQPSN, SQPSN uint32
+	// RC: timeout exponent, retry_cnt, rnr_retry (7: infinite),
+	// min_rnr_timer (IBTA table 45 code), max_rd_atomic (outstanding
+	// READ/ATOMIC as requester), max_dest_rd_atomic (as responder).
+	Timeout, RetryCnt, RNRRetry, MinRNRTimer int
+	MaxRdAtomic, MaxDestRdAtomic             int
+	// SetRetries says RetryCnt and RNRRetry are given even when zero.
+	SetRetries bool
+}
+
+// QP is a queue pair: its requester side sends the WQEs of its send queue;
+// its responder side receives the peer's requests.
 type QP struct {
 	QPN       uint32
+	Type      QPType
 	RemoteQPN uint32
 	Remote    fabric.NodeID
+	RemoteIP  uint32
 	State     QPState
 	Priority  uint8
+	PD        *PD
+	SendCQ    *CQ
+	RecvCQ    *CQ
+	SRQ       *SRQ
+	SigAll    bool
+	Access    Access
+	QKey      uint32
+
+	// RemoteAddr and RemoteRKey are what the application learnt of the
+	// peer's memory out of band (as ibv_rc_pingpong exchanges them); the
+	// HCA only uses them in PostWrite.
+	RemoteAddr uint64
+	RemoteRKey uint32
+
+	// Rate limits the QP's requests (0: line rate) and Window bounds its
+	// bytes in flight (0: none), estimated as unacknowledged PSNs × MTU;
+	// congestion control sets them.
+	Rate   fabric.Rate
+	Window int64
+
+	// OnCNP, if set, is called when a CNP for this QP arrives (the
+	// reaction point of congestion control).
+	OnCNP func(qp *QP)
+
+	timeoutExp, retryCnt, rnrRetry, minRNRTimer int
+	maxRdAtomic, maxDestRdAtomic                int
+	maxSend, maxRecv                            int
 
 	flow fabric.FlowKey
 
 	// Requester.
-	sq      []*WQE // posted WQEs not yet completed, in order
-	nextPSN int64  // PSN of the next packet to send
-	endPSN  int64  // one past the last PSN posted
-	una     int64  // oldest unacknowledged PSN
-	maxSent int64  // one past the highest PSN ever sent
-	retries int    // consecutive timeouts without progress
-	timer   sim.Timer
-	active  bool // in the HCA's transmit list
+	sq         []*WQE // posted WQEs not yet completed, in order
+	sendIdx    int    // index in sq of the WQE being sent
+	sendOff    int64  // its next packet
+	nextPSN    int64  // PSN of the next packet to send
+	endPSN     int64  // one past the last PSN posted
+	una        int64  // oldest unacknowledged PSN
+	ackHigh    int64  // one past the highest PSN acknowledged
+	maxSent    int64  // one past the highest PSN ever sent
+	retries    int    // consecutive timeouts without progress
+	rnrRetries int    // consecutive RNR NAKs
+	rdOut      int    // READ/atomic requests sent and not completed
+	timer      sim.Timer
+	rnrWait    sim.Timer
+	wake       sim.Timer
+	nextTx     sim.Time // rate limiter: earliest next request
+	active     bool     // in the HCA's transmit list
+	basePSN    int64
 
 	// Responder.
-	ePSN      int64 // next PSN expected
-	nakSent   bool  // a sequence-error NAK is outstanding
-	msn       uint32
-	Delivered int64 // payload bytes accepted in order
-	// FirstDelivery and LastDelivery are when the responder accepted its
-	// first and latest in-order request packet (zero before the first).
+	rq         []*recvWQE
+	ePSN       int64 // next PSN expected
+	nakSent    bool  // a sequence-error NAK is outstanding
+	msn        uint32
+	msgStart   int64    // PSN of the first packet of the message in progress
+	inMsg      bool     // UC/RC: inside a multi-packet message
+	curRecv    *recvWQE // the RECV a SEND in progress fills
+	curRecvOff int64
+	curMR      *MR // the MR a WRITE in progress writes
+	curVA      uint64
+	curLeft    int64
+	msgLen     int64
+	rdJobs     []*readJob    // READ responses to send, in order
+	atomics    []atomicSaved // recent atomic results, for duplicates
+	queuedAck  *fabric.Packet
+	lastCNP    sim.Time
+	cnpSent    bool
+
+	// Delivered counts payload bytes accepted in order; FirstDelivery and
+	// LastDelivery are when the responder accepted its first and latest
+	// in-order request packet (zero before the first).
+	Delivered                   int64
 	FirstDelivery, LastDelivery sim.Time
+	// ReadDelivered counts READ response bytes the requester accepted.
+	ReadDelivered int64
+	// CNPs counts CNPs this QP received (as requester).
+	CNPs int64
 }
 
-// hasWork reports whether the requester has packets to send now.
-func (q *QP) hasWork() bool { return q.State == QPRTS && q.nextPSN < q.endPSN }
+type readJob struct {
+	psn  int64 // PSN of the next response packet
+	end  int64 // one past the last
+	mr   *MR
+	va   uint64
+	left int64
+	size int64
+	data []byte // snapshot, when the MR has bytes
+}
 
-// wqeAt returns the WQE that holds absolute PSN psn.
-func (q *QP) wqeAt(psn int64) *WQE {
-	for _, w := range q.sq {
+type atomicSaved struct {
+	psn  int64
+	orig uint64
+}
+
+// hasWork reports whether the QP has packets to send: READ responses,
+// or requests.
+func (q *QP) hasWork() bool {
+	if len(q.rdJobs) > 0 && q.State != QPReset {
+		return true
+	}
+	return q.State == QPRTS && q.sendIdx < len(q.sq)
+}
+
+// wqeAt returns the WQE that holds absolute PSN psn, and its index.
+func (q *QP) wqeAt(psn int64) (*WQE, int) {
+	for i, w := range q.sq {
 		if psn < w.FirstPSN+w.NPkts {
-			return w
+			if psn < w.FirstPSN {
+				return nil, -1
+			}
+			return w, i
 		}
 	}
-	return nil
+	return nil, -1
 }
 
 // expand turns a 24-bit PSN from the wire into the absolute PSN nearest
@@ -106,4 +270,20 @@ func expand(wire uint32, ref int64) int64 {
 		d -= 1 << 24
 	}
 	return ref + d
+}
+
+// Outstanding is the number of send WRs posted and not completed.
+func (q *QP) Outstanding() int { return len(q.sq) }
+
+// RecvPosted is the number of RECVs posted on the QP's own receive queue.
+func (q *QP) RecvPosted() int { return len(q.rq) }
+
+func (q *QP) String() string { return fmt.Sprintf("qp%d(%s %s)", q.QPN, q.Type, q.State) }
+
+// transitions lists the modify_qp transitions the IBTA allows (vol. 1,
+// figure 132); any state may go to RESET or ERR.
+var transitions = map[[2]QPState]bool{
+	{QPReset, QPInit}: true, {QPInit, QPInit}: true, {QPInit, QPRTR}: true,
+	{QPRTR, QPRTS}: true, {QPRTS, QPRTS}: true, {QPRTS, QPSQD}: true,
+	{QPSQD, QPRTS}: true, {QPSQD, QPSQD}: true,
 }

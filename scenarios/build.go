@@ -66,6 +66,9 @@ func build(d *decoder, f *fileS, lim limits) *Scenario {
 	b.header()
 	b.applySwitch(&s.Switch, &f.Switch, "switch")
 	b.applyHCA(&s.HCA, &f.HCA)
+	if s.Switch.ECN.Enabled && s.HCA.CC == "none" {
+		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
+	}
 	b.topology()
 	b.routes()
 	b.traffic()
@@ -152,6 +155,15 @@ func (b *builder) applySwitch(p *swtch.Profile, s *switchS, path string) {
 	}
 	if s.Forwarding.Set {
 		p.CutThrough = s.Forwarding.V == "cut-through"
+	}
+	if s.Reserved.Set {
+		p.Reserved = s.Reserved.V
+	}
+	if s.IngressTh.set() {
+		p.IngressThreshold = s.IngressTh.threshold()
+	}
+	if s.EgressTh.set() {
+		p.EgressThreshold = s.EgressTh.threshold()
 	}
 	pf := &s.PFC
 	if pf.Has("priorities") {
@@ -883,6 +895,29 @@ func (b *builder) addFlows(gen int, tv *trafficV, path string, com *genCommon, p
 	}
 	if com.Op.Set {
 		op = com.Op.V
+	}
+	opAt := com.Op.Pos
+	if !com.Op.Set {
+		opAt = tv.Pos
+	}
+	switch {
+	case qp == "ud" && op != "send":
+		b.errorf(opAt, path+".op", "UD carries only SEND, not %s; use op: send with qp: ud", op)
+		return
+	case qp == "uc" && (op == "read" || op == "atomic"):
+		b.errorf(opAt, path+".op", "UC has no %s (only RC does); use qp: rc", op)
+		return
+	case op == "atomic" && size.V != 8:
+		b.errorf(size.Pos, path+".size", "an atomic is 8 bytes, not %s", size.V)
+		return
+	}
+	if qp == "ud" {
+		for _, p := range pairs {
+			if mtu := b.s.HCAProfile(p[0]).MTU; int64(size.V) > int64(mtu) {
+				b.errorf(size.Pos, path+".size", "a UD message is at most one MTU (%d bytes), not %s", mtu, size.V)
+				return
+			}
+		}
 	}
 	warned := false
 	for _, p := range pairs {

@@ -22,7 +22,7 @@ func TestErrors(t *testing.T) {
 switch:
   buffr: 12MiB
 `,
-			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, pfc, ecn, scheduler, ecmp_seed, link_layer`},
+			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, link_layer`},
 		{"unknown top-level key", `topolgy: {kind: star, hosts: 9}
 `,
 			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},
@@ -81,7 +81,6 @@ switch:
 t.yaml:2:28: hca.priority: 9 is out of range; expected 0..7
 t.yaml:4:27: switch.pfc.xon: xon (96KiB) must not exceed xoff (80KiB)
 t.yaml:4:50: switch.pfc.priorities: priority 3 is listed twice
-t.yaml:5:3: switch.ecn: ECN marking is not modelled yet in this version; use ecn: off
 t.yaml:5:15: switch.ecn.kmin: kmin 400KiB is above kmax 100KiB
 t.yaml:5:43: switch.ecn.pmax: 1.5 is out of range; expected 0..1 (or 0%..100%)`},
 		{"odd fat-tree, flow to itself, size 0, stop at 0", `topology: {kind: fat-tree, k: 5}
@@ -185,23 +184,15 @@ faults:
 expect: {deadlock: true}
 `,
 			`t.yaml:2:27: stop.when[1]: deadlock is not modelled yet in this version; use when: flows-done, or stop at a time
-t.yaml:4:3: switch.forwarding: cut-through is not modelled yet in this version; use forwarding: store-and-forward
-t.yaml:5:9: switch.pfc.xoff: a dynamic xoff threshold ({alpha: ...}) is not modelled yet in this version; give xoff in bytes
 t.yaml:5:31: switch.pfc.watchdog: the PFC watchdog is not modelled yet in this version; remove watchdog:
-t.yaml:6:3: switch.ecn: ECN marking is not modelled yet in this version; use ecn: off
-t.yaml:7:3: switch.scheduler: dwrr scheduling is not modelled yet in this version; use scheduler: strict
 t.yaml:8:3: switch.link_layer: infiniband is not modelled yet in this version; use link_layer: ethernet
 t.yaml:10:3: hca.cc: dcqcn is not modelled yet in this version; use cc: none (PFC only)
 t.yaml:11:3: hca.dcqcn: DCQCN is not modelled yet in this version; remove dcqcn: (cc: none is the only congestion control so far)
-t.yaml:12:3: hca.retransmit: selective is not modelled yet in this version; use retransmit: go-back-n
-t.yaml:13:3: hca.rx_rate: a receive rate below line rate is not modelled yet in this version; use rx_rate: line
-t.yaml:15:30: traffic[0].flow.qp: ud is not modelled yet in this version; use qp: rc
-t.yaml:15:38: traffic[0].flow.op: send is not modelled yet in this version; use op: write
+t.yaml:12:3: hca.retransmit: selective is not modelled yet in this version; use retransmit: go-back-n or go-back-0
 t.yaml:16:5: traffic[1].ring_allreduce: ring_allreduce is not modelled yet in this version; use flow, incast, permutation or all_to_all
 t.yaml:17:5: traffic[2].poisson: poisson is not modelled yet in this version; use flow, incast, permutation or all_to_all
 t.yaml:18:5: traffic[3].perftest: perftest is not modelled yet in this version; use flow, incast, permutation or all_to_all
 t.yaml:19:5: traffic[4].pingpong: pingpong is not modelled yet in this version; use flow, incast, permutation or all_to_all
-t.yaml:19:34: traffic[4].pingpong.qp: ud is not modelled yet in this version; use qp: rc
 t.yaml:20:1: faults: faults are not modelled yet in this version; remove faults:
 t.yaml:22:10: expect.deadlock: deadlock detection is not modelled yet in this version; remove deadlock: from expect:`},
 		{"ports", `topology: {kind: star, hosts: 3}

@@ -48,33 +48,48 @@ func Build(s *Scenario) (*Network, error) {
 		Switches: make([]*swtch.Switch, len(s.Topology.Nodes)),
 		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
 	}
+	// Ports learn their pause response and their node's largest frame
+	// before any switch is made: a switch's headroom depends on its
+	// peers'.
 	maxFrame := int64(0)
-	for i, host := range s.Topology.Hosts() {
-		prof := s.HCAProfile(host)
-		frame := int64(fabric.RoCEv2Wire(fabric.OpWriteFirst, prof.MTU) - fabric.PreambleIFGBytes)
+	for _, host := range s.Topology.Hosts() {
+		frame := fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU)
 		maxFrame = max(maxFrame, frame)
+		port := fab.Ports[host][0]
+		port.SenderFrame = frame
+		port.ResponseDelay = swtch.PauseResponse(port.Rate)
+	}
+	for id, node := range s.Topology.Nodes {
+		if node.Kind == fabric.Switch {
+			prof := s.SwitchProfile(fabric.NodeID(id))
+			for _, p := range fab.Ports[id] {
+				p.ResponseDelay = prof.PFC.ResponseDelay(p.Rate)
+			}
+		}
+	}
+	for i, host := range s.Topology.Hosts() {
 		name := s.Topology.Nodes[host].Name
-		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
+		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), s.HCAProfile(host), fab.Ports[host][0])
 	}
 	for id, node := range s.Topology.Nodes {
 		if node.Kind != fabric.Switch {
 			continue
 		}
 		nid := fabric.NodeID(id)
-		n.Switches[id] = swtch.New(eng, fab.Pool, nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.Routes, maxFrame)
+		sw := swtch.New(eng, fab.Pool, nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.Routes, maxFrame)
+		if err := sw.Check(); err != nil {
+			return nil, err
+		}
+		n.Switches[id] = sw
 	}
 	for _, f := range s.Flows {
 		src, dst := n.HCAs[f.Src], n.HCAs[f.Dst]
 		if src == nil || dst == nil {
 			return nil, fmt.Errorf("flow %d: %s -> %s is not between two hosts", f.ID, s.Topology.Nodes[f.Src].Name, s.Topology.Nodes[f.Dst].Name)
 		}
-		rq, rs := src.CreateQP(), dst.CreateQP()
-		src.Connect(rq, dst.ID, dst.IP, rs.QPN)
-		dst.Connect(rs, src.ID, src.IP, rq.QPN)
-		rq.Priority = f.Priority
-		fr := &FlowRun{Flow: f, Requester: rq, Responder: rs}
-		fr.WQE = src.PostWrite(rq, f.ID, f.Size, f.Start)
-		fr.Ideal = n.idealFCT(f, rq)
+		fr := &FlowRun{Flow: f}
+		fr.Requester, fr.Responder, fr.WQE = startFlow(src, dst, f)
+		fr.Ideal = n.idealFCT(f, fr.Requester)
 		n.Flows = append(n.Flows, fr)
 	}
 	for _, h := range n.HCAs {
@@ -83,6 +98,62 @@ func Build(s *Scenario) (*Network, error) {
 		}
 	}
 	return n, nil
+}
+
+// startFlow makes the flow's QP pair (qp: rc, uc or ud), registers the
+// responder's memory (a region of the flow's size, without bytes), posts
+// the RECV that SEND and WRITE with immediate consume, and posts the work
+// request at the flow's start.
+func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.WQE) {
+	t := map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}[f.QP]
+	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
+	if t != hca.UD {
+		src.Connect(rq, dst.ID, dst.IP, rs.QPN)
+		dst.Connect(rs, src.ID, src.IP, rq.QPN)
+	}
+	rq.Priority = f.Priority
+	mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
+	wr := hca.SendWR{ID: uint64(f.ID), Length: f.Size, Signaled: true, RemoteAddr: mr.Addr, RKey: mr.RKey}
+	switch f.Op {
+	case "write":
+		wr.Op = hca.WRWrite
+	case "write_imm":
+		wr.Op = hca.WRWriteImm
+	case "send":
+		wr.Op = hca.WRSend
+	case "read":
+		wr.Op = hca.WRRead
+	case "atomic":
+		wr.Op, wr.CompareAdd = hca.WRFetchAdd, 1
+	}
+	if f.Op == "send" || f.Op == "write_imm" {
+		size := f.Size
+		if t == hca.UD {
+			size += 40 // the GRH
+		}
+		if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
+			panic(err) // a fresh QP always takes one RECV
+		}
+	}
+	if t == hca.UD {
+		wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, rs.QPN, rs.QKey
+	}
+	return rq, rs, src.PostSendAt(rq, wr, f.Start)
+}
+
+// delivered is what a flow's receiver has: READ responses at the
+// requester, everything else at the responder.
+func (fr *FlowRun) delivered() int64 {
+	switch fr.Flow.Op {
+	case "read":
+		return fr.Requester.ReadDelivered
+	case "atomic":
+		if fr.WQE.Status == hca.WCSuccess {
+			return fr.Flow.Size
+		}
+		return 0
+	}
+	return min(fr.Flow.Size, fr.Responder.Delivered)
 }
 
 // idealFCT is the flow's completion time alone on an empty network, along
@@ -194,16 +265,17 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 		}
 		sum.Flows.Total++
 		sum.Bytes.Offered += f.Size
-		sum.Bytes.Delivered += fr.Responder.Delivered
+		delivered := fr.delivered()
+		sum.Bytes.Delivered += delivered
 		row := reports.FlowRow{
 			ID: f.ID, Src: s.Topology.Nodes[f.Src].Name, Dst: s.Topology.Nodes[f.Dst].Name,
-			QP: f.QP, Op: f.Op, SizeBytes: f.Size, DeliveredBytes: fr.Responder.Delivered,
+			QP: f.QP, Op: f.Op, SizeBytes: f.Size, DeliveredBytes: delivered,
 			StartNs: f.Start.Nanoseconds(), Retransmits: fr.WQE.Retransmits,
 			Status: fr.WQE.Status.String(),
 		}
 		switch fr.WQE.Status {
 		case hca.WCPending:
-			sum.Bytes.InFlight += f.Size - fr.Responder.Delivered
+			sum.Bytes.InFlight += f.Size - delivered
 		case hca.WCSuccess:
 			sum.Flows.Completed++
 			fct := fr.WQE.Completed - f.Start
@@ -217,7 +289,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			tputs = append(tputs, float64(f.Size)/float64(fct))
 		default:
 			row.EndNs = fr.WQE.Completed.Nanoseconds()
-			sum.Bytes.Dropped += f.Size - fr.Responder.Delivered
+			sum.Bytes.Dropped += f.Size - delivered
 		}
 		rows = append(rows, row)
 	}
@@ -236,6 +308,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 		sum.Packets.Sent += h.Stats.TxPackets
 		sum.Packets.Delivered += h.Stats.RxPackets
 		sum.Packets.Retransmitted += h.Stats.Retransmitted
+		sum.ECN.CNPs += h.Stats.CNPsSent
 	}
 	for _, sw := range n.Switches {
 		if sw == nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // The schema of a scenario file (SCENARIO.md), as tagged structs that the
@@ -342,7 +344,10 @@ type switchS struct {
 	meta
 	Buffer     sizeV      `yaml:"buffer" min:"1"`
 	Latency    timeV      `yaml:"latency"`
-	Forwarding strV       `yaml:"forwarding" enum:"store-and-forward|cut-through" todoval:"cut-through" use:"use forwarding: store-and-forward"`
+	Forwarding strV       `yaml:"forwarding" enum:"store-and-forward|cut-through"`
+	Reserved   sizeV      `yaml:"reserved"`
+	IngressTh  thresholdV `yaml:"ingress_threshold"`
+	EgressTh   thresholdV `yaml:"egress_threshold"`
 	PFC        pfcS       `yaml:"pfc"`
 	ECN        ecnV       `yaml:"ecn"`
 	Scheduler  schedulerV `yaml:"scheduler"`
@@ -367,7 +372,7 @@ type watchdogS struct {
 	Action  strV  `yaml:"action" enum:"drop|forward"`
 }
 
-// xoffV is bytes, or {alpha: a} for a dynamic threshold (not modelled).
+// xoffV is bytes, or {alpha: a} for a dynamic threshold.
 type xoffV struct {
 	Bytes sizeV
 	Dyn   struct {
@@ -379,8 +384,9 @@ type xoffV struct {
 func (x *xoffV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 	if n.Kind == yaml.MappingNode {
 		d.decodeInto(n, &x.Dyn, c)
-		c.tag = `use:"give xoff in bytes"`
-		d.todo(c, "a dynamic xoff threshold ({alpha: ...}) is")
+		if x.Dyn.Alpha.Set && x.Dyn.Alpha.V <= 0 {
+			d.errorf(x.Dyn.Alpha.Pos, c.path+".alpha", "alpha must be above 0, not %v", x.Dyn.Alpha.V)
+		}
 		return
 	}
 	x.Bytes.decodeNode(d, n, ctx{path: c.path, key: c.key})
@@ -447,7 +453,7 @@ type ecnS struct {
 	Mark strV  `yaml:"mark" enum:"dequeue|enqueue"`
 }
 
-// ecnV is off, or the marking parameters (not modelled yet).
+// ecnV is off, or the marking parameters.
 type ecnV struct {
 	Off bool
 	ecnS
@@ -466,11 +472,9 @@ func (e *ecnV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 	if e.Kmin.Set && e.Kmax.Set && e.Kmin.V > e.Kmax.V {
 		d.errorf(e.Kmin.Pos, c.path+".kmin", "kmin %s is above kmax %s", e.Kmin.V, e.Kmax.V)
 	}
-	c.tag = `use:"use ecn: off"`
-	d.todo(c, "ECN marking is")
 }
 
-// schedulerV is strict or {dwrr: {priority: weight}} (not modelled yet).
+// schedulerV is strict or {dwrr: {priority: weight}}.
 type schedulerV struct {
 	Strict bool
 	DWRR   map[int64]int64
@@ -491,8 +495,36 @@ func (s *schedulerV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 	}
 	d.decodeInto(n, &sch, c)
 	s.DWRR = sch.DWRR.W
-	c.tag = `use:"use scheduler: strict"`
-	d.todo(c, "dwrr scheduling is")
+}
+
+// thresholdV is a static threshold in bytes, or {alpha: a} for a dynamic
+// one (alpha × free shared buffer).
+type thresholdV struct {
+	Bytes sizeV
+	Dyn   struct {
+		meta
+		Alpha numV `yaml:"alpha" required:""`
+	}
+}
+
+func (x *thresholdV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
+	if n.Kind == yaml.MappingNode {
+		d.decodeInto(n, &x.Dyn, c)
+		if x.Dyn.Alpha.Set && x.Dyn.Alpha.V <= 0 {
+			d.errorf(x.Dyn.Alpha.Pos, c.path+".alpha", "alpha must be above 0, not %v", x.Dyn.Alpha.V)
+		}
+		return
+	}
+	x.Bytes.decodeNode(d, n, ctx{path: c.path, key: c.key})
+}
+
+func (x *thresholdV) set() bool { return x.Bytes.Set || x.Dyn.Alpha.Set }
+
+func (x *thresholdV) threshold() swtch.Threshold {
+	if x.Dyn.Alpha.Set {
+		return swtch.Threshold{Alpha: x.Dyn.Alpha.V}
+	}
+	return swtch.Threshold{Bytes: x.Bytes.V}
 }
 
 // dwrrV is {priority: weight, ...}.
@@ -521,7 +553,7 @@ type hcaS struct {
 	meta
 	MTU         intV    `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
 	Priority    intV    `yaml:"priority" min:"0" max:"7"`
-	Retransmit  strV    `yaml:"retransmit" enum:"go-back-0|go-back-n|selective" todoval:"go-back-0|selective" use:"use retransmit: go-back-n"`
+	Retransmit  strV    `yaml:"retransmit" enum:"go-back-0|go-back-n|selective" todoval:"selective" use:"use retransmit: go-back-n or go-back-0"`
 	AckTimeout  intV    `yaml:"ack_timeout" min:"0" max:"31"`
 	RetryCount  intV    `yaml:"retry_count" min:"0" max:"7"`
 	RNRRetry    intV    `yaml:"rnr_retry" min:"0" max:"7"`
@@ -548,10 +580,6 @@ func (r *rxRateV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 		return
 	}
 	r.Rate.decodeNode(d, n, c)
-	if r.Rate.Set {
-		c.tag = `use:"use rx_rate: line"`
-		d.todo(c, "a receive rate below line rate is")
-	}
 }
 
 // dcqcnS takes NVIDIA's parameter names (mlxconfig / sysfs), so values
@@ -584,8 +612,8 @@ type dcqcnS struct {
 
 // genCommon is what every generator takes, after its own keys.
 type genCommon struct {
-	QP       strV  `yaml:"qp" enum:"rc|uc|ud" todoval:"uc|ud" use:"use qp: rc"`
-	Op       strV  `yaml:"op" enum:"write|read|send|write_imm|atomic" todoval:"read|send|write_imm|atomic" use:"use op: write"`
+	QP       strV  `yaml:"qp" enum:"rc|uc|ud"`
+	Op       strV  `yaml:"op" enum:"write|read|send|write_imm|atomic"`
 	Priority intV  `yaml:"priority" min:"0" max:"7"`
 	Start    timeV `yaml:"start"`
 }

@@ -1,7 +1,10 @@
-// Package swtch models a switch of a lossless Ethernet fabric: ingress
-// accounting in a shared buffer, per-priority egress queues, PFC (IEEE
-// 802.1Qbb) generation and reaction, ECN marking and forwarding by routing
-// table with per-flow ECMP. (The folder is switch/; switch is a Go keyword.)
+// Package swtch models a switch of a lossless Ethernet fabric: a shared
+// buffer with ingress and egress accounting (reserved minimums, static or
+// dynamic thresholds, a headroom pool), per-priority egress queues served
+// by strict priority or DWRR with round-robin among ingress ports, PFC
+// (IEEE 802.1Qbb) generation and reaction, RED/ECN marking, cut-through or
+// store-and-forward forwarding and per-flow ECMP. (The folder is switch/;
+// switch is a Go keyword.)
 package swtch
 
 import (
@@ -15,21 +18,53 @@ type Profile struct {
 	// Buffer is the shared packet buffer, bytes. Default 32 MiB, the size
 	// of a Broadcom Tomahawk 3 class switch (SCENARIO.md's example).
 	Buffer fabric.Size
-	// Latency is the fixed pipeline latency from the last bit in to the
-	// packet being queued at egress. Default 500 ns, typical of
-	// store-and-forward datacenter switches at 100 Gb/s.
+	// Latency is the fixed pipeline latency from the last bit in (first
+	// bit, with cut-through) to the packet being queued at egress. Default
+	// 500 ns, typical of datacenter switches at 100 Gb/s.
 	Latency sim.Time
-	// CutThrough forwards before the last bit arrives (not modelled yet).
+	// CutThrough starts forwarding once the header has arrived instead of
+	// the whole frame. Default off (store-and-forward).
 	CutThrough bool
-	PFC        PFC
-	ECN        ECN
+	// Reserved is the guaranteed minimum each ingress port and priority may
+	// hold before drawing on the shared pool, bytes. Default 0: the whole
+	// buffer is shared.
+	Reserved fabric.Size
+	// IngressThreshold limits what a lossy ingress port and priority may
+	// take from the shared pool. Default dynamic, alpha 1 (the free pool is
+	// split evenly with one competitor; Choudhury and Hahne, 1998).
+	IngressThreshold Threshold
+	// EgressThreshold limits a lossy egress queue. Default dynamic, alpha 1.
+	// Lossless queues have no egress limit: PFC bounds them at ingress.
+	EgressThreshold Threshold
+	PFC             PFC
+	ECN             ECN
 	// DWRR holds per-priority weights when egress scheduling is deficit
-	// weighted round robin; nil means strict priority (the default).
+	// weighted round robin; priorities without a weight are served first,
+	// in strict priority. nil means strict priority for all (the default).
 	DWRR map[uint8]int
-	// ECMPSeed perturbs the per-flow ECMP hash of this switch. Default 0.
+	// ECMPSeed perturbs the per-flow ECMP hash of this switch. Default 0:
+	// every switch hashes the same way (as identical switches do, which is
+	// why polarisation happens).
 	ECMPSeed uint64
 	// LinkLayer is "ethernet" (PFC) or "infiniband" (credits).
 	LinkLayer string
+}
+
+// Threshold is a static limit in bytes, or a dynamic one: Alpha × the
+// shared buffer still free, as merchant-silicon MMUs compute it
+// (Choudhury and Hahne, "Dynamic queue length thresholds for shared-memory
+// packet switches", IEEE/ACM ToN 1998).
+type Threshold struct {
+	Bytes fabric.Size
+	Alpha float64 // > 0 selects the dynamic threshold
+}
+
+// Limit returns the threshold in bytes given the free shared buffer.
+func (t Threshold) Limit(free int64) int64 {
+	if t.Alpha > 0 {
+		return int64(t.Alpha * float64(max(free, 0)))
+	}
+	return int64(t.Bytes)
 }
 
 // PFC configures priority flow control on lossless priorities.
@@ -37,21 +72,26 @@ type PFC struct {
 	// Priorities are the lossless priorities (0..7); empty turns PFC off.
 	// Default [3], the priority RoCEv2 deployments conventionally use.
 	Priorities []uint8
-	// XOFF is the ingress bytes per port and priority at which the switch
-	// sends PAUSE upstream. Default 96 KiB. XOFFAlpha > 0 asks for a dynamic
-	// threshold (free shared buffer × alpha) instead.
+	// XOFF is what an ingress port and priority may hold (reserved and
+	// shared) before the switch sends PAUSE upstream; beyond it, packets go
+	// to headroom. Default 96 KiB. XOFFAlpha > 0 makes it dynamic: Reserved
+	// + XOFFAlpha × free shared buffer.
 	XOFF      fabric.Size
 	XOFFAlpha float64
-	// XON is the level at which it sends RESUME (pause quanta 0). Default
-	// 80 KiB. XONOffset > 0 puts XON that far below XOFF instead.
+	// XON is the level at which the switch sends RESUME (quanta 0).
+	// Default 80 KiB. XONOffset > 0 puts XON that far below XOFF instead
+	// (below the dynamic XOFF when XOFFAlpha > 0).
 	XON       fabric.Size
 	XONOffset fabric.Size
-	// HeadroomAuto sizes the headroom from the IEEE 802.1Qbb bound;
-	// otherwise Headroom bytes per port and lossless priority.
+	// HeadroomAuto sizes each port's headroom from the IEEE 802.1Qbb bound
+	// (HeadroomBound); otherwise Headroom bytes per port and lossless
+	// priority.
 	HeadroomAuto bool
 	Headroom     fabric.Size
-	// ResponseAuto uses the standard's pause response time per speed;
-	// otherwise Response.
+	// ResponseAuto uses the standard's pause response budget for the port's
+	// speed (PauseResponse); otherwise Response. It is how long after a
+	// PAUSE arrives this switch's port starts honouring it, on top of
+	// finishing the frame in flight.
 	ResponseAuto bool
 	Response     sim.Time
 	// Watchdog, when not nil, is the PFC watchdog (not modelled yet).
@@ -64,21 +104,27 @@ type Watchdog struct {
 	Action          string // "drop" or "forward"
 }
 
-// ECN configures RED-style ECN marking per egress queue.
+// ECN configures RED-style ECN marking per egress queue: no marks below
+// Kmin, probability rising linearly to Pmax at Kmax, every packet above
+// Kmax (Floyd and Jacobson 1993, as DCQCN uses it).
 type ECN struct {
 	Enabled    bool
 	Kmin, Kmax fabric.Size
 	Pmax       float64
 	// AtEnqueue marks when the packet is queued rather than when it leaves
-	// (the DCQCN paper argues for marking at dequeue, the default).
+	// (the DCQCN paper argues for marking at dequeue, the default: the
+	// mark then reflects the queue the packet leaves behind, without its
+	// queueing delay).
 	AtEnqueue bool
 }
 
 // DefaultProfile returns the documented defaults.
 func DefaultProfile() Profile {
 	return Profile{
-		Buffer:  32 * fabric.MiB,
-		Latency: 500 * sim.Nanosecond,
+		Buffer:           32 * fabric.MiB,
+		Latency:          500 * sim.Nanosecond,
+		IngressThreshold: Threshold{Alpha: 1},
+		EgressThreshold:  Threshold{Alpha: 1},
 		PFC: PFC{
 			Priorities:   []uint8{3},
 			XOFF:         96 * fabric.KiB,
@@ -86,7 +132,62 @@ func DefaultProfile() Profile {
 			HeadroomAuto: true,
 			ResponseAuto: true,
 		},
-		ECN:       ECN{Enabled: false, Kmin: 100 * fabric.KiB, Kmax: 400 * fabric.KiB, Pmax: 0.2},
+		// DCQCN paper defaults (Zhu et al., SIGCOMM 2015): Kmin 5 KB,
+		// Kmax 200 KB, Pmax 1%. Marking is off until asked for.
+		ECN:       ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
 		LinkLayer: "ethernet",
 	}
+}
+
+// pauseResponseBits are the upper bounds, in bit times, on how long a port
+// may take to stop sending after a PAUSE arrives (IEEE 802.3 annex 31B,
+// PAUSE reaction timing; the values used for PFC headroom in IEEE 802.1Qbb
+// annex N): 60 quanta at 10 Gb/s, 80 at 25, 118 at 40, 394 at 100 and 905
+// at 400 Gb/s. A speed between two listed ones takes the faster one's
+// budget in bit times; beyond 400 Gb/s, 400 Gb/s's.
+var pauseResponseBits = []struct {
+	upTo fabric.Rate
+	bits int64
+}{
+	{10 * fabric.Gbps, 30720},
+	{25 * fabric.Gbps, 40960},
+	{40 * fabric.Gbps, 60416},
+	{100 * fabric.Gbps, 201728},
+	{400 * fabric.Gbps, 463360},
+}
+
+// PauseResponse is the standard's pause response budget at rate r.
+func PauseResponse(r fabric.Rate) sim.Time {
+	bits := pauseResponseBits[len(pauseResponseBits)-1].bits
+	for _, e := range pauseResponseBits {
+		if r <= e.upTo {
+			bits = e.bits
+			break
+		}
+	}
+	return fabric.SerializationTime(bits/8, r)
+}
+
+// ResponseDelay is the pause response time this profile gives a port of
+// rate r.
+func (c PFC) ResponseDelay(r fabric.Rate) sim.Time {
+	if c.ResponseAuto {
+		return PauseResponse(r)
+	}
+	return c.Response
+}
+
+// HeadroomBound is the buffer a lossless ingress queue needs beyond XOFF
+// so that nothing is lost while a PAUSE takes effect (IEEE 802.1Qbb annex
+// N): the frame whose arrival crosses XOFF (up to one sender's frame over
+// it), the receiver's frame that may be on the wire ahead of the PAUSE,
+// the PAUSE frame itself (64 bytes, with preamble and gap), the cable's
+// round trip at line rate (data already on the wire, and data sent while
+// the PAUSE travels), the upstream's response time at line rate, and the
+// sender's frame in flight when it stops. Frames are header to FCS;
+// preamble and gap are added here.
+func HeadroomBound(r fabric.Rate, delay sim.Time, senderFrame, receiverFrame int64, response sim.Time) int64 {
+	sender := senderFrame + fabric.PreambleIFGBytes
+	receiver := receiverFrame + fabric.PreambleIFGBytes
+	return 2*sender + receiver + fabric.PFCWireBytes + 2*fabric.BytesIn(delay, r) + fabric.BytesIn(response, r)
 }

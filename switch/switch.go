@@ -1,43 +1,24 @@
 package swtch
 
 import (
+	"math/rand/v2"
+	"sort"
+
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
 )
 
-// DropReason says why a switch discarded a packet.
-type DropReason uint8
-
-// Drop reasons, as they appear in summary.json's drop_reasons.
-const (
-	DropBuffer   DropReason = iota // the shared buffer was full (lossy traffic)
-	DropHeadroom                   // a lossless queue overflowed its headroom: PFC is misconfigured
-	DropNoRoute                    // no route to the destination
-	numDropReasons
-)
-
-func (r DropReason) String() string {
-	return [...]string{"buffer", "headroom", "no_route"}[r]
-}
-
-// Stats are a switch's counters.
-type Stats struct {
-	Forwarded  int64
-	Drops      [numDropReasons]int64
-	DropBytes  int64
-	PeakBuffer int64
-}
-
-// Switch is a store-and-forward switch with one shared buffer, ingress
-// accounting per port and priority for PFC, strict-priority egress queues
-// per port and priority, and routing by table with per-flow ECMP.
+// Switch is a switch with one shared buffer (see mmu.go), per-priority
+// egress queues that serve ingress ports round robin, strict-priority or
+// DWRR scheduling across priorities, PFC, RED/ECN and per-flow ECMP.
 //
-// A packet is admitted when its last bit arrives: it is charged to its
-// ingress port and priority, and to the shared buffer; if a lossless
-// priority's ingress bytes reach XOFF, a PAUSE goes upstream at once. After
-// the pipeline latency it joins the egress queue its route picks. When it
-// starts to leave, its bytes are released, and a RESUME goes upstream once
-// the ingress bytes fall to XON.
+// A packet is admitted when its last bit arrives and charged to its
+// ingress port and priority; if that crosses XOFF on a lossless priority, a
+// PAUSE goes upstream at once, ahead of data. After the pipeline latency
+// (less the frame's serialization with cut-through) it joins the egress
+// queue its route picks. When it starts to leave, its bytes are released,
+// and a RESUME goes upstream once the ingress port and priority have
+// drained to XON.
 type Switch struct {
 	ID    fabric.NodeID
 	Name  string
@@ -48,16 +29,32 @@ type Switch struct {
 	pool   *fabric.Pool
 	ports  []*fabric.Port
 	routes *fabric.Routes
+	ecnRNG *rand.Rand
 
 	lossless uint8 // bit i: priority i is lossless
-	headroom []int64
-	queues   [][8]fabric.PacketQueue
-	ingress  [][8]int64
-	peakIn   [][8]int64
+
+	// Buffer accounting (mmu.go), bytes.
+	headroom      []int64    // per port, for each lossless priority
+	held          [][8]int64 // per ingress port and priority, outside headroom
+	head          [][8]int64 // per ingress port and priority, in headroom
+	sharedSize    int64
+	sharedUsed    int64
+	bufUsed       int64
+	reservedTotal int64
+	headroomTotal int64
+
+	queues   [][8]egressQueue
+	portPrio [][8]PortPrio
 	xoff     [][8]bool
 	refresh  [][8]sim.Timer
-	bufUsed  int64
 	pipeline int64 // packets admitted and not yet queued at egress
+
+	// DWRR state per egress port.
+	dwrrOrder []uint8 // weighted priorities, ascending
+	quantum   [8]int64
+	deficit   [][8]int64
+	dwrrAt    []int
+	dwrrFresh []bool
 }
 
 // Switch event kinds.
@@ -71,55 +68,59 @@ var (
 	_ sim.Handler  = (*Switch)(nil)
 )
 
-// New attaches a switch to its ports. maxFrame is the largest frame any
-// host sends (header to FCS), for the headroom bound.
+// New attaches a switch to its ports. The peers' ResponseDelay must be set
+// already (it enters the headroom bound). maxFrame is the largest frame
+// (header to FCS) anyone in the network sends; hostFrame gives it per host
+// port, for the senders' side of the headroom bound (nil: maxFrame).
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof Profile,
 	ports []*fabric.Port, routes *fabric.Routes, maxFrame int64) *Switch {
+	n := len(ports)
 	s := &Switch{
 		ID: id, Name: name, Prof: prof, eng: eng, pool: pool, ports: ports, routes: routes,
-		headroom: make([]int64, len(ports)),
-		queues:   make([][8]fabric.PacketQueue, len(ports)),
-		ingress:  make([][8]int64, len(ports)),
-		peakIn:   make([][8]int64, len(ports)),
-		xoff:     make([][8]bool, len(ports)),
-		refresh:  make([][8]sim.Timer, len(ports)),
+		ecnRNG:    eng.Rand("switch/" + name + "/ecn"),
+		headroom:  make([]int64, n),
+		held:      make([][8]int64, n),
+		head:      make([][8]int64, n),
+		queues:    make([][8]egressQueue, n),
+		portPrio:  make([][8]PortPrio, n),
+		xoff:      make([][8]bool, n),
+		refresh:   make([][8]sim.Timer, n),
+		deficit:   make([][8]int64, n),
+		dwrrAt:    make([]int, n),
+		dwrrFresh: make([]bool, n),
 	}
+	lossless := 0
 	for _, p := range prof.PFC.Priorities {
 		s.lossless |= 1 << p
+		lossless++
+	}
+	for _, p := range ports {
+		p.SetOwner(s)
+		p.ResponseDelay = prof.PFC.ResponseDelay(p.Rate)
 	}
 	for i, p := range ports {
-		p.SetOwner(s)
-		p.ResponseDelay = prof.PFC.responseDelay(p.Rate)
 		if prof.PFC.HeadroomAuto {
-			s.headroom[i] = HeadroomBound(p.Rate, p.Link().Delay, maxFrame, p.ResponseDelay)
+			sender := maxFrame
+			if peer := p.Peer(); peer.SenderFrame > 0 {
+				sender = peer.SenderFrame
+			}
+			s.headroom[i] = HeadroomBound(p.Rate, p.Link().Delay, sender, maxFrame, p.Peer().ResponseDelay)
 		} else {
 			s.headroom[i] = int64(prof.PFC.Headroom)
 		}
+		s.headroomTotal += s.headroom[i] * int64(lossless)
+	}
+	s.reservedTotal = int64(prof.Reserved) * int64(n) * 8
+	s.sharedSize = int64(prof.Buffer) - s.reservedTotal - s.headroomTotal
+	for prio, w := range prof.DWRR {
+		s.dwrrOrder = append(s.dwrrOrder, prio)
+		s.quantum[prio] = int64(w) * maxFrame
+	}
+	sort.Slice(s.dwrrOrder, func(a, b int) bool { return s.dwrrOrder[a] < s.dwrrOrder[b] })
+	for i := range s.dwrrFresh {
+		s.dwrrFresh[i] = true
 	}
 	return s
-}
-
-// responseDelay is the pause response time beyond finishing the frame in
-// flight. Provisional: with response: auto the port honours a PAUSE as soon
-// as its current frame ends; the per-speed budgets of IEEE 802.1Qbb come
-// with the switch issue.
-func (c PFC) responseDelay(fabric.Rate) sim.Time {
-	if c.ResponseAuto {
-		return 0
-	}
-	return c.Response
-}
-
-// HeadroomBound is the buffer a lossless ingress queue needs above XOFF so
-// that nothing is lost while a PAUSE takes effect (after IEEE 802.1Qbb
-// annex N): the frame whose arrival crosses XOFF (it may overshoot by up to
-// one frame), the frame the local port may be sending ahead of the PAUSE,
-// the PAUSE itself, the cable's round trip at line rate (data already on
-// the wire, and data sent while the PAUSE travels), the frame the upstream
-// port has just started, and what it sends during its response time.
-func HeadroomBound(r fabric.Rate, delay sim.Time, maxFrame int64, response sim.Time) int64 {
-	wire := maxFrame + fabric.PreambleIFGBytes
-	return 3*wire + fabric.PFCWireBytes + 2*fabric.BytesIn(delay, r) + fabric.BytesIn(response, r)
 }
 
 // Headroom returns the headroom of a port's lossless queues, bytes.
@@ -128,20 +129,36 @@ func (s *Switch) Headroom(port int) int64 { return s.headroom[port] }
 // Ports returns the switch's ports.
 func (s *Switch) Ports() []*fabric.Port { return s.ports }
 
+// PortPrio returns the counters of a port and priority.
+func (s *Switch) PortPrio(port int, prio uint8) *PortPrio { return &s.portPrio[port][prio] }
+
 // QueueBytes is the egress queue depth of port and priority, frame bytes.
 func (s *Switch) QueueBytes(port int, prio uint8) int64 { return s.queues[port][prio].Bytes }
 
-// IngressBytes is what port and priority hold in the buffer.
-func (s *Switch) IngressBytes(port int, prio uint8) int64 { return s.ingress[port][prio] }
+// QueueStats returns the time averages of an egress queue so far.
+func (s *Switch) QueueStats(port int, prio uint8) QueueStats {
+	q := &s.queues[port][prio]
+	now := s.eng.Now()
+	if now == 0 {
+		return QueueStats{}
+	}
+	q.account(now)
+	return QueueStats{MeanPackets: q.lenArea / float64(now), MeanBytes: q.byteArea / float64(now)}
+}
+
+// IngressBytes is what port and priority hold in the buffer, headroom
+// included.
+func (s *Switch) IngressBytes(port int, prio uint8) int64 {
+	return s.held[port][prio] + s.head[port][prio]
+}
 
 // PeakIngress is the most that port and priority ever held, bytes.
-func (s *Switch) PeakIngress(port int, prio uint8) int64 { return s.peakIn[port][prio] }
+func (s *Switch) PeakIngress(port int, prio uint8) int64 { return s.portPrio[port][prio].PeakIngress }
 
-// BufferUsed is the shared buffer in use, bytes.
+// BufferUsed is the buffer in use, bytes.
 func (s *Switch) BufferUsed() int64 { return s.bufUsed }
 
-// Queued is the number of packets in the switch (queued or in the
-// pipeline), for conservation checks.
+// Queued is the number of packets waiting in egress queues.
 func (s *Switch) Queued() (packets int) {
 	for i := range s.queues {
 		for prio := range s.queues[i] {
@@ -151,38 +168,48 @@ func (s *Switch) Queued() (packets int) {
 	return packets
 }
 
+// InPipeline is the number of packets between admission and the egress
+// queue.
+func (s *Switch) InPipeline() int64 { return s.pipeline }
+
 // Receive admits a packet whose last bit has arrived.
 func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	frame := p.Frame()
 	prio := p.Priority
 	i := in.Index
-	if s.lossless&(1<<prio) != 0 {
-		if s.ingress[i][prio]+frame > int64(s.Prof.PFC.XOFF)+s.headroom[i] {
-			s.drop(p, DropHeadroom)
-			return
-		}
-	}
-	if s.bufUsed+frame > int64(s.Prof.Buffer) {
-		s.drop(p, DropBuffer)
+	toHead, why, ok := s.admit(i, prio, frame)
+	if !ok {
+		s.portPrio[i][prio].Drops[why]++
+		s.drop(p, why)
 		return
 	}
-	s.ingress[i][prio] += frame
-	s.peakIn[i][prio] = max(s.peakIn[i][prio], s.ingress[i][prio])
-	s.bufUsed += frame
-	if s.bufUsed > s.Stats.PeakBuffer {
-		s.Stats.PeakBuffer = s.bufUsed
-	}
-	if s.lossless&(1<<prio) != 0 && !s.xoff[i][prio] && s.ingress[i][prio] >= int64(s.Prof.PFC.XOFF) {
+	s.Stats.PeakBuffer = max(s.Stats.PeakBuffer, s.bufUsed)
+	if s.lossless&(1<<prio) != 0 && !s.xoff[i][prio] && (toHead || s.held[i][prio] >= s.xoffLimit()) {
 		s.xoff[i][prio] = true
 		s.sendPause(i, prio)
 	}
+	next := s.routes.NextPorts(s.ID, p.Dst)
+	if len(next) == 0 {
+		s.release(i, prio, frame)
+		s.portPrio[i][prio].Drops[DropNoRoute]++
+		s.drop(p, DropNoRoute)
+		return
+	}
+	out := next[0]
+	if len(next) > 1 {
+		out = fabric.PickPort(next, p.Flow.Hash(s.Prof.ECMPSeed))
+	}
+	delay := s.Prof.Latency
+	if s.Prof.CutThrough && s.ports[out].Rate <= in.Rate {
+		// The header was enough to start: the frame could have been on its
+		// way since its first bytes arrived. The saving is at most the
+		// pipeline latency, since the model sees the frame at its last bit.
+		saved := fabric.SerializationTime(int64(p.Wire)-fabric.MinFrameBytes, in.Rate)
+		delay = max(0, delay-saved)
+	}
 	s.pipeline++
-	s.eng.After(s.Prof.Latency, s, evForward, 0, p)
+	s.eng.After(delay, s, evForward, int64(out), p)
 }
-
-// InPipeline is the number of packets between admission and the egress
-// queue.
-func (s *Switch) InPipeline() int64 { return s.pipeline }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
 	s.Stats.Drops[why]++
@@ -196,6 +223,7 @@ func (s *Switch) drop(p *fabric.Packet, why DropReason) {
 func (s *Switch) sendPause(i int, prio uint8) {
 	port := s.ports[i]
 	port.SendPause(prio, fabric.MaxQuanta)
+	s.portPrio[i][prio].PauseSent++
 	half := fabric.PauseDuration(fabric.MaxQuanta, port.Rate) / 2
 	s.refresh[i][prio] = s.eng.After(half, s, evPauseRefresh, int64(i)*8+int64(prio), nil)
 }
@@ -205,56 +233,118 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evForward:
 		s.pipeline--
-		s.forward(ev.Data.(*fabric.Packet))
+		s.enqueue(ev.Data.(*fabric.Packet), int(ev.N))
 	case evPauseRefresh:
 		i, prio := int(ev.N/8), uint8(ev.N%8)
-		if s.xoff[i][prio] {
-			s.sendPause(i, prio)
+		if !s.xoff[i][prio] {
+			return
 		}
+		if s.head[i][prio] == 0 && s.held[i][prio] <= s.xonLevel() {
+			s.resume(i, prio) // a dynamic XON may have risen meanwhile
+			return
+		}
+		s.sendPause(i, prio)
 	}
 }
 
-func (s *Switch) forward(p *fabric.Packet) {
-	next := s.routes.NextPorts(s.ID, p.Dst)
-	if len(next) == 0 {
-		s.release(p)
-		s.drop(p, DropNoRoute)
+func (s *Switch) enqueue(p *fabric.Packet, out int) {
+	prio := p.Priority
+	q := &s.queues[out][prio]
+	if q.sub == nil {
+		*q = newEgressQueue(len(s.ports))
+	}
+	if s.lossless&(1<<prio) == 0 && q.Bytes+p.Frame() > s.Prof.EgressThreshold.Limit(s.sharedFree()) {
+		s.release(int(p.InPort), prio, p.Frame())
+		s.portPrio[p.InPort][prio].Drops[DropEgress]++
+		s.drop(p, DropEgress)
 		return
 	}
-	out := next[0]
-	if len(next) > 1 {
-		out = fabric.PickPort(next, p.Flow.Hash(s.Prof.ECMPSeed))
+	if s.Prof.ECN.Enabled && s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
+		s.Stats.Marked++
+		s.portPrio[out][prio].Marked++
 	}
-	s.queues[out][p.Priority].Push(p)
+	q.push(p, s.eng.Now())
 	s.Stats.Forwarded++
 	s.ports[out].Kick()
 }
 
-// NextPacket serves the highest non-paused priority with packets waiting
-// (strict priority, 7 first).
+// NextPacket chooses what an egress port sends next: priorities without a
+// DWRR weight by strict priority (7 first), then the weighted ones by DWRR;
+// within a priority, ingress ports round robin.
 func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
-	qs := &s.queues[port.Index]
+	o := port.Index
+	qs := &s.queues[o]
 	for prio := 7; prio >= 0; prio-- {
-		if qs[prio].Len == 0 || port.Paused(uint8(prio)) {
+		if _, weighted := s.Prof.DWRR[uint8(prio)]; weighted {
 			continue
 		}
-		p := qs[prio].Pop()
-		s.release(p)
-		return p
+		if qs[prio].Len > 0 && !port.Paused(uint8(prio)) {
+			return s.dequeue(o, uint8(prio))
+		}
+	}
+	if len(s.dwrrOrder) > 0 {
+		return s.nextDWRR(port)
 	}
 	return nil
 }
 
-// release frees a packet's buffer and sends RESUME when its ingress queue
-// has drained to XON.
-func (s *Switch) release(p *fabric.Packet) {
-	frame := p.Frame()
-	i, prio := int(p.InPort), p.Priority
-	s.ingress[i][prio] -= frame
-	s.bufUsed -= frame
-	if s.xoff[i][prio] && s.ingress[i][prio] <= int64(s.Prof.PFC.XON) {
-		s.xoff[i][prio] = false
-		s.eng.Cancel(s.refresh[i][prio])
-		s.ports[i].SendPause(prio, 0)
+// nextDWRR is deficit weighted round robin (Shreedhar and Varghese,
+// SIGCOMM 1995) over the weighted priorities: a queue's turn adds weight ×
+// the largest frame to its deficit, and it sends while its head fits. A
+// queue that empties loses its deficit; a paused one keeps it.
+func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
+	o := port.Index
+	qs := &s.queues[o]
+	n := len(s.dwrrOrder)
+	for tries := 0; tries < 2*n+1; tries++ {
+		prio := s.dwrrOrder[s.dwrrAt[o]]
+		q := &qs[prio]
+		if q.Len == 0 || port.Paused(prio) {
+			if q.Len == 0 {
+				s.deficit[o][prio] = 0
+			}
+			s.dwrrAt[o] = (s.dwrrAt[o] + 1) % n
+			s.dwrrFresh[o] = true
+			continue
+		}
+		if s.dwrrFresh[o] {
+			s.deficit[o][prio] += s.quantum[prio]
+			s.dwrrFresh[o] = false
+		}
+		if f := q.peek().Frame(); f <= s.deficit[o][prio] {
+			s.deficit[o][prio] -= f
+			return s.dequeue(o, prio)
+		}
+		s.dwrrAt[o] = (s.dwrrAt[o] + 1) % n
+		s.dwrrFresh[o] = true
 	}
+	return nil
+}
+
+// dequeue takes the next packet of an egress queue, frees its buffer, and
+// marks it if ECN marks at dequeue.
+func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
+	q := &s.queues[o][prio]
+	p := q.pop(s.eng.Now())
+	frame := p.Frame()
+	i := int(p.InPort)
+	s.release(i, prio, frame)
+	if s.xoff[i][prio] && s.head[i][prio] == 0 && s.held[i][prio] <= s.xonLevel() {
+		s.resume(i, prio)
+	}
+	if s.Prof.ECN.Enabled && !s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
+		s.Stats.Marked++
+		s.portPrio[o][prio].Marked++
+	}
+	pp := &s.portPrio[o][prio]
+	pp.TxPackets++
+	pp.TxBytes += int64(p.Wire)
+	return p
+}
+
+func (s *Switch) resume(i int, prio uint8) {
+	s.xoff[i][prio] = false
+	s.eng.Cancel(s.refresh[i][prio])
+	s.ports[i].SendPause(prio, 0)
+	s.portPrio[i][prio].ResumeSent++
 }

@@ -1,0 +1,405 @@
+package hca
+
+import (
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// The requester: segmentation of WQEs into packets, ACK and NAK handling,
+// READ and atomic responses, retransmission (go-back-N, go-back-0),
+// timeouts and RNR retries.
+
+// opcodeFor returns the BTH operation of packet i of a message of n
+// packets.
+func opcodeFor(op WROpcode, i, n int64) fabric.Opcode {
+	first, last := i == 0, i == n-1
+	switch op {
+	case WRSend, WRSendImm:
+		imm := op == WRSendImm
+		switch {
+		case first && last && imm:
+			return fabric.OpSendOnlyImm
+		case first && last:
+			return fabric.OpSendOnly
+		case first:
+			return fabric.OpSendFirst
+		case last && imm:
+			return fabric.OpSendLastImm
+		case last:
+			return fabric.OpSendLast
+		}
+		return fabric.OpSendMiddle
+	case WRWrite, WRWriteImm:
+		imm := op == WRWriteImm
+		switch {
+		case first && last && imm:
+			return fabric.OpWriteOnlyImm
+		case first && last:
+			return fabric.OpWriteOnly
+		case first:
+			return fabric.OpWriteFirst
+		case last && imm:
+			return fabric.OpWriteLastImm
+		case last:
+			return fabric.OpWriteLast
+		}
+		return fabric.OpWriteMiddle
+	case WRRead:
+		return fabric.OpReadRequest
+	case WRCompSwap:
+		return fabric.OpCompareSwap
+	}
+	return fabric.OpFetchAdd
+}
+
+// nextRequest builds the next request packet of qp.
+func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
+	now := h.eng.Now()
+	w := qp.sq[qp.sendIdx]
+	i := qp.sendOff
+	psn := w.FirstPSN + i
+	mtu := int64(h.Prof.MTU)
+	p := h.pool.Get()
+	p.Kind = fabric.KindData
+	p.Priority = qp.Priority
+	p.ECN = fabric.ECT0
+	p.Src = h.ID
+	p.SrcQP = qp.QPN
+	p.PSN = uint32(psn) & psnMask
+	p.InPort = -1
+	p.SentAt = now
+	if qp.Type == UD {
+		ah := w.wr.AH
+		p.Dst = ah.Dest
+		p.DestQP, p.QKey = w.wr.RemoteQPN, w.wr.RemoteQKey
+		p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: ah.DestIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+	} else {
+		p.Dst, p.DestQP, p.Flow = qp.Remote, qp.RemoteQPN, qp.flow
+	}
+	var payload int64
+	op := opcodeFor(w.Op, i, w.reqPkts)
+	switch {
+	case w.Op.isRead():
+		off := i * mtu
+		p.VA, p.RKey, p.DMALen = w.wr.RemoteAddr+uint64(off), w.wr.RKey, uint32(w.Size-off)
+		p.AckReq = true
+		if !w.requested {
+			w.requested = true
+			qp.rdOut++
+		}
+		w.retryAt = psn
+	case w.Op.isAtomic():
+		p.VA, p.RKey = w.wr.RemoteAddr, w.wr.RKey
+		p.SwapAdd, p.Compare = w.wr.CompareAdd, w.wr.Swap
+		if w.Op == WRCompSwap {
+			p.SwapAdd, p.Compare = w.wr.Swap, w.wr.CompareAdd
+		}
+		p.AckReq = true
+		if !w.requested {
+			w.requested = true
+			qp.rdOut++
+		}
+	default:
+		off := i * mtu
+		payload = min(mtu, w.Size-off)
+		if w.data != nil {
+			p.Data = w.data[off : off+payload]
+		}
+		if i == 0 && (w.Op == WRWrite || w.Op == WRWriteImm) {
+			p.VA, p.RKey, p.DMALen = w.wr.RemoteAddr, w.wr.RKey, uint32(w.Size)
+		}
+		if w.Op.hasImm() && i == w.reqPkts-1 {
+			p.Imm = w.wr.Imm
+		}
+		p.AckReq = i == w.reqPkts-1 || (h.Prof.AckEvery > 0 && (psn+1-w.FirstPSN)%int64(h.Prof.AckEvery) == 0)
+	}
+	p.Opcode = qp.Type.transport() | op
+	p.Payload = int32(payload)
+	p.Wire = int32(fabric.RoCEv2Wire(p.Opcode, int(payload)))
+
+	h.Stats.DataPackets++
+	h.Stats.TxPackets++
+	if psn < qp.maxSent {
+		h.Stats.Retransmitted++
+		w.Retransmits++
+	}
+	// Advance the send position.
+	if w.Op.isRead() || w.Op.isAtomic() || i == w.reqPkts-1 {
+		qp.sendIdx++
+		qp.sendOff = 0
+		qp.nextPSN = w.FirstPSN + w.NPkts
+	} else {
+		qp.sendOff++
+		qp.nextPSN = psn + 1
+	}
+	qp.maxSent = max(qp.maxSent, qp.nextPSN)
+	if qp.Rate > 0 {
+		qp.nextTx = now + fabric.SerializationTime(int64(p.Wire), qp.Rate)
+	}
+	switch qp.Type {
+	case RC:
+		if !qp.timer.Pending() {
+			h.armTimer(qp)
+		}
+	default:
+		// UC and UD complete a WQE once its last packet is on its way.
+		if qp.sendIdx > 0 {
+			qp.sq[0] = nil
+			qp.sq = qp.sq[1:]
+			qp.sendIdx--
+			qp.una = qp.nextPSN
+			h.complete(qp, w, WCSuccess)
+		}
+	}
+	return p
+}
+
+func (h *HCA) armTimer(qp *QP) {
+	h.eng.Cancel(qp.timer)
+	if qp.timeoutExp > 0 {
+		qp.timer = h.eng.After(4096*sim.Nanosecond<<uint(qp.timeoutExp), h, evTimeout, 0, qp)
+	}
+}
+
+// acknowledged is the requester's side of an ACK, a NAK or an atomic
+// response.
+func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
+	if qp.Type != RC || (qp.State != QPRTS && qp.State != QPSQD) {
+		return
+	}
+	psn := expand(p.PSN, qp.una)
+	if psn < qp.una-1 || psn >= qp.maxSent {
+		return // stale or bogus
+	}
+	if p.Opcode.Operation() == fabric.OpAtomicAcknowledge {
+		if w, _ := qp.wqeAt(psn); w != nil && w.Op.isAtomic() && !w.respDone {
+			w.AtomicResult = p.OrigData
+			w.respDone = true
+			var b [8]byte
+			for i := range b {
+				b[i] = byte(p.OrigData >> (8 * i))
+			}
+			h.scatter(w.wr.SGL, 0, b[:])
+		}
+		h.ackTo(qp, psn+1)
+		return
+	}
+	switch syn := p.Syndrome; {
+	case syn == fabric.SyndromeACK:
+		h.ackTo(qp, psn+1)
+	case syn&0xE0 == fabric.SyndromeRNRNAK:
+		h.ackTo(qp, psn)
+		qp.rnrRetries++
+		if qp.rnrRetry != 7 && qp.rnrRetries > qp.rnrRetry {
+			h.fail(qp, WCRNRRetryExceeded)
+			return
+		}
+		h.eng.Cancel(qp.timer)
+		h.eng.Cancel(qp.rnrWait)
+		qp.rnrWait = h.eng.After(RNRDelay(int(syn&0x1F)), h, evRNR, 0, qp)
+		h.rewind(qp, psn)
+	case syn == fabric.SyndromeNAKSeqErr:
+		h.ackTo(qp, psn)
+		if psn < qp.nextPSN {
+			qp.retries++
+			if qp.retries > qp.retryCnt {
+				h.fail(qp, WCRetryExceeded)
+				return
+			}
+			h.rewind(qp, psn)
+		}
+	default:
+		h.ackTo(qp, psn)
+		status := WCRemOpError
+		switch syn {
+		case fabric.SyndromeNAKRemAccErr:
+			status = WCRemAccessError
+		case fabric.SyndromeNAKInvReq:
+			status = WCRemInvReqError
+		}
+		h.fail(qp, status)
+	}
+}
+
+// readResponse takes a READ response packet.
+func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
+	if qp.Type != RC || (qp.State != QPRTS && qp.State != QPSQD) {
+		return
+	}
+	psn := expand(p.PSN, qp.una)
+	w, _ := qp.wqeAt(psn)
+	if w == nil || !w.Op.isRead() || w.respDone {
+		return // duplicate or stale
+	}
+	want := w.FirstPSN + w.respPkts
+	switch {
+	case psn < want:
+		return // duplicate
+	case psn > want:
+		// A response went missing: ask again from it, once per gap.
+		if w.retryAt != want {
+			h.Stats.OutOfOrder++
+			h.rewind(qp, want)
+		}
+		return
+	}
+	// In order: it implicitly acknowledges everything before the READ.
+	qp.ackHigh = max(qp.ackHigh, w.FirstPSN)
+	if p.Data != nil {
+		h.scatter(w.wr.SGL, w.respPkts*int64(h.Prof.MTU), p.Data)
+	}
+	w.respPkts++
+	qp.ReadDelivered += int64(p.Payload)
+	if w.respPkts == w.NPkts {
+		w.respDone = true
+	}
+	h.advance(qp)
+}
+
+// ackTo records that the responder has everything before psn.
+func (h *HCA) ackTo(qp *QP, psn int64) {
+	if psn > qp.ackHigh {
+		qp.ackHigh = min(psn, qp.maxSent)
+	}
+	h.advance(qp)
+}
+
+// advance completes the WQEs at the head that are done: SEND and WRITE
+// once acknowledged, READ and atomics once their responses are in.
+func (h *HCA) advance(qp *QP) {
+	progress := false
+	for len(qp.sq) > 0 {
+		w := qp.sq[0]
+		end := w.FirstPSN + w.NPkts
+		if w.Op.isRead() || w.Op.isAtomic() {
+			if !w.respDone {
+				break
+			}
+			qp.rdOut--
+		} else if end > qp.ackHigh {
+			break
+		}
+		qp.sq[0] = nil
+		qp.sq = qp.sq[1:]
+		qp.sendIdx--
+		qp.una = end
+		progress = true
+		h.complete(qp, w, WCSuccess)
+	}
+	if len(qp.sq) > 0 {
+		w := qp.sq[0]
+		una := min(qp.ackHigh, w.FirstPSN+w.NPkts)
+		if w.Op.isRead() {
+			una = w.FirstPSN + w.respPkts
+		} else if w.Op.isAtomic() {
+			una = w.FirstPSN
+		}
+		if una > qp.una {
+			qp.una = una
+			progress = true
+		}
+	} else {
+		qp.una = qp.endPSN
+	}
+	if qp.sendIdx < 0 || qp.nextPSN < qp.una {
+		h.setSendPos(qp, qp.una)
+	}
+	if !progress {
+		return
+	}
+	qp.retries, qp.rnrRetries = 0, 0
+	if qp.una < qp.maxSent && len(qp.sq) > 0 {
+		h.armTimer(qp)
+	} else {
+		h.eng.Cancel(qp.timer)
+	}
+	if qp.State == QPSQD && len(qp.sq) == 0 {
+		h.asyncEvent(AsyncEvent{Type: EventSQDrained, QP: qp})
+	}
+	h.activate(qp)
+}
+
+// setSendPos makes psn the next PSN to send.
+func (h *HCA) setSendPos(qp *QP, psn int64) {
+	w, i := qp.wqeAt(psn)
+	if w == nil {
+		qp.sendIdx, qp.sendOff, qp.nextPSN = len(qp.sq), 0, qp.endPSN
+		return
+	}
+	qp.sendIdx = i
+	switch {
+	case w.Op.isRead():
+		psn = max(psn, w.FirstPSN+w.respPkts)
+		qp.sendOff = psn - w.FirstPSN
+	case w.Op.isAtomic():
+		psn = w.FirstPSN
+		qp.sendOff = 0
+	default:
+		qp.sendOff = psn - w.FirstPSN
+	}
+	qp.nextPSN = psn
+}
+
+// rewind restarts sending at psn. Go-back-0 restarts at the first packet
+// of the message that holds psn.
+func (h *HCA) rewind(qp *QP, psn int64) {
+	if h.Prof.Retransmit == GoBack0 {
+		if w, _ := qp.wqeAt(psn); w != nil {
+			psn = w.FirstPSN
+			if w.Op.isRead() {
+				w.respPkts = 0
+			}
+		}
+	}
+	h.setSendPos(qp, psn)
+	h.activate(qp)
+}
+
+func (h *HCA) timeout(qp *QP) {
+	if qp.State != QPRTS && qp.State != QPSQD || len(qp.sq) == 0 {
+		return
+	}
+	h.Stats.Timeouts++
+	qp.retries++
+	if qp.retries > qp.retryCnt {
+		h.fail(qp, WCRetryExceeded)
+		return
+	}
+	h.rewind(qp, qp.una)
+	h.armTimer(qp)
+}
+
+// fail completes the oldest outstanding WQE with status, moves the QP to
+// ERR and flushes everything else.
+func (h *HCA) fail(qp *QP, status WCStatus) {
+	if len(qp.sq) > 0 {
+		w := qp.sq[0]
+		qp.sq = qp.sq[1:]
+		h.complete(qp, w, status)
+	}
+	h.toErr(qp)
+	h.asyncEvent(AsyncEvent{Type: EventQPFatal, QP: qp})
+}
+
+// toErr moves qp to ERR: timers stop, and every send and receive WR still
+// posted completes with wr_flush_err.
+func (h *HCA) toErr(qp *QP) {
+	qp.State = QPErr
+	h.eng.Cancel(qp.timer)
+	h.eng.Cancel(qp.rnrWait)
+	h.eng.Cancel(qp.wake)
+	for _, w := range qp.sq {
+		h.complete(qp, w, WCFlushed)
+	}
+	qp.sq, qp.sendIdx, qp.sendOff, qp.rdOut = nil, 0, 0, 0
+	qp.nextPSN, qp.una = qp.endPSN, qp.endPSN
+	if qp.curRecv != nil {
+		h.completeRecv(qp, qp.curRecv, WC{Status: WCFlushed, Opcode: WCOpRecv})
+		qp.curRecv = nil
+	}
+	for _, r := range qp.rq {
+		h.completeRecv(qp, r, WC{Status: WCFlushed, Opcode: WCOpRecv})
+	}
+	qp.rq = nil
+	qp.rdJobs = nil
+}

@@ -1,0 +1,495 @@
+package hca
+
+import (
+	"github.com/lfsim/lfsim/fabric"
+)
+
+// The responder: in-order acceptance with PSN checks, memory protection,
+// RECV consumption and RNR, READ responses, atomics, duplicates, ACK
+// coalescing and NAKs.
+
+// checkRemote finds the MR for a remote access and checks it: the rkey
+// exists, the MR is in the QP's PD, [va, va+n) lies inside it, and both
+// the MR and the QP allow the access. It returns nil on a violation.
+func (h *HCA) checkRemote(qp *QP, rkey uint32, va uint64, n int64, need Access) *MR {
+	mr := h.mrs[rkey]
+	if mr == nil || mr.RKey != rkey || mr.PD != qp.PD || !mr.contains(va, n) ||
+		mr.Access&need != need || qp.Access&need != need {
+		return nil
+	}
+	return mr
+}
+
+func isFirst(op fabric.Opcode) bool {
+	switch op {
+	case fabric.OpSendFirst, fabric.OpSendOnly, fabric.OpSendOnlyImm,
+		fabric.OpWriteFirst, fabric.OpWriteOnly, fabric.OpWriteOnlyImm,
+		fabric.OpReadRequest, fabric.OpCompareSwap, fabric.OpFetchAdd:
+		return true
+	}
+	return false
+}
+
+func isLast(op fabric.Opcode) bool {
+	switch op {
+	case fabric.OpSendLast, fabric.OpSendLastImm, fabric.OpSendOnly, fabric.OpSendOnlyImm,
+		fabric.OpWriteLast, fabric.OpWriteLastImm, fabric.OpWriteOnly, fabric.OpWriteOnlyImm,
+		fabric.OpReadRequest, fabric.OpCompareSwap, fabric.OpFetchAdd:
+		return true
+	}
+	return false
+}
+
+// respond is the RC and UC responder.
+func (h *HCA) respond(qp *QP, p *fabric.Packet) {
+	if qp.State != QPRTR && qp.State != QPRTS && qp.State != QPSQD {
+		h.Stats.BadQPDrops++
+		return
+	}
+	psn := expand(p.PSN, qp.ePSN)
+	op := p.Opcode.Operation()
+	if qp.Type == UC {
+		if psn != qp.ePSN {
+			// A gap: the message in progress is lost.
+			h.Stats.OutOfOrder++
+			if qp.inMsg {
+				h.ucDrop(qp)
+			}
+			qp.ePSN = psn
+		}
+		if !isFirst(op) && !qp.inMsg {
+			// The rest of a message whose start was lost.
+			qp.ePSN = psn + 1
+			if isLast(op) {
+				h.Stats.UCDroppedMsgs++
+			}
+			return
+		}
+		h.accept(qp, p, psn, op)
+		return
+	}
+	switch {
+	case psn == qp.ePSN:
+		h.accept(qp, p, psn, op)
+	case psn > qp.ePSN:
+		h.Stats.OutOfOrder++
+		if !qp.nakSent {
+			qp.nakSent = true
+			if h.Prof.Retransmit == GoBack0 && qp.inMsg {
+				// Go-back-0 discards the partial message: the requester
+				// restarts it from its first packet.
+				qp.ePSN = qp.msgStart
+				qp.inMsg = false
+				if qp.curRecv != nil {
+					qp.curRecvOff = 0
+				}
+			}
+			h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN)
+		}
+	default:
+		h.duplicate(qp, p, psn, op)
+	}
+}
+
+// ucDrop abandons a UC message in progress; its RECV stays for the next.
+func (h *HCA) ucDrop(qp *QP) {
+	h.Stats.UCDroppedMsgs++
+	qp.inMsg = false
+	qp.curRecvOff = 0
+	qp.curMR = nil
+}
+
+// duplicate handles a request the responder has already executed.
+func (h *HCA) duplicate(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
+	h.Stats.Duplicates++
+	switch op {
+	case fabric.OpReadRequest:
+		// READs are idempotent: execute again from this PSN, dropping
+		// responses queued for it or later.
+		n := int64(p.DMALen)
+		mr := h.checkRemote(qp, p.RKey, p.VA, n, AccessRemoteRead)
+		if mr == nil {
+			return
+		}
+		for i, j := range qp.rdJobs {
+			if j.psn >= psn {
+				qp.rdJobs = qp.rdJobs[:i]
+				break
+			}
+		}
+		h.queueRead(qp, psn, mr, p.VA, n)
+	case fabric.OpCompareSwap, fabric.OpFetchAdd:
+		for _, a := range qp.atomics {
+			if a.psn == psn {
+				h.sendAtomicAck(qp, p, psn, a.orig)
+				return
+			}
+		}
+	default:
+		if p.AckReq {
+			h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
+		}
+	}
+}
+
+// accept executes the in-order request p.
+func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
+	now := h.eng.Now()
+	rc := qp.Type == RC
+	payload := int64(p.Payload)
+	if isFirst(op) {
+		qp.msgStart = psn
+	}
+	switch op {
+	case fabric.OpSendFirst, fabric.OpSendOnly, fabric.OpSendOnlyImm,
+		fabric.OpSendMiddle, fabric.OpSendLast, fabric.OpSendLastImm:
+		if isFirst(op) {
+			if qp.curRecv == nil {
+				qp.curRecv = h.takeRecv(qp)
+			}
+			if qp.curRecv == nil {
+				if rc {
+					h.rnrNak(qp, p, psn)
+				} else {
+					h.Stats.NoRecvDrops++
+					qp.ePSN = psn + 1
+					qp.inMsg = !isLast(op)
+					if qp.inMsg {
+						qp.inMsg = false // skip the rest: handled as a lost start
+					}
+				}
+				return
+			}
+			qp.curRecvOff = 0
+		} else if qp.curRecv == nil || !qp.inMsg {
+			h.invalidRequest(qp, p, psn)
+			return
+		}
+		r := qp.curRecv
+		if qp.curRecvOff+payload > r.size {
+			// The RECV is too small: it completes with loc_len_err and
+			// the requester gets an invalid-request NAK.
+			qp.curRecv = nil
+			h.completeRecv(qp, r, WC{Status: WCLocLenError, Opcode: WCOpRecv, Src: p.Src, SrcQP: p.SrcQP})
+			h.invalidRequest(qp, p, psn)
+			return
+		}
+		if p.Data != nil {
+			h.scatter(r.wr.SGL, qp.curRecvOff, p.Data)
+		}
+		qp.curRecvOff += payload
+		if isLast(op) {
+			qp.curRecv = nil
+			wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: qp.curRecvOff, Src: p.Src, SrcQP: p.SrcQP}
+			if op == fabric.OpSendLastImm || op == fabric.OpSendOnlyImm {
+				wc.Imm, wc.HasImm = p.Imm, true
+			}
+			h.completeRecv(qp, r, wc)
+		}
+	case fabric.OpWriteFirst, fabric.OpWriteOnly, fabric.OpWriteOnlyImm,
+		fabric.OpWriteMiddle, fabric.OpWriteLast, fabric.OpWriteLastImm:
+		imm := op == fabric.OpWriteOnlyImm || op == fabric.OpWriteLastImm
+		var r *recvWQE
+		if imm {
+			// A WRITE with immediate consumes a RECV; without one, RNR.
+			if r = h.takeRecv(qp); r == nil {
+				if rc {
+					h.rnrNak(qp, p, psn)
+				} else {
+					h.Stats.NoRecvDrops++
+					qp.ePSN = psn + 1
+					qp.inMsg = false
+				}
+				return
+			}
+		}
+		if isFirst(op) {
+			n := int64(p.DMALen)
+			mr := h.checkRemote(qp, p.RKey, p.VA, n, AccessRemoteWrite)
+			if mr == nil {
+				if r != nil {
+					h.requeueRecv(qp, r)
+				}
+				h.accessError(qp, p, psn)
+				return
+			}
+			qp.curMR, qp.curVA, qp.curLeft = mr, p.VA, n
+			qp.msgLen = n
+		} else if qp.curMR == nil || !qp.inMsg {
+			if r != nil {
+				h.requeueRecv(qp, r)
+			}
+			h.invalidRequest(qp, p, psn)
+			return
+		}
+		if payload > qp.curLeft || (isLast(op) && payload != qp.curLeft) {
+			if r != nil {
+				h.requeueRecv(qp, r)
+			}
+			h.invalidRequest(qp, p, psn)
+			return
+		}
+		if p.Data != nil {
+			if b := qp.curMR.Bytes(qp.curVA, payload); b != nil {
+				copy(b, p.Data)
+			}
+		}
+		qp.curVA += uint64(payload)
+		qp.curLeft -= payload
+		if isLast(op) {
+			if h.OnWrite != nil {
+				start := qp.curVA - uint64(qp.msgLen)
+				h.eng.After(h.Prof.DMALatency, h, evWrite, 0, &writeVisible{qp: qp, mr: qp.curMR, addr: start, n: qp.msgLen})
+			}
+			qp.curMR = nil
+		}
+		if r != nil {
+			h.completeRecv(qp, r, WC{Status: WCSuccess, Opcode: WCOpRecvImm, ByteLen: qp.msgLen, Imm: p.Imm, HasImm: true, Src: p.Src, SrcQP: p.SrcQP})
+		}
+	case fabric.OpReadRequest:
+		if !rc {
+			h.invalidRequest(qp, p, psn)
+			return
+		}
+		n := int64(p.DMALen)
+		mr := h.checkRemote(qp, p.RKey, p.VA, n, AccessRemoteRead)
+		if mr == nil {
+			h.accessError(qp, p, psn)
+			return
+		}
+		if len(qp.rdJobs) >= qp.maxDestRdAtomic {
+			h.invalidRequest(qp, p, psn)
+			return
+		}
+		h.queueRead(qp, psn, mr, p.VA, n)
+		qp.ePSN = psn + max(1, (n+int64(h.Prof.MTU)-1)/int64(h.Prof.MTU))
+		qp.nakSent = false
+		qp.msn++
+		return
+	case fabric.OpCompareSwap, fabric.OpFetchAdd:
+		if !rc {
+			h.invalidRequest(qp, p, psn)
+			return
+		}
+		mr := h.checkRemote(qp, p.RKey, p.VA, 8, AccessRemoteAtomic)
+		if mr == nil || p.VA%8 != 0 {
+			h.accessError(qp, p, psn)
+			return
+		}
+		orig := mr.Word(p.VA)
+		if op == fabric.OpFetchAdd {
+			mr.setWord(p.VA, orig+p.SwapAdd)
+		} else if orig == p.Compare {
+			mr.setWord(p.VA, p.SwapAdd)
+		}
+		if len(qp.atomics) >= max(1, qp.maxDestRdAtomic) {
+			copy(qp.atomics, qp.atomics[1:])
+			qp.atomics = qp.atomics[:len(qp.atomics)-1]
+		}
+		qp.atomics = append(qp.atomics, atomicSaved{psn: psn, orig: orig})
+		qp.ePSN = psn + 1
+		qp.nakSent = false
+		qp.msn++
+		h.sendAtomicAck(qp, p, psn, orig)
+		return
+	default:
+		h.invalidRequest(qp, p, psn)
+		return
+	}
+	qp.ePSN = psn + 1
+	qp.nakSent = false
+	qp.inMsg = !isLast(op)
+	qp.Delivered += payload
+	if qp.FirstDelivery == 0 {
+		qp.FirstDelivery = now
+	}
+	qp.LastDelivery = now
+	if isLast(op) {
+		qp.msn++
+	}
+	if rc && p.AckReq {
+		h.sendAck(qp, p, fabric.SyndromeACK, psn)
+	}
+}
+
+// requeueRecv puts a RECV taken for a request that then failed back at
+// the head of its queue.
+func (h *HCA) requeueRecv(qp *QP, r *recvWQE) {
+	q := &qp.rq
+	if qp.SRQ != nil {
+		q = &qp.SRQ.rq
+	}
+	*q = append([]*recvWQE{r}, *q...)
+}
+
+// rnrNak tells the requester no RECV is posted: it retries psn after the
+// QP's min_rnr_timer.
+func (h *HCA) rnrNak(qp *QP, p *fabric.Packet, psn int64) {
+	h.Stats.RNRNaksSent++
+	h.sendAck(qp, p, fabric.SyndromeRNRNAK|uint8(qp.minRNRTimer&0x1F), psn)
+}
+
+// accessError NAKs a protection violation and moves the QP to ERR
+// (IBTA vol. 1, 9.9.3.1.2: a class C error).
+func (h *HCA) accessError(qp *QP, p *fabric.Packet, psn int64) {
+	if qp.Type == RC {
+		h.sendAck(qp, p, fabric.SyndromeNAKRemAccErr, psn)
+	}
+	h.toErr(qp)
+}
+
+// invalidRequest NAKs a malformed or unsupported request and moves the
+// QP to ERR.
+func (h *HCA) invalidRequest(qp *QP, p *fabric.Packet, psn int64) {
+	if qp.Type == RC {
+		h.sendAck(qp, p, fabric.SyndromeNAKInvReq, psn)
+		h.toErr(qp)
+		return
+	}
+	h.ucDrop(qp)
+}
+
+// sendAck queues an ACK or NAK. An ACK still waiting in the control queue
+// for this QP is updated instead of queueing another (coalescing).
+func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) {
+	if syndrome == fabric.SyndromeACK && qp.queuedAck != nil {
+		qp.queuedAck.PSN = uint32(psn) & psnMask
+		qp.queuedAck.MSN = qp.msn
+		return
+	}
+	a := h.pool.Get()
+	a.Kind = fabric.KindAck
+	a.Opcode = fabric.TransportRC | fabric.OpAcknowledge
+	a.Priority = req.Priority
+	a.Src, a.Dst = h.ID, req.Src
+	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
+	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
+	a.PSN = uint32(psn) & psnMask
+	a.Syndrome = syndrome
+	a.MSN = qp.msn
+	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
+	a.InPort = -1
+	if syndrome == fabric.SyndromeACK {
+		h.Stats.AcksSent++
+		qp.queuedAck = a
+	} else {
+		h.Stats.NaksSent++
+	}
+	h.ctrl.Push(a)
+	h.port.Kick()
+}
+
+func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) {
+	a := h.pool.Get()
+	a.Kind = fabric.KindAck
+	a.Opcode = fabric.TransportRC | fabric.OpAtomicAcknowledge
+	a.Priority = req.Priority
+	a.Src, a.Dst = h.ID, req.Src
+	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
+	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
+	a.PSN = uint32(psn) & psnMask
+	a.MSN = qp.msn
+	a.OrigData = orig
+	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
+	a.InPort = -1
+	h.Stats.AcksSent++
+	h.ctrl.Push(a)
+	h.port.Kick()
+}
+
+// queueRead adds a READ response job; the arbiter sends its packets.
+func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64) {
+	mtu := int64(h.Prof.MTU)
+	j := &readJob{psn: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n}
+	if b := mr.Bytes(va, n); b != nil {
+		j.data = append([]byte(nil), b...) // what the responder's DMA reads now
+	}
+	j.size = n
+	qp.rdJobs = append(qp.rdJobs, j)
+	h.activate(qp)
+}
+
+// nextReadResponse builds the next READ response packet of qp.
+func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
+	j := qp.rdJobs[0]
+	mtu := int64(h.Prof.MTU)
+	payload := min(mtu, j.left)
+	i := j.size - j.left // offset
+	first, last := i == 0, j.psn == j.end-1
+	var op fabric.Opcode
+	switch {
+	case first && last:
+		op = fabric.OpReadResponseOnly
+	case first:
+		op = fabric.OpReadResponseFirst
+	case last:
+		op = fabric.OpReadResponseLast
+	default:
+		op = fabric.OpReadResponseMiddle
+	}
+	p := h.pool.Get()
+	p.Kind = fabric.KindData
+	p.Opcode = fabric.TransportRC | op
+	p.Priority = qp.Priority
+	p.ECN = fabric.ECT0
+	p.Src, p.Dst = h.ID, qp.Remote
+	p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: qp.RemoteIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+	p.DestQP, p.SrcQP = qp.RemoteQPN, qp.QPN
+	p.PSN = uint32(j.psn) & psnMask
+	p.MSN = qp.msn
+	if j.data != nil {
+		p.Data = j.data[i : i+payload]
+	}
+	p.Payload = int32(payload)
+	p.Wire = int32(fabric.RoCEv2Wire(p.Opcode, int(payload)))
+	p.SentAt = h.eng.Now()
+	p.InPort = -1
+	h.Stats.ReadResponses++
+	h.Stats.TxPackets++
+	j.psn++
+	j.left -= payload
+	if j.psn >= j.end {
+		qp.rdJobs[0] = nil
+		qp.rdJobs = qp.rdJobs[1:]
+	}
+	return p
+}
+
+// receiveUD takes a datagram: it needs the right Q_Key and a posted RECV
+// with room for the 40-byte GRH and the payload; otherwise it is dropped
+// and counted.
+func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
+	if qp.State != QPRTR && qp.State != QPRTS && qp.State != QPSQD {
+		h.Stats.BadQPDrops++
+		return
+	}
+	if p.QKey != qp.QKey {
+		h.Stats.QKeyDrops++
+		return
+	}
+	r := h.takeRecv(qp)
+	if r == nil {
+		h.Stats.NoRecvDrops++
+		return
+	}
+	n := int64(p.Payload)
+	wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: grhBytes + n, SrcQP: p.SrcQP, Src: p.Src}
+	if op := p.Opcode.Operation(); op == fabric.OpSendOnlyImm {
+		wc.Imm, wc.HasImm = p.Imm, true
+	}
+	if grhBytes+n > r.size {
+		wc.Status = WCLocLenError
+		h.completeRecv(qp, r, wc)
+		return
+	}
+	if p.Data != nil {
+		h.scatter(r.wr.SGL, grhBytes, p.Data)
+	}
+	qp.Delivered += n
+	now := h.eng.Now()
+	if qp.FirstDelivery == 0 {
+		qp.FirstDelivery = now
+	}
+	qp.LastDelivery = now
+	h.completeRecv(qp, r, wc)
+}

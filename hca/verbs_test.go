@@ -1,0 +1,312 @@
+package hca_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// TestFetchAddFourHosts: four hosts each fetch-and-add 1 to one counter
+// 1000 times, one outstanding at a time; atomics execute at the responder
+// on the MR's bytes, so the final value is exactly 4000 and every host saw
+// 1000 distinct previous values.
+func TestFetchAddFourHosts(t *testing.T) {
+	eng, h, _ := star(t, 5, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile(), swtch.DefaultProfile())
+	counter := h[4].RegMR(h[4].DefaultPD(), 8, make([]byte, 8), hca.AccessAll)
+	for i := 0; i < 4; i++ {
+		qa, _ := connect(h[i], h[4])
+		res := h[i].RegMR(h[i].DefaultPD(), 8, make([]byte, 8), hca.AccessAll)
+		n := 0
+		wr := hca.SendWR{Op: hca.WRFetchAdd, SGL: []hca.SGE{{Addr: res.Addr, Len: 8, LKey: res.LKey}},
+			RemoteAddr: counter.Addr, RKey: counter.RKey, CompareAdd: 1, Signaled: true}
+		hi := h[i]
+		hi.OnComplete = func(qp *hca.QP, w *hca.WQE) {
+			if w.Status != hca.WCSuccess {
+				t.Errorf("%s: %v", hi.Name, w.Status)
+				return
+			}
+			if n++; n < 1000 {
+				if _, err := hi.PostSend(qp, wr); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		if _, err := hi.PostSend(qa, wr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng.Run(sim.Second, nil)
+	if got := counter.Word(counter.Addr); got != 4000 {
+		t.Errorf("counter %d, want 4000", got)
+	}
+	checkInvariant(t, eng, h)
+}
+
+// runLossy writes four 1 MiB messages over a link that drops 1/256 of the
+// frames and returns the WQEs after d of simulated time.
+func runLossy(t *testing.T, rt hca.Retransmit, mtu int, d sim.Time) ([]*hca.WQE, *hca.QP, *hca.HCA) {
+	prof := hca.DefaultProfile()
+	prof.MTU, prof.Retransmit, prof.AckTimeout = mtu, rt, 8
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+	h[0].Port().Link().SetLoss(1.0/256, eng.Rand("link/h0"))
+	qa, qb := connect(h[0], h[1])
+	var ws []*hca.WQE
+	for i := 0; i < 4; i++ {
+		ws = append(ws, h[0].PostWrite(qa, i, 1<<20, 0))
+	}
+	eng.Run(d, nil)
+	defer checkInvariant(t, eng, h)
+	return ws, qb, h[0]
+}
+
+// TestLossGoBackNvsGoBack0: under 1/256 random loss, go-back-N completes
+// every message, in order. Go-back-0 restarts a message from its first
+// packet and the responder discards the partial message, so a message
+// completes only after a pass without any loss: with MTU 256 a 1 MiB
+// message is 4096 packets and a clean pass has probability
+// (255/256)^4096 ≈ 1.1e-7, so within 20 ms nothing completes (the livelock
+// IRN describes, Mittal et al., SIGCOMM 2018, §2).
+func TestLossGoBackNvsGoBack0(t *testing.T) {
+	ws, qb, _ := runLossy(t, hca.GoBackN, 256, 20*sim.Millisecond)
+	for i, w := range ws {
+		if w.Status != hca.WCSuccess {
+			t.Fatalf("go-back-N: message %d %v", i, w.Status)
+		}
+		if i > 0 && w.Completed < ws[i-1].Completed {
+			t.Errorf("go-back-N: message %d completed before %d", i, i-1)
+		}
+	}
+	if qb.Delivered != 4<<20 {
+		t.Errorf("go-back-N delivered %d, want %d", qb.Delivered, 4<<20)
+	}
+	ws, _, h0 := runLossy(t, hca.GoBack0, 256, 20*sim.Millisecond)
+	for i, w := range ws {
+		if w.Status != hca.WCPending {
+			t.Errorf("go-back-0: message %d completed (%v) within the run", i, w.Status)
+		}
+	}
+	if h0.Stats.Retransmitted == 0 {
+		t.Error("go-back-0 retransmitted nothing")
+	}
+	t.Logf("go-back-0: %d packets retransmitted, none of 4 messages done in 20 ms", h0.Stats.Retransmitted)
+}
+
+// TestWriteLatencyClosedForm: a 2-byte inline WRITE lands in the
+// responder's memory after the doorbell and transmit pipeline, the
+// serialization of its 102-byte frame on both links, two propagation
+// delays, the switch latency, the receive pipeline and the DMA write, to
+// the picosecond (the one-way time ib_write_lat reports).
+func TestWriteLatencyClosedForm(t *testing.T) {
+	prof := hca.DefaultProfile()
+	sp := swtch.DefaultProfile()
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, sp)
+	qa, _ := connect(h[0], h[1])
+	var landed sim.Time
+	h[1].OnWrite = func(_ *hca.QP, _ *hca.MR, _ uint64, n int64) { landed = eng.Now() }
+	if _, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 2, Inline: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(sim.Second, nil)
+	ser := fabric.SerializationTime(int64(fabric.RoCEv2Wire(fabric.OpWriteOnly, 2)), 100*fabric.Gbps)
+	want := prof.DoorbellLatency + prof.TxPktLatency + 2*ser + 2*sim.Microsecond + sp.Latency + prof.RxPktLatency + prof.DMALatency
+	if landed != want {
+		t.Errorf("WRITE landed at %v, closed form %v", landed, want)
+	}
+	checkInvariant(t, eng, h)
+}
+
+// TestWriteBandwidth: ib_write_bw's loop (64 KiB × 5000, 128 outstanding,
+// MTU 4096) at 100 Gb/s through one switch. A 64 KiB WRITE is 16 packets
+// of 4178 wire bytes plus a 16-byte RETH, so the ceiling is
+// 65536 / 66864 × 100 = 98.01 Gb/s; start-up (doorbell, fetch, the first
+// round trip) keeps the average above 96.
+func TestWriteBandwidth(t *testing.T) {
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile(), swtch.DefaultProfile())
+	qa, _ := connect(h[0], h[1])
+	const size, iters, depth = 64 << 10, 5000, 128
+	posted := 0
+	wr := hca.SendWR{Op: hca.WRWrite, Length: size, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey}
+	var last sim.Time
+	h[0].OnComplete = func(qp *hca.QP, w *hca.WQE) {
+		last = w.Completed
+		if posted < iters {
+			posted++
+			h[0].PostSend(qp, wr)
+		}
+	}
+	for ; posted < depth; posted++ {
+		h[0].PostSend(qa, wr)
+	}
+	eng.Run(sim.Second, nil)
+	bw := float64(size) * iters * 8 / last.Seconds() / 1e9
+	if bw < 96 || bw > 98.01 {
+		t.Errorf("BW average %.3f Gb/s, want 96..98.01", bw)
+	}
+	t.Logf("BW average %.3f Gb/s", bw)
+	checkInvariant(t, eng, h)
+}
+
+// TestMaxRdAtomic: with max_rd_atomic 1 eight small READs go one round
+// trip after another; with 16 they overlap, so the first case takes
+// several times longer (8 round trips against about one).
+func TestMaxRdAtomic(t *testing.T) {
+	took := map[int]sim.Time{}
+	for _, limit := range []int{1, 16} {
+		prof := hca.DefaultProfile()
+		prof.MaxRdAtomic = limit
+		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+		qa, _ := connect(h[0], h[1])
+		var last *hca.WQE
+		for i := 0; i < 8; i++ {
+			last, _ = h[0].PostSend(qa, hca.SendWR{Op: hca.WRRead, Length: 64, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
+		}
+		eng.Run(sim.Second, nil)
+		if last.Status != hca.WCSuccess {
+			t.Fatalf("limit %d: %v", limit, last.Status)
+		}
+		took[limit] = last.Completed
+		checkInvariant(t, eng, h)
+	}
+	if took[1] < 4*took[16] {
+		t.Errorf("max_rd_atomic 1: %v, 16: %v; want the first at least 4× longer", took[1], took[16])
+	}
+	t.Logf("8 READs: %v with max_rd_atomic 1, %v with 16", took[1], took[16])
+}
+
+// TestDuplicatesAfterLostAcks: losing ACKs (loss on the responder's
+// uplink) makes the requester time out and resend; the responder sees
+// duplicates, re-acknowledges them without delivering twice, and every
+// message completes.
+func TestDuplicatesAfterLostAcks(t *testing.T) {
+	prof := hca.DefaultProfile()
+	prof.AckTimeout = 4 // 65 us
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+	h[1].Port().Link().SetLoss(0.2, eng.Rand("link/h1"))
+	qa, qb := connect(h[0], h[1])
+	var ws []*hca.WQE
+	for i := 0; i < 50; i++ {
+		w, _ := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 4096, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
+		ws = append(ws, w)
+	}
+	eng.Run(sim.Second, nil)
+	for i, w := range ws {
+		if w.Status != hca.WCSuccess {
+			t.Fatalf("message %d: %v", i, w.Status)
+		}
+	}
+	if qb.Delivered != 50*4096 {
+		t.Errorf("delivered %d, want %d (once each)", qb.Delivered, 50*4096)
+	}
+	if h[1].Stats.Duplicates == 0 {
+		t.Error("no duplicates seen")
+	}
+	checkInvariant(t, eng, h)
+}
+
+// TestPSNWrap: PSNs are 24 bits on the wire; a 1 MiB WRITE that starts 10
+// packets before the wrap completes and delivers every byte.
+func TestPSNWrap(t *testing.T) {
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile(), swtch.DefaultProfile())
+	qa, qb := h[0].CreateQP(), h[1].CreateQP()
+	start := uint32(1<<24 - 10)
+	h[0].ModifyQP(qa, hca.QPAttr{State: hca.QPRTR, Dest: h[1].ID, DestIP: h[1].IP, DestQPN: qb.QPN, RQPSN: start})
+	h[0].ModifyQP(qa, hca.QPAttr{State: hca.QPRTS, SQPSN: start})
+	h[1].ModifyQP(qb, hca.QPAttr{State: hca.QPRTR, Dest: h[0].ID, DestIP: h[0].IP, DestQPN: qa.QPN, RQPSN: start})
+	h[1].ModifyQP(qb, hca.QPAttr{State: hca.QPRTS, SQPSN: start})
+	mr := h[1].RegMR(h[1].DefaultPD(), 1<<20, nil, hca.AccessAll)
+	w, _ := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 1 << 20, RemoteAddr: mr.Addr, RKey: mr.RKey})
+	eng.Run(sim.Second, nil)
+	if w.Status != hca.WCSuccess || qb.Delivered != 1<<20 {
+		t.Fatalf("status %v, delivered %d", w.Status, qb.Delivered)
+	}
+	checkInvariant(t, eng, h)
+}
+
+// TestUCUnderLoss: UC has no retransmission; a message with a lost packet
+// is dropped at the receiver and counted, the sender completes every WR,
+// and the messages that arrived whole are delivered.
+func TestUCUnderLoss(t *testing.T) {
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile(), swtch.DefaultProfile())
+	h[0].Port().Link().SetLoss(1.0/64, eng.Rand("link/h0"))
+	qa, qb := h[0].CreateTypedQP(hca.UC), h[1].CreateTypedQP(hca.UC)
+	h[0].Connect(qa, h[1].ID, h[1].IP, qb.QPN)
+	h[1].Connect(qb, h[0].ID, h[0].IP, qa.QPN)
+	mr := h[1].RegMR(h[1].DefaultPD(), 64<<10, nil, hca.AccessAll)
+	for i := 0; i < 100; i++ {
+		h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 64 << 10, RemoteAddr: mr.Addr, RKey: mr.RKey})
+	}
+	eng.Run(sim.Second, nil)
+	lost := h[0].Port().Link().Lost
+	dropped := h[1].Stats.UCDroppedMsgs
+	if lost == 0 || dropped == 0 || dropped > lost {
+		t.Errorf("lost %d packets, dropped %d messages; want 0 < dropped <= lost", lost, dropped)
+	}
+	if h[0].Stats.CompletedSend != 100 {
+		t.Errorf("sender completed %d of 100", h[0].Stats.CompletedSend)
+	}
+	// Whole messages: every dropped message lost at least one packet.
+	if whole := qb.Delivered / (64 << 10); whole < 100-dropped-1 {
+		t.Errorf("delivered %d whole messages, want at least %d", whole, 100-dropped-1)
+	}
+	checkInvariant(t, eng, h)
+}
+
+// TestSlowReceiverPFC: a receiver that drains at 20 Gb/s fills its NIC
+// buffer, sends PAUSE frames, nothing is dropped, and goodput settles near
+// 20 × 4096 / 4178 Gb/s (the drain rate over wire bytes).
+func TestSlowReceiverPFC(t *testing.T) {
+	prof := hca.DefaultProfile()
+	eng, h, sw := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+	h[1].Prof.RxRate = 20 * fabric.Gbps
+	qa, qb := connect(h[0], h[1])
+	w, _ := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 8 << 20, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
+	eng.Run(sim.Second, nil)
+	if w.Status != hca.WCSuccess {
+		t.Fatalf("%v", w.Status)
+	}
+	if h[1].Stats.PauseSent == 0 {
+		t.Error("the NIC sent no PAUSE")
+	}
+	if d := sw.Stats.Drops; d != [len(d)]int64{} {
+		t.Errorf("drops %v", d)
+	}
+	got := float64(qb.Delivered) * 8 / (qb.LastDelivery - qb.FirstDelivery).Seconds() / 1e9
+	want := 20 * 4096.0 / 4178
+	if math.Abs(got-want)/want > 0.02 {
+		t.Errorf("goodput %.3f Gb/s, want %.3f ± 2%%", got, want)
+	}
+	t.Logf("goodput %.3f Gb/s, %d PAUSE frames", got, h[1].Stats.PauseSent)
+	checkInvariant(t, eng, h)
+}
+
+// TestCNPOnePerInterval: CE-marked packets for one QP make one CNP per
+// CNPInterval (4 µs, NVIDIA's min_time_between_cnps default); the
+// requester counts them.
+func TestCNPOnePerInterval(t *testing.T) {
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile(), swtch.DefaultProfile())
+	qa, qb := connect(h[0], h[1])
+	_ = qb
+	pool := &fabric.Pool{}
+	for _, at := range []sim.Time{0, sim.Microsecond, 2 * sim.Microsecond, 5 * sim.Microsecond, 10 * sim.Microsecond} {
+		at := at
+		eng.Schedule(at, handlerFunc(func(*sim.Event) {
+			p := pool.Get()
+			p.Kind, p.ECN, p.Opcode = fabric.KindData, fabric.CE, fabric.TransportRC|fabric.OpWriteMiddle
+			p.Src, p.DestQP, p.SrcQP, p.PSN = h[0].ID, qb.QPN, qa.QPN, 1000 // out of sequence: not accepted
+			p.Wire = 100
+			h[1].Receive(p, h[1].Port())
+		}), 0, 0, nil)
+	}
+	eng.Run(sim.Millisecond, nil)
+	if h[1].Stats.CNPsSent != 3 || qa.CNPs != 3 {
+		t.Errorf("CNPs sent %d, received %d; want 3 (at 0, 5 and 10 us)", h[1].Stats.CNPsSent, qa.CNPs)
+	}
+}
+
+type handlerFunc func(*sim.Event)
+
+func (f handlerFunc) HandleEvent(ev *sim.Event) { f(ev) }

@@ -1,0 +1,96 @@
+package swtch
+
+import "fmt"
+
+// The MMU keeps the buffer as real switches do (Broadcom's scheme, as
+// SONiC configures it): each ingress port and priority may hold a reserved
+// minimum, then draw on the shared pool up to a threshold (static, or
+// dynamic: alpha × free shared buffer); a lossless priority then sends
+// PAUSE upstream and takes what is still arriving into its port's headroom,
+// a pool set aside for it. Lossy traffic over its threshold is dropped.
+// Egress queues are accounted too: a lossy egress queue over its threshold
+// drops; lossless queues are bounded by PFC at ingress instead.
+
+// sharedFree is the shared pool still free, bytes.
+func (s *Switch) sharedFree() int64 { return s.sharedSize - s.sharedUsed }
+
+// xoffLimit is what a lossless ingress port and priority may hold outside
+// headroom before pausing its upstream.
+func (s *Switch) xoffLimit() int64 {
+	if s.Prof.PFC.XOFFAlpha > 0 {
+		return int64(s.Prof.Reserved) + int64(s.Prof.PFC.XOFFAlpha*float64(max(s.sharedFree(), 0)))
+	}
+	return int64(s.Prof.PFC.XOFF)
+}
+
+// xonLevel is where a paused ingress port and priority resumes its
+// upstream.
+func (s *Switch) xonLevel() int64 {
+	if s.Prof.PFC.XONOffset > 0 {
+		return s.xoffLimit() - int64(s.Prof.PFC.XONOffset)
+	}
+	return min(int64(s.Prof.PFC.XON), s.xoffLimit())
+}
+
+// sharedPart is how much of n bytes held by one port and priority is in
+// the shared pool rather than its reserved minimum.
+func (s *Switch) sharedPart(n int64) int64 { return max(0, n-int64(s.Prof.Reserved)) }
+
+// admit charges a frame to its ingress port and priority. It returns
+// whether the frame went into headroom, or the reason it must be dropped.
+func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop DropReason, ok bool) {
+	cur := s.held[i][prio]
+	need := s.sharedPart(cur+frame) - s.sharedPart(cur)
+	free := s.sharedFree()
+	if s.lossless&(1<<prio) != 0 {
+		if cur+frame <= s.xoffLimit() && need <= free {
+			s.charge(i, prio, frame, need)
+			return false, 0, true
+		}
+		if s.head[i][prio]+frame > s.headroom[i] {
+			return false, DropHeadroom, false
+		}
+		s.head[i][prio] += frame
+		s.bufUsed += frame
+		pp := &s.portPrio[i][prio]
+		pp.PeakHeadroom = max(pp.PeakHeadroom, s.head[i][prio])
+		pp.PeakIngress = max(pp.PeakIngress, s.held[i][prio]+s.head[i][prio])
+		return true, 0, true
+	}
+	limit := int64(s.Prof.Reserved) + s.Prof.IngressThreshold.Limit(free)
+	if cur+frame > limit || need > free {
+		return false, DropBuffer, false
+	}
+	s.charge(i, prio, frame, need)
+	return false, 0, true
+}
+
+func (s *Switch) charge(i int, prio uint8, frame, shared int64) {
+	s.held[i][prio] += frame
+	s.sharedUsed += shared
+	s.bufUsed += frame
+	pp := &s.portPrio[i][prio]
+	pp.PeakIngress = max(pp.PeakIngress, s.held[i][prio]+s.head[i][prio])
+}
+
+// release frees a frame's bytes from its ingress port and priority:
+// headroom first, then shared, then reserved.
+func (s *Switch) release(i int, prio uint8, frame int64) {
+	fromHead := min(s.head[i][prio], frame)
+	s.head[i][prio] -= fromHead
+	rest := frame - fromHead
+	before := s.sharedPart(s.held[i][prio])
+	s.held[i][prio] -= rest
+	s.sharedUsed -= before - s.sharedPart(s.held[i][prio])
+	s.bufUsed -= frame
+}
+
+// Check reports a configuration whose buffer cannot hold its reserved
+// minimums and headroom.
+func (s *Switch) Check() error {
+	if s.sharedSize < 0 {
+		return fmt.Errorf("switch %s: the buffer (%d bytes) is smaller than its reserved minimums (%d) plus headroom (%d); raise switch.buffer or lower headroom",
+			s.Name, s.Prof.Buffer, s.reservedTotal, s.headroomTotal)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package swtch
+
+import (
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// egressQueue is one egress port's queue for one priority. Packets wait in
+// a FIFO per ingress port, and the queue serves the ingress ports round
+// robin, one packet each, as switch fabrics arbitrate among inputs. This is
+// what makes PFC-only sharing per input port rather than per flow: three
+// inputs to one output get a third each, however many flows each carries.
+type egressQueue struct {
+	sub    []fabric.PacketQueue // by ingress port
+	ring   []int32              // ingress ports with packets, in service order
+	head   int
+	active int
+
+	Len   int
+	Bytes int64
+
+	// Time integrals of Len (packet·ps) and Bytes (byte·ps) since the
+	// start, for time averages; last is when they were brought up to date.
+	lenArea  float64
+	byteArea float64
+	last     sim.Time
+}
+
+func newEgressQueue(ports int) egressQueue {
+	return egressQueue{sub: make([]fabric.PacketQueue, ports), ring: make([]int32, ports)}
+}
+
+// account brings the time integrals up to now.
+func (q *egressQueue) account(now sim.Time) {
+	dt := float64(now - q.last)
+	q.lenArea += dt * float64(q.Len)
+	q.byteArea += dt * float64(q.Bytes)
+	q.last = now
+}
+
+func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
+	q.account(now)
+	in := p.InPort
+	s := &q.sub[in]
+	if s.Len == 0 {
+		q.ring[(q.head+q.active)%len(q.ring)] = in
+		q.active++
+	}
+	s.Push(p)
+	q.Len++
+	q.Bytes += p.Frame()
+}
+
+// peek returns the packet pop would return.
+func (q *egressQueue) peek() *fabric.Packet {
+	if q.active == 0 {
+		return nil
+	}
+	return q.sub[q.ring[q.head]].Peek()
+}
+
+// pop serves the next ingress port in turn.
+func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
+	if q.active == 0 {
+		return nil
+	}
+	q.account(now)
+	in := q.ring[q.head]
+	s := &q.sub[in]
+	p := s.Pop()
+	q.head = (q.head + 1) % len(q.ring)
+	q.active--
+	if s.Len > 0 {
+		q.ring[(q.head+q.active)%len(q.ring)] = in
+		q.active++
+	}
+	q.Len--
+	q.Bytes -= p.Frame()
+	return p
+}
+
+// QueueStats are time averages of one egress queue.
+type QueueStats struct {
+	// MeanPackets and MeanBytes are the time-averaged number of packets and
+	// bytes waiting (not counting the one on the wire).
+	MeanPackets, MeanBytes float64
+}

@@ -1,0 +1,40 @@
+package swtch
+
+// DropReason says why a switch discarded a packet.
+type DropReason uint8
+
+// Drop reasons, as they appear in summary.json's drop_reasons.
+const (
+	DropBuffer   DropReason = iota // the shared buffer, or a lossy ingress threshold, was full
+	DropHeadroom                   // a lossless queue overflowed its headroom: PFC is misconfigured
+	DropEgress                     // a lossy egress queue was over its threshold
+	DropNoRoute                    // no route to the destination
+	NumDropReasons
+)
+
+func (r DropReason) String() string {
+	return [...]string{"buffer", "headroom", "egress", "no_route"}[r]
+}
+
+// Stats are a switch's totals.
+type Stats struct {
+	Forwarded  int64
+	Drops      [NumDropReasons]int64
+	DropBytes  int64 // payload bytes dropped
+	Marked     int64 // packets marked CE
+	PeakBuffer int64
+}
+
+// PortPrio are the counters of one port and priority. Tx and Marked count
+// the port as egress; Drops and the pause counters as ingress (a drop is
+// charged to the port and priority the packet came in on, and PAUSE frames
+// go out on the ingress port toward the upstream).
+type PortPrio struct {
+	TxPackets, TxBytes int64
+	Marked             int64
+	Drops              [NumDropReasons]int64
+	PauseSent          int64
+	ResumeSent         int64
+	PeakIngress        int64 // most the port and priority held, bytes
+	PeakHeadroom       int64 // most it held in headroom, bytes
+}
