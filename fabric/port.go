@@ -50,7 +50,9 @@ type Port struct {
 	// sends, when known (a host's, from its MTU); 0 means unknown. The
 	// peer's headroom bound uses it.
 	SenderFrame int64
-	Stats       PortStats
+	// OnPause, if set, is told of every PFC frame the port sends.
+	OnPause func(p *Port, prio uint8, quanta uint16)
+	Stats   PortStats
 
 	eng   *sim.Engine
 	pool  *Pool
@@ -137,6 +139,9 @@ func (p *Port) SendPause(prio uint8, quanta uint16) {
 		p.Stats.ResumeSent++
 	} else {
 		p.Stats.PauseSent++
+	}
+	if p.OnPause != nil {
+		p.OnPause(p, prio, quanta)
 	}
 	p.SendControl(pkt)
 }

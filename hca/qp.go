@@ -202,6 +202,7 @@ type QP struct {
 	msn        uint32
 	msgStart   int64    // PSN of the first packet of the message in progress
 	inMsg      bool     // UC/RC: inside a multi-packet message
+	ucDiscard  bool     // UC: the message in progress is already counted as dropped
 	curRecv    *recvWQE // the RECV a SEND in progress fills
 	curRecvOff int64
 	curMR      *MR // the MR a WRITE in progress writes

@@ -199,14 +199,12 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 		qp.rnrWait = h.eng.After(RNRDelay(int(syn&0x1F)), h, evRNR, 0, qp)
 		h.rewind(qp, psn)
 	case syn == fabric.SyndromeNAKSeqErr:
+		// A sequence-error NAK is answered by going back; like ConnectX,
+		// only timeouts count against retry_cnt.
 		h.ackTo(qp, psn)
 		if psn < qp.nextPSN {
-			qp.retries++
-			if qp.retries > qp.retryCnt {
-				h.fail(qp, WCRetryExceeded)
-				return
-			}
 			h.rewind(qp, psn)
+			h.armTimer(qp) // the responder answered: restart the ACK timer
 		}
 	default:
 		h.ackTo(qp, psn)
@@ -289,6 +287,9 @@ func (h *HCA) advance(qp *QP) {
 	if len(qp.sq) > 0 {
 		w := qp.sq[0]
 		una := min(qp.ackHigh, w.FirstPSN+w.NPkts)
+		if h.Prof.Retransmit == GoBack0 {
+			una = w.FirstPSN // the responder may still discard the partial message
+		}
 		if w.Op.isRead() {
 			una = w.FirstPSN + w.respPkts
 		} else if w.Op.isAtomic() {

@@ -58,13 +58,17 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 			qp.ePSN = psn
 		}
 		if !isFirst(op) && !qp.inMsg {
-			// The rest of a message whose start was lost.
+			// The rest of a message whose start was lost (counted once).
 			qp.ePSN = psn + 1
 			if isLast(op) {
-				h.Stats.UCDroppedMsgs++
+				if !qp.ucDiscard {
+					h.Stats.UCDroppedMsgs++
+				}
+				qp.ucDiscard = false
 			}
 			return
 		}
+		qp.ucDiscard = false
 		h.accept(qp, p, psn, op)
 		return
 	}
@@ -94,6 +98,7 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 // ucDrop abandons a UC message in progress; its RECV stays for the next.
 func (h *HCA) ucDrop(qp *QP) {
 	h.Stats.UCDroppedMsgs++
+	qp.ucDiscard = true
 	qp.inMsg = false
 	qp.curRecvOff = 0
 	qp.curMR = nil

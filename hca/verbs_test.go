@@ -48,7 +48,7 @@ func TestFetchAddFourHosts(t *testing.T) {
 
 // runLossy writes four 1 MiB messages over a link that drops 1/256 of the
 // frames and returns the WQEs after d of simulated time.
-func runLossy(t *testing.T, rt hca.Retransmit, mtu int, d sim.Time) ([]*hca.WQE, *hca.QP, *hca.HCA) {
+func runLossy(t *testing.T, rt hca.Retransmit, mtu int, d sim.Time) ([]*hca.WQE, *hca.QP, *hca.HCA, func()) {
 	prof := hca.DefaultProfile()
 	prof.MTU, prof.Retransmit, prof.AckTimeout = mtu, rt, 8
 	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
@@ -59,8 +59,7 @@ func runLossy(t *testing.T, rt hca.Retransmit, mtu int, d sim.Time) ([]*hca.WQE,
 		ws = append(ws, h[0].PostWrite(qa, i, 1<<20, 0))
 	}
 	eng.Run(d, nil)
-	defer checkInvariant(t, eng, h)
-	return ws, qb, h[0]
+	return ws, qb, h[0], func() { checkInvariant(t, eng, h) }
 }
 
 // TestLossGoBackNvsGoBack0: under 1/256 random loss, go-back-N completes
@@ -71,7 +70,7 @@ func runLossy(t *testing.T, rt hca.Retransmit, mtu int, d sim.Time) ([]*hca.WQE,
 // (255/256)^4096 ≈ 1.1e-7, so within 20 ms nothing completes (the livelock
 // IRN describes, Mittal et al., SIGCOMM 2018, §2).
 func TestLossGoBackNvsGoBack0(t *testing.T) {
-	ws, qb, _ := runLossy(t, hca.GoBackN, 256, 20*sim.Millisecond)
+	ws, qb, _, inv := runLossy(t, hca.GoBackN, 256, 20*sim.Millisecond)
 	for i, w := range ws {
 		if w.Status != hca.WCSuccess {
 			t.Fatalf("go-back-N: message %d %v", i, w.Status)
@@ -83,7 +82,8 @@ func TestLossGoBackNvsGoBack0(t *testing.T) {
 	if qb.Delivered != 4<<20 {
 		t.Errorf("go-back-N delivered %d, want %d", qb.Delivered, 4<<20)
 	}
-	ws, _, h0 := runLossy(t, hca.GoBack0, 256, 20*sim.Millisecond)
+	inv()
+	ws, _, h0, inv := runLossy(t, hca.GoBack0, 256, 20*sim.Millisecond)
 	for i, w := range ws {
 		if w.Status != hca.WCPending {
 			t.Errorf("go-back-0: message %d completed (%v) within the run", i, w.Status)
@@ -93,6 +93,7 @@ func TestLossGoBackNvsGoBack0(t *testing.T) {
 		t.Error("go-back-0 retransmitted nothing")
 	}
 	t.Logf("go-back-0: %d packets retransmitted, none of 4 messages done in 20 ms", h0.Stats.Retransmitted)
+	inv()
 }
 
 // TestWriteLatencyClosedForm: a 2-byte inline WRITE lands in the

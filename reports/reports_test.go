@@ -44,7 +44,7 @@ func TestWriteRunRefusesToOverwrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Summary{Scenario: "x", Seed: 1}
-	if err := WriteRun(dir, s, []FlowRow{{ID: 0, Src: "h0", Dst: "h1", QP: "rc", Op: "write", SizeBytes: 10, Status: "incomplete"}}); err != nil {
+	if err := WriteRun(dir, &Results{Summary: s, Flows: []FlowRow{{ID: 0, Src: "h0", Dst: "h1", QP: "rc", Op: "write", SizeBytes: 10, Status: "incomplete"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := PrepareDir(dir, false); !errors.Is(err, ErrExists) {
@@ -69,5 +69,36 @@ func TestWriteRunRefusesToOverwrite(t *testing.T) {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
+	}
+}
+
+func TestSeriesDecimates(t *testing.T) {
+	s := NewSeries(10)
+	decimated := 0
+	for i := 0; i < 12; i++ {
+		s.Begin(int64(i) * 10)
+		s.Add(MetricTxGbps, "s0:p0", float64(i))
+		s.Add(MetricBufferBytes, "s0", 1)
+		if s.End() {
+			decimated++
+		}
+	}
+	if decimated == 0 || s.Rows() > 10 {
+		t.Fatalf("%d rows after %d decimations; want at most 10", s.Rows(), decimated)
+	}
+	csv := string(s.CSV())
+	if !strings.HasPrefix(csv, "time_ns,metric,where,value\n0,tx_gbps,s0:p0,0\n0,buffer_bytes,s0,1\n") {
+		t.Errorf("csv starts:\n%s", csv)
+	}
+	if strings.Contains(csv, "\n10,") {
+		t.Errorf("the second sample should have been dropped:\n%s", csv)
+	}
+}
+
+func TestPFCCSV(t *testing.T) {
+	got := string(PFCCSV([]PFCRow{{TimeNs: 5, Port: "s0:p3", Priority: 3, Quanta: 65535}, {TimeNs: 9, Port: "h1:p0", Priority: 3}}))
+	want := "time_ns,node,port,priority,quanta\n5,s0,p3,3,65535\n9,h1,p0,3,0\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 )
 
 // ErrExists is returned when an output directory holds an earlier run and
@@ -64,11 +65,39 @@ func SummaryJSON(s *Summary) []byte {
 	return append(b, '\n')
 }
 
-// WriteRun writes summary.json and flows.csv into dir, flows first, so
-// that a summary.json on disk always has its flows.csv beside it.
-func WriteRun(dir string, s *Summary, flows []FlowRow) error {
-	if err := WriteFileAtomic(dir, "flows.csv", FlowsCSV(flows)); err != nil {
-		return err
+// Results are everything a run writes.
+type Results struct {
+	Summary *Summary
+	Flows   []FlowRow
+	Series  *Series  // nil: no timeseries.csv
+	PFC     []PFCRow // pfc.csv
+	// Extra holds further files by name (perftest.txt).
+	Extra map[string][]byte
+}
+
+// WriteRun writes a run's files into dir: summary.json last, so that a
+// summary.json on disk always has the other files beside it.
+func WriteRun(dir string, r *Results) error {
+	type file struct {
+		name string
+		data []byte
 	}
-	return WriteFileAtomic(dir, "summary.json", SummaryJSON(s))
+	files := []file{{"flows.csv", FlowsCSV(r.Flows)}, {"pfc.csv", PFCCSV(r.PFC)}}
+	if r.Series != nil {
+		files = append(files, file{"timeseries.csv", r.Series.CSV()})
+	}
+	names := make([]string, 0, len(r.Extra))
+	for name := range r.Extra {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		files = append(files, file{name, r.Extra[name]})
+	}
+	for _, f := range files {
+		if err := WriteFileAtomic(dir, f.name, f.data); err != nil {
+			return err
+		}
+	}
+	return WriteFileAtomic(dir, "summary.json", SummaryJSON(r.Summary))
 }

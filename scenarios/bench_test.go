@@ -19,7 +19,7 @@ func benchmarkExample(b *testing.B, name string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sum, _ := n.Run(nil)
+		sum := n.Run(nil).Summary
 		hops += sum.PacketHops
 		events += int64(sum.Events)
 	}

@@ -214,12 +214,21 @@ func (n *Network) idealFCT(f Flow, qp *hca.QP) sim.Time {
 // is safe to call from another goroutine (a signal handler).
 func (n *Network) Interrupt() { n.interrupted.Store(true) }
 
-// Run runs the scenario to its stop condition and returns the summary and
-// the flow rows. progress, if not nil, is called every million events.
-func (n *Network) Run(progress func(now sim.Time, events uint64)) (*reports.Summary, []reports.FlowRow) {
+// Run runs the scenario to its stop condition and returns what the run
+// writes: the summary, the flow rows, the sampled time series and the PFC
+// log. progress, if not nil, is called every million events.
+func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Results {
 	s := n.Scenario
 	if progress != nil {
 		n.Eng.OnProgress(1<<20, progress)
+	}
+	sm := newSampler(n)
+	sm.start()
+	log := &pfcLog{eng: n.Eng}
+	for _, ports := range n.Fabric.Ports {
+		for _, p := range ports {
+			p.OnPause = log.record
+		}
 	}
 	total := len(n.Flows)
 	reason := "time"
@@ -237,7 +246,9 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) (*reports.Summ
 	if reason == "time" && s.Stop.WhenFlowsDone && n.completed == total {
 		reason = "flows-done"
 	}
-	return n.collect(reason)
+	sum, rows := n.collect(reason)
+	sum.Warnings = append(sum.Warnings, sm.warnings()...)
+	return &reports.Results{Summary: sum, Flows: rows, Series: sm.series, PFC: log.sorted()}
 }
 
 func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
@@ -314,6 +325,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 		if sw == nil {
 			continue
 		}
+		sum.ECN.Marked += sw.Stats.Marked
 		for r, c := range sw.Stats.Drops {
 			if c > 0 {
 				sum.Packets.DropReasons[swtch.DropReason(r).String()] += c

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -16,8 +18,8 @@ func mustRun(t *testing.T, sc *Scenario) (*Network, *reports.Summary, []reports.
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, rows := n.Run(nil)
-	return n, sum, rows
+	res := n.Run(nil)
+	return n, res.Summary, res.Flows
 }
 
 // TestSameSeedSameBytes: DESIGN.md's determinism rule. The same scenario
@@ -174,4 +176,78 @@ func pfcOnLinks(n *Network) int64 {
 		c += int64(l.InFlightOf(fabric.KindPause))
 	}
 	return c
+}
+
+// TestHeadroomWarning: a 16-to-1 incast with auto headroom is lossless; with
+// headroom 30% below the IEEE 802.1Qbb bound it drops for headroom, and the
+// run says the configuration is not lossless.
+func TestHeadroomWarning(t *testing.T) {
+	base := `
+name: headroom
+stop: {at: 2ms}
+topology: {kind: star, hosts: 17, link: {rate: 100Gbps, delay: 5us}}
+traffic:
+  - incast: {to: h16, from: all, size: 64MiB}
+`
+	sc := mustParse(t, base)
+	n, sum, _ := mustRun(t, sc)
+	if sum.Packets.Dropped != 0 {
+		t.Fatalf("auto headroom dropped %d packets", sum.Packets.Dropped)
+	}
+	bound := n.Switches[0].Headroom(0)
+	low := mustParse(t, base+"switch: {pfc: {headroom: "+fmt.Sprint(bound*7/10)+"}}\n")
+	_, sum, _ = mustRun(t, low)
+	if sum.Packets.DropReasons["headroom"] == 0 {
+		t.Fatalf("headroom %d (70%% of %d) dropped nothing", bound*7/10, bound)
+	}
+	warned := false
+	for _, w := range sum.Warnings {
+		warned = warned || strings.Contains(w, "not lossless")
+	}
+	if !warned {
+		t.Errorf("no not-lossless warning in %q", sum.Warnings)
+	}
+}
+
+// TestSampledOutputs: the time series and PFC log agree with the model's
+// own counters: pfc.csv has one row per PAUSE and RESUME frame the summary
+// counts; the receiver's port runs near line rate in tx_gbps while the
+// incast is on; samples are observe.interval apart.
+func TestSampledOutputs(t *testing.T) {
+	sc, err := LoadExample(DefaultExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := n.Run(nil)
+	sum := res.Summary
+	if int64(len(res.PFC)) != sum.PFC.PauseFrames+sum.PFC.ResumeFrames {
+		t.Errorf("pfc.csv has %d rows, summary counts %d frames", len(res.PFC), sum.PFC.PauseFrames+sum.PFC.ResumeFrames)
+	}
+	csv := string(res.Series.CSV())
+	var busy, samples int
+	for _, line := range strings.Split(csv, "\n") {
+		f := strings.Split(line, ",")
+		if len(f) != 4 || f[1] != "tx_gbps" || f[2] != "s0:p8" {
+			continue
+		}
+		samples++
+		var v float64
+		fmt.Sscan(f[3], &v)
+		if v > 95 {
+			busy++
+		}
+	}
+	// 2.74 ms at 10 us: about 274 samples, all but the last near line rate.
+	if samples < 270 || busy < samples-3 {
+		t.Errorf("%d samples of s0:p8, %d above 95 Gb/s", samples, busy)
+	}
+	for _, m := range []string{"queue_bytes,s0:p8:3", "paused,s0:p0:3", "buffer_bytes,s0", "flow_gbps,flow:0"} {
+		if !strings.Contains(csv, ","+m+",") {
+			t.Errorf("no %s series", m)
+		}
+	}
 }

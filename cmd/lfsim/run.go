@@ -87,12 +87,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "\rsim %-10v  wall %-8v  %.2fM events/s   ", now, wall.Round(time.Second), float64(events)/wall.Seconds()/1e6)
 		}
 	}
-	sum, rows := net.Run(show)
+	res := net.Run(show)
+	sum := res.Summary
 	sum.WallSeconds = reports.Round(time.Since(start).Seconds(), 3)
 	if show != nil {
 		fmt.Fprintln(stderr)
 	}
-	if err := reports.WriteRun(dir, sum, rows); err != nil {
+	if err := reports.WriteRun(dir, res); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
 		return exitInternal
 	}

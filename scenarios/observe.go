@@ -1,0 +1,168 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// maxSeriesRows bounds timeseries.csv (about 35 MB): past it the sampler
+// keeps every other sample and doubles its interval, and the run says so.
+const maxSeriesRows = 1_000_000
+
+// sampler records the time series of observe: at every interval: tx_gbps
+// per observed port, queue_bytes and paused per observed port and priority
+// in use, buffer_bytes per switch, flow_gbps per observed flow. Its memory
+// is series × samples.
+type sampler struct {
+	n        *Network
+	interval sim.Time
+	series   *reports.Series
+	last     sim.Time
+
+	links  []*fabric.Port
+	lastTx []int64
+
+	queues     []queueSeries
+	switches   []*swtch.Switch
+	flows      []*FlowRun
+	flowWhere  []string
+	lastDelivd []int64
+}
+
+type queueSeries struct {
+	port       *fabric.Port
+	sw         *swtch.Switch // nil for a host's port
+	prio       uint8
+	where      string
+	lastPaused sim.Time
+}
+
+func newSampler(n *Network) *sampler {
+	s := n.Scenario
+	sm := &sampler{n: n, interval: s.Observe.Interval, series: reports.NewSeries(maxSeriesRows)}
+	prios := n.prioritiesInUse()
+	for id, ports := range n.Fabric.Ports {
+		sw := n.Switches[id]
+		for _, p := range ports {
+			ref := PortRef{Node: fabric.NodeID(id), Port: p.Index}
+			if s.Observe.Links.HasPort(ref) {
+				sm.links = append(sm.links, p)
+			}
+			if !s.Observe.Queues.HasPort(ref) {
+				continue
+			}
+			for _, prio := range prios {
+				sm.queues = append(sm.queues, queueSeries{port: p, sw: sw, prio: prio, where: fmt.Sprintf("%s:%d", p.Name, prio)})
+			}
+		}
+		if sw != nil {
+			sm.switches = append(sm.switches, sw)
+		}
+	}
+	sm.lastTx = make([]int64, len(sm.links))
+	for _, f := range n.Flows {
+		if s.Observe.Flows.HasFlow(f.Flow.ID) {
+			sm.flows = append(sm.flows, f)
+			sm.flowWhere = append(sm.flowWhere, fmt.Sprintf("flow:%d", f.Flow.ID))
+		}
+	}
+	sm.lastDelivd = make([]int64, len(sm.flows))
+	return sm
+}
+
+// prioritiesInUse are the priorities any flow or PFC configuration uses,
+// ascending.
+func (n *Network) prioritiesInUse() []uint8 {
+	var used [8]bool
+	for _, f := range n.Flows {
+		used[f.Flow.Priority] = true
+	}
+	for _, sw := range n.Switches {
+		if sw != nil {
+			for _, p := range sw.Prof.PFC.Priorities {
+				used[p] = true
+			}
+		}
+	}
+	var out []uint8
+	for p, u := range used {
+		if u {
+			out = append(out, uint8(p))
+		}
+	}
+	return out
+}
+
+// HandleEvent takes one sample.
+func (sm *sampler) HandleEvent(*sim.Event) {
+	now := sm.n.Eng.Now()
+	dt := now - sm.last
+	if dt <= 0 {
+		return
+	}
+	sec := dt.Seconds()
+	ser := sm.series
+	ser.Begin(now.Nanoseconds())
+	for i, p := range sm.links {
+		ser.Add(reports.MetricTxGbps, p.Name, float64(p.Stats.TxBytes-sm.lastTx[i])*8/sec/1e9)
+		sm.lastTx[i] = p.Stats.TxBytes
+	}
+	for i := range sm.queues {
+		q := &sm.queues[i]
+		if q.sw != nil {
+			ser.Add(reports.MetricQueueBytes, q.where, float64(q.sw.QueueBytes(q.port.Index, q.prio)))
+		}
+		paused := q.port.PausedTime(q.prio)
+		ser.Add(reports.MetricPaused, q.where, float64(paused-q.lastPaused)/float64(dt))
+		q.lastPaused = paused
+	}
+	for _, sw := range sm.switches {
+		ser.Add(reports.MetricBufferBytes, sw.Name, float64(sw.BufferUsed()))
+	}
+	for i, f := range sm.flows {
+		d := f.Responder.Delivered
+		ser.Add(reports.MetricFlowGbps, sm.flowWhere[i], float64(d-sm.lastDelivd[i])*8/sec/1e9)
+		sm.lastDelivd[i] = d
+	}
+	if ser.End() {
+		sm.interval *= 2
+	}
+	sm.last = now
+	// Keep sampling while anything else is scheduled; a sampler alone
+	// would keep an idle run going for ever.
+	if sm.n.Eng.Pending() > 0 {
+		sm.n.Eng.After(sm.interval, sm, 0, 0, nil)
+	}
+}
+
+// start schedules the first sample.
+func (sm *sampler) start() { sm.n.Eng.After(sm.interval, sm, 0, 0, nil) }
+
+// warnings says what the sampler had to give up.
+func (sm *sampler) warnings() []string {
+	if sm.series.Decimations == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("timeseries.csv would have exceeded %d rows: the sampling interval was doubled %d times, to %v (narrow observe.links, observe.queues or observe.flows, or raise observe.interval)",
+		maxSeriesRows, sm.series.Decimations, sm.interval)}
+}
+
+// pfcLog records every PAUSE and RESUME frame sent, for pfc.csv.
+type pfcLog struct {
+	eng  *sim.Engine
+	rows []reports.PFCRow
+}
+
+func (l *pfcLog) record(p *fabric.Port, prio uint8, quanta uint16) {
+	l.rows = append(l.rows, reports.PFCRow{TimeNs: l.eng.Now().Nanoseconds(), Port: p.Name, Priority: prio, Quanta: quanta})
+}
+
+func (l *pfcLog) sorted() []reports.PFCRow {
+	sort.SliceStable(l.rows, func(i, j int) bool { return l.rows[i].TimeNs < l.rows[j].TimeNs })
+	return l.rows
+}
