@@ -12,6 +12,10 @@ const (
 	MetricPaused      = "paused"       // where: node:port:priority; fraction of the interval paused
 	MetricBufferBytes = "buffer_bytes" // where: node; shared buffer in use
 	MetricFlowGbps    = "flow_gbps"    // where: flow:ID; delivered goodput in the interval
+	MetricRCGbps      = "rc_gbps"      // where: flow:ID; the reaction point's current rate
+	MetricRTGbps      = "rt_gbps"      // where: flow:ID; DCQCN's target rate
+	MetricAlpha       = "alpha"        // where: flow:ID; DCQCN's alpha
+	MetricWindowBytes = "window_bytes" // where: flow:ID; HPCC's window
 )
 
 // Series holds sampled time series in OUTPUTS.md's long format. Its

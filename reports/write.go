@@ -73,6 +73,12 @@ type Results struct {
 	PFC     []PFCRow // pfc.csv
 	// Extra holds further files by name (perftest.txt).
 	Extra map[string][]byte
+	// Captures are observe.pcap's ports, written as NAME.pcap.
+	Captures []*Capture
+	// SnapLen is the pcaps' snap length; 0 means DefaultSnapLen.
+	SnapLen int
+	// Topology, when not nil, is written as topology.json for the report.
+	Topology *Topo
 }
 
 // WriteRun writes a run's files into dir: summary.json last, so that a
@@ -93,6 +99,16 @@ func WriteRun(dir string, r *Results) error {
 	sort.Strings(names)
 	for _, name := range names {
 		files = append(files, file{name, r.Extra[name]})
+	}
+	if r.Topology != nil {
+		files = append(files, file{"topology.json", TopologyJSON(r.Topology)})
+	}
+	for _, c := range r.Captures {
+		data, err := PcapFile(c, r.SnapLen)
+		if err != nil {
+			return fmt.Errorf("%s.pcap: %w", c.Name, err)
+		}
+		files = append(files, file{c.Name + ".pcap", data})
 	}
 	for _, f := range files {
 		if err := WriteFileAtomic(dir, f.name, f.data); err != nil {

@@ -3,6 +3,7 @@
 //	lfsim run [FILE|NAME] [-o DIR] [--seed N] [--force] [-q]
 //	lfsim validate FILE...
 //	lfsim list
+//	lfsim report DIR...
 //
 // With no scenario, `lfsim run` runs the embedded default, an 8-to-1
 // incast. See SCENARIO.md for the scenario format and OUTPUTS.md for what a
@@ -33,9 +34,12 @@ Usage:
                       check scenario files and report every error with
                       file:line:column
   lfsim list          list the embedded example scenarios
+  lfsim report DIR... rebuild DIR/report.html from a run's files; with
+                      several runs, overlay them in ./report.html (-o FILE)
   lfsim help          show this
 
-Results go to lfsim-out/NAME/ (summary.json, flows.csv) unless -o says
+Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
+pfc.csv, report.html, pcaps) unless -o says
 otherwise; an earlier run there is kept unless --force.
 `
 
@@ -56,11 +60,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return validateCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintf(stdout, usage, defaultScenario())
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], []string{"run", "validate", "list", "help"}))
+	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], []string{"run", "validate", "list", "report", "help"}))
 	fmt.Fprintf(stderr, usage, defaultScenario())
 	return exitUsage
 }

@@ -78,29 +78,30 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 	start := time.Now()
 	var show func(now sim.Time, events uint64)
+	endProgress := func() {}
 	if !*quiet && (*progress || isTerminal(os.Stderr)) {
-		show = func(now sim.Time, events uint64) {
-			wall := time.Since(start)
-			if wall < time.Second {
-				return
-			}
-			fmt.Fprintf(stderr, "\rsim %-10v  wall %-8v  %.2fM events/s   ", now, wall.Round(time.Second), float64(events)/wall.Seconds()/1e6)
-		}
+		show, endProgress = newProgress(stderr, sc.Stop.At)
 	}
 	res := net.Run(show)
 	sum := res.Summary
 	sum.WallSeconds = reports.Round(time.Since(start).Seconds(), 3)
-	if show != nil {
-		fmt.Fprintln(stderr)
-	}
+	endProgress()
 	if err := reports.WriteRun(dir, res); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
+		return exitInternal
+	}
+	if err := writeReport(dir, arg); err != nil {
+		fmt.Fprintf(stderr, "lfsim run: writing report.html: %v\n", err)
 		return exitInternal
 	}
 	for _, w := range sum.Warnings[len(sc.Warnings):] {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if !*quiet {
+		if txt, ok := res.Extra["perftest.txt"]; ok {
+			stdout.Write(txt) // perftest and pingpong print their results, as the tools do
+			fmt.Fprintln(stdout)
+		}
 		printSummary(stdout, sum, dir)
 	}
 	for _, c := range sum.Expect {

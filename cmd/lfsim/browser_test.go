@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/lfsim/lfsim/scenarios"
+)
+
+// externalRef matches a script or stylesheet fetched from the network.
+var externalRef = regexp.MustCompile(`(?i)<(script|link|img|iframe)[^>]*(src|href)\s*=\s*["']?(https?:)?//`)
+
+// runExample runs an embedded example into dir and returns report.html.
+func runExample(t *testing.T, name, dir string) string {
+	t.Helper()
+	if code, _, stderr := lfsim(t, "run", name, "-q", "-o", dir); code != 0 && code != exitFailed {
+		t.Fatalf("lfsim run %s: exit %d\n%s", name, code, stderr)
+	}
+	path := filepath.Join(dir, "report.html")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if externalRef.Match(data) {
+		t.Errorf("%s: report.html refers to the network: %s", name, externalRef.Find(data))
+	}
+	return path
+}
+
+// TestReportsAreOffline: every example's report.html is written, names
+// no network resource, and has its sections.
+func TestReportsAreOffline(t *testing.T) {
+	for _, e := range scenarios.Examples() {
+		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
+		data, _ := os.ReadFile(path)
+		for _, want := range []string{"<h2>Summary</h2>", "<h2>Topology</h2>", "echarts.init("} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s: report.html lacks %q", e.Name, want)
+			}
+		}
+	}
+}
+
+// browser starts headless Chromium with networking off and returns a
+// context for it, with console errors and network requests collected.
+type browser struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	errors   []string
+	requests []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	exe := needTool(t, "chromium", "chromium-browser", "google-chrome")
+	needTool(t, "chromedriver") // CI installs it beside chromium (Debian's chromium-driver)
+	o := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("proxy-server", "127.0.0.1:9"), // nowhere: any request fails
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), o...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	b := &browser{ctx: ctx}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning && false {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				b.errors = append(b.errors, "console.error: "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			b.errors = append(b.errors, "exception: "+e.ExceptionDetails.Text+" "+describe(e.ExceptionDetails))
+		case *network.EventRequestWillBeSent:
+			if !strings.HasPrefix(e.Request.URL, "file:") && !strings.HasPrefix(e.Request.URL, "data:") {
+				b.requests = append(b.requests, e.Request.URL)
+			}
+		}
+	})
+	if err := chromedp.Run(ctx, network.Enable(), runtime.Enable()); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return b
+}
+
+func describe(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil {
+		return d.Exception.Description
+	}
+	return ""
+}
+
+// chartCheck is JavaScript that reports, for every chart element on the
+// page, whether ECharts drew it (an instance whose canvas has pixels that
+// are not blank).
+const chartCheck = `(() => {
+  const out = [];
+  document.querySelectorAll('.item').forEach(d => {
+    const inst = echarts.getInstanceByDom(d);
+    const c = d.querySelector('canvas');
+    let drawn = 0;
+    if (inst && c && c.width > 0 && c.height > 0) {
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < px.length; i += 4) {
+        if (px[i+3] !== 0 && (px[i] < 250 || px[i+1] < 250 || px[i+2] < 250)) { drawn++; }
+      }
+    }
+    out.push(d.id + ':' + (inst ? 'instance' : 'none') + ':' + drawn);
+  });
+  return out;
+})()`
+
+// open loads path and waits until every chart has drawn (or 10 s); it
+// returns the charts' states and the time to load and draw.
+func (b *browser) open(t *testing.T, path string) ([]string, time.Duration) {
+	abs, _ := filepath.Abs(path)
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := chromedp.Run(ctx, chromedp.Navigate("file://"+abs)); err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	var states []string
+	for {
+		if err := chromedp.Run(ctx, chromedp.Evaluate(chartCheck, &states)); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		blank := false
+		for _, s := range states {
+			if strings.HasSuffix(s, ":0") {
+				blank = true
+			}
+		}
+		if !blank || time.Since(start) > 10*time.Second {
+			return states, time.Since(start)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestReportsInChromium opens each example's report.html from file://
+// in headless Chromium with networking off: no console errors, no
+// request leaves the page, and every chart has drawn. A screenshot of
+// each goes to $LFSIM_ARTIFACTS.
+func TestReportsInChromium(t *testing.T) {
+	b := newBrowser(t)
+	art := artifactDir(t)
+	for _, e := range scenarios.Examples() {
+		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
+		b.mu.Lock()
+		b.errors, b.requests = nil, nil
+		b.mu.Unlock()
+		states, took := b.open(t, path)
+		if len(states) < 3 {
+			t.Errorf("%s: only %d charts: %v", e.Name, len(states), states)
+		}
+		for _, s := range states {
+			if !strings.Contains(s, ":instance:") || strings.HasSuffix(s, ":0") {
+				t.Errorf("%s: chart not drawn: %s", e.Name, s)
+			}
+		}
+		var shot []byte
+		if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 80)); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(art, "report-"+e.Name+".jpg")
+		if err := os.WriteFile(out, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b.mu.Lock()
+		if len(b.errors) > 0 {
+			t.Errorf("%s: console errors:\n%s", e.Name, strings.Join(b.errors, "\n"))
+		}
+		if len(b.requests) > 0 {
+			t.Errorf("%s: the page asked the network for %v", e.Name, b.requests)
+		}
+		b.mu.Unlock()
+		t.Logf("%s: %d charts drawn in %v; screenshot %s", e.Name, len(states), took.Round(time.Millisecond), out)
+	}
+}
+
+// TestLargeReport: the report of a 10 ms run of the k=8 fat-tree (128
+// hosts) stays under 10 MB and opens, charts drawn, in under 3 s.
+func TestLargeReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	b := newBrowser(t)
+	src, err := os.ReadFile("../../bench/fat-tree-k8-permutation.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The whole 10 ms, not just until the flows are done.
+	yaml := regexp.MustCompile(`(?m)^stop:.*$`).ReplaceAllString(string(src), "stop: {at: 10ms}")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "k8.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	if code, _, stderr := lfsim(t, "run", file, "-q", "-o", out); code != 0 && code != exitFailed {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(out, "report.html")
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() >= 10<<20 {
+		t.Errorf("report.html is %.1f MB; want under 10 MB", float64(st.Size())/(1<<20))
+	}
+	states, took := b.open(t, path)
+	for _, s := range states {
+		if strings.HasSuffix(s, ":0") {
+			t.Errorf("chart not drawn: %s", s)
+		}
+	}
+	if took > 3*time.Second {
+		t.Errorf("report.html took %v to open and draw; want under 3 s", took)
+	}
+	var shot []byte
+	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 60)); err == nil {
+		_ = os.WriteFile(filepath.Join(artifactDir(t), "report-fat-tree-k8-10ms.jpg"), shot, 0o644)
+	}
+	t.Logf("report.html %.2f MB, %d charts, opened and drawn in %v", float64(st.Size())/(1<<20), len(states), took.Round(time.Millisecond))
+	_ = fmt.Sprint()
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/scenarios"
+)
+
+// reportCmd is `lfsim report DIR...`: it rebuilds DIR/report.html from a
+// run's files, or, given several runs, overlays them in one page (-o,
+// default report.html in the current directory).
+func reportCmd(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.StringP("output", "o", "", "where to write the page (default DIR/report.html for one run, report.html for several)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "lfsim report: give one or more run directories (lfsim-out/NAME)")
+		return exitUsage
+	}
+	var runs []*reports.Run
+	for _, dir := range fs.Args() {
+		r, err := reports.LoadRun(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "lfsim report: %v\n", err)
+			return exitFailed
+		}
+		runs = append(runs, r)
+	}
+	path := *out
+	if path == "" {
+		path = "report.html"
+		if len(runs) == 1 {
+			path = filepath.Join(fs.Arg(0), "report.html")
+		}
+	}
+	if err := reports.WriteFileAtomic(filepath.Dir(path), filepath.Base(path), reports.BuildHTML(runs)); err != nil {
+		fmt.Fprintf(stderr, "lfsim report: %v\n", err)
+		return exitInternal
+	}
+	fmt.Fprintf(stdout, "%s\n", path)
+	return exitOK
+}
+
+// writeReport completes a run's directory after its results: the
+// scenario as run (scenario.yaml, so that `lfsim report` can label
+// overlaid runs by what differs) and report.html, built from the files
+// just written.
+func writeReport(dir, arg string) error {
+	var src []byte
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		src, err = os.ReadFile(arg)
+		if err != nil {
+			return err
+		}
+	} else if src, err = scenarios.ExampleSource(arg); err != nil {
+		return err
+	}
+	if err := reports.WriteFileAtomic(dir, "scenario.yaml", src); err != nil {
+		return err
+	}
+	r, err := reports.LoadRun(dir)
+	if err != nil {
+		return err
+	}
+	return reports.WriteFileAtomic(dir, "report.html", reports.BuildHTML([]*reports.Run{r}))
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/scenarios"
+)
+
+// needTool returns the path of the first of names on PATH. A missing tool
+// skips the test, unless LFSIM_REQUIRE_TOOLS=1 (CI), where it fails.
+func needTool(t *testing.T, names ...string) string {
+	t.Helper()
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("LFSIM_REQUIRE_TOOLS") == "1" {
+		t.Fatalf("%s not installed, and LFSIM_REQUIRE_TOOLS=1", strings.Join(names, " or "))
+	}
+	t.Skipf("%s not installed (set LFSIM_REQUIRE_TOOLS=1 to fail instead)", strings.Join(names, " or "))
+	return ""
+}
+
+// artifactDir is where tests keep what people should look at (browser
+// screenshots): $LFSIM_ARTIFACTS, or a temporary directory.
+func artifactDir(t *testing.T) string {
+	dir := os.Getenv("LFSIM_ARTIFACTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// pcapIncast is the incast example with ECN marking and DCQCN on, so that
+// the capture holds CE-marked packets and CNPs as well as PFC frames, and
+// captures at the receiver h8 and at the sender h0.
+func pcapIncast(t *testing.T) []byte {
+	src, err := scenarios.ExampleSource("incast-8to1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	for _, r := range [][2]string{
+		{"  ecn: off", "  ecn: {kmin: 20KiB, kmax: 200KiB, pmax: 0.2}"},
+		{"  cc: none", "  cc: dcqcn"},
+		{"  queues: all", "  queues: all\n  pcap: [h8, h0]"},
+	} {
+		if !strings.Contains(s, r[0]) {
+			t.Fatalf("incast-8to1.yaml no longer has %q", r[0])
+		}
+		s = strings.Replace(s, r[0], r[1], 1)
+	}
+	return []byte(s)
+}
+
+// TestPcapInTshark: Wireshark's dissectors (tshark) read lfsim's pcaps
+// of the incast and count the same RoCE opcodes, ECN-CE marks and PFC
+// frames, with the same per-priority quanta, as lfsim's own counters.
+func TestPcapInTshark(t *testing.T) {
+	tshark := needTool(t, "tshark")
+	sc, err := scenarios.Parse("incast-pcap.yaml", pcapIncast(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := scenarios.Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := net.Run(nil)
+	dir := t.TempDir()
+	if err := reports.WriteRun(dir, res); err != nil {
+		t.Fatal(err)
+	}
+	h8, _ := sc.Topology.Lookup("h8")
+	h0, _ := sc.Topology.Lookup("h0")
+	fields := func(file, filter string, f ...string) [][]string {
+		args := []string{"-r", filepath.Join(dir, file), "-T", "fields", "-E", "separator=,"}
+		if filter != "" {
+			args = append(args, "-Y", filter)
+		}
+		for _, x := range f {
+			args = append(args, "-e", x)
+		}
+		out, err := exec.Command(tshark, args...).Output()
+		if err != nil {
+			t.Fatalf("tshark %v: %v", args, err)
+		}
+		var rows [][]string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if l != "" {
+				rows = append(rows, strings.Split(l, ","))
+			}
+		}
+		return rows
+	}
+	count := func(file, filter string) int { return len(fields(file, filter, "frame.number")) }
+
+	// Opcodes at the receiver: every flow is one 4 MiB WRITE of 1024
+	// packets (MTU 4096).
+	var first, middle, last int
+	mtu := int64(4096)
+	for _, f := range res.Flows {
+		n := (f.SizeBytes + mtu - 1) / mtu
+		first, last, middle = first+1, last+1, middle+int(n-2)
+	}
+	if res.Summary.Packets.Retransmitted != 0 {
+		t.Fatalf("the incast retransmitted %d packets; the counts below assume none", res.Summary.Packets.Retransmitted)
+	}
+	h := net.HCAs[h8]
+	acks := int(h.Stats.AcksSent)
+	for _, c := range []struct {
+		what   string
+		filter string
+		want   int
+	}{
+		{"RDMA WRITE First", `infiniband.bth.opcode == 6`, first},
+		{"RDMA WRITE Middle", `infiniband.bth.opcode == 7`, middle},
+		{"RDMA WRITE Last", `infiniband.bth.opcode == 8`, last},
+		{"Acknowledge", `infiniband.bth.opcode == 17`, acks},
+		{"CNP", `infiniband.bth.opcode == 129`, int(h.Stats.TxPackets) - acks - int(h.Stats.NaksSent)},
+		{"ECN-CE", `ip.dsfield.ecn == 3`, int(res.Summary.ECN.Marked)},
+		{"all frames", ``, int(net.Fabric.Ports[h8][0].Stats.TxPackets + net.Fabric.Ports[h8][0].Peer().Stats.TxPackets)},
+	} {
+		if got := count("h8.pcap", c.filter); got != c.want {
+			t.Errorf("h8.pcap: tshark counts %d %s frames (%s); lfsim counted %d", got, c.what, c.filter, c.want)
+		}
+	}
+	if first == 0 || acks == 0 || res.Summary.ECN.Marked == 0 {
+		t.Errorf("the scenario should have WRITEs (%d), ACKs (%d) and CE marks (%d)", first, acks, res.Summary.ECN.Marked)
+	}
+	// Named as Wireshark names them (its opcode field's names; frames cut
+	// by the snap length are flagged malformed in the Info column, their
+	// headers decode whole).
+	detail, err := exec.Command(tshark, "-r", filepath.Join(dir, "h8.pcap"), "-O", "infiniband").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"RDMA WRITE First (6)", "RDMA WRITE Middle (7)", "RDMA WRITE Last (8)", "Acknowledge (17)", "DMA Length: 4194304"} {
+		if !strings.Contains(string(detail), want) {
+			t.Errorf("tshark never decodes %q", want)
+		}
+	}
+
+	// PFC: the frames in both captures are the rows of pfc.csv for the
+	// four ports they cover, priority and quanta alike.
+	var want []string
+	ports := map[string]bool{}
+	for _, n := range []fabric.NodeID{h8, h0} {
+		p := net.Fabric.Ports[n][0]
+		ports[p.Name], ports[p.Peer().Name] = true, true
+	}
+	for _, r := range res.PFC {
+		if ports[r.Port] {
+			want = append(want, strconv.FormatInt(r.TimeNs, 10)+" "+strconv.Itoa(int(r.Priority))+" "+strconv.Itoa(int(r.Quanta)))
+		}
+	}
+	var got []string
+	for _, file := range []string{"h8.pcap", "h0.pcap"} {
+		for _, row := range fields(file, `macc.opcode == 0x0101`, "frame.time_epoch", "macc.cbfc.enbv",
+			"macc.cbfc.pause_time.c0", "macc.cbfc.pause_time.c1", "macc.cbfc.pause_time.c2", "macc.cbfc.pause_time.c3",
+			"macc.cbfc.pause_time.c4", "macc.cbfc.pause_time.c5", "macc.cbfc.pause_time.c6", "macc.cbfc.pause_time.c7") {
+			sec, _ := strconv.ParseFloat(row[0], 64)
+			enbv, _ := strconv.ParseUint(strings.TrimPrefix(row[1], "0x"), 16, 16)
+			for prio := 0; prio < 8; prio++ {
+				if enbv&(1<<prio) != 0 {
+					got = append(got, strconv.FormatInt(int64(sec*1e9+0.5), 10)+" "+strconv.Itoa(prio)+" "+row[2+prio])
+				}
+			}
+		}
+	}
+	sort.Strings(want)
+	sort.Strings(got)
+	if len(want) == 0 {
+		t.Fatal("no PFC frames on the captured ports; the test needs some")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("PFC frames by tshark (time ns, priority, quanta):\n%s\npfc.csv:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Frames kept whole carry a correct FCS.
+	out, err := exec.Command(tshark, "-o", "eth.check_fcs:TRUE", "-r", filepath.Join(dir, "h0.pcap"), "-Y", "frame.cap_len == frame.len", "-T", "fields", "-e", "eth.fcs.status").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range strings.Fields(string(out)) {
+		if row != "1" {
+			t.Fatalf("FCS status %q; want 1 (good)", row)
+		}
+	}
+}

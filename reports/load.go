@@ -1,0 +1,254 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Topo is topology.json: the nodes and links a report draws.
+type Topo struct {
+	Nodes []TopoNode `json:"nodes"`
+	Links []TopoLink `json:"links"`
+}
+
+// TopoNode is one node: kind "host" or "switch".
+type TopoNode struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// TopoLink is one cable between two ports, named node:pN.
+type TopoLink struct {
+	A        string  `json:"a"`
+	B        string  `json:"b"`
+	RateGbps float64 `json:"rate_gbps"`
+}
+
+// TopologyJSON renders topology.json.
+func TopologyJSON(t *Topo) []byte {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}
+
+// Point is one sample of a series.
+type Point struct {
+	TimeNs int64
+	Value  float64
+}
+
+// Run is one run's files, read back from its directory: what the report
+// draws.
+type Run struct {
+	Dir     string
+	Label   string
+	Summary Summary
+	Flows   []FlowRow
+	// Series maps metric to where to samples; Wheres keeps each metric's
+	// wheres in first-seen order.
+	Series map[string]map[string][]Point
+	Wheres map[string][]string
+	PFC    []PFCRow
+	Topo   *Topo // nil when the run has no topology.json
+	// Params are the scenario's settings (scenario.yaml flattened to
+	// dotted keys, with the run's seed), for labelling overlaid runs.
+	Params map[string]string
+}
+
+// LoadRun reads a run directory: summary.json is required; flows.csv,
+// timeseries.csv, pfc.csv, topology.json and scenario.yaml are read when
+// present.
+func LoadRun(dir string) (*Run, error) {
+	r := &Run{Dir: dir, Label: filepath.Base(filepath.Clean(dir)), Series: map[string]map[string][]Point{}, Wheres: map[string][]string{}, Params: map[string]string{}}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a run directory: %w", dir, err)
+	}
+	if err := json.Unmarshal(data, &r.Summary); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	if recs, err := readCSV(filepath.Join(dir, "flows.csv")); err != nil {
+		return nil, err
+	} else {
+		for _, rec := range recs {
+			if len(rec) < len(FlowsHeader) {
+				continue
+			}
+			id, _ := strconv.Atoi(rec[0])
+			n := func(i int) int64 { v, _ := strconv.ParseInt(rec[i], 10, 64); return v }
+			slow, _ := strconv.ParseFloat(rec[10], 64)
+			r.Flows = append(r.Flows, FlowRow{ID: id, Src: rec[1], Dst: rec[2], QP: rec[3], Op: rec[4],
+				SizeBytes: n(5), DeliveredBytes: n(6), StartNs: n(7), EndNs: n(8), FCTNs: n(9),
+				Slowdown: slow, Retransmits: n(11), Status: rec[12]})
+		}
+	}
+	if err := r.loadSeries(filepath.Join(dir, "timeseries.csv")); err != nil {
+		return nil, err
+	}
+	if recs, err := readCSV(filepath.Join(dir, "pfc.csv")); err != nil {
+		return nil, err
+	} else {
+		for _, rec := range recs {
+			if len(rec) < 5 {
+				continue
+			}
+			t, _ := strconv.ParseInt(rec[0], 10, 64)
+			prio, _ := strconv.Atoi(rec[3])
+			q, _ := strconv.Atoi(rec[4])
+			r.PFC = append(r.PFC, PFCRow{TimeNs: t, Port: rec[1] + ":" + rec[2], Priority: uint8(prio), Quanta: uint16(q)})
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "topology.json")); err == nil {
+		var t Topo
+		if err := json.Unmarshal(data, &t); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "topology.json"), err)
+		}
+		r.Topo = &t
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
+		var v any
+		if yaml.Unmarshal(data, &v) == nil {
+			flatten("", v, r.Params)
+		}
+	}
+	delete(r.Params, "description")
+	r.Params["seed"] = strconv.FormatUint(r.Summary.Seed, 10)
+	return r, nil
+}
+
+// readCSV reads a CSV file without its header; a missing file is empty.
+func readCSV(path string) ([][]string, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	rd := csv.NewReader(bytes.NewReader(data))
+	rd.FieldsPerRecord = -1
+	recs, err := rd.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) > 0 {
+		recs = recs[1:]
+	}
+	return recs, nil
+}
+
+// loadSeries reads timeseries.csv (time_ns,metric,where,value) line by
+// line: it can hold a million rows.
+func (r *Run) loadSeries(path string) error {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	lines := bytes.Split(data, []byte{'\n'})
+	for i, line := range lines {
+		if i == 0 || len(line) == 0 {
+			continue
+		}
+		f := strings.SplitN(string(line), ",", 4)
+		if len(f) != 4 {
+			return fmt.Errorf("%s:%d: expected time_ns,metric,where,value", path, i+1)
+		}
+		t, err1 := strconv.ParseInt(f[0], 10, 64)
+		v, err2 := strconv.ParseFloat(f[3], 64)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("%s:%d: bad number", path, i+1)
+		}
+		m := r.Series[f[1]]
+		if m == nil {
+			m = map[string][]Point{}
+			r.Series[f[1]] = m
+		}
+		if _, ok := m[f[2]]; !ok {
+			r.Wheres[f[1]] = append(r.Wheres[f[1]], f[2])
+		}
+		m[f[2]] = append(m[f[2]], Point{t, v})
+	}
+	return nil
+}
+
+// flatten turns a YAML document into dotted keys: switch.ecn.kmin.
+// Lists keep their index: traffic.0.incast.size.
+func flatten(prefix string, v any, out map[string]string) {
+	key := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return prefix + "." + k
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flatten(key(k), e, out)
+		}
+	case []any:
+		for i, e := range x {
+			flatten(key(strconv.Itoa(i)), e, out)
+		}
+	default:
+		out[prefix] = fmt.Sprint(x)
+	}
+}
+
+// LabelRuns labels each run by the parameters whose values differ
+// between the runs ("switch.ecn.kmin=20KiB seed=2"); runs that differ in
+// nothing keep their directory's name.
+func LabelRuns(runs []*Run) {
+	if len(runs) < 2 {
+		return
+	}
+	keys := map[string]bool{}
+	for _, r := range runs {
+		for k := range r.Params {
+			keys[k] = true
+		}
+	}
+	var differ []string
+	for k := range keys {
+		v0, ok0 := runs[0].Params[k]
+		for _, r := range runs[1:] {
+			if v, ok := r.Params[k]; ok != ok0 || v != v0 {
+				differ = append(differ, k)
+				break
+			}
+		}
+	}
+	sort.Strings(differ)
+	if len(differ) == 0 {
+		return
+	}
+	seen := map[string]int{}
+	for _, r := range runs {
+		var parts []string
+		for _, k := range differ {
+			v, ok := r.Params[k]
+			if !ok {
+				v = "(unset)"
+			}
+			parts = append(parts, k+"="+v)
+		}
+		r.Label = strings.Join(parts, " ")
+		seen[r.Label]++
+	}
+	for _, r := range runs {
+		if seen[r.Label] > 1 {
+			r.Label += " (" + filepath.Base(filepath.Clean(r.Dir)) + ")"
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"net"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/lfsim/lfsim/fabric"
+)
+
+// DefaultSnapLen is how many bytes of each frame a pcap keeps; the frame's
+// real length is recorded beside it, as a capture with a snap length does.
+const DefaultSnapLen = 128
+
+// Capture is what one observed port carried, both directions, for
+// NAME.pcap.
+type Capture struct {
+	// Name is the file name without .pcap: the host ("h8") or the port
+	// with its colon replaced ("s0_p8").
+	Name   string
+	Frames []CapturedFrame
+	// Dropped counts frames not kept because the capture was full.
+	Dropped int64
+}
+
+// CapturedFrame is one frame as its first bit went on the wire: a copy
+// of the packet, and the transmitting and receiving ports, which give the
+// MAC addresses.
+type CapturedFrame struct {
+	TimeNs         int64
+	TxNode, RxNode fabric.NodeID
+	TxPort, RxPort int
+	Pkt            fabric.Packet
+}
+
+// PortMAC is the MAC address lfsim gives port of node: locally
+// administered, 02:NN:NN:NN:PP:PP with the node id and the port number.
+func PortMAC(node fabric.NodeID, port int) net.HardwareAddr {
+	return net.HardwareAddr{0x02, byte(node >> 16), byte(node >> 8), byte(node), byte(port >> 8), byte(port)}
+}
+
+// pfcMAC is the destination of MAC control frames (IEEE 802.1Qbb, 802.3
+// annex 31B).
+var pfcMAC = net.HardwareAddr{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01}
+
+// DSCP is the DSCP lfsim writes for a priority: the class selector CSn
+// (8 × priority), which a switch trusting DSCP maps back to priority n.
+func DSCP(prio uint8) uint8 { return prio << 3 }
+
+// PcapFile renders a capture as a pcap file with nanosecond timestamps
+// (simulated time since 0) and link type Ethernet; each frame keeps at
+// most snapLen bytes.
+func PcapFile(c *Capture, snapLen int) ([]byte, error) {
+	if snapLen <= 0 {
+		snapLen = DefaultSnapLen
+	}
+	var out bytes.Buffer
+	w := pcapgo.NewWriterNanos(&out)
+	if err := w.WriteFileHeader(uint32(snapLen), layers.LinkTypeEthernet); err != nil {
+		return nil, err
+	}
+	var fb frameBuilder
+	for i := range c.Frames {
+		f := &c.Frames[i]
+		frame, err := fb.build(f)
+		if err != nil {
+			return nil, err
+		}
+		keep := frame
+		if len(keep) > snapLen {
+			keep = keep[:snapLen]
+		}
+		ci := gopacket.CaptureInfo{
+			Timestamp:     timeOf(f.TimeNs),
+			CaptureLength: len(keep),
+			Length:        len(frame),
+		}
+		if err := w.WritePacket(ci, keep); err != nil {
+			return nil, err
+		}
+	}
+	return out.Bytes(), nil
+}
+
+// frameBuilder turns captured packets into frame bytes, reusing its
+// buffers.
+type frameBuilder struct {
+	buf     gopacket.SerializeBuffer
+	payload []byte
+}
+
+var (
+	fixLengths = gopacket.SerializeOptions{FixLengths: true}
+	fixAll     = gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+)
+
+// build returns the whole frame, destination MAC to FCS.
+func (fb *frameBuilder) build(f *CapturedFrame) ([]byte, error) {
+	if fb.buf == nil {
+		fb.buf = gopacket.NewSerializeBuffer()
+	}
+	p := &f.Pkt
+	eth := &layers.Ethernet{SrcMAC: PortMAC(f.TxNode, f.TxPort), DstMAC: PortMAC(f.RxNode, f.RxPort)}
+	if err := fb.buf.Clear(); err != nil {
+		return nil, err
+	}
+	if p.Kind == fabric.KindPause {
+		// MAC control: opcode 0x0101, the class-enable vector, eight
+		// pause times in quanta.
+		body := make([]byte, 20)
+		binary.BigEndian.PutUint16(body[0:], fabric.PFCOpcode)
+		binary.BigEndian.PutUint16(body[2:], uint16(p.PauseEnable))
+		for i, q := range p.PauseQuanta {
+			binary.BigEndian.PutUint16(body[4+2*i:], q)
+		}
+		eth.DstMAC = pfcMAC
+		eth.EthernetType = fabric.EtherTypeMACControl
+		if err := gopacket.SerializeLayers(fb.buf, fixLengths, eth, gopacket.Payload(body)); err != nil {
+			return nil, err
+		}
+		return appendFCS(fb.buf.Bytes()), nil
+	}
+	eth.EthernetType = layers.EthernetTypeIPv4
+	ip := &layers.IPv4{
+		Version: 4, IHL: 5, TOS: DSCP(p.Priority)<<2 | uint8(p.ECN&3),
+		Flags: layers.IPv4DontFragment, TTL: 64, Protocol: layers.IPProtocolUDP,
+		SrcIP: ipv4(p.Flow.SrcIP), DstIP: ipv4(p.Flow.DstIP),
+	}
+	udp := &layers.UDP{SrcPort: layers.UDPPort(p.Flow.SrcPort), DstPort: layers.UDPPort(fabric.RoCEv2Port)}
+	// RoCEv2 sends UDP checksum 0 (annex A17.3.1); the ICRC covers the
+	// transport.
+	fb.payload = appendTransport(fb.payload[:0], p)
+	if err := gopacket.Payload(fb.payload).SerializeTo(fb.buf, fixLengths); err != nil {
+		return nil, err
+	}
+	if err := udp.SerializeTo(fb.buf, fixLengths); err != nil {
+		return nil, err
+	}
+	if err := ip.SerializeTo(fb.buf, fixAll); err != nil {
+		return nil, err
+	}
+	if err := eth.SerializeTo(fb.buf, fixLengths); err != nil {
+		return nil, err
+	}
+	frame := fb.buf.Bytes()
+	// The ICRC: over the IP packet with its variant fields masked, after
+	// eight bytes of 0xFF standing for the masked LRH.
+	ipStart := fabric.EthernetHeaderBytes
+	ipEnd := ipStart + int(binary.BigEndian.Uint16(frame[ipStart+2:])) // before any Ethernet pad
+	icrc := ICRC(frame[ipStart : ipEnd-fabric.ICRCBytes])
+	binary.LittleEndian.PutUint32(frame[ipEnd-fabric.ICRCBytes:], icrc)
+	return appendFCS(frame), nil
+}
+
+// appendTransport appends the BTH, the opcode's extended headers, the
+// payload padded to 4 bytes, and room for the ICRC.
+func appendTransport(b []byte, p *fabric.Packet) []byte {
+	op := p.Opcode
+	pad := (4 - int(p.Payload)%4) % 4
+	if op == fabric.OpCNP {
+		pad = 0
+	}
+	b = append(b, byte(op), byte(pad<<4), 0xFF, 0xFF, 0,
+		byte(p.DestQP>>16), byte(p.DestQP>>8), byte(p.DestQP))
+	ack := byte(0)
+	if p.AckReq {
+		ack = 0x80
+	}
+	b = append(b, ack, byte(p.PSN>>16), byte(p.PSN>>8), byte(p.PSN))
+	be32 := func(v uint32) { b = binary.BigEndian.AppendUint32(b, v) }
+	be64 := func(v uint64) { b = binary.BigEndian.AppendUint64(b, v) }
+	if op == fabric.OpCNP {
+		b = append(b, make([]byte, fabric.CNPReservedBytes)...)
+	} else {
+		if op&0xE0 == fabric.TransportUD {
+			be32(p.QKey)
+			be32(p.SrcQP & 0xFFFFFF)
+		}
+		switch op.Operation() {
+		case fabric.OpWriteFirst, fabric.OpWriteOnly, fabric.OpWriteOnlyImm, fabric.OpReadRequest:
+			be64(p.VA)
+			be32(p.RKey)
+			be32(p.DMALen)
+		case fabric.OpCompareSwap, fabric.OpFetchAdd:
+			be64(p.VA)
+			be32(p.RKey)
+			be64(p.SwapAdd)
+			be64(p.Compare)
+		case fabric.OpReadResponseFirst, fabric.OpReadResponseLast, fabric.OpReadResponseOnly,
+			fabric.OpAcknowledge, fabric.OpAtomicAcknowledge:
+			be32(uint32(p.Syndrome)<<24 | p.MSN&0xFFFFFF)
+			if op.Operation() == fabric.OpAtomicAcknowledge {
+				be64(p.OrigData)
+			}
+		}
+		switch op.Operation() {
+		case fabric.OpSendLastImm, fabric.OpSendOnlyImm, fabric.OpWriteLastImm, fabric.OpWriteOnlyImm:
+			be32(p.Imm)
+		}
+	}
+	n := int(p.Payload)
+	data := p.Data
+	if len(data) > n {
+		data = data[:n]
+	}
+	b = append(b, data...)
+	for i := len(data); i < n+pad; i++ {
+		b = append(b, 0)
+	}
+	return append(b, 0, 0, 0, 0) // the ICRC, filled in once the IP header is known
+}
+
+// ICRC computes the RoCEv2 invariant CRC of an IPv4 packet (ip, from the
+// IP header to the end of the payload and pad, without the ICRC): CRC-32
+// (the Ethernet polynomial, as Go's crc32.ChecksumIEEE computes it) over
+// eight bytes of 0xFF (the masked LRH), the IP header with TOS, TTL and
+// checksum set to all ones, the UDP header with its checksum all ones,
+// the BTH with its reserved byte (FECN, BECN) all ones, and the rest as
+// sent (IBTA RoCEv2 annex A17.7; the Linux rxe driver does the same). It
+// goes on the wire least significant byte first.
+func ICRC(ip []byte) uint32 {
+	var masked [8 + fabric.IPv4Bytes + fabric.UDPBytes + fabric.BTHBytes]byte
+	for i := 0; i < 8; i++ {
+		masked[i] = 0xFF
+	}
+	h := masked[8:]
+	copy(h, ip[:len(h)])
+	h[1] = 0xFF                   // TOS: DSCP and ECN
+	h[8] = 0xFF                   // TTL
+	h[10], h[11] = 0xFF, 0xFF     // header checksum
+	h[20+6], h[20+7] = 0xFF, 0xFF // UDP checksum
+	h[20+8+4] = 0xFF              // BTH reserved byte: FECN, BECN, resv6
+	crc := crc32.Update(0, crc32.IEEETable, masked[:])
+	return crc32.Update(crc, crc32.IEEETable, ip[len(h):])
+}
+
+// appendFCS appends the Ethernet frame check sequence, least significant
+// byte first.
+func appendFCS(frame []byte) []byte {
+	return binary.LittleEndian.AppendUint32(append([]byte(nil), frame...), crc32.ChecksumIEEE(frame))
+}
+
+// timeOf is simulated time as a pcap timestamp: nanoseconds since the
+// Unix epoch, which the simulation's time 0 stands for.
+func timeOf(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+
+func ipv4(a uint32) net.IP { return net.IPv4(byte(a>>24), byte(a>>16), byte(a>>8), byte(a)).To4() }
