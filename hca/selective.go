@@ -1,0 +1,225 @@
+package hca
+
+import (
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Selective repeat, as IRN proposes (Mittal et al., "Revisiting Network
+// Support for RDMA", SIGCOMM 2018, §3.1): the RC responder accepts
+// packets that arrive after a gap into a bitmap (here the packets
+// themselves, executed in order once the gap fills), and answers each
+// with a NACK that carries both the cumulative PSN it expects and the
+// PSN that arrived (fabric.Packet.SackPSN). The requester records the
+// SACKed PSNs, enters loss recovery, and retransmits only the PSNs
+// between the cumulative acknowledgement and the highest SACKed one that
+// were not SACKed, each once per recovery; new packets go out after
+// them. A timeout (IRN's RTO_low when at most RTOLowPackets are in
+// flight, RTO_high otherwise) restarts recovery over everything not
+// SACKed. IRN's BDP flow control (at most one BDP in flight) is not
+// modelled; READ responses lost still go back to the missing response.
+
+// srWindow is how many PSNs past the expected one the responder buffers
+// (IRN sizes its bitmap to the bandwidth-delay product; 512 MTU-4096
+// packets is 2 MiB, about 160 µs at 100 Gb/s); later packets are dropped
+// and recovered by timeout. srSackWindow is the requester's SACK bitmap.
+const (
+	srWindow     = 512
+	srSackWindow = 1 << 16
+)
+
+type srState struct {
+	// Responder: buffered out-of-order request packets by PSN % srWindow.
+	buf  []fabric.Packet
+	have []bool
+	// Requester: SACKed PSNs by PSN % srSackWindow, valid from base.
+	sack       []bool
+	base       int64
+	recovering bool
+	// next is the next PSN recovery may resend, top one past the highest
+	// SACKed PSN (holes lie below it), high the recovery sequence: one
+	// past the highest PSN sent when recovery began (IRN leaves recovery
+	// when the cumulative acknowledgement passes it, so that SACKs sent
+	// before the resends arrived do not start another round).
+	next, top, high int64
+}
+
+func (q *QP) srs() *srState {
+	if q.sr == nil {
+		q.sr = &srState{}
+	}
+	return q.sr
+}
+
+// ---- responder
+
+// srBuffer keeps the out-of-order request p (psn > ePSN) and SACKs it.
+func (h *HCA) srBuffer(qp *QP, p *fabric.Packet, psn int64) {
+	s := qp.srs()
+	if s.buf == nil {
+		s.buf, s.have = make([]fabric.Packet, srWindow), make([]bool, srWindow)
+	}
+	if psn-qp.ePSN >= srWindow {
+		h.Stats.OutOfOrder++
+		return // beyond the bitmap: dropped, recovered by timeout
+	}
+	i := psn % srWindow
+	if s.have[i] {
+		h.Stats.Duplicates++
+	} else {
+		h.Stats.OutOfOrder++
+		s.have[i] = true
+		s.buf[i] = *p
+	}
+	if a := h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN); a != nil {
+		a.SackPSN = uint32(psn) & psnMask
+	}
+}
+
+// srReplay executes the buffered packets that the in-order packet p made
+// contiguous, then acknowledges cumulatively.
+func (h *HCA) srReplay(qp *QP, p *fabric.Packet) {
+	s := qp.sr
+	if s == nil || s.have == nil {
+		return
+	}
+	n := 0
+	for qp.State == QPRTR || qp.State == QPRTS || qp.State == QPSQD {
+		i := qp.ePSN % srWindow
+		if !s.have[i] || expand(s.buf[i].PSN, qp.ePSN) != qp.ePSN {
+			break
+		}
+		s.have[i] = false
+		b := &s.buf[i]
+		h.accept(qp, b, qp.ePSN, b.Opcode.Operation())
+		b.Data = nil
+		n++
+	}
+	if n > 0 && qp.Type == RC && qp.State != QPErr {
+		h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
+	}
+}
+
+// ---- requester
+
+// sync drops SACK bits below the cumulative acknowledgement.
+func (s *srState) sync(ackHigh int64) {
+	if s.sack == nil {
+		s.sack, s.base = make([]bool, srSackWindow), ackHigh
+	}
+	if ackHigh-s.base >= srSackWindow {
+		clear(s.sack)
+		s.base = ackHigh
+	}
+	for ; s.base < ackHigh; s.base++ {
+		s.sack[s.base%srSackWindow] = false
+	}
+}
+
+// srSacked takes a selective-repeat NACK: psn is the responder's
+// cumulative PSN, p.SackPSN the packet it received out of order.
+func (h *HCA) srSacked(qp *QP, p *fabric.Packet, psn int64) {
+	h.ackTo(qp, psn)
+	if qp.State != QPRTS && qp.State != QPSQD {
+		return
+	}
+	s := qp.srs()
+	s.sync(qp.ackHigh)
+	sp := expand(p.SackPSN, qp.ackHigh)
+	if sp >= qp.ackHigh && sp < qp.maxSent && sp-qp.ackHigh < srSackWindow {
+		s.sack[sp%srSackWindow] = true
+		if !s.recovering {
+			s.recovering, s.next, s.top, s.high = true, qp.ackHigh, sp+1, qp.maxSent
+		}
+		s.top = max(s.top, sp+1)
+	}
+	h.armTimer(qp) // the responder answered
+	h.activate(qp)
+}
+
+// srTimeout resends, after a timeout, the oldest unacknowledged PSN and
+// the holes below the highest SACKed PSN (again, if recovery was under
+// way: their resends were lost too). The responder acknowledges the
+// oldest PSN even as a duplicate, so when only acknowledgements were
+// missing (ACKs ask every AckEvery packets) one resend brings the
+// cumulative acknowledgement up; a lost tail packet is found by the next
+// timeout, RTO_low once few packets are outstanding.
+func (h *HCA) srTimeout(qp *QP) {
+	s := qp.srs()
+	s.sync(qp.ackHigh)
+	top := qp.ackHigh + 1
+	if s.recovering {
+		top = max(top, s.top)
+	}
+	s.recovering, s.next, s.top, s.high = true, qp.ackHigh, top, qp.maxSent
+	h.activate(qp)
+}
+
+// srHole returns the next PSN recovery should resend, or -1, and ends
+// recovery once the cumulative acknowledgement passes its high mark.
+func (h *HCA) srHole(qp *QP) int64 {
+	s := qp.sr
+	if s == nil || !s.recovering {
+		return -1
+	}
+	s.sync(qp.ackHigh)
+	if qp.ackHigh >= max(s.high, s.top) {
+		s.recovering = false
+		return -1
+	}
+	psn := max(s.next, qp.ackHigh)
+	for psn < s.top {
+		w, _ := qp.wqeAt(psn)
+		if w == nil {
+			break
+		}
+		if w.Op.isRead() || w.Op.isAtomic() {
+			if psn != w.FirstPSN || w.respDone || w.respPkts > 0 {
+				psn = w.FirstPSN + w.NPkts // only its request is ever resent here
+				continue
+			}
+		}
+		if !s.sack[psn%srSackWindow] {
+			return psn
+		}
+		psn++
+	}
+	s.next = psn
+	return -1
+}
+
+// srPending reports whether recovery has something to resend.
+func (q *QP) srPending() bool {
+	return q.sr != nil && q.sr.recovering && max(q.sr.next, q.ackHigh) < q.sr.top
+}
+
+// srRetransmit sends the next hole of qp's recovery, or returns nil (no
+// hole, or the rate limiter holds it; then a wake timer is set).
+func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
+	hole := h.srHole(qp)
+	if hole < 0 {
+		return nil
+	}
+	if qp.nextTx > now {
+		if qp.wake.At() != qp.nextTx {
+			h.eng.Cancel(qp.wake)
+			qp.wake = h.eng.Schedule(qp.nextTx, h, evWake, 0, qp)
+		}
+		return nil
+	}
+	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
+	h.setSendPos(qp, hole)
+	p := h.nextRequest(qp)
+	qp.sr.next = hole + 1
+	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
+	return p
+}
+
+// rto is the retransmission timeout of a selective-repeat QP: IRN's
+// RTO_low while at most RTOLowPackets are unacknowledged, else RTO_high.
+func (h *HCA) rto(qp *QP) sim.Time {
+	if qp.maxSent-qp.ackHigh <= int64(h.Prof.RTOLowPackets) {
+		return h.Prof.RTOLow
+	}
+	return h.Prof.RTOHigh
+}
