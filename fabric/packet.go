@@ -45,6 +45,9 @@ type Packet struct {
 	// AETH fields.
 	Syndrome uint8
 	MSN      uint32
+	// SackPSN is, on a selective-repeat NAK (IRN's NACK, which carries
+	// the cumulative PSN in PSN), the PSN that arrived out of order.
+	SackPSN uint32
 
 	// ImmDt: the immediate data of SEND and RDMA WRITE with immediate.
 	Imm uint32
@@ -73,6 +76,13 @@ type Packet struct {
 	SentAt sim.Time
 	// InPort is the port it entered the node that now holds it.
 	InPort int32
+
+	// Echo is, on an ACK, when the request it acknowledges was sent: the
+	// requester's RTT sample (as NICs timestamp for TIMELY and HPCC).
+	Echo sim.Time
+	// INT is the in-band telemetry (HPCC); a request collects it, its ACK
+	// echoes it.
+	INT INTStack
 
 	next *Packet // Pool free list, and FIFOs
 }

@@ -52,7 +52,11 @@ type Port struct {
 	SenderFrame int64
 	// OnPause, if set, is told of every PFC frame the port sends.
 	OnPause func(p *Port, prio uint8, quanta uint16)
-	Stats   PortStats
+	// OnTx, if set, is told of every frame (data and PFC) as its first bit
+	// goes on the wire; the peer's OnTx sees the other direction. It must
+	// not keep pkt (copy what it needs) and must not change it.
+	OnTx  func(p *Port, pkt *Packet)
+	Stats PortStats
 
 	eng   *sim.Engine
 	pool  *Pool
@@ -60,9 +64,10 @@ type Port struct {
 	out   *Link
 	peer  *Port
 
-	busy    bool
-	sending *Packet     // the frame on the transmitter now
-	control PacketQueue // PFC frames, sent before data and never paused
+	busy     bool
+	choosing bool        // inside owner.NextPacket: a Kick now must wait
+	sending  *Packet     // the frame on the transmitter now
+	control  PacketQueue // PFC frames, sent before data and never paused
 
 	pausedUntil [8]sim.Time
 	pausedSince [8]sim.Time
@@ -112,9 +117,11 @@ func (p *Port) PausedTime(prio uint8) sim.Time {
 	return t
 }
 
-// Kick asks an idle transmitter to look for work.
+// Kick asks an idle transmitter to look for work. A Kick from inside the
+// owner's NextPacket (a rate change as a packet is built) does nothing:
+// the port is about to start that packet anyway.
 func (p *Port) Kick() {
-	if !p.busy {
+	if !p.busy && !p.choosing {
 		p.startNext()
 	}
 }
@@ -149,13 +156,18 @@ func (p *Port) SendPause(prio uint8, quanta uint16) {
 func (p *Port) startNext() {
 	pkt := p.control.Pop()
 	if pkt == nil {
+		p.choosing = true
 		pkt = p.owner.NextPacket(p)
+		p.choosing = false
 		if pkt == nil {
 			return
 		}
 	}
 	p.busy = true
 	p.sending = pkt
+	if p.OnTx != nil {
+		p.OnTx(p, pkt)
+	}
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
 	p.eng.After(d, p, portTxDone, 0, pkt)

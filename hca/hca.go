@@ -680,6 +680,14 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 		if qp.State != QPRTS {
 			continue
 		}
+		if qp.srPending() {
+			if p := h.srRetransmit(qp, now); p != nil {
+				return p
+			}
+			if qp.sendIdx >= len(qp.sq) {
+				continue
+			}
+		}
 		if t := h.holdUntil(qp); t > now {
 			if t != sim.Never && qp.wake.At() != t {
 				h.eng.Cancel(qp.wake)
@@ -799,11 +807,17 @@ func (h *HCA) process(p *fabric.Packet) {
 		}
 	case fabric.KindAck:
 		h.acknowledged(qp, p)
+		if qp.CC != nil {
+			qp.CC.OnAck(h.eng.Now(), p)
+		}
 	case fabric.KindCNP:
 		h.Stats.CNPsReceived++
 		qp.CNPs++
 		if qp.OnCNP != nil {
 			qp.OnCNP(qp)
+		}
+		if qp.CC != nil {
+			qp.CC.OnCNP(h.eng.Now())
 		}
 	}
 	h.pool.Put(p)

@@ -33,6 +33,13 @@ type Profile struct {
 	Priority uint8
 	// Retransmit is the RC recovery scheme. Default go-back-N.
 	Retransmit Retransmit
+	// RTOLow, RTOHigh and RTOLowPackets are selective repeat's
+	// retransmission timeouts (IRN, Mittal et al., SIGCOMM 2018, §3.1.1:
+	// RTO_low while at most N packets are unacknowledged, so that a tail
+	// loss is found fast, RTO_high otherwise). Defaults 100 µs, 320 µs
+	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout.
+	RTOLow, RTOHigh sim.Time
+	RTOLowPackets   int
 	// AckTimeout is the local ACK timeout exponent: 4.096 µs × 2^AckTimeout
 	// (InfiniBand spec, C9-140). Default 14 (67 ms), as perftest sets.
 	AckTimeout int
@@ -122,15 +129,18 @@ func (p Profile) AckTimeoutDuration() sim.Time {
 // DefaultProfile returns the documented defaults.
 func DefaultProfile() Profile {
 	return Profile{
-		MTU:         4096,
-		Priority:    3,
-		Retransmit:  GoBackN,
-		AckTimeout:  14,
-		RetryCount:  7,
-		RNRRetry:    7,
-		MaxRdAtomic: 16,
-		AckEvery:    16,
-		CC:          "none",
+		MTU:           4096,
+		Priority:      3,
+		Retransmit:    GoBackN,
+		RTOLow:        100 * sim.Microsecond,
+		RTOHigh:       320 * sim.Microsecond,
+		RTOLowPackets: 3,
+		AckTimeout:    14,
+		RetryCount:    7,
+		RNRRetry:      7,
+		MaxRdAtomic:   16,
+		AckEvery:      16,
+		CC:            "none",
 
 		MinRNRTimer:     12,
 		MaxDestRdAtomic: 16,

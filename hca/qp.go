@@ -169,6 +169,16 @@ type QP struct {
 	// OnCNP, if set, is called when a CNP for this QP arrives (the
 	// reaction point of congestion control).
 	OnCNP func(qp *QP)
+	// CC is the QP's congestion control (a reaction point), if any; it
+	// answers through HCA.SetRate.
+	CC CongestionControl
+	// INT asks switches to stamp in-band telemetry on the QP's requests
+	// (HPCC); ACKs echo it.
+	INT bool
+	// ECT marks the QP's requests (and READ responses) ECN-capable, as a
+	// NIC does when its congestion control reacts to ECN (DCQCN);
+	// otherwise they go Not-ECT and switches never mark them.
+	ECT bool
 
 	timeoutExp, retryCnt, rnrRetry, minRNRTimer int
 	maxRdAtomic, maxDestRdAtomic                int
@@ -192,7 +202,10 @@ type QP struct {
 	rnrWait    sim.Timer
 	wake       sim.Timer
 	nextTx     sim.Time // rate limiter: earliest next request
+	lastTx     sim.Time // when the last request started, and its size,
+	lastWire   int64    // to respace nextTx when the rate changes
 	active     bool     // in the HCA's transmit list
+	sr         *srState // selective repeat (Profile.Retransmit == Selective)
 	basePSN    int64
 
 	// Responder.
@@ -247,7 +260,7 @@ func (q *QP) hasWork() bool {
 	if len(q.rdJobs) > 0 && q.State != QPReset {
 		return true
 	}
-	return q.State == QPRTS && q.sendIdx < len(q.sq)
+	return q.State == QPRTS && (q.sendIdx < len(q.sq) || q.srPending())
 }
 
 // wqeAt returns the WQE that holds absolute PSN psn, and its index.

@@ -62,7 +62,9 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	p := h.pool.Get()
 	p.Kind = fabric.KindData
 	p.Priority = qp.Priority
-	p.ECN = fabric.ECT0
+	if qp.ECT {
+		p.ECN = fabric.ECT0
+	}
 	p.Src = h.ID
 	p.SrcQP = qp.QPN
 	p.PSN = uint32(psn) & psnMask
@@ -116,6 +118,10 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	p.Opcode = qp.Type.transport() | op
 	p.Payload = int32(payload)
 	p.Wire = int32(fabric.RoCEv2Wire(p.Opcode, int(payload)))
+	if qp.INT {
+		p.INT.Enabled = true
+		p.Wire += fabric.INTHeaderBytes
+	}
 
 	h.Stats.DataPackets++
 	h.Stats.TxPackets++
@@ -133,8 +139,12 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		qp.nextPSN = psn + 1
 	}
 	qp.maxSent = max(qp.maxSent, qp.nextPSN)
+	qp.lastTx, qp.lastWire = now, int64(p.Wire)
 	if qp.Rate > 0 {
 		qp.nextTx = now + fabric.SerializationTime(int64(p.Wire), qp.Rate)
+	}
+	if qp.CC != nil {
+		qp.CC.OnSent(now, p)
 	}
 	switch qp.Type {
 	case RC:
@@ -156,7 +166,9 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 
 func (h *HCA) armTimer(qp *QP) {
 	h.eng.Cancel(qp.timer)
-	if qp.timeoutExp > 0 {
+	if h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0 {
+		qp.timer = h.eng.After(h.rto(qp), h, evTimeout, 0, qp)
+	} else if qp.timeoutExp > 0 {
 		qp.timer = h.eng.After(4096*sim.Nanosecond<<uint(qp.timeoutExp), h, evTimeout, 0, qp)
 	}
 }
@@ -198,6 +210,8 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 		h.eng.Cancel(qp.rnrWait)
 		qp.rnrWait = h.eng.After(RNRDelay(int(syn&0x1F)), h, evRNR, 0, qp)
 		h.rewind(qp, psn)
+	case syn == fabric.SyndromeNAKSeqErr && h.Prof.Retransmit == Selective:
+		h.srSacked(qp, p, psn)
 	case syn == fabric.SyndromeNAKSeqErr:
 		// A sequence-error NAK is answered by going back; like ConnectX,
 		// only timeouts count against retry_cnt.
@@ -366,7 +380,11 @@ func (h *HCA) timeout(qp *QP) {
 		h.fail(qp, WCRetryExceeded)
 		return
 	}
-	h.rewind(qp, qp.una)
+	if h.Prof.Retransmit == Selective {
+		h.srTimeout(qp)
+	} else {
+		h.rewind(qp, qp.una)
+	}
 	h.armTimer(qp)
 }
 

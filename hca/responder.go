@@ -75,6 +75,11 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 	switch {
 	case psn == qp.ePSN:
 		h.accept(qp, p, psn, op)
+		if h.Prof.Retransmit == Selective {
+			h.srReplay(qp, p)
+		}
+	case psn > qp.ePSN && h.Prof.Retransmit == Selective:
+		h.srBuffer(qp, p, psn)
 	case psn > qp.ePSN:
 		h.Stats.OutOfOrder++
 		if !qp.nakSent {
@@ -131,7 +136,9 @@ func (h *HCA) duplicate(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			}
 		}
 	default:
-		if p.AckReq {
+		// Selective repeat answers every duplicate: a resend after a
+		// timeout probes how far the responder has got.
+		if p.AckReq || h.Prof.Retransmit == Selective {
 			h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
 		}
 	}
@@ -354,13 +361,15 @@ func (h *HCA) invalidRequest(qp *QP, p *fabric.Packet, psn int64) {
 	h.ucDrop(qp)
 }
 
-// sendAck queues an ACK or NAK. An ACK still waiting in the control queue
-// for this QP is updated instead of queueing another (coalescing).
-func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) {
+// sendAck queues an ACK or NAK and returns it. An ACK still waiting in
+// the control queue for this QP is updated instead of queueing another
+// (coalescing).
+func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fabric.Packet {
 	if syndrome == fabric.SyndromeACK && qp.queuedAck != nil {
 		qp.queuedAck.PSN = uint32(psn) & psnMask
 		qp.queuedAck.MSN = qp.msn
-		return
+		echo(qp.queuedAck, req)
+		return qp.queuedAck
 	}
 	a := h.pool.Get()
 	a.Kind = fabric.KindAck
@@ -374,6 +383,7 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) {
 	a.MSN = qp.msn
 	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
 	a.InPort = -1
+	echo(a, req)
 	if syndrome == fabric.SyndromeACK {
 		h.Stats.AcksSent++
 		qp.queuedAck = a
@@ -382,6 +392,7 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) {
 	}
 	h.ctrl.Push(a)
 	h.port.Kick()
+	return a
 }
 
 func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) {
@@ -436,7 +447,9 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 	p.Kind = fabric.KindData
 	p.Opcode = fabric.TransportRC | op
 	p.Priority = qp.Priority
-	p.ECN = fabric.ECT0
+	if qp.ECT {
+		p.ECN = fabric.ECT0
+	}
 	p.Src, p.Dst = h.ID, qp.Remote
 	p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: qp.RemoteIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
 	p.DestQP, p.SrcQP = qp.RemoteQPN, qp.QPN

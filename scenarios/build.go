@@ -66,6 +66,12 @@ func build(d *decoder, f *fileS, lim limits) *Scenario {
 	b.header()
 	b.applySwitch(&s.Switch, &f.Switch, "switch")
 	b.applyHCA(&s.HCA, &f.HCA)
+	s.CC = b.ccConfig(&f.HCA)
+	if s.HCA.CC == "dcqcn" && !f.Switch.Has("ecn") {
+		// DCQCN needs marking switches: on by default, with the paper's
+		// kmin/kmax/pmax (switch.ecn: off turns it off).
+		s.Switch.ECN.Enabled = true
+	}
 	if s.Switch.ECN.Enabled && s.HCA.CC == "none" {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
 	}
@@ -281,6 +287,25 @@ func (b *builder) applyHCA(p *hca.Profile, h *hcaS) {
 	set(&p.RNRRetry, h.RNRRetry)
 	set(&p.MaxRdAtomic, h.MaxRdAtomic)
 	set(&p.AckEvery, h.AckEvery)
+	for _, t := range []struct {
+		dst *sim.Time
+		v   timeV
+	}{{&p.DoorbellLatency, h.DoorbellLatency}, {&p.WQEFetchLatency, h.WQEFetchLatency}, {&p.DMALatency, h.DMALatency},
+		{&p.TxPktLatency, h.TxPktLatency}, {&p.RxPktLatency, h.RxPktLatency}, {&p.RTOLow, h.RTOLow}, {&p.RTOHigh, h.RTOHigh}} {
+		if t.v.Set {
+			*t.dst = t.v.V
+		}
+	}
+	if h.MaxInline.Set {
+		p.MaxInline = int(h.MaxInline.V)
+	}
+	if p.RTOLow > p.RTOHigh && (h.RTOLow.Set || h.RTOHigh.Set) {
+		at := h.RTOLow.Pos
+		if !h.RTOLow.Set {
+			at = h.RTOHigh.Pos
+		}
+		b.errorf(at, "hca.rto_low", "rto_low (%s) is above rto_high (%s); IRN uses the low one for short flights", p.RTOLow, p.RTOHigh)
+	}
 	if h.Has("rx_rate") {
 		p.RxRate = 0
 		if !h.RxRate.Line {
@@ -489,6 +514,7 @@ func (b *builder) explicit(s *explicitS) {
 		if ok && h.HCA.Set {
 			p := b.s.HCA
 			b.applyHCA(&p, &h.HCA)
+			b.noNodeCCParams(&h.HCA, h.Path+".hca")
 			if b.s.HCAProfiles == nil {
 				b.s.HCAProfiles = map[fabric.NodeID]hca.Profile{}
 			}
@@ -844,6 +870,9 @@ func (b *builder) traffic() {
 					}
 				}
 			}
+		case *perftestS, *pingpongS:
+			b.test(i, tv, path)
+			continue
 		default:
 			b.checkUnmodelledNames(tv.Gen, path)
 			continue
@@ -983,13 +1012,91 @@ func (b *builder) checkUnmodelledNames(g any, path string) {
 	case *poissonS:
 		b.hostList(&g.Hosts, path+".hosts")
 		one(g.To, "to")
-	case *perftestS:
-		one(g.From, "from")
-		one(g.To, "to")
-	case *pingpongS:
-		one(g.From, "from")
-		one(g.To, "to")
 	}
+}
+
+var qpTypes = map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}
+
+// test checks a perftest or pingpong generator and adds it to Tests,
+// with the tools' defaults filled in.
+func (b *builder) test(gen int, tv *trafficV, path string) {
+	var from, to strV
+	var com *genCommon
+	switch g := tv.Gen.(type) {
+	case *perftestS:
+		from, to, com = g.From, g.To, &g.genCommon
+	case *pingpongS:
+		from, to, com = g.From, g.To, &g.genCommon
+	}
+	src, ok1 := b.hostIf(from, path+".from")
+	dst, ok2 := b.hostIf(to, path+".to")
+	if com.Op.Set {
+		b.errorf(com.Op.Pos, path+".op", "%s chooses its operation itself (perftest's test:, pingpong always SENDs); remove op:", tv.Kind)
+		ok1 = false
+	}
+	if !ok1 || !ok2 {
+		return
+	}
+	if src == dst {
+		b.errorf(to.Pos, path+".to", "a %s from %s to itself", tv.Kind, show(to.V))
+		return
+	}
+	qt := hca.RC
+	if com.QP.Set {
+		qt = qpTypes[com.QP.V]
+	}
+	prio := b.s.HCAProfile(src).Priority
+	if com.Priority.Set {
+		prio = uint8(com.Priority.V)
+	}
+	if lossless := b.losslessPriorities(); lossless != nil && !lossless[prio] {
+		at := com.Priority.Pos
+		if !com.Priority.Set {
+			at = tv.Pos
+		}
+		b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+	}
+	t := Test{Kind: tv.Kind, Src: src, Dst: dst, Generator: gen, Pos: tv.Pos}
+	mtu := min(b.s.HCAProfile(src).MTU, b.s.HCAProfile(dst).MTU)
+	switch g := tv.Gen.(type) {
+	case *perftestS:
+		c := hca.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+			QPs: int(g.QPs.V), TxDepth: int(g.TxDepth.V), CQMod: int(g.CQMod.V), RxDepth: int(g.RxDepth.V),
+			Priority: prio, Start: com.Start.V}
+		c = hca.PerftestDefaults(c)
+		if err := hca.CheckPerftest(c, mtu); err != nil {
+			at := tv.Pos
+			for _, p := range []Pos{g.Size.Pos, com.QP.Pos, g.QPs.Pos} {
+				if p.Line > 0 {
+					at = p
+					break
+				}
+			}
+			b.errorf(at, path, "%s: %v", g.Test.V, err)
+			return
+		}
+		if n := int64(c.Iters) * int64(c.QPs); n > 10_000_000 {
+			b.errorf(g.QPs.Pos, path+".qps", "iterations × qps is %d; at most 10000000 are supported", n)
+			return
+		}
+		t.Perftest = c
+	case *pingpongS:
+		c := hca.PingpongDefaults(hca.PingpongConfig{Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+			RxDepth: int(g.RxDepth.V), Priority: prio, Start: com.Start.V})
+		if qt == hca.UD && c.Size > int64(mtu) {
+			at := g.Size.Pos
+			if !g.Size.Set {
+				at = tv.Pos
+			}
+			b.errorf(at, path+".size", "a UD message is at most one MTU (%d bytes), not %d", mtu, c.Size)
+			return
+		}
+		t.Pingpong = c
+	}
+	if com.Start.Set && com.Start.V >= b.s.Stop.At {
+		b.warnf(com.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", com.Start.V, b.s.Stop.At)
+	}
+	b.s.Tests = append(b.s.Tests, t)
 }
 
 // derangement draws a uniformly random permutation of 0..n-1 without fixed
@@ -1204,8 +1311,8 @@ func (b *builder) expect() {
 	}
 }
 
-// faults are not modelled yet (an error already), but their names are
-// checked so that a typo shows now.
+// faults checks every fault's names (the actions not modelled yet are
+// errors already, but a typo shows now) and builds the loss faults.
 func (b *builder) faults() {
 	if b.t == nil {
 		return
@@ -1220,10 +1327,89 @@ func (b *builder) faults() {
 			b.errorf(f.KeyPos("link"), path+".link", "a link is named by its two ends, [a, b]; this list has %d", len(f.Link))
 			continue
 		}
+		var ends []fabric.NodeID
 		for _, n := range f.Link {
 			if n.Set {
-				b.nodeNamed(n, path+".link", names)
+				if id, ok := b.nodeNamed(n, path+".link", names); ok {
+					ends = append(ends, id)
+				}
 			}
 		}
+		if f.Action.V != "loss" {
+			continue
+		}
+		fault := Fault{Action: "loss", At: f.At.V, Until: sim.Never, Pos: f.Pos}
+		ok := true
+		switch {
+		case f.Host.Set:
+			b.errorf(f.KeyPos("host"), path+".host", "action: loss is on a link, not a host; use link: [a, b]")
+			ok = false
+		case !f.Has("link"):
+			b.errorf(f.Pos, path, "action: loss needs link: [a, b], the link's two ends")
+			ok = false
+		case len(ends) == 2:
+			if _, adj := b.t.PortTo(ends[0], ends[1]); !adj {
+				b.errorf(f.Link[1].Pos, path+".link", "%s and %s are not linked; %s's neighbours are %s", show(f.Link[0].V), show(f.Link[1].V), show(f.Link[0].V), b.list(b.neighbours(ends[0])))
+				ok = false
+			} else {
+				fault.A, fault.B = ends[0], ends[1]
+			}
+		default:
+			ok = false
+		}
+		switch rate, err := lossRate(f.Rate.V); {
+		case !f.Rate.Set:
+			b.errorf(f.Pos, path, "action: loss needs rate:, the probability that a frame is lost (such as 1e-4, 0.1%% or 1/256)")
+			ok = false
+		case err != nil:
+			b.errorf(f.Rate.Pos, path+".rate", "%v", err)
+			ok = false
+		default:
+			fault.Rate = rate
+		}
+		if f.Until.Set {
+			if f.Until.V <= f.At.V {
+				b.errorf(f.Until.Pos, path+".until", "until (%s) must be after at (%s)", f.Until.V, f.At.V)
+				ok = false
+			}
+			fault.Until = f.Until.V
+		}
+		if ok {
+			b.s.Faults = append(b.s.Faults, fault)
+		}
 	}
+}
+
+// lossRate reads a loss probability: a number (1e-4, 0.004), a
+// percentage (0.1%) or a ratio (1/256), in (0, 1].
+func lossRate(v string) (float64, error) {
+	bad := fmt.Errorf("expected a probability such as 1e-4, 0.1%% or 1/256, found %s", quote(v))
+	t := strings.TrimSpace(v)
+	var x float64
+	var err error
+	switch {
+	case strings.HasSuffix(t, "%"):
+		x, err = strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+		x /= 100
+	case strings.Contains(t, "/"):
+		num, den, _ := strings.Cut(t, "/")
+		var n, d float64
+		n, err = strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err == nil {
+			d, err = strconv.ParseFloat(strings.TrimSpace(den), 64)
+		}
+		if err == nil && d == 0 {
+			return 0, bad
+		}
+		x = n / d
+	default:
+		x, err = strconv.ParseFloat(t, 64)
+	}
+	if err != nil || math.IsNaN(x) {
+		return 0, bad
+	}
+	if x <= 0 || x > 1 {
+		return 0, fmt.Errorf("a loss probability is more than 0 and at most 1, not %s", v)
+	}
+	return x, nil
 }

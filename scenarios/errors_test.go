@@ -32,11 +32,11 @@ switch:
 		{"unknown key without a near name", `topology: {kind: star, hosts: 2}
 hca: {zzz: 1}
 `,
-			`t.yaml:2:7: hca: unknown key zzz; allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, cc, dcqcn`},
+			`t.yaml:2:7: hca: unknown key zzz; allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
 		{"key in another case", `topology: {kind: star, hosts: 2}
 hca: {MTU: 1024}
 `,
-			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, cc, dcqcn`},
+			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
 		{"unknown enum value", `topology: {kind: fat-tre, k: 4}
 `,
 			`t.yaml:1:18: topology.kind: unknown value fat-tre (did you mean fat-tree?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, explicit`},
@@ -54,7 +54,7 @@ traffic:
 traffic:
   - incats: {to: h0, from: [h1], size: 1MiB}
 `,
-			`t.yaml:3:5: traffic[0]: unknown generator incats (did you mean incast?); expected one of flow, incast, permutation, all_to_all, ring_allreduce, poisson, perftest, pingpong`},
+			`t.yaml:3:5: traffic[0]: unknown generator incats (did you mean incast?); expected one of flow, incast, permutation, all_to_all, perftest, pingpong, ring_allreduce, poisson`},
 		{"wrong types", `topology: [star, 9]
 switch: {latency: [1us]}
 hca: {mtu: large, priority: 3.5}
@@ -186,14 +186,9 @@ expect: {deadlock: true}
 			`t.yaml:2:27: stop.when[1]: deadlock is not modelled yet in this version; use when: flows-done, or stop at a time
 t.yaml:5:31: switch.pfc.watchdog: the PFC watchdog is not modelled yet in this version; remove watchdog:
 t.yaml:8:3: switch.link_layer: infiniband is not modelled yet in this version; use link_layer: ethernet
-t.yaml:10:3: hca.cc: dcqcn is not modelled yet in this version; use cc: none (PFC only)
-t.yaml:11:3: hca.dcqcn: DCQCN is not modelled yet in this version; remove dcqcn: (cc: none is the only congestion control so far)
-t.yaml:12:3: hca.retransmit: selective is not modelled yet in this version; use retransmit: go-back-n or go-back-0
-t.yaml:16:5: traffic[1].ring_allreduce: ring_allreduce is not modelled yet in this version; use flow, incast, permutation or all_to_all
-t.yaml:17:5: traffic[2].poisson: poisson is not modelled yet in this version; use flow, incast, permutation or all_to_all
-t.yaml:18:5: traffic[3].perftest: perftest is not modelled yet in this version; use flow, incast, permutation or all_to_all
-t.yaml:19:5: traffic[4].pingpong: pingpong is not modelled yet in this version; use flow, incast, permutation or all_to_all
-t.yaml:20:1: faults: faults are not modelled yet in this version; remove faults:
+t.yaml:16:5: traffic[1].ring_allreduce: ring_allreduce is not modelled yet in this version; use flow, incast, permutation, all_to_all, perftest or pingpong
+t.yaml:17:5: traffic[2].poisson: poisson is not modelled yet in this version; use flow, incast, permutation, all_to_all, perftest or pingpong
+t.yaml:21:31: faults[0].action: down is not modelled yet in this version; only action: loss is modelled so far
 t.yaml:22:10: expect.deadlock: deadlock detection is not modelled yet in this version; remove deadlock: from expect:`},
 		{"ports", `topology: {kind: star, hosts: 3}
 traffic: [{flow: {from: h0, to: h1, size: 1}}]

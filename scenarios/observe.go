@@ -128,6 +128,18 @@ func (sm *sampler) HandleEvent(*sim.Event) {
 		d := f.Responder.Delivered
 		ser.Add(reports.MetricFlowGbps, sm.flowWhere[i], float64(d-sm.lastDelivd[i])*8/sec/1e9)
 		sm.lastDelivd[i] = d
+		if f.CC == nil {
+			continue
+		}
+		st := f.CC.State(now)
+		ser.Add(reports.MetricRCGbps, sm.flowWhere[i], st.Rate.Gbps())
+		if st.Target > 0 {
+			ser.Add(reports.MetricRTGbps, sm.flowWhere[i], st.Target.Gbps())
+			ser.Add(reports.MetricAlpha, sm.flowWhere[i], st.Alpha)
+		}
+		if st.Window > 0 {
+			ser.Add(reports.MetricWindowBytes, sm.flowWhere[i], float64(st.Window))
+		}
 	}
 	if ser.End() {
 		sm.interval *= 2

@@ -2,9 +2,12 @@ package scenarios
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync/atomic"
 
+	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
@@ -23,6 +26,8 @@ type Network struct {
 	Switches []*swtch.Switch
 	HCAs     []*hca.HCA
 	Flows    []*FlowRun
+	// Tests are the running perftest and pingpong programs.
+	Tests []*TestRun
 
 	completed   int
 	interrupted atomic.Bool
@@ -36,6 +41,88 @@ type FlowRun struct {
 	WQE       *hca.WQE
 	// Ideal is the flow's completion time alone on an empty network.
 	Ideal sim.Time
+	// CC is the requester's congestion control, nil with cc: none.
+	CC congestion.Sender
+}
+
+// lossFault turns a link direction's random loss on (at its start) and
+// off (at its end).
+type lossFault struct {
+	link *fabric.Link
+	rate float64
+	rng  *rand.Rand
+}
+
+func (l *lossFault) HandleEvent(ev *sim.Event) {
+	if ev.Kind == 0 {
+		l.link.SetLoss(l.rate, l.rng)
+	} else {
+		l.link.SetLoss(0, nil)
+	}
+}
+
+// scheduleLoss applies a loss fault to both directions of its link.
+func (n *Network) scheduleLoss(f Fault) {
+	t := n.Scenario.Topology
+	for _, d := range [][2]fabric.NodeID{{f.A, f.B}, {f.B, f.A}} {
+		port, _ := t.PortTo(d[0], d[1])
+		name := fmt.Sprintf("fault/loss/%s-%s", t.Nodes[d[0]].Name, t.Nodes[d[1]].Name)
+		l := &lossFault{link: n.Fabric.LinkFrom(d[0], port), rate: f.Rate, rng: sim.Stream(n.Scenario.Seed, name)}
+		n.Eng.Schedule(f.At, l, 0, 0, nil)
+		if f.Until != sim.Never {
+			n.Eng.Schedule(f.Until, l, 1, 0, nil)
+		}
+	}
+}
+
+// TestRun is a perftest or pingpong program during a run.
+type TestRun struct {
+	Test     Test
+	Perftest *hca.Perftest
+	Pingpong *hca.Pingpong
+}
+
+// Done reports whether the program has finished (the client's loop, and
+// for pingpong the server's too) or failed.
+func (tr *TestRun) Done() bool {
+	if tr.Perftest != nil {
+		return tr.Perftest.Done || tr.Perftest.Err != ""
+	}
+	for _, s := range tr.Pingpong.Sides {
+		if !s.Done && s.Err == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// perftestReport is perftest.txt: each program's output in traffic
+// order, under a line naming it.
+func (n *Network) perftestReport() []byte {
+	var b strings.Builder
+	names := n.Scenario.Topology
+	for i, tr := range n.Tests {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		t := tr.Test
+		src, dst := names.Nodes[t.Src].Name, names.Nodes[t.Dst].Name
+		if tr.Perftest != nil {
+			c := t.Perftest
+			fmt.Fprintf(&b, "# traffic[%d] perftest %s %s -> %s: ib_%s -c %s -s %d -n %d", t.Generator, c.Test, src, dst, c.Test,
+				strings.ToUpper(c.Type.String()), c.Size, c.Iters)
+			if strings.HasSuffix(c.Test, "_bw") {
+				fmt.Fprintf(&b, " -q %d -t %d -Q %d", c.QPs, c.TxDepth, c.CQMod)
+			}
+			b.WriteString("\n")
+			b.WriteString(tr.Perftest.Report())
+			continue
+		}
+		c := t.Pingpong
+		fmt.Fprintf(&b, "# traffic[%d] pingpong %s %s -> %s: ibv_%s_pingpong -s %d -n %d -r %d\n", t.Generator, c.Type, src, dst, c.Type, c.Size, c.Iters, c.RxDepth)
+		b.WriteString(tr.Pingpong.Report())
+	}
+	return []byte(b.String())
 }
 
 // Build creates the network of s: one engine seeded with s.Seed, a switch
@@ -69,7 +156,9 @@ func Build(s *Scenario) (*Network, error) {
 	}
 	for i, host := range s.Topology.Hosts() {
 		name := s.Topology.Nodes[host].Name
-		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), s.HCAProfile(host), fab.Ports[host][0])
+		prof := s.HCAProfile(host)
+		applyCCToProfile(&prof, &s.CC)
+		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
 	}
 	for id, node := range s.Topology.Nodes {
 		if node.Kind != fabric.Switch {
@@ -90,12 +179,37 @@ func Build(s *Scenario) (*Network, error) {
 		fr := &FlowRun{Flow: f}
 		fr.Requester, fr.Responder, fr.WQE = startFlow(src, dst, f)
 		fr.Ideal = n.idealFCT(f, fr.Requester)
+		n.startCC(fr, src)
 		n.Flows = append(n.Flows, fr)
+	}
+	flowQPs := map[*hca.QP]bool{}
+	for _, fr := range n.Flows {
+		flowQPs[fr.Requester] = true
 	}
 	for _, h := range n.HCAs {
 		if h != nil {
-			h.OnComplete = func(*hca.QP, *hca.WQE) { n.completed++ }
+			h.OnComplete = func(qp *hca.QP, _ *hca.WQE) {
+				if flowQPs[qp] {
+					n.completed++
+				}
+			}
 		}
+	}
+	for _, f := range s.Faults {
+		n.scheduleLoss(f)
+	}
+	for _, t := range s.Tests {
+		tr := &TestRun{Test: t}
+		var err error
+		if t.Kind == "perftest" {
+			tr.Perftest, err = hca.NewPerftest(n.HCAs[t.Src], n.HCAs[t.Dst], t.Perftest)
+		} else {
+			tr.Pingpong, err = hca.NewPingpong(n.HCAs[t.Src], n.HCAs[t.Dst], t.Pingpong)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("traffic[%d]: %v", t.Generator, err)
+		}
+		n.Tests = append(n.Tests, tr)
 	}
 	return n, nil
 }
@@ -156,58 +270,105 @@ func (fr *FlowRun) delivered() int64 {
 	return min(fr.Flow.Size, fr.Responder.Delivered)
 }
 
-// idealFCT is the flow's completion time alone on an empty network, along
-// the path its ECMP hash takes: the message's wire bytes at the path's
-// bottleneck rate, one packet's store-and-forward serialization on every
-// other hop, the propagation delays and switch latencies there, and the
-// final ACK's way back.
-func (n *Network) idealFCT(f Flow, qp *hca.QP) sim.Time {
+// pathOf returns the links a flow's packets cross, in order, and the
+// switch latency summed over the switches between them, following the path
+// its ECMP hash picks. ok is false when a switch has no route.
+func (n *Network) pathOf(f Flow, qp *hca.QP) (links []fabric.TopoLink, latency sim.Time, ok bool) {
 	t := n.Scenario.Topology
-	prof := n.Scenario.HCAProfile(f.Src)
-	mtu := int64(prof.MTU)
-	pkts := max(1, (f.Size+mtu-1)/mtu)
-	wire := pkts*int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 0)) + f.Size +
-		int64(fabric.RETHBytes)
-	pktWire := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, int(min(mtu, f.Size))))
-	ackWire := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
 	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
-	var rates []fabric.Rate
-	var total sim.Time
 	at, port := f.Src, 0
 	for hops := 0; hops < len(t.Nodes); hops++ {
 		ref := t.Nodes[at].Ports[port]
-		l := t.Links[ref.Link]
-		rates = append(rates, l.Rate)
-		total += 2 * l.Delay // data there, ACK back
-		total += fabric.SerializationTime(ackWire, l.Rate)
+		links = append(links, t.Links[ref.Link])
 		at = ref.Peer
 		if at == f.Dst {
-			break
+			return links, latency, true
 		}
 		sw := n.Switches[at]
-		total += 2 * sw.Prof.Latency
+		latency += sw.Prof.Latency
 		next := n.Scenario.Routes.NextPorts(at, f.Dst)
 		if len(next) == 0 {
-			return 0
+			return nil, 0, false
 		}
 		port = int(next[0])
 		if len(next) > 1 {
 			port = int(fabric.PickPort(next, key.Hash(sw.Prof.ECMPSeed)))
 		}
 	}
+	return nil, 0, false
+}
+
+// idealFCT is the flow's completion time alone on an empty network, along
+// the path its ECMP hash takes: the message's wire bytes at the path's
+// bottleneck rate, one packet's store-and-forward serialization on every
+// other hop, the propagation delays and switch latencies there, and the
+// final ACK's way back.
+func (n *Network) idealFCT(f Flow, qp *hca.QP) sim.Time {
+	links, latency, ok := n.pathOf(f, qp)
+	if !ok {
+		return 0
+	}
+	mtu := int64(n.Scenario.HCAProfile(f.Src).MTU)
+	pkts := max(1, (f.Size+mtu-1)/mtu)
+	wire := pkts*int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 0)) + f.Size + int64(fabric.RETHBytes)
+	pktWire := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, int(min(mtu, f.Size))))
+	ackWire := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
+	total := 2 * latency
 	slow := 0
-	for i, r := range rates {
-		if r < rates[slow] {
+	for i, l := range links {
+		total += 2*l.Delay + fabric.SerializationTime(ackWire, l.Rate)
+		if l.Rate < links[slow].Rate {
 			slow = i
 		}
 	}
-	total += fabric.SerializationTime(wire, rates[slow])
-	for i, r := range rates {
+	total += fabric.SerializationTime(wire, links[slow].Rate)
+	for i, l := range links {
 		if i != slow {
-			total += fabric.SerializationTime(pktWire, r)
+			total += fabric.SerializationTime(pktWire, l.Rate)
 		}
 	}
 	return total
+}
+
+// baseRTT is a full packet's round trip on the empty path: its
+// serialization and the ACK's on every hop, propagation both ways, and the
+// switch latencies both ways.
+func (n *Network) baseRTT(f Flow, qp *hca.QP) sim.Time {
+	links, latency, ok := n.pathOf(f, qp)
+	if !ok {
+		return 0
+	}
+	mtu := n.Scenario.HCAProfile(f.Src).MTU
+	pkt := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, mtu))
+	ack := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
+	rtt := 2 * latency
+	for _, l := range links {
+		rtt += 2*l.Delay + fabric.SerializationTime(pkt, l.Rate) + fabric.SerializationTime(ack, l.Rate)
+	}
+	return rtt
+}
+
+// startCC gives a flow's requester QP the congestion control its host
+// runs, wired to the HCA's rate limiter.
+func (n *Network) startCC(fr *FlowRun, src *hca.HCA) {
+	prof := n.Scenario.HCAProfile(fr.Flow.Src)
+	qp := fr.Requester
+	path := congestion.Path{LineRate: src.Port().Rate, BaseRTT: n.baseRTT(fr.Flow, qp)}
+	apply := func(rate fabric.Rate, window int64) { src.SetRate(qp, rate, window) }
+	cc := &n.Scenario.CC
+	switch prof.CC {
+	case "dcqcn":
+		fr.CC = congestion.NewDCQCN(n.Eng, cc.DCQCN, path, apply)
+		qp.ECT = true
+	case "hpcc":
+		fr.CC = congestion.NewHPCC(cc.HPCC, path, apply)
+		qp.INT = true
+	case "timely":
+		fr.CC = congestion.NewTIMELY(cc.TIMELY, path, apply)
+	default:
+		return
+	}
+	qp.CC = fr.CC
 }
 
 // Interrupt asks a running Run to stop at the current simulated time; it
@@ -230,6 +391,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 			p.OnPause = log.record
 		}
 	}
+	capt := newCapturer(n)
 	total := len(n.Flows)
 	reason := "time"
 	n.Eng.Run(s.Stop.At, func() bool {
@@ -237,18 +399,34 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 			reason = "interrupted"
 			return true
 		}
-		if s.Stop.WhenFlowsDone && n.completed == total {
+		if s.Stop.WhenFlowsDone && n.completed == total && n.testsDone() {
 			reason = "flows-done"
 			return true
 		}
 		return false
 	})
-	if reason == "time" && s.Stop.WhenFlowsDone && n.completed == total {
+	if reason == "time" && s.Stop.WhenFlowsDone && n.completed == total && n.testsDone() {
 		reason = "flows-done"
 	}
 	sum, rows := n.collect(reason)
 	sum.Warnings = append(sum.Warnings, sm.warnings()...)
-	return &reports.Results{Summary: sum, Flows: rows, Series: sm.series, PFC: log.sorted()}
+	sum.Warnings = append(sum.Warnings, capt.warnings()...)
+	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.series, PFC: log.sorted(), Captures: capt.caps,
+		Topology: reportTopology(s.Topology)}
+	if len(n.Tests) > 0 {
+		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
+	}
+	return res
+}
+
+// testsDone reports whether every perftest and pingpong has finished.
+func (n *Network) testsDone() bool {
+	for _, tr := range n.Tests {
+		if !tr.Done() {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {

@@ -89,6 +89,9 @@ type Scenario struct {
 	// HCAProfiles holds the full profiles of the hosts an explicit
 	// topology overrides. Use HCAProfile to look one up.
 	HCAProfiles map[fabric.NodeID]hca.Profile
+	// CC holds the congestion-control parameters (hca.dcqcn, hca.hpcc,
+	// hca.timely) over their defaults.
+	CC CCConfig
 	// Flows is the traffic expanded into flows, IDs 0..n-1. Each
 	// generator adds its flows after those of the generators above it:
 	//
@@ -106,6 +109,13 @@ type Scenario struct {
 	//   - all_to_all: every ordered pair of distinct hosts: sources in
 	//     list order, and for each source the destinations in list order.
 	Flows []Flow
+	// Tests are the perftest and pingpong generators, in file order.
+	// They are programs on their two hosts rather than flows: they are
+	// not in flows.csv or the summary's flow and byte counts; their
+	// results go to perftest.txt.
+	Tests []Test
+	// Faults are the faults: entries that are modelled (action: loss).
+	Faults []Fault
 	// Observe says what to record.
 	Observe Observe
 	// Expect holds the checks that decide a run's exit status.
@@ -156,6 +166,34 @@ type Flow struct {
 	// Generator is the index in traffic: of the generator that made the
 	// flow, and Pos where that generator is in the file.
 	Generator int
+	Pos       Pos
+}
+
+// Test is one perftest or pingpong generator: a verbs program on Src (the
+// client) and Dst (the server).
+type Test struct {
+	// Kind is "perftest" or "pingpong"; the matching config is set, with
+	// the tools' defaults filled in.
+	Kind     string
+	Src, Dst fabric.NodeID
+	Perftest hca.PerftestConfig
+	Pingpong hca.PingpongConfig
+	// Generator is the index in traffic:, Pos where it is in the file.
+	Generator int
+	Pos       Pos
+}
+
+// Fault is a fault on a link. Action "loss" drops each frame other than
+// PFC frames with probability Rate, in both directions of the link
+// between A and B (the first such link, in A's port order), from At
+// until Until (sim.Never: to the end). Each direction draws from its own
+// stream, sim.Stream(seed, "fault/loss/<from>-<to>") with the node names
+// of that direction.
+type Fault struct {
+	Action    string
+	A, B      fabric.NodeID
+	Rate      float64
+	At, Until sim.Time
 	Pos       Pos
 }
 
@@ -211,7 +249,7 @@ type Observe struct {
 	// and priority) and Flows (flow_gbps): default all.
 	Links, Queues, Flows Selector
 	// Pcap lists the ports whose traffic to write as pcap (a host name
-	// stands for its ports). Not written yet in this version (a warning).
+	// stands for its ports), written as NAME.pcap.
 	Pcap []PortRef
 	// DeadlockAfter is how long a cycle of paused, non-empty queues must
 	// hold before it is reported, default 50us (observe.deadlock.after;

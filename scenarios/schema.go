@@ -24,7 +24,7 @@ type fileS struct {
 	Switch      switchS    `yaml:"switch"`
 	HCA         hcaS       `yaml:"hca"`
 	Traffic     []trafficV `yaml:"traffic"`
-	Faults      []faultS   `yaml:"faults" todo:"faults are"`
+	Faults      []faultS   `yaml:"faults"`
 	Observe     observeS   `yaml:"observe"`
 	Expect      expectS    `yaml:"expect"`
 }
@@ -553,15 +553,47 @@ type hcaS struct {
 	meta
 	MTU         intV    `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
 	Priority    intV    `yaml:"priority" min:"0" max:"7"`
-	Retransmit  strV    `yaml:"retransmit" enum:"go-back-0|go-back-n|selective" todoval:"selective" use:"use retransmit: go-back-n or go-back-0"`
+	Retransmit  strV    `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
 	AckTimeout  intV    `yaml:"ack_timeout" min:"0" max:"31"`
 	RetryCount  intV    `yaml:"retry_count" min:"0" max:"7"`
 	RNRRetry    intV    `yaml:"rnr_retry" min:"0" max:"7"`
 	MaxRdAtomic intV    `yaml:"max_rd_atomic" min:"1" max:"255"`
 	AckEvery    intV    `yaml:"ack_every" min:"1" max:"65536"`
 	RxRate      rxRateV `yaml:"rx_rate"`
-	CC          strV    `yaml:"cc" enum:"dcqcn|hpcc|timely|none" todoval:"dcqcn|hpcc|timely" use:"use cc: none (PFC only)"`
-	DCQCN       dcqcnS  `yaml:"dcqcn" todo:"DCQCN is" use:"remove dcqcn: (cc: none is the only congestion control so far)"`
+	// NIC timing and selective repeat's timeouts (hca.Profile).
+	DoorbellLatency timeV   `yaml:"doorbell_latency"`
+	WQEFetchLatency timeV   `yaml:"wqe_fetch_latency"`
+	DMALatency      timeV   `yaml:"dma_latency"`
+	TxPktLatency    timeV   `yaml:"tx_pkt_latency"`
+	RxPktLatency    timeV   `yaml:"rx_pkt_latency"`
+	MaxInline       sizeV   `yaml:"max_inline" max:"1KiB"`
+	RTOLow          timeV   `yaml:"rto_low" min:"1ns"`
+	RTOHigh         timeV   `yaml:"rto_high" min:"1ns"`
+	CC              strV    `yaml:"cc" enum:"dcqcn|hpcc|timely|none"`
+	DCQCN           dcqcnS  `yaml:"dcqcn"`
+	HPCC            hpccS   `yaml:"hpcc"`
+	TIMELY          timelyS `yaml:"timely"`
+}
+
+// hpccS is hca.hpcc: HPCC's parameters.
+type hpccS struct {
+	meta
+	Eta      fracV `yaml:"eta"`
+	MaxStage intV  `yaml:"max_stage" min:"0" max:"100"`
+	WAI      sizeV `yaml:"w_ai"`
+}
+
+// timelyS is hca.timely: TIMELY's parameters.
+type timelyS struct {
+	meta
+	TLow     timeV `yaml:"t_low"`
+	THigh    timeV `yaml:"t_high"`
+	Beta     fracV `yaml:"beta"`
+	Alpha    fracV `yaml:"alpha"`
+	Delta    rateV `yaml:"delta"`
+	MinRTT   timeV `yaml:"min_rtt"`
+	HAIAfter intV  `yaml:"hai_after" min:"1" max:"1000"`
+	MinRate  rateV `yaml:"min_rate"`
 }
 
 // rxRateV is line, or a rate (a slow receiver, not modelled yet).
@@ -594,7 +626,7 @@ type dcqcnS struct {
 	RpgThreshold             intV  `yaml:"rpg_threshold" min:"1"`
 	RpgMaxRate               rateV `yaml:"rpg_max_rate"`
 	RpgMinRate               rateV `yaml:"rpg_min_rate"`
-	RpgGd                    intV  `yaml:"rpg_gd" min:"0"`
+	RpgGd                    intV  `yaml:"rpg_gd" min:"0" todo:"rpg_gd (rate decrease granularity) is" use:"remove rpg_gd"`
 	RpgMinDecFac             intV  `yaml:"rpg_min_dec_fac" min:"0" max:"100"`
 	RateToSetOnFirstCNP      rateV `yaml:"rate_to_set_on_first_cnp"`
 	DceTCPG                  numV  `yaml:"dce_tcp_g" min:"0"`
@@ -604,8 +636,8 @@ type dcqcnS struct {
 	MinTimeBetweenCNPs       timeV `yaml:"min_time_between_cnps"`
 	ClampTgtRate             boolV `yaml:"clamp_tgt_rate"`
 	ClampTgtRateAfterTimeInc boolV `yaml:"clamp_tgt_rate_after_time_inc"`
-	CNPDSCP                  intV  `yaml:"cnp_dscp" min:"0" max:"63"`
-	CNP802pPrio              intV  `yaml:"cnp_802p_prio" min:"0" max:"7"`
+	CNPDSCP                  intV  `yaml:"cnp_dscp" min:"0" max:"63" todo:"a separate CNP class is" use:"remove cnp_dscp (CNPs travel in the data's priority)"`
+	CNP802pPrio              intV  `yaml:"cnp_802p_prio" min:"0" max:"7" todo:"a separate CNP priority is" use:"remove cnp_802p_prio (CNPs travel in the data's priority)"`
 }
 
 // ---- traffic
@@ -665,14 +697,20 @@ type poissonS struct {
 	genCommon
 }
 
+// perftestS is one perftest tool run; iterations are at least perftest's
+// MIN_ITER (5) and at most 10^7 (lfsim keeps two timestamps per
+// iteration); qps at most perftest's MAX_QP_NUM (16384).
 type perftestS struct {
 	meta
 	Test       strV  `yaml:"test" required:"" enum:"write_bw|write_lat|read_bw|read_lat|send_bw|send_lat|atomic_bw|atomic_lat"`
 	From       strV  `yaml:"from" required:""`
 	To         strV  `yaml:"to" required:""`
-	Size       sizeV `yaml:"size" min:"1"`
-	Iterations intV  `yaml:"iterations" min:"1"`
-	QPs        intV  `yaml:"qps" min:"1"`
+	Size       sizeV `yaml:"size" min:"1" max:"8MiB"`
+	Iterations intV  `yaml:"iterations" min:"5" max:"10000000"`
+	QPs        intV  `yaml:"qps" min:"1" max:"16384"`
+	TxDepth    intV  `yaml:"tx_depth" min:"1" max:"15000"`
+	CQMod      intV  `yaml:"cq_mod" min:"1" max:"1024"`
+	RxDepth    intV  `yaml:"rx_depth" min:"1" max:"16384"`
 	genCommon
 }
 
@@ -680,8 +718,9 @@ type pingpongS struct {
 	meta
 	From       strV  `yaml:"from" required:""`
 	To         strV  `yaml:"to" required:""`
-	Size       sizeV `yaml:"size" min:"1"`
-	Iterations intV  `yaml:"iterations" min:"1"`
+	Size       sizeV `yaml:"size" min:"1" max:"1GiB"`
+	Iterations intV  `yaml:"iterations" min:"1" max:"10000000"`
+	RxDepth    intV  `yaml:"rx_depth" min:"2" max:"16384"`
 	genCommon
 }
 
@@ -695,10 +734,10 @@ var generators = []struct {
 	{"incast", true, func() any { return &incastS{} }},
 	{"permutation", true, func() any { return &permutationS{} }},
 	{"all_to_all", true, func() any { return &allToAllS{} }},
+	{"perftest", true, func() any { return &perftestS{} }},
+	{"pingpong", true, func() any { return &pingpongS{} }},
 	{"ring_allreduce", false, func() any { return &ringAllreduceS{} }},
 	{"poisson", false, func() any { return &poissonS{} }},
-	{"perftest", false, func() any { return &perftestS{} }},
-	{"pingpong", false, func() any { return &pingpongS{} }},
 }
 
 // trafficV is one item of traffic:, a mapping with one key, the
@@ -739,7 +778,7 @@ func (t *trafficV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 		t.Gen = g.new()
 		d.decodeInto(ps[0].val, t.Gen, gc)
 		if !g.modeled {
-			gc.tag = `use:"use flow, incast, permutation or all_to_all"`
+			gc.tag = `use:"use flow, incast, permutation, all_to_all, perftest or pingpong"`
 			d.todo(gc, g.name+" is")
 		}
 		return
@@ -774,14 +813,14 @@ func (l *nameListV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 	l.Set = true
 }
 
-// ---- faults (parsed and checked, not modelled yet)
+// ---- faults (loss is modelled; the other actions parse and are checked)
 
 type faultS struct {
 	meta
 	At       timeV  `yaml:"at" required:""`
 	Link     []strV `yaml:"link"`
 	Host     strV   `yaml:"host"`
-	Action   strV   `yaml:"action" required:"" enum:"down|up|pfc-storm|slow-receiver|loss"`
+	Action   strV   `yaml:"action" required:"" enum:"down|up|pfc-storm|slow-receiver|loss" todoval:"down|up|pfc-storm|slow-receiver" use:"only action: loss is modelled so far"`
 	Priority intV   `yaml:"priority" min:"0" max:"7"`
 	Until    timeV  `yaml:"until"`
 	Rate     strV   `yaml:"rate"`
@@ -795,7 +834,7 @@ type observeS struct {
 	Links    selV      `yaml:"links"`
 	Queues   selV      `yaml:"queues"`
 	Flows    flowSelV  `yaml:"flows"`
-	Pcap     []strV    `yaml:"pcap" todowarn:"pcap files are not written yet in this version; the hosts and ports are checked, nothing is written"`
+	Pcap     []strV    `yaml:"pcap"`
 	Deadlock deadlockS `yaml:"deadlock" todowarn:"deadlock detection is not built yet in this version; the setting is checked and ignored"`
 }
 

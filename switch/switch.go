@@ -339,6 +339,12 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	pp := &s.portPrio[o][prio]
 	pp.TxPackets++
 	pp.TxBytes += int64(p.Wire)
+	if p.INT.Enabled {
+		// HPCC's telemetry: the egress's queue as the packet leaves it, the
+		// bytes the port has sent with this packet, the time and the rate.
+		port := s.ports[o]
+		p.INT.Push(fabric.INTHop{QLen: q.Bytes, TxBytes: port.Stats.TxBytes + int64(p.Wire), TS: s.eng.Now(), Rate: port.Rate})
+	}
 	return p
 }
 

@@ -1,0 +1,297 @@
+package congestion
+
+import (
+	"math"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// DCQCNParams are DCQCN's parameters under NVIDIA's names (the scenario's
+// hca.dcqcn keys, so values can be pasted from mlxconfig). Both variants
+// take the same names; the variant chooses the defaults and the rules.
+type DCQCNParams struct {
+	// Variant is "paper" (Zhu et al., SIGCOMM 2015) or "nvidia" (the
+	// ConnectX firmware).
+	Variant string
+	// AIRate (rpg_ai_rate) is R_AI, the additive increase step;
+	// HAIRate (rpg_hai_rate) R_HAI, the hyper increase step.
+	AIRate, HAIRate fabric.Rate
+	// TimeReset (rpg_time_reset) is the rate increase timer T.
+	TimeReset sim.Time
+	// ByteReset (rpg_byte_reset) is the byte counter B; the paper variant
+	// counts an increase event every B bytes sent. The nvidia variant
+	// increases on the timer only.
+	ByteReset int64
+	// Threshold (rpg_threshold) is F: increase events of fast recovery
+	// before additive increase.
+	Threshold int
+	// MaxRate (rpg_max_rate; 0: the line rate) and MinRate (rpg_min_rate)
+	// bound the rate.
+	MaxRate, MinRate fabric.Rate
+	// MinDecFac (rpg_min_dec_fac, percent) bounds one cut: the rate falls
+	// to no less than (100 - MinDecFac)% of itself.
+	MinDecFac int
+	// RateOnFirstCNP (rate_to_set_on_first_cnp; 0: none) is the rate a QP
+	// drops to on its first CNP.
+	RateOnFirstCNP fabric.Rate
+	// G (dce_tcp_g) sets alpha's gain g = (1024 - G) / 1024.
+	G int
+	// AlphaPeriod (dce_tcp_rtt) is tau': the paper variant decays alpha by
+	// (1-g) after every tau' without a CNP; the nvidia variant updates it
+	// every tau' with whether a CNP arrived in the period.
+	AlphaPeriod sim.Time
+	// InitialAlpha (initial_alpha_value) is alpha at the first CNP, in
+	// 1/1024ths.
+	InitialAlpha int
+	// ReduceMonitorPeriod (rate_reduce_monitor_period; 0: every CNP) is
+	// the least time between two cuts; CNPs in between are folded into the
+	// next cut.
+	ReduceMonitorPeriod sim.Time
+	// CNPInterval (min_time_between_cnps) is the notification point's
+	// least time between two CNPs to one QP.
+	CNPInterval sim.Time
+	// ClampTgtRate (clamp_tgt_rate) sets the target rate to the current
+	// rate on every cut; ClampTgtRateAfterTimeInc
+	// (clamp_tgt_rate_after_time_inc) does so on a cut that follows a
+	// timer increase.
+	ClampTgtRate, ClampTgtRateAfterTimeInc bool
+}
+
+// DCQCNPaper returns the defaults of Zhu et al., "Congestion Control for
+// Large-Scale RDMA Deployments", SIGCOMM 2015 (section 5 and figure 7):
+// g 1/256, tau' 55 us, T 55 us, B 10 MB, F 5, R_AI 40 Mb/s, CNP interval
+// 50 us; the cut always clamps the target rate (R_T = R_C). The paper gives
+// no value for R_HAI: we take 400 Mb/s, ten times R_AI, the ratio NVIDIA's
+// firmware keeps between its defaults (50 and 5 Mb/s). Alpha starts at 1.
+func DCQCNPaper() DCQCNParams {
+	return DCQCNParams{
+		Variant:      "paper",
+		AIRate:       40 * fabric.Mbps,
+		HAIRate:      400 * fabric.Mbps,
+		TimeReset:    55 * sim.Microsecond,
+		ByteReset:    10 * 1000 * 1000,
+		Threshold:    5,
+		MinRate:      1 * fabric.Mbps,
+		G:            1020, // g = 4/1024 = 1/256
+		AlphaPeriod:  55 * sim.Microsecond,
+		InitialAlpha: 1024,
+		CNPInterval:  50 * sim.Microsecond,
+		ClampTgtRate: true,
+	}
+}
+
+// DCQCNNvidia returns the ConnectX defaults as mlxconfig reports them:
+// rpg_time_reset 300 us, rpg_byte_reset 32767, rpg_threshold 1,
+// rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, rpg_min_dec_fac 50,
+// rpg_min_rate 1 Mb/s, rate_to_set_on_first_cnp 0, dce_tcp_g 1019,
+// dce_tcp_rtt 1 us, rate_reduce_monitor_period 4 us, initial_alpha_value
+// 1023, min_time_between_cnps 4 us, clamp_tgt_rate false,
+// clamp_tgt_rate_after_time_inc true.
+func DCQCNNvidia() DCQCNParams {
+	return DCQCNParams{
+		Variant:                  "nvidia",
+		AIRate:                   5 * fabric.Mbps,
+		HAIRate:                  50 * fabric.Mbps,
+		TimeReset:                300 * sim.Microsecond,
+		ByteReset:                32767,
+		Threshold:                1,
+		MinRate:                  1 * fabric.Mbps,
+		MinDecFac:                50,
+		G:                        1019,
+		AlphaPeriod:              sim.Microsecond,
+		InitialAlpha:             1023,
+		ReduceMonitorPeriod:      4 * sim.Microsecond,
+		CNPInterval:              4 * sim.Microsecond,
+		ClampTgtRateAfterTimeInc: true,
+	}
+}
+
+// DCQCN is one QP's reaction point. It starts at line rate (DCQCN has no
+// slow start) and reacts from its first CNP on. Alpha is kept lazily: it
+// is brought up to date, period by period in closed form, whenever it is
+// read, so a QP costs no events for it.
+type DCQCN struct {
+	p     DCQCNParams
+	eng   *sim.Engine
+	apply Apply
+
+	line, max, min float64 // bits per second
+	rc, rt         float64
+	alpha          float64
+	g              float64
+
+	started     bool
+	alphaFrom   sim.Time // start of the current alpha period
+	cnpInPeriod bool     // nvidia: a CNP arrived in the current period
+
+	timerStage, byteStage int
+	bytes                 int64
+	incTimer              sim.Timer
+
+	lastCut     sim.Time
+	hasCut      bool
+	cutPending  bool
+	cutTimer    sim.Timer
+	incSinceCut bool
+}
+
+var _ Sender = (*DCQCN)(nil)
+
+// DCQCN event kinds.
+const (
+	evIncrease int32 = iota
+	evCut
+)
+
+// NewDCQCN makes a reaction point for a QP on a link of path.LineRate.
+func NewDCQCN(eng *sim.Engine, p DCQCNParams, path Path, apply Apply) *DCQCN {
+	line := float64(path.LineRate)
+	d := &DCQCN{p: p, eng: eng, apply: apply, line: line, max: line, min: float64(p.MinRate),
+		rc: line, rt: line, g: float64(1024-p.G) / 1024}
+	if p.MaxRate > 0 {
+		d.max = min(line, float64(p.MaxRate))
+		d.rc, d.rt = d.max, d.max
+	}
+	return d
+}
+
+// Params returns the parameters in force.
+func (d *DCQCN) Params() DCQCNParams { return d.p }
+
+// State reports rc, rt and alpha.
+func (d *DCQCN) State(now sim.Time) State {
+	d.updateAlpha(now)
+	return State{Rate: fabric.Rate(d.rc), Target: fabric.Rate(d.rt), Alpha: d.alpha}
+}
+
+// updateAlpha applies the alpha periods that have ended by now: the
+// nvidia variant moves alpha toward 1 for a period that saw a CNP, and
+// every other period decays it by (1 - g).
+func (d *DCQCN) updateAlpha(now sim.Time) {
+	if !d.started || d.p.AlphaPeriod <= 0 {
+		return
+	}
+	k := int64((now - d.alphaFrom) / d.p.AlphaPeriod)
+	if k <= 0 {
+		return
+	}
+	d.alphaFrom += sim.Time(k) * d.p.AlphaPeriod
+	if d.p.Variant == "nvidia" && d.cnpInPeriod {
+		d.alpha = (1-d.g)*d.alpha + d.g
+		d.cnpInPeriod = false
+		k--
+	}
+	d.alpha *= math.Pow(1-d.g, float64(k))
+}
+
+// OnCNP is the reaction point's response to congestion.
+func (d *DCQCN) OnCNP(now sim.Time) {
+	first := !d.started
+	if first {
+		// The first CNP sets alpha to its initial value; it does not also
+		// count as a marked alpha period (as the firmware does).
+		d.started = true
+		d.alpha = float64(d.p.InitialAlpha) / 1024
+		d.alphaFrom = now
+		if d.p.RateOnFirstCNP > 0 {
+			d.rc = clampRate(float64(d.p.RateOnFirstCNP), d.min, d.max)
+		}
+	}
+	d.updateAlpha(now)
+	switch d.p.Variant {
+	case "nvidia":
+		d.cnpInPeriod = d.cnpInPeriod || !first
+		if d.p.ReduceMonitorPeriod > 0 && d.hasCut && now-d.lastCut < d.p.ReduceMonitorPeriod {
+			if !d.cutPending {
+				d.cutPending = true
+				d.cutTimer = d.eng.Schedule(d.lastCut+d.p.ReduceMonitorPeriod, d, evCut, 0, nil)
+			}
+			return
+		}
+		d.cut(now)
+	default:
+		// Paper: the CNP updates alpha at once and restarts its period.
+		d.alpha = (1-d.g)*d.alpha + d.g
+		d.alphaFrom = now
+		d.cut(now)
+	}
+}
+
+// cut is the rate decrease: R_T = R_C (when clamping), R_C = R_C(1 -
+// alpha/2), and the increase counters start over.
+func (d *DCQCN) cut(now sim.Time) {
+	d.cutPending = false
+	d.lastCut, d.hasCut = now, true
+	if d.p.ClampTgtRate || (d.p.ClampTgtRateAfterTimeInc && d.incSinceCut) || d.rt >= d.max {
+		d.rt = d.rc
+	}
+	factor := 1 - d.alpha/2
+	if d.p.MinDecFac > 0 {
+		factor = max(factor, 1-float64(d.p.MinDecFac)/100)
+	}
+	d.rc = clampRate(d.rc*factor, d.min, d.max)
+	d.timerStage, d.byteStage, d.bytes = 0, 0, 0
+	d.incSinceCut = false
+	d.eng.Cancel(d.incTimer)
+	d.incTimer = d.eng.After(d.p.TimeReset, d, evIncrease, 0, nil)
+	d.apply(fabric.Rate(d.rc), 0)
+}
+
+// OnSent counts bytes for the paper variant's byte counter.
+func (d *DCQCN) OnSent(now sim.Time, p *fabric.Packet) {
+	if !d.started || d.p.Variant == "nvidia" || d.p.ByteReset <= 0 || d.rc >= d.max {
+		return
+	}
+	d.bytes += int64(p.Wire)
+	for d.bytes >= d.p.ByteReset {
+		d.bytes -= d.p.ByteReset
+		d.byteStage++
+		d.increase()
+	}
+}
+
+// OnAck: DCQCN does not use ACKs.
+func (d *DCQCN) OnAck(sim.Time, *fabric.Packet) {}
+
+// HandleEvent runs the increase timer and a deferred cut.
+func (d *DCQCN) HandleEvent(ev *sim.Event) {
+	now := d.eng.Now()
+	switch ev.Kind {
+	case evIncrease:
+		d.timerStage++
+		d.incSinceCut = true
+		d.increase()
+		if d.rc < d.max || d.rt < d.max {
+			d.incTimer = d.eng.After(d.p.TimeReset, d, evIncrease, 0, nil)
+		}
+	case evCut:
+		if d.cutPending {
+			d.updateAlpha(now)
+			d.cut(now)
+		}
+	}
+}
+
+// increase is one increase event: fast recovery while both counters are
+// below F (R_C moves halfway to R_T), then additive increase (R_T +=
+// R_AI), and hyper increase (R_T += i × R_HAI) once both have passed F
+// (paper); the nvidia variant counts timer stages only.
+func (d *DCQCN) increase() {
+	f := d.p.Threshold
+	lo, hi := min(d.timerStage, d.byteStage), max(d.timerStage, d.byteStage)
+	if d.p.Variant == "nvidia" || d.p.ByteReset <= 0 {
+		lo, hi = d.timerStage, d.timerStage
+	}
+	switch {
+	case hi < f:
+		// fast recovery
+	case lo > f:
+		d.rt += float64(lo-f) * float64(d.p.HAIRate)
+	default:
+		d.rt += float64(d.p.AIRate)
+	}
+	d.rt = min(d.rt, d.max)
+	d.rc = clampRate((d.rt+d.rc)/2, d.min, d.max)
+	d.apply(fabric.Rate(d.rc), 0)
+}

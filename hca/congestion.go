@@ -1,0 +1,47 @@
+package hca
+
+import (
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// CongestionControl is what a QP's congestion control (a reaction point,
+// as package congestion implements it) hears of the QP's traffic. It
+// answers by calling HCA.SetRate, now or from its own timers.
+type CongestionControl interface {
+	// OnSent is told of every request packet the QP sends.
+	OnSent(now sim.Time, p *fabric.Packet)
+	// OnAck is told of every ACK or NAK the QP receives; ack.Echo is when
+	// the acknowledged request was sent and ack.INT its telemetry.
+	OnAck(now sim.Time, ack *fabric.Packet)
+	// OnCNP is told of every CNP for the QP.
+	OnCNP(now sim.Time)
+}
+
+// echo copies into an ACK what congestion control needs of the request it
+// acknowledges: its send time, and its telemetry (with the INT header's
+// bytes on the wire).
+func echo(ack, req *fabric.Packet) {
+	ack.Echo = req.SentAt
+	if req.INT.Enabled {
+		if !ack.INT.Enabled {
+			ack.Wire += fabric.INTHeaderBytes
+		}
+		ack.INT = req.INT
+	}
+}
+
+// SetRate sets qp's sending rate (0: line rate) and window (bytes in
+// flight; 0: none). A new rate respaces the next request from when the
+// last one started, so a rate increase takes effect at once.
+func (h *HCA) SetRate(qp *QP, rate fabric.Rate, window int64) {
+	if rate != qp.Rate {
+		qp.Rate = rate
+		qp.nextTx = 0
+		if rate > 0 && qp.lastWire > 0 {
+			qp.nextTx = qp.lastTx + fabric.SerializationTime(qp.lastWire, rate)
+		}
+	}
+	qp.Window = window
+	h.activate(qp)
+}
