@@ -35,7 +35,7 @@ func flowPairs(s *Scenario) []string {
 
 func TestExamplesLoad(t *testing.T) {
 	ex := Examples()
-	want := []string{"dumbbell-4x4", "fat-tree-k4-all-to-all", "incast-8to1", "leaf-spine-permutation", "routing-loop", "single-write"}
+	want := []string{"dumbbell-4x4", "fat-tree-k4-all-to-all", "incast-8to1", "incast-dcqcn", "leaf-spine-permutation", "routing-loop", "single-write"}
 	var names []string
 	for _, e := range ex {
 		names = append(names, e.Name)
@@ -470,7 +470,7 @@ func TestLoadNamed(t *testing.T) {
 	}
 	os.Chdir(wd)
 	_, err = LoadNamed("incst-8to1")
-	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are dumbbell-4x4, fat-tree-k4-all-to-all, incast-8to1, leaf-spine-permutation, routing-loop, single-write"
+	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are dumbbell-4x4, fat-tree-k4-all-to-all, incast-8to1, incast-dcqcn, leaf-spine-permutation, routing-loop, single-write"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
