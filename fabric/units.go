@@ -131,41 +131,13 @@ func ParseSize(s string) (Size, error) {
 	return 0, fmt.Errorf("size %q is not a whole number of bytes, optionally with a unit (KiB, MiB, GiB = 1024-based; KB, MB, GB = 1000-based)", s)
 }
 
-// exactDecimal returns num × unit when that is a whole number that fits in
-// an int64; num is a plain decimal with an optional fraction.
+// exactDecimal returns num × unit when that is a whole number that fits
+// in an int64 (sim.ScaleDecimal).
 func exactDecimal(num string, unit int64) (int64, error) {
-	bad := fmt.Errorf("not a number")
-	if num == "" || strings.HasPrefix(num, "-") {
-		return 0, bad
+	if num == "" {
+		return 0, sim.ErrSyntax
 	}
-	num = strings.TrimPrefix(num, "+")
-	intPart, frac, _ := strings.Cut(num, ".")
-	if intPart == "" && frac == "" {
-		return 0, bad
-	}
-	var v int64
-	for _, c := range intPart {
-		if c < '0' || c > '9' || v > (math.MaxInt64-9)/10/unit {
-			return 0, bad
-		}
-		v = v*10 + int64(c-'0')
-	}
-	v *= unit
-	scale := unit
-	for _, c := range frac {
-		if c < '0' || c > '9' {
-			return 0, bad
-		}
-		if scale%10 != 0 {
-			if c != '0' {
-				return 0, fmt.Errorf("not whole")
-			}
-			continue
-		}
-		scale /= 10
-		v += int64(c-'0') * scale
-	}
-	return v, nil
+	return sim.ScaleDecimal(num, unit)
 }
 
 // SerializationTime is how long size bytes take on the wire at rate r. The

@@ -48,6 +48,9 @@ func TestParseSize(t *testing.T) {
 		{"0", 0},
 		{"12B", 12},
 		{"2GiB", 2 << 30},
+		{"1.5KiB", 1536}, // a fraction of a binary unit that is still whole bytes
+		{"0.5MiB", 512 * 1024},
+		{"1.25KB", 1250},
 	} {
 		got, err := ParseSize(tc.in)
 		if err != nil || got != tc.want {

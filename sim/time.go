@@ -73,44 +73,20 @@ func ParseTime(s string) (Time, error) {
 	return 0, fmt.Errorf("time %q has no unit; expected a duration such as 500ns, 2us, 2µs, 1.5ms or 1s", s)
 }
 
-// scaleDecimal multiplies the decimal number num by unit exactly, without
-// going through floating point, so that "1.1us" is 1100000 ps.
+// scaleDecimal reads num × unit picoseconds, with time's messages.
 func scaleDecimal(num string, unit int64, whole string) (Time, error) {
-	bad := fmt.Errorf("time %q is not a number followed by a unit (ps, ns, us, µs, ms, s)", whole)
-	if num == "" {
-		return 0, bad
-	}
-	if strings.HasPrefix(num, "-") {
+	v, err := ScaleDecimal(num, unit)
+	switch err {
+	case nil:
+		return Time(v), nil
+	case ErrNegative:
 		return 0, fmt.Errorf("time %q is negative; expected zero or more", whole)
+	case ErrRange:
+		return 0, fmt.Errorf("time %q is too large", whole)
+	case ErrNotWhole:
+		return 0, fmt.Errorf("time %q is finer than one picosecond", whole)
 	}
-	num = strings.TrimPrefix(num, "+")
-	intPart, frac, _ := strings.Cut(num, ".")
-	if intPart == "" && frac == "" {
-		return 0, bad
-	}
-	var v int64
-	for _, c := range intPart {
-		if c < '0' || c > '9' {
-			return 0, bad
-		}
-		if v > (math.MaxInt64-9)/10/unit {
-			return 0, fmt.Errorf("time %q is too large", whole)
-		}
-		v = v*10 + int64(c-'0')
-	}
-	v *= unit
-	scale := unit
-	for _, c := range frac {
-		if c < '0' || c > '9' {
-			return 0, bad
-		}
-		if c != '0' && scale < 10 {
-			return 0, fmt.Errorf("time %q is finer than one picosecond", whole)
-		}
-		scale /= 10
-		v += int64(c-'0') * scale
-	}
-	return Time(v), nil
+	return 0, fmt.Errorf("time %q is not a number followed by a unit (ps, ns, us, µs, ms, s)", whole)
 }
 
 // String prints t with the largest unit that keeps it short and exact to
