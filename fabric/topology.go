@@ -174,29 +174,9 @@ func (t *Topology) Check() error {
 			return fmt.Errorf("link %s-%s has no rate", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
 		}
 	}
-	// Connectivity: every node reachable from the first, through switches
-	// only (a host does not forward).
-	seen := make([]bool, len(t.Nodes))
-	stack := []NodeID{t.hosts[0]}
-	seen[t.hosts[0]] = true
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if t.Nodes[n].Kind == Host && n != t.hosts[0] {
-			continue
-		}
-		for _, p := range t.Nodes[n].Ports {
-			if !seen[p.Peer] {
-				seen[p.Peer] = true
-				stack = append(stack, p.Peer)
-			}
-		}
-	}
 	var cut []string
-	for i, ok := range seen {
-		if !ok {
-			cut = append(cut, t.Nodes[i].Name)
-		}
+	for _, id := range t.Unreachable() {
+		cut = append(cut, t.Nodes[id].Name)
 	}
 	if len(cut) > 0 {
 		if len(cut) > 5 {
@@ -205,6 +185,38 @@ func (t *Topology) Check() error {
 		return fmt.Errorf("the topology is not connected: %s cannot be reached from %s", joinNames(cut), t.Nodes[t.hosts[0]].Name)
 	}
 	return nil
+}
+
+// Unreachable lists, in id order, the nodes that cannot be reached from
+// the first host through switches (a host does not forward).
+func (t *Topology) Unreachable() []NodeID {
+	if len(t.hosts) == 0 {
+		return nil
+	}
+	first := t.hosts[0]
+	seen := make([]bool, len(t.Nodes))
+	stack := []NodeID{first}
+	seen[first] = true
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t.Nodes[n].Kind == Host && n != first {
+			continue
+		}
+		for _, p := range t.Nodes[n].Ports {
+			if p.Peer >= 0 && !seen[p.Peer] {
+				seen[p.Peer] = true
+				stack = append(stack, p.Peer)
+			}
+		}
+	}
+	var out []NodeID
+	for i, ok := range seen {
+		if !ok {
+			out = append(out, NodeID(i))
+		}
+	}
+	return out
 }
 
 func joinNames(s []string) string {
