@@ -67,3 +67,12 @@ func (n *Network) Lost() int64 {
 	}
 	return c
 }
+
+// DownDrops is the number of frames lost to cut links.
+func (n *Network) DownDrops() int64 {
+	var c int64
+	for _, l := range n.Links {
+		c += l.DownDrops
+	}
+	return c
+}

@@ -76,6 +76,10 @@ type Packet struct {
 	SentAt sim.Time
 	// InPort is the port it entered the node that now holds it.
 	InPort int32
+	// InPrio is the priority it arrived with at the switch that now holds
+	// it, which its ingress buffer is charged to (a Tagger-style switch
+	// may move it to another priority for its egress).
+	InPrio uint8
 
 	// Echo is, on an ACK, when the request it acknowledges was sent: the
 	// requester's RTT sample (as NICs timestamp for TIMELY and HPCC).
@@ -106,6 +110,14 @@ type Pool struct {
 	free *Packet
 	// Live is how many packets are out of the pool, for conservation checks.
 	Live int
+}
+
+// Clone returns a copy of p from the pool (a switch flooding it).
+func (pl *Pool) Clone(p *Packet) *Packet {
+	c := pl.Get()
+	*c = *p
+	c.next = nil
+	return c
 }
 
 // Get returns a zeroed packet.
@@ -172,4 +184,14 @@ func (q *PacketQueue) Pop() *Packet {
 // make it the longest header in front of a full MTU of payload.
 func MaxRoCEv2Frame(mtu int) int64 {
 	return int64(RoCEv2Wire(TransportRC|OpWriteOnlyImm, mtu) - PreambleIFGBytes)
+}
+
+// Any reports whether some packet in the queue satisfies f, head first.
+func (q *PacketQueue) Any(f func(*Packet) bool) bool {
+	for p := q.head; p != nil; p = p.next {
+		if f(p) {
+			return true
+		}
+	}
+	return false
 }

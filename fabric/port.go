@@ -55,8 +55,13 @@ type Port struct {
 	// OnTx, if set, is told of every frame (data and PFC) as its first bit
 	// goes on the wire; the peer's OnTx sees the other direction. It must
 	// not keep pkt (copy what it needs) and must not change it.
-	OnTx  func(p *Port, pkt *Packet)
-	Stats PortStats
+	OnTx func(p *Port, pkt *Packet)
+	// OnPauseState, if set, is told whenever a priority of this port's
+	// transmitter becomes paused (paused true) or free again; an observer
+	// (the deadlock detector) uses it. The owner is told first, when it
+	// implements PauseObserver.
+	OnPauseState func(p *Port, prio uint8, paused bool)
+	Stats        PortStats
 
 	eng   *sim.Engine
 	pool  *Pool
@@ -74,6 +79,15 @@ type Port struct {
 	pausedTotal [8]sim.Time
 	paused      uint8 // bit i: priority i is paused
 	wake        sim.Timer
+
+	down     bool          // the link is cut: nothing is sent or received
+	observer PauseObserver // the owner, when it wants pause transitions
+}
+
+// PauseObserver is implemented by an owner that wants to know when one of
+// its port's priorities becomes paused or free (a PFC watchdog).
+type PauseObserver interface {
+	PauseChanged(port *Port, prio uint8, paused bool)
 }
 
 // Port event kinds.
@@ -86,7 +100,52 @@ const (
 var _ sim.Handler = (*Port)(nil)
 
 // SetOwner attaches the node that drives the port.
-func (p *Port) SetOwner(o Owner) { p.owner = o }
+func (p *Port) SetOwner(o Owner) {
+	p.owner = o
+	p.observer, _ = o.(PauseObserver)
+}
+
+// pauseChanged tells the owner and the observer of a transition.
+func (p *Port) pauseChanged(prio uint8, paused bool) {
+	if p.observer != nil {
+		p.observer.PauseChanged(p, prio, paused)
+	}
+	if p.OnPauseState != nil {
+		p.OnPauseState(p, prio, paused)
+	}
+}
+
+// Down reports whether the port's link is cut (SetDown).
+func (p *Port) Down() bool { return p.down }
+
+// SetDown cuts (true) or restores the port's side of its link: while down
+// the transmitter sends nothing (PFC frames queued for it are discarded),
+// every pause in force ends, and the link drops what is on it and what
+// arrives. Owners flush their own queues for the port.
+func (p *Port) SetDown(down bool) {
+	if p.down == down {
+		return
+	}
+	p.down = down
+	p.out.down = down
+	if down {
+		for pkt := p.control.Pop(); pkt != nil; pkt = p.control.Pop() {
+			p.pool.Put(pkt)
+		}
+		now := p.eng.Now()
+		p.expirePauses()
+		for prio := uint8(0); prio < 8; prio++ {
+			if p.Paused(prio) {
+				p.pausedTotal[prio] += now - p.pausedSince[prio]
+				p.paused &^= 1 << prio
+				p.pauseChanged(prio, false)
+			}
+		}
+		p.armWake()
+		return
+	}
+	p.Kick()
+}
 
 // Peer returns the port at the other end of the link.
 func (p *Port) Peer() *Port { return p.peer }
@@ -129,6 +188,10 @@ func (p *Port) Kick() {
 // SendControl queues a PFC frame ahead of all data; it goes out when the
 // frame in flight ends.
 func (p *Port) SendControl(pkt *Packet) {
+	if p.down {
+		p.pool.Put(pkt)
+		return
+	}
 	p.control.Push(pkt)
 	p.Kick()
 }
@@ -154,6 +217,9 @@ func (p *Port) SendPause(prio uint8, quanta uint16) {
 }
 
 func (p *Port) startNext() {
+	if p.down {
+		return
+	}
 	pkt := p.control.Pop()
 	if pkt == nil {
 		p.choosing = true
@@ -197,6 +263,11 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 
 // arrive is called by the link when a frame's last bit reaches this port.
 func (p *Port) arrive(pkt *Packet) {
+	if p.down {
+		p.out.DownDrops++ // counted on the link of the port's own direction
+		p.pool.Put(pkt)
+		return
+	}
 	p.Stats.RxPackets++
 	p.Stats.RxBytes += int64(pkt.Wire)
 	if pkt.Kind != KindPause {
@@ -233,15 +304,17 @@ func (p *Port) applyPause(pkt *Packet) {
 				p.pausedTotal[prio] += now - p.pausedSince[prio]
 				p.paused &^= 1 << prio
 				resumed = true
+				p.pauseChanged(prio, false)
 			}
 			continue
 		}
 		p.Stats.PauseRecvPrio[prio]++
+		p.pausedUntil[prio] = now + PauseDuration(q, p.Rate)
 		if !p.Paused(prio) {
 			p.paused |= 1 << prio
 			p.pausedSince[prio] = now
+			p.pauseChanged(prio, true)
 		}
-		p.pausedUntil[prio] = now + PauseDuration(q, p.Rate)
 	}
 	p.armWake()
 	if resumed {
@@ -256,6 +329,7 @@ func (p *Port) expirePauses() {
 		if p.Paused(prio) && p.pausedUntil[prio] <= now {
 			p.pausedTotal[prio] += p.pausedUntil[prio] - p.pausedSince[prio]
 			p.paused &^= 1 << prio
+			p.pauseChanged(prio, false)
 		}
 	}
 }
@@ -288,6 +362,9 @@ type Link struct {
 	Packets, Bytes int64
 	// Lost counts frames the link dropped at random (SetLoss).
 	Lost int64
+	// DownDrops counts frames lost because the link was cut (Port.SetDown):
+	// sent into a cut link, or arriving at a cut port.
+	DownDrops int64
 
 	eng      *sim.Engine
 	to       *Port
@@ -296,6 +373,7 @@ type Link struct {
 
 	lossRate float64
 	lossRNG  *rand.Rand
+	down     bool
 }
 
 // SetLoss makes the link drop each frame other than PFC frames with
@@ -308,6 +386,11 @@ var _ sim.Handler = (*Link)(nil)
 func (l *Link) carry(pkt *Packet) {
 	l.Packets++
 	l.Bytes += int64(pkt.Wire)
+	if l.down {
+		l.DownDrops++
+		l.to.pool.Put(pkt)
+		return
+	}
 	if l.lossRate > 0 && pkt.Kind != KindPause && l.lossRNG.Float64() < l.lossRate {
 		l.Lost++
 		l.to.pool.Put(pkt)

@@ -150,6 +150,10 @@ func (r *Routes) NextPorts(at, dst NodeID) []int32 {
 // Tables computed by an algorithm never loop; only explicit routes can
 // make a loop, so only their destinations are searched for loops.
 func ComputeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute) (*Routes, []RouteLoop, error) {
+	return computeRoutes(t, algo, explicit, false)
+}
+
+func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, partial bool) (*Routes, []RouteLoop, error) {
 	switch algo {
 	case "":
 		algo = RoutingECMP
@@ -158,6 +162,7 @@ func ComputeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute) (*Ro
 		return nil, nil, fmt.Errorf("unknown routing %q (want %s, %s or %s)", string(algo), RoutingECMP, RoutingShortest, RoutingUpDown)
 	}
 	b := newRouteBuilder(t, algo)
+	b.partial = partial
 	if err := b.checkExplicit(explicit); err != nil {
 		return nil, nil, err
 	}
@@ -220,6 +225,9 @@ type routeBuilder struct {
 	dist   []int32
 	last   []portRange
 	list   []int32 // scratch
+	// partial leaves an unreachable destination's list empty instead of
+	// failing (ComputeRoutesDegraded).
+	partial bool
 }
 
 func newRouteBuilder(t *Topology, algo RoutingAlgo) *routeBuilder {
@@ -471,6 +479,10 @@ func (b *routeBuilder) ecmp(shortest bool) error {
 				continue // attached: delivered above
 			}
 			if d[x] >= unreachable {
+				if b.partial {
+					b.setGroup(x, g, nil)
+					continue
+				}
 				return b.unreachableError(x, g)
 			}
 			b.list = b.list[:0]
@@ -541,14 +553,27 @@ func (b *routeBuilder) upDownRank(singleRoot bool) []int32 {
 }
 
 func (b *routeBuilder) upDown() error {
+	partial := b.partial
+	b.partial = false // a degraded fabric first tries for full reachability
+	defer func() { b.partial = partial }()
 	if err := b.upDownWith(b.upDownRank(false)); err == nil {
 		return nil
 	}
+	b.resetTables()
+	err := b.upDownWith(b.upDownRank(true))
+	if err == nil || !partial {
+		return err
+	}
+	b.resetTables()
+	b.partial = true
+	return b.upDownWith(b.upDownRank(true))
+}
+
+func (b *routeBuilder) resetTables() {
 	b.r.ports = b.r.ports[:0]
 	for i := range b.last {
 		b.last[i].off = -1
 	}
-	return b.upDownWith(b.upDownRank(true))
 }
 
 func (b *routeBuilder) upDownWith(rank []int32) error {
@@ -597,6 +622,10 @@ func (b *routeBuilder) upDownWith(rank []int32) error {
 		b.deliver(g)
 		for x := int32(0); int(x) < n; x++ {
 			if attached[x] {
+				continue
+			}
+			if dd[x] >= unreachable && b.partial {
+				b.setGroup(x, g, nil)
 				continue
 			}
 			if dd[x] >= unreachable {

@@ -29,6 +29,11 @@ type Stats struct {
 	// PauseSent and ResumeSent count PFC frames the NIC sent because its
 	// receive buffer filled.
 	PauseSent, ResumeSent int64
+	// Misdelivered counts packets for another host (flooded by a switch),
+	// which the NIC's MAC filter discards; RxBufferDrops packets lost
+	// because the receive buffer was full (a stalled pipeline whose PAUSE
+	// the watchdog stopped); WatchdogTrips the NIC watchdog's trips.
+	Misdelivered, RxBufferDrops, WatchdogTrips int64
 	// The invariant: every posted WR completes exactly once.
 	PostedSend, PostedRecv, CompletedSend, CompletedRecv, DoubleCompletions int64
 	AsyncEvents                                                             int64
@@ -66,6 +71,15 @@ type HCA struct {
 	rxPaused  bool
 	rxPauseAt sim.Time
 
+	// Faults (faults.go): a hung receive pipeline, a PFC storm, and the
+	// NIC watchdog that ends both.
+	rxHung    bool
+	storm     bool
+	stormPrio uint8
+	stallAt   sim.Time // when the current stall or storm began
+	wdTimer   sim.Timer
+	wdTripped bool
+
 	// OnComplete, if set, is called when a send WQE completes (any
 	// status, signaled or not), when its completion becomes visible.
 	OnComplete func(qp *QP, w *WQE)
@@ -95,6 +109,8 @@ const (
 	evRxDrain
 	evComplete
 	evWrite
+	evStorm
+	evNICWatchdog
 )
 
 var (
@@ -544,6 +560,10 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		h.process(ev.Data.(*fabric.Packet))
 	case evRxDrain:
 		h.rxDrained()
+	case evStorm:
+		h.stormRefresh()
+	case evNICWatchdog:
+		h.watchdogTrip()
 	case evComplete:
 		h.deliverCompletion(ev.Data.(*pendingWC))
 	case evWrite:
@@ -726,8 +746,18 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 // then the per-packet pipeline (RxPktLatency) runs before the transport
 // logic sees it.
 func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
+	if p.Dst != h.ID {
+		h.Stats.Misdelivered++
+		h.pool.Put(p)
+		return
+	}
 	h.Stats.RxPackets++
-	if h.Prof.RxRate > 0 {
+	if h.Prof.RxRate > 0 || h.rxHung || h.rxBusy {
+		if h.wdTripped && h.rxq.Bytes+p.Frame() > h.Prof.RxBuffer {
+			h.Stats.RxBufferDrops++
+			h.pool.Put(p)
+			return
+		}
 		h.rxq.Push(p)
 		if !h.rxPaused && h.rxq.Bytes > h.Prof.RxXoff {
 			h.rxPaused = true
@@ -738,7 +768,7 @@ func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 				h.sendPause(p.Priority, fabric.MaxQuanta)
 			}
 		}
-		if !h.rxBusy {
+		if !h.rxBusy && !h.rxHung {
 			h.startDrain()
 		}
 		return
@@ -747,6 +777,9 @@ func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 }
 
 func (h *HCA) sendPause(prio uint8, quanta uint16) {
+	if quanta > 0 && h.wdTripped {
+		return // the watchdog stopped this NIC's PAUSE
+	}
 	if quanta == 0 {
 		h.Stats.ResumeSent++
 	} else {
@@ -759,7 +792,11 @@ func (h *HCA) sendPause(prio uint8, quanta uint16) {
 func (h *HCA) startDrain() {
 	p := h.rxq.Peek()
 	h.rxBusy = true
-	h.eng.After(fabric.SerializationTime(int64(p.Wire), h.Prof.RxRate), h, evRxDrain, 0, nil)
+	rate := h.Prof.RxRate
+	if rate == 0 {
+		rate = h.port.Rate
+	}
+	h.eng.After(fabric.SerializationTime(int64(p.Wire), rate), h, evRxDrain, 0, nil)
 }
 
 func (h *HCA) rxDrained() {
@@ -769,7 +806,7 @@ func (h *HCA) rxDrained() {
 		h.rxPaused = false
 		h.sendPause(h.Prof.Priority, 0)
 	}
-	if h.rxq.Len > 0 {
+	if h.rxq.Len > 0 && !h.rxHung {
 		h.startDrain()
 	}
 	h.afterPipeline(p)

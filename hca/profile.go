@@ -101,6 +101,14 @@ type Profile struct {
 	// XON at 96 KiB (leaving 128 KiB of headroom, more than the 802.1Qbb
 	// bound for 10 µs of cable at 100 Gb/s).
 	RxBuffer, RxXoff, RxXon int64
+	// PFCWatchdog, when above 0, is the NIC's PFC storm prevention: a NIC
+	// whose receive pipeline has been stalled (or that has been stuck
+	// sending PAUSE) for this long stops sending PAUSE, and drops what
+	// its full receive buffer cannot take. Off by default; NVIDIA's mlx5
+	// driver arms it at 100 ms in its auto mode (ethtool tunable
+	// pfc-prevention-tout, MLX5E_PFC_PREVEN_AUTO_TOUT_MSEC) and allows
+	// up to 8 s.
+	PFCWatchdog sim.Time
 	// CNPInterval is the least time between two CNPs for one QP
 	// (NVIDIA's min_time_between_cnps, default 4 µs on ConnectX-4 and
 	// later), and CNPPriority their 802.1p priority (cnp_802p_prio,

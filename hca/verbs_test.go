@@ -297,7 +297,7 @@ func TestCNPOnePerInterval(t *testing.T) {
 		eng.Schedule(at, handlerFunc(func(*sim.Event) {
 			p := pool.Get()
 			p.Kind, p.ECN, p.Opcode = fabric.KindData, fabric.CE, fabric.TransportRC|fabric.OpWriteMiddle
-			p.Src, p.DestQP, p.SrcQP, p.PSN = h[0].ID, qb.QPN, qa.QPN, 1000 // out of sequence: not accepted
+			p.Src, p.Dst, p.DestQP, p.SrcQP, p.PSN = h[0].ID, h[1].ID, qb.QPN, qa.QPN, 1000 // out of sequence: not accepted
 			p.Wire = 100
 			h[1].Receive(p, h[1].Port())
 		}), 0, 0, nil)

@@ -106,6 +106,7 @@ func (pg *page) build(runs []*Run) string {
 	}
 	pg.deadlock(runs)
 	pg.cdfs(runs)
+	pg.fctBuckets(runs)
 	pg.lines(runs, "rc_gbps", "DCQCN current rate", "reaction point's current rate Rc, Gb/s", false)
 	pg.lines(runs, "rt_gbps", "DCQCN target rate", "reaction point's target rate Rt, Gb/s", false)
 	pg.lines(runs, "alpha", "DCQCN alpha", "reaction point's alpha", false)
@@ -637,6 +638,53 @@ func (pg *page) cdfs(runs []*Run) {
 		pg.section(name, text)
 		pg.chart(c, c.Renderer)
 	}
+}
+
+// fctBuckets draws summary.json's fct_buckets: the median and 99th
+// percentile slowdown of each 5% of the completed flows, by size.
+func (pg *page) fctBuckets(runs []*Run) {
+	n := 0
+	for _, r := range runs {
+		n = max(n, len(r.Summary.FCTBuckets))
+	}
+	if n < 2 {
+		return
+	}
+	var xs []string
+	for i := 0; i < n; i++ {
+		xs = append(xs, fmt.Sprintf("%.0f%%", float64(i+1)*100/float64(n)))
+	}
+	c := charts.NewLine()
+	c.SetGlobalOptions(charts.WithInitializationOpts(pg.init("fct_buckets", "360px")),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "flows by size"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "slowdown"}),
+		charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "40", Left: "60", Right: "100"}),
+		charts.WithAnimation(false))
+	c.SetXAxis(xs)
+	for _, r := range runs {
+		if len(r.Summary.FCTBuckets) < 2 {
+			continue
+		}
+		for _, which := range []string{"p50", "p99"} {
+			var data []opts.LineData
+			for _, b := range r.Summary.FCTBuckets {
+				v := b.P50Slowdown
+				if which == "p99" {
+					v = b.P99Slowdown
+				}
+				data = append(data, opts.LineData{Value: v, Name: fmt.Sprintf("flows up to %d B (%d flows)", b.SizeMax, b.Count)})
+			}
+			name := which
+			if len(runs) > 1 {
+				name = r.Label + " · " + which
+			}
+			c.AddSeries(name, data)
+		}
+	}
+	pg.section("Slowdown by flow size", "median and 99th-percentile slowdown of each 5% of the completed flows, sorted by size (summary.json's fct_buckets; hover for each bucket's largest size)")
+	pg.chart(c, c.Renderer)
 }
 
 // fmtNs prints nanoseconds in the unit that reads best.

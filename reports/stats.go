@@ -51,3 +51,36 @@ func Round(x float64, d int) float64 {
 	p := math.Pow(10, float64(d))
 	return math.Round(x*p) / p
 }
+
+// FCTBucketCount is how many flow-size buckets FCTBuckets makes: 20
+// buckets of 5% of the flows each.
+const FCTBucketCount = 20
+
+// FCTBuckets sorts flows by size (ties in the given order) and cuts them
+// into FCTBucketCount buckets of equal count (bucket i takes flows
+// [i·n/20, (i+1)·n/20)), with each bucket's largest size and the median
+// and 99th percentile of its slowdowns. With fewer than 20 flows each
+// flow is its own bucket; with none there are none.
+func FCTBuckets(sizes []int64, slowdowns []float64) []FCTBucket {
+	n := len(sizes)
+	if n == 0 {
+		return nil
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return sizes[idx[a]] < sizes[idx[b]] })
+	k := min(FCTBucketCount, n)
+	out := make([]FCTBucket, 0, k)
+	for b := 0; b < k; b++ {
+		lo, hi := b*n/k, (b+1)*n/k
+		var sl []float64
+		for _, i := range idx[lo:hi] {
+			sl = append(sl, slowdowns[i])
+		}
+		out = append(out, FCTBucket{SizeMax: sizes[idx[hi-1]], Count: hi - lo,
+			P50Slowdown: Round(Quantile(0.5, sl), 4), P99Slowdown: Round(Quantile(0.99, sl), 4)})
+	}
+	return out
+}

@@ -14,13 +14,18 @@ type Summary struct {
 	Events      uint64  `json:"events"`
 	PacketHops  int64   `json:"packet_hops"`
 
-	Flows      FlowCounts    `json:"flows"`
-	Bytes      ByteCounts    `json:"bytes"`
-	Packets    PacketCounts  `json:"packets"`
-	PFC        PFCCounts     `json:"pfc"`
-	ECN        ECNCounts     `json:"ecn"`
-	Deadlock   Deadlock      `json:"deadlock"`
-	FCT        FCT           `json:"fct"`
+	Flows    FlowCounts   `json:"flows"`
+	Bytes    ByteCounts   `json:"bytes"`
+	Packets  PacketCounts `json:"packets"`
+	PFC      PFCCounts    `json:"pfc"`
+	ECN      ECNCounts    `json:"ecn"`
+	Deadlock Deadlock     `json:"deadlock"`
+	FCT      FCT          `json:"fct"`
+	// FCTBuckets are the completed flows' slowdowns by flow size: the
+	// flows sorted by size and cut into 20 buckets of 5% of them each
+	// (fewer with fewer than 20 flows), as the published RDMA
+	// congestion-control evaluations plot them.
+	FCTBuckets []FCTBucket   `json:"fct_buckets"`
 	Throughput Throughput    `json:"throughput"`
 	Expect     []CheckResult `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
@@ -62,6 +67,19 @@ type PFCCounts struct {
 	PausedNs      int64 `json:"paused_ns"`
 	StormDetected bool  `json:"storm_detected"`
 	WatchdogTrips int64 `json:"watchdog_trips"`
+	// Spread lists the ports that were ever paused, in the order each was
+	// first paused (congestion spreads from its origin outward), with the
+	// port that paused it and the fraction of the run it spent paused (its
+	// most paused priority); at most 64.
+	Spread []PFCSpread `json:"spread"`
+}
+
+// PFCSpread is one port of pfc.spread.
+type PFCSpread struct {
+	Port           string  `json:"port"`
+	By             string  `json:"paused_by"`
+	FirstNs        int64   `json:"first_ns"`
+	PausedFraction float64 `json:"paused_fraction"`
 }
 
 // ECNCounts count ECN marks and CNPs.
@@ -83,6 +101,15 @@ type FCT struct {
 	P99Ns        int64   `json:"p99_ns"`
 	MeanSlowdown float64 `json:"mean_slowdown"`
 	P99Slowdown  float64 `json:"p99_slowdown"`
+}
+
+// FCTBucket is one flow-size bucket: the flows whose sizes fall above the
+// previous bucket's SizeMax, up to this one's.
+type FCTBucket struct {
+	SizeMax     int64   `json:"size_max"`
+	Count       int     `json:"count"`
+	P50Slowdown float64 `json:"p50_slowdown"`
+	P99Slowdown float64 `json:"p99_slowdown"`
 }
 
 // Throughput summarises the flows' throughputs.

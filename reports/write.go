@@ -55,6 +55,12 @@ func SummaryJSON(s *Summary) []byte {
 	if s.Deadlock.Cycle == nil {
 		s.Deadlock.Cycle = []string{}
 	}
+	if s.PFC.Spread == nil {
+		s.PFC.Spread = []PFCSpread{}
+	}
+	if s.FCTBuckets == nil {
+		s.FCTBuckets = []FCTBucket{}
+	}
 	if s.Warnings == nil {
 		s.Warnings = []string{}
 	}

@@ -228,7 +228,27 @@ func (b *builder) applySwitch(p *swtch.Profile, s *switchS, path string) {
 		p.PFC.ResponseAuto, p.PFC.Response = pf.Response.Auto, pf.Response.Time.V
 	}
 	if w := &pf.Watchdog; w.Set {
-		p.PFC.Watchdog = &swtch.Watchdog{Detect: w.Detect.V, Restore: w.Restore.V, Action: w.Action.V}
+		// Keys left out take SCENARIO.md's example values.
+		wd := swtch.Watchdog{Detect: 200 * sim.Microsecond, Restore: sim.Millisecond, Action: "drop"}
+		if p.PFC.Watchdog != nil {
+			wd = *p.PFC.Watchdog
+		}
+		if w.Detect.Set {
+			wd.Detect = w.Detect.V
+		}
+		if w.Restore.Set {
+			wd.Restore = w.Restore.V
+		}
+		if w.Action.Set {
+			wd.Action = w.Action.V
+		}
+		p.PFC.Watchdog = &wd
+	}
+	if s.FloodLossless.Set {
+		p.FloodLossless = s.FloodLossless.V
+	}
+	if s.Tagger.Set {
+		p.Tagger = s.Tagger.V
 	}
 	if s.Has("ecn") {
 		e := &s.ECN
@@ -314,6 +334,9 @@ func (b *builder) applyHCA(p *hca.Profile, h *hcaS) {
 	}
 	if h.CC.Set {
 		p.CC = h.CC.V
+	}
+	if h.PFCWatchdog.After.Set {
+		p.PFCWatchdog = h.PFCWatchdog.After.V
 	}
 	if len(p.CCParams) > 0 { // no sharing between profiles
 		m := make(map[string]string, len(p.CCParams))
@@ -873,8 +896,15 @@ func (b *builder) traffic() {
 		case *perftestS, *pingpongS:
 			b.test(i, tv, path)
 			continue
+		case *ringAllreduceS:
+			if !b.ringAllreduce(i, tv, path, g, lossless) {
+				return
+			}
+			continue
+		case *poissonS:
+			b.poisson(i, tv, path, g, lossless)
+			continue
 		default:
-			b.checkUnmodelledNames(tv.Gen, path)
 			continue
 		}
 		if int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
@@ -918,6 +948,46 @@ func (b *builder) addFlows(gen int, tv *trafficV, path string, com *genCommon, p
 	if !size.Set {
 		return
 	}
+	b.addFlowsSized(gen, tv, path, com, pairs, size, nil, nil, lossless)
+}
+
+// qpOp returns a generator's qp: and op: with their defaults (rc, write),
+// and checks that they go together and with the largest message size
+// (at that position); ok is false after an error.
+func (b *builder) qpOp(tv *trafficV, path string, com *genCommon, srcs []fabric.NodeID, maxSize int64, sizeAt Pos) (qp, op string, ok bool) {
+	qp, op = "rc", "write"
+	if com.QP.Set {
+		qp = com.QP.V
+	}
+	if com.Op.Set {
+		op = com.Op.V
+	}
+	opAt := com.Op.Pos
+	if !com.Op.Set {
+		opAt = tv.Pos
+	}
+	switch {
+	case qp == "ud" && op != "send":
+		b.errorf(opAt, path+".op", "UD carries only SEND, not %s; use op: send with qp: ud", op)
+		return qp, op, false
+	case qp == "uc" && (op == "read" || op == "atomic"):
+		b.errorf(opAt, path+".op", "UC has no %s (only RC does); use qp: rc", op)
+		return qp, op, false
+	}
+	if qp == "ud" {
+		for _, s := range srcs {
+			if mtu := b.s.HCAProfile(s).MTU; maxSize > int64(mtu) {
+				b.errorf(sizeAt, path+".size", "a UD message is at most one MTU (%d bytes), not %d bytes", mtu, maxSize)
+				return qp, op, false
+			}
+		}
+	}
+	return qp, op, true
+}
+
+// addFlowsSized adds one flow per pair: of size sizes[i] (or size when
+// sizes is nil), waiting for the flows after[i] (none when after is nil).
+func (b *builder) addFlowsSized(gen int, tv *trafficV, path string, com *genCommon, pairs [][2]fabric.NodeID, size sizeV, sizes []int64, after [][]int, lossless map[uint8]bool) {
 	qp, op := "rc", "write"
 	if com.QP.Set {
 		qp = com.QP.V
@@ -949,6 +1019,7 @@ func (b *builder) addFlows(gen int, tv *trafficV, path string, com *genCommon, p
 		}
 	}
 	warned := false
+	firstID := len(b.s.Flows)
 	for _, p := range pairs {
 		prio := b.s.HCAProfile(p[0]).Priority
 		if com.Priority.Set {
@@ -962,11 +1033,18 @@ func (b *builder) addFlows(gen int, tv *trafficV, path string, com *genCommon, p
 			}
 			b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
 		}
-		b.s.Flows = append(b.s.Flows, Flow{
+		f := Flow{
 			ID: len(b.s.Flows), Src: p[0], Dst: p[1], QP: qp, Op: op,
 			Size: int64(size.V), Start: com.Start.V, Priority: prio,
 			Generator: gen, Pos: tv.Pos,
-		})
+		}
+		if sizes != nil {
+			f.Size = sizes[len(b.s.Flows)-firstID]
+		}
+		if after != nil {
+			f.After = after[len(b.s.Flows)-firstID]
+		}
+		b.s.Flows = append(b.s.Flows, f)
 	}
 	if com.Start.Set && com.Start.V >= b.s.Stop.At {
 		b.warnf(com.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", com.Start.V, b.s.Stop.At)
@@ -996,23 +1074,6 @@ func (b *builder) losslessPriorities() map[uint8]bool {
 		out[pr] = c == len(profiles)
 	}
 	return out
-}
-
-// checkUnmodelledNames checks the host names of the generators that are
-// not modelled yet, so that a typo is found now rather than later.
-func (b *builder) checkUnmodelledNames(g any, path string) {
-	one := func(n strV, key string) {
-		if n.Set {
-			b.host(n, path+"."+key)
-		}
-	}
-	switch g := g.(type) {
-	case *ringAllreduceS:
-		b.hostList(&g.Hosts, path+".hosts")
-	case *poissonS:
-		b.hostList(&g.Hosts, path+".hosts")
-		one(g.To, "to")
-	}
 }
 
 var qpTypes = map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}
@@ -1282,6 +1343,11 @@ func (b *builder) expect() {
 		v := e.Deadlock.V
 		se.Deadlock, se.DeadlockAt = &v, e.KeyPos("deadlock")
 	}
+	if e.Storm.Set {
+		v := e.Storm.V
+		se.Storm, se.StormAt = &v, e.KeyPos("storm")
+	}
+	se.MinPauseFraction = b.pauseChecks(&e.MinPauseFraction, "expect.min_pause_fraction")
 	if fc := &e.FlowsCompleted; fc.All || fc.N.Set {
 		v := -1
 		if fc.N.Set {
@@ -1296,86 +1362,37 @@ func (b *builder) expect() {
 		v := e.MinFairness.V
 		se.MinFairness, se.MinFairnessAt = &v, e.KeyPos("min_fairness")
 	}
-	for i, c := range e.MaxPauseFraction.Items {
+	se.MaxPauseFraction = b.pauseChecks(&e.MaxPauseFraction, "expect.max_pause_fraction")
+}
+
+// pauseChecks reads expect.max_pause_fraction or min_pause_fraction.
+func (b *builder) pauseChecks(pc *pauseChecksV, key string) []PauseFractionCheck {
+	var out []PauseFractionCheck
+	for i, c := range pc.Items {
 		if !c.Port.Set || !c.Value.Set || b.t == nil {
 			continue
 		}
-		path := "expect.max_pause_fraction"
-		if !e.MaxPauseFraction.One {
+		path := key
+		if !pc.One {
 			path = fmt.Sprintf("%s[%d]", path, i)
 		}
 		ps := b.ports(c.Port, path+".port", false, false)
 		if len(ps) == 1 {
-			se.MaxPauseFraction = append(se.MaxPauseFraction, PauseFractionCheck{Port: ps[0], Value: c.Value.V, At: c.Pos})
+			out = append(out, PauseFractionCheck{Port: ps[0], Value: c.Value.V, At: c.Pos})
 		}
 	}
+	return out
 }
 
-// faults checks every fault's names (the actions not modelled yet are
-// errors already, but a typo shows now) and builds the loss faults.
+// faults checks every fault (faultcheck.go) and builds what the run
+// applies.
 func (b *builder) faults() {
 	if b.t == nil {
 		return
 	}
-	names := b.t.Names()
-	for i, f := range b.f.Faults {
-		path := fmt.Sprintf("faults[%d]", i)
-		if f.Host.Set {
-			b.host(f.Host, path+".host")
-		}
-		if f.Has("link") && len(f.Link) != 2 {
-			b.errorf(f.KeyPos("link"), path+".link", "a link is named by its two ends, [a, b]; this list has %d", len(f.Link))
-			continue
-		}
-		var ends []fabric.NodeID
-		for _, n := range f.Link {
-			if n.Set {
-				if id, ok := b.nodeNamed(n, path+".link", names); ok {
-					ends = append(ends, id)
-				}
-			}
-		}
-		if f.Action.V != "loss" {
-			continue
-		}
-		fault := Fault{Action: "loss", At: f.At.V, Until: sim.Never, Pos: f.Pos}
-		ok := true
-		switch {
-		case f.Host.Set:
-			b.errorf(f.KeyPos("host"), path+".host", "action: loss is on a link, not a host; use link: [a, b]")
-			ok = false
-		case !f.Has("link"):
-			b.errorf(f.Pos, path, "action: loss needs link: [a, b], the link's two ends")
-			ok = false
-		case len(ends) == 2:
-			if _, adj := b.t.PortTo(ends[0], ends[1]); !adj {
-				b.errorf(f.Link[1].Pos, path+".link", "%s and %s are not linked; %s's neighbours are %s", show(f.Link[0].V), show(f.Link[1].V), show(f.Link[0].V), b.list(b.neighbours(ends[0])))
-				ok = false
-			} else {
-				fault.A, fault.B = ends[0], ends[1]
-			}
-		default:
-			ok = false
-		}
-		switch rate, err := lossRate(f.Rate.V); {
-		case !f.Rate.Set:
-			b.errorf(f.Pos, path, "action: loss needs rate:, the probability that a frame is lost (such as 1e-4, 0.1%% or 1/256)")
-			ok = false
-		case err != nil:
-			b.errorf(f.Rate.Pos, path+".rate", "%v", err)
-			ok = false
-		default:
-			fault.Rate = rate
-		}
-		if f.Until.Set {
-			if f.Until.V <= f.At.V {
-				b.errorf(f.Until.Pos, path+".until", "until (%s) must be after at (%s)", f.Until.V, f.At.V)
-				ok = false
-			}
-			fault.Until = f.Until.V
-		}
-		if ok {
-			b.s.Faults = append(b.s.Faults, fault)
+	for i := range b.f.Faults {
+		if f, ok := b.fault(&b.f.Faults[i], fmt.Sprintf("faults[%d]", i)); ok {
+			b.s.Faults = append(b.s.Faults, f)
 		}
 	}
 }

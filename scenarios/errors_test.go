@@ -22,7 +22,7 @@ func TestErrors(t *testing.T) {
 switch:
   buffr: 12MiB
 `,
-			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, link_layer`},
+			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, link_layer, flood_lossless, tagger`},
 		{"unknown top-level key", `topolgy: {kind: star, hosts: 9}
 `,
 			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},
@@ -32,11 +32,11 @@ switch:
 		{"unknown key without a near name", `topology: {kind: star, hosts: 2}
 hca: {zzz: 1}
 `,
-			`t.yaml:2:7: hca: unknown key zzz; allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
+			`t.yaml:2:7: hca: unknown key zzz; allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
 		{"key in another case", `topology: {kind: star, hosts: 2}
 hca: {MTU: 1024}
 `,
-			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
+			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
 		{"unknown enum value", `topology: {kind: fat-tre, k: 4}
 `,
 			`t.yaml:1:18: topology.kind: unknown value fat-tre (did you mean fat-tree?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, explicit`},
@@ -183,13 +183,7 @@ faults:
   - {at: 1ms, link: [s0, h2], action: down}
 expect: {deadlock: true}
 `,
-			`t.yaml:2:27: stop.when[1]: deadlock is not modelled yet in this version; use when: flows-done, or stop at a time
-t.yaml:5:31: switch.pfc.watchdog: the PFC watchdog is not modelled yet in this version; remove watchdog:
-t.yaml:8:3: switch.link_layer: infiniband is not modelled yet in this version; use link_layer: ethernet
-t.yaml:16:5: traffic[1].ring_allreduce: ring_allreduce is not modelled yet in this version; use flow, incast, permutation, all_to_all, perftest or pingpong
-t.yaml:17:5: traffic[2].poisson: poisson is not modelled yet in this version; use flow, incast, permutation, all_to_all, perftest or pingpong
-t.yaml:21:31: faults[0].action: down is not modelled yet in this version; only action: loss is modelled so far
-t.yaml:22:10: expect.deadlock: deadlock detection is not modelled yet in this version; remove deadlock: from expect:`},
+			`t.yaml:8:3: switch.link_layer: infiniband is not modelled yet in this version; use link_layer: ethernet`},
 		{"ports", `topology: {kind: star, hosts: 3}
 traffic: [{flow: {from: h0, to: h1, size: 1}}]
 observe:

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
@@ -40,19 +41,38 @@ func (n *Network) checkExpectations(sum *reports.Summary) []reports.CheckResult 
 		add("min_fairness", sum.Throughput.Fairness >= *e.MinFairness, e.MinFairnessAt,
 			"Jain's index %.4f, expected at least %.4f", sum.Throughput.Fairness, *e.MinFairness)
 	}
+	if e.Deadlock != nil {
+		d := sum.Deadlock
+		detail := "no deadlock"
+		if d.Detected {
+			detail = fmt.Sprintf("deadlock at %s: %s", sim.Time(d.AtNs)*sim.Nanosecond, strings.Join(d.Cycle, " -> "))
+		}
+		add("deadlock", d.Detected == *e.Deadlock, e.DeadlockAt, "%s, expected %s", detail, map[bool]string{true: "one", false: "none"}[*e.Deadlock])
+	}
+	if e.Storm != nil {
+		add("storm", sum.PFC.StormDetected == *e.Storm, e.StormAt, "storm detected: %v, expected %v", sum.PFC.StormDetected, *e.Storm)
+	}
 	total := n.Eng.Now()
-	for _, c := range e.MaxPauseFraction {
+	frac := func(c PauseFractionCheck) (string, float64) {
 		port := n.Fabric.Ports[c.Port.Node][c.Port.Port]
 		var worst sim.Time
 		for prio := uint8(0); prio < 8; prio++ {
 			worst = max(worst, port.PausedTime(prio))
 		}
-		frac := 0.0
-		if total > 0 {
-			frac = float64(worst) / float64(total)
+		if total == 0 {
+			return port.Name, 0
 		}
-		add("max_pause_fraction", frac <= c.Value, c.At,
-			"%s paused %.4f of the run, expected at most %.4f", port.Name, frac, c.Value)
+		return port.Name, float64(worst) / float64(total)
+	}
+	for _, c := range e.MaxPauseFraction {
+		name, f := frac(c)
+		add("max_pause_fraction", f <= c.Value, c.At,
+			"%s paused %.4f of the run, expected at most %.4f", name, f, c.Value)
+	}
+	for _, c := range e.MinPauseFraction {
+		name, f := frac(c)
+		add("min_pause_fraction", f >= c.Value, c.At,
+			"%s paused %.4f of the run, expected at least %.4f", name, f, c.Value)
 	}
 	return out
 }

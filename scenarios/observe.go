@@ -66,6 +66,9 @@ func newSampler(n *Network) *sampler {
 	}
 	sm.lastTx = make([]int64, len(sm.links))
 	for _, f := range n.Flows {
+		if f.Responder == nil {
+			continue // starts later (flow_gbps covers the flows there at the start)
+		}
 		if s.Observe.Flows.HasFlow(f.Flow.ID) {
 			sm.flows = append(sm.flows, f)
 			sm.flowWhere = append(sm.flowWhere, fmt.Sprintf("flow:%d", f.Flow.ID))
@@ -81,6 +84,15 @@ func (n *Network) prioritiesInUse() []uint8 {
 	var used [8]bool
 	for _, f := range n.Flows {
 		used[f.Flow.Priority] = true
+	}
+	for _, g := range n.Scenario.Poisson {
+		for _, h := range g.Hosts {
+			p := n.Scenario.HCAProfile(h).Priority
+			if g.PrioritySet {
+				p = g.Priority
+			}
+			used[p] = true
+		}
 	}
 	for _, sw := range n.Switches {
 		if sw != nil {

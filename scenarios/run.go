@@ -30,7 +30,11 @@ type Network struct {
 	Tests []*TestRun
 
 	completed   int
+	faults      *faultState // faults.go
+	det         *detector   // deadlock.go
+	noDetector  bool        // for the detector's benchmark only
 	interrupted atomic.Bool
+	dyn         dynamic // flows that start during the run (dynamic.go)
 }
 
 // FlowRun is one flow's state during a run.
@@ -43,6 +47,8 @@ type FlowRun struct {
 	Ideal sim.Time
 	// CC is the requester's congestion control, nil with cc: none.
 	CC congestion.Sender
+
+	arrived bool // its data has arrived (the flows waiting for it started)
 }
 
 // lossFault turns a link direction's random loss on (at its start) and
@@ -171,32 +177,14 @@ func Build(s *Scenario) (*Network, error) {
 		}
 		n.Switches[id] = sw
 	}
-	for _, f := range s.Flows {
-		src, dst := n.HCAs[f.Src], n.HCAs[f.Dst]
-		if src == nil || dst == nil {
-			return nil, fmt.Errorf("flow %d: %s -> %s is not between two hosts", f.ID, s.Topology.Nodes[f.Src].Name, s.Topology.Nodes[f.Dst].Name)
-		}
-		fr := &FlowRun{Flow: f}
-		fr.Requester, fr.Responder, fr.WQE = startFlow(src, dst, f)
-		fr.Ideal = n.idealFCT(f, fr.Requester)
-		n.startCC(fr, src)
-		n.Flows = append(n.Flows, fr)
-	}
-	flowQPs := map[*hca.QP]bool{}
-	for _, fr := range n.Flows {
-		flowQPs[fr.Requester] = true
-	}
-	for _, h := range n.HCAs {
-		if h != nil {
-			h.OnComplete = func(qp *hca.QP, _ *hca.WQE) {
-				if flowQPs[qp] {
-					n.completed++
-				}
-			}
-		}
+	if err := n.buildFlows(); err != nil {
+		return nil, err
 	}
 	for _, f := range s.Faults {
-		n.scheduleLoss(f)
+		n.scheduleFault(f)
+	}
+	if err := n.prepareFaultModels(); err != nil {
+		return nil, err
 	}
 	for _, t := range s.Tests {
 		tr := &TestRun{Test: t}
@@ -392,20 +380,26 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 		}
 	}
 	capt := newCapturer(n)
-	total := len(n.Flows)
+	if !n.noDetector {
+		n.det = n.startDetector()
+	}
 	reason := "time"
 	n.Eng.Run(s.Stop.At, func() bool {
 		if n.interrupted.Load() {
 			reason = "interrupted"
 			return true
 		}
-		if s.Stop.WhenFlowsDone && n.completed == total && n.testsDone() {
+		if s.Stop.WhenDeadlock && n.det != nil && n.det.Found {
+			reason = "deadlock"
+			return true
+		}
+		if s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
 			reason = "flows-done"
 			return true
 		}
 		return false
 	})
-	if reason == "time" && s.Stop.WhenFlowsDone && n.completed == total && n.testsDone() {
+	if reason == "time" && s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
 		reason = "flows-done"
 	}
 	sum, rows := n.collect(reason)
@@ -447,9 +441,10 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 	}
 	var rows []reports.FlowRow
 	var fcts, slowdowns, tputs []float64
+	var sizes []int64
 	for _, fr := range n.Flows {
 		f := fr.Flow
-		if f.Start > now {
+		if f.Start > now || fr.WQE == nil {
 			continue // never offered
 		}
 		sum.Flows.Total++
@@ -466,6 +461,9 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 		case hca.WCPending:
 			sum.Bytes.InFlight += f.Size - delivered
 		case hca.WCSuccess:
+			// A UD SEND completes when sent: what has not landed yet is
+			// still on its way.
+			sum.Bytes.InFlight += f.Size - delivered
 			sum.Flows.Completed++
 			fct := fr.WQE.Completed - f.Start
 			row.EndNs, row.FCTNs = fr.WQE.Completed.Nanoseconds(), fct.Nanoseconds()
@@ -475,6 +473,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			}
 			fcts = append(fcts, float64(fct.Nanoseconds()))
 			slowdowns = append(slowdowns, row.Slowdown)
+			sizes = append(sizes, f.Size)
 			tputs = append(tputs, float64(f.Size)/float64(fct))
 		default:
 			row.EndNs = fr.WQE.Completed.Nanoseconds()
@@ -488,6 +487,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 		MeanSlowdown: reports.Round(reports.Mean(slowdowns), 4),
 		P99Slowdown:  reports.Round(reports.Quantile(0.99, slowdowns), 4),
 	}
+	sum.FCTBuckets = reports.FCTBuckets(sizes, slowdowns)
 	sum.Throughput.Fairness = reports.Round(reports.JainFairness(tputs), 6)
 
 	for _, h := range n.HCAs {
@@ -529,6 +529,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			"%d packets of lossless priorities were dropped because headroom overflowed: this configuration is not lossless (raise switch.pfc.headroom or lower xoff)",
 			sum.Packets.DropReasons["headroom"]))
 	}
+	n.faultSummary(sum)
 	sum.Expect = n.checkExpectations(sum)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
 	return sum, rows

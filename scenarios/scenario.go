@@ -108,7 +108,20 @@ type Scenario struct {
 	//     no fixed point.
 	//   - all_to_all: every ordered pair of distinct hosts: sources in
 	//     list order, and for each source the destinations in list order.
+	//   - ring_allreduce: the 2(N-1) steps of a ring all-reduce over the
+	//     N hosts of hosts: (reduce-scatter, then all-gather), step by
+	//     step and, within a step, in host order: in step s host i sends
+	//     chunk (i-s) mod N of size: (split into N chunks, the first
+	//     size mod N of them one byte larger) to the next host of the
+	//     ring. A step's flow waits (After) for the previous step's flow
+	//     into its source to arrive.
+	//
+	// poisson generators make their flows during the run (Poisson); they
+	// take the ids after these, in the order they are created.
 	Flows []Flow
+	// Poisson are the poisson generators, in file order. Their flows are
+	// made while the run goes (Network drives them), not here.
+	Poisson []PoissonGen
 	// Tests are the perftest and pingpong generators, in file order.
 	// They are programs on their two hosts rather than flows: they are
 	// not in flows.csv or the summary's flow and byte counts; their
@@ -149,8 +162,7 @@ type Stop struct {
 	At sim.Time
 	// WhenFlowsDone stops once every flow has completed (when: flows-done).
 	WhenFlowsDone bool
-	// WhenDeadlock stops at a detected deadlock (when: deadlock; not
-	// modelled yet, so always false in this version).
+	// WhenDeadlock stops at a detected deadlock (when: deadlock).
 	WhenDeadlock bool
 }
 
@@ -167,6 +179,36 @@ type Flow struct {
 	// flow, and Pos where that generator is in the file.
 	Generator int
 	Pos       Pos
+	// After lists flows (by id) whose data must have arrived at this
+	// flow's source (Src is their destination) before it starts; it
+	// starts at the last arrival, or at Start if that is later. Empty: it
+	// starts at Start.
+	After []int
+}
+
+// PoissonGen is one poisson generator. Each host of Hosts starts flows
+// as a Poisson process from Start until Until (sim.Never: the end of the
+// run): the gaps are exponential with mean Sizes.Mean()·8 / (Load × the
+// host's link rate), each flow's size drawn from Sizes and its
+// destination uniformly among Hosts other than itself (or To, when
+// HasTo). Each host draws from its own stream, sim.Stream(seed,
+// "traffic/poisson/<generator>/<host name>"): first the gap, then the
+// size, then the destination.
+type PoissonGen struct {
+	Hosts    []fabric.NodeID
+	To       fabric.NodeID
+	HasTo    bool
+	Load     float64
+	Sizes    *SizeDist
+	Start    sim.Time
+	Until    sim.Time
+	QP, Op   string
+	Priority uint8
+	// PrioritySet says Priority was given; otherwise each flow takes its
+	// source HCA's priority.
+	PrioritySet bool
+	Generator   int
+	Pos         Pos
 }
 
 // Test is one perftest or pingpong generator: a verbs program on Src (the
@@ -189,12 +231,26 @@ type Test struct {
 // until Until (sim.Never: to the end). Each direction draws from its own
 // stream, sim.Stream(seed, "fault/loss/<from>-<to>") with the node names
 // of that direction.
+//
+// The other actions (faults.go runs them): "down" and "up" cut and
+// restore the link between A and B, with routes converging Convergence
+// per hop later; "pfc-storm" makes host Host's NIC send PAUSE on
+// Priority from At until Until; "slow-receiver" sets host Host's receive
+// drain rate to RxRate at At (until Until, then back); "rx-hang" stalls
+// host Host's receive pipeline from At until Until; "missing-entry"
+// removes switch Switch's forwarding entry for host Dst from At until
+// Until.
 type Fault struct {
-	Action    string
-	A, B      fabric.NodeID
-	Rate      float64
-	At, Until sim.Time
-	Pos       Pos
+	Action      string
+	A, B        fabric.NodeID
+	Rate        float64
+	At, Until   sim.Time
+	Host        fabric.NodeID
+	Switch, Dst fabric.NodeID
+	Priority    uint8
+	RxRate      fabric.Rate
+	Convergence sim.Time
+	Pos         Pos
 }
 
 // PortRef names a port of a node.
@@ -252,8 +308,7 @@ type Observe struct {
 	// stands for its ports), written as NAME.pcap.
 	Pcap []PortRef
 	// DeadlockAfter is how long a cycle of paused, non-empty queues must
-	// hold before it is reported, default 50us (observe.deadlock.after;
-	// detection is not built yet in this version).
+	// hold before it is reported, default 50us (observe.deadlock.after).
 	DeadlockAfter sim.Time
 }
 
@@ -263,9 +318,12 @@ type Expect struct {
 	// Drops is the number of packets that may be dropped (exactly).
 	Drops   *int64
 	DropsAt Pos
-	// Deadlock: not modelled yet (an error), so always nil in this version.
+	// Deadlock is whether a deadlock must (true) or must not (false) be
+	// detected; Storm the same for a PFC storm (summary pfc.storm_detected).
 	Deadlock   *bool
 	DeadlockAt Pos
+	Storm      *bool
+	StormAt    Pos
 	// FlowsCompleted is how many flows must complete; -1 means all.
 	FlowsCompleted   *int
 	FlowsCompletedAt Pos
@@ -273,8 +331,11 @@ type Expect struct {
 	// throughputs, 0..1.
 	MinFairness   *float64
 	MinFairnessAt Pos
-	// MaxPauseFraction bounds the fraction of the run a port spends paused.
+	// MaxPauseFraction bounds the fraction of the run a port spends paused;
+	// MinPauseFraction asks that it spend at least so much (a storm that
+	// must reach it).
 	MaxPauseFraction []PauseFractionCheck
+	MinPauseFraction []PauseFractionCheck
 }
 
 // PauseFractionCheck says port Port may be paused at most Value (0..1) of
@@ -323,11 +384,17 @@ func parse(file string, data []byte, lim limits) (*Scenario, error) {
 	if file == "" {
 		file = "<input>"
 	}
-	d := &decoder{file: file, budget: lim.Nodes}
 	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
 	}
+	return parseNode(file, root, lim)
+}
+
+// parseNode validates a parsed YAML document (nil: an empty file); a
+// sweep edits the tree of its base and loads it here.
+func parseNode(file string, root *yaml.Node, lim limits) (*Scenario, error) {
+	d := &decoder{file: file, budget: lim.Nodes}
 	var f fileS
 	if root == nil {
 		d.errorf(Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a scenario needs at least topology: and traffic:")

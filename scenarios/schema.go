@@ -32,7 +32,7 @@ type fileS struct {
 type stopS struct {
 	meta
 	At   timeV `yaml:"at"`
-	When whenV `yaml:"when" enum:"flows-done|deadlock" todoval:"deadlock" use:"use when: flows-done, or stop at a time"`
+	When whenV `yaml:"when" enum:"flows-done|deadlock"`
 }
 
 // whenV is one stop condition or a list of them.
@@ -353,6 +353,9 @@ type switchS struct {
 	Scheduler  schedulerV `yaml:"scheduler"`
 	ECMPSeed   u64V       `yaml:"ecmp_seed"`
 	LinkLayer  strV       `yaml:"link_layer" enum:"ethernet|infiniband" todoval:"infiniband" use:"use link_layer: ethernet"`
+	// FloodLossless and Tagger are the deadlock cures (swtch.Profile).
+	FloodLossless boolV `yaml:"flood_lossless"`
+	Tagger        boolV `yaml:"tagger"`
 }
 
 type pfcS struct {
@@ -362,13 +365,13 @@ type pfcS struct {
 	XON        xonV      `yaml:"xon"`
 	Headroom   autoSizeV `yaml:"headroom"`
 	Response   autoTimeV `yaml:"response"`
-	Watchdog   watchdogS `yaml:"watchdog" todo:"the PFC watchdog is"`
+	Watchdog   watchdogS `yaml:"watchdog"`
 }
 
 type watchdogS struct {
 	meta
-	Detect  timeV `yaml:"detect"`
-	Restore timeV `yaml:"restore"`
+	Detect  timeV `yaml:"detect" min:"1ps"`
+	Restore timeV `yaml:"restore" min:"1ps"`
 	Action  strV  `yaml:"action" enum:"drop|forward"`
 }
 
@@ -551,15 +554,16 @@ func (w *dwrrV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 
 type hcaS struct {
 	meta
-	MTU         intV    `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
-	Priority    intV    `yaml:"priority" min:"0" max:"7"`
-	Retransmit  strV    `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
-	AckTimeout  intV    `yaml:"ack_timeout" min:"0" max:"31"`
-	RetryCount  intV    `yaml:"retry_count" min:"0" max:"7"`
-	RNRRetry    intV    `yaml:"rnr_retry" min:"0" max:"7"`
-	MaxRdAtomic intV    `yaml:"max_rd_atomic" min:"1" max:"255"`
-	AckEvery    intV    `yaml:"ack_every" min:"1" max:"65536"`
-	RxRate      rxRateV `yaml:"rx_rate"`
+	MTU         intV         `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
+	Priority    intV         `yaml:"priority" min:"0" max:"7"`
+	Retransmit  strV         `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
+	AckTimeout  intV         `yaml:"ack_timeout" min:"0" max:"31"`
+	RetryCount  intV         `yaml:"retry_count" min:"0" max:"7"`
+	RNRRetry    intV         `yaml:"rnr_retry" min:"0" max:"7"`
+	MaxRdAtomic intV         `yaml:"max_rd_atomic" min:"1" max:"255"`
+	AckEvery    intV         `yaml:"ack_every" min:"1" max:"65536"`
+	RxRate      rxRateV      `yaml:"rx_rate"`
+	PFCWatchdog nicWatchdogS `yaml:"pfc_watchdog"`
 	// NIC timing and selective repeat's timeouts (hca.Profile).
 	DoorbellLatency timeV   `yaml:"doorbell_latency"`
 	WQEFetchLatency timeV   `yaml:"wqe_fetch_latency"`
@@ -573,6 +577,12 @@ type hcaS struct {
 	DCQCN           dcqcnS  `yaml:"dcqcn"`
 	HPCC            hpccS   `yaml:"hpcc"`
 	TIMELY          timelyS `yaml:"timely"`
+}
+
+// nicWatchdogS is hca.pfc_watchdog: the NIC's PFC storm prevention.
+type nicWatchdogS struct {
+	meta
+	After timeV `yaml:"after" min:"1ps"`
 }
 
 // hpccS is hca.hpcc: HPCC's parameters.
@@ -692,9 +702,33 @@ type poissonS struct {
 	Hosts nameListV `yaml:"hosts"`
 	To    strV      `yaml:"to"`
 	Load  fracV     `yaml:"load" required:""`
-	Sizes strV      `yaml:"sizes" required:""`
+	Sizes sizesV    `yaml:"sizes" required:""`
 	Until timeV     `yaml:"until"`
 	genCommon
+}
+
+// sizesV is poisson's sizes: a built-in distribution's name (SizeDists),
+// a fixed size (1000, 4KiB), or the path of a CDF file (relative to the
+// scenario's folder).
+type sizesV struct {
+	Name  string // a built-in name or a path
+	Fixed sizeV
+	Pos   Pos
+	Set   bool
+}
+
+func (s *sizesV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
+	if !d.scalar(n, c, "websearch, hadoop, a CDF file or a size") {
+		return
+	}
+	s.Pos = d.pos(n)
+	if v := n.Value; v != "" && v[0] >= '0' && v[0] <= '9' && !strings.ContainsAny(v, "/\\") && !strings.HasSuffix(v, ".txt") {
+		c.tag = `min:"1"`
+		s.Fixed.decodeNode(d, n, c)
+		s.Set = s.Fixed.Set
+		return
+	}
+	s.Name, s.Set = n.Value, true
 }
 
 // perftestS is one perftest tool run; iterations are at least perftest's
@@ -736,8 +770,8 @@ var generators = []struct {
 	{"all_to_all", true, func() any { return &allToAllS{} }},
 	{"perftest", true, func() any { return &perftestS{} }},
 	{"pingpong", true, func() any { return &pingpongS{} }},
-	{"ring_allreduce", false, func() any { return &ringAllreduceS{} }},
-	{"poisson", false, func() any { return &poissonS{} }},
+	{"ring_allreduce", true, func() any { return &ringAllreduceS{} }},
+	{"poisson", true, func() any { return &poissonS{} }},
 }
 
 // trafficV is one item of traffic:, a mapping with one key, the
@@ -813,17 +847,20 @@ func (l *nameListV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 	l.Set = true
 }
 
-// ---- faults (loss is modelled; the other actions parse and are checked)
+// ---- faults
 
 type faultS struct {
 	meta
-	At       timeV  `yaml:"at" required:""`
-	Link     []strV `yaml:"link"`
-	Host     strV   `yaml:"host"`
-	Action   strV   `yaml:"action" required:"" enum:"down|up|pfc-storm|slow-receiver|loss" todoval:"down|up|pfc-storm|slow-receiver" use:"only action: loss is modelled so far"`
-	Priority intV   `yaml:"priority" min:"0" max:"7"`
-	Until    timeV  `yaml:"until"`
-	Rate     strV   `yaml:"rate"`
+	At          timeV  `yaml:"at" required:""`
+	Link        []strV `yaml:"link"`
+	Host        strV   `yaml:"host"`
+	Switch      strV   `yaml:"switch"`
+	Dst         strV   `yaml:"dst"`
+	Action      strV   `yaml:"action" required:"" enum:"down|up|pfc-storm|slow-receiver|rx-hang|missing-entry|loss"`
+	Priority    intV   `yaml:"priority" min:"0" max:"7"`
+	Until       timeV  `yaml:"until"`
+	Rate        strV   `yaml:"rate"`
+	Convergence timeV  `yaml:"convergence"`
 }
 
 // ---- observe and expect
@@ -835,7 +872,7 @@ type observeS struct {
 	Queues   selV      `yaml:"queues"`
 	Flows    flowSelV  `yaml:"flows"`
 	Pcap     []strV    `yaml:"pcap"`
-	Deadlock deadlockS `yaml:"deadlock" todowarn:"deadlock detection is not built yet in this version; the setting is checked and ignored"`
+	Deadlock deadlockS `yaml:"deadlock"`
 }
 
 type deadlockS struct {
@@ -889,7 +926,9 @@ func (s *flowSelV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 type expectS struct {
 	meta
 	Drops            intV         `yaml:"drops" min:"0"`
-	Deadlock         boolV        `yaml:"deadlock" todo:"deadlock detection is" use:"remove deadlock: from expect:"`
+	Deadlock         boolV        `yaml:"deadlock"`
+	Storm            boolV        `yaml:"storm"`
+	MinPauseFraction pauseChecksV `yaml:"min_pause_fraction"`
 	FlowsCompleted   allOrIntV    `yaml:"flows_completed"`
 	MinFairness      fracV        `yaml:"min_fairness"`
 	MaxPauseFraction pauseChecksV `yaml:"max_pause_fraction"`

@@ -13,7 +13,7 @@ package sim
 type Engine struct {
 	now    Time
 	seq    uint64
-	heap   []*Event
+	heap   []heapItem
 	nowQ   ring
 	free   []*Event
 	events uint64
@@ -111,12 +111,20 @@ func (e *Engine) OnProgress(every uint64, fn func(now Time, events uint64)) {
 	e.progressEvery, e.progress = every, fn
 }
 
+// heapItem keeps an event's sort key beside its pointer, so that sifting
+// compares keys in the heap's own array instead of loading each event.
+type heapItem struct {
+	at  Time
+	seq uint64
+	ev  *Event
+}
+
 // next removes and returns the next live event, or nil when none is left.
 func (e *Engine) next() *Event {
 	for {
 		var ev *Event
 		switch {
-		case len(e.heap) > 0 && e.heap[0].At == e.now:
+		case len(e.heap) > 0 && e.heap[0].at == e.now:
 			// Heap events at the current time were scheduled before it began,
 			// so they precede everything in the current-time FIFO.
 			ev = e.pop()
@@ -146,8 +154,8 @@ func (e *Engine) peekTime() Time {
 		e.recycle(e.nowQ.pop())
 	}
 	for len(e.heap) > 0 {
-		if !e.heap[0].cancelled {
-			return e.heap[0].At
+		if !e.heap[0].ev.cancelled {
+			return e.heap[0].at
 		}
 		e.recycle(e.pop())
 	}
@@ -190,29 +198,34 @@ func less(a, b *Event) bool {
 	return a.At < b.At || (a.At == b.At && a.seq < b.seq)
 }
 
+func (a heapItem) before(b heapItem) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
 // push and pop keep a 4-ary heap: shallower than a binary heap, and its
-// four children share a cache line of pointers.
+// four children's keys sit side by side in memory.
 func (e *Engine) push(ev *Event) {
-	h := append(e.heap, ev)
+	it := heapItem{at: ev.At, seq: ev.seq, ev: ev}
+	h := append(e.heap, it)
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !less(ev, h[p]) {
+		if !it.before(h[p]) {
 			break
 		}
 		h[i] = h[p]
 		i = p
 	}
-	h[i] = ev
+	h[i] = it
 	e.heap = h
 }
 
 func (e *Engine) pop() *Event {
 	h := e.heap
-	top := h[0]
+	top := h[0].ev
 	n := len(h) - 1
 	last := h[n]
-	h[n] = nil
+	h[n] = heapItem{}
 	h = h[:n]
 	if n > 0 {
 		i := 0
@@ -224,11 +237,11 @@ func (e *Engine) pop() *Event {
 			m := c
 			end := min(c+4, n)
 			for j := c + 1; j < end; j++ {
-				if less(h[j], h[m]) {
+				if h[j].before(h[m]) {
 					m = j
 				}
 			}
-			if !less(h[m], last) {
+			if !h[m].before(last) {
 				break
 			}
 			h[i] = h[m]

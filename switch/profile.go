@@ -48,6 +48,18 @@ type Profile struct {
 	ECMPSeed uint64
 	// LinkLayer is "ethernet" (PFC) or "infiniband" (credits).
 	LinkLayer string
+	// FloodLossless floods a lossless packet for which the switch has no
+	// forwarding entry to every port but the one it came in on, as
+	// Ethernet switches flood unknown unicast (IEEE 802.1D) and as Guo et
+	// al. (SIGCOMM 2016, §4.2) found it deadlocking a RoCE fabric. Default
+	// true; false drops it (reason no_route), their fix.
+	FloodLossless bool
+	// Tagger moves a packet that bounces against the up*/down* order (it
+	// came down to this switch and goes up again) to the next lossless
+	// priority, and beyond the last one to the lowest lossy priority (Hu
+	// et al., "Tagger", CoNEXT 2017). Default off. It needs the order:
+	// Switch.SetUpDownRanks.
+	Tagger bool
 }
 
 // Threshold is a static limit in bytes, or a dynamic one: Alpha × the
@@ -94,11 +106,19 @@ type PFC struct {
 	// finishing the frame in flight.
 	ResponseAuto bool
 	Response     sim.Time
-	// Watchdog, when not nil, is the PFC watchdog (not modelled yet).
+	// Watchdog, when not nil, is the PFC watchdog. Off by default.
 	Watchdog *Watchdog
 }
 
-// Watchdog is the PFC watchdog configuration.
+// Watchdog is the PFC watchdog as switch vendors implement it (SONiC's
+// pfcwd, Arista's and Cisco's PFC watchdog): a lossless egress queue that
+// has been paused for Detect while holding packets is declared stalled;
+// for Restore it then ignores PAUSE and either drops its packets and
+// those that arrive for it ("drop") or sends them regardless
+// ("forward"). After Restore it honours PAUSE again and the detection
+// starts over. Defaults (SONiC's): detect 200us, restore 1ms (SONiC
+// counts in ms: 200 ms and 200 ms; scenarios of a few ms need shorter
+// times), action drop.
 type Watchdog struct {
 	Detect, Restore sim.Time
 	Action          string // "drop" or "forward"
@@ -134,8 +154,9 @@ func DefaultProfile() Profile {
 		},
 		// DCQCN paper defaults (Zhu et al., SIGCOMM 2015): Kmin 5 KB,
 		// Kmax 200 KB, Pmax 1%. Marking is off until asked for.
-		ECN:       ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
-		LinkLayer: "ethernet",
+		ECN:           ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
+		LinkLayer:     "ethernet",
+		FloodLossless: true,
 	}
 }
 

@@ -9,11 +9,13 @@ const (
 	DropHeadroom                   // a lossless queue overflowed its headroom: PFC is misconfigured
 	DropEgress                     // a lossy egress queue was over its threshold
 	DropNoRoute                    // no route to the destination
+	DropLinkDown                   // the route leads to a cut link (before routes converge)
+	DropWatchdog                   // the PFC watchdog discarded a stalled lossless queue
 	NumDropReasons
 )
 
 func (r DropReason) String() string {
-	return [...]string{"buffer", "headroom", "egress", "no_route"}[r]
+	return [...]string{"buffer", "headroom", "egress", "no_route", "link_down", "watchdog"}[r]
 }
 
 // Stats are a switch's totals.
@@ -23,6 +25,10 @@ type Stats struct {
 	DropBytes  int64 // payload bytes dropped
 	Marked     int64 // packets marked CE
 	PeakBuffer int64
+	// WatchdogTrips counts PFC watchdog trips; Flooded the extra copies
+	// made by flooding lossless packets that had no forwarding entry.
+	WatchdogTrips int64
+	Flooded       int64
 }
 
 // PortPrio are the counters of one port and priority. Tx and Marked count

@@ -55,12 +55,28 @@ type Switch struct {
 	deficit   [][8]int64
 	dwrrAt    []int
 	dwrrFresh []bool
+
+	// Faults, the PFC watchdog and Tagger (faults.go).
+	missing  []fabric.NodeID // destinations whose forwarding entry is gone
+	down     int             // ports whose link is cut
+	scratch  []int32
+	wd       [][8]watchdogState
+	wdIgnore []uint8 // per port: priorities whose PAUSE the watchdog ignores
+	wdDrop   []uint8 // per port: priorities the watchdog drops
+	rank     []int32 // up*/down* ranks by NodeID, for Tagger
+	classes  []uint8 // lossless priorities, ascending
+	lossy    uint8   // where Tagger sends a packet past the last lossless priority
+	// OnBlocked, if set, is told when a packet joins an empty egress
+	// queue whose priority is paused (the deadlock detector's cue).
+	OnBlocked func(s *Switch, port int, prio uint8)
 }
 
 // Switch event kinds.
 const (
 	evForward int32 = iota
 	evPauseRefresh
+	evWatchdog
+	evWatchdogRestore
 )
 
 var (
@@ -88,12 +104,16 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		deficit:   make([][8]int64, n),
 		dwrrAt:    make([]int, n),
 		dwrrFresh: make([]bool, n),
+		wd:        make([][8]watchdogState, n),
+		wdIgnore:  make([]uint8, n),
+		wdDrop:    make([]uint8, n),
 	}
 	lossless := 0
 	for _, p := range prof.PFC.Priorities {
 		s.lossless |= 1 << p
 		lossless++
 	}
+	s.initClasses()
 	for _, p := range ports {
 		p.SetOwner(s)
 		p.ResponseDelay = prof.PFC.ResponseDelay(p.Rate)
@@ -177,6 +197,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	frame := p.Frame()
 	prio := p.Priority
 	i := in.Index
+	p.InPrio = prio
 	toHead, why, ok := s.admit(i, prio, frame)
 	if !ok {
 		s.portPrio[i][prio].Drops[why]++
@@ -189,7 +210,14 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		s.sendPause(i, prio)
 	}
 	next := s.routes.NextPorts(s.ID, p.Dst)
+	if len(s.missing) > 0 || s.down > 0 {
+		next = s.liveRoutes(next, p.Dst)
+	}
 	if len(next) == 0 {
+		if s.lossless&(1<<prio) != 0 && s.Prof.FloodLossless {
+			s.flood(p, i, frame)
+			return
+		}
 		s.release(i, prio, frame)
 		s.portPrio[i][prio].Drops[DropNoRoute]++
 		s.drop(p, DropNoRoute)
@@ -199,6 +227,20 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	if len(next) > 1 {
 		out = fabric.PickPort(next, p.Flow.Hash(s.Prof.ECMPSeed))
 	}
+	if int(out) >= 0 && s.ports[out].Down() {
+		s.release(i, prio, frame)
+		s.portPrio[i][prio].Drops[DropLinkDown]++
+		s.drop(p, DropLinkDown)
+		return
+	}
+	if s.rank != nil {
+		s.tag(p, in, int(out))
+	}
+	s.forward(p, in, int(out))
+}
+
+// forward sends an admitted packet through the pipeline to egress out.
+func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 	delay := s.Prof.Latency
 	if s.Prof.CutThrough && s.ports[out].Rate <= in.Rate {
 		// The header was enough to start: the frame could have been on its
@@ -234,6 +276,10 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 	case evForward:
 		s.pipeline--
 		s.enqueue(ev.Data.(*fabric.Packet), int(ev.N))
+	case evWatchdog:
+		s.watchdogCheck(int(ev.N/8), uint8(ev.N%8))
+	case evWatchdogRestore:
+		s.watchdogRestore(int(ev.N/8), uint8(ev.N%8))
 	case evPauseRefresh:
 		i, prio := int(ev.N/8), uint8(ev.N%8)
 		if !s.xoff[i][prio] {
@@ -254,9 +300,15 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		*q = newEgressQueue(len(s.ports))
 	}
 	if s.lossless&(1<<prio) == 0 && q.Bytes+p.Frame() > s.Prof.EgressThreshold.Limit(s.sharedFree()) {
-		s.release(int(p.InPort), prio, p.Frame())
-		s.portPrio[p.InPort][prio].Drops[DropEgress]++
-		s.drop(p, DropEgress)
+		s.dropQueued(p, DropEgress)
+		return
+	}
+	if s.ports[out].Down() || s.wdDrop[out]&(1<<prio) != 0 {
+		why := DropLinkDown
+		if !s.ports[out].Down() {
+			why = DropWatchdog
+		}
+		s.dropQueued(p, why)
 		return
 	}
 	if s.Prof.ECN.Enabled && s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
@@ -265,6 +317,9 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 	}
 	q.push(p, s.eng.Now())
 	s.Stats.Forwarded++
+	if q.Len == 1 && s.OnBlocked != nil && s.ports[out].Paused(prio) {
+		s.OnBlocked(s, out, prio)
+	}
 	s.ports[out].Kick()
 }
 
@@ -274,11 +329,12 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
 	o := port.Index
 	qs := &s.queues[o]
+	paused := port.PausedMask() &^ s.wdIgnore[o]
 	for prio := 7; prio >= 0; prio-- {
 		if _, weighted := s.Prof.DWRR[uint8(prio)]; weighted {
 			continue
 		}
-		if qs[prio].Len > 0 && !port.Paused(uint8(prio)) {
+		if qs[prio].Len > 0 && paused&(1<<prio) == 0 {
 			return s.dequeue(o, uint8(prio))
 		}
 	}
@@ -299,7 +355,7 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	for tries := 0; tries < 2*n+1; tries++ {
 		prio := s.dwrrOrder[s.dwrrAt[o]]
 		q := &qs[prio]
-		if q.Len == 0 || port.Paused(prio) {
+		if q.Len == 0 || (port.Paused(prio) && s.wdIgnore[o]&(1<<prio) == 0) {
 			if q.Len == 0 {
 				s.deficit[o][prio] = 0
 			}
@@ -327,10 +383,10 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	q := &s.queues[o][prio]
 	p := q.pop(s.eng.Now())
 	frame := p.Frame()
-	i := int(p.InPort)
-	s.release(i, prio, frame)
-	if s.xoff[i][prio] && s.head[i][prio] == 0 && s.held[i][prio] <= s.xonLevel() {
-		s.resume(i, prio)
+	i, ip := int(p.InPort), p.InPrio
+	s.release(i, ip, frame)
+	if s.xoff[i][ip] && s.head[i][ip] == 0 && s.held[i][ip] <= s.xonLevel() {
+		s.resume(i, ip)
 	}
 	if s.Prof.ECN.Enabled && !s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++

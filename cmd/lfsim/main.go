@@ -4,6 +4,8 @@
 //	lfsim validate FILE...
 //	lfsim list
 //	lfsim report DIR...
+//	lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
+//	lfsim bench [NAME...]
 //
 // With no scenario, `lfsim run` runs the embedded default, an 8-to-1
 // incast. See SCENARIO.md for the scenario format and OUTPUTS.md for what a
@@ -36,6 +38,13 @@ Usage:
   lfsim list          list the embedded example scenarios
   lfsim report DIR... rebuild DIR/report.html from a run's files; with
                       several runs, overlay them in ./report.html (-o FILE)
+  lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
+                      run a sweep's points in parallel (resuming: complete
+                      points are skipped), then write sweep.csv and a
+                      comparison report; see docs/SWEEPS.md
+  lfsim bench [NAME...] [-n RUNS]
+                      run the performance suite (bench/*.yaml) and print
+                      events/s, packet-hops/s and peak memory
   lfsim help          show this
 
 Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
@@ -62,11 +71,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return listCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
+	case "sweep":
+		return sweepCmd(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintf(stdout, usage, defaultScenario())
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], []string{"run", "validate", "list", "report", "help"}))
+	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], []string{"run", "validate", "list", "report", "sweep", "bench", "help"}))
 	fmt.Fprintf(stderr, usage, defaultScenario())
 	return exitUsage
 }

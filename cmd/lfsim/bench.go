@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// benchResult is one run of a bench scenario, as the child process
+// reports it.
+type benchResult struct {
+	Events     uint64  `json:"events"`
+	PacketHops int64   `json:"packet_hops"`
+	SimNs      int64   `json:"sim_ns"`
+	Wall       float64 `json:"wall_seconds"` // Run only: the network is built before the clock starts
+	Build      float64 `json:"build_seconds"`
+	MaxRSS     int64   `json:"-"` // bytes, from the child's rusage
+}
+
+// benchCmd is `lfsim bench [NAME...]`: it runs each scenario of the
+// performance suite (bench/NAME.yaml, or a path) -n times, each in a
+// fresh process so that its peak memory is its own, and prints the
+// medians: events, wall seconds, events/s, packet-hops/s, simulated time
+// per wall second and peak resident memory.
+func benchCmd(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "bench", "folder of the suite's scenarios")
+	runs := fs.IntP("runs", "n", 3, "runs per scenario (the table shows medians)")
+	child := fs.Bool("child", false, "internal: run one scenario and print its figures as JSON")
+	stopAt := fs.String("stop-at", "", "override stop.at (e.g. 2ms)")
+	cpuProf := fs.String("cpuprofile", "", "with one scenario and -n 1: write a CPU profile of its run (go tool pprof)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *child {
+		return benchChild(fs.Arg(0), *stopAt, *cpuProf, stdout, stderr)
+	}
+	var files []string
+	if fs.NArg() == 0 {
+		m, _ := filepath.Glob(filepath.Join(*dir, "*.yaml"))
+		sort.Strings(m)
+		files = m
+		if len(files) == 0 {
+			fmt.Fprintf(stderr, "lfsim bench: no scenarios in %s/ (run from the repository root, or give --dir)\n", *dir)
+			return exitUsage
+		}
+	}
+	for _, a := range fs.Args() {
+		if _, err := os.Stat(a); err == nil {
+			files = append(files, a)
+		} else {
+			files = append(files, filepath.Join(*dir, strings.TrimSuffix(a, ".yaml")+".yaml"))
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim bench: %v\n", err)
+		return exitInternal
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "scenario\tevents\tpacket-hops\twall s\tevents/s\tpacket-hops/s\tsim time/wall s\tpeak RSS MiB\truns\t\n")
+	code := exitOK
+	for _, f := range files {
+		fmt.Fprintf(stderr, "running %s...\n", f)
+		var rs []benchResult
+		for i := 0; i < *runs; i++ {
+			cargs := []string{"bench", "--child", f}
+			if *stopAt != "" {
+				cargs = append(cargs, "--stop-at", *stopAt)
+			}
+			if *cpuProf != "" {
+				cargs = append(cargs, "--cpuprofile", *cpuProf)
+			}
+			cmd := exec.Command(exe, cargs...)
+			cmd.Stderr = stderr
+			out, err := cmd.Output()
+			var r benchResult
+			if err == nil {
+				err = json.Unmarshal(out, &r)
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "lfsim bench: %s: %v\n", f, err)
+				code = exitFailed
+				break
+			}
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				r.MaxRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
+			}
+			rs = append(rs, r)
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		med := func(f func(r benchResult) float64) float64 {
+			xs := make([]float64, len(rs))
+			for i, r := range rs {
+				xs[i] = f(r)
+			}
+			sort.Float64s(xs)
+			if len(xs)%2 == 1 {
+				return xs[len(xs)/2]
+			}
+			return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+		}
+		wall := med(func(r benchResult) float64 { return r.Wall })
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2fM\t%.2fM\t%.3gms\t%.0f\t%d\t\n",
+			strings.TrimSuffix(filepath.Base(f), ".yaml"), rs[0].Events, rs[0].PacketHops, wall,
+			med(func(r benchResult) float64 { return float64(r.Events) / r.Wall / 1e6 }),
+			med(func(r benchResult) float64 { return float64(r.PacketHops) / r.Wall / 1e6 }),
+			med(func(r benchResult) float64 { return float64(r.SimNs) / 1e6 / r.Wall }),
+			med(func(r benchResult) float64 { return float64(r.MaxRSS) / (1 << 20) }), len(rs))
+	}
+	tw.Flush()
+	return code
+}
+
+// benchChild builds and runs one scenario, writing nothing but its
+// figures.
+func benchChild(file, stopAt, cpuProf string, stdout, stderr io.Writer) int {
+	sc, err := scenarios.LoadNamed(file)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailed
+	}
+	if stopAt != "" {
+		t, err := parseTimeFlag(stopAt)
+		if err != nil {
+			fmt.Fprintf(stderr, "lfsim bench: --stop-at: %v\n", err)
+			return exitUsage
+		}
+		sc.Stop.At = t
+	}
+	t0 := time.Now()
+	net, err := scenarios.Build(sc)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailed
+	}
+	if cpuProf != "" {
+		f, err := os.Create(cpuProf)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitInternal
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitInternal
+		}
+		defer pprof.StopCPUProfile()
+	}
+	t1 := time.Now()
+	sum := net.Run(nil).Summary
+	r := benchResult{Events: sum.Events, PacketHops: sum.PacketHops, SimNs: sum.SimTimeNs,
+		Wall: time.Since(t1).Seconds(), Build: t1.Sub(t0).Seconds()}
+	b, _ := json.Marshal(r)
+	fmt.Fprintf(stdout, "%s\n", b)
+	return exitOK
+}
+
+func parseTimeFlag(s string) (sim.Time, error) { return sim.ParseTime(s) }

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/sweep"
+)
+
+// indexEnv are the variables a cluster job array sets to the task's
+// index: Slurm's and Kubernetes indexed Jobs'.
+var indexEnv = []string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"}
+
+// sweepCmd is `lfsim sweep SWEEP.yaml`: run every point in parallel (or
+// one with --index), then write sweep.csv and the comparison report;
+// --emit slurm writes a job-array script, --collect only collects.
+func sweepCmd(args []string, stdout, stderr io.Writer) int {
+	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.StringP("output", "o", "", "the sweep's folder (default lfsim-out/NAME, NAME the sweep file's)")
+	jobs := fs.IntP("jobs", "j", 0, "points run at once (default GOMAXPROCS)")
+	index := fs.Int("index", -1, "run only point I (0-based; default $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX when set)")
+	emit := fs.String("emit", "", "write a cluster script instead of running: slurm")
+	collect := fs.Bool("collect", false, "run nothing: collect the points' results into sweep.csv and report.html")
+	force := fs.Bool("force", false, "rerun points that are already complete")
+	quiet := fs.BoolP("quiet", "q", false, "print no line per point")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "lfsim sweep: give one sweep file (base:, vary:, repeat:)")
+		return exitUsage
+	}
+	if *emit != "" && *emit != "slurm" {
+		fmt.Fprintf(stderr, "lfsim sweep: --emit takes slurm, not %q\n", *emit)
+		return exitUsage
+	}
+	sw, err := scenarios.LoadSweep(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitFailed
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("lfsim-out", sw.Name)
+	}
+	if *emit == "slurm" {
+		exe, err1 := os.Executable()
+		file, err2 := filepath.Abs(fs.Arg(0))
+		adir, err3 := filepath.Abs(dir)
+		if err := errors.Join(err1, err2, err3, os.MkdirAll(filepath.Join(adir, "slurm"), 0o755)); err != nil {
+			fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+			return exitInternal
+		}
+		if err := reports.WriteFileAtomic(adir, "sweep.sbatch", sweep.Slurm(sw, exe, file, adir)); err != nil {
+			fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+			return exitInternal
+		}
+		fmt.Fprintf(stdout, "%s: %d points; submit with: sbatch %s\nthen collect with: lfsim sweep %s -o %s --collect\n",
+			filepath.Join(adir, "sweep.sbatch"), len(sw.Points), filepath.Join(adir, "sweep.sbatch"), fs.Arg(0), dir)
+		return exitOK
+	}
+	if !fs.Changed("index") && !*collect {
+		for _, v := range indexEnv {
+			if s := os.Getenv(v); s != "" {
+				n, err := strconv.Atoi(s)
+				if err != nil {
+					fmt.Fprintf(stderr, "lfsim sweep: $%s is %q, not an index\n", v, s)
+					return exitUsage
+				}
+				*index = n
+				break
+			}
+		}
+	}
+	var log io.Writer = stderr
+	if *quiet {
+		log = nil
+	}
+	code := exitOK
+	if !*collect {
+		var points []scenarios.SweepPoint
+		if *index >= 0 {
+			if *index >= len(sw.Points) {
+				fmt.Fprintf(stderr, "lfsim sweep: point %d does not exist; the sweep has points 0..%d\n", *index, len(sw.Points)-1)
+				return exitUsage
+			}
+			points = sw.Points[*index : *index+1]
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		ran, skipped, err := sweep.Run(ctx, sw, points, sweep.Options{Dir: dir, Workers: *jobs, Force: *force, Log: log})
+		if err != nil {
+			fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+			code = exitFailed
+		}
+		if !*quiet {
+			fmt.Fprintf(stdout, "%d points run, %d already complete\n", ran, skipped)
+		}
+		if *index >= 0 {
+			return code // one task of an array: --collect merges them
+		}
+	}
+	complete, missing, err := sweep.Collect(sw, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: collecting: %v\n", err)
+		return exitInternal
+	}
+	fmt.Fprintf(stdout, "%s: %d of %d points complete\n", filepath.Join(dir, "sweep.csv"), complete, len(sw.Points))
+	if missing > 0 && code == exitOK {
+		code = exitFailed
+	}
+	return code
+}

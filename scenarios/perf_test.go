@@ -1,0 +1,52 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/lfsim/lfsim/sim"
+)
+
+// peakLiveHeap runs sc to stopAt and returns the largest live heap seen
+// (after a forced GC every 2^20 events), in bytes.
+func peakLiveHeap(t *testing.T, sc *Scenario, stopAt sim.Time) uint64 {
+	sc.Stop.At = stopAt
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak uint64
+	var ms runtime.MemStats
+	sample := func() {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapAlloc)
+	}
+	n.Run(func(sim.Time, uint64) { sample() })
+	sample()
+	return peak
+}
+
+// The HPCC-320 bench scenario's memory grows with packets in flight, not
+// with time simulated: the peak live heap of a 4 ms run is within 20% of
+// a 2 ms run's. Slow (about a minute on 2 cores): set LFSIM_SLOW=1.
+func TestHPCC320MemoryFlat(t *testing.T) {
+	if os.Getenv("LFSIM_SLOW") == "" || testing.Short() {
+		t.Skip("slow: set LFSIM_SLOW=1 (and no -short) to run")
+	}
+	load := func() *Scenario {
+		sc, err := Load(filepath.Join("..", "bench", "hpcc-320.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	a := peakLiveHeap(t, load(), 2*sim.Millisecond)
+	b := peakLiveHeap(t, load(), 4*sim.Millisecond)
+	t.Logf("peak live heap: 2 ms %.1f MiB, 4 ms %.1f MiB (%+.1f%%)", float64(a)/(1<<20), float64(b)/(1<<20), (float64(b)/float64(a)-1)*100)
+	if float64(b) > 1.2*float64(a) || float64(a) > 1.2*float64(b) {
+		t.Fatalf("peak memory differs by more than 20%%: %d vs %d bytes", a, b)
+	}
+}

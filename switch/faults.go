@@ -1,0 +1,259 @@
+package swtch
+
+import (
+	"slices"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// This file holds what faults and the cures act on: swappable routing
+// tables, missing forwarding entries and flooding, cut links, the PFC
+// watchdog and Tagger; and what the deadlock detector reads.
+
+type watchdogState struct {
+	timer  sim.Timer
+	active bool // tripped: ignoring PAUSE until the restore timer
+}
+
+func (s *Switch) initClasses() {
+	s.classes = slices.Clone(s.Prof.PFC.Priorities)
+	slices.Sort(s.classes)
+	for p := uint8(0); p < 8; p++ {
+		if s.lossless&(1<<p) == 0 {
+			s.lossy = p
+			break
+		}
+	}
+}
+
+// Routes returns the tables the switch forwards with now.
+func (s *Switch) Routes() *fabric.Routes { return s.routes }
+
+// SetRoutes installs new tables (routes recomputed after a failure); only
+// this switch's rows are used. Packets already queued keep their egress.
+func (s *Switch) SetRoutes(r *fabric.Routes) { s.routes = r }
+
+// SetMissing removes (missing true) or restores the switch's forwarding
+// entry for host dst. Without an entry a lossless packet is flooded
+// (Profile.FloodLossless) or dropped as no_route.
+func (s *Switch) SetMissing(dst fabric.NodeID, missing bool) {
+	i := slices.Index(s.missing, dst)
+	switch {
+	case missing && i < 0:
+		s.missing = append(s.missing, dst)
+	case !missing && i >= 0:
+		s.missing = slices.Delete(s.missing, i, i+1)
+	}
+}
+
+// liveRoutes applies missing entries and cut links to a next-hop list:
+// an ECMP group loses its members on cut links (hardware fast failover),
+// but a list whose every member is cut stays, so that the packet is
+// dropped as link_down, as it is until routes converge.
+func (s *Switch) liveRoutes(next []int32, dst fabric.NodeID) []int32 {
+	if slices.Contains(s.missing, dst) {
+		return nil
+	}
+	if s.down == 0 {
+		return next
+	}
+	s.scratch = s.scratch[:0]
+	for _, o := range next {
+		if !s.ports[o].Down() {
+			s.scratch = append(s.scratch, o)
+		}
+	}
+	if len(s.scratch) == 0 {
+		return next
+	}
+	return s.scratch
+}
+
+// flood sends a copy of an admitted lossless packet to every live port
+// but the one it came in on; each extra copy is charged to the same
+// ingress port and priority.
+func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
+	prio := p.Priority
+	in := s.ports[i]
+	sent := false
+	for o, port := range s.ports {
+		if o == i || port.Down() {
+			continue
+		}
+		c := p
+		if sent {
+			toHead, _, ok := s.admit(i, prio, frame)
+			if !ok {
+				// A copy is replicated at egress from the one stored
+				// frame (merchant MMUs keep one copy and a reference
+				// count), so headroom sized for one stream does not
+				// bound it: charge it beyond headroom rather than drop.
+				s.head[i][prio] += frame
+				s.bufUsed += frame
+				toHead = true
+			}
+			if !s.xoff[i][prio] && (toHead || s.held[i][prio] >= s.xoffLimit()) {
+				s.xoff[i][prio] = true
+				s.sendPause(i, prio)
+			}
+			c = s.pool.Clone(p)
+			s.Stats.Flooded++
+		}
+		sent = true
+		s.forward(c, in, o)
+	}
+	if !sent {
+		s.release(i, prio, frame)
+		s.portPrio[i][prio].Drops[DropNoRoute]++
+		s.drop(p, DropNoRoute)
+	}
+}
+
+// dropQueued drops a packet that was admitted (its buffer is released,
+// and the ingress resumes its upstream if that brings it to XON).
+func (s *Switch) dropQueued(p *fabric.Packet, why DropReason) {
+	i, ip := int(p.InPort), p.InPrio
+	s.release(i, ip, p.Frame())
+	s.portPrio[i][ip].Drops[why]++
+	if s.xoff[i][ip] && s.head[i][ip] == 0 && s.held[i][ip] <= s.xonLevel() {
+		s.resume(i, ip)
+	}
+	s.drop(p, why)
+}
+
+// flushQueue drops everything waiting in an egress queue.
+func (s *Switch) flushQueue(o int, prio uint8, why DropReason) {
+	q := &s.queues[o][prio]
+	for q.Len > 0 {
+		s.dropQueued(q.pop(s.eng.Now()), why)
+	}
+}
+
+// PortDown cuts (true) or restores the link of port i at this end: the
+// port stops, its egress queues are dropped (reason link_down), and
+// packets routed to it are dropped until the routes change.
+func (s *Switch) PortDown(i int, down bool) {
+	port := s.ports[i]
+	if port.Down() == down {
+		return
+	}
+	port.SetDown(down)
+	if !down {
+		s.down--
+		return
+	}
+	s.down++
+	for prio := uint8(0); prio < 8; prio++ {
+		s.flushQueue(i, prio, DropLinkDown)
+	}
+}
+
+// PauseChanged is told by a port when one of its priorities becomes
+// paused or free: it arms and disarms the PFC watchdog.
+func (s *Switch) PauseChanged(port *fabric.Port, prio uint8, paused bool) {
+	wd := s.Prof.PFC.Watchdog
+	if wd == nil || s.lossless&(1<<prio) == 0 {
+		return
+	}
+	o := port.Index
+	w := &s.wd[o][prio]
+	if w.active {
+		return
+	}
+	s.eng.Cancel(w.timer)
+	if paused {
+		w.timer = s.eng.After(wd.Detect, s, evWatchdog, int64(o)*8+int64(prio), nil)
+	}
+}
+
+// watchdogCheck runs Detect after a queue became paused and stayed so.
+func (s *Switch) watchdogCheck(o int, prio uint8) {
+	wd := s.Prof.PFC.Watchdog
+	w := &s.wd[o][prio]
+	w.timer = sim.Timer{}
+	port := s.ports[o]
+	if !port.Paused(prio) {
+		return
+	}
+	if s.queues[o][prio].Len == 0 {
+		// Paused but holding nothing: not stalled yet; look again later.
+		w.timer = s.eng.After(wd.Detect, s, evWatchdog, int64(o)*8+int64(prio), nil)
+		return
+	}
+	s.Stats.WatchdogTrips++
+	w.active = true
+	if wd.Action == "forward" {
+		s.wdIgnore[o] |= 1 << prio
+		port.Kick()
+	} else {
+		s.wdDrop[o] |= 1 << prio
+		s.flushQueue(o, prio, DropWatchdog)
+	}
+	s.eng.After(wd.Restore, s, evWatchdogRestore, int64(o)*8+int64(prio), nil)
+}
+
+// watchdogRestore ends a trip: the queue honours PAUSE again.
+func (s *Switch) watchdogRestore(o int, prio uint8) {
+	w := &s.wd[o][prio]
+	w.active = false
+	s.wdIgnore[o] &^= 1 << prio
+	s.wdDrop[o] &^= 1 << prio
+	if s.ports[o].Paused(prio) {
+		w.timer = s.eng.After(s.Prof.PFC.Watchdog.Detect, s, evWatchdog, int64(o)*8+int64(prio), nil)
+	}
+}
+
+// SetUpDownRanks gives a Tagger switch the up*/down* order
+// (fabric.UpDownRanks); without Profile.Tagger it does nothing.
+func (s *Switch) SetUpDownRanks(rank []int32) {
+	if s.Prof.Tagger {
+		s.rank = rank
+	}
+}
+
+// tag moves a packet that bounces here (it came down from a higher switch
+// and leaves up to another) to the next lossless priority, or past the
+// last one to the lossy priority.
+func (s *Switch) tag(p *fabric.Packet, in *fabric.Port, out int) {
+	me := s.rank[s.ID]
+	from, to := s.rank[in.Peer().Node], s.rank[s.ports[out].Peer().Node]
+	if from < 0 || to < 0 || from >= me || to >= me {
+		return
+	}
+	if s.lossless&(1<<p.Priority) == 0 {
+		return
+	}
+	for _, c := range s.classes {
+		if c > p.Priority {
+			p.Priority = c
+			return
+		}
+	}
+	p.Priority = s.lossy
+}
+
+// Waiting reports whether the egress queue of port o and priority prio
+// holds packets and may not send them because its link partner paused it
+// (a watchdog that ignores the pause makes it not waiting).
+func (s *Switch) Waiting(o int, prio uint8) bool {
+	return s.queues[o][prio].Len > 0 && s.ports[o].Paused(prio) && s.wdIgnore[o]&(1<<prio) == 0
+}
+
+// QueueHolds reports whether the egress queue of port o and priority prio
+// holds packets that came in on port in with priority inPrio (charged to
+// that ingress; they differ only where Tagger moved them).
+func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
+	q := &s.queues[o][prio]
+	if q.sub == nil || q.sub[in].Len == 0 {
+		return false
+	}
+	if s.rank == nil {
+		return prio == inPrio
+	}
+	return q.sub[in].Any(func(p *fabric.Packet) bool { return p.InPrio == inPrio })
+}
+
+// IngressPaused reports whether the switch is pausing the upstream of
+// port i on priority prio (its ingress is above XOFF).
+func (s *Switch) IngressPaused(i int, prio uint8) bool { return s.xoff[i][prio] }
