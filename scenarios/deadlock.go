@@ -78,8 +78,27 @@ type detector struct {
 	Storm  bool
 	Checks int64 // graph searches run, for the benchmark and tests
 
-	nodes []qnode
-	out   [][]int64
+	nodes    []qnode
+	out      [][]int64
+	checkDue bool // a coalesced search is scheduled
+}
+
+// Detector event kinds.
+const (
+	evConfirm int32 = iota // a candidate cycle has held for observe.deadlock.after
+	evCheck                // the coalesced search after pause changes
+)
+
+// trigger asks for a search. Pause changes come in bursts (a fat-tree under
+// heavy PFC pauses thousands of times a millisecond), so searches are
+// coalesced: at most one per after/8 of simulated time, which bounds the
+// detector's cost and dates a cycle's formation to within after/8.
+func (d *detector) trigger() {
+	if d.Found || d.checkDue {
+		return
+	}
+	d.checkDue = true
+	d.n.Eng.After(max(d.after/8, sim.Nanosecond), d, evCheck, 0, nil)
 }
 
 func (n *Network) startDetector() *detector {
@@ -129,7 +148,7 @@ func (d *detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 	if paused {
 		d.where[key] = len(d.paused)
 		d.paused = append(d.paused, qnode{sw: sw, port: p.Index, prio: prio})
-		d.check()
+		d.trigger()
 		return
 	}
 	i := d.where[key]
@@ -153,7 +172,7 @@ func (d *detector) pauseEnded(p *fabric.Port, g int, prio uint8, now sim.Time) {
 	}
 }
 
-func (d *detector) blocked(*swtch.Switch, int, uint8) { d.check() }
+func (d *detector) blocked(*swtch.Switch, int, uint8) { d.trigger() }
 
 // waitsOn reports whether queue a waits on queue b.
 func waitsOn(a, b qnode) bool {
@@ -233,7 +252,7 @@ func (d *detector) check() {
 	}
 	d.cand, d.candSince = best, d.n.Eng.Now()
 	d.candGen++
-	d.n.Eng.After(d.after, d, 0, d.candGen, nil)
+	d.n.Eng.After(d.after, d, evConfirm, d.candGen, nil)
 }
 
 // cycleThrough is the shortest cycle from v back to v inside its
@@ -271,8 +290,14 @@ func (d *detector) cycleThrough(g depGraph, v int64, scc []graph.Node) []qnode {
 	return nil
 }
 
-// HandleEvent confirms a candidate cycle after observe.deadlock.after.
+// HandleEvent runs a coalesced search, or confirms a candidate cycle
+// after observe.deadlock.after.
 func (d *detector) HandleEvent(ev *sim.Event) {
+	if ev.Kind == evCheck {
+		d.checkDue = false
+		d.check()
+		return
+	}
 	if d.Found || ev.N != d.candGen || d.cand == nil {
 		return
 	}
