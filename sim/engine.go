@@ -20,6 +20,7 @@ type Engine struct {
 	seed   uint64
 
 	stopped bool
+	dead    int // cancelled events still in the heap
 
 	progressEvery uint64
 	progress      func(now Time, events uint64)
@@ -98,7 +99,62 @@ func (e *Engine) Cancel(t Timer) bool {
 	}
 	t.ev.cancelled = true
 	t.ev.Data = nil // let the payload go now rather than when the event surfaces
+	if t.ev.At != e.now || e.nowQ.len() == 0 {
+		e.dead++
+		if e.dead > 256 && 2*e.dead > len(e.heap) {
+			e.compact()
+		}
+	}
 	return true
+}
+
+// compact drops cancelled events from the heap once they are the majority.
+// A timer rearmed on every ACK (cancel, schedule) otherwise leaves one
+// cancelled event per ACK waiting for its far-off time, and the heap, and
+// memory, would grow with time simulated. Rebuilding costs one pass over
+// the heap, paid for by the cancellations since the last one.
+func (e *Engine) compact() {
+	h := e.heap[:0]
+	for _, it := range e.heap {
+		if it.ev.cancelled {
+			e.recycle(it.ev)
+			continue
+		}
+		h = append(h, it)
+	}
+	for i := len(h); i < len(e.heap); i++ {
+		e.heap[i] = heapItem{}
+	}
+	e.heap = h
+	e.dead = 0
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
+		e.siftDown(i)
+	}
+}
+
+// siftDown restores the heap below i.
+func (e *Engine) siftDown(i int) {
+	h := e.heap
+	n := len(h)
+	it := h[i]
+	for {
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m := c
+		for j := c + 1; j < min(c+4, n); j++ {
+			if h[j].before(h[m]) {
+				m = j
+			}
+		}
+		if !h[m].before(it) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	h[i] = it
 }
 
 // Stop makes Run return after the event being handled.
@@ -136,30 +192,14 @@ func (e *Engine) next() *Event {
 			return nil
 		}
 		if ev.cancelled {
+			if e.dead > 0 {
+				e.dead--
+			}
 			e.recycle(ev)
 			continue
 		}
 		return ev
 	}
-}
-
-// peekTime returns the time of the next live event, or Never. Cancelled
-// events at the front are recycled on the way, so that a cancelled timer
-// due before a stop time cannot let a later event slip past it.
-func (e *Engine) peekTime() Time {
-	for e.nowQ.len() > 0 {
-		if !e.nowQ.buf[e.nowQ.head].cancelled {
-			return e.now
-		}
-		e.recycle(e.nowQ.pop())
-	}
-	for len(e.heap) > 0 {
-		if !e.heap[0].ev.cancelled {
-			return e.heap[0].at
-		}
-		e.recycle(e.pop())
-	}
-	return Never
 }
 
 // Run fires events in order until none is left, the next one is later than
@@ -170,14 +210,18 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 	e.stopped = false
 	start := e.events
 	for !e.stopped {
-		if e.peekTime() > until {
+		ev := e.next()
+		if ev != nil && ev.At > until {
+			// Not due yet: put it back (its sequence number is unchanged,
+			// so it keeps its place among ties).
+			e.push(ev)
+			ev = nil
+		}
+		if ev == nil {
+			// Nothing left before until: the clock moves there.
 			if until != Never && until > e.now {
 				e.now = until
 			}
-			break
-		}
-		ev := e.next()
-		if ev == nil {
 			break
 		}
 		e.now = ev.At
@@ -221,35 +265,14 @@ func (e *Engine) push(ev *Event) {
 }
 
 func (e *Engine) pop() *Event {
-	h := e.heap
-	top := h[0].ev
-	n := len(h) - 1
-	last := h[n]
-	h[n] = heapItem{}
-	h = h[:n]
+	top := e.heap[0].ev
+	n := len(e.heap) - 1
+	e.heap[0] = e.heap[n]
+	e.heap[n] = heapItem{}
+	e.heap = e.heap[:n]
 	if n > 0 {
-		i := 0
-		for {
-			c := 4*i + 1
-			if c >= n {
-				break
-			}
-			m := c
-			end := min(c+4, n)
-			for j := c + 1; j < end; j++ {
-				if h[j].before(h[m]) {
-					m = j
-				}
-			}
-			if !h[m].before(last) {
-				break
-			}
-			h[i] = h[m]
-			i = m
-		}
-		h[i] = last
+		e.siftDown(0)
 	}
-	e.heap = h
 	return top
 }
 

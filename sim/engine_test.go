@@ -259,3 +259,28 @@ func TestRunUntilIgnoresCancelledHead(t *testing.T) {
 		t.Fatalf("fired %v, want [2]", r.got)
 	}
 }
+
+// TestRearmedTimerDoesNotGrowTheHeap: a timer rearmed on every ACK
+// (cancel, schedule far ahead) must not leave its cancelled events piling
+// up in the queue until their far-off times: the heap stays bounded by the
+// live events, whatever the number of rearms.
+func TestRearmedTimerDoesNotGrowTheHeap(t *testing.T) {
+	e := NewEngine(1)
+	r := &recorder{e: e}
+	var live []Timer
+	for i := 0; i < 100; i++ {
+		live = append(live, e.Schedule(Second, r, 0, int64(i), nil))
+	}
+	for k := 0; k < 100000; k++ {
+		i := k % len(live)
+		e.Cancel(live[i])
+		live[i] = e.Schedule(Second+Time(k), r, 0, int64(i), nil)
+		if e.Pending() > 1000 {
+			t.Fatalf("after %d rearms %d events are pending for 100 live timers", k, e.Pending())
+		}
+	}
+	e.Run(Never, nil)
+	if len(r.got) != 100 {
+		t.Fatalf("%d timers fired, want 100", len(r.got))
+	}
+}

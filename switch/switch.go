@@ -48,6 +48,7 @@ type Switch struct {
 	xoff     [][8]bool
 	refresh  [][8]sim.Timer
 	pipeline int64 // packets admitted and not yet queued at egress
+	pipe     pipeRing
 
 	// DWRR state per egress port.
 	dwrrOrder []uint8 // weighted priorities, ascending
@@ -74,6 +75,7 @@ type Switch struct {
 // Switch event kinds.
 const (
 	evForward int32 = iota
+	evPipeline
 	evPauseRefresh
 	evWatchdog
 	evWatchdogRestore
@@ -250,7 +252,17 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 		delay = max(0, delay-saved)
 	}
 	s.pipeline++
-	s.eng.After(delay, s, evForward, int64(out), p)
+	if s.Prof.CutThrough {
+		s.eng.After(delay, s, evForward, int64(out), p)
+		return
+	}
+	// Store-and-forward: every packet waits the same latency, so they
+	// leave the pipeline in the order they entered; the switch keeps them
+	// in its own FIFO and puts only the head in the event queue.
+	s.pipe.push(pipeEntry{at: s.eng.Now() + delay, out: int32(out), p: p})
+	if s.pipe.n == 1 {
+		s.eng.Schedule(s.pipe.peek().at, s, evPipeline, 0, nil)
+	}
 }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
@@ -276,6 +288,13 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 	case evForward:
 		s.pipeline--
 		s.enqueue(ev.Data.(*fabric.Packet), int(ev.N))
+	case evPipeline:
+		e := s.pipe.pop()
+		if s.pipe.n > 0 {
+			s.eng.Schedule(s.pipe.peek().at, s, evPipeline, 0, nil)
+		}
+		s.pipeline--
+		s.enqueue(e.p, int(e.out))
 	case evWatchdog:
 		s.watchdogCheck(int(ev.N/8), uint8(ev.N%8))
 	case evWatchdogRestore:
@@ -409,4 +428,40 @@ func (s *Switch) resume(i int, prio uint8) {
 	s.eng.Cancel(s.refresh[i][prio])
 	s.ports[i].SendPause(prio, 0)
 	s.portPrio[i][prio].ResumeSent++
+}
+
+// pipeEntry is a packet in the store-and-forward pipeline: when it reaches
+// egress, and which port.
+type pipeEntry struct {
+	at  sim.Time
+	out int32
+	p   *fabric.Packet
+}
+
+// pipeRing is a growable FIFO of pipeline entries.
+type pipeRing struct {
+	buf     []pipeEntry
+	head, n int
+}
+
+func (r *pipeRing) push(e pipeEntry) {
+	if r.n == len(r.buf) {
+		nb := make([]pipeEntry, max(16, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = e
+	r.n++
+}
+
+func (r *pipeRing) peek() *pipeEntry { return &r.buf[r.head] }
+
+func (r *pipeRing) pop() pipeEntry {
+	e := r.buf[r.head]
+	r.buf[r.head] = pipeEntry{}
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+	return e
 }
