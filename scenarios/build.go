@@ -604,31 +604,13 @@ func (b *builder) explicit(s *explicitS) {
 	// host, as fabric.Topology.Check sees it; the error points at the first
 	// node that cannot be reached.
 	first := t.Hosts()[0]
-	seen := make([]bool, len(t.Nodes))
-	seen[first] = true
-	stack := []fabric.NodeID{first}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if t.Nodes[n].Kind == fabric.Host && n != first {
-			continue
-		}
-		for _, p := range t.Nodes[n].Ports {
-			if !seen[p.Peer] {
-				seen[p.Peer] = true
-				stack = append(stack, p.Peer)
-			}
-		}
-	}
 	var cut []string
 	var at Pos
-	for id, ok := range seen {
-		if !ok {
-			if len(cut) == 0 {
-				at = b.declPos[fabric.NodeID(id)]
-			}
-			cut = append(cut, t.Nodes[id].Name)
+	for _, id := range t.Unreachable() {
+		if len(cut) == 0 {
+			at = b.declPos[id]
 		}
+		cut = append(cut, t.Nodes[id].Name)
 	}
 	if len(cut) > 0 {
 		b.errorf(at, "topology", "the topology is not connected: %s cannot be reached from %s", b.list(cut), show(t.Nodes[first].Name))
