@@ -970,35 +970,21 @@ func (b *builder) qpOp(tv *trafficV, path string, com *genCommon, srcs []fabric.
 // addFlowsSized adds one flow per pair: of size sizes[i] (or size when
 // sizes is nil), waiting for the flows after[i] (none when after is nil).
 func (b *builder) addFlowsSized(gen int, tv *trafficV, path string, com *genCommon, pairs [][2]fabric.NodeID, size sizeV, sizes []int64, after [][]int, lossless map[uint8]bool) {
-	qp, op := "rc", "write"
-	if com.QP.Set {
-		qp = com.QP.V
+	srcs := make([]fabric.NodeID, len(pairs))
+	for i, p := range pairs {
+		srcs[i] = p[0]
 	}
-	if com.Op.Set {
-		op = com.Op.V
+	largest := int64(size.V)
+	for _, sz := range sizes {
+		largest = max(largest, sz)
 	}
-	opAt := com.Op.Pos
-	if !com.Op.Set {
-		opAt = tv.Pos
-	}
-	switch {
-	case qp == "ud" && op != "send":
-		b.errorf(opAt, path+".op", "UD carries only SEND, not %s; use op: send with qp: ud", op)
+	qp, op, ok := b.qpOp(tv, path, com, srcs, largest, size.Pos)
+	if !ok {
 		return
-	case qp == "uc" && (op == "read" || op == "atomic"):
-		b.errorf(opAt, path+".op", "UC has no %s (only RC does); use qp: rc", op)
-		return
-	case op == "atomic" && size.V != 8:
+	}
+	if op == "atomic" && size.V != 8 {
 		b.errorf(size.Pos, path+".size", "an atomic is 8 bytes, not %s", size.V)
 		return
-	}
-	if qp == "ud" {
-		for _, p := range pairs {
-			if mtu := b.s.HCAProfile(p[0]).MTU; int64(size.V) > int64(mtu) {
-				b.errorf(size.Pos, path+".size", "a UD message is at most one MTU (%d bytes), not %s", mtu, size.V)
-				return
-			}
-		}
 	}
 	warned := false
 	firstID := len(b.s.Flows)
