@@ -361,6 +361,24 @@ func (h *HCA) invalidRequest(qp *QP, p *fabric.Packet, psn int64) {
 	h.ucDrop(qp)
 }
 
+// newAck builds an ACK-family packet (op: Acknowledge or Atomic
+// Acknowledge) answering req on qp: back to the requester on the reversed
+// 5-tuple, in req's priority, carrying psn and the QP's MSN.
+func (h *HCA) newAck(qp *QP, req *fabric.Packet, op fabric.Opcode, psn int64) *fabric.Packet {
+	a := h.pool.Get()
+	a.Kind = fabric.KindAck
+	a.Opcode = fabric.TransportRC | op
+	a.Priority = req.Priority
+	a.Src, a.Dst = h.ID, req.Src
+	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
+	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
+	a.PSN = uint32(psn) & psnMask
+	a.MSN = qp.msn
+	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
+	a.InPort = -1
+	return a
+}
+
 // sendAck queues an ACK or NAK and returns it. An ACK still waiting in
 // the control queue for this QP is updated instead of queueing another
 // (coalescing).
@@ -371,18 +389,8 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 		echo(qp.queuedAck, req)
 		return qp.queuedAck
 	}
-	a := h.pool.Get()
-	a.Kind = fabric.KindAck
-	a.Opcode = fabric.TransportRC | fabric.OpAcknowledge
-	a.Priority = req.Priority
-	a.Src, a.Dst = h.ID, req.Src
-	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
-	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
-	a.PSN = uint32(psn) & psnMask
+	a := h.newAck(qp, req, fabric.OpAcknowledge, psn)
 	a.Syndrome = syndrome
-	a.MSN = qp.msn
-	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
-	a.InPort = -1
 	echo(a, req)
 	if syndrome == fabric.SyndromeACK {
 		h.Stats.AcksSent++
@@ -396,18 +404,8 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 }
 
 func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) {
-	a := h.pool.Get()
-	a.Kind = fabric.KindAck
-	a.Opcode = fabric.TransportRC | fabric.OpAtomicAcknowledge
-	a.Priority = req.Priority
-	a.Src, a.Dst = h.ID, req.Src
-	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
-	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
-	a.PSN = uint32(psn) & psnMask
-	a.MSN = qp.msn
+	a := h.newAck(qp, req, fabric.OpAtomicAcknowledge, psn)
 	a.OrigData = orig
-	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
-	a.InPort = -1
 	h.Stats.AcksSent++
 	h.ctrl.Push(a)
 	h.port.Kick()
