@@ -89,6 +89,13 @@ func scaleDecimal(num string, unit int64, whole string) (Time, error) {
 	return 0, fmt.Errorf("time %q is not a number followed by a unit (ps, ns, us, µs, ms, s)", whole)
 }
 
+// printUnits are the units String and Short print in, largest first
+// (picoseconds are the fallback).
+var printUnits = []struct {
+	name string
+	unit Time
+}{{"s", Second}, {"ms", Millisecond}, {"us", Microsecond}, {"ns", Nanosecond}}
+
 // String prints t with the largest unit that keeps it short and exact to
 // three decimals, e.g. "1.5us", "10ms", "0", "1234ps".
 func (t Time) String() string {
@@ -102,10 +109,7 @@ func (t Time) String() string {
 	if t < 0 {
 		neg, t = "-", -t
 	}
-	for _, u := range []struct {
-		name string
-		unit Time
-	}{{"s", Second}, {"ms", Millisecond}, {"us", Microsecond}, {"ns", Nanosecond}} {
+	for _, u := range printUnits {
 		if t >= u.unit && t%(u.unit/1000) == 0 {
 			whole, rest := t/u.unit, t%u.unit
 			if rest == 0 {
@@ -128,10 +132,7 @@ func (t Time) Short() string {
 	if t < 0 {
 		neg, t = "-", -t
 	}
-	for _, u := range []struct {
-		name string
-		unit Time
-	}{{"s", Second}, {"ms", Millisecond}, {"us", Microsecond}, {"ns", Nanosecond}} {
+	for _, u := range printUnits {
 		if t >= u.unit {
 			v := float64(t) / float64(u.unit)
 			s := strconv.FormatFloat(v, 'f', max(0, 3-int(math.Log10(v))), 64)
