@@ -180,21 +180,26 @@ type sizeV struct {
 }
 
 func (s *sizeV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
-	if !d.scalar(n, c, "a size such as 4KiB or 1MiB") {
-		return
+	if v, ok := decodeUnit(d, n, c, "a size such as 4KiB or 1MiB", fabric.ParseSize); ok {
+		s.V, s.Pos, s.Set = v, d.pos(n), true
 	}
-	v, err := fabric.ParseSize(n.Value)
+}
+
+// decodeUnit reads a scalar with parse and checks it against the field's
+// min/max tags (written in the same units).
+func decodeUnit[T fabric.Size | sim.Time](d *decoder, n *yaml.Node, c ctx, want string, parse func(string) (T, error)) (T, bool) {
+	if !d.scalar(n, c, want) {
+		return 0, false
+	}
+	v, err := parse(n.Value)
 	if err != nil {
 		d.errorf(d.pos(n), c.path, "%s", err)
-		return
+		return 0, false
 	}
-	if !inRange(d, n, c, v, func(s string) (fabric.Size, bool) {
-		x, err := fabric.ParseSize(s)
+	return v, inRange(d, n, c, v, func(s string) (T, bool) {
+		x, err := parse(s)
 		return x, err == nil
-	}) {
-		return
-	}
-	s.V, s.Pos, s.Set = v, d.pos(n), true
+	})
 }
 
 // timeV is a duration, read by sim.ParseTime ("500ns", "1.5ms", "0").
@@ -205,21 +210,9 @@ type timeV struct {
 }
 
 func (t *timeV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
-	if !d.scalar(n, c, "a time such as 500ns or 1.5ms") {
-		return
+	if v, ok := decodeUnit(d, n, c, "a time such as 500ns or 1.5ms", sim.ParseTime); ok {
+		t.V, t.Pos, t.Set = v, d.pos(n), true
 	}
-	v, err := sim.ParseTime(n.Value)
-	if err != nil {
-		d.errorf(d.pos(n), c.path, "%s", err)
-		return
-	}
-	if !inRange(d, n, c, v, func(s string) (sim.Time, bool) {
-		x, err := sim.ParseTime(s)
-		return x, err == nil
-	}) {
-		return
-	}
-	t.V, t.Pos, t.Set = v, d.pos(n), true
 }
 
 // rateV is a rate in bits per second, read by fabric.ParseRate.
