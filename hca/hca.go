@@ -324,7 +324,7 @@ func (h *HCA) asyncEvent(ev AsyncEvent) {
 
 // PostSend posts a send work request now (ibv_post_send). A WR the QP
 // cannot take returns an error and is not posted: a QP not yet in RTS, a
-// full send queue, READ or ATOMIC on UC, anything but SEND on UD or a UD
+// full send queue, a message longer than Prof.MaxMsgSize, READ or ATOMIC on UC, anything but SEND on UD or a UD
 // message longer than the MTU, an atomic that is not 8 bytes, an inline
 // payload over MaxInline. On a QP in ERR the WR is posted and flushed. A
 // local protection error (an lkey that is not the QP's PD's, or out of
@@ -376,7 +376,7 @@ func (h *HCA) checkSend(qp *QP, w *WQE) error {
 		return ErrInvalidWR
 	case wr.Inline && (w.Size > int64(h.Prof.MaxInline) || wr.Op.isRead() || wr.Op.isAtomic()):
 		return ErrInvalidWR
-	case w.Size < 0:
+	case w.Size < 0 || w.Size > h.Prof.MaxMsgSize:
 		return ErrInvalidWR
 	case len(qp.sq) >= qp.maxSend && qp.State != QPErr:
 		return ErrQueueFull
@@ -860,14 +860,21 @@ func (h *HCA) process(p *fabric.Packet) {
 	h.pool.Put(p)
 }
 
-// maybeCNP sends a CNP to the sender of a CE-marked packet, at most one
-// per QP per CNPInterval.
+// maybeCNP sends a CNP to the sender of a CE-marked packet: at most one
+// per QP per CNPInterval, or one per window of CNPInterval when
+// Prof.CNPWindowed. qp.lastCNP is the time of the last CNP, or the start
+// of the window it was sent in.
 func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
 	now := h.eng.Now()
 	if qp.cnpSent && now-qp.lastCNP < h.Prof.CNPInterval {
 		return
 	}
-	qp.cnpSent, qp.lastCNP = true, now
+	if iv := h.Prof.CNPInterval; qp.cnpSent && h.Prof.CNPWindowed && iv > 0 {
+		qp.lastCNP += (now - qp.lastCNP) / iv * iv
+	} else {
+		qp.lastCNP = now
+	}
+	qp.cnpSent = true
 	c := h.pool.Get()
 	c.Kind = fabric.KindCNP
 	c.Opcode = fabric.OpCNP

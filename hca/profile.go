@@ -63,6 +63,11 @@ type Profile struct {
 	// MaxDestRdAtomic is how many READ/ATOMIC requests the responder
 	// keeps in progress. Default 16, as MaxRdAtomic.
 	MaxDestRdAtomic int
+	// MaxMsgSize is the longest message one work request may carry.
+	// Default 1 GiB: the max_msg_sz that ibv_devinfo -v reports for
+	// ConnectX ports (0x40000000); InfiniBand allows up to 2^31 bytes
+	// (the RETH's DMA length is 32 bits).
+	MaxMsgSize int64
 	// MaxInline is the largest inline payload. Default 220 bytes, what
 	// perftest gets from ConnectX-4/5 (its default --inline_size).
 	MaxInline int
@@ -115,6 +120,19 @@ type Profile struct {
 	// default 6).
 	CNPInterval sim.Time
 	CNPPriority uint8
+	// CNPWindowed selects the notification point of the DCQCN paper (Zhu
+	// et al., SIGCOMM 2015, section 3.1: "the NIC generates at most one
+	// CNP packet every N microseconds for the flow, if any packet that
+	// arrives within that time window was marked"): time after a QP's
+	// first CNP is cut into windows of CNPInterval, and the first marked
+	// packet of a window sends one. Two CNPs can then be closer than
+	// CNPInterval (a mark late in one window, another early in the next),
+	// and a window sees a CNP with the chance that any of its packets was
+	// marked, as the DCQCN fluid model counts cuts (Zhu et al., CoNEXT
+	// 2016). When false (the default, ConnectX's min_time_between_cnps),
+	// a CNP goes out for the first mark at least CNPInterval after the
+	// last CNP.
+	CNPWindowed bool
 	// QKey is the default Q_Key of UD QPs (perftest's 0x11111111).
 	QKey uint32
 
@@ -153,6 +171,7 @@ func DefaultProfile() Profile {
 		MinRNRTimer:     12,
 		MaxDestRdAtomic: 16,
 		MaxInline:       220,
+		MaxMsgSize:      1 << 30,
 		MaxSendWR:       128,
 		MaxRecvWR:       512,
 		CQDepth:         4096,

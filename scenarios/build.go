@@ -956,12 +956,18 @@ func (b *builder) qpOp(tv *trafficV, path string, com *genCommon, srcs []fabric.
 		b.errorf(opAt, path+".op", "UC has no %s (only RC does); use qp: rc", op)
 		return qp, op, false
 	}
-	if qp == "ud" {
-		for _, s := range srcs {
-			if mtu := b.s.HCAProfile(s).MTU; maxSize > int64(mtu) {
-				b.errorf(sizeAt, path+".size", "a UD message is at most one MTU (%d bytes), not %d bytes", mtu, maxSize)
-				return qp, op, false
-			}
+	for _, s := range srcs {
+		prof := b.s.HCAProfile(s)
+		if mtu := prof.MTU; qp == "ud" && maxSize > int64(mtu) {
+			b.errorf(sizeAt, path+".size", "a UD message is at most one MTU (%d bytes), not %d bytes", mtu, maxSize)
+			return qp, op, false
+		}
+		// A flow longer than the largest message is posted as several
+		// work requests on one QP; they must fit its send queue.
+		if limit := prof.MaxMsgSize * int64(prof.MaxSendWR); maxSize > limit {
+			b.errorf(sizeAt, path+".size", "a flow is at most max_send_wr (%d) messages of %s, %s in all, not %s",
+				prof.MaxSendWR, fabric.Size(prof.MaxMsgSize), fabric.Size(limit), fabric.Size(maxSize))
+			return qp, op, false
 		}
 	}
 	return qp, op, true

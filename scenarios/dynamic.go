@@ -62,8 +62,8 @@ func (n *Network) buildFlows() error {
 		if h == nil {
 			continue
 		}
-		h.OnComplete = func(qp *hca.QP, _ *hca.WQE) {
-			if fr := n.dyn.reqs[qp]; fr != nil {
+		h.OnComplete = func(qp *hca.QP, w *hca.WQE) {
+			if fr := n.dyn.reqs[qp]; fr != nil && w == fr.WQEs[len(fr.WQEs)-1] {
 				n.completed++
 				if fr.Flow.Op == "read" || fr.Flow.Op == "atomic" {
 					n.arrived(fr) // the data is at the requester
@@ -71,12 +71,12 @@ func (n *Network) buildFlows() error {
 			}
 		}
 		h.OnWrite = func(qp *hca.QP, _ *hca.MR, _ uint64, _ int64) {
-			if fr := n.dyn.resps[qp]; fr != nil {
+			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
 				n.arrived(fr)
 			}
 		}
 		h.OnRecv = func(qp *hca.QP, _ hca.WC) {
-			if fr := n.dyn.resps[qp]; fr != nil {
+			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
 				n.arrived(fr)
 			}
 		}
@@ -94,7 +94,7 @@ func (n *Network) buildFlows() error {
 func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	fr.Flow.Start = at
 	src, dst := n.HCAs[fr.Flow.Src], n.HCAs[fr.Flow.Dst]
-	fr.Requester, fr.Responder, fr.WQE = startFlow(src, dst, fr.Flow)
+	fr.Requester, fr.Responder, fr.WQEs = startFlow(src, dst, fr.Flow)
 	fr.Ideal = n.idealFCT(fr.Flow, fr.Requester)
 	n.startCC(fr, src)
 	n.dyn.reqs[fr.Requester] = fr

@@ -42,7 +42,8 @@ type FlowRun struct {
 	Flow      Flow
 	Requester *hca.QP
 	Responder *hca.QP
-	WQE       *hca.WQE
+	// WQEs are the flow's work requests, in posting order.
+	WQEs []*hca.WQE
 	// Ideal is the flow's completion time alone on an empty network.
 	Ideal sim.Time
 	// CC is the requester's congestion control, nil with cc: none.
@@ -204,9 +205,11 @@ func Build(s *Scenario) (*Network, error) {
 
 // startFlow makes the flow's QP pair (qp: rc, uc or ud), registers the
 // responder's memory (a region of the flow's size, without bytes), posts
-// the RECV that SEND and WRITE with immediate consume, and posts the work
-// request at the flow's start.
-func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.WQE) {
+// the RECVs that SEND and WRITE with immediate consume, and posts the
+// work requests at the flow's start: one, or for a flow longer than the
+// NIC's largest message (hca.Profile.MaxMsgSize) as many as it takes,
+// back to back on the same QP, as an application must.
+func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, []*hca.WQE) {
 	t := map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}[f.QP]
 	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
 	if t != hca.UD {
@@ -215,32 +218,51 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.WQE) {
 	}
 	rq.Priority = f.Priority
 	mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
-	wr := hca.SendWR{ID: uint64(f.ID), Length: f.Size, Signaled: true, RemoteAddr: mr.Addr, RKey: mr.RKey}
-	switch f.Op {
-	case "write":
-		wr.Op = hca.WRWrite
-	case "write_imm":
-		wr.Op = hca.WRWriteImm
-	case "send":
-		wr.Op = hca.WRSend
-	case "read":
-		wr.Op = hca.WRRead
-	case "atomic":
-		wr.Op, wr.CompareAdd = hca.WRFetchAdd, 1
-	}
-	if f.Op == "send" || f.Op == "write_imm" {
-		size := f.Size
+	part := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
+	var wqes []*hca.WQE
+	for off := int64(0); off == 0 || off < f.Size; off += part {
+		size := min(part, f.Size-off)
+		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: mr.Addr + uint64(off), RKey: mr.RKey}
+		switch f.Op {
+		case "write":
+			wr.Op = hca.WRWrite
+		case "write_imm":
+			wr.Op = hca.WRWriteImm
+		case "send":
+			wr.Op = hca.WRSend
+		case "read":
+			wr.Op = hca.WRRead
+		case "atomic":
+			wr.Op, wr.CompareAdd = hca.WRFetchAdd, 1
+		}
+		if f.Op == "send" || f.Op == "write_imm" {
+			if t == hca.UD {
+				size += 40 // the GRH
+			}
+			if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
+				panic(err) // the loader keeps a flow's parts within the receive queue
+			}
+		}
 		if t == hca.UD {
-			size += 40 // the GRH
+			wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, rs.QPN, rs.QKey
 		}
-		if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
-			panic(err) // a fresh QP always takes one RECV
+		wqes = append(wqes, src.PostSendAt(rq, wr, f.Start))
+	}
+	return rq, rs, wqes
+}
+
+// outcome is the flow's status, completion time and retransmitted packets
+// over its work requests: the first that did not succeed decides the
+// status (the rest are flushed behind it), else the last one's completion.
+func (fr *FlowRun) outcome() (st hca.WCStatus, done sim.Time, retransmits int64) {
+	st = hca.WCSuccess
+	for _, w := range fr.WQEs {
+		retransmits += w.Retransmits
+		if st == hca.WCSuccess {
+			st, done = w.Status, w.Completed
 		}
 	}
-	if t == hca.UD {
-		wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, rs.QPN, rs.QKey
-	}
-	return rq, rs, src.PostSendAt(rq, wr, f.Start)
+	return st, done, retransmits
 }
 
 // delivered is what a flow's receiver has: READ responses at the
@@ -250,7 +272,7 @@ func (fr *FlowRun) delivered() int64 {
 	case "read":
 		return fr.Requester.ReadDelivered
 	case "atomic":
-		if fr.WQE.Status == hca.WCSuccess {
+		if st, _, _ := fr.outcome(); st == hca.WCSuccess {
 			return fr.Flow.Size
 		}
 		return 0
@@ -444,20 +466,21 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 	var sizes []int64
 	for _, fr := range n.Flows {
 		f := fr.Flow
-		if f.Start > now || fr.WQE == nil {
+		if f.Start > now || fr.WQEs == nil {
 			continue // never offered
 		}
 		sum.Flows.Total++
 		sum.Bytes.Offered += f.Size
 		delivered := fr.delivered()
 		sum.Bytes.Delivered += delivered
+		st, done, retransmits := fr.outcome()
 		row := reports.FlowRow{
 			ID: f.ID, Src: s.Topology.Nodes[f.Src].Name, Dst: s.Topology.Nodes[f.Dst].Name,
 			QP: f.QP, Op: f.Op, SizeBytes: f.Size, DeliveredBytes: delivered,
-			StartNs: f.Start.Nanoseconds(), Retransmits: fr.WQE.Retransmits,
-			Status: fr.WQE.Status.String(),
+			StartNs: f.Start.Nanoseconds(), Retransmits: retransmits,
+			Status: st.String(),
 		}
-		switch fr.WQE.Status {
+		switch st {
 		case hca.WCPending:
 			sum.Bytes.InFlight += f.Size - delivered
 		case hca.WCSuccess:
@@ -465,8 +488,8 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			// still on its way.
 			sum.Bytes.InFlight += f.Size - delivered
 			sum.Flows.Completed++
-			fct := fr.WQE.Completed - f.Start
-			row.EndNs, row.FCTNs = fr.WQE.Completed.Nanoseconds(), fct.Nanoseconds()
+			fct := done - f.Start
+			row.EndNs, row.FCTNs = done.Nanoseconds(), fct.Nanoseconds()
 			row.Slowdown = 1
 			if fr.Ideal > 0 {
 				row.Slowdown = max(1, float64(fct)/float64(fr.Ideal))
@@ -476,7 +499,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			sizes = append(sizes, f.Size)
 			tputs = append(tputs, float64(f.Size)/float64(fct))
 		default:
-			row.EndNs = fr.WQE.Completed.Nanoseconds()
+			row.EndNs = done.Nanoseconds()
 			sum.Bytes.Dropped += f.Size - delivered
 		}
 		rows = append(rows, row)

@@ -251,3 +251,61 @@ func TestSampledOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowLongerThanOneMessage: a flow longer than the NIC's largest
+// message (max_msg_sz, 1 GiB on ConnectX) is posted as several work
+// requests on its QP; every byte lands and the flow completes once, when
+// the last part does. The test lowers the limit to 10000 bytes so a
+// 25000-byte flow takes three parts (10000, 10000, 5000). In a ring
+// allreduce the next step waits for all of a step, not its first part.
+func TestFlowLongerThanOneMessage(t *testing.T) {
+	for _, op := range []string{"write", "send", "read", "write_imm"} {
+		t.Run(op, func(t *testing.T) {
+			sc := mustParse(t, fmt.Sprintf(`
+name: parts
+topology: {kind: dumbbell, left: 1, right: 1}
+traffic:
+  - flow: {from: h0, to: h1, size: 25000, op: %s}
+`, op))
+			sc.HCA.MaxMsgSize = 10000
+			n, sum, rows := mustRun(t, sc)
+			if got := len(n.Flows[0].WQEs); got != 3 {
+				t.Errorf("%d work requests, want 3", got)
+			}
+			if sum.Flows.Completed != 1 || rows[0].DeliveredBytes != 25000 || rows[0].Status != "success" {
+				t.Errorf("flow: %+v", rows[0])
+			}
+		})
+	}
+	t.Run("ring_allreduce", func(t *testing.T) {
+		var starts [2][]int64
+		for k, limit := range []int64{1 << 30, 10000} {
+			sc := mustParse(t, `
+name: parts
+topology: {kind: star, hosts: 3}
+traffic:
+  - ring_allreduce: {size: 75000}
+`)
+			sc.HCA.MaxMsgSize = limit
+			n, sum, rows := mustRun(t, sc)
+			if sum.Flows.Completed != len(rows) || len(rows) == 0 {
+				t.Fatalf("%d of %d flows completed", sum.Flows.Completed, len(rows))
+			}
+			for i, r := range rows {
+				if want := 1 + 2*k; len(n.Flows[i].WQEs) != want {
+					t.Errorf("flow %d: %d work requests, want %d", i, len(n.Flows[i].WQEs), want)
+				}
+				starts[k] = append(starts[k], r.StartNs)
+			}
+		}
+		// Each step starts when the chunk before it has arrived in full:
+		// split into parts, within a few packet times of the unsplit run
+		// (one 25000-byte chunk takes 2 us at 100 Gb/s, its last part
+		// 0.4 us).
+		for i := range starts[0] {
+			if d := starts[1][i] - starts[0][i]; d < -100 || d > 300*int64(i/3) {
+				t.Errorf("flow %d starts at %d ns split, %d ns whole", i, starts[1][i], starts[0][i])
+			}
+		}
+	})
+}
