@@ -284,27 +284,47 @@ func TestSlowReceiverPFC(t *testing.T) {
 	checkInvariant(t, eng, h)
 }
 
-// TestCNPOnePerInterval: CE-marked packets for one QP make one CNP per
-// CNPInterval (4 µs, NVIDIA's min_time_between_cnps default); the
-// requester counts them.
+// TestCNPOnePerInterval: CE-marked packets for one QP make CNPs at most
+// once per CNPInterval (4 us, NVIDIA's min_time_between_cnps default), or
+// with CNPWindowed one per 4 us window that saw a mark (the DCQCN paper's
+// notification point, windows counted from the first CNP); the requester
+// counts them. Marks at 0, 7, 8.5, 30 and 33 us: the minimum gap sends at
+// 0, 7 and 30; the windows [0,4), [4,8), [8,12), [28,32) and [32,36) send
+// at 0, 7, 8.5, 30 and 33.
 func TestCNPOnePerInterval(t *testing.T) {
-	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile(), swtch.DefaultProfile())
-	qa, qb := connect(h[0], h[1])
-	_ = qb
-	pool := &fabric.Pool{}
-	for _, at := range []sim.Time{0, sim.Microsecond, 2 * sim.Microsecond, 5 * sim.Microsecond, 10 * sim.Microsecond} {
-		at := at
-		eng.Schedule(at, handlerFunc(func(*sim.Event) {
-			p := pool.Get()
-			p.Kind, p.ECN, p.Opcode = fabric.KindData, fabric.CE, fabric.TransportRC|fabric.OpWriteMiddle
-			p.Src, p.Dst, p.DestQP, p.SrcQP, p.PSN = h[0].ID, h[1].ID, qb.QPN, qa.QPN, 1000 // out of sequence: not accepted
-			p.Wire = 100
-			h[1].Receive(p, h[1].Port())
-		}), 0, 0, nil)
-	}
-	eng.Run(sim.Millisecond, nil)
-	if h[1].Stats.CNPsSent != 3 || qa.CNPs != 3 {
-		t.Errorf("CNPs sent %d, received %d; want 3 (at 0, 5 and 10 us)", h[1].Stats.CNPsSent, qa.CNPs)
+	for _, tc := range []struct {
+		windowed bool
+		want     []sim.Time
+	}{
+		{false, []sim.Time{0, 7000 * sim.Nanosecond, 30 * sim.Microsecond}},
+		{true, []sim.Time{0, 7000 * sim.Nanosecond, 8500 * sim.Nanosecond, 30 * sim.Microsecond, 33 * sim.Microsecond}},
+	} {
+		prof := hca.DefaultProfile()
+		prof.CNPWindowed = tc.windowed
+		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+		qa, qb := connect(h[0], h[1])
+		var got []sim.Time
+		qa.OnCNP = func(*hca.QP) { got = append(got, eng.Now()) }
+		pool := &fabric.Pool{}
+		for _, at := range []sim.Time{0, 7000 * sim.Nanosecond, 8500 * sim.Nanosecond, 30 * sim.Microsecond, 33 * sim.Microsecond} {
+			eng.Schedule(at, handlerFunc(func(*sim.Event) {
+				p := pool.Get()
+				p.Kind, p.ECN, p.Opcode = fabric.KindData, fabric.CE, fabric.TransportRC|fabric.OpWriteMiddle
+				p.Src, p.Dst, p.DestQP, p.SrcQP, p.PSN = h[0].ID, h[1].ID, qb.QPN, qa.QPN, 1000 // out of sequence: not accepted
+				p.Wire = 100
+				h[1].Receive(p, h[1].Port())
+			}), 0, 0, nil)
+		}
+		eng.Run(sim.Millisecond, nil)
+		if h[1].Stats.CNPsSent != int64(len(tc.want)) || qa.CNPs != int64(len(tc.want)) || len(got) != len(tc.want) {
+			t.Fatalf("windowed %v: CNPs sent %d, received %d; want %d", tc.windowed, h[1].Stats.CNPsSent, qa.CNPs, len(tc.want))
+		}
+		// Each CNP reaches the requester one path delay after its mark.
+		for i := range got {
+			if d := got[i] - got[0] - tc.want[i]; d != 0 {
+				t.Errorf("windowed %v: CNP %d arrives at %v, %v after the first; want %v", tc.windowed, i, got[i], got[i]-got[0], tc.want[i])
+			}
+		}
 	}
 }
 

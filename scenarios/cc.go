@@ -121,12 +121,14 @@ func (b *builder) noNodeCCParams(h *hcaS, path string) {
 
 // applyCCToProfile sets what an algorithm needs of the NIC: DCQCN's
 // notification point sends at most one CNP per QP per
-// min_time_between_cnps; HPCC acknowledges every packet, as the paper's
+// min_time_between_cnps, in the paper variant one per window of that
+// length (hca.Profile.CNPWindowed); HPCC acknowledges every packet, as the paper's
 // senders see every ACK.
 func applyCCToProfile(p *hca.Profile, c *CCConfig) {
 	switch p.CC {
 	case "dcqcn":
 		p.CNPInterval = c.DCQCN.CNPInterval
+		p.CNPWindowed = c.DCQCN.Variant == "paper"
 	case "hpcc":
 		p.AckEvery = 1
 	}

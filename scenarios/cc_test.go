@@ -64,16 +64,15 @@ func dcqcnFixedPoint(n int, c float64, p congestion.DCQCNParams, pktBytes float6
 // CoNEXT 2016), computed here from the paper's equations: q* = Kmin + p*
 // (Kmax - Kmin) / Pmax for the p* that balances its rate equations.
 //
-// The issue asks for the queue within 30% of q*. Measured over 100-300 ms
-// (three seeds agree to a few percent): N=1 +9%, N=2 +23%, N=4 +37%, N=8
-// +27%. The gap is the model's, not noise: the fluid model treats a cut as
-// a Bernoulli event per CNP interval, 1-(1-p)^(tau R_C), while a
-// notification point (the paper's, and ours) sends nothing for tau after a
-// CNP and then fires on the next mark; marks cluster at queue peaks, so
-// fewer cuts land than the model counts and the queue settles higher.
-// With a 25 us CNP interval the simulation is within 13% of q* for N=4,
-// while q* itself moves by 1%. The bound asserted here is therefore 40%,
-// which every N meets; the 30% the issue states is not met for N=4.
+// Measured over 0.1-1.1 s with seeds 1, 2, 3: the queue is -12..-16%
+// (N=1), +1..+5% (N=2), +12..+13% (N=4), +4% (N=8) from q*, and every
+// flow within 2.6% of C/N. Two things matter. The notification point must
+// be the paper's (hca.Profile.CNPWindowed: one CNP per 50 us window in
+// which a packet was marked, the chance the fluid model gives a cut);
+// with a minimum gap between CNPs instead (ConnectX's rule), marks that
+// cluster at queue peaks yield fewer cuts and the queue settles 9-37%
+// higher. And shares wander by about 5% over 100 ms (R_AI is 40 Mb/s per
+// 55 us), so the throughput window is a full second.
 func TestDCQCNFluidModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
@@ -81,7 +80,7 @@ func TestDCQCNFluidModel(t *testing.T) {
 	for _, n := range []int{1, 2, 4, 8} {
 		sc := mustParse(t, fmt.Sprintf(`
 name: fluid
-stop: {at: 300ms}
+stop: {at: 1100ms}
 topology: {kind: dumbbell, left: %d, right: 1, link: {rate: 100Gbps, delay: 1us}, bottleneck: {rate: 40Gbps, delay: 1us}}
 switch: {pfc: {priorities: []}, ecn: {kmin: 5KB, kmax: 200KB, pmax: 1%%}}
 hca: {mtu: 1024, cc: dcqcn, dcqcn: {variant: paper}}
@@ -95,7 +94,7 @@ traffic:
 		// DCQCN's shares wander by several percent over tens of
 		// milliseconds (R_AI is 40 Mb/s per 55 us): judge them, and the
 		// queue, over 200 ms after 100 ms to settle.
-		t1, t2 := 100*sim.Millisecond, 300*sim.Millisecond
+		t1, t2 := 100*sim.Millisecond, 1100*sim.Millisecond
 		net.Eng.Run(t1, nil)
 		sw := net.Switches[0]
 		port := n // s0's bottleneck port follows its n hosts
@@ -113,31 +112,34 @@ traffic:
 		pstar := dcqcnFixedPoint(n, c, sc.CC.DCQCN, wireBytes)
 		e := sc.Switch.ECN
 		qstar := float64(e.Kmin) + pstar*float64(e.Kmax-e.Kmin)/e.Pmax
+		worst := 0.0
 		for i, f := range net.Flows {
 			got := float64(f.Responder.Delivered-d1[i]) * 8 / (t2 - t1).Seconds()
 			want := 40e9 * 1024 / wireBytes / float64(n)
+			worst = max(worst, math.Abs(got-want)/want)
 			if math.Abs(got-want)/want > 0.05 {
 				t.Errorf("N=%d flow %d: %.3f Gb/s, want C/N = %.3f ± 5%%", n, i, got/1e9, want/1e9)
 			}
 		}
-		if math.Abs(meanQ-qstar)/qstar > 0.40 {
-			t.Errorf("N=%d: mean queue %.0f bytes, fluid-model fixed point %.0f (p* %.5f) ± 40%%", n, meanQ, qstar, pstar)
+		if math.Abs(meanQ-qstar)/qstar > 0.30 {
+			t.Errorf("N=%d: mean queue %.0f bytes, fluid-model fixed point %.0f (p* %.5f) ± 30%%", n, meanQ, qstar, pstar)
 		}
-		t.Logf("N=%d: mean queue %.0f bytes, fixed point %.0f bytes (p* %.5f); pauses %d", n, meanQ, qstar, pstar, net.Fabric.Ports[0][port].Stats.PauseRecv)
+		t.Logf("N=%d: mean queue %.0f bytes, fixed point %.0f bytes (p* %.5f, %+.0f%%); flows within %.1f%% of C/N; pauses %d",
+			n, meanQ, qstar, pstar, 100*(meanQ-qstar)/qstar, 100*worst, net.Fabric.Ports[0][port].Stats.PauseRecv)
 	}
 }
 
 // TestDCQCNConvergence: four flows into one 100 Gb/s port, starting 1 ms
 // apart. Jain's index of their throughput over each 1 ms window reaches
 // 0.95 within a bound measured here: 2 ms after the last flow starts with
-// the nvidia defaults, 10 ms with the paper's (whose cuts are rarer, one
-// CNP per 50 us, and whose recovery is slower); it then stays at or above
-// 0.9 for the next 20 ms.
+// the nvidia defaults, 26 ms with the paper's (whose cuts are rarer, at
+// most one CNP per 50 us window, and whose recovery is slower); it then
+// stays at or above 0.9 for the next 20 ms. The bounds leave some room.
 func TestDCQCNConvergence(t *testing.T) {
 	for _, tc := range []struct {
 		variant string
 		within  sim.Time
-	}{{"nvidia", 4 * sim.Millisecond}, {"paper", 15 * sim.Millisecond}} {
+	}{{"nvidia", 4 * sim.Millisecond}, {"paper", 35 * sim.Millisecond}} {
 		sc := mustParse(t, `
 name: convergence
 stop: {at: 100ms}
@@ -225,18 +227,25 @@ func TestDCQCNIncastAgainstPFCOnly(t *testing.T) {
 
 // TestHPCCIncast: HPCC on the same incast, with the HPCC paper's 1 KB
 // packets, keeps the steady queue below one bandwidth-delay product (100
-// Gb/s × the base RTT) while the bottleneck stays busy, measured from 1 ms
-// to 6 ms, after the start-up burst has drained and before the first flow
-// ends. Measured: queue 1.8 KB against a 65 KB BDP, busy 94.7%.
+// Gb/s × the base RTT) while the bottleneck stays at least 95% busy,
+// measured from 1 ms to 6 ms, after the start-up burst has drained and
+// before the first flow ends.
 //
-// The issue asks for at least 95% busy. HPCC steers U = txRate/B +
-// qlen/(B T) to eta = 0.95 (Li et al., section 3.2), so any standing queue
-// (here 1.8 KB, 0.026 of U) holds utilisation just under 95%: the bound
-// asserted is 94%, and 95% is not met, by HPCC's own design. With 4 KB
-// packets the collisions of 16 one-packet windows leave a 6 KB queue and
-// 93.0% busy.
+// W_AI follows the paper's rule, W_init (1 - eta) / N for N flows on a link
+// (Li et al., section 3.3), with the 16 flows this link carries: then the
+// 16 additive increases together make up the (1 - eta) of headroom, and U
+// settles a little above eta. Measured: queue 2.3 KB against a 65 KB BDP,
+// busy 98.0%. With the default W_AI (N = 100, sized for fabrics with more
+// flows per link) the sum of increases is too small to offset the standing
+// queue's share of U = txRate/B + qlen/(B T), and the link settles at
+// 94.8% busy with a 1.7 KB queue: eta 0.95 bounds txRate/B from above
+// whenever a queue stands. Both runs are checked.
 func TestHPCCIncast(t *testing.T) {
-	sc := mustParse(t, `
+	for _, tc := range []struct {
+		flowsPerLink int // N in W_AI's rule; 0: the default
+		minBusy      float64
+	}{{16, 0.95}, {0, 0.94}} {
+		sc := mustParse(t, `
 name: incast16
 stop: {at: 50ms}
 topology: {kind: star, hosts: 17, link: {rate: 100Gbps, delay: 1us}}
@@ -245,26 +254,33 @@ hca: {cc: hpcc, mtu: 1024}
 traffic:
   - incast: {to: h16, from: all, size: 8MiB}
 `)
-	n, err := Build(sc)
-	if err != nil {
-		t.Fatal(err)
+		n, err := Build(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bdp := float64(fabricBDP(n))
+		if tc.flowsPerLink > 0 {
+			sc.CC.HPCC.WAI = int64(bdp * (1 - sc.CC.HPCC.Eta) / float64(tc.flowsPerLink))
+			if n, err = Build(sc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sw, port := n.Switches[0], n.Fabric.Ports[0][16]
+		t1, t2 := sim.Millisecond, 6*sim.Millisecond
+		n.Eng.Run(t1, nil)
+		q1, b1 := sw.QueueStats(16, 3).MeanBytes*float64(t1), port.Stats.Busy
+		n.Eng.Run(t2, nil)
+		q2, b2 := sw.QueueStats(16, 3).MeanBytes*float64(t2), port.Stats.Busy
+		meanQ := (q2 - q1) / float64(t2-t1)
+		busy := float64(b2-b1) / float64(t2-t1)
+		if meanQ >= bdp || busy < tc.minBusy {
+			t.Errorf("W_AI for N=%d: mean queue %.0f bytes (BDP %.0f), bottleneck busy %.4f; want queue < BDP and busy >= %.2f", tc.flowsPerLink, meanQ, bdp, busy, tc.minBusy)
+		}
+		if sum := n.Run(nil).Summary; sum.Packets.Dropped != 0 {
+			t.Errorf("%d drops", sum.Packets.Dropped)
+		}
+		t.Logf("W_AI for N=%d (W_AI %d bytes): mean queue %.0f bytes against a BDP of %.0f; busy %.4f", tc.flowsPerLink, sc.CC.HPCC.WAI, meanQ, bdp, busy)
 	}
-	sw, port := n.Switches[0], n.Fabric.Ports[0][16]
-	t1, t2 := sim.Millisecond, 6*sim.Millisecond
-	n.Eng.Run(t1, nil)
-	q1, b1 := sw.QueueStats(16, 3).MeanBytes*float64(t1), port.Stats.Busy
-	n.Eng.Run(t2, nil)
-	q2, b2 := sw.QueueStats(16, 3).MeanBytes*float64(t2), port.Stats.Busy
-	meanQ := (q2 - q1) / float64(t2-t1)
-	busy := float64(b2-b1) / float64(t2-t1)
-	bdp := float64(fabricBDP(n))
-	if meanQ >= bdp || busy < 0.94 {
-		t.Errorf("mean queue %.0f bytes (BDP %.0f), bottleneck busy %.3f; want queue < BDP and busy >= 0.94", meanQ, bdp, busy)
-	}
-	if sum := n.Run(nil).Summary; sum.Packets.Dropped != 0 {
-		t.Errorf("%d drops", sum.Packets.Dropped)
-	}
-	t.Logf("mean queue %.0f bytes against a BDP of %.0f; busy %.4f", meanQ, bdp, busy)
 }
 
 // fabricBDP is 100 Gb/s × the base RTT of flow 0.
