@@ -137,8 +137,8 @@ func TestHPCCWindow(t *testing.T) {
 	h := NewHPCC(HPCCDefaults(), path100, a.apply)
 	T := path100.BaseRTT.Seconds()
 	bdp := 100e9 / 8 * T
-	hop := func(ts sim.Time, tx, q int64) fabric.INTStack {
-		s := fabric.INTStack{Enabled: true}
+	hop := func(ts sim.Time, tx, q int64) *fabric.INTStack {
+		s := &fabric.INTStack{}
 		s.Push(fabric.INTHop{QLen: q, TxBytes: tx, TS: ts, Rate: 100 * fabric.Gbps})
 		return s
 	}

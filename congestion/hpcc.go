@@ -73,21 +73,21 @@ func (h *HPCC) OnCNP(sim.Time) {}
 
 // OnAck is the paper's NewAck (algorithm 1).
 func (h *HPCC) OnAck(_ sim.Time, ack *fabric.Packet) {
-	if !ack.INT.Enabled || ack.INT.N == 0 || ack.Kind != fabric.KindAck {
+	if ack.INT == nil || ack.INT.N == 0 || ack.Kind != fabric.KindAck {
 		return
 	}
 	if !h.haveLast || h.last.N != ack.INT.N {
-		h.last, h.haveLast = ack.INT, true
+		h.last, h.haveLast = *ack.INT, true
 		return
 	}
-	u := h.measureInflight(&ack.INT)
+	u := h.measureInflight(ack.INT)
 	// The ACK of a packet sent after the last update starts a new RTT.
 	update := psnAfter(ack.PSN, h.lastUpdate) || ack.PSN == h.lastUpdate
 	h.computeWind(u, update)
 	if update {
 		h.lastUpdate = h.sndNxt
 	}
-	h.last = ack.INT
+	h.last = *ack.INT
 	h.apply(fabric.Rate(min(h.line, h.w*8/h.t)), int64(h.w))
 }
 

@@ -22,16 +22,15 @@ type INTHop struct {
 	Rate    Rate     // the egress link's rate
 }
 
-// INTStack is the telemetry a packet carries.
+// INTStack is the telemetry a packet carries (Packet.INT).
 type INTStack struct {
-	Enabled bool
-	N       uint8
-	Hops    [MaxINTHops]INTHop
+	N    uint8
+	Hops [MaxINTHops]INTHop
 }
 
-// Push appends a record if the stack is enabled and has room.
+// Push appends a record if the stack has room.
 func (s *INTStack) Push(h INTHop) {
-	if s.Enabled && int(s.N) < MaxINTHops {
+	if int(s.N) < MaxINTHops {
 		s.Hops[s.N] = h
 		s.N++
 	}

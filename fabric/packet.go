@@ -18,29 +18,66 @@ func (k PacketKind) String() string { return [...]string{"data", "ack", "cnp", "
 // Packet is one frame on the wire. Packets come from a Pool and go back to
 // it when consumed, so a run allocates packets only while the number in
 // flight grows.
+//
+// The fields every hop reads (queue link, sizes, ports, addresses, the
+// 5-tuple, priority, ECN, the INT pointer) come first and fill the first
+// 64-byte cache line; what only the end hosts read follows. A large run
+// keeps tens of thousands of packets queued, so a hop that touches one
+// line of a packet instead of six is most of the simulator's speed
+// (TestPacketLayout holds this).
 type Packet struct {
-	Kind     PacketKind
-	Opcode   Opcode
-	Priority uint8 // 802.1p priority / traffic class, 0..7
-	ECN      ECN
+	next *Packet // Pool free list, and FIFOs
 
+	// Wire is the bytes the packet occupies on the wire, preamble and
+	// inter-frame gap included.
+	Wire int32
+	// InPort is the port it entered the node that now holds it.
+	InPort int32
 	// Src and Dst are the hosts that sent the packet and that it is for.
 	Src, Dst NodeID
 	// Flow is the 5-tuple switches hash for ECMP.
 	Flow FlowKey
+	// Payload is the bytes of data the packet carries.
+	Payload int32
 
 	// BTH fields.
 	DestQP uint32
 	PSN    uint32 // 24 bits
+
+	Kind     PacketKind
+	Opcode   Opcode
+	Priority uint8 // 802.1p priority / traffic class, 0..7
+	ECN      ECN
+	// InPrio is the priority it arrived with at the switch that now holds
+	// it, which its ingress buffer is charged to (a Tagger-style switch
+	// may move it to another priority for its egress).
+	InPrio uint8
 	AckReq bool
+	// PFC fields: which priorities the frame covers (PauseQuanta below
+	// has their pause times).
+	PauseEnable uint8
+
+	// INT is the in-band telemetry (HPCC), nil when the packet carries
+	// none: a request collects it, its ACK echoes it. Pool.AddINT gives a
+	// packet one; Pool.Put takes it back.
+	INT *INTStack
+
+	// ---- end-host fields
+
+	// SentAt is when the packet's first bit left its source host.
+	SentAt sim.Time
+	// Echo is, on an ACK, when the request it acknowledges was sent: the
+	// requester's RTT sample (as NICs timestamp for TIMELY and HPCC).
+	Echo sim.Time
+
 	// SrcQP is the sender's QP number: in UD's DETH; for RC and UC the
 	// responder knows it from the connection, and the model carries it here.
 	SrcQP uint32
 
 	// RETH fields.
-	VA     uint64
 	RKey   uint32
 	DMALen uint32
+	VA     uint64
 
 	// AETH fields.
 	Syndrome uint8
@@ -51,44 +88,19 @@ type Packet struct {
 
 	// ImmDt: the immediate data of SEND and RDMA WRITE with immediate.
 	Imm uint32
-	// AtomicETH: swap or add data (SwapAdd) and compare data (Compare);
-	// AtomicAckETH: the original remote value (OrigData).
-	SwapAdd, Compare, OrigData uint64
 	// DETH: the Q_Key of a UD datagram (SrcQP above is the DETH's
 	// source QP).
 	QKey uint32
+	// AtomicETH: swap or add data (SwapAdd) and compare data (Compare);
+	// AtomicAckETH: the original remote value (OrigData).
+	SwapAdd, Compare, OrigData uint64
 	// Data, when not nil, is the payload's bytes: a read-only view of a
 	// snapshot the sender took, for memory regions backed by real bytes.
 	// Traffic generators leave it nil; only sizes move then.
 	Data []byte
 
-	// PFC fields: which priorities the frame covers and their pause times.
-	PauseEnable uint8
+	// PauseQuanta are a PFC frame's pause times per priority.
 	PauseQuanta [8]uint16
-
-	// Payload is the bytes of data the packet carries.
-	Payload int32
-	// Wire is the bytes the packet occupies on the wire, preamble and
-	// inter-frame gap included.
-	Wire int32
-
-	// SentAt is when the packet's first bit left its source host.
-	SentAt sim.Time
-	// InPort is the port it entered the node that now holds it.
-	InPort int32
-	// InPrio is the priority it arrived with at the switch that now holds
-	// it, which its ingress buffer is charged to (a Tagger-style switch
-	// may move it to another priority for its egress).
-	InPrio uint8
-
-	// Echo is, on an ACK, when the request it acknowledges was sent: the
-	// requester's RTT sample (as NICs timestamp for TIMELY and HPCC).
-	Echo sim.Time
-	// INT is the in-band telemetry (HPCC); a request collects it, its ACK
-	// echoes it.
-	INT INTStack
-
-	next *Packet // Pool free list, and FIFOs
 }
 
 // Frame returns the bytes the frame occupies in a buffer: header to FCS.
@@ -104,20 +116,42 @@ func RoCEv2Wire(op Opcode, payload int) int {
 	return frameOnWire(frame)
 }
 
-// Pool is a free list of packets. It belongs to one run; the engine is
-// single-threaded, so it needs no lock.
+// Pool is a free list of packets, and of the INT stacks some of them
+// carry. It belongs to one run; the engine is single-threaded, so it needs
+// no lock.
 type Pool struct {
-	free *Packet
+	free    *Packet
+	freeINT []*INTStack
 	// Live is how many packets are out of the pool, for conservation checks.
 	Live int
 }
 
-// Clone returns a copy of p from the pool (a switch flooding it).
+// Clone returns a copy of p from the pool (a switch flooding it), with a
+// copy of its telemetry.
 func (pl *Pool) Clone(p *Packet) *Packet {
 	c := pl.Get()
 	*c = *p
 	c.next = nil
+	if p.INT != nil {
+		c.INT = nil
+		pl.AddINT(c)
+		*c.INT = *p.INT
+	}
 	return c
+}
+
+// AddINT gives p an empty telemetry stack, if it has none.
+func (pl *Pool) AddINT(p *Packet) {
+	if p.INT != nil {
+		return
+	}
+	if n := len(pl.freeINT); n > 0 {
+		p.INT = pl.freeINT[n-1]
+		pl.freeINT = pl.freeINT[:n-1]
+		*p.INT = INTStack{}
+		return
+	}
+	p.INT = &INTStack{}
 }
 
 // Get returns a zeroed packet.
@@ -131,9 +165,14 @@ func (pl *Pool) Get() *Packet {
 	return &Packet{}
 }
 
-// Put returns a packet to the pool; the caller must not use it again.
+// Put returns a packet (and its telemetry) to the pool; the caller must
+// not use it again.
 func (pl *Pool) Put(p *Packet) {
 	pl.Live--
+	if p.INT != nil {
+		pl.freeINT = append(pl.freeINT, p.INT)
+		p.INT = nil
+	}
 	p.next = pl.free
 	pl.free = p
 }

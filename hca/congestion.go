@@ -21,13 +21,14 @@ type CongestionControl interface {
 // echo copies into an ACK what congestion control needs of the request it
 // acknowledges: its send time, and its telemetry (with the INT header's
 // bytes on the wire).
-func echo(ack, req *fabric.Packet) {
+func (h *HCA) echo(ack, req *fabric.Packet) {
 	ack.Echo = req.SentAt
-	if req.INT.Enabled {
-		if !ack.INT.Enabled {
+	if req.INT != nil {
+		if ack.INT == nil {
 			ack.Wire += fabric.INTHeaderBytes
+			h.pool.AddINT(ack)
 		}
-		ack.INT = req.INT
+		*ack.INT = *req.INT
 	}
 }
 

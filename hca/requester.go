@@ -119,7 +119,7 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	p.Payload = int32(payload)
 	p.Wire = int32(fabric.RoCEv2Wire(p.Opcode, int(payload)))
 	if qp.INT {
-		p.INT.Enabled = true
+		h.pool.AddINT(p)
 		p.Wire += fabric.INTHeaderBytes
 	}
 

@@ -386,12 +386,12 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 	if syndrome == fabric.SyndromeACK && qp.queuedAck != nil {
 		qp.queuedAck.PSN = uint32(psn) & psnMask
 		qp.queuedAck.MSN = qp.msn
-		echo(qp.queuedAck, req)
+		h.echo(qp.queuedAck, req)
 		return qp.queuedAck
 	}
 	a := h.newAck(qp, req, fabric.OpAcknowledge, psn)
 	a.Syndrome = syndrome
-	echo(a, req)
+	h.echo(a, req)
 	if syndrome == fabric.SyndromeACK {
 		h.Stats.AcksSent++
 		qp.queuedAck = a

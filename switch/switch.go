@@ -414,7 +414,7 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	pp := &s.portPrio[o][prio]
 	pp.TxPackets++
 	pp.TxBytes += int64(p.Wire)
-	if p.INT.Enabled {
+	if p.INT != nil {
 		// HPCC's telemetry: the egress's queue as the packet leaves it, the
 		// bytes the port has sent with this packet, the time and the rate.
 		port := s.ports[o]
