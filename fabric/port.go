@@ -24,25 +24,46 @@ type Owner interface {
 type PortStats struct {
 	TxPackets, TxBytes int64
 	RxPackets, RxBytes int64
+	// Busy is the time the transmitter spent sending.
+	Busy sim.Time
 	// PauseSent and ResumeSent count PFC frames sent (a resume is a frame
 	// whose quanta are all zero); PauseRecv and ResumeRecv those received.
 	PauseSent, ResumeSent, PauseRecv, ResumeRecv int64
 	// PauseRecvPrio counts received PFC frames that paused each priority
 	// (quanta above 0).
 	PauseRecvPrio [8]int64
-	// Busy is the time the transmitter spent sending.
-	Busy sim.Time
 }
 
 // Port is one end of a full-duplex link: a transmitter that sends one
 // frame at a time at the port's rate, with per-priority pause state set by
 // PFC frames from the peer, and a receiver that hands arrivals to the
 // owner.
+//
+// What every frame touches comes first (the transmitter's state, its
+// rate and hooks, the common counters), so that a frame costs two or three
+// cache lines of a port rather than all of them.
 type Port struct {
+	eng     *sim.Engine
+	owner   Owner
+	out     *Link
+	sending *Packet     // the frame on the transmitter now
+	control PacketQueue // PFC frames, sent before data and never paused
+	Rate    Rate
+
+	busy     bool
+	choosing bool  // inside owner.NextPacket: a Kick now must wait
+	down     bool  // the link is cut: nothing is sent or received
+	paused   uint8 // bit i: priority i is paused
+
+	// OnTx, if set, is told of every frame (data and PFC) as its first bit
+	// goes on the wire; the peer's OnTx sees the other direction. It must
+	// not keep pkt (copy what it needs) and must not change it.
+	OnTx  func(p *Port, pkt *Packet)
+	Stats PortStats
+
 	Node  NodeID
 	Index int
 	Name  string // "s0:p8"
-	Rate  Rate
 	// ResponseDelay is how long after a PAUSE arrives the transmitter
 	// starts honouring it (on top of finishing the frame in flight).
 	ResponseDelay sim.Time
@@ -52,35 +73,20 @@ type Port struct {
 	SenderFrame int64
 	// OnPause, if set, is told of every PFC frame the port sends.
 	OnPause func(p *Port, prio uint8, quanta uint16)
-	// OnTx, if set, is told of every frame (data and PFC) as its first bit
-	// goes on the wire; the peer's OnTx sees the other direction. It must
-	// not keep pkt (copy what it needs) and must not change it.
-	OnTx func(p *Port, pkt *Packet)
 	// OnPauseState, if set, is told whenever a priority of this port's
 	// transmitter becomes paused (paused true) or free again; an observer
 	// (the deadlock detector) uses it. The owner is told first, when it
 	// implements PauseObserver.
 	OnPauseState func(p *Port, prio uint8, paused bool)
-	Stats        PortStats
 
-	eng   *sim.Engine
-	pool  *Pool
-	owner Owner
-	out   *Link
-	peer  *Port
-
-	busy     bool
-	choosing bool        // inside owner.NextPacket: a Kick now must wait
-	sending  *Packet     // the frame on the transmitter now
-	control  PacketQueue // PFC frames, sent before data and never paused
+	pool *Pool
+	peer *Port
 
 	pausedUntil [8]sim.Time
 	pausedSince [8]sim.Time
 	pausedTotal [8]sim.Time
-	paused      uint8 // bit i: priority i is paused
 	wake        sim.Timer
 
-	down     bool          // the link is cut: nothing is sent or received
 	observer PauseObserver // the owner, when it wants pause transitions
 }
 
