@@ -31,6 +31,9 @@ func NewNetwork(eng *sim.Engine, t *Topology) *Network {
 		a, b := n.Ports[l.A][l.APort], n.Ports[l.B][l.BPort]
 		ab := &Link{Delay: l.Delay, eng: eng, to: b}
 		ba := &Link{Delay: l.Delay, eng: eng, to: a}
+		if l.Delay > 0 {
+			ab.lane, ba.lane = eng.Lane(l.Delay), eng.Lane(l.Delay)
+		}
 		a.out, b.out = ab, ba
 		a.peer, b.peer = b, a
 		n.Links = append(n.Links, ab, ba)

@@ -60,6 +60,7 @@ type Port struct {
 	// not keep pkt (copy what it needs) and must not change it.
 	OnTx  func(p *Port, pkt *Packet)
 	Stats PortStats
+	lanes [2]*sim.Lane // the transmit lanes used last (txLane)
 
 	Node  NodeID
 	Index int
@@ -242,7 +243,27 @@ func (p *Port) startNext() {
 	}
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
-	p.eng.After(d, p, portTxDone, 0, pkt)
+	if d > 0 {
+		p.eng.AfterLane(p.txLane(d), p, portTxDone, 0, pkt)
+	} else {
+		p.eng.Schedule(p.eng.Now(), p, portTxDone, 0, pkt)
+	}
+}
+
+// txLane returns the engine's lane for transmissions lasting d: frames of
+// one size take one lane, and a port remembers the last two it used (a
+// host alternates data and ACKs).
+func (p *Port) txLane(d sim.Time) *sim.Lane {
+	switch {
+	case p.lanes[0] != nil && p.lanes[0].Delay() == d:
+		return p.lanes[0]
+	case p.lanes[1] != nil && p.lanes[1].Delay() == d:
+		p.lanes[0], p.lanes[1] = p.lanes[1], p.lanes[0]
+		return p.lanes[0]
+	}
+	p.lanes[1] = p.lanes[0]
+	p.lanes[0] = p.eng.Lane(d)
+	return p.lanes[0]
 }
 
 // HandleEvent runs the port's own events.
@@ -360,8 +381,8 @@ func (p *Port) armWake() {
 // Link is one direction of a cable: it carries frames from a transmitting
 // port to the peer after the propagation delay. Frames leave a port one at
 // a time and all take the same delay, so they arrive in order: the link
-// keeps them in its own FIFO and puts only the head's arrival in the event
-// queue.
+// keeps them in its own FIFO, and their arrivals wait in the engine's lane
+// for that delay (sim.Lane), shared by every link of the same length.
 type Link struct {
 	Delay sim.Time
 	// Packets and Bytes count frames carried (wire bytes).
@@ -373,9 +394,9 @@ type Link struct {
 	DownDrops int64
 
 	eng      *sim.Engine
+	lane     *sim.Lane // nil for a zero delay
 	to       *Port
 	inFlight PacketQueue
-	arrivals timeRing
 
 	lossRate float64
 	lossRNG  *rand.Rand
@@ -402,22 +423,18 @@ func (l *Link) carry(pkt *Packet) {
 		l.to.pool.Put(pkt)
 		return
 	}
-	at := l.eng.Now() + l.Delay
 	l.inFlight.Push(pkt)
-	l.arrivals.push(at)
-	if l.inFlight.Len == 1 {
-		l.eng.Schedule(at, l, 0, 0, nil)
+	if l.lane != nil {
+		l.eng.AfterLane(l.lane, l, 0, 0, nil)
+	} else {
+		l.eng.Schedule(l.eng.Now(), l, 0, 0, nil)
 	}
 }
 
-// HandleEvent delivers the head frame and schedules the next arrival.
+// HandleEvent delivers the head frame: each arrival event is for the
+// oldest frame on the link.
 func (l *Link) HandleEvent(*sim.Event) {
-	pkt := l.inFlight.Pop()
-	l.arrivals.pop()
-	if l.inFlight.Len > 0 {
-		l.eng.Schedule(l.arrivals.peek(), l, 0, 0, nil)
-	}
-	l.to.arrive(pkt)
+	l.to.arrive(l.inFlight.Pop())
 }
 
 // InFlight returns the frames on the wire.
@@ -432,31 +449,4 @@ func (l *Link) InFlightOf(k PacketKind) int {
 		}
 	}
 	return c
-}
-
-// timeRing is a growable FIFO of times.
-type timeRing struct {
-	buf        []sim.Time
-	head, size int
-}
-
-func (r *timeRing) push(t sim.Time) {
-	if r.size == len(r.buf) {
-		nb := make([]sim.Time, max(16, 2*len(r.buf)))
-		for i := 0; i < r.size; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[(r.head+r.size)%len(r.buf)] = t
-	r.size++
-}
-
-func (r *timeRing) peek() sim.Time { return r.buf[r.head] }
-
-func (r *timeRing) pop() sim.Time {
-	t := r.buf[r.head]
-	r.head = (r.head + 1) % len(r.buf)
-	r.size--
-	return t
 }

@@ -19,8 +19,10 @@ type Engine struct {
 	events uint64
 	seed   uint64
 
-	stopped bool
-	dead    int // cancelled events still in the heap
+	lanes       map[Time]*Lane // by delay (lane.go)
+	laneWaiting int            // lane events behind their lane's head
+	stopped     bool
+	dead        int // cancelled events still in the heap
 
 	progressEvery uint64
 	progress      func(now Time, events uint64)
@@ -43,7 +45,7 @@ func (e *Engine) Events() uint64 { return e.events }
 func (e *Engine) Seed() uint64 { return e.seed }
 
 // Pending returns how many events are scheduled, cancelled ones included.
-func (e *Engine) Pending() int { return len(e.heap) + e.nowQ.len() }
+func (e *Engine) Pending() int { return len(e.heap) + e.nowQ.len() + e.laneWaiting }
 
 func (e *Engine) alloc() *Event {
 	if n := len(e.free); n > 0 {
@@ -64,6 +66,7 @@ func (e *Engine) recycle(ev *Event) {
 	ev.H = nil
 	ev.Data = nil
 	ev.cancelled = false
+	ev.lane = nil
 	e.free = append(e.free, ev)
 }
 
@@ -99,6 +102,9 @@ func (e *Engine) Cancel(t Timer) bool {
 	}
 	t.ev.cancelled = true
 	t.ev.Data = nil // let the payload go now rather than when the event surfaces
+	if t.ev.lane != nil {
+		return true // skipped when it reaches its lane's head
+	}
 	if t.ev.At != e.now || e.nowQ.len() == 0 {
 		e.dead++
 		if e.dead > 256 && 2*e.dead > len(e.heap) {
@@ -116,7 +122,7 @@ func (e *Engine) Cancel(t Timer) bool {
 func (e *Engine) compact() {
 	h := e.heap[:0]
 	for _, it := range e.heap {
-		if it.ev.cancelled {
+		if it.ev.cancelled && it.ev.lane == nil {
 			e.recycle(it.ev)
 			continue
 		}
@@ -179,20 +185,21 @@ type heapItem struct {
 func (e *Engine) next() *Event {
 	for {
 		var ev *Event
+		inLane := false
 		switch {
 		case len(e.heap) > 0 && e.heap[0].at == e.now:
 			// Heap events at the current time were scheduled before it began,
 			// so they precede everything in the current-time FIFO.
-			ev = e.pop()
+			ev, inLane = e.popTop()
 		case e.nowQ.len() > 0:
 			ev = e.nowQ.pop()
 		case len(e.heap) > 0:
-			ev = e.pop()
+			ev, inLane = e.popTop()
 		default:
 			return nil
 		}
 		if ev.cancelled {
-			if e.dead > 0 {
+			if !inLane && e.dead > 0 {
 				e.dead--
 			}
 			e.recycle(ev)
@@ -200,6 +207,27 @@ func (e *Engine) next() *Event {
 		}
 		return ev
 	}
+}
+
+// popTop removes the heap's top event. When it heads a lane, the lane's
+// next event takes its place at the top and sinks from there, one sift
+// instead of a pop and a push.
+func (e *Engine) popTop() (ev *Event, inLane bool) {
+	ev = e.heap[0].ev
+	l := ev.lane
+	if l == nil {
+		return e.pop(), false
+	}
+	ev.lane = nil
+	l.q.pop()
+	if l.q.size == 0 {
+		e.pop()
+		return ev, true
+	}
+	e.heap[0] = l.q.peek()
+	e.laneWaiting--
+	e.siftDown(0)
+	return ev, true
 }
 
 // Run fires events in order until none is left, the next one is later than
@@ -248,8 +276,9 @@ func (a heapItem) before(b heapItem) bool {
 
 // push and pop keep a 4-ary heap: shallower than a binary heap, and its
 // four children's keys sit side by side in memory.
-func (e *Engine) push(ev *Event) {
-	it := heapItem{at: ev.At, seq: ev.seq, ev: ev}
+func (e *Engine) push(ev *Event) { e.pushItem(heapItem{at: ev.At, seq: ev.seq, ev: ev}) }
+
+func (e *Engine) pushItem(it heapItem) {
 	h := append(e.heap, it)
 	i := len(h) - 1
 	for i > 0 {

@@ -25,6 +25,7 @@ type Event struct {
 	seq       uint64 // insertion order: ties at the same At fire in this order
 	gen       uint32 // bumped on every recycle so stale Timers are inert
 	cancelled bool
+	lane      *Lane // the lane it waits in, if any (lane.go)
 }
 
 // Timer is a handle to a scheduled event that may be cancelled. The zero

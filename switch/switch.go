@@ -32,8 +32,8 @@ type Switch struct {
 	held     [][8]int64 // per ingress port and priority, outside headroom
 	head     [][8]int64 // per ingress port and priority, in headroom
 	xoff     [][8]bool
-	pipe     pipeRing
-	pipeline int64 // packets admitted and not yet queued at egress
+	pipeLane *sim.Lane // store-and-forward's latency (forward)
+	pipeline int64     // packets admitted and not yet queued at egress
 
 	// Buffer accounting (mmu.go), bytes.
 	sharedSize int64
@@ -80,7 +80,6 @@ type Switch struct {
 // Switch event kinds.
 const (
 	evForward int32 = iota
-	evPipeline
 	evPauseRefresh
 	evWatchdog
 	evWatchdogRestore
@@ -262,13 +261,17 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 		s.eng.After(delay, s, evForward, int64(out), p)
 		return
 	}
-	// Store-and-forward: every packet waits the same latency, so they
-	// leave the pipeline in the order they entered; the switch keeps them
-	// in its own FIFO and puts only the head in the event queue.
-	s.pipe.push(pipeEntry{at: s.eng.Now() + delay, out: int32(out), p: p})
-	if s.pipe.n == 1 {
-		s.eng.Schedule(s.pipe.peek().at, s, evPipeline, 0, nil)
+	// Store-and-forward: every packet waits the same latency, in the
+	// engine's lane for it (sim.Lane), which every switch of this latency
+	// shares.
+	if delay > 0 {
+		if s.pipeLane == nil {
+			s.pipeLane = s.eng.Lane(delay)
+		}
+		s.eng.AfterLane(s.pipeLane, s, evForward, int64(out), p)
+		return
 	}
+	s.eng.Schedule(s.eng.Now(), s, evForward, int64(out), p)
 }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
@@ -294,13 +297,6 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 	case evForward:
 		s.pipeline--
 		s.enqueue(ev.Data.(*fabric.Packet), int(ev.N))
-	case evPipeline:
-		e := s.pipe.pop()
-		if s.pipe.n > 0 {
-			s.eng.Schedule(s.pipe.peek().at, s, evPipeline, 0, nil)
-		}
-		s.pipeline--
-		s.enqueue(e.p, int(e.out))
 	case evWatchdog:
 		s.watchdogCheck(int(ev.N/8), uint8(ev.N%8))
 	case evWatchdogRestore:
@@ -431,40 +427,4 @@ func (s *Switch) resume(i int, prio uint8) {
 	s.eng.Cancel(s.refresh[i][prio])
 	s.ports[i].SendPause(prio, 0)
 	s.portPrio[i][prio].ResumeSent++
-}
-
-// pipeEntry is a packet in the store-and-forward pipeline: when it reaches
-// egress, and which port.
-type pipeEntry struct {
-	at  sim.Time
-	out int32
-	p   *fabric.Packet
-}
-
-// pipeRing is a growable FIFO of pipeline entries.
-type pipeRing struct {
-	buf     []pipeEntry
-	head, n int
-}
-
-func (r *pipeRing) push(e pipeEntry) {
-	if r.n == len(r.buf) {
-		nb := make([]pipeEntry, max(16, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[(r.head+r.n)%len(r.buf)] = e
-	r.n++
-}
-
-func (r *pipeRing) peek() *pipeEntry { return &r.buf[r.head] }
-
-func (r *pipeRing) pop() pipeEntry {
-	e := r.buf[r.head]
-	r.buf[r.head] = pipeEntry{}
-	r.head = (r.head + 1) % len(r.buf)
-	r.n--
-	return e
 }
