@@ -89,12 +89,12 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 				// frame (merchant MMUs keep one copy and a reference
 				// count), so headroom sized for one stream does not
 				// bound it: charge it beyond headroom rather than drop.
-				s.head[i][prio] += frame
+				s.in[i][prio].head += frame
 				s.bufUsed += frame
 				toHead = true
 			}
-			if !s.xoff[i][prio] && (toHead || s.held[i][prio] >= s.xoffLimit()) {
-				s.xoff[i][prio] = true
+			if !s.in[i][prio].xoff && (toHead || s.in[i][prio].held >= s.xoffLimit()) {
+				s.in[i][prio].xoff = true
 				s.sendPause(i, prio)
 			}
 			c = s.pool.Clone(p)
@@ -116,7 +116,7 @@ func (s *Switch) dropQueued(p *fabric.Packet, why DropReason) {
 	i, ip := int(p.InPort), p.InPrio
 	s.release(i, ip, p.Frame())
 	s.portPrio[i][ip].Drops[why]++
-	if s.xoff[i][ip] && s.head[i][ip] == 0 && s.held[i][ip] <= s.xonLevel() {
+	if s.in[i][ip].xoff && s.in[i][ip].head == 0 && s.in[i][ip].held <= s.xonLevel() {
 		s.resume(i, ip)
 	}
 	s.drop(p, why)
@@ -256,4 +256,4 @@ func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
 
 // IngressPaused reports whether the switch is pausing the upstream of
 // port i on priority prio (its ingress is above XOFF).
-func (s *Switch) IngressPaused(i int, prio uint8) bool { return s.xoff[i][prio] }
+func (s *Switch) IngressPaused(i int, prio uint8) bool { return s.in[i][prio].xoff }

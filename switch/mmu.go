@@ -11,6 +11,15 @@ import "fmt"
 // Egress queues are accounted too: a lossy egress queue over its threshold
 // drops; lossless queues are bounded by PFC at ingress instead.
 
+// ingress is one ingress port and priority's share of the buffer, bytes:
+// what it holds outside headroom and in it, and whether it has paused its
+// upstream (XOFF). One small struct, so that admitting a frame reads one
+// cache line of it.
+type ingress struct {
+	held, head int64
+	xoff       bool
+}
+
 // sharedFree is the shared pool still free, bytes.
 func (s *Switch) sharedFree() int64 { return s.sharedSize - s.sharedUsed }
 
@@ -39,7 +48,7 @@ func (s *Switch) sharedPart(n int64) int64 { return max(0, n-int64(s.Prof.Reserv
 // admit charges a frame to its ingress port and priority. It returns
 // whether the frame went into headroom, or the reason it must be dropped.
 func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop DropReason, ok bool) {
-	cur := s.held[i][prio]
+	cur := s.in[i][prio].held
 	need := s.sharedPart(cur+frame) - s.sharedPart(cur)
 	free := s.sharedFree()
 	if s.lossless&(1<<prio) != 0 {
@@ -47,14 +56,14 @@ func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop Drop
 			s.charge(i, prio, frame, need)
 			return false, 0, true
 		}
-		if s.head[i][prio]+frame > s.headroom[i] {
+		if s.in[i][prio].head+frame > s.headroom[i] {
 			return false, DropHeadroom, false
 		}
-		s.head[i][prio] += frame
+		s.in[i][prio].head += frame
 		s.bufUsed += frame
 		pp := &s.portPrio[i][prio]
-		pp.PeakHeadroom = max(pp.PeakHeadroom, s.head[i][prio])
-		pp.PeakIngress = max(pp.PeakIngress, s.held[i][prio]+s.head[i][prio])
+		pp.PeakHeadroom = max(pp.PeakHeadroom, s.in[i][prio].head)
+		pp.PeakIngress = max(pp.PeakIngress, s.in[i][prio].held+s.in[i][prio].head)
 		return true, 0, true
 	}
 	limit := int64(s.Prof.Reserved) + s.Prof.IngressThreshold.Limit(free)
@@ -66,22 +75,22 @@ func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop Drop
 }
 
 func (s *Switch) charge(i int, prio uint8, frame, shared int64) {
-	s.held[i][prio] += frame
+	s.in[i][prio].held += frame
 	s.sharedUsed += shared
 	s.bufUsed += frame
 	pp := &s.portPrio[i][prio]
-	pp.PeakIngress = max(pp.PeakIngress, s.held[i][prio]+s.head[i][prio])
+	pp.PeakIngress = max(pp.PeakIngress, s.in[i][prio].held+s.in[i][prio].head)
 }
 
 // release frees a frame's bytes from its ingress port and priority:
 // headroom first, then shared, then reserved.
 func (s *Switch) release(i int, prio uint8, frame int64) {
-	fromHead := min(s.head[i][prio], frame)
-	s.head[i][prio] -= fromHead
+	fromHead := min(s.in[i][prio].head, frame)
+	s.in[i][prio].head -= fromHead
 	rest := frame - fromHead
-	before := s.sharedPart(s.held[i][prio])
-	s.held[i][prio] -= rest
-	s.sharedUsed -= before - s.sharedPart(s.held[i][prio])
+	before := s.sharedPart(s.in[i][prio].held)
+	s.in[i][prio].held -= rest
+	s.sharedUsed -= before - s.sharedPart(s.in[i][prio].held)
 	s.bufUsed -= frame
 }
 

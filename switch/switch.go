@@ -29,11 +29,9 @@ type Switch struct {
 	routes   *fabric.Routes
 	queues   [][8]egressQueue
 	portPrio [][8]PortPrio
-	held     [][8]int64 // per ingress port and priority, outside headroom
-	head     [][8]int64 // per ingress port and priority, in headroom
-	xoff     [][8]bool
-	pipeLane *sim.Lane // store-and-forward's latency (forward)
-	pipeline int64     // packets admitted and not yet queued at egress
+	in       [][8]ingress // per ingress port and priority
+	pipeLane *sim.Lane    // store-and-forward's latency (forward)
+	pipeline int64        // packets admitted and not yet queued at egress
 
 	// Buffer accounting (mmu.go), bytes.
 	sharedSize int64
@@ -101,11 +99,9 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		ID: id, Name: name, Prof: prof, eng: eng, pool: pool, ports: ports, routes: routes,
 		ecnRNG:    eng.Rand("switch/" + name + "/ecn"),
 		headroom:  make([]int64, n),
-		held:      make([][8]int64, n),
-		head:      make([][8]int64, n),
+		in:        make([][8]ingress, n),
 		queues:    make([][8]egressQueue, n),
 		portPrio:  make([][8]PortPrio, n),
-		xoff:      make([][8]bool, n),
 		refresh:   make([][8]sim.Timer, n),
 		deficit:   make([][8]int64, n),
 		dwrrAt:    make([]int, n),
@@ -176,7 +172,7 @@ func (s *Switch) QueueStats(port int, prio uint8) QueueStats {
 // IngressBytes is what port and priority hold in the buffer, headroom
 // included.
 func (s *Switch) IngressBytes(port int, prio uint8) int64 {
-	return s.held[port][prio] + s.head[port][prio]
+	return s.in[port][prio].held + s.in[port][prio].head
 }
 
 // PeakIngress is the most that port and priority ever held, bytes.
@@ -212,8 +208,8 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		return
 	}
 	s.Stats.PeakBuffer = max(s.Stats.PeakBuffer, s.bufUsed)
-	if s.lossless&(1<<prio) != 0 && !s.xoff[i][prio] && (toHead || s.held[i][prio] >= s.xoffLimit()) {
-		s.xoff[i][prio] = true
+	if s.lossless&(1<<prio) != 0 && !s.in[i][prio].xoff && (toHead || s.in[i][prio].held >= s.xoffLimit()) {
+		s.in[i][prio].xoff = true
 		s.sendPause(i, prio)
 	}
 	next := s.routes.NextPorts(s.ID, p.Dst)
@@ -303,10 +299,10 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 		s.watchdogRestore(int(ev.N/8), uint8(ev.N%8))
 	case evPauseRefresh:
 		i, prio := int(ev.N/8), uint8(ev.N%8)
-		if !s.xoff[i][prio] {
+		if !s.in[i][prio].xoff {
 			return
 		}
-		if s.head[i][prio] == 0 && s.held[i][prio] <= s.xonLevel() {
+		if s.in[i][prio].head == 0 && s.in[i][prio].held <= s.xonLevel() {
 			s.resume(i, prio) // a dynamic XON may have risen meanwhile
 			return
 		}
@@ -403,7 +399,7 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	frame := p.Frame()
 	i, ip := int(p.InPort), p.InPrio
 	s.release(i, ip, frame)
-	if s.xoff[i][ip] && s.head[i][ip] == 0 && s.held[i][ip] <= s.xonLevel() {
+	if s.in[i][ip].xoff && s.in[i][ip].head == 0 && s.in[i][ip].held <= s.xonLevel() {
 		s.resume(i, ip)
 	}
 	if s.Prof.ECN.Enabled && !s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
@@ -423,7 +419,7 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 }
 
 func (s *Switch) resume(i int, prio uint8) {
-	s.xoff[i][prio] = false
+	s.in[i][prio].xoff = false
 	s.eng.Cancel(s.refresh[i][prio])
 	s.ports[i].SendPause(prio, 0)
 	s.portPrio[i][prio].ResumeSent++
