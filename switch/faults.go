@@ -127,6 +127,9 @@ func (s *Switch) flushQueue(o int, prio uint8, why DropReason) {
 	q := &s.queues[o][prio]
 	for q.Len > 0 {
 		s.dropQueued(q.pop(s.eng.Now()), why)
+		if q.Len == 0 {
+			s.occupied[o] &^= 1 << prio
+		}
 	}
 }
 

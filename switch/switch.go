@@ -1,6 +1,7 @@
 package swtch
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"sort"
 
@@ -28,6 +29,7 @@ type Switch struct {
 	ports    []*fabric.Port
 	routes   *fabric.Routes
 	queues   [][8]egressQueue
+	occupied []uint8 // per egress port: bit i set when priority i's queue is not empty
 	portPrio [][8]PortPrio
 	in       [][8]ingress // per ingress port and priority
 	pipeLane *sim.Lane    // store-and-forward's latency (forward)
@@ -101,6 +103,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		headroom:  make([]int64, n),
 		in:        make([][8]ingress, n),
 		queues:    make([][8]egressQueue, n),
+		occupied:  make([]uint8, n),
 		portPrio:  make([][8]PortPrio, n),
 		refresh:   make([][8]sim.Timer, n),
 		deficit:   make([][8]int64, n),
@@ -333,6 +336,7 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		s.portPrio[out][prio].Marked++
 	}
 	q.push(p, s.eng.Now())
+	s.occupied[out] |= 1 << prio
 	s.Stats.Forwarded++
 	if q.Len == 1 && s.OnBlocked != nil && s.ports[out].Paused(prio) {
 		s.OnBlocked(s, out, prio)
@@ -345,12 +349,9 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 // within a priority, ingress ports round robin.
 func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
 	o := port.Index
-	qs := &s.queues[o]
 	paused := port.PausedMask() &^ s.wdIgnore[o]
-	for prio := 7; prio >= 0; prio-- {
-		if qs[prio].Len > 0 && (paused|s.weighted)&(1<<prio) == 0 {
-			return s.dequeue(o, uint8(prio))
-		}
+	if ready := s.occupied[o] &^ (paused | s.weighted); ready != 0 {
+		return s.dequeue(o, uint8(bits.Len8(ready)-1)) // the highest priority ready
 	}
 	if len(s.dwrrOrder) > 0 {
 		return s.nextDWRR(port)
@@ -396,6 +397,9 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	q := &s.queues[o][prio]
 	p := q.pop(s.eng.Now())
+	if q.Len == 0 {
+		s.occupied[o] &^= 1 << prio
+	}
 	frame := p.Frame()
 	i, ip := int(p.InPort), p.InPrio
 	s.release(i, ip, frame)
