@@ -65,8 +65,6 @@ func (e *Engine) recycle(ev *Event) {
 	ev.gen++
 	ev.H = nil
 	ev.Data = nil
-	ev.cancelled = false
-	ev.lane = nil
 	e.free = append(e.free, ev)
 }
 
@@ -100,11 +98,8 @@ func (e *Engine) Cancel(t Timer) bool {
 	if !t.Pending() {
 		return false
 	}
-	t.ev.cancelled = true
+	t.ev.H = nil    // marks it cancelled
 	t.ev.Data = nil // let the payload go now rather than when the event surfaces
-	if t.ev.lane != nil {
-		return true // skipped when it reaches its lane's head
-	}
 	if t.ev.At != e.now || e.nowQ.len() == 0 {
 		e.dead++
 		if e.dead > 256 && 2*e.dead > len(e.heap) {
@@ -114,7 +109,8 @@ func (e *Engine) Cancel(t Timer) bool {
 	return true
 }
 
-// compact drops cancelled events from the heap once they are the majority.
+// compact drops cancelled events from the heap once they are the majority
+// (lane heads stay: their lanes follow them).
 // A timer rearmed on every ACK (cancel, schedule) otherwise leaves one
 // cancelled event per ACK waiting for its far-off time, and the heap, and
 // memory, would grow with time simulated. Rebuilding costs one pass over
@@ -122,7 +118,7 @@ func (e *Engine) Cancel(t Timer) bool {
 func (e *Engine) compact() {
 	h := e.heap[:0]
 	for _, it := range e.heap {
-		if it.ev.cancelled && it.ev.lane == nil {
+		if it.ev.H == nil && it.lane == nil {
 			e.recycle(it.ev)
 			continue
 		}
@@ -176,30 +172,30 @@ func (e *Engine) OnProgress(every uint64, fn func(now Time, events uint64)) {
 // heapItem keeps an event's sort key beside its pointer, so that sifting
 // compares keys in the heap's own array instead of loading each event.
 type heapItem struct {
-	at  Time
-	seq uint64
-	ev  *Event
+	at   Time
+	seq  uint64
+	ev   *Event
+	lane *Lane // the lane ev heads, if it waits in one (lane.go)
 }
 
 // next removes and returns the next live event, or nil when none is left.
 func (e *Engine) next() *Event {
 	for {
 		var ev *Event
-		inLane := false
 		switch {
 		case len(e.heap) > 0 && e.heap[0].at == e.now:
 			// Heap events at the current time were scheduled before it began,
 			// so they precede everything in the current-time FIFO.
-			ev, inLane = e.popTop()
+			ev = e.popTop()
 		case e.nowQ.len() > 0:
 			ev = e.nowQ.pop()
 		case len(e.heap) > 0:
-			ev, inLane = e.popTop()
+			ev = e.popTop()
 		default:
 			return nil
 		}
-		if ev.cancelled {
-			if !inLane && e.dead > 0 {
+		if ev.H == nil { // cancelled
+			if e.dead > 0 {
 				e.dead--
 			}
 			e.recycle(ev)
@@ -212,22 +208,21 @@ func (e *Engine) next() *Event {
 // popTop removes the heap's top event. When it heads a lane, the lane's
 // next event takes its place at the top and sinks from there, one sift
 // instead of a pop and a push.
-func (e *Engine) popTop() (ev *Event, inLane bool) {
-	ev = e.heap[0].ev
-	l := ev.lane
+func (e *Engine) popTop() *Event {
+	top := e.heap[0]
+	l := top.lane
 	if l == nil {
-		return e.pop(), false
+		return e.pop()
 	}
-	ev.lane = nil
 	l.q.pop()
 	if l.q.size == 0 {
 		e.pop()
-		return ev, true
+		return top.ev
 	}
 	e.heap[0] = l.q.peek()
 	e.laneWaiting--
 	e.siftDown(0)
-	return ev, true
+	return top.ev
 }
 
 // Run fires events in order until none is left, the next one is later than

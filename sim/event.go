@@ -14,18 +14,20 @@ type Event struct {
 	At Time
 	// H is who handles it.
 	H Handler
-	// Kind tells the handler what happened; its meaning is the handler's.
-	Kind int32
-	// N is a small integer argument (a port number, a priority, a PSN).
-	N int64
 	// Data is a pointer argument (a packet, a QP). Storing a pointer in an
 	// interface does not allocate.
 	Data any
+	// N is a small integer argument (a port number, a priority, a PSN).
+	N int64
 
-	seq       uint64 // insertion order: ties at the same At fire in this order
-	gen       uint32 // bumped on every recycle so stale Timers are inert
-	cancelled bool
-	lane      *Lane // the lane it waits in, if any (lane.go)
+	seq uint64 // insertion order: ties at the same At fire in this order
+
+	// Kind tells the handler what happened; its meaning is the handler's.
+	Kind int32
+
+	gen uint32 // bumped on every recycle so stale Timers are inert
+	// A cancelled event has no handler (H is nil): the event stays 64
+	// bytes, one cache line.
 }
 
 // Timer is a handle to a scheduled event that may be cancelled. The zero
@@ -37,7 +39,7 @@ type Timer struct {
 
 // Pending reports whether the timer's event is still due to fire.
 func (t Timer) Pending() bool {
-	return t.ev != nil && t.ev.gen == t.gen && !t.ev.cancelled
+	return t.ev != nil && t.ev.gen == t.gen && t.ev.H != nil
 }
 
 // At returns when a pending timer fires, or Never.

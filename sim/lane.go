@@ -11,7 +11,8 @@ package sim
 // lanes.
 //
 // Lanes suit events that are rarely cancelled: a cancelled lane event
-// stays in its lane until it reaches the head.
+// stays in its lane until it reaches the head (and counts toward the
+// heap's compaction as if it were in the heap).
 type Lane struct {
 	delay Time
 	q     itemRing // keys beside the events, so that firing the head need not load the next event
@@ -44,8 +45,7 @@ func (e *Engine) AfterLane(l *Lane, h Handler, kind int32, n int64, data any) Ti
 	ev.At, ev.H, ev.Kind, ev.N, ev.Data = e.now+l.delay, h, kind, n, data
 	ev.seq = e.seq
 	e.seq++
-	ev.lane = l
-	it := heapItem{at: ev.At, seq: ev.seq, ev: ev}
+	it := heapItem{at: ev.At, seq: ev.seq, ev: ev, lane: l}
 	l.q.push(it)
 	if l.q.size == 1 {
 		e.pushItem(it)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // laneWorkload: each event, when it fires, schedules up to two more: one
@@ -94,4 +95,12 @@ func (h *laneBench) HandleEvent(ev *Event) {
 	}
 	h.left--
 	h.e.AfterLane(h.e.Lane(h.delays[ev.N%3]), h, 0, ev.N, nil)
+}
+
+// TestEventIsOneCacheLine: an event is 64 bytes, so that firing one loads
+// one cache line.
+func TestEventIsOneCacheLine(t *testing.T) {
+	if size := unsafe.Sizeof(Event{}); size != 64 {
+		t.Errorf("Event is %d bytes, want 64", size)
+	}
 }
