@@ -150,11 +150,13 @@ func benchChild(file, stopAt, cpuProf string, stdout, stderr io.Writer) int {
 		sc.Stop.At = t
 	}
 	t0 := time.Now()
+	tightenGC()
 	net, err := scenarios.Build(sc)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed
 	}
+	settleMemory()
 	if cpuProf != "" {
 		f, err := os.Create(cpuProf)
 		if err != nil {

@@ -59,11 +59,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
 	}
+	tightenGC()
 	net, err := scenarios.Build(sc)
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
 	}
+	settleMemory()
 
 	// Ctrl-C stops the run at the current simulated time; what it has is
 	// written, marked incomplete.
