@@ -244,7 +244,7 @@ func (p *Port) startNext() {
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
 	if d > 0 {
-		p.eng.AfterLane(p.txLane(d), p, portTxDone, 0, pkt)
+		p.eng.PostLane(p.txLane(d), p, portTxDone, 0, pkt)
 	} else {
 		p.eng.Schedule(p.eng.Now(), p, portTxDone, 0, pkt)
 	}
@@ -425,7 +425,7 @@ func (l *Link) carry(pkt *Packet) {
 	}
 	l.inFlight.Push(pkt)
 	if l.lane != nil {
-		l.eng.AfterLane(l.lane, l, 0, 0, nil)
+		l.eng.PostLane(l.lane, l, 0, 0, nil)
 	} else {
 		l.eng.Schedule(l.eng.Now(), l, 0, 0, nil)
 	}

@@ -21,6 +21,7 @@ type Engine struct {
 
 	lanes       map[Time]*Lane // by delay (lane.go)
 	laneWaiting int            // lane events behind their lane's head
+	scratch     Event          // a firing lane event (popTop)
 	stopped     bool
 	dead        int // cancelled events still in the heap
 
@@ -118,7 +119,7 @@ func (e *Engine) Cancel(t Timer) bool {
 func (e *Engine) compact() {
 	h := e.heap[:0]
 	for _, it := range e.heap {
-		if it.ev.H == nil && it.lane == nil {
+		if it.lane == nil && it.ev.H == nil {
 			e.recycle(it.ev)
 			continue
 		}
@@ -178,8 +179,13 @@ type heapItem struct {
 	lane *Lane // the lane ev heads, if it waits in one (lane.go)
 }
 
-// next removes and returns the next live event, or nil when none is left.
-func (e *Engine) next() *Event {
+// next removes and returns the next live event due at or before until, or
+// nil when there is none. The heap's top is looked at before it is taken,
+// so an event past until stays where it is.
+func (e *Engine) next(until Time) *Event {
+	if e.now > until {
+		return nil
+	}
 	for {
 		var ev *Event
 		switch {
@@ -189,7 +195,7 @@ func (e *Engine) next() *Event {
 			ev = e.popTop()
 		case e.nowQ.len() > 0:
 			ev = e.nowQ.pop()
-		case len(e.heap) > 0:
+		case len(e.heap) > 0 && e.heap[0].at <= until:
 			ev = e.popTop()
 		default:
 			return nil
@@ -206,23 +212,28 @@ func (e *Engine) next() *Event {
 }
 
 // popTop removes the heap's top event. When it heads a lane, the lane's
-// next event takes its place at the top and sinks from there, one sift
-// instead of a pop and a push.
+// next event takes its place at the top and sinks from there (one sift
+// instead of a pop and a push), and the one that fires is handed over in
+// the engine's scratch Event.
 func (e *Engine) popTop() *Event {
 	top := e.heap[0]
 	l := top.lane
 	if l == nil {
 		return e.pop()
 	}
+	it := l.q.peek()
+	ev := &e.scratch
+	ev.At, ev.H, ev.Data, ev.N, ev.Kind, ev.seq = it.at, it.h, it.data, it.n, it.kind, it.seq
 	l.q.pop()
 	if l.q.size == 0 {
 		e.pop()
-		return top.ev
+		return ev
 	}
-	e.heap[0] = l.q.peek()
+	next := l.q.peek()
+	e.heap[0] = heapItem{at: next.at, seq: next.seq, lane: l}
 	e.laneWaiting--
 	e.siftDown(0)
-	return top.ev
+	return ev
 }
 
 // Run fires events in order until none is left, the next one is later than
@@ -233,13 +244,7 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 	e.stopped = false
 	start := e.events
 	for !e.stopped {
-		ev := e.next()
-		if ev != nil && ev.At > until {
-			// Not due yet: put it back (its sequence number is unchanged,
-			// so it keeps its place among ties).
-			e.push(ev)
-			ev = nil
-		}
+		ev := e.next(until)
 		if ev == nil {
 			// Nothing left before until: the clock moves there.
 			if until != Never && until > e.now {
@@ -250,7 +255,11 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 		e.now = ev.At
 		e.events++
 		ev.H.HandleEvent(ev)
-		e.recycle(ev)
+		if ev == &e.scratch {
+			ev.H, ev.Data = nil, nil
+		} else {
+			e.recycle(ev)
+		}
 		if e.progress != nil && e.events%e.progressEvery == 0 {
 			e.progress(e.now, e.events)
 		}

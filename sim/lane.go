@@ -10,12 +10,11 @@ package sim
 // in exactly the (time, insertion order) sequence they would without
 // lanes.
 //
-// Lanes suit events that are rarely cancelled: a cancelled lane event
-// stays in its lane until it reaches the head (and counts toward the
-// heap's compaction as if it were in the heap).
+// Lane events cannot be cancelled; timers belong in the heap (Schedule,
+// After).
 type Lane struct {
 	delay Time
-	q     itemRing // keys beside the events, so that firing the head need not load the next event
+	q     itemRing
 }
 
 // Delay returns the lane's delay.
@@ -39,31 +38,41 @@ func (e *Engine) Lane(delay Time) *Lane {
 	return l
 }
 
-// AfterLane schedules an event l's delay after now, as After would.
-func (e *Engine) AfterLane(l *Lane, h Handler, kind int32, n int64, data any) Timer {
-	ev := e.alloc()
-	ev.At, ev.H, ev.Kind, ev.N, ev.Data = e.now+l.delay, h, kind, n, data
-	ev.seq = e.seq
+// PostLane schedules an event l's delay after now, as After would, for
+// h.HandleEvent(ev) with kind, n and data. Lane events cannot be
+// cancelled (so PostLane returns no Timer), and they need no Event of
+// their own while they wait: the lane keeps their fields in its FIFO, in
+// order, and the engine hands the handler a scratch Event when one fires.
+func (e *Engine) PostLane(l *Lane, h Handler, kind int32, n int64, data any) {
+	it := laneItem{at: e.now + l.delay, seq: e.seq, h: h, data: data, n: n, kind: kind}
 	e.seq++
-	it := heapItem{at: ev.At, seq: ev.seq, ev: ev, lane: l}
 	l.q.push(it)
 	if l.q.size == 1 {
-		e.pushItem(it)
+		e.pushItem(heapItem{at: it.at, seq: it.seq, lane: l})
 	} else {
 		e.laneWaiting++
 	}
-	return Timer{ev: ev, gen: ev.gen}
 }
 
-// itemRing is a growable FIFO of heap items.
+// laneItem is a waiting lane event: 64 bytes, read in order.
+type laneItem struct {
+	at   Time
+	seq  uint64
+	h    Handler
+	data any
+	n    int64
+	kind int32
+}
+
+// itemRing is a growable FIFO of lane items.
 type itemRing struct {
-	buf        []heapItem
+	buf        []laneItem
 	head, size int
 }
 
-func (r *itemRing) push(it heapItem) {
+func (r *itemRing) push(it laneItem) {
 	if r.size == len(r.buf) {
-		nb := make([]heapItem, max(64, 2*len(r.buf)))
+		nb := make([]laneItem, max(64, 2*len(r.buf)))
 		for i := 0; i < r.size; i++ {
 			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
 		}
@@ -73,10 +82,10 @@ func (r *itemRing) push(it heapItem) {
 	r.size++
 }
 
-func (r *itemRing) peek() heapItem { return r.buf[r.head] }
+func (r *itemRing) peek() *laneItem { return &r.buf[r.head] }
 
 func (r *itemRing) pop() {
-	r.buf[r.head] = heapItem{}
+	r.buf[r.head] = laneItem{}
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.size--
 }

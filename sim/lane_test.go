@@ -10,7 +10,7 @@ import (
 // laneWorkload: each event, when it fires, schedules up to two more: one
 // with a delay from a small set (through a lane when lanes is true, else
 // with After), one with a random delay (a timer, some of them cancelled
-// later), and stops at total events. It records the firing order.
+// later; lane events cannot be), and stops at total events. It records the firing order.
 type laneWorkload struct {
 	e      *Engine
 	rng    *rand.Rand
@@ -30,9 +30,9 @@ func (w *laneWorkload) HandleEvent(ev *Event) {
 	d := w.delays[w.rng.IntN(len(w.delays))]
 	w.next++
 	if w.lanes {
-		w.timers = append(w.timers, w.e.AfterLane(w.e.Lane(d), w, 0, w.next, nil))
+		w.e.PostLane(w.e.Lane(d), w, 0, w.next, nil)
 	} else {
-		w.timers = append(w.timers, w.e.After(d, w, 0, w.next, nil))
+		w.e.After(d, w, 0, w.next, nil)
 	}
 	if w.rng.IntN(3) == 0 {
 		w.next++
@@ -76,7 +76,7 @@ func BenchmarkEngineLanes(b *testing.B) {
 	delays := []Time{1000, 500, 335}
 	h := &laneBench{e: e, delays: delays}
 	for i := 0; i < 1024; i++ {
-		e.AfterLane(e.Lane(delays[i%3]), h, 0, int64(i), nil)
+		e.PostLane(e.Lane(delays[i%3]), h, 0, int64(i), nil)
 	}
 	b.ResetTimer()
 	h.left = b.N
@@ -94,7 +94,7 @@ func (h *laneBench) HandleEvent(ev *Event) {
 		return
 	}
 	h.left--
-	h.e.AfterLane(h.e.Lane(h.delays[ev.N%3]), h, 0, ev.N, nil)
+	h.e.PostLane(h.e.Lane(h.delays[ev.N%3]), h, 0, ev.N, nil)
 }
 
 // TestEventIsOneCacheLine: an event is 64 bytes, so that firing one loads

@@ -267,7 +267,7 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 		if s.pipeLane == nil {
 			s.pipeLane = s.eng.Lane(delay)
 		}
-		s.eng.AfterLane(s.pipeLane, s, evForward, int64(out), p)
+		s.eng.PostLane(s.pipeLane, s, evForward, int64(out), p)
 		return
 	}
 	s.eng.Schedule(s.eng.Now(), s, evForward, int64(out), p)
