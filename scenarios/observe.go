@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
@@ -27,9 +28,14 @@ type sampler struct {
 	links  []*fabric.Port
 	lastTx []int64
 
-	queues     []queueSeries
-	switches   []*swtch.Switch
+	queues   []queueSeries
+	switches []*swtch.Switch
+	// The observed flows (those there at the start) and their congestion
+	// controls, kept here so that a flow's series go on after the flow
+	// has ended and let go of its own (bounded by observe.flows, not by
+	// time).
 	flows      []*FlowRun
+	ccs        []congestion.Sender
 	flowWhere  []string
 	lastDelivd []int64
 }
@@ -66,11 +72,12 @@ func newSampler(n *Network) *sampler {
 	}
 	sm.lastTx = make([]int64, len(sm.links))
 	for _, f := range n.Flows {
-		if f.Responder == nil {
+		if f.Live == nil {
 			continue // starts later (flow_gbps covers the flows there at the start)
 		}
 		if s.Observe.Flows.HasFlow(f.Flow.ID) {
 			sm.flows = append(sm.flows, f)
+			sm.ccs = append(sm.ccs, f.Live.CC)
 			sm.flowWhere = append(sm.flowWhere, fmt.Sprintf("flow:%d", f.Flow.ID))
 		}
 	}
@@ -137,13 +144,14 @@ func (sm *sampler) HandleEvent(*sim.Event) {
 		ser.Add(reports.MetricBufferBytes, sw.Name, float64(sw.BufferUsed()))
 	}
 	for i, f := range sm.flows {
-		d := f.Responder.Delivered
+		d := f.responderDelivered()
 		ser.Add(reports.MetricFlowGbps, sm.flowWhere[i], float64(d-sm.lastDelivd[i])*8/sec/1e9)
 		sm.lastDelivd[i] = d
-		if f.CC == nil {
+		cc := sm.ccs[i]
+		if cc == nil {
 			continue
 		}
-		st := f.CC.State(now)
+		st := cc.State(now)
 		ser.Add(reports.MetricRCGbps, sm.flowWhere[i], st.Rate.Gbps())
 		if st.Target > 0 {
 			ser.Add(reports.MetricRTGbps, sm.flowWhere[i], st.Target.Gbps())
