@@ -184,17 +184,36 @@ func (sm *sampler) warnings() []string {
 		maxSeriesRows, sm.series.Decimations, sm.interval)}
 }
 
-// pfcLog records every PAUSE and RESUME frame sent, for pfc.csv.
+// pfcLog records every PAUSE and RESUME frame sent, for pfc.csv. It
+// grows with the frames sent, so it keeps 16 bytes a frame (the port as
+// an index) and makes pfc.csv's rows at the end.
 type pfcLog struct {
-	eng  *sim.Engine
-	rows []reports.PFCRow
+	eng    *sim.Engine
+	ports  []*fabric.Port
+	frames []pfcFrame
 }
 
-func (l *pfcLog) record(p *fabric.Port, prio uint8, quanta uint16) {
-	l.rows = append(l.rows, reports.PFCRow{TimeNs: l.eng.Now().Nanoseconds(), Port: p.Name, Priority: prio, Quanta: quanta})
+type pfcFrame struct {
+	timeNs int64
+	port   int32 // in pfcLog.ports
+	prio   uint8
+	quanta uint16
+}
+
+// watch has port tell the log of the frames it sends.
+func (l *pfcLog) watch(p *fabric.Port) {
+	i := int32(len(l.ports))
+	l.ports = append(l.ports, p)
+	p.OnPause = func(_ *fabric.Port, prio uint8, quanta uint16) {
+		l.frames = append(l.frames, pfcFrame{timeNs: l.eng.Now().Nanoseconds(), port: i, prio: prio, quanta: quanta})
+	}
 }
 
 func (l *pfcLog) sorted() []reports.PFCRow {
-	sort.SliceStable(l.rows, func(i, j int) bool { return l.rows[i].TimeNs < l.rows[j].TimeNs })
-	return l.rows
+	rows := make([]reports.PFCRow, len(l.frames))
+	for i, f := range l.frames {
+		rows[i] = reports.PFCRow{TimeNs: f.timeNs, Port: l.ports[f.port].Name, Priority: f.prio, Quanta: f.quanta}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].TimeNs < rows[j].TimeNs })
+	return rows
 }

@@ -459,7 +459,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	log := &pfcLog{eng: n.Eng}
 	for _, ports := range n.Fabric.Ports {
 		for _, p := range ports {
-			p.OnPause = log.record
+			log.watch(p)
 		}
 	}
 	capt := newCapturer(n)
