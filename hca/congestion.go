@@ -36,6 +36,9 @@ func (h *HCA) echo(ack, req *fabric.Packet) {
 // flight; 0: none). A new rate respaces the next request from when the
 // last one started, so a rate increase takes effect at once.
 func (h *HCA) SetRate(qp *QP, rate fabric.Rate, window int64) {
+	if qp.destroyed {
+		return // a congestion control's timer outliving its QP
+	}
 	if rate != qp.Rate {
 		qp.Rate = rate
 		qp.nextTx = 0

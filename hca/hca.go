@@ -1,6 +1,9 @@
 package hca
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -23,6 +26,11 @@ type Stats struct {
 	// UD datagrams with the wrong Q_Key; BadQPDrops packets for a QP that
 	// does not exist or is not ready.
 	NoRecvDrops, UCDroppedMsgs, QKeyDrops, BadQPDrops int64
+	// ClosedQPDrops counts packets that arrived for a QP that has been
+	// destroyed (DestroyQP): late duplicates, ACKs and CNPs of a finished
+	// connection, which the NIC discards as it does any packet for a QP
+	// number it no longer knows. They are counted in RxPackets too.
+	ClosedQPDrops int64
 	// ECNMarked counts CE-marked packets received; CNPsSent and
 	// CNPsReceived the congestion notifications.
 	ECNMarked, CNPsSent, CNPsReceived int64
@@ -53,10 +61,14 @@ type HCA struct {
 	pool *fabric.Pool
 	port *fabric.Port
 
-	qps    []*QP // by QPN - firstQPN
-	active []*QP // QPs with work, in round-robin order
-	cursor int
-	ctrl   fabric.PacketQueue
+	// qps holds the QPs that exist, by number; DestroyQP deletes them, so
+	// the table holds the live QPs only (lookups only: never iterated).
+	// nextQPN is the number the next QP gets: numbers are never reused.
+	qps     map[uint32]*QP
+	nextQPN uint32
+	active  []*QP // QPs with work, in round-robin order
+	cursor  int
+	ctrl    fabric.PacketQueue
 
 	pds     []*PD
 	mrs     map[uint32]*MR // by key (lkey == rkey)
@@ -121,7 +133,7 @@ var (
 // New attaches an HCA to its port.
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip uint32, prof Profile, port *fabric.Port) *HCA {
 	h := &HCA{ID: id, Name: name, IP: ip, Prof: prof, eng: eng, pool: pool, port: port,
-		mrs: map[uint32]*MR{}, nextKey: 0x100, nextVA: 0x10000}
+		qps: map[uint32]*QP{}, nextQPN: firstQPN, mrs: map[uint32]*MR{}, nextKey: 0x100, nextVA: 0x10000}
 	port.SetOwner(h)
 	return h
 }
@@ -157,8 +169,12 @@ func (h *HCA) RegMR(pd *PD, length int64, buf []byte, access Access) *MR {
 	return mr
 }
 
-// DeregMR removes a region; later accesses with its keys fail.
+// DeregMR removes a region (ibv_dereg_mr); later accesses with its keys
+// fail.
 func (h *HCA) DeregMR(mr *MR) { delete(h.mrs, mr.LKey) }
+
+// NumMRs is the number of registered memory regions.
+func (h *HCA) NumMRs() int { return len(h.mrs) }
 
 // CreateCQ makes a completion queue of depth entries (ibv_create_cq).
 func (h *HCA) CreateCQ(depth int) *CQ { return &CQ{Depth: depth, hca: h} }
@@ -169,7 +185,7 @@ func (h *HCA) CreateSRQ(pd *PD, max int) *SRQ { return &SRQ{PD: pd, Max: max} }
 // CreateQPWith makes a QP in the RESET state (ibv_create_qp).
 func (h *HCA) CreateQPWith(c QPCaps) *QP {
 	p := h.Prof
-	qp := &QP{QPN: uint32(firstQPN + len(h.qps)), Type: c.Type, State: QPReset, Priority: p.Priority,
+	qp := &QP{QPN: h.nextQPN, Type: c.Type, State: QPReset, Priority: p.Priority,
 		PD: c.PD, SendCQ: c.SendCQ, RecvCQ: c.RecvCQ, SRQ: c.SRQ, SigAll: c.SigAll, Access: AccessAll,
 		QKey: p.QKey, timeoutExp: p.AckTimeout, retryCnt: p.RetryCount, rnrRetry: p.RNRRetry,
 		minRNRTimer: p.MinRNRTimer, maxRdAtomic: p.MaxRdAtomic, maxDestRdAtomic: p.MaxDestRdAtomic,
@@ -180,9 +196,51 @@ func (h *HCA) CreateQPWith(c QPCaps) *QP {
 	if qp.maxRecv == 0 {
 		qp.maxRecv = p.MaxRecvWR
 	}
-	h.qps = append(h.qps, qp)
+	h.qps[qp.QPN] = qp
+	h.nextQPN++
 	return qp
 }
+
+// DestroyQP destroys qp (ibv_destroy_qp) and frees what the HCA holds for
+// it. Work requests still posted complete first with wr_flush_err, as on
+// a move to ERR, so that every posted WR completes exactly once (an
+// application that wants their completions drains them before); its
+// timers stop, it leaves the transmit arbiter and the QP table. A control
+// packet it already queued (an ACK) still goes out. Its number is never
+// handed out again, so a packet that arrives for it later cannot reach
+// another QP: the HCA drops it and counts it in Stats.ClosedQPDrops, as a
+// NIC drops packets for a QP number it does not know. A QP destroyed
+// already, or of another HCA, is ErrInvalidState.
+func (h *HCA) DestroyQP(qp *QP) error {
+	if qp.destroyed || h.qps[qp.QPN] != qp {
+		return ErrInvalidState
+	}
+	h.toErr(qp)
+	qp.destroyed = true
+	delete(h.qps, qp.QPN)
+	if qp.active {
+		for i, x := range h.active {
+			if x == qp {
+				// As NextPacket would drop it when its turn came: the
+				// QPs after it keep their order and the cursor its QP.
+				h.deactivate(i)
+				if i < h.cursor {
+					h.cursor--
+				}
+				break
+			}
+		}
+	}
+	qp.queuedAck = nil
+	qp.sr = nil
+	qp.atomics = nil
+	qp.curMR = nil
+	qp.CC, qp.OnCNP = nil, nil
+	return nil
+}
+
+// NumQPs is the number of QPs that exist (created and not destroyed).
+func (h *HCA) NumQPs() int { return len(h.qps) }
 
 // defaults returns the PD and CQ of the simple API, made on first use.
 func (h *HCA) defaults() (*PD, *CQ) {
@@ -236,10 +294,13 @@ func (h *HCA) Connect(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN u
 // needs (ibv_modify_qp): RESET→INIT (access, Q_Key), INIT→RTR (the remote
 // QP and the receive PSN, min_rnr_timer, max_dest_rd_atomic), RTR→RTS (the
 // send PSN, timeout, retry counts, max_rd_atomic), RTS↔SQD, and any state
-// to ERR or RESET. Another transition is ErrTransition.
+// to ERR or RESET. Another transition is ErrTransition; any on a destroyed
+// QP is ErrInvalidState.
 func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 	from, to := qp.State, a.State
 	switch {
+	case qp.destroyed:
+		return ErrInvalidState
 	case to == QPErr:
 		h.toErr(qp)
 		return nil
@@ -301,17 +362,19 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 	return nil
 }
 
-// QP returns the QP with number qpn, or nil.
-func (h *HCA) QP(qpn uint32) *QP {
-	i := int(qpn) - firstQPN
-	if i < 0 || i >= len(h.qps) {
-		return nil
-	}
-	return h.qps[i]
-}
+// QP returns the QP with number qpn, or nil when there is none (never
+// made, or destroyed).
+func (h *HCA) QP(qpn uint32) *QP { return h.qps[qpn] }
 
-// QPs returns every QP of the HCA, by number.
-func (h *HCA) QPs() []*QP { return h.qps }
+// QPs returns every QP of the HCA that exists, by number.
+func (h *HCA) QPs() []*QP {
+	out := make([]*QP, 0, len(h.qps))
+	for _, qp := range h.qps {
+		out = append(out, qp)
+	}
+	slices.SortFunc(out, func(a, b *QP) int { return cmp.Compare(a.QPN, b.QPN) })
+	return out
+}
 
 func (h *HCA) asyncEvent(ev AsyncEvent) {
 	h.Stats.AsyncEvents++
@@ -323,12 +386,13 @@ func (h *HCA) asyncEvent(ev AsyncEvent) {
 // ---- posting
 
 // PostSend posts a send work request now (ibv_post_send). A WR the QP
-// cannot take returns an error and is not posted: a QP not yet in RTS, a
-// full send queue, a message longer than Prof.MaxMsgSize, READ or ATOMIC on UC, anything but SEND on UD or a UD
-// message longer than the MTU, an atomic that is not 8 bytes, an inline
-// payload over MaxInline. On a QP in ERR the WR is posted and flushed. A
-// local protection error (an lkey that is not the QP's PD's, or out of
-// bounds) completes the WR with loc_prot_err and moves the QP to ERR.
+// cannot take returns an error and is not posted: a QP not yet in RTS (or
+// destroyed), a full send queue, a message longer than Prof.MaxMsgSize,
+// READ or ATOMIC on UC, anything but SEND on UD or a UD message longer
+// than the MTU, an atomic that is not 8 bytes, an inline payload over
+// MaxInline. On a QP in ERR the WR is posted and flushed. A local
+// protection error (an lkey that is not the QP's PD's, or out of bounds)
+// completes the WR with loc_prot_err and moves the QP to ERR.
 func (h *HCA) PostSend(qp *QP, wr SendWR) (*WQE, error) {
 	w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
 	if err := h.checkSend(qp, w); err != nil {
@@ -361,6 +425,9 @@ type post struct {
 }
 
 func (h *HCA) checkSend(qp *QP, w *WQE) error {
+	if qp.destroyed {
+		return ErrInvalidState
+	}
 	switch qp.State {
 	case QPRTS, QPSQD, QPErr:
 	default:
@@ -480,9 +547,10 @@ func (h *HCA) post(qp *QP, w *WQE) {
 }
 
 // PostRecv posts a receive (ibv_post_recv). It fails on a QP in RESET,
-// one with an SRQ, or a full queue; on a QP in ERR the RECV is flushed.
+// a destroyed one, one with an SRQ, or a full queue; on a QP in ERR the
+// RECV is flushed.
 func (h *HCA) PostRecv(qp *QP, wr RecvWR) error {
-	if qp.State == QPReset || qp.SRQ != nil {
+	if qp.State == QPReset || qp.SRQ != nil || qp.destroyed {
 		return ErrInvalidState
 	}
 	if len(qp.rq) >= qp.maxRecv {
@@ -824,7 +892,11 @@ func (h *HCA) afterPipeline(p *fabric.Packet) {
 func (h *HCA) process(p *fabric.Packet) {
 	qp := h.QP(p.DestQP)
 	if qp == nil {
-		h.Stats.BadQPDrops++
+		if p.DestQP >= firstQPN && p.DestQP < h.nextQPN {
+			h.Stats.ClosedQPDrops++
+		} else {
+			h.Stats.BadQPDrops++
+		}
 		h.pool.Put(p)
 		return
 	}

@@ -205,6 +205,7 @@ type QP struct {
 	lastTx     sim.Time // when the last request started, and its size,
 	lastWire   int64    // to respace nextTx when the rate changes
 	active     bool     // in the HCA's transmit list
+	destroyed  bool     // DestroyQP: gone from the HCA's table
 	sr         *srState // selective repeat (Profile.Retransmit == Selective)
 	basePSN    int64
 

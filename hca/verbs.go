@@ -249,6 +249,18 @@ func (c *CQ) Poll(n int) []WC {
 	return out
 }
 
+// PollInto moves up to len(wc) completions, oldest first, into wc and
+// returns how many (ibv_poll_cq with the caller's array): Poll without
+// allocating.
+func (c *CQ) PollInto(wc []WC) int {
+	n := copy(wc, c.entries[c.head:])
+	c.head += n
+	if c.head == len(c.entries) {
+		c.entries, c.head = c.entries[:0], 0
+	}
+	return n
+}
+
 // Len is the number of entries waiting to be polled.
 func (c *CQ) Len() int { return len(c.entries) - c.head }
 

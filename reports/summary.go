@@ -58,6 +58,11 @@ type PacketCounts struct {
 	Dropped       int64            `json:"dropped"`
 	Retransmitted int64            `json:"retransmitted"`
 	DropReasons   map[string]int64 `json:"drop_reasons"`
+	// ToClosedQP counts packets that reached their host after the QP
+	// they were for had been destroyed (a finished flow's late
+	// duplicates, ACKs and CNPs), which its NIC discarded; they are in
+	// Delivered, not in Dropped.
+	ToClosedQP int64 `json:"to_closed_qp"`
 }
 
 // PFCCounts sum PFC activity over every port.

@@ -101,7 +101,7 @@ traffic:
 		q1 := sw.QueueStats(port, 3).MeanBytes * float64(t1)
 		var d1 []int64
 		for _, f := range net.Flows {
-			d1 = append(d1, f.Responder.Delivered)
+			d1 = append(d1, f.Live.Responder.Delivered)
 		}
 		net.Eng.Run(t2, nil)
 		q2 := sw.QueueStats(port, 3).MeanBytes * float64(t2)
@@ -114,7 +114,7 @@ traffic:
 		qstar := float64(e.Kmin) + pstar*float64(e.Kmax-e.Kmin)/e.Pmax
 		worst := 0.0
 		for i, f := range net.Flows {
-			got := float64(f.Responder.Delivered-d1[i]) * 8 / (t2 - t1).Seconds()
+			got := float64(f.Live.Responder.Delivered-d1[i]) * 8 / (t2 - t1).Seconds()
 			want := 40e9 * 1024 / wireBytes / float64(n)
 			worst = max(worst, math.Abs(got-want)/want)
 			if math.Abs(got-want)/want > 0.05 {
@@ -159,15 +159,15 @@ traffic:
 		n.Eng.Run(last, nil)
 		prev := make([]int64, 4)
 		for i, f := range n.Flows {
-			prev[i] = f.Responder.Delivered
+			prev[i] = f.Live.Responder.Delivered
 		}
 		reached := sim.Never
 		for now := last + sim.Millisecond; now <= last+tc.within+20*sim.Millisecond; now += sim.Millisecond {
 			n.Eng.Run(now, nil)
 			x := make([]float64, 4)
 			for i, f := range n.Flows {
-				x[i] = float64(f.Responder.Delivered - prev[i])
-				prev[i] = f.Responder.Delivered
+				x[i] = float64(f.Live.Responder.Delivered - prev[i])
+				prev[i] = f.Live.Responder.Delivered
 			}
 			j := reports.JainFairness(x)
 			if reached == sim.Never && j >= 0.95 {
@@ -286,7 +286,7 @@ traffic:
 // fabricBDP is 100 Gb/s × the base RTT of flow 0.
 func fabricBDP(n *Network) int64 {
 	f := n.Flows[0]
-	return int64(float64(n.baseRTT(f.Flow, f.Requester).Seconds()) * 100e9 / 8)
+	return int64(float64(n.baseRTT(f.Flow, f.Live.Requester).Seconds()) * 100e9 / 8)
 }
 
 // TestReactionPointSeries: every DCQCN flow has rc_gbps, rt_gbps and alpha

@@ -20,7 +20,9 @@ import (
 // landing in memory, or the receive completion); a poisson source is an
 // event of its own host.
 
-// dynamic is the Network's bookkeeping for flows that start late.
+// dynamic is the Network's bookkeeping for flows that start late, and
+// for flows that end: the maps hold the flows whose QPs exist (lookups
+// only, never iterated).
 type dynamic struct {
 	reqs       map[*hca.QP]*FlowRun // requester QP -> flow, for completions
 	resps      map[*hca.QP]*FlowRun // responder QP -> flow, for arrivals
@@ -28,6 +30,8 @@ type dynamic struct {
 	dependents [][]int              // by flow id: flows whose After lists it
 	unstarted  int                  // flows waiting for others
 	sources    int                  // poisson sources with an arrival to come
+	closer     *closer
+	wcs        [16]hca.WC // what the runner polls its CQs into
 }
 
 // buildFlows makes a FlowRun per flow of the scenario, in id order: flows
@@ -35,6 +39,7 @@ type dynamic struct {
 // start); the others wait. Then it starts the poisson sources.
 func (n *Network) buildFlows() error {
 	s := n.Scenario
+	n.dyn.closer = &closer{n: n}
 	n.dyn.reqs = map[*hca.QP]*FlowRun{}
 	n.dyn.resps = map[*hca.QP]*FlowRun{}
 	n.dyn.waiting = make([]int32, len(s.Flows))
@@ -63,21 +68,22 @@ func (n *Network) buildFlows() error {
 			continue
 		}
 		h.OnComplete = func(qp *hca.QP, w *hca.WQE) {
-			if fr := n.dyn.reqs[qp]; fr != nil && w == fr.WQEs[len(fr.WQEs)-1] {
+			if fr := n.dyn.reqs[qp]; fr != nil && w == fr.Live.WQEs[len(fr.Live.WQEs)-1] {
 				n.completed++
 				if fr.Flow.Op == "read" || fr.Flow.Op == "atomic" {
 					n.arrived(fr) // the data is at the requester
 				}
+				n.closeRequester(fr)
 			}
 		}
 		h.OnWrite = func(qp *hca.QP, _ *hca.MR, _ uint64, _ int64) {
 			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
-				n.arrived(fr)
+				n.responderArrived(fr)
 			}
 		}
 		h.OnRecv = func(qp *hca.QP, _ hca.WC) {
 			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
-				n.arrived(fr)
+				n.responderArrived(fr)
 			}
 		}
 	}
@@ -94,12 +100,110 @@ func (n *Network) buildFlows() error {
 func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	fr.Flow.Start = at
 	src, dst := n.HCAs[fr.Flow.Src], n.HCAs[fr.Flow.Dst]
-	fr.Requester, fr.Responder, fr.WQEs = startFlow(src, dst, fr.Flow)
-	fr.Ideal = n.idealFCT(fr.Flow, fr.Requester)
+	l := &FlowLive{}
+	fr.Live = l
+	l.Requester, l.Responder, l.mr, l.WQEs = startFlow(src, dst, fr.Flow)
+	fr.wrs, fr.started = int32(len(l.WQEs)), true
+	fr.Ideal = n.idealFCT(fr.Flow, l.Requester)
+	if fr.Flow.QP == "rc" {
+		l.closeDelay = n.oneWayDelay(fr.Flow, l.Requester)
+	}
 	n.startCC(fr, src)
-	n.dyn.reqs[fr.Requester] = fr
-	n.dyn.resps[fr.Responder] = fr
+	n.dyn.reqs[l.Requester] = fr
+	n.dyn.resps[l.Responder] = fr
+	n.pollCQ(src)
+	n.pollCQ(dst)
 }
+
+// pollCQ has the runner poll h's default CQ (that of the flows' QPs) as
+// completions arrive, as an application does; nothing reads them (the
+// runner learns of completions from the HCA's callbacks), but unpolled
+// they would pile up, one per flow.
+func (n *Network) pollCQ(h *hca.HCA) {
+	if cq := h.DefaultCQ(); cq.OnEvent == nil {
+		cq.OnEvent = func(cq *hca.CQ) {
+			for cq.PollInto(n.dyn.wcs[:]) > 0 {
+			}
+		}
+	}
+}
+
+// Ending a flow (DESIGN.md rule 2 holds: each side is closed by its own
+// host's application, in an event of that host). The requester closes
+// when its last work request completes: it destroys its QP. Its
+// application then tells the responder's, out of band, as a connection
+// manager's disconnect does; the responder closes when that arrives,
+// FlowLive.closeDelay (the path's one-way propagation and switch
+// latency, the least any message takes) after the completion: it
+// destroys its QP and deregisters the flow's region. Not earlier: an RC
+// responder must answer duplicate requests (a retransmission after a
+// lost or late ACK) for as long as the requester may send them, and only
+// the requester's completion says it will not. Duplicates still on their
+// way when the responder closes, and ACKs or CNPs that reach a closed
+// requester, are dropped by the NIC (hca.Stats.ClosedQPDrops).
+//
+// UC and UD have no ACKs: their requests complete when sent, possibly
+// before the data lands. Their responder closes when the flow's data has
+// arrived (the arrival the flows waiting for it use); a message lost on
+// the way leaves it open until the end of the run.
+
+// closeRequester records the flow's outcome and destroys its requester
+// QP; for RC it sends the close to the responder.
+func (n *Network) closeRequester(fr *FlowRun) {
+	if fr.requesterClosed {
+		return
+	}
+	l := fr.Live
+	fr.status, fr.done, fr.retransmits = fr.outcome()
+	fr.readDelivered = l.Requester.ReadDelivered
+	fr.requesterClosed = true
+	if err := n.HCAs[fr.Flow.Src].DestroyQP(l.Requester); err != nil {
+		panic(err) // the runner destroys each QP once
+	}
+	delete(n.dyn.reqs, l.Requester)
+	l.Requester, l.WQEs, l.CC = nil, nil, nil
+	switch {
+	case l.Responder == nil:
+		fr.Live = nil
+	case fr.Flow.QP == "rc":
+		n.Eng.After(l.closeDelay, n.dyn.closer, 0, 0, fr)
+	}
+}
+
+// responderArrived is called at the responder when the flow's data has
+// arrived.
+func (n *Network) responderArrived(fr *FlowRun) {
+	n.arrived(fr)
+	if fr.Flow.QP != "rc" {
+		n.closeResponder(fr)
+	}
+}
+
+// closeResponder records what the responder delivered, destroys its QP
+// and deregisters the flow's memory region.
+func (n *Network) closeResponder(fr *FlowRun) {
+	l := fr.Live
+	if l == nil || l.Responder == nil {
+		return
+	}
+	dst := n.HCAs[fr.Flow.Dst]
+	fr.respDelivered = l.Responder.Delivered
+	if err := dst.DestroyQP(l.Responder); err != nil {
+		panic(err)
+	}
+	dst.DeregMR(l.mr)
+	delete(n.dyn.resps, l.Responder)
+	l.Responder, l.mr = nil, nil
+	if fr.requesterClosed {
+		fr.Live = nil
+	}
+}
+
+// closer is the responders' applications receiving the requesters'
+// close: an event at the responder's host, with the FlowRun as its data.
+type closer struct{ n *Network }
+
+func (c *closer) HandleEvent(ev *sim.Event) { c.n.closeResponder(ev.Data.(*FlowRun)) }
 
 // arrived is called, at the flow's receiver, when its data has arrived:
 // the flows waiting for it and for nothing else start now (or at their

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
@@ -27,9 +28,14 @@ type sampler struct {
 	links  []*fabric.Port
 	lastTx []int64
 
-	queues     []queueSeries
-	switches   []*swtch.Switch
+	queues   []queueSeries
+	switches []*swtch.Switch
+	// The observed flows (those there at the start) and their congestion
+	// controls, kept here so that a flow's series go on after the flow
+	// has ended and let go of its own (bounded by observe.flows, not by
+	// time).
 	flows      []*FlowRun
+	ccs        []congestion.Sender
 	flowWhere  []string
 	lastDelivd []int64
 }
@@ -66,11 +72,12 @@ func newSampler(n *Network) *sampler {
 	}
 	sm.lastTx = make([]int64, len(sm.links))
 	for _, f := range n.Flows {
-		if f.Responder == nil {
+		if f.Live == nil {
 			continue // starts later (flow_gbps covers the flows there at the start)
 		}
 		if s.Observe.Flows.HasFlow(f.Flow.ID) {
 			sm.flows = append(sm.flows, f)
+			sm.ccs = append(sm.ccs, f.Live.CC)
 			sm.flowWhere = append(sm.flowWhere, fmt.Sprintf("flow:%d", f.Flow.ID))
 		}
 	}
@@ -137,13 +144,14 @@ func (sm *sampler) HandleEvent(*sim.Event) {
 		ser.Add(reports.MetricBufferBytes, sw.Name, float64(sw.BufferUsed()))
 	}
 	for i, f := range sm.flows {
-		d := f.Responder.Delivered
+		d := f.responderDelivered()
 		ser.Add(reports.MetricFlowGbps, sm.flowWhere[i], float64(d-sm.lastDelivd[i])*8/sec/1e9)
 		sm.lastDelivd[i] = d
-		if f.CC == nil {
+		cc := sm.ccs[i]
+		if cc == nil {
 			continue
 		}
-		st := f.CC.State(now)
+		st := cc.State(now)
 		ser.Add(reports.MetricRCGbps, sm.flowWhere[i], st.Rate.Gbps())
 		if st.Target > 0 {
 			ser.Add(reports.MetricRTGbps, sm.flowWhere[i], st.Target.Gbps())
@@ -176,17 +184,36 @@ func (sm *sampler) warnings() []string {
 		maxSeriesRows, sm.series.Decimations, sm.interval)}
 }
 
-// pfcLog records every PAUSE and RESUME frame sent, for pfc.csv.
+// pfcLog records every PAUSE and RESUME frame sent, for pfc.csv. It
+// grows with the frames sent, so it keeps 16 bytes a frame (the port as
+// an index) and makes pfc.csv's rows at the end.
 type pfcLog struct {
-	eng  *sim.Engine
-	rows []reports.PFCRow
+	eng    *sim.Engine
+	ports  []*fabric.Port
+	frames []pfcFrame
 }
 
-func (l *pfcLog) record(p *fabric.Port, prio uint8, quanta uint16) {
-	l.rows = append(l.rows, reports.PFCRow{TimeNs: l.eng.Now().Nanoseconds(), Port: p.Name, Priority: prio, Quanta: quanta})
+type pfcFrame struct {
+	timeNs int64
+	port   int32 // in pfcLog.ports
+	prio   uint8
+	quanta uint16
+}
+
+// watch has port tell the log of the frames it sends.
+func (l *pfcLog) watch(p *fabric.Port) {
+	i := int32(len(l.ports))
+	l.ports = append(l.ports, p)
+	p.OnPause = func(_ *fabric.Port, prio uint8, quanta uint16) {
+		l.frames = append(l.frames, pfcFrame{timeNs: l.eng.Now().Nanoseconds(), port: i, prio: prio, quanta: quanta})
+	}
 }
 
 func (l *pfcLog) sorted() []reports.PFCRow {
-	sort.SliceStable(l.rows, func(i, j int) bool { return l.rows[i].TimeNs < l.rows[j].TimeNs })
-	return l.rows
+	rows := make([]reports.PFCRow, len(l.frames))
+	for i, f := range l.frames {
+		rows[i] = reports.PFCRow{TimeNs: f.timeNs, Port: l.ports[f.port].Name, Priority: f.prio, Quanta: f.quanta}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].TimeNs < rows[j].TimeNs })
+	return rows
 }

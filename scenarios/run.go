@@ -37,19 +37,50 @@ type Network struct {
 	dyn         dynamic // flows that start during the run (dynamic.go)
 }
 
-// FlowRun is one flow's state during a run.
+// FlowRun is one flow's state during a run, and its record after.
+//
+// While the flow runs, Live holds its verbs objects. When its last work
+// request completes, the requester's application destroys its QP and the
+// FlowRun lets go of the requester's side, keeping the outcome; the
+// responder's QP and memory region go when the responder's application
+// closes its side (see closeResponder), keeping what it delivered; then
+// Live is nil. A finished flow holds its Flow and a few scalars, so a
+// long run's memory grows with the flows in progress, not with the flows
+// finished.
 type FlowRun struct {
-	Flow      Flow
+	Flow Flow
+	// Ideal is the flow's completion time alone on an empty network.
+	Ideal sim.Time
+	// Live is the running flow's state: nil before it starts and once
+	// both sides have closed.
+	Live *FlowLive
+
+	// The record: the outcome (outcome()) once the requester has closed,
+	// what the responder accepted (responderDelivered()) once it has, and
+	// the READ bytes the requester accepted.
+	done            sim.Time
+	retransmits     int64
+	respDelivered   int64
+	readDelivered   int64
+	wrs             int32 // work requests posted
+	status          hca.WCStatus
+	started         bool // its QPs were made and its work requests posted
+	arrived         bool // its data has arrived (the flows waiting for it started)
+	requesterClosed bool
+}
+
+// FlowLive is what a running flow holds; each side's part is nil once
+// that side has closed.
+type FlowLive struct {
 	Requester *hca.QP
 	Responder *hca.QP
 	// WQEs are the flow's work requests, in posting order.
 	WQEs []*hca.WQE
-	// Ideal is the flow's completion time alone on an empty network.
-	Ideal sim.Time
 	// CC is the requester's congestion control, nil with cc: none.
 	CC congestion.Sender
 
-	arrived bool // its data has arrived (the flows waiting for it started)
+	mr         *hca.MR  // the responder's region
+	closeDelay sim.Time // the path's one-way delay: how long the close takes to reach the responder
 }
 
 // lossFault turns a link direction's random loss on (at its start) and
@@ -209,7 +240,7 @@ func Build(s *Scenario) (*Network, error) {
 // work requests at the flow's start: one, or for a flow longer than the
 // NIC's largest message (hca.Profile.MaxMsgSize) as many as it takes,
 // back to back on the same QP, as an application must.
-func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, []*hca.WQE) {
+func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE) {
 	t := map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}[f.QP]
 	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
 	if t != hca.UD {
@@ -248,15 +279,18 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, []*hca.WQE) {
 		}
 		wqes = append(wqes, src.PostSendAt(rq, wr, f.Start))
 	}
-	return rq, rs, wqes
+	return rq, rs, mr, wqes
 }
 
 // outcome is the flow's status, completion time and retransmitted packets
 // over its work requests: the first that did not succeed decides the
 // status (the rest are flushed behind it), else the last one's completion.
 func (fr *FlowRun) outcome() (st hca.WCStatus, done sim.Time, retransmits int64) {
+	if fr.requesterClosed {
+		return fr.status, fr.done, fr.retransmits
+	}
 	st = hca.WCSuccess
-	for _, w := range fr.WQEs {
+	for _, w := range fr.Live.WQEs {
 		retransmits += w.Retransmits
 		if st == hca.WCSuccess {
 			st, done = w.Status, w.Completed
@@ -270,14 +304,26 @@ func (fr *FlowRun) outcome() (st hca.WCStatus, done sim.Time, retransmits int64)
 func (fr *FlowRun) delivered() int64 {
 	switch fr.Flow.Op {
 	case "read":
-		return fr.Requester.ReadDelivered
+		if fr.requesterClosed {
+			return fr.readDelivered
+		}
+		return fr.Live.Requester.ReadDelivered
 	case "atomic":
 		if st, _, _ := fr.outcome(); st == hca.WCSuccess {
 			return fr.Flow.Size
 		}
 		return 0
 	}
-	return min(fr.Flow.Size, fr.Responder.Delivered)
+	return min(fr.Flow.Size, fr.responderDelivered())
+}
+
+// responderDelivered is the payload the responder's QP has accepted in
+// order (hca.QP.Delivered), also after it has closed.
+func (fr *FlowRun) responderDelivered() int64 {
+	if fr.Live == nil || fr.Live.Responder == nil {
+		return fr.respDelivered
+	}
+	return fr.Live.Responder.Delivered
 }
 
 // pathOf returns the links a flow's packets cross, in order, and the
@@ -306,6 +352,21 @@ func (n *Network) pathOf(f Flow, qp *hca.QP) (links []fabric.TopoLink, latency s
 		}
 	}
 	return nil, 0, false
+}
+
+// oneWayDelay is the propagation delays and switch latencies along the
+// flow's path: the least time a message from its source takes to reach
+// its destination. Without a route, the source link's delay.
+func (n *Network) oneWayDelay(f Flow, qp *hca.QP) sim.Time {
+	links, latency, ok := n.pathOf(f, qp)
+	if !ok {
+		t := n.Scenario.Topology
+		return t.Links[t.Nodes[f.Src].Ports[0].Link].Delay
+	}
+	for _, l := range links {
+		latency += l.Delay
+	}
+	return latency
 }
 
 // idealFCT is the flow's completion time alone on an empty network, along
@@ -362,23 +423,23 @@ func (n *Network) baseRTT(f Flow, qp *hca.QP) sim.Time {
 // runs, wired to the HCA's rate limiter.
 func (n *Network) startCC(fr *FlowRun, src *hca.HCA) {
 	prof := n.Scenario.HCAProfile(fr.Flow.Src)
-	qp := fr.Requester
+	qp := fr.Live.Requester
 	path := congestion.Path{LineRate: src.Port().Rate, BaseRTT: n.baseRTT(fr.Flow, qp)}
 	apply := func(rate fabric.Rate, window int64) { src.SetRate(qp, rate, window) }
 	cc := &n.Scenario.CC
 	switch prof.CC {
 	case "dcqcn":
-		fr.CC = congestion.NewDCQCN(n.Eng, cc.DCQCN, path, apply)
+		fr.Live.CC = congestion.NewDCQCN(n.Eng, cc.DCQCN, path, apply)
 		qp.ECT = true
 	case "hpcc":
-		fr.CC = congestion.NewHPCC(cc.HPCC, path, apply)
+		fr.Live.CC = congestion.NewHPCC(cc.HPCC, path, apply)
 		qp.INT = true
 	case "timely":
-		fr.CC = congestion.NewTIMELY(cc.TIMELY, path, apply)
+		fr.Live.CC = congestion.NewTIMELY(cc.TIMELY, path, apply)
 	default:
 		return
 	}
-	qp.CC = fr.CC
+	qp.CC = fr.Live.CC
 }
 
 // Interrupt asks a running Run to stop at the current simulated time; it
@@ -398,7 +459,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	log := &pfcLog{eng: n.Eng}
 	for _, ports := range n.Fabric.Ports {
 		for _, p := range ports {
-			p.OnPause = log.record
+			log.watch(p)
 		}
 	}
 	capt := newCapturer(n)
@@ -466,7 +527,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 	var sizes []int64
 	for _, fr := range n.Flows {
 		f := fr.Flow
-		if f.Start > now || fr.WQEs == nil {
+		if f.Start > now || !fr.started {
 			continue // never offered
 		}
 		sum.Flows.Total++
@@ -520,6 +581,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 		sum.Packets.Sent += h.Stats.TxPackets
 		sum.Packets.Delivered += h.Stats.RxPackets
 		sum.Packets.Retransmitted += h.Stats.Retransmitted
+		sum.Packets.ToClosedQP += h.Stats.ClosedQPDrops
 		sum.ECN.CNPs += h.Stats.CNPsSent
 	}
 	for _, sw := range n.Switches {

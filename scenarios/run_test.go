@@ -269,7 +269,7 @@ traffic:
 `, op))
 			sc.HCA.MaxMsgSize = 10000
 			n, sum, rows := mustRun(t, sc)
-			if got := len(n.Flows[0].WQEs); got != 3 {
+			if got := n.Flows[0].wrs; got != 3 {
 				t.Errorf("%d work requests, want 3", got)
 			}
 			if sum.Flows.Completed != 1 || rows[0].DeliveredBytes != 25000 || rows[0].Status != "success" {
@@ -292,8 +292,8 @@ traffic:
 				t.Fatalf("%d of %d flows completed", sum.Flows.Completed, len(rows))
 			}
 			for i, r := range rows {
-				if want := 1 + 2*k; len(n.Flows[i].WQEs) != want {
-					t.Errorf("flow %d: %d work requests, want %d", i, len(n.Flows[i].WQEs), want)
+				if want := int32(1 + 2*k); n.Flows[i].wrs != want {
+					t.Errorf("flow %d: %d work requests, want %d", i, n.Flows[i].wrs, want)
 				}
 				starts[k] = append(starts[k], r.StartNs)
 			}
