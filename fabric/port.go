@@ -243,27 +243,31 @@ func (p *Port) startNext() {
 	}
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
-	if d > 0 {
-		p.eng.PostLane(p.txLane(d), p, portTxDone, 0, pkt)
+	if l := p.txLane(d); l != nil {
+		p.eng.PostLane(l, p, portTxDone, 0, pkt)
 	} else {
-		p.eng.Schedule(p.eng.Now(), p, portTxDone, 0, pkt)
+		p.eng.After(d, p, portTxDone, 0, pkt)
 	}
 }
 
-// txLane returns the engine's lane for transmissions lasting d: frames of
-// one size take one lane, and a port remembers the last two it used (a
-// host alternates data and ACKs).
+// txLane returns the engine's lane for transmissions lasting d, or nil
+// (then the heap takes the event): frames of one size take one lane, and
+// a port remembers the last two it used (a host alternates data and ACKs).
 func (p *Port) txLane(d sim.Time) *sim.Lane {
 	switch {
+	case d <= 0:
+		return nil
 	case p.lanes[0] != nil && p.lanes[0].Delay() == d:
 		return p.lanes[0]
 	case p.lanes[1] != nil && p.lanes[1].Delay() == d:
 		p.lanes[0], p.lanes[1] = p.lanes[1], p.lanes[0]
 		return p.lanes[0]
 	}
-	p.lanes[1] = p.lanes[0]
-	p.lanes[0] = p.eng.Lane(d)
-	return p.lanes[0]
+	l := p.eng.Lane(d)
+	if l != nil {
+		p.lanes[1], p.lanes[0] = p.lanes[0], l
+	}
+	return l
 }
 
 // HandleEvent runs the port's own events.
@@ -394,7 +398,7 @@ type Link struct {
 	DownDrops int64
 
 	eng      *sim.Engine
-	lane     *sim.Lane // nil for a zero delay
+	lane     *sim.Lane // nil for a zero delay, or when the engine has no lane left
 	to       *Port
 	inFlight PacketQueue
 
@@ -427,7 +431,7 @@ func (l *Link) carry(pkt *Packet) {
 	if l.lane != nil {
 		l.eng.PostLane(l.lane, l, 0, 0, nil)
 	} else {
-		l.eng.Schedule(l.eng.Now(), l, 0, 0, nil)
+		l.eng.After(l.Delay, l, 0, 0, nil)
 	}
 }
 

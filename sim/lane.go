@@ -20,15 +20,26 @@ type Lane struct {
 // Delay returns the lane's delay.
 func (l *Lane) Delay() Time { return l.delay }
 
+// MaxLanes bounds how many lanes an engine makes: the delays asked for
+// first (link delays and pipeline latencies at build time, then the
+// transmit times of the common frame sizes) get them, and a delay asked
+// for later goes without. Without a bound a run would make a lane for
+// every odd frame size it ever sends, and its memory would grow with time.
+const MaxLanes = 64
+
 // Lane returns the engine's lane for events delay after now, making it on
-// first use. delay must be above 0 (events at the current time have their
-// own FIFO already).
+// first use, or nil once MaxLanes lanes exist (the caller then schedules
+// with After). delay must be above 0 (events at the current time have
+// their own FIFO already).
 func (e *Engine) Lane(delay Time) *Lane {
 	if delay <= 0 {
 		panic("sim: a lane's delay must be above 0")
 	}
 	if l := e.lanes[delay]; l != nil {
 		return l
+	}
+	if len(e.lanes) >= MaxLanes {
+		return nil
 	}
 	if e.lanes == nil {
 		e.lanes = map[Time]*Lane{}

@@ -104,3 +104,21 @@ func TestEventIsOneCacheLine(t *testing.T) {
 		t.Errorf("Event is %d bytes, want 64", size)
 	}
 }
+
+// TestLanesAreBounded: an engine makes at most MaxLanes lanes; later
+// delays get none (their callers use the heap), and a delay that has a
+// lane keeps it.
+func TestLanesAreBounded(t *testing.T) {
+	e := NewEngine(1)
+	for d := Time(1); d <= MaxLanes; d++ {
+		if e.Lane(d) == nil {
+			t.Fatalf("no lane for delay %d of %d", d, MaxLanes)
+		}
+	}
+	if l := e.Lane(MaxLanes + 1); l != nil {
+		t.Errorf("lane %d made past MaxLanes", MaxLanes+1)
+	}
+	if l := e.Lane(7); l == nil || l.Delay() != 7 {
+		t.Errorf("delay 7 lost its lane")
+	}
+}

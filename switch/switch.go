@@ -119,6 +119,9 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		lossless++
 	}
 	s.initClasses()
+	if prof.Latency > 0 && !prof.CutThrough {
+		s.pipeLane = eng.Lane(prof.Latency) // made before any transmit lane
+	}
 	for _, p := range ports {
 		p.SetOwner(s)
 		p.ResponseDelay = prof.PFC.ResponseDelay(p.Rate)
@@ -263,14 +266,11 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 	// Store-and-forward: every packet waits the same latency, in the
 	// engine's lane for it (sim.Lane), which every switch of this latency
 	// shares.
-	if delay > 0 {
-		if s.pipeLane == nil {
-			s.pipeLane = s.eng.Lane(delay)
-		}
+	if s.pipeLane != nil {
 		s.eng.PostLane(s.pipeLane, s, evForward, int64(out), p)
 		return
 	}
-	s.eng.Schedule(s.eng.Now(), s, evForward, int64(out), p)
+	s.eng.After(delay, s, evForward, int64(out), p)
 }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
