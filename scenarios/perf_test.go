@@ -31,7 +31,7 @@ func peakLiveHeap(t *testing.T, sc *Scenario, stopAt sim.Time) uint64 {
 
 // The HPCC-320 bench scenario's memory grows with packets in flight, not
 // with time simulated: the peak live heap of a 4 ms run is within 20% of
-// a 2 ms run's. Slow (about a minute on 2 cores): set LFSIM_SLOW=1.
+// a 2 ms run's. Slow (10-20 s on 2 cores): set LFSIM_SLOW=1; CI does.
 func TestHPCC320MemoryFlat(t *testing.T) {
 	if os.Getenv("LFSIM_SLOW") == "" || testing.Short() {
 		t.Skip("slow: set LFSIM_SLOW=1 (and no -short) to run")
