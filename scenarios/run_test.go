@@ -140,22 +140,7 @@ traffic:
   - incast: {to: h8, from: [h0, h1, h2, h3, h4, h5, h6, h7], size: 1MiB}
 `)
 		n, sum, _ := mustRun(t, sc)
-		inNet := int64(n.Fabric.InFlightOnLinks())
-		for _, ports := range n.Fabric.Ports {
-			for _, p := range ports {
-				if f := p.Sending(); f != nil && f.Kind != fabric.KindPause {
-					inNet++
-				}
-			}
-		}
-		for _, sw := range n.Switches {
-			if sw != nil {
-				inNet += int64(sw.Queued()) + sw.InPipeline()
-			}
-		}
-		// PFC frames are made and consumed by ports, not hosts: take them
-		// out of what the links hold.
-		inNet -= pfcOnLinks(n)
+		inNet := packetsInNetwork(n)
 		if sum.Packets.Sent != sum.Packets.Delivered+sum.Packets.Dropped+inNet {
 			t.Errorf("stop %s: sent %d != delivered %d + dropped %d + in network %d",
 				stop, sum.Packets.Sent, sum.Packets.Delivered, sum.Packets.Dropped, inNet)
@@ -168,6 +153,26 @@ traffic:
 			t.Errorf("stop %s: nothing in flight; the test stops too late to mean anything", stop)
 		}
 	}
+}
+
+// packetsInNetwork counts the packets hosts sent that are still on links,
+// on transmitters, or in switches. PFC frames are made and consumed by
+// ports, not hosts, so they are left out.
+func packetsInNetwork(n *Network) int64 {
+	inNet := int64(n.Fabric.InFlightOnLinks()) - pfcOnLinks(n)
+	for _, ports := range n.Fabric.Ports {
+		for _, p := range ports {
+			if f := p.Sending(); f != nil && f.Kind != fabric.KindPause {
+				inNet++
+			}
+		}
+	}
+	for _, sw := range n.Switches {
+		if sw != nil {
+			inNet += int64(sw.Queued()) + sw.InPipeline()
+		}
+	}
+	return inNet
 }
 
 func pfcOnLinks(n *Network) int64 {

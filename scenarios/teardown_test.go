@@ -3,7 +3,6 @@ package scenarios
 import (
 	"testing"
 
-	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -104,19 +103,7 @@ traffic:
   - poisson: {hosts: all, load: 40%, sizes: 64KiB, until: 1ms}
 `)
 	n, sum, _ := mustRun(t, sc)
-	inNet := int64(n.Fabric.InFlightOnLinks()) - pfcOnLinks(n)
-	for _, ports := range n.Fabric.Ports {
-		for _, p := range ports {
-			if f := p.Sending(); f != nil && f.Kind != fabric.KindPause {
-				inNet++
-			}
-		}
-	}
-	for _, sw := range n.Switches {
-		if sw != nil {
-			inNet += int64(sw.Queued()) + sw.InPipeline()
-		}
-	}
+	inNet := packetsInNetwork(n)
 	p := sum.Packets
 	t.Logf("%d flows, %d packets retransmitted, %d to closed QPs", sum.Flows.Total, p.Retransmitted, p.ToClosedQP)
 	if p.Retransmitted == 0 || p.ToClosedQP == 0 {
