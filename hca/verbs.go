@@ -239,13 +239,8 @@ func (c *CQ) Poll(n int) []WC {
 	if avail <= 0 || n <= 0 {
 		return nil
 	}
-	n = min(n, avail)
-	out := make([]WC, n)
-	copy(out, c.entries[c.head:c.head+n])
-	c.head += n
-	if c.head == len(c.entries) {
-		c.entries, c.head = c.entries[:0], 0
-	}
+	out := make([]WC, min(n, avail))
+	c.PollInto(out)
 	return out
 }
 

@@ -286,7 +286,8 @@ traffic:
 // fabricBDP is 100 Gb/s × the base RTT of flow 0.
 func fabricBDP(n *Network) int64 {
 	f := n.Flows[0]
-	return int64(float64(n.baseRTT(f.Flow, f.Live.Requester).Seconds()) * 100e9 / 8)
+	rtt := n.pathOf(f.Flow, f.Live.Requester).baseRTT(n.Scenario.HCAProfile(f.Flow.Src).MTU)
+	return int64(float64(rtt.Seconds()) * 100e9 / 8)
 }
 
 // TestReactionPointSeries: every DCQCN flow has rc_gbps, rt_gbps and alpha

@@ -104,11 +104,13 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	fr.Live = l
 	l.Requester, l.Responder, l.mr, l.WQEs = startFlow(src, dst, fr.Flow)
 	fr.wrs, fr.started = int32(len(l.WQEs)), true
-	fr.Ideal = n.idealFCT(fr.Flow, l.Requester)
+	path := n.pathOf(fr.Flow, l.Requester)
+	fr.Ideal = path.idealFCT(fr.Flow.Size, int64(src.Prof.MTU))
 	if fr.Flow.QP == "rc" {
-		l.closeDelay = n.oneWayDelay(fr.Flow, l.Requester)
+		t := n.Scenario.Topology
+		l.closeDelay = path.oneWayDelay(t.Links[t.Nodes[fr.Flow.Src].Ports[0].Link].Delay)
 	}
-	n.startCC(fr, src)
+	n.startCC(fr, src, path)
 	n.dyn.reqs[l.Requester] = fr
 	n.dyn.resps[l.Responder] = fr
 	n.pollCQ(src)

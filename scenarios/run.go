@@ -326,65 +326,74 @@ func (fr *FlowRun) responderDelivered() int64 {
 	return fr.Live.Responder.Delivered
 }
 
-// pathOf returns the links a flow's packets cross, in order, and the
-// switch latency summed over the switches between them, following the path
-// its ECMP hash picks. ok is false when a switch has no route.
-func (n *Network) pathOf(f Flow, qp *hca.QP) (links []fabric.TopoLink, latency sim.Time, ok bool) {
+// flowPath is the way a flow's packets take: the links they cross, in
+// order, and the switch latency summed over the switches between them.
+// ok is false when a switch has no route.
+type flowPath struct {
+	links   []fabric.TopoLink
+	latency sim.Time
+	ok      bool
+}
+
+// pathOf follows the path the flow's ECMP hash picks (its requester QP's
+// number sets the UDP source port). A flow's path is computed once, when
+// it starts, and serves its ideal FCT, its base RTT and its close delay.
+func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
 	t := n.Scenario.Topology
 	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+	var p flowPath
 	at, port := f.Src, 0
 	for hops := 0; hops < len(t.Nodes); hops++ {
 		ref := t.Nodes[at].Ports[port]
-		links = append(links, t.Links[ref.Link])
+		p.links = append(p.links, t.Links[ref.Link])
 		at = ref.Peer
 		if at == f.Dst {
-			return links, latency, true
+			p.ok = true
+			return p
 		}
 		sw := n.Switches[at]
-		latency += sw.Prof.Latency
+		p.latency += sw.Prof.Latency
 		next := n.Scenario.Routes.NextPorts(at, f.Dst)
 		if len(next) == 0 {
-			return nil, 0, false
+			return flowPath{}
 		}
 		port = int(next[0])
 		if len(next) > 1 {
 			port = int(fabric.PickPort(next, key.Hash(sw.Prof.ECMPSeed)))
 		}
 	}
-	return nil, 0, false
+	return flowPath{}
 }
 
 // oneWayDelay is the propagation delays and switch latencies along the
-// flow's path: the least time a message from its source takes to reach
-// its destination. Without a route, the source link's delay.
-func (n *Network) oneWayDelay(f Flow, qp *hca.QP) sim.Time {
-	links, latency, ok := n.pathOf(f, qp)
-	if !ok {
-		t := n.Scenario.Topology
-		return t.Links[t.Nodes[f.Src].Ports[0].Link].Delay
+// path: the least time a message from its source takes to reach its
+// destination. Without a route, the source link's delay (srcLink).
+func (p flowPath) oneWayDelay(srcLink sim.Time) sim.Time {
+	if !p.ok {
+		return srcLink
 	}
-	for _, l := range links {
+	latency := p.latency
+	for _, l := range p.links {
 		latency += l.Delay
 	}
 	return latency
 }
 
-// idealFCT is the flow's completion time alone on an empty network, along
-// the path its ECMP hash takes: the message's wire bytes at the path's
+// idealFCT is a flow of size bytes' completion time alone on an empty
+// network, along the path: the message's wire bytes at the path's
 // bottleneck rate, one packet's store-and-forward serialization on every
 // other hop, the propagation delays and switch latencies there, and the
-// final ACK's way back.
-func (n *Network) idealFCT(f Flow, qp *hca.QP) sim.Time {
-	links, latency, ok := n.pathOf(f, qp)
-	if !ok {
+// final ACK's way back. 0 without a route.
+func (p flowPath) idealFCT(size, mtu int64) sim.Time {
+	if !p.ok {
 		return 0
 	}
-	mtu := int64(n.Scenario.HCAProfile(f.Src).MTU)
-	pkts := max(1, (f.Size+mtu-1)/mtu)
-	wire := pkts*int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 0)) + f.Size + int64(fabric.RETHBytes)
-	pktWire := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, int(min(mtu, f.Size))))
+	links := p.links
+	pkts := max(1, (size+mtu-1)/mtu)
+	wire := pkts*int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 0)) + size + int64(fabric.RETHBytes)
+	pktWire := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, int(min(mtu, size))))
 	ackWire := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
-	total := 2 * latency
+	total := 2 * p.latency
 	slow := 0
 	for i, l := range links {
 		total += 2*l.Delay + fabric.SerializationTime(ackWire, l.Rate)
@@ -401,19 +410,17 @@ func (n *Network) idealFCT(f Flow, qp *hca.QP) sim.Time {
 	return total
 }
 
-// baseRTT is a full packet's round trip on the empty path: its
-// serialization and the ACK's on every hop, propagation both ways, and the
-// switch latencies both ways.
-func (n *Network) baseRTT(f Flow, qp *hca.QP) sim.Time {
-	links, latency, ok := n.pathOf(f, qp)
-	if !ok {
+// baseRTT is a full packet's (of mtu bytes of payload) round trip on the
+// empty path: its serialization and the ACK's on every hop, propagation
+// both ways, and the switch latencies both ways. 0 without a route.
+func (p flowPath) baseRTT(mtu int) sim.Time {
+	if !p.ok {
 		return 0
 	}
-	mtu := n.Scenario.HCAProfile(f.Src).MTU
 	pkt := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, mtu))
 	ack := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
-	rtt := 2 * latency
-	for _, l := range links {
+	rtt := 2 * p.latency
+	for _, l := range p.links {
 		rtt += 2*l.Delay + fabric.SerializationTime(pkt, l.Rate) + fabric.SerializationTime(ack, l.Rate)
 	}
 	return rtt
@@ -421,10 +428,10 @@ func (n *Network) baseRTT(f Flow, qp *hca.QP) sim.Time {
 
 // startCC gives a flow's requester QP the congestion control its host
 // runs, wired to the HCA's rate limiter.
-func (n *Network) startCC(fr *FlowRun, src *hca.HCA) {
+func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	prof := n.Scenario.HCAProfile(fr.Flow.Src)
 	qp := fr.Live.Requester
-	path := congestion.Path{LineRate: src.Port().Rate, BaseRTT: n.baseRTT(fr.Flow, qp)}
+	path := congestion.Path{LineRate: src.Port().Rate, BaseRTT: p.baseRTT(prof.MTU)}
 	apply := func(rate fabric.Rate, window int64) { src.SetRate(qp, rate, window) }
 	cc := &n.Scenario.CC
 	switch prof.CC {
