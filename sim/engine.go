@@ -3,18 +3,18 @@ package sim
 // Engine runs events in time order. Ties break by insertion order, which
 // makes runs deterministic.
 //
-// The queue is a 4-ary min-heap of event pointers keyed by (At, seq), plus a
-// FIFO for events scheduled at the current time, which never touch the heap.
-// Components whose events are already in time order (a link's packets in
-// flight) keep their own FIFO and put only its head here, so the heap holds
-// about one event per busy link rather than one per packet. Cancelling a
-// timer only marks its event; the event is dropped when it reaches the top,
-// so a timer cancelled late costs nothing more than one that fires.
+// The queue is a 4-ary min-heap keyed by (At, seq), plus a FIFO for events
+// scheduled at the current time, which never touch the heap, plus lanes
+// (lane.go): FIFOs of events that share one delay (link arrivals, switch
+// pipelines, transmissions), of which only the heads are in the heap.
+// Cancelling a timer only marks its event; the event is dropped when it
+// reaches the top, so a timer cancelled late costs nothing more than one
+// that fires.
 type Engine struct {
 	now    Time
 	seq    uint64
 	heap   []heapItem
-	nowQ   ring
+	nowQ   ring[*Event]
 	free   []*Event
 	events uint64
 	seed   uint64
@@ -223,7 +223,7 @@ func (e *Engine) popTop() *Event {
 	}
 	it := l.q.peek()
 	ev := &e.scratch
-	ev.At, ev.H, ev.Data, ev.N, ev.Kind, ev.seq = it.at, it.h, it.data, it.n, it.kind, it.seq
+	ev.At, ev.H, ev.Data, ev.N, ev.Kind = it.at, it.h, it.data, it.n, it.kind
 	l.q.pop()
 	if l.q.size == 0 {
 		e.pop()
@@ -309,30 +309,35 @@ func (e *Engine) pop() *Event {
 	return top
 }
 
-// ring is a growable FIFO of events.
-type ring struct {
-	buf        []*Event
+// ring is a growable FIFO: the current-time events (of *Event) and each
+// lane's waiting items (of laneItem). Its size is a power of two.
+type ring[T any] struct {
+	buf        []T
 	head, size int
 }
 
-func (r *ring) len() int { return r.size }
+func (r *ring[T]) len() int { return r.size }
 
-func (r *ring) push(ev *Event) {
+func (r *ring[T]) push(x T) {
 	if r.size == len(r.buf) {
-		nb := make([]*Event, max(16, 2*len(r.buf)))
+		nb := make([]T, max(16, 2*len(r.buf)))
 		for i := 0; i < r.size; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
+			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[(r.head+r.size)%len(r.buf)] = ev
+	r.buf[(r.head+r.size)&(len(r.buf)-1)] = x
 	r.size++
 }
 
-func (r *ring) pop() *Event {
-	ev := r.buf[r.head]
-	r.buf[r.head] = nil
-	r.head = (r.head + 1) % len(r.buf)
+// peek returns the head in place.
+func (r *ring[T]) peek() *T { return &r.buf[r.head] }
+
+func (r *ring[T]) pop() T {
+	x := r.buf[r.head]
+	var zero T
+	r.buf[r.head] = zero // let what it points to go
+	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.size--
-	return ev
+	return x
 }

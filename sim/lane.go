@@ -14,7 +14,7 @@ package sim
 // After).
 type Lane struct {
 	delay Time
-	q     itemRing
+	q     ring[laneItem]
 }
 
 // Delay returns the lane's delay.
@@ -73,30 +73,4 @@ type laneItem struct {
 	data any
 	n    int64
 	kind int32
-}
-
-// itemRing is a growable FIFO of lane items.
-type itemRing struct {
-	buf        []laneItem
-	head, size int
-}
-
-func (r *itemRing) push(it laneItem) {
-	if r.size == len(r.buf) {
-		nb := make([]laneItem, max(64, 2*len(r.buf)))
-		for i := 0; i < r.size; i++ {
-			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[(r.head+r.size)&(len(r.buf)-1)] = it
-	r.size++
-}
-
-func (r *itemRing) peek() *laneItem { return &r.buf[r.head] }
-
-func (r *itemRing) pop() {
-	r.buf[r.head] = laneItem{}
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.size--
 }
