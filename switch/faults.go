@@ -114,22 +114,15 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 // and the ingress resumes its upstream if that brings it to XON).
 func (s *Switch) dropQueued(p *fabric.Packet, why DropReason) {
 	i, ip := int(p.InPort), p.InPrio
-	s.release(i, ip, p.Frame())
+	s.free(i, ip, p.Frame())
 	s.portPrio[i][ip].Drops[why]++
-	if s.in[i][ip].xoff && s.in[i][ip].head == 0 && s.in[i][ip].held <= s.xonLevel() {
-		s.resume(i, ip)
-	}
 	s.drop(p, why)
 }
 
 // flushQueue drops everything waiting in an egress queue.
 func (s *Switch) flushQueue(o int, prio uint8, why DropReason) {
-	q := &s.queues[o][prio]
-	for q.Len > 0 {
-		s.dropQueued(q.pop(s.eng.Now()), why)
-		if q.Len == 0 {
-			s.occupied[o] &^= 1 << prio
-		}
+	for s.queues[o][prio].Len > 0 {
+		s.dropQueued(s.pop(o, prio), why)
 	}
 }
 

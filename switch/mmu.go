@@ -94,6 +94,21 @@ func (s *Switch) release(i int, prio uint8, frame int64) {
 	s.bufUsed -= frame
 }
 
+// free releases a frame that leaves the switch (sent or dropped after
+// admission) and resumes its ingress's upstream if that brings it to XON.
+func (s *Switch) free(i int, prio uint8, frame int64) {
+	s.release(i, prio, frame)
+	if s.in[i][prio].xoff && s.atXON(i, prio) {
+		s.resume(i, prio)
+	}
+}
+
+// atXON reports whether an ingress port and priority has drained to its
+// XON level, its headroom empty.
+func (s *Switch) atXON(i int, prio uint8) bool {
+	return s.in[i][prio].head == 0 && s.in[i][prio].held <= s.xonLevel()
+}
+
 // Check reports a configuration whose buffer cannot hold its reserved
 // minimums and headroom.
 func (s *Switch) Check() error {

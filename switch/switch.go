@@ -305,7 +305,7 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 		if !s.in[i][prio].xoff {
 			return
 		}
-		if s.in[i][prio].head == 0 && s.in[i][prio].held <= s.xonLevel() {
+		if s.atXON(i, prio) {
 			s.resume(i, prio) // a dynamic XON may have risen meanwhile
 			return
 		}
@@ -392,20 +392,23 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	return nil
 }
 
-// dequeue takes the next packet of an egress queue, frees its buffer, and
-// marks it if ECN marks at dequeue.
-func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
+// pop takes the head of an egress queue, keeping the port's mask of
+// non-empty priorities.
+func (s *Switch) pop(o int, prio uint8) *fabric.Packet {
 	q := &s.queues[o][prio]
 	p := q.pop(s.eng.Now())
 	if q.Len == 0 {
 		s.occupied[o] &^= 1 << prio
 	}
-	frame := p.Frame()
-	i, ip := int(p.InPort), p.InPrio
-	s.release(i, ip, frame)
-	if s.in[i][ip].xoff && s.in[i][ip].head == 0 && s.in[i][ip].held <= s.xonLevel() {
-		s.resume(i, ip)
-	}
+	return p
+}
+
+// dequeue takes the next packet of an egress queue, frees its buffer, and
+// marks it if ECN marks at dequeue.
+func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
+	q := &s.queues[o][prio]
+	p := s.pop(o, prio)
+	s.free(int(p.InPort), p.InPrio, p.Frame())
 	if s.Prof.ECN.Enabled && !s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
 		s.portPrio[o][prio].Marked++
