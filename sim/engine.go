@@ -254,6 +254,7 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 		}
 		e.now = ev.At
 		e.events++
+		e.prefetchNext()
 		ev.H.HandleEvent(ev)
 		if ev == &e.scratch {
 			ev.H, ev.Data = nil, nil
