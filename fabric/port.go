@@ -83,6 +83,11 @@ type Port struct {
 	pool *Pool
 	peer *Port
 
+	// arrived counts the frames that reached the port (down or not), and
+	// pausesArrived the PFC frames among them: with its link's counts of
+	// frames carried, they give what is still on the wire (Link.InFlight).
+	arrived, pausesArrived int64
+
 	pausedUntil [8]sim.Time
 	pausedSince [8]sim.Time
 	pausedTotal [8]sim.Time
@@ -99,10 +104,17 @@ type PauseObserver interface {
 
 // Port event kinds.
 const (
-	portTxDone int32 = iota
+	portTxDone int32 = iota // N: the frame's wire bytes and kind (txInfo)
 	portPauseWake
 	portApplyPause
+	portArrive // a frame's last bit reaches the port
 )
+
+// txInfo packs what the end of a transmission needs to know of its frame
+// into the event's N, so that neither the port nor the link reads the
+// packet again: after the frame's serialization, thousands of other
+// events later in a large run, it has left the caches.
+func txInfo(pkt *Packet) int64 { return int64(pkt.Wire) | int64(pkt.Kind)<<32 }
 
 var _ sim.Handler = (*Port)(nil)
 
@@ -244,9 +256,9 @@ func (p *Port) startNext() {
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
 	if l := p.txLane(d); l != nil {
-		p.eng.PostLane(l, p, portTxDone, 0, pkt)
+		p.eng.PostLane(l, p, portTxDone, txInfo(pkt), pkt)
 	} else {
-		p.eng.After(d, p, portTxDone, 0, pkt)
+		p.eng.After(d, p, portTxDone, txInfo(pkt), pkt)
 	}
 }
 
@@ -274,13 +286,15 @@ func (p *Port) txLane(d sim.Time) *sim.Lane {
 func (p *Port) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case portTxDone:
-		pkt := ev.Data.(*Packet)
+		wire, kind := int64(int32(ev.N)), PacketKind(ev.N>>32)
 		p.busy = false
 		p.sending = nil
 		p.Stats.TxPackets++
-		p.Stats.TxBytes += int64(pkt.Wire)
-		p.out.carry(pkt)
+		p.Stats.TxBytes += wire
+		p.out.carry(ev.Data.(*Packet), wire, kind)
 		p.startNext()
+	case portArrive:
+		p.arrive(ev.Data.(*Packet))
 	case portPauseWake:
 		p.expirePauses()
 		p.armWake()
@@ -292,8 +306,12 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 	}
 }
 
-// arrive is called by the link when a frame's last bit reaches this port.
+// arrive takes a frame whose last bit has reached this port.
 func (p *Port) arrive(pkt *Packet) {
+	p.arrived++
+	if pkt.Kind == KindPause {
+		p.pausesArrived++
+	}
 	if p.down {
 		p.out.DownDrops++ // counted on the link of the port's own direction
 		p.pool.Put(pkt)
@@ -384,9 +402,10 @@ func (p *Port) armWake() {
 
 // Link is one direction of a cable: it carries frames from a transmitting
 // port to the peer after the propagation delay. Frames leave a port one at
-// a time and all take the same delay, so they arrive in order: the link
-// keeps them in its own FIFO, and their arrivals wait in the engine's lane
-// for that delay (sim.Lane), shared by every link of the same length.
+// a time and all take the same delay, so they arrive in order: each
+// arrival is an event for the receiving port, carrying its frame, in the
+// engine's lane for that delay (sim.Lane), shared by every link of the
+// same length. The link itself is not touched when a frame arrives.
 type Link struct {
 	Delay sim.Time
 	// Packets and Bytes count frames carried (wire bytes).
@@ -397,10 +416,11 @@ type Link struct {
 	// sent into a cut link, or arriving at a cut port.
 	DownDrops int64
 
-	eng      *sim.Engine
-	lane     *sim.Lane // nil for a zero delay, or when the engine has no lane left
-	to       *Port
-	inFlight PacketQueue
+	eng  *sim.Engine
+	lane *sim.Lane // nil for a zero delay, or when the engine has no lane left
+	to   *Port
+	// Frames handed on to the receiving port, PFC frames among them.
+	sent, pausesSent int64
 
 	lossRate float64
 	lossRNG  *rand.Rand
@@ -412,45 +432,34 @@ type Link struct {
 // rng, which should be the link's own stream.
 func (l *Link) SetLoss(rate float64, rng *rand.Rand) { l.lossRate, l.lossRNG = rate, rng }
 
-var _ sim.Handler = (*Link)(nil)
-
-func (l *Link) carry(pkt *Packet) {
+// carry puts a frame of wire bytes and kind (given, so that the packet
+// need not be read) on the link.
+func (l *Link) carry(pkt *Packet, wire int64, kind PacketKind) {
 	l.Packets++
-	l.Bytes += int64(pkt.Wire)
+	l.Bytes += wire
 	if l.down {
 		l.DownDrops++
 		l.to.pool.Put(pkt)
 		return
 	}
-	if l.lossRate > 0 && pkt.Kind != KindPause && l.lossRNG.Float64() < l.lossRate {
+	if l.lossRate > 0 && kind != KindPause && l.lossRNG.Float64() < l.lossRate {
 		l.Lost++
 		l.to.pool.Put(pkt)
 		return
 	}
-	l.inFlight.Push(pkt)
-	if l.lane != nil {
-		l.eng.PostLane(l.lane, l, 0, 0, nil)
-	} else {
-		l.eng.After(l.Delay, l, 0, 0, nil)
+	l.sent++
+	if kind == KindPause {
+		l.pausesSent++
 	}
-}
-
-// HandleEvent delivers the head frame: each arrival event is for the
-// oldest frame on the link.
-func (l *Link) HandleEvent(*sim.Event) {
-	l.to.arrive(l.inFlight.Pop())
+	if l.lane != nil {
+		l.eng.PostLane(l.lane, l.to, portArrive, 0, pkt)
+	} else {
+		l.eng.After(l.Delay, l.to, portArrive, 0, pkt)
+	}
 }
 
 // InFlight returns the frames on the wire.
-func (l *Link) InFlight() int { return l.inFlight.Len }
+func (l *Link) InFlight() int { return int(l.sent - l.to.arrived) }
 
-// InFlightOf counts the frames of one kind on the wire.
-func (l *Link) InFlightOf(k PacketKind) int {
-	c := 0
-	for p := l.inFlight.head; p != nil; p = p.next {
-		if p.Kind == k {
-			c++
-		}
-	}
-	return c
-}
+// PausesInFlight returns the PFC frames on the wire.
+func (l *Link) PausesInFlight() int { return int(l.pausesSent - l.to.pausesArrived) }

@@ -178,7 +178,7 @@ func packetsInNetwork(n *Network) int64 {
 func pfcOnLinks(n *Network) int64 {
 	var c int64
 	for _, l := range n.Fabric.Links {
-		c += int64(l.InFlightOf(fabric.KindPause))
+		c += int64(l.PausesInFlight())
 	}
 	return c
 }
