@@ -57,9 +57,10 @@ type HCA struct {
 	Prof  Profile
 	Stats Stats
 
-	eng  *sim.Engine
-	pool *fabric.Pool
-	port *fabric.Port
+	eng    *sim.Engine
+	pool   *fabric.Pool
+	port   *fabric.Port
+	rxLane *sim.Lane // the receive pipeline's latency (afterPipeline)
 
 	// qps holds the QPs that exist, by number; DestroyQP deletes them, so
 	// the table holds the live QPs only (lookups only: never iterated).
@@ -614,7 +615,7 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		}
 		h.post(p.qp, p.wqe)
 	case evTimeout:
-		h.timeout(ev.Data.(*QP))
+		h.timerFired(ev.Data.(*QP))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}
@@ -882,7 +883,16 @@ func (h *HCA) rxDrained() {
 
 func (h *HCA) afterPipeline(p *fabric.Packet) {
 	if d := h.Prof.RxPktLatency; d > 0 {
-		h.eng.After(d, h, evRx, 0, p)
+		// Every packet waits the same latency: the engine's lane for it
+		// (sim.Lane) keeps them in order without the heap.
+		if h.rxLane == nil || h.rxLane.Delay() != d {
+			h.rxLane = h.eng.Lane(d)
+		}
+		if h.rxLane != nil {
+			h.eng.PostLane(h.rxLane, h, evRx, 0, p)
+		} else {
+			h.eng.After(d, h, evRx, 0, p)
+		}
 		return
 	}
 	h.process(p)

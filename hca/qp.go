@@ -198,7 +198,14 @@ type QP struct {
 	retries    int    // consecutive timeouts without progress
 	rnrRetries int    // consecutive RNR NAKs
 	rdOut      int    // READ/atomic requests sent and not completed
+	// The ACK timer is lazy: timerDue is when it expires (0 when it is
+	// not armed: a timer always expires after time 0), and timer an event
+	// at or before then. An ACK moves timerDue on and leaves the event be:
+	// when it fires early it is scheduled again for timerDue, so the
+	// engine sees one event per RTO rather than a cancellation and a new
+	// event per ACK.
 	timer      sim.Timer
+	timerDue   sim.Time
 	rnrWait    sim.Timer
 	wake       sim.Timer
 	nextTx     sim.Time // rate limiter: earliest next request

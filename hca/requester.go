@@ -148,7 +148,7 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	}
 	switch qp.Type {
 	case RC:
-		if !qp.timer.Pending() {
+		if qp.timerDue == 0 {
 			h.armTimer(qp)
 		}
 	default:
@@ -164,12 +164,42 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	return p
 }
 
+// armTimer (re)starts the ACK timer: the local ACK timeout (4.096 us ×
+// 2^timeout, IBTA 9.7.6.1.3), or IRN's RTO with selective repeat.
 func (h *HCA) armTimer(qp *QP) {
+	var d sim.Time
+	switch {
+	case h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0:
+		d = h.rto(qp)
+	case qp.timeoutExp > 0:
+		d = 4096 * sim.Nanosecond << uint(qp.timeoutExp)
+	default:
+		qp.timerDue = 0
+		return
+	}
+	qp.timerDue = h.eng.Now() + d
+	if qp.timer.Pending() && qp.timer.At() <= qp.timerDue {
+		return // it fires first and moves itself to timerDue
+	}
 	h.eng.Cancel(qp.timer)
-	if h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0 {
-		qp.timer = h.eng.After(h.rto(qp), h, evTimeout, 0, qp)
-	} else if qp.timeoutExp > 0 {
-		qp.timer = h.eng.After(4096*sim.Nanosecond<<uint(qp.timeoutExp), h, evTimeout, 0, qp)
+	qp.timer = h.eng.Schedule(qp.timerDue, h, evTimeout, 0, qp)
+}
+
+// stopTimer disarms the ACK timer; its event, if any, finds nothing due.
+func (h *HCA) stopTimer(qp *QP) { qp.timerDue = 0 }
+
+// timerFired handles the ACK timer's event: early (the timer was
+// restarted since), it waits again until timerDue; at timerDue it is a
+// timeout.
+func (h *HCA) timerFired(qp *QP) {
+	qp.timer = sim.Timer{} // this event is the timer: no longer pending
+	switch now := h.eng.Now(); {
+	case qp.timerDue == 0:
+	case qp.timerDue > now:
+		qp.timer = h.eng.Schedule(qp.timerDue, h, evTimeout, 0, qp)
+	default:
+		qp.timerDue = 0
+		h.timeout(qp)
 	}
 }
 
@@ -206,7 +236,7 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 			h.fail(qp, WCRNRRetryExceeded)
 			return
 		}
-		h.eng.Cancel(qp.timer)
+		h.stopTimer(qp)
 		h.eng.Cancel(qp.rnrWait)
 		qp.rnrWait = h.eng.After(RNRDelay(int(syn&0x1F)), h, evRNR, 0, qp)
 		h.rewind(qp, psn)
@@ -326,7 +356,7 @@ func (h *HCA) advance(qp *QP) {
 	if qp.una < qp.maxSent && len(qp.sq) > 0 {
 		h.armTimer(qp)
 	} else {
-		h.eng.Cancel(qp.timer)
+		h.stopTimer(qp)
 	}
 	if qp.State == QPSQD && len(qp.sq) == 0 {
 		h.asyncEvent(AsyncEvent{Type: EventSQDrained, QP: qp})
@@ -404,6 +434,7 @@ func (h *HCA) fail(qp *QP, status WCStatus) {
 // posted completes with wr_flush_err.
 func (h *HCA) toErr(qp *QP) {
 	qp.State = QPErr
+	h.stopTimer(qp)
 	h.eng.Cancel(qp.timer)
 	h.eng.Cancel(qp.rnrWait)
 	h.eng.Cancel(qp.wake)
