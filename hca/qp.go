@@ -204,17 +204,17 @@ type QP struct {
 	// when it fires early it is scheduled again for timerDue, so the
 	// engine sees one event per RTO rather than a cancellation and a new
 	// event per ACK.
-	timer      sim.Timer
-	timerDue   sim.Time
-	rnrWait    sim.Timer
-	wake       sim.Timer
-	nextTx     sim.Time // rate limiter: earliest next request
-	lastTx     sim.Time // when the last request started, and its size,
-	lastWire   int64    // to respace nextTx when the rate changes
-	active     bool     // in the HCA's transmit list
-	destroyed  bool     // DestroyQP: gone from the HCA's table
-	sr         *srState // selective repeat (Profile.Retransmit == Selective)
-	basePSN    int64
+	timer     sim.Timer
+	timerDue  sim.Time
+	rnrWait   sim.Timer
+	wake      sim.Timer
+	nextTx    sim.Time // rate limiter: earliest next request
+	lastTx    sim.Time // when the last request started, and its size,
+	lastWire  int64    // to respace nextTx when the rate changes
+	active    bool     // in the HCA's transmit list
+	destroyed bool     // DestroyQP: gone from the HCA's table
+	sr        *srState // selective repeat (Profile.Retransmit == Selective)
+	basePSN   int64
 
 	// Responder.
 	rq         []*recvWQE
