@@ -188,10 +188,18 @@ func (sm *sampler) warnings() []string {
 // grows with the frames sent, so it keeps 16 bytes a frame (the port as
 // an index) and makes pfc.csv's rows at the end.
 type pfcLog struct {
-	eng    *sim.Engine
-	ports  []*fabric.Port
-	frames []pfcFrame
+	eng   *sim.Engine
+	ports []*fabric.Port
+	// The frames in chunks of pfcChunk: a run can send millions of PFC
+	// frames, and one slice grown by append would copy them at every
+	// doubling and hold up to twice their size (a k=16 fat-tree's 450,000
+	// frames are 7 MB).
+	chunks [][]pfcFrame
+	n      int
 }
+
+// pfcChunk is how many frames one chunk of the PFC log holds (64 KiB).
+const pfcChunk = 4096
 
 type pfcFrame struct {
 	timeNs int64
@@ -205,14 +213,25 @@ func (l *pfcLog) watch(p *fabric.Port) {
 	i := int32(len(l.ports))
 	l.ports = append(l.ports, p)
 	p.OnPause = func(_ *fabric.Port, prio uint8, quanta uint16) {
-		l.frames = append(l.frames, pfcFrame{timeNs: l.eng.Now().Nanoseconds(), port: i, prio: prio, quanta: quanta})
+		l.add(pfcFrame{timeNs: l.eng.Now().Nanoseconds(), port: i, prio: prio, quanta: quanta})
 	}
 }
 
+func (l *pfcLog) add(f pfcFrame) {
+	if l.n%pfcChunk == 0 {
+		l.chunks = append(l.chunks, make([]pfcFrame, 0, pfcChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, f)
+	l.n++
+}
+
 func (l *pfcLog) sorted() []reports.PFCRow {
-	rows := make([]reports.PFCRow, len(l.frames))
-	for i, f := range l.frames {
-		rows[i] = reports.PFCRow{TimeNs: f.timeNs, Port: l.ports[f.port].Name, Priority: f.prio, Quanta: f.quanta}
+	rows := make([]reports.PFCRow, 0, l.n)
+	for _, c := range l.chunks {
+		for _, f := range c {
+			rows = append(rows, reports.PFCRow{TimeNs: f.timeNs, Port: l.ports[f.port].Name, Priority: f.prio, Quanta: f.quanta})
+		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].TimeNs < rows[j].TimeNs })
 	return rows
