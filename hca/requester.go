@@ -164,8 +164,9 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	return p
 }
 
-// armTimer (re)starts the ACK timer: the local ACK timeout (4.096 us ×
-// 2^timeout, IBTA 9.7.6.1.3), or IRN's RTO with selective repeat.
+// armTimer (re)starts the ACK timer: the QP's local ACK timeout
+// (4.096 us × 2^timeout, the IBTA's encoding), or IRN's RTO with
+// selective repeat.
 func (h *HCA) armTimer(qp *QP) {
 	var d sim.Time
 	switch {
