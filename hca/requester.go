@@ -9,41 +9,40 @@ import (
 // READ and atomic responses, retransmission (go-back-N, go-back-0),
 // timeouts and RNR retries.
 
+// msgOpcodes are a multi-packet operation's opcodes by packet position.
+type msgOpcodes struct{ only, onlyImm, first, middle, last, lastImm fabric.Opcode }
+
+var (
+	sendOpcodes  = msgOpcodes{fabric.OpSendOnly, fabric.OpSendOnlyImm, fabric.OpSendFirst, fabric.OpSendMiddle, fabric.OpSendLast, fabric.OpSendLastImm}
+	writeOpcodes = msgOpcodes{fabric.OpWriteOnly, fabric.OpWriteOnlyImm, fabric.OpWriteFirst, fabric.OpWriteMiddle, fabric.OpWriteLast, fabric.OpWriteLastImm}
+)
+
+// at returns the opcode of packet i of n, with immediate data or not.
+func (o msgOpcodes) at(i, n int64, imm bool) fabric.Opcode {
+	first, last := i == 0, i == n-1
+	switch {
+	case first && last && imm:
+		return o.onlyImm
+	case first && last:
+		return o.only
+	case first:
+		return o.first
+	case last && imm:
+		return o.lastImm
+	case last:
+		return o.last
+	}
+	return o.middle
+}
+
 // opcodeFor returns the BTH operation of packet i of a message of n
 // packets.
 func opcodeFor(op WROpcode, i, n int64) fabric.Opcode {
-	first, last := i == 0, i == n-1
 	switch op {
 	case WRSend, WRSendImm:
-		imm := op == WRSendImm
-		switch {
-		case first && last && imm:
-			return fabric.OpSendOnlyImm
-		case first && last:
-			return fabric.OpSendOnly
-		case first:
-			return fabric.OpSendFirst
-		case last && imm:
-			return fabric.OpSendLastImm
-		case last:
-			return fabric.OpSendLast
-		}
-		return fabric.OpSendMiddle
+		return sendOpcodes.at(i, n, op == WRSendImm)
 	case WRWrite, WRWriteImm:
-		imm := op == WRWriteImm
-		switch {
-		case first && last && imm:
-			return fabric.OpWriteOnlyImm
-		case first && last:
-			return fabric.OpWriteOnly
-		case first:
-			return fabric.OpWriteFirst
-		case last && imm:
-			return fabric.OpWriteLastImm
-		case last:
-			return fabric.OpWriteLast
-		}
-		return fabric.OpWriteMiddle
+		return writeOpcodes.at(i, n, op == WRWriteImm)
 	case WRRead:
 		return fabric.OpReadRequest
 	case WRCompSwap:
