@@ -45,6 +45,7 @@ func (s *Switch) SetMissing(dst fabric.NodeID, missing bool) {
 	case !missing && i >= 0:
 		s.missing = slices.Delete(s.missing, i, i+1)
 	}
+	s.degraded = len(s.missing) > 0 || s.down > 0
 }
 
 // liveRoutes applies missing entries and cut links to a next-hop list:
@@ -89,12 +90,12 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 				// frame (merchant MMUs keep one copy and a reference
 				// count), so headroom sized for one stream does not
 				// bound it: charge it beyond headroom rather than drop.
-				s.in[i][prio].head += frame
+				s.ps[i].in[prio].head += frame
 				s.bufUsed += frame
 				toHead = true
 			}
-			if !s.in[i][prio].xoff && (toHead || s.in[i][prio].held >= s.xoffLimit()) {
-				s.in[i][prio].xoff = true
+			if !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
+				s.ps[i].in[prio].xoff = true
 				s.sendPause(i, prio)
 			}
 			c = s.pool.Clone(p)
@@ -105,7 +106,7 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 	}
 	if !sent {
 		s.release(i, prio, frame)
-		s.portPrio[i][prio].Drops[DropNoRoute]++
+		s.ps[i].stats[prio].Drops[DropNoRoute]++
 		s.drop(p, DropNoRoute)
 	}
 }
@@ -115,7 +116,7 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 func (s *Switch) dropQueued(p *fabric.Packet, why DropReason) {
 	i, ip := int(p.InPort), p.InPrio
 	s.free(i, ip, p.Frame())
-	s.portPrio[i][ip].Drops[why]++
+	s.ps[i].stats[ip].Drops[why]++
 	s.drop(p, why)
 }
 
@@ -135,11 +136,15 @@ func (s *Switch) PortDown(i int, down bool) {
 		return
 	}
 	port.SetDown(down)
-	if !down {
+	if down {
+		s.down++
+	} else {
 		s.down--
+	}
+	s.degraded = len(s.missing) > 0 || s.down > 0
+	if !down {
 		return
 	}
-	s.down++
 	for prio := uint8(0); prio < 8; prio++ {
 		s.flushQueue(i, prio, DropLinkDown)
 	}
@@ -180,10 +185,10 @@ func (s *Switch) watchdogCheck(o int, prio uint8) {
 	s.Stats.WatchdogTrips++
 	w.active = true
 	if wd.Action == "forward" {
-		s.wdIgnore[o] |= 1 << prio
+		s.ps[o].wdIgnore |= 1 << prio
 		port.Kick()
 	} else {
-		s.wdDrop[o] |= 1 << prio
+		s.ps[o].wdDrop |= 1 << prio
 		s.flushQueue(o, prio, DropWatchdog)
 	}
 	s.eng.After(wd.Restore, s, evWatchdogRestore, int64(o)*8+int64(prio), nil)
@@ -193,8 +198,8 @@ func (s *Switch) watchdogCheck(o int, prio uint8) {
 func (s *Switch) watchdogRestore(o int, prio uint8) {
 	w := &s.wd[o][prio]
 	w.active = false
-	s.wdIgnore[o] &^= 1 << prio
-	s.wdDrop[o] &^= 1 << prio
+	s.ps[o].wdIgnore &^= 1 << prio
+	s.ps[o].wdDrop &^= 1 << prio
 	if s.ports[o].Paused(prio) {
 		w.timer = s.eng.After(s.Prof.PFC.Watchdog.Detect, s, evWatchdog, int64(o)*8+int64(prio), nil)
 	}
@@ -233,7 +238,7 @@ func (s *Switch) tag(p *fabric.Packet, in *fabric.Port, out int) {
 // holds packets and may not send them because its link partner paused it
 // (a watchdog that ignores the pause makes it not waiting).
 func (s *Switch) Waiting(o int, prio uint8) bool {
-	return s.queues[o][prio].Len > 0 && s.ports[o].Paused(prio) && s.wdIgnore[o]&(1<<prio) == 0
+	return s.queues[o][prio].Len > 0 && s.ports[o].Paused(prio) && s.ps[o].wdIgnore&(1<<prio) == 0
 }
 
 // QueueHolds reports whether the egress queue of port o and priority prio
@@ -252,4 +257,4 @@ func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
 
 // IngressPaused reports whether the switch is pausing the upstream of
 // port i on priority prio (its ingress is above XOFF).
-func (s *Switch) IngressPaused(i int, prio uint8) bool { return s.in[i][prio].xoff }
+func (s *Switch) IngressPaused(i int, prio uint8) bool { return s.ps[i].in[prio].xoff }

@@ -13,11 +13,14 @@ import "fmt"
 
 // ingress is one ingress port and priority's share of the buffer, bytes:
 // what it holds outside headroom and in it, and whether it has paused its
-// upstream (XOFF). One small struct, so that admitting a frame reads one
-// cache line of it.
+// upstream (XOFF), and the most it has held (PortPrio's PeakIngress and
+// PeakHeadroom, kept here to be beside what they follow). 64 bytes, so
+// that admitting or freeing a frame touches one cache line.
 type ingress struct {
-	held, head int64
-	xoff       bool
+	held, head     int64
+	peak, peakHead int64
+	xoff           bool
+	_              [31]byte
 }
 
 // sharedFree is the shared pool still free, bytes.
@@ -26,29 +29,29 @@ func (s *Switch) sharedFree() int64 { return s.sharedSize - s.sharedUsed }
 // xoffLimit is what a lossless ingress port and priority may hold outside
 // headroom before pausing its upstream.
 func (s *Switch) xoffLimit() int64 {
-	if s.Prof.PFC.XOFFAlpha > 0 {
-		return int64(s.Prof.Reserved) + int64(s.Prof.PFC.XOFFAlpha*float64(max(s.sharedFree(), 0)))
+	if s.xoffAlpha > 0 {
+		return s.reserved + int64(s.xoffAlpha*float64(max(s.sharedFree(), 0)))
 	}
-	return int64(s.Prof.PFC.XOFF)
+	return s.xoff
 }
 
 // xonLevel is where a paused ingress port and priority resumes its
 // upstream.
 func (s *Switch) xonLevel() int64 {
-	if s.Prof.PFC.XONOffset > 0 {
-		return s.xoffLimit() - int64(s.Prof.PFC.XONOffset)
+	if s.xonOffset > 0 {
+		return s.xoffLimit() - s.xonOffset
 	}
-	return min(int64(s.Prof.PFC.XON), s.xoffLimit())
+	return min(s.xon, s.xoffLimit())
 }
 
 // sharedPart is how much of n bytes held by one port and priority is in
 // the shared pool rather than its reserved minimum.
-func (s *Switch) sharedPart(n int64) int64 { return max(0, n-int64(s.Prof.Reserved)) }
+func (s *Switch) sharedPart(n int64) int64 { return max(0, n-s.reserved) }
 
 // admit charges a frame to its ingress port and priority. It returns
 // whether the frame went into headroom, or the reason it must be dropped.
 func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop DropReason, ok bool) {
-	cur := s.in[i][prio].held
+	cur := s.ps[i].in[prio].held
 	need := s.sharedPart(cur+frame) - s.sharedPart(cur)
 	free := s.sharedFree()
 	if s.lossless&(1<<prio) != 0 {
@@ -56,17 +59,17 @@ func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop Drop
 			s.charge(i, prio, frame, need)
 			return false, 0, true
 		}
-		if s.in[i][prio].head+frame > s.headroom[i] {
+		if s.ps[i].in[prio].head+frame > s.ps[i].headroom {
 			return false, DropHeadroom, false
 		}
-		s.in[i][prio].head += frame
+		in := &s.ps[i].in[prio]
+		in.head += frame
 		s.bufUsed += frame
-		pp := &s.portPrio[i][prio]
-		pp.PeakHeadroom = max(pp.PeakHeadroom, s.in[i][prio].head)
-		pp.PeakIngress = max(pp.PeakIngress, s.in[i][prio].held+s.in[i][prio].head)
+		in.peakHead = max(in.peakHead, in.head)
+		in.peak = max(in.peak, in.held+in.head)
 		return true, 0, true
 	}
-	limit := int64(s.Prof.Reserved) + s.Prof.IngressThreshold.Limit(free)
+	limit := s.reserved + s.Prof.IngressThreshold.Limit(free)
 	if cur+frame > limit || need > free {
 		return false, DropBuffer, false
 	}
@@ -75,22 +78,22 @@ func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop Drop
 }
 
 func (s *Switch) charge(i int, prio uint8, frame, shared int64) {
-	s.in[i][prio].held += frame
+	in := &s.ps[i].in[prio]
+	in.held += frame
 	s.sharedUsed += shared
 	s.bufUsed += frame
-	pp := &s.portPrio[i][prio]
-	pp.PeakIngress = max(pp.PeakIngress, s.in[i][prio].held+s.in[i][prio].head)
+	in.peak = max(in.peak, in.held+in.head)
 }
 
 // release frees a frame's bytes from its ingress port and priority:
 // headroom first, then shared, then reserved.
 func (s *Switch) release(i int, prio uint8, frame int64) {
-	fromHead := min(s.in[i][prio].head, frame)
-	s.in[i][prio].head -= fromHead
+	fromHead := min(s.ps[i].in[prio].head, frame)
+	s.ps[i].in[prio].head -= fromHead
 	rest := frame - fromHead
-	before := s.sharedPart(s.in[i][prio].held)
-	s.in[i][prio].held -= rest
-	s.sharedUsed -= before - s.sharedPart(s.in[i][prio].held)
+	before := s.sharedPart(s.ps[i].in[prio].held)
+	s.ps[i].in[prio].held -= rest
+	s.sharedUsed -= before - s.sharedPart(s.ps[i].in[prio].held)
 	s.bufUsed -= frame
 }
 
@@ -98,7 +101,7 @@ func (s *Switch) release(i int, prio uint8, frame int64) {
 // admission) and resumes its ingress's upstream if that brings it to XON.
 func (s *Switch) free(i int, prio uint8, frame int64) {
 	s.release(i, prio, frame)
-	if s.in[i][prio].xoff && s.atXON(i, prio) {
+	if s.ps[i].in[prio].xoff && s.atXON(i, prio) {
 		s.resume(i, prio)
 	}
 }
@@ -106,7 +109,7 @@ func (s *Switch) free(i int, prio uint8, frame int64) {
 // atXON reports whether an ingress port and priority has drained to its
 // XON level, its headroom empty.
 func (s *Switch) atXON(i int, prio uint8) bool {
-	return s.in[i][prio].head == 0 && s.in[i][prio].held <= s.xonLevel()
+	return s.ps[i].in[prio].head == 0 && s.ps[i].in[prio].held <= s.xonLevel()
 }
 
 // Check reports a configuration whose buffer cannot hold its reserved

@@ -24,6 +24,11 @@ type egressQueue struct {
 	lenArea  float64
 	byteArea float64
 	last     sim.Time
+
+	// What the queue has sent (PortPrio's TxPackets and TxBytes, kept here
+	// to be beside what sending touches).
+	txPackets, txBytes int64
+	_                  [8]byte // 128 bytes: a queue spans two cache lines, never three
 }
 
 func newEgressQueue(ports int) egressQueue {

@@ -21,10 +21,10 @@ func (r DropReason) String() string {
 // Stats are a switch's totals.
 type Stats struct {
 	Forwarded  int64
+	PeakBuffer int64
+	Marked     int64 // packets marked CE
 	Drops      [NumDropReasons]int64
 	DropBytes  int64 // payload bytes dropped
-	Marked     int64 // packets marked CE
-	PeakBuffer int64
 	// WatchdogTrips counts PFC watchdog trips; Flooded the extra copies
 	// made by flooding lossless packets that had no forwarding entry.
 	WatchdogTrips int64
@@ -34,13 +34,15 @@ type Stats struct {
 // PortPrio are the counters of one port and priority. Tx and Marked count
 // the port as egress; Drops and the pause counters as ingress (a drop is
 // charged to the port and priority the packet came in on, and PAUSE frames
-// go out on the ingress port toward the upstream).
+// go out on the ingress port toward the upstream). Switch.PortPrio brings
+// the Tx counters and the peaks up to date from where the switch keeps
+// them while it runs (beside the queue and the ingress account).
 type PortPrio struct {
 	TxPackets, TxBytes int64
 	Marked             int64
-	Drops              [NumDropReasons]int64
-	PauseSent          int64
-	ResumeSent         int64
 	PeakIngress        int64 // most the port and priority held, bytes
 	PeakHeadroom       int64 // most it held in headroom, bytes
+	PauseSent          int64
+	ResumeSent         int64
+	Drops              [NumDropReasons]int64
 }

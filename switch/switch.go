@@ -21,41 +21,56 @@ import (
 // and a RESUME goes upstream once the ingress port and priority have
 // drained to XON.
 type Switch struct {
-	// What every packet touches comes first, so that a hop costs few
-	// cache lines of a switch (a k=16 fat-tree has 320 of them, far more
-	// than the caches hold).
+	// What every packet touches comes first: four cache lines of a switch
+	// (TestSwitchHotFields), with the profile's per-packet values copied
+	// out of Prof, rather than the ten lines a packet touched when they
+	// were spread out. A k=16 fat-tree has 320 switches, far more than the
+	// caches hold, so every line is a miss.
 	eng      *sim.Engine
 	pool     *fabric.Pool
-	ports    []*fabric.Port
 	routes   *fabric.Routes
-	queues   [][8]egressQueue
-	occupied []uint8 // per egress port: bit i set when priority i's queue is not empty
-	portPrio [][8]PortPrio
-	in       [][8]ingress // per ingress port and priority
-	pipeLane *sim.Lane    // store-and-forward's latency (forward)
-	pipeline int64        // packets admitted and not yet queued at egress
+	ps       []portState      // per port
+	queues   [][8]egressQueue // per egress port and priority
+	pipeLane *sim.Lane        // store-and-forward's latency (forward)
+	pipeline int64            // packets admitted and not yet queued at egress
 
 	// Buffer accounting (mmu.go), bytes.
 	sharedSize int64
 	sharedUsed int64
 	bufUsed    int64
 
-	lossless uint8           // bit i: priority i is lossless
-	weighted uint8           // bit i: priority i is scheduled by DWRR
-	down     int             // ports whose link is cut
-	missing  []fabric.NodeID // destinations whose forwarding entry is gone
-	rank     []int32         // up*/down* ranks by NodeID, for Tagger
-	wdIgnore []uint8         // per port: priorities whose PAUSE the watchdog ignores
-	wdDrop   []uint8         // per port: priorities the watchdog drops
+	// From Prof, read for every packet.
+	latency   sim.Time
+	ecmpSeed  uint64
+	reserved  int64
+	xoff      int64   // Prof.PFC.XOFF
+	xoffAlpha float64 // Prof.PFC.XOFFAlpha
+	xon       int64   // Prof.PFC.XON
+	xonOffset int64   // Prof.PFC.XONOffset
 
-	ID    fabric.NodeID
-	Name  string
-	Stats Stats
-	Prof  Profile
+	ID            fabric.NodeID
+	lossless      uint8 // bit i: priority i is lossless
+	weighted      uint8 // bit i: priority i is scheduled by DWRR
+	cutThrough    bool  // Prof.CutThrough
+	ecnEnqueue    bool  // Prof.ECN.Enabled && Prof.ECN.AtEnqueue
+	ecnDequeue    bool  // Prof.ECN.Enabled && !Prof.ECN.AtEnqueue
+	degraded      bool  // a port is down or a forwarding entry is missing
+	floodLossless bool  // Prof.FloodLossless
+	// OnBlocked, if set, is told when a packet joins an empty egress
+	// queue whose priority is paused (the deadlock detector's cue).
+	OnBlocked func(s *Switch, port int, prio uint8)
+	Stats     Stats // its first three counters are per packet
+
+	// Prof is the switch's profile, fixed once New returns.
+	Prof    Profile
+	Name    string
+	ports   []*fabric.Port
+	down    int             // ports whose link is cut
+	missing []fabric.NodeID // destinations whose forwarding entry is gone
+	rank    []int32         // up*/down* ranks by NodeID, for Tagger
 
 	ecnRNG *rand.Rand
 
-	headroom      []int64 // per port, for each lossless priority
 	reservedTotal int64
 	headroomTotal int64
 	refresh       [][8]sim.Timer
@@ -72,9 +87,21 @@ type Switch struct {
 	wd      [][8]watchdogState
 	classes []uint8 // lossless priorities, ascending
 	lossy   uint8   // where Tagger sends a packet past the last lossless priority
-	// OnBlocked, if set, is told when a packet joins an empty egress
-	// queue whose priority is paused (the deadlock detector's cue).
-	OnBlocked func(s *Switch, port int, prio uint8)
+}
+
+// portState is what a switch keeps per port, what a packet reads of the
+// port first (the port, its priorities' masks) in one cache line, then the
+// port's ingress accounting and counters per priority.
+type portState struct {
+	port     *fabric.Port
+	headroom int64 // of each lossless priority, bytes
+	occupied uint8 // bit i set when priority i's egress queue is not empty
+	wdIgnore uint8 // priorities whose PAUSE the watchdog ignores
+	wdDrop   uint8 // priorities the watchdog drops
+	_        [45]byte
+
+	in    [8]ingress  // by priority
+	stats [8]PortPrio // by priority
 }
 
 // Switch event kinds.
@@ -100,18 +127,23 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	s := &Switch{
 		ID: id, Name: name, Prof: prof, eng: eng, pool: pool, ports: ports, routes: routes,
 		ecnRNG:    eng.Rand("switch/" + name + "/ecn"),
-		headroom:  make([]int64, n),
-		in:        make([][8]ingress, n),
+		ps:        make([]portState, n),
 		queues:    make([][8]egressQueue, n),
-		occupied:  make([]uint8, n),
-		portPrio:  make([][8]PortPrio, n),
 		refresh:   make([][8]sim.Timer, n),
 		deficit:   make([][8]int64, n),
 		dwrrAt:    make([]int, n),
 		dwrrFresh: make([]bool, n),
 		wd:        make([][8]watchdogState, n),
-		wdIgnore:  make([]uint8, n),
-		wdDrop:    make([]uint8, n),
+
+		latency: prof.Latency, ecmpSeed: prof.ECMPSeed, reserved: int64(prof.Reserved),
+		xoff: int64(prof.PFC.XOFF), xoffAlpha: prof.PFC.XOFFAlpha,
+		xon: int64(prof.PFC.XON), xonOffset: int64(prof.PFC.XONOffset),
+		cutThrough: prof.CutThrough, floodLossless: prof.FloodLossless,
+		ecnEnqueue: prof.ECN.Enabled && prof.ECN.AtEnqueue,
+		ecnDequeue: prof.ECN.Enabled && !prof.ECN.AtEnqueue,
+	}
+	for i, p := range ports {
+		s.ps[i].port = p
 	}
 	lossless := 0
 	for _, p := range prof.PFC.Priorities {
@@ -132,11 +164,11 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 			if peer := p.Peer(); peer.SenderFrame > 0 {
 				sender = peer.SenderFrame
 			}
-			s.headroom[i] = HeadroomBound(p.Rate, p.Link().Delay, sender, maxFrame, p.Peer().ResponseDelay)
+			s.ps[i].headroom = HeadroomBound(p.Rate, p.Link().Delay, sender, maxFrame, p.Peer().ResponseDelay)
 		} else {
-			s.headroom[i] = int64(prof.PFC.Headroom)
+			s.ps[i].headroom = int64(prof.PFC.Headroom)
 		}
-		s.headroomTotal += s.headroom[i] * int64(lossless)
+		s.headroomTotal += s.ps[i].headroom * int64(lossless)
 	}
 	s.reservedTotal = int64(prof.Reserved) * int64(n) * 8
 	s.sharedSize = int64(prof.Buffer) - s.reservedTotal - s.headroomTotal
@@ -153,13 +185,19 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 }
 
 // Headroom returns the headroom of a port's lossless queues, bytes.
-func (s *Switch) Headroom(port int) int64 { return s.headroom[port] }
+func (s *Switch) Headroom(port int) int64 { return s.ps[port].headroom }
 
 // Ports returns the switch's ports.
 func (s *Switch) Ports() []*fabric.Port { return s.ports }
 
 // PortPrio returns the counters of a port and priority.
-func (s *Switch) PortPrio(port int, prio uint8) *PortPrio { return &s.portPrio[port][prio] }
+func (s *Switch) PortPrio(port int, prio uint8) *PortPrio {
+	pp := &s.ps[port].stats[prio]
+	in, q := &s.ps[port].in[prio], &s.queues[port][prio]
+	pp.PeakIngress, pp.PeakHeadroom = in.peak, in.peakHead
+	pp.TxPackets, pp.TxBytes = q.txPackets, q.txBytes
+	return pp
+}
 
 // QueueBytes is the egress queue depth of port and priority, frame bytes.
 func (s *Switch) QueueBytes(port int, prio uint8) int64 { return s.queues[port][prio].Bytes }
@@ -178,11 +216,11 @@ func (s *Switch) QueueStats(port int, prio uint8) QueueStats {
 // IngressBytes is what port and priority hold in the buffer, headroom
 // included.
 func (s *Switch) IngressBytes(port int, prio uint8) int64 {
-	return s.in[port][prio].held + s.in[port][prio].head
+	return s.ps[port].in[prio].held + s.ps[port].in[prio].head
 }
 
 // PeakIngress is the most that port and priority ever held, bytes.
-func (s *Switch) PeakIngress(port int, prio uint8) int64 { return s.portPrio[port][prio].PeakIngress }
+func (s *Switch) PeakIngress(port int, prio uint8) int64 { return s.ps[port].in[prio].peak }
 
 // BufferUsed is the buffer in use, bytes.
 func (s *Switch) BufferUsed() int64 { return s.bufUsed }
@@ -209,36 +247,36 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	p.InPrio = prio
 	toHead, why, ok := s.admit(i, prio, frame)
 	if !ok {
-		s.portPrio[i][prio].Drops[why]++
+		s.ps[i].stats[prio].Drops[why]++
 		s.drop(p, why)
 		return
 	}
 	s.Stats.PeakBuffer = max(s.Stats.PeakBuffer, s.bufUsed)
-	if s.lossless&(1<<prio) != 0 && !s.in[i][prio].xoff && (toHead || s.in[i][prio].held >= s.xoffLimit()) {
-		s.in[i][prio].xoff = true
+	if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
+		s.ps[i].in[prio].xoff = true
 		s.sendPause(i, prio)
 	}
 	next := s.routes.NextPorts(s.ID, p.Dst)
-	if len(s.missing) > 0 || s.down > 0 {
+	if s.degraded {
 		next = s.liveRoutes(next, p.Dst)
 	}
 	if len(next) == 0 {
-		if s.lossless&(1<<prio) != 0 && s.Prof.FloodLossless {
+		if s.lossless&(1<<prio) != 0 && s.floodLossless {
 			s.flood(p, i, frame)
 			return
 		}
 		s.release(i, prio, frame)
-		s.portPrio[i][prio].Drops[DropNoRoute]++
+		s.ps[i].stats[prio].Drops[DropNoRoute]++
 		s.drop(p, DropNoRoute)
 		return
 	}
 	out := next[0]
 	if len(next) > 1 {
-		out = fabric.PickPort(next, p.Flow.Hash(s.Prof.ECMPSeed))
+		out = fabric.PickPort(next, p.Flow.Hash(s.ecmpSeed))
 	}
-	if int(out) >= 0 && s.ports[out].Down() {
+	if int(out) >= 0 && s.ps[out].port.Down() {
 		s.release(i, prio, frame)
-		s.portPrio[i][prio].Drops[DropLinkDown]++
+		s.ps[i].stats[prio].Drops[DropLinkDown]++
 		s.drop(p, DropLinkDown)
 		return
 	}
@@ -250,8 +288,8 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 
 // forward sends an admitted packet through the pipeline to egress out.
 func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
-	delay := s.Prof.Latency
-	if s.Prof.CutThrough && s.ports[out].Rate <= in.Rate {
+	delay := s.latency
+	if s.cutThrough && s.ps[out].port.Rate <= in.Rate {
 		// The header was enough to start: the frame could have been on its
 		// way since its first bytes arrived. The saving is at most the
 		// pipeline latency, since the model sees the frame at its last bit.
@@ -259,7 +297,7 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 		delay = max(0, delay-saved)
 	}
 	s.pipeline++
-	if s.Prof.CutThrough {
+	if s.cutThrough {
 		s.eng.After(delay, s, evForward, int64(out), p)
 		return
 	}
@@ -285,7 +323,7 @@ func (s *Switch) drop(p *fabric.Packet, why DropReason) {
 func (s *Switch) sendPause(i int, prio uint8) {
 	port := s.ports[i]
 	port.SendPause(prio, fabric.MaxQuanta)
-	s.portPrio[i][prio].PauseSent++
+	s.ps[i].stats[prio].PauseSent++
 	half := fabric.PauseDuration(fabric.MaxQuanta, port.Rate) / 2
 	s.refresh[i][prio] = s.eng.After(half, s, evPauseRefresh, int64(i)*8+int64(prio), nil)
 }
@@ -302,7 +340,7 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 		s.watchdogRestore(int(ev.N/8), uint8(ev.N%8))
 	case evPauseRefresh:
 		i, prio := int(ev.N/8), uint8(ev.N%8)
-		if !s.in[i][prio].xoff {
+		if !s.ps[i].in[prio].xoff {
 			return
 		}
 		if s.atXON(i, prio) {
@@ -323,25 +361,25 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		s.dropQueued(p, DropEgress)
 		return
 	}
-	if s.ports[out].Down() || s.wdDrop[out]&(1<<prio) != 0 {
+	if s.ps[out].port.Down() || s.ps[out].wdDrop&(1<<prio) != 0 {
 		why := DropLinkDown
-		if !s.ports[out].Down() {
+		if !s.ps[out].port.Down() {
 			why = DropWatchdog
 		}
 		s.dropQueued(p, why)
 		return
 	}
-	if s.Prof.ECN.Enabled && s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
+	if s.ecnEnqueue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
-		s.portPrio[out][prio].Marked++
+		s.ps[out].stats[prio].Marked++
 	}
 	q.push(p, s.eng.Now())
-	s.occupied[out] |= 1 << prio
+	s.ps[out].occupied |= 1 << prio
 	s.Stats.Forwarded++
-	if q.Len == 1 && s.OnBlocked != nil && s.ports[out].Paused(prio) {
+	if q.Len == 1 && s.OnBlocked != nil && s.ps[out].port.Paused(prio) {
 		s.OnBlocked(s, out, prio)
 	}
-	s.ports[out].Kick()
+	s.ps[out].port.Kick()
 }
 
 // NextPacket chooses what an egress port sends next: priorities without a
@@ -349,8 +387,8 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 // within a priority, ingress ports round robin.
 func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
 	o := port.Index
-	paused := port.PausedMask() &^ s.wdIgnore[o]
-	if ready := s.occupied[o] &^ (paused | s.weighted); ready != 0 {
+	paused := port.PausedMask() &^ s.ps[o].wdIgnore
+	if ready := s.ps[o].occupied &^ (paused | s.weighted); ready != 0 {
 		return s.dequeue(o, uint8(bits.Len8(ready)-1)) // the highest priority ready
 	}
 	if len(s.dwrrOrder) > 0 {
@@ -370,7 +408,7 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	for tries := 0; tries < 2*n+1; tries++ {
 		prio := s.dwrrOrder[s.dwrrAt[o]]
 		q := &qs[prio]
-		if q.Len == 0 || (port.Paused(prio) && s.wdIgnore[o]&(1<<prio) == 0) {
+		if q.Len == 0 || (port.Paused(prio) && s.ps[o].wdIgnore&(1<<prio) == 0) {
 			if q.Len == 0 {
 				s.deficit[o][prio] = 0
 			}
@@ -398,7 +436,7 @@ func (s *Switch) pop(o int, prio uint8) *fabric.Packet {
 	q := &s.queues[o][prio]
 	p := q.pop(s.eng.Now())
 	if q.Len == 0 {
-		s.occupied[o] &^= 1 << prio
+		s.ps[o].occupied &^= 1 << prio
 	}
 	return p
 }
@@ -409,25 +447,24 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	q := &s.queues[o][prio]
 	p := s.pop(o, prio)
 	s.free(int(p.InPort), p.InPrio, p.Frame())
-	if s.Prof.ECN.Enabled && !s.Prof.ECN.AtEnqueue && s.maybeMark(p, q.Bytes) {
+	if s.ecnDequeue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
-		s.portPrio[o][prio].Marked++
+		s.ps[o].stats[prio].Marked++
 	}
-	pp := &s.portPrio[o][prio]
-	pp.TxPackets++
-	pp.TxBytes += int64(p.Wire)
+	q.txPackets++
+	q.txBytes += int64(p.Wire)
 	if p.INT != nil {
 		// HPCC's telemetry: the egress's queue as the packet leaves it, the
 		// bytes the port has sent with this packet, the time and the rate.
-		port := s.ports[o]
+		port := s.ps[o].port
 		p.INT.Push(fabric.INTHop{QLen: q.Bytes, TxBytes: port.Stats.TxBytes + int64(p.Wire), TS: s.eng.Now(), Rate: port.Rate})
 	}
 	return p
 }
 
 func (s *Switch) resume(i int, prio uint8) {
-	s.in[i][prio].xoff = false
+	s.ps[i].in[prio].xoff = false
 	s.eng.Cancel(s.refresh[i][prio])
 	s.ports[i].SendPause(prio, 0)
-	s.portPrio[i][prio].ResumeSent++
+	s.ps[i].stats[prio].ResumeSent++
 }

@@ -1,0 +1,58 @@
+package swtch
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestSwitchHotFields: what every packet reads of a switch is in the
+// struct's first four cache lines; a port's masks and pointer in one line
+// of its portState; one priority's ingress account (with its peaks) in
+// one line, and its egress queue (with what it has sent) in two. A large fabric's
+// switches have all left the caches by a switch's next packet, so each of
+// these lines is a miss (docs/PERFORMANCE.md).
+func TestSwitchHotFields(t *testing.T) {
+	var s Switch
+	hot := map[string]uintptr{
+		"eng": unsafe.Offsetof(s.eng), "pool": unsafe.Offsetof(s.pool), "routes": unsafe.Offsetof(s.routes),
+		"ps": unsafe.Offsetof(s.ps), "queues": unsafe.Offsetof(s.queues), "pipeLane": unsafe.Offsetof(s.pipeLane),
+		"pipeline": unsafe.Offsetof(s.pipeline), "sharedSize": unsafe.Offsetof(s.sharedSize),
+		"sharedUsed": unsafe.Offsetof(s.sharedUsed), "bufUsed": unsafe.Offsetof(s.bufUsed),
+		"latency": unsafe.Offsetof(s.latency), "ecmpSeed": unsafe.Offsetof(s.ecmpSeed),
+		"reserved": unsafe.Offsetof(s.reserved), "xoff": unsafe.Offsetof(s.xoff), "xon": unsafe.Offsetof(s.xon),
+		"xonOffset": unsafe.Offsetof(s.xonOffset), "xoffAlpha": unsafe.Offsetof(s.xoffAlpha),
+		"ID": unsafe.Offsetof(s.ID), "lossless": unsafe.Offsetof(s.lossless), "degraded": unsafe.Offsetof(s.degraded),
+		"OnBlocked":        unsafe.Offsetof(s.OnBlocked),
+		"Stats.Forwarded":  unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.Forwarded),
+		"Stats.PeakBuffer": unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.PeakBuffer),
+	}
+	for name, off := range hot {
+		if off >= 4*64 {
+			t.Errorf("Switch.%s at byte %d, past the first four lines", name, off)
+		}
+	}
+	var ps portState
+	for name, off := range map[string]uintptr{
+		"port": unsafe.Offsetof(ps.port), "headroom": unsafe.Offsetof(ps.headroom),
+		"occupied": unsafe.Offsetof(ps.occupied), "wdIgnore": unsafe.Offsetof(ps.wdIgnore), "wdDrop": unsafe.Offsetof(ps.wdDrop),
+	} {
+		if off >= 64 {
+			t.Errorf("portState.%s at byte %d, not in its first line", name, off)
+		}
+	}
+	if off := unsafe.Offsetof(ps.in); off%64 != 0 {
+		t.Errorf("portState.in at byte %d, not on a line", off)
+	}
+	if off := unsafe.Offsetof(ps.stats); off%64 != 0 {
+		t.Errorf("portState.stats at byte %d, not on a line", off)
+	}
+	if size := unsafe.Sizeof(ps); size%64 != 0 {
+		t.Errorf("portState is %d bytes, not whole lines", size)
+	}
+	if size := unsafe.Sizeof(ingress{}); size != 64 {
+		t.Errorf("ingress is %d bytes, want 64", size)
+	}
+	if size := unsafe.Sizeof(egressQueue{}); size != 128 {
+		t.Errorf("egressQueue is %d bytes, want 128", size)
+	}
+}
