@@ -3,25 +3,30 @@ package sim
 // Engine runs events in time order. Ties break by insertion order, which
 // makes runs deterministic.
 //
-// The queue is a 4-ary min-heap keyed by (At, seq), plus a FIFO for events
-// scheduled at the current time, which never touch the heap, plus lanes
-// (lane.go): FIFOs of events that share one delay (link arrivals, switch
-// pipelines, transmissions), of which only the heads are in the heap.
-// Cancelling a timer only marks its event; the event is dropped when it
-// reaches the top, so a timer cancelled late costs nothing more than one
-// that fires.
+// The queue is three sources merged by (At, seq): lanes (lane.go), FIFOs
+// of events that share one delay (link arrivals, switch pipelines,
+// transmissions), whose heads sit in a small heap of their own (at most
+// MaxLanes entries); a 4-ary min-heap of timers (everything scheduled
+// with Schedule or After); and a FIFO for events scheduled at the current
+// time, which touches neither. Almost every event of a large run is a
+// lane event, and keeping the lane heads apart means firing one sifts
+// through a few lane heads instead of through the thousands of PFC and
+// retransmission timers waiting further off. Cancelling a timer only
+// marks its event; the event is dropped when it reaches the top, so a
+// timer cancelled late costs nothing more than one that fires.
 type Engine struct {
 	now    Time
 	seq    uint64
-	heap   []heapItem
+	heap   []heapItem // timers
 	nowQ   ring[*Event]
 	free   []*Event
 	events uint64
 	seed   uint64
 
 	lanes       map[Time]*Lane // by delay (lane.go)
+	laneHeads   []laneHead     // a min-heap of the nonempty lanes' heads
 	laneWaiting int            // lane events behind their lane's head
-	scratch     Event          // a firing lane event (popTop)
+	scratch     Event          // a firing lane event (popLane)
 	stopped     bool
 	dead        int // cancelled events still in the heap
 
@@ -46,7 +51,9 @@ func (e *Engine) Events() uint64 { return e.events }
 func (e *Engine) Seed() uint64 { return e.seed }
 
 // Pending returns how many events are scheduled, cancelled ones included.
-func (e *Engine) Pending() int { return len(e.heap) + e.nowQ.len() + e.laneWaiting }
+func (e *Engine) Pending() int {
+	return len(e.heap) + e.nowQ.len() + len(e.laneHeads) + e.laneWaiting
+}
 
 func (e *Engine) alloc() *Event {
 	if n := len(e.free); n > 0 {
@@ -110,8 +117,7 @@ func (e *Engine) Cancel(t Timer) bool {
 	return true
 }
 
-// compact drops cancelled events from the heap once they are the majority
-// (lane heads stay: their lanes follow them).
+// compact drops cancelled events from the heap once they are the majority.
 // A timer rearmed on every ACK (cancel, schedule) otherwise leaves one
 // cancelled event per ACK waiting for its far-off time, and the heap, and
 // memory, would grow with time simulated. Rebuilding costs one pass over
@@ -119,7 +125,7 @@ func (e *Engine) Cancel(t Timer) bool {
 func (e *Engine) compact() {
 	h := e.heap[:0]
 	for _, it := range e.heap {
-		if it.lane == nil && it.ev.H == nil {
+		if it.ev.H == nil {
 			e.recycle(it.ev)
 			continue
 		}
@@ -170,17 +176,51 @@ func (e *Engine) OnProgress(every uint64, fn func(now Time, events uint64)) {
 	e.progressEvery, e.progress = every, fn
 }
 
-// heapItem keeps an event's sort key beside its pointer, so that sifting
+// heapItem keeps a timer's sort key beside its pointer, so that sifting
 // compares keys in the heap's own array instead of loading each event.
 type heapItem struct {
-	at   Time
-	seq  uint64
-	ev   *Event
-	lane *Lane // the lane ev heads, if it waits in one (lane.go)
+	at  Time
+	seq uint64
+	ev  *Event
+}
+
+// source says where the next event comes from.
+type source uint8
+
+const (
+	fromNone  source = iota
+	fromTimer        // the timer heap's top
+	fromLane         // the head of the lane atop the lane heads
+	fromNow          // the current-time FIFO
+)
+
+// peek says where the next event due at or before until comes from.
+// Timers and lane heads at the current time were scheduled before it
+// began, so they precede everything in the current-time FIFO.
+func (e *Engine) peek(until Time) source {
+	src, at := fromNone, Never
+	var seq uint64
+	if len(e.heap) > 0 {
+		src, at, seq = fromTimer, e.heap[0].at, e.heap[0].seq
+	}
+	if len(e.laneHeads) > 0 {
+		if h := &e.laneHeads[0]; src == fromNone || h.at < at || (h.at == at && h.seq < seq) {
+			src, at = fromLane, h.at
+		}
+	}
+	switch {
+	case src != fromNone && at == e.now:
+		return src
+	case e.nowQ.len() > 0:
+		return fromNow
+	case src != fromNone && at <= until:
+		return src
+	}
+	return fromNone
 }
 
 // next removes and returns the next live event due at or before until, or
-// nil when there is none. The heap's top is looked at before it is taken,
+// nil when there is none. The queue's top is looked at before it is taken,
 // so an event past until stays where it is.
 func (e *Engine) next(until Time) *Event {
 	if e.now > until {
@@ -188,15 +228,13 @@ func (e *Engine) next(until Time) *Event {
 	}
 	for {
 		var ev *Event
-		switch {
-		case len(e.heap) > 0 && e.heap[0].at == e.now:
-			// Heap events at the current time were scheduled before it began,
-			// so they precede everything in the current-time FIFO.
-			ev = e.popTop()
-		case e.nowQ.len() > 0:
+		switch e.peek(until) {
+		case fromLane:
+			return e.popLane()
+		case fromTimer:
+			ev = e.pop()
+		case fromNow:
 			ev = e.nowQ.pop()
-		case len(e.heap) > 0 && e.heap[0].at <= until:
-			ev = e.popTop()
 		default:
 			return nil
 		}
@@ -209,31 +247,6 @@ func (e *Engine) next(until Time) *Event {
 		}
 		return ev
 	}
-}
-
-// popTop removes the heap's top event. When it heads a lane, the lane's
-// next event takes its place at the top and sinks from there (one sift
-// instead of a pop and a push), and the one that fires is handed over in
-// the engine's scratch Event.
-func (e *Engine) popTop() *Event {
-	top := e.heap[0]
-	l := top.lane
-	if l == nil {
-		return e.pop()
-	}
-	it := l.q.peek()
-	ev := &e.scratch
-	ev.At, ev.H, ev.Data, ev.N, ev.Kind = it.at, it.h, it.data, it.n, it.kind
-	l.q.pop()
-	if l.q.size == 0 {
-		e.pop()
-		return ev
-	}
-	next := l.q.peek()
-	e.heap[0] = heapItem{at: next.at, seq: next.seq, lane: l}
-	e.laneWaiting--
-	e.siftDown(0)
-	return ev
 }
 
 // Run fires events in order until none is left, the next one is later than
@@ -281,9 +294,8 @@ func (a heapItem) before(b heapItem) bool {
 
 // push and pop keep a 4-ary heap: shallower than a binary heap, and its
 // four children's keys sit side by side in memory.
-func (e *Engine) push(ev *Event) { e.pushItem(heapItem{at: ev.At, seq: ev.seq, ev: ev}) }
-
-func (e *Engine) pushItem(it heapItem) {
+func (e *Engine) push(ev *Event) {
+	it := heapItem{at: ev.At, seq: ev.seq, ev: ev}
 	h := append(e.heap, it)
 	i := len(h) - 1
 	for i > 0 {

@@ -3,12 +3,13 @@ package sim
 // A Lane is a FIFO of events that all wait the same delay after they are
 // scheduled. Since the clock only moves forward, such events are scheduled
 // in the order they fire, so the lane needs no sorting: only its head sits
-// in the engine's heap, and firing it puts the next one there. Every
-// link's arrivals (one propagation delay) and every switch's pipeline
-// exits (one latency) share a lane per delay, which keeps the heap a few
-// dozen entries deep instead of one entry per busy link; events still fire
-// in exactly the (time, insertion order) sequence they would without
-// lanes.
+// among the engine's lane heads, and firing it puts the next one there.
+// Every link's arrivals (one propagation delay) and every switch's
+// pipeline exits (one latency) share a lane per delay, so the lane heads
+// are a handful (seven in the k=16 permutation of docs/PERFORMANCE.md)
+// and firing a lane event costs a sift among them, not one through a heap
+// of an entry per busy link or per timer; events still fire in exactly
+// the (time, insertion order) sequence they would without lanes.
 //
 // Lane events cannot be cancelled; timers belong in the heap (Schedule,
 // After).
@@ -59,10 +60,88 @@ func (e *Engine) PostLane(l *Lane, h Handler, kind int32, n int64, data any) {
 	e.seq++
 	l.q.push(it)
 	if l.q.size == 1 {
-		e.pushItem(heapItem{at: it.at, seq: it.seq, lane: l})
+		e.pushLaneHead(laneHead{at: it.at, seq: it.seq, lane: l})
 	} else {
 		e.laneWaiting++
 	}
+}
+
+// laneHead is a nonempty lane's place among the lane heads: its head's
+// sort key, kept beside the lane so that sifting reads no lane.
+type laneHead struct {
+	at   Time
+	seq  uint64
+	lane *Lane
+}
+
+func (a *laneHead) before(b *laneHead) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}
+
+// pushLaneHead adds a lane that has just become nonempty. The lane heads
+// are a binary min-heap of at most MaxLanes entries.
+func (e *Engine) pushLaneHead(x laneHead) {
+	h := append(e.laneHeads, x)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !x.before(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = x
+	e.laneHeads = h
+}
+
+// siftLaneHeads restores the lane heads' heap below the top.
+func (e *Engine) siftLaneHeads() {
+	h := e.laneHeads
+	n := len(h)
+	x := h[0]
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h[c+1].before(&h[c]) {
+			c++
+		}
+		if !h[c].before(&x) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = x
+}
+
+// popLane fires the head of the earliest lane: the event is handed over
+// in the engine's scratch Event, and the lane's next event, if any, takes
+// its place among the lane heads (one sift instead of a pop and a push).
+func (e *Engine) popLane() *Event {
+	top := &e.laneHeads[0]
+	l := top.lane
+	it := l.q.peek()
+	ev := &e.scratch
+	ev.At, ev.H, ev.Data, ev.N, ev.Kind = it.at, it.h, it.data, it.n, it.kind
+	l.q.pop()
+	if l.q.size == 0 {
+		n := len(e.laneHeads) - 1
+		e.laneHeads[0] = e.laneHeads[n]
+		e.laneHeads[n] = laneHead{}
+		e.laneHeads = e.laneHeads[:n]
+	} else {
+		next := l.q.peek()
+		top.at, top.seq = next.at, next.seq
+		e.laneWaiting--
+	}
+	if len(e.laneHeads) > 1 {
+		e.siftLaneHeads()
+	}
+	return ev
 }
 
 // laneItem is a waiting lane event: 64 bytes, read in order.

@@ -19,16 +19,13 @@ type iface struct {
 // current event may schedule an earlier one, and then nothing is lost but
 // the prefetch.
 func (e *Engine) prefetchNext() {
-	switch {
-	case e.nowQ.len() > 0:
+	switch e.peek(Never) {
+	case fromNow:
 		prefetch(uintptr(unsafe.Pointer(*e.nowQ.peek())))
-	case len(e.heap) > 0:
-		top := &e.heap[0]
-		if top.lane == nil {
-			prefetch(uintptr(unsafe.Pointer(top.ev)))
-			return
-		}
-		it := top.lane.q.peek()
+	case fromTimer:
+		prefetch(uintptr(unsafe.Pointer(e.heap[0].ev)))
+	case fromLane:
+		it := e.laneHeads[0].lane.q.peek()
 		prefetch(uintptr((*iface)(unsafe.Pointer(&it.h)).data))
 		prefetch(uintptr((*iface)(unsafe.Pointer(&it.data)).data))
 	}

@@ -65,7 +65,7 @@ type Switch struct {
 	Prof    Profile
 	Name    string
 	ports   []*fabric.Port
-	down    int             // ports whose link is cut
+	down    int             // ports whose link is cut (PortDown), to skip reading the ports while none is
 	missing []fabric.NodeID // destinations whose forwarding entry is gone
 	rank    []int32         // up*/down* ranks by NodeID, for Tagger
 
@@ -274,7 +274,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	if len(next) > 1 {
 		out = fabric.PickPort(next, p.Flow.Hash(s.ecmpSeed))
 	}
-	if int(out) >= 0 && s.ps[out].port.Down() {
+	if int(out) >= 0 && s.down > 0 && s.ps[out].port.Down() {
 		s.release(i, prio, frame)
 		s.ps[i].stats[prio].Drops[DropLinkDown]++
 		s.drop(p, DropLinkDown)
@@ -361,7 +361,7 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		s.dropQueued(p, DropEgress)
 		return
 	}
-	if s.ps[out].port.Down() || s.ps[out].wdDrop&(1<<prio) != 0 {
+	if (s.down > 0 && s.ps[out].port.Down()) || s.ps[out].wdDrop&(1<<prio) != 0 {
 		why := DropLinkDown
 		if !s.ps[out].port.Down() {
 			why = DropWatchdog
