@@ -10,7 +10,7 @@ import (
 
 // SetRxRate changes the receive drain rate (0: line rate): a slow
 // receiver from now on.
-func (h *HCA) SetRxRate(r fabric.Rate) { h.Prof.RxRate = r }
+func (h *HCA) SetRxRate(r fabric.Rate) { h.Prof.RxRate, h.rxRate = r, r }
 
 // SetRxHang stalls (true) or restarts the receive pipeline. While it is
 // stalled, arrivals wait in the receive buffer, which sends PAUSE above

@@ -12,15 +12,15 @@ import (
 type Stats struct {
 	TxPackets     int64 // every packet the HCA originated (PFC frames excepted)
 	DataPackets   int64 // request packets sent, retransmissions included
+	RxPackets     int64 // packets received from the wire (PFC frames excepted)
+	AcksSent      int64
 	ReadResponses int64 // READ response packets sent
 	Retransmitted int64 // request packets sent more than once
-	AcksSent      int64
 	NaksSent      int64
 	RNRNaksSent   int64
 	Timeouts      int64
 	Duplicates    int64 // request packets received twice
 	OutOfOrder    int64 // request packets received ahead of a gap (dropped)
-	RxPackets     int64 // packets received from the wire (PFC frames excepted)
 	// NoRecvDrops counts UD (and UC) messages dropped because no RECV was
 	// posted; UCDroppedMsgs UC messages with a missing packet; QKeyDrops
 	// UD datagrams with the wrong Q_Key; BadQPDrops packets for a QP that
@@ -51,25 +51,39 @@ type Stats struct {
 // port through a round-robin transmit arbiter, one packet at a time; ACKs,
 // NAKs, atomic responses and CNPs go ahead of data.
 type HCA struct {
-	ID    fabric.NodeID
-	Name  string
-	IP    uint32
-	Prof  Profile
-	Stats Stats
-
+	// What every packet touches comes first: the first three cache lines
+	// (TestHCAHotFields), then the profile, whose first line holds the
+	// MTU and the retransmission scheme. An HCA is 896 bytes, so each
+	// starts on a line.
 	eng    *sim.Engine
 	pool   *fabric.Pool
 	port   *fabric.Port
 	rxLane *sim.Lane // the receive pipeline's latency (afterPipeline)
-
+	lastQP *QP       // the QP QP found last: a packet's is most often the one before's
 	// qps holds the QPs that exist, by number; DestroyQP deletes them, so
 	// the table holds the live QPs only (lookups only: never iterated).
 	// nextQPN is the number the next QP gets: numbers are never reused.
 	qps     map[uint32]*QP
-	nextQPN uint32
-	active  []*QP // QPs with work, in round-robin order
 	cursor  int
-	ctrl    fabric.PacketQueue
+	nextQPN uint32
+	ID      fabric.NodeID
+
+	active    []*QP // QPs with work, in round-robin order
+	ctrl      fabric.PacketQueue
+	rxBusy    bool
+	rxHung    bool
+	rxPaused  bool
+	wdTripped bool
+
+	rxRate    fabric.Rate // Prof.RxRate (SetRxRate)
+	rxLatency sim.Time    // Prof.RxPktLatency
+	Stats     Stats       // its first four counters are per packet
+
+	// Prof is the NIC's profile, fixed once New returns but for RxRate,
+	// which SetRxRate changes.
+	Prof Profile
+	Name string
+	IP   uint32
 
 	pds     []*PD
 	mrs     map[uint32]*MR // by key (lkey == rkey)
@@ -79,19 +93,15 @@ type HCA struct {
 	defPD *PD
 	defCQ *CQ
 
-	rxq       fabric.PacketQueue // waiting for the receive drain
-	rxBusy    bool
-	rxPaused  bool
+	rxq       fabric.PacketQueue // waiting for the receive drain (rxBusy)
 	rxPauseAt sim.Time
 
-	// Faults (faults.go): a hung receive pipeline, a PFC storm, and the
-	// NIC watchdog that ends both.
-	rxHung    bool
+	// Faults (faults.go): a hung receive pipeline (rxHung), a PFC storm,
+	// and the NIC watchdog that ends both (wdTripped).
 	storm     bool
 	stormPrio uint8
 	stallAt   sim.Time // when the current stall or storm began
 	wdTimer   sim.Timer
-	wdTripped bool
 
 	// OnComplete, if set, is called when a send WQE completes (any
 	// status, signaled or not), when its completion becomes visible.
@@ -134,6 +144,7 @@ var (
 // New attaches an HCA to its port.
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip uint32, prof Profile, port *fabric.Port) *HCA {
 	h := &HCA{ID: id, Name: name, IP: ip, Prof: prof, eng: eng, pool: pool, port: port,
+		rxRate: prof.RxRate, rxLatency: prof.RxPktLatency,
 		qps: map[uint32]*QP{}, nextQPN: firstQPN, mrs: map[uint32]*MR{}, nextKey: 0x100, nextVA: 0x10000}
 	port.SetOwner(h)
 	return h
@@ -219,6 +230,9 @@ func (h *HCA) DestroyQP(qp *QP) error {
 	h.toErr(qp)
 	qp.destroyed = true
 	delete(h.qps, qp.QPN)
+	if h.lastQP == qp {
+		h.lastQP = nil
+	}
 	if qp.active {
 		for i, x := range h.active {
 			if x == qp {
@@ -365,7 +379,16 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 
 // QP returns the QP with number qpn, or nil when there is none (never
 // made, or destroyed).
-func (h *HCA) QP(qpn uint32) *QP { return h.qps[qpn] }
+func (h *HCA) QP(qpn uint32) *QP {
+	if qp := h.lastQP; qp != nil && qp.QPN == qpn {
+		return qp
+	}
+	qp := h.qps[qpn]
+	if qp != nil {
+		h.lastQP = qp
+	}
+	return qp
+}
 
 // QPs returns every QP of the HCA that exists, by number.
 func (h *HCA) QPs() []*QP {
@@ -821,7 +844,7 @@ func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 		return
 	}
 	h.Stats.RxPackets++
-	if h.Prof.RxRate > 0 || h.rxHung || h.rxBusy {
+	if h.rxRate > 0 || h.rxHung || h.rxBusy {
 		if h.wdTripped && h.rxq.Bytes+p.Frame() > h.Prof.RxBuffer {
 			h.Stats.RxBufferDrops++
 			h.pool.Put(p)
@@ -861,7 +884,7 @@ func (h *HCA) sendPause(prio uint8, quanta uint16) {
 func (h *HCA) startDrain() {
 	p := h.rxq.Peek()
 	h.rxBusy = true
-	rate := h.Prof.RxRate
+	rate := h.rxRate
 	if rate == 0 {
 		rate = h.port.Rate
 	}
@@ -882,7 +905,7 @@ func (h *HCA) rxDrained() {
 }
 
 func (h *HCA) afterPipeline(p *fabric.Packet) {
-	if d := h.Prof.RxPktLatency; d > 0 {
+	if d := h.rxLatency; d > 0 {
 		// Every packet waits the same latency: the engine's lane for it
 		// (sim.Lane) keeps them in order without the heap.
 		if h.rxLane == nil || h.rxLane.Delay() != d {

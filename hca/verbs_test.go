@@ -262,7 +262,7 @@ func TestUCUnderLoss(t *testing.T) {
 func TestSlowReceiverPFC(t *testing.T) {
 	prof := hca.DefaultProfile()
 	eng, h, sw := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
-	h[1].Prof.RxRate = 20 * fabric.Gbps
+	h[1].SetRxRate(20 * fabric.Gbps)
 	qa, qb := connect(h[0], h[1])
 	w, _ := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 8 << 20, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
 	eng.Run(sim.Second, nil)

@@ -81,6 +81,10 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	}
 	q.Len--
 	q.Bytes -= p.Frame()
+	// The packet this queue sends next, asked for now: it has waited long
+	// enough to have left the caches, and fetching it when its turn comes
+	// would put a miss on the transmit path (docs/PERFORMANCE.md).
+	sim.Prefetch(q.peek())
 	return p
 }
 

@@ -1,0 +1,42 @@
+package hca
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestHCAHotFields: what every packet reads of an HCA is in its first
+// three cache lines, the profile starts on a line with the MTU and the
+// retransmission scheme in its first, and an HCA fills the 896-byte
+// allocation class, so that each starts on a line. A k=16 fat-tree has
+// 1,024 of them, and each has left the caches by its next packet
+// (docs/PERFORMANCE.md).
+func TestHCAHotFields(t *testing.T) {
+	var h HCA
+	for name, off := range map[string]uintptr{
+		"eng": unsafe.Offsetof(h.eng), "pool": unsafe.Offsetof(h.pool), "port": unsafe.Offsetof(h.port),
+		"rxLane": unsafe.Offsetof(h.rxLane), "lastQP": unsafe.Offsetof(h.lastQP), "qps": unsafe.Offsetof(h.qps),
+		"cursor": unsafe.Offsetof(h.cursor), "nextQPN": unsafe.Offsetof(h.nextQPN), "ID": unsafe.Offsetof(h.ID),
+		"active": unsafe.Offsetof(h.active), "ctrl": unsafe.Offsetof(h.ctrl), "rxBusy": unsafe.Offsetof(h.rxBusy),
+		"rxHung": unsafe.Offsetof(h.rxHung), "rxPaused": unsafe.Offsetof(h.rxPaused), "wdTripped": unsafe.Offsetof(h.wdTripped),
+		"rxRate": unsafe.Offsetof(h.rxRate), "rxLatency": unsafe.Offsetof(h.rxLatency),
+		"Stats.TxPackets":   unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.TxPackets),
+		"Stats.DataPackets": unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.DataPackets),
+		"Stats.RxPackets":   unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.RxPackets),
+		"Stats.AcksSent":    unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.AcksSent) + 7,
+	} {
+		if off >= 3*64 {
+			t.Errorf("HCA.%s at byte %d, past the first three lines", name, off)
+		}
+	}
+	prof := unsafe.Offsetof(h.Prof)
+	if prof%64 != 0 {
+		t.Errorf("HCA.Prof at byte %d, not on a line", prof)
+	}
+	if off := unsafe.Offsetof(h.Prof.Retransmit); off >= 64 {
+		t.Errorf("Profile.Retransmit at byte %d, not in its first line", off)
+	}
+	if size := unsafe.Sizeof(h); size <= 768 || size > 896 {
+		t.Errorf("HCA is %d bytes; its allocation class must stay 896 (a multiple of 64)", size)
+	}
+}
