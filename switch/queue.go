@@ -28,7 +28,12 @@ type egressQueue struct {
 	// What the queue has sent (PortPrio's TxPackets and TxBytes, kept here
 	// to be beside what sending touches).
 	txPackets, txBytes int64
-	_                  [8]byte // 128 bytes: a queue spans two cache lines, never three
+	// next is the packet pop returns next (nil when the queue is empty),
+	// found when the one before it leaves: the port's next transmission
+	// then reads the queue and that packet, not the round robin's ring and
+	// the ingress FIFO first, one cold line after another.
+	next *fabric.Packet
+	// 128 bytes: a queue spans two cache lines, never three.
 }
 
 func newEgressQueue(ports int) egressQueue {
@@ -54,15 +59,13 @@ func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
 	s.Push(p)
 	q.Len++
 	q.Bytes += p.Frame()
+	if q.next == nil {
+		q.next = p
+	}
 }
 
 // peek returns the packet pop would return.
-func (q *egressQueue) peek() *fabric.Packet {
-	if q.active == 0 {
-		return nil
-	}
-	return q.sub[q.ring[q.head]].Peek()
-}
+func (q *egressQueue) peek() *fabric.Packet { return q.next }
 
 // pop serves the next ingress port in turn.
 func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
@@ -70,9 +73,10 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 		return nil
 	}
 	q.account(now)
-	in := q.ring[q.head]
+	p := q.next
+	in := p.InPort // the head of the ring: its FIFO's head is p
 	s := &q.sub[in]
-	p := s.Pop()
+	s.Pop()
 	q.head = (q.head + 1) % len(q.ring)
 	q.active--
 	if s.Len > 0 {
@@ -81,10 +85,14 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	}
 	q.Len--
 	q.Bytes -= p.Frame()
-	// The packet this queue sends next, asked for now: it has waited long
-	// enough to have left the caches, and fetching it when its turn comes
-	// would put a miss on the transmit path (docs/PERFORMANCE.md).
-	sim.Prefetch(q.peek())
+	q.next = nil
+	if q.active > 0 {
+		q.next = q.sub[q.ring[q.head]].Peek()
+		// Asked for now: it has waited long enough to have left the
+		// caches, and fetching it when its turn comes would put a miss on
+		// the transmit path (docs/PERFORMANCE.md).
+		sim.Prefetch(q.next)
+	}
 	return p
 }
 
