@@ -7,7 +7,7 @@ import (
 
 // TestSwitchHotFields: what every packet reads of a switch is in the
 // struct's first four cache lines; a port's masks and pointer in one line
-// of its portState; one priority's ingress account (with its peaks) in
+// of its portState; one priority's ingress account (with its peak) in
 // one line, and its egress queue (with what it has sent) in two. A large fabric's
 // switches have all left the caches by a switch's next packet, so each of
 // these lines is a miss (docs/PERFORMANCE.md).
@@ -49,8 +49,8 @@ func TestSwitchHotFields(t *testing.T) {
 	if size := unsafe.Sizeof(ps); size%64 != 0 {
 		t.Errorf("portState is %d bytes, not whole lines", size)
 	}
-	if size := unsafe.Sizeof(ingress{}); size != 64 {
-		t.Errorf("ingress is %d bytes, want 64", size)
+	if size := unsafe.Sizeof(ingress{}); size != 32 {
+		t.Errorf("ingress is %d bytes, want 32", size)
 	}
 	if size := unsafe.Sizeof(egressQueue{}); size != 128 {
 		t.Errorf("egressQueue is %d bytes, want 128", size)

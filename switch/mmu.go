@@ -13,14 +13,14 @@ import "fmt"
 
 // ingress is one ingress port and priority's share of the buffer, bytes:
 // what it holds outside headroom and in it, and whether it has paused its
-// upstream (XOFF), and the most it has held (PortPrio's PeakIngress and
-// PeakHeadroom, kept here to be beside what they follow). 64 bytes, so
-// that admitting or freeing a frame touches one cache line.
+// upstream (XOFF), and the most it has held (PortPrio's PeakIngress, kept
+// here to be beside what it follows). 32 bytes, so that admitting or
+// freeing a frame touches one cache line.
 type ingress struct {
-	held, head     int64
-	peak, peakHead int64
-	xoff           bool
-	_              [31]byte
+	held, head int64
+	peak       int64
+	xoff       bool
+	_          [7]byte
 }
 
 // sharedFree is the shared pool still free, bytes.
@@ -65,7 +65,8 @@ func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop Drop
 		in := &s.ps[i].in[prio]
 		in.head += frame
 		s.bufUsed += frame
-		in.peakHead = max(in.peakHead, in.head)
+		pp := &s.ps[i].stats[prio]
+		pp.PeakHeadroom = max(pp.PeakHeadroom, in.head)
 		in.peak = max(in.peak, in.held+in.head)
 		return true, 0, true
 	}

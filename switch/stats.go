@@ -35,7 +35,7 @@ type Stats struct {
 // the port as egress; Drops and the pause counters as ingress (a drop is
 // charged to the port and priority the packet came in on, and PAUSE frames
 // go out on the ingress port toward the upstream). Switch.PortPrio brings
-// the Tx counters and the peaks up to date from where the switch keeps
+// the Tx counters and PeakIngress up to date from where the switch keeps
 // them while it runs (beside the queue and the ingress account).
 type PortPrio struct {
 	TxPackets, TxBytes int64

@@ -194,7 +194,7 @@ func (s *Switch) Ports() []*fabric.Port { return s.ports }
 func (s *Switch) PortPrio(port int, prio uint8) *PortPrio {
 	pp := &s.ps[port].stats[prio]
 	in, q := &s.ps[port].in[prio], &s.queues[port][prio]
-	pp.PeakIngress, pp.PeakHeadroom = in.peak, in.peakHead
+	pp.PeakIngress = in.peak
 	pp.TxPackets, pp.TxBytes = q.txPackets, q.txBytes
 	return pp
 }
