@@ -3,6 +3,8 @@ package hca
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/lfsim/lfsim/internal/cacheline"
 )
 
 // TestHCAHotFields: what every packet reads of an HCA is in its first
@@ -13,7 +15,7 @@ import (
 // (docs/PERFORMANCE.md).
 func TestHCAHotFields(t *testing.T) {
 	var h HCA
-	for name, off := range map[string]uintptr{
+	cacheline.InLines(t, "HCA", 0, 2, map[string]uintptr{
 		"eng": unsafe.Offsetof(h.eng), "pool": unsafe.Offsetof(h.pool), "port": unsafe.Offsetof(h.port),
 		"rxLane": unsafe.Offsetof(h.rxLane), "lastQP": unsafe.Offsetof(h.lastQP), "qps": unsafe.Offsetof(h.qps),
 		"cursor": unsafe.Offsetof(h.cursor), "nextQPN": unsafe.Offsetof(h.nextQPN), "ID": unsafe.Offsetof(h.ID),
@@ -24,18 +26,14 @@ func TestHCAHotFields(t *testing.T) {
 		"Stats.DataPackets": unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.DataPackets),
 		"Stats.RxPackets":   unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.RxPackets),
 		"Stats.AcksSent":    unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.AcksSent) + 7,
-	} {
-		if off >= 3*64 {
-			t.Errorf("HCA.%s at byte %d, past the first three lines", name, off)
-		}
-	}
+	})
 	prof := unsafe.Offsetof(h.Prof)
 	if prof%64 != 0 {
 		t.Errorf("HCA.Prof at byte %d, not on a line", prof)
 	}
-	if off := unsafe.Offsetof(h.Prof.Retransmit); off >= 64 {
-		t.Errorf("Profile.Retransmit at byte %d, not in its first line", off)
-	}
+	cacheline.InLines(t, "Profile", 0, 0, map[string]uintptr{
+		"MTU": unsafe.Offsetof(h.Prof.MTU), "Retransmit": unsafe.Offsetof(h.Prof.Retransmit),
+	})
 	if size := unsafe.Sizeof(h); size <= 768 || size > 896 {
 		t.Errorf("HCA is %d bytes; its allocation class must stay 896 (a multiple of 64)", size)
 	}

@@ -3,17 +3,19 @@ package swtch
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/lfsim/lfsim/internal/cacheline"
 )
 
 // TestSwitchHotFields: what every packet reads of a switch is in the
 // struct's first four cache lines; a port's masks and pointer in one line
 // of its portState; one priority's ingress account (with its peak) in
-// one line, and its egress queue (with what it has sent) in two. A large fabric's
-// switches have all left the caches by a switch's next packet, so each of
-// these lines is a miss (docs/PERFORMANCE.md).
+// one line, and its egress queue (with what it has sent) in two. A large
+// fabric's switches have all left the caches by a switch's next packet,
+// so each of these lines is a miss (docs/PERFORMANCE.md).
 func TestSwitchHotFields(t *testing.T) {
 	var s Switch
-	hot := map[string]uintptr{
+	cacheline.InLines(t, "Switch", 0, 3, map[string]uintptr{
 		"eng": unsafe.Offsetof(s.eng), "pool": unsafe.Offsetof(s.pool), "routes": unsafe.Offsetof(s.routes),
 		"ps": unsafe.Offsetof(s.ps), "queues": unsafe.Offsetof(s.queues), "pipeLane": unsafe.Offsetof(s.pipeLane),
 		"pipeline": unsafe.Offsetof(s.pipeline), "sharedSize": unsafe.Offsetof(s.sharedSize),
@@ -25,21 +27,12 @@ func TestSwitchHotFields(t *testing.T) {
 		"OnBlocked":        unsafe.Offsetof(s.OnBlocked),
 		"Stats.Forwarded":  unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.Forwarded),
 		"Stats.PeakBuffer": unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.PeakBuffer),
-	}
-	for name, off := range hot {
-		if off >= 4*64 {
-			t.Errorf("Switch.%s at byte %d, past the first four lines", name, off)
-		}
-	}
+	})
 	var ps portState
-	for name, off := range map[string]uintptr{
+	cacheline.InLines(t, "portState", 0, 0, map[string]uintptr{
 		"port": unsafe.Offsetof(ps.port), "headroom": unsafe.Offsetof(ps.headroom),
 		"occupied": unsafe.Offsetof(ps.occupied), "wdIgnore": unsafe.Offsetof(ps.wdIgnore), "wdDrop": unsafe.Offsetof(ps.wdDrop),
-	} {
-		if off >= 64 {
-			t.Errorf("portState.%s at byte %d, not in its first line", name, off)
-		}
-	}
+	})
 	if off := unsafe.Offsetof(ps.in); off%64 != 0 {
 		t.Errorf("portState.in at byte %d, not on a line", off)
 	}
