@@ -71,7 +71,7 @@ type Port struct {
 
 	control       PacketQueue // PFC frames, sent before data and never paused
 	otherLane     *sim.Lane   // the transmit lane used before lane
-	pausesArrived int64
+	pausesArrived int64       // the PFC frames among arrived
 
 	Node NodeID
 	Name string // "s0:p8"
@@ -420,13 +420,12 @@ func (p *Port) armWake() {
 type Link struct {
 	// Packets and Bytes count frames carried (wire bytes).
 	Packets, Bytes int64
-	// Frames handed on to the receiving port, PFC frames among them.
-	sent     int64
-	lossRate float64
-	eng      *sim.Engine
-	lane     *sim.Lane // nil for a zero delay, or when the engine has no lane left
-	to       *Port
-	down     bool
+	sent           int64 // frames handed on to the receiving port
+	lossRate       float64
+	eng            *sim.Engine
+	lane           *sim.Lane // nil for a zero delay, or when the engine has no lane left
+	to             *Port
+	down           bool
 	// What a frame touches ends here, in the first cache line; the rest
 	// is read when frames are lost or counted. A Link is 128 bytes, so
 	// that each starts on a line.
@@ -437,7 +436,7 @@ type Link struct {
 	// DownDrops counts frames lost because the link was cut (Port.SetDown):
 	// sent into a cut link, or arriving at a cut port.
 	DownDrops  int64
-	pausesSent int64
+	pausesSent int64 // the PFC frames among sent
 	lossRNG    *rand.Rand
 	_          [24]byte
 }

@@ -59,7 +59,7 @@ type HCA struct {
 	pool   *fabric.Pool
 	port   *fabric.Port
 	rxLane *sim.Lane // the receive pipeline's latency (afterPipeline)
-	lastQP *QP       // the QP QP found last: a packet's is most often the one before's
+	lastQP *QP       // the QP that QP found last: a packet's QP is most often the one before's
 	// qps holds the QPs that exist, by number; DestroyQP deletes them, so
 	// the table holds the live QPs only (lookups only: never iterated).
 	// nextQPN is the number the next QP gets: numbers are never reused.
