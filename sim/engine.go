@@ -346,6 +346,10 @@ func (r *ring[T]) push(x T) {
 // peek returns the head in place.
 func (r *ring[T]) peek() *T { return &r.buf[r.head] }
 
+// at returns the i-th item from the head in place (wrapping around the
+// buffer: past the tail it is a stale or empty slot).
+func (r *ring[T]) at(i int) *T { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+
 func (r *ring[T]) pop() T {
 	x := r.buf[r.head]
 	var zero T

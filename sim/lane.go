@@ -137,6 +137,7 @@ func (e *Engine) popLane() *Event {
 		next := l.q.peek()
 		top.at, top.seq = next.at, next.seq
 		e.laneWaiting--
+		prefetchRing(l.q.at(laneAhead))
 	}
 	if len(e.laneHeads) > 1 {
 		e.siftLaneHeads()
