@@ -19,6 +19,16 @@ type Owner interface {
 	Receive(p *Packet, port *Port)
 }
 
+// An OwnerWarmer is an Owner that can ask for the state a port's next
+// event will have it touch (prefetch hints: it changes nothing else).
+// WarmTx: the port's transmission of a frame of priority prio is about to
+// end, and the owner will choose the next frame. WarmRx: pkt is about to
+// arrive on the port.
+type OwnerWarmer interface {
+	WarmTx(port *Port, prio uint8)
+	WarmRx(port *Port, pkt *Packet)
+}
+
 // PortStats are a port's counters. Byte counts are wire bytes (preamble
 // and gap included), so that bytes × 8 / rate is time on the wire.
 type PortStats struct {
@@ -121,7 +131,25 @@ const (
 // events later in a large run, it has left the caches.
 func txInfo(pkt *Packet) int64 { return int64(pkt.Wire) | int64(pkt.Kind)<<32 }
 
-var _ sim.Handler = (*Port)(nil)
+var (
+	_ sim.Handler = (*Port)(nil)
+	_ sim.Warmer  = (*Port)(nil)
+)
+
+// Warm passes the engine's hint for the port's next event on to its
+// owner (sim.Warmer).
+func (p *Port) Warm(kind int32, _ int64, data any) {
+	w, ok := p.owner.(OwnerWarmer)
+	if !ok {
+		return
+	}
+	switch kind {
+	case portTxDone:
+		w.WarmTx(p, data.(*Packet).Priority)
+	case portArrive:
+		w.WarmRx(p, data.(*Packet))
+	}
+}
 
 // SetOwner attaches the node that drives the port.
 func (p *Port) SetOwner(o Owner) {

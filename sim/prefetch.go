@@ -9,15 +9,19 @@ type iface struct {
 	data unsafe.Pointer
 }
 
-// prefetchNext asks the CPU for the first cache line of what the next
-// event will touch first while the current one runs: a lane event's
-// handler and argument (a port or switch, and a packet), or a timer's
-// Event. A large run keeps far more state than the caches hold, and
-// almost every event starts with misses on these; asking one event early
-// overlaps them with the current event's work (the k=16 permutation of
-// docs/PERFORMANCE.md runs about 15% faster). It is a guess only: the
-// current event may schedule an earlier one, and then nothing is lost but
-// the prefetch.
+// prefetchNext asks the CPU for what the next events will touch first,
+// while the current one runs. A large run keeps far more state than the
+// caches hold, and almost every event starts with misses; asked for early,
+// they overlap the current event's work instead of following it
+// (docs/PERFORMANCE.md). For a timer or a current-time event, its Event.
+// For a lane event, two steps: the event after next (the next of the
+// next event's lane, or the head of another lane) has its handler's first
+// two lines and its argument asked for; the next event, whose were asked
+// for one event ago, is handed to its handler's Warm (Warmer), which asks
+// for what the handler will reach through them (a switch's egress queue,
+// ingress account and routing entry). These are guesses only: the current
+// event may schedule an earlier one, and then nothing is lost but the
+// prefetches.
 func (e *Engine) prefetchNext() {
 	switch e.peek(Never) {
 	case fromNow:
@@ -25,10 +29,46 @@ func (e *Engine) prefetchNext() {
 	case fromTimer:
 		prefetch(uintptr(unsafe.Pointer(e.heap[0].ev)))
 	case fromLane:
-		it := e.laneHeads[0].lane.q.peek()
-		prefetch(uintptr((*iface)(unsafe.Pointer(&it.h)).data))
-		prefetch(uintptr((*iface)(unsafe.Pointer(&it.data)).data))
+		l := e.laneHeads[0].lane
+		it := l.q.peek()
+		prefetchItem(it)
+		if w, ok := it.h.(Warmer); ok {
+			w.Warm(it.kind, it.n, it.data)
+		}
+		// The event after it: the next of its lane, or the head of
+		// another lane (the heap's second level holds the next smallest).
+		var it2 *laneItem
+		if l.q.size > 1 {
+			it2 = l.q.at(1)
+		}
+		for j := 1; j <= 2 && j < len(e.laneHeads); j++ {
+			if c := e.laneHeads[j].lane.q.peek(); it2 == nil || c.at < it2.at || (c.at == it2.at && c.seq < it2.seq) {
+				it2 = c
+			}
+		}
+		if it2 != nil {
+			prefetchItem(it2)
+		}
 	}
+}
+
+// prefetchItem asks for a lane event's handler (two lines) and argument.
+func prefetchItem(it *laneItem) {
+	h := uintptr((*iface)(unsafe.Pointer(&it.h)).data)
+	prefetch(h)
+	prefetch(h + 64)
+	prefetch(uintptr((*iface)(unsafe.Pointer(&it.data)).data))
+}
+
+// A Warmer is a handler that can ask for the state a lane event of its
+// will touch, beyond its own first two lines and the event's argument,
+// which the engine asks for itself an event earlier still. The engine
+// calls Warm with the event's kind, N and Data one event ahead: just
+// before the event before it fires. Warm must change nothing but what is
+// in the caches (sim.Prefetch); it may read the handler's first two lines
+// and the argument's first, which are on their way by then.
+type Warmer interface {
+	Warm(kind int32, n int64, data any)
 }
 
 // Prefetch asks the CPU for the cache line at p, for a model that knows

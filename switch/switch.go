@@ -468,3 +468,37 @@ func (s *Switch) resume(i int, prio uint8) {
 	s.ports[i].SendPause(prio, 0)
 	s.ps[i].stats[prio].ResumeSent++
 }
+
+var (
+	_ fabric.OwnerWarmer = (*Switch)(nil)
+	_ sim.Warmer         = (*Switch)(nil)
+)
+
+// WarmTx asks for the port's state and the egress queue a transmission's
+// end will most likely read: the one of the priority just sent.
+func (s *Switch) WarmTx(port *fabric.Port, prio uint8) {
+	o := port.Index
+	sim.Prefetch(&s.ps[o])
+	q := &s.queues[o][prio&7]
+	sim.Prefetch(q)
+	sim.Prefetch(&q.Len)
+}
+
+// WarmRx asks for the ingress account and the routing entry an arriving
+// packet will read.
+func (s *Switch) WarmRx(port *fabric.Port, p *fabric.Packet) {
+	sim.Prefetch(&s.ps[port.Index].in[p.Priority&7])
+	s.routes.Prefetch(s.ID, p.Dst)
+}
+
+// Warm asks for the egress queue and port state a pipeline exit will
+// read (sim.Warmer).
+func (s *Switch) Warm(kind int32, n int64, data any) {
+	if kind != evForward || n < 0 || n >= int64(len(s.ps)) {
+		return
+	}
+	q := &s.queues[n][data.(*fabric.Packet).Priority&7]
+	sim.Prefetch(q)
+	sim.Prefetch(&q.Len)
+	sim.Prefetch(&s.ps[n])
+}
