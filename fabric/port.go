@@ -136,11 +136,17 @@ var (
 	_ sim.Warmer  = (*Port)(nil)
 )
 
-// Warm passes the engine's hint for the port's next event on to its
-// owner (sim.Warmer).
+// Warm is the engine's hint for the port's next event (sim.Warmer): the
+// end of a transmission asks for the link it hands the frame to, and the
+// owner is asked to warm what it will read (OwnerWarmer), or, when it
+// cannot, its own first lines are asked for.
 func (p *Port) Warm(kind int32, _ int64, data any) {
+	if kind == portTxDone {
+		sim.Prefetch(p.out)
+	}
 	w, ok := p.owner.(OwnerWarmer)
 	if !ok {
+		sim.PrefetchTarget(p.owner, 2)
 		return
 	}
 	switch kind {

@@ -80,6 +80,18 @@ func Prefetch[T any](p *T) {
 	}
 }
 
+// PrefetchTarget asks for the first lines cache lines of what x, an
+// interface holding a pointer, points to; it reads nothing through x.
+func PrefetchTarget(x any, lines int) {
+	p := uintptr((*iface)(unsafe.Pointer(&x)).data)
+	if p == 0 {
+		return
+	}
+	for i := 0; i < lines; i++ {
+		prefetch(p + uintptr(i)*64)
+	}
+}
+
 // laneAhead is how far ahead of its head a lane's ring is asked for as
 // its events fire. A lane's items are written in order and read in order
 // a delay later, by when the caches have let them go, and the hardware
