@@ -80,14 +80,14 @@ func Prefetch[T any](p *T) {
 	}
 }
 
-// PrefetchTarget asks for the first lines cache lines of what x, an
-// interface holding a pointer, points to; it reads nothing through x.
-func PrefetchTarget(x any, lines int) {
+// PrefetchTarget asks for the first n cache lines of what x, an interface
+// holding a pointer, points to; it reads nothing through x.
+func PrefetchTarget(x any, n int) {
 	p := uintptr((*iface)(unsafe.Pointer(&x)).data)
 	if p == 0 {
 		return
 	}
-	for i := 0; i < lines; i++ {
+	for i := 0; i < n; i++ {
 		prefetch(p + uintptr(i)*64)
 	}
 }
@@ -97,9 +97,9 @@ func PrefetchTarget(x any, lines int) {
 // a delay later, by when the caches have let them go, and the hardware
 // does not stream them back (seven lanes advance at their own paces in
 // the k=16 run): reading the new head's time after a pop was 11% of that
-// run. Four items ahead (a dozen to a few dozen events, by the lane) is early
-// enough for the line to arrive and late enough for it to stay; eight
-// gained nothing more (docs/PERFORMANCE.md).
+// run. Four items ahead (a dozen to a few dozen events, by the lane) is
+// early enough for the line to arrive and late enough for it to stay;
+// eight gained nothing more (docs/PERFORMANCE.md).
 const laneAhead = 4
 
 // prefetchRing asks for a lane item's own cache line.
