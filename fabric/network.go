@@ -41,14 +41,17 @@ func NewNetwork(eng *sim.Engine, t *Topology) *Network {
 	return n
 }
 
-// PacketHops is the number of frames that have crossed a link so far.
-func (n *Network) PacketHops() int64 {
-	var h int64
+// sumLinks adds up one count of every link.
+func (n *Network) sumLinks(count func(l *Link) int64) int64 {
+	var c int64
 	for _, l := range n.Links {
-		h += l.Packets
+		c += count(l)
 	}
-	return h
+	return c
 }
+
+// PacketHops is the number of frames that have crossed a link so far.
+func (n *Network) PacketHops() int64 { return n.sumLinks(func(l *Link) int64 { return l.Packets }) }
 
 // InFlightOnLinks counts frames on the wire now.
 func (n *Network) InFlightOnLinks() int {
@@ -63,19 +66,7 @@ func (n *Network) InFlightOnLinks() int {
 func (n *Network) LinkFrom(node NodeID, port int) *Link { return n.Ports[node][port].out }
 
 // Lost is the number of frames links dropped at random.
-func (n *Network) Lost() int64 {
-	var c int64
-	for _, l := range n.Links {
-		c += l.Lost
-	}
-	return c
-}
+func (n *Network) Lost() int64 { return n.sumLinks(func(l *Link) int64 { return l.Lost }) }
 
 // DownDrops is the number of frames lost to cut links.
-func (n *Network) DownDrops() int64 {
-	var c int64
-	for _, l := range n.Links {
-		c += l.DownDrops
-	}
-	return c
-}
+func (n *Network) DownDrops() int64 { return n.sumLinks(func(l *Link) int64 { return l.DownDrops }) }

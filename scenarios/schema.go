@@ -207,14 +207,20 @@ type hostDeclV struct {
 
 func (h *hostDeclV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 	h.Pos, h.Path = d.pos(n), c.path
+	d.nodeDecl(n, c, &h.hostDeclS, &h.Name, "a host name or {name: ..., hca: {...}}")
+}
+
+// nodeDecl decodes a node's declaration: a mapping into decl, or a bare
+// name into name (what: the expected forms, for the error).
+func (d *decoder) nodeDecl(n *yaml.Node, c ctx, decl any, name *strV, what string) {
 	if n.Kind == yaml.MappingNode {
-		c.key = h.Pos
-		d.decodeInto(n, &h.hostDeclS, c)
+		c.key = d.pos(n)
+		d.decodeInto(n, decl, c)
 		return
 	}
 	c.tag = ""
-	if d.scalar(n, c, "a host name or {name: ..., hca: {...}}") {
-		h.Name.decodeNode(d, n, c)
+	if d.scalar(n, c, what) {
+		name.decodeNode(d, n, c)
 	}
 }
 
@@ -233,15 +239,7 @@ type switchDeclV struct {
 
 func (s *switchDeclV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 	s.Pos, s.Path = d.pos(n), c.path
-	if n.Kind == yaml.MappingNode {
-		c.key = s.Pos
-		d.decodeInto(n, &s.switchDeclS, c)
-		return
-	}
-	c.tag = ""
-	if d.scalar(n, c, "a switch name or {name: ..., switch: {...}}") {
-		s.Name.decodeNode(d, n, c)
-	}
+	d.nodeDecl(n, c, &s.switchDeclS, &s.Name, "a switch name or {name: ..., switch: {...}}")
 }
 
 type linkItemS struct {
