@@ -417,15 +417,23 @@ type autoSizeV struct {
 }
 
 func (a *autoSizeV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
-	if keyword(n, "auto") {
+	if d.autoOr(n, c, &a.Size, "a size such as 64KiB") {
 		a.Auto = true
-		return
+	}
+}
+
+// autoOr decodes auto, reporting true, or else a value into v (what: an
+// example of it, for the error).
+func (d *decoder) autoOr(n *yaml.Node, c ctx, v nodeDecoder, what string) bool {
+	if keyword(n, "auto") {
+		return true
 	}
 	if n.Kind == yaml.ScalarNode && !strings.ContainsAny(n.Value, "0123456789") {
-		d.errorf(d.pos(n), c.path, "expected auto or a size such as 64KiB, found %s%s", describe(n), d.dym(n.Value, []string{"auto"}))
-		return
+		d.errorf(d.pos(n), c.path, "expected auto or %s, found %s%s", what, describe(n), d.dym(n.Value, []string{"auto"}))
+		return false
 	}
-	a.Size.decodeNode(d, n, c)
+	v.decodeNode(d, n, c)
+	return false
 }
 
 // autoTimeV is auto or a time.
@@ -435,15 +443,9 @@ type autoTimeV struct {
 }
 
 func (a *autoTimeV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
-	if keyword(n, "auto") {
+	if d.autoOr(n, c, &a.Time, "a time such as 3us") {
 		a.Auto = true
-		return
 	}
-	if n.Kind == yaml.ScalarNode && !strings.ContainsAny(n.Value, "0123456789") {
-		d.errorf(d.pos(n), c.path, "expected auto or a time such as 3us, found %s%s", describe(n), d.dym(n.Value, []string{"auto"}))
-		return
-	}
-	a.Time.decodeNode(d, n, c)
 }
 
 type ecnS struct {
