@@ -85,26 +85,23 @@ func (t *topologyV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
 		}
 		return
 	}
-	var spec any
+	var spec interface{ routing() *topoRouting }
 	switch t.Kind.V {
 	case "star":
-		s := &starS{}
-		spec, t.Route = s, &s.topoRouting
+		spec = &starS{}
 	case "dumbbell":
-		s := &dumbbellS{}
-		spec, t.Route = s, &s.topoRouting
+		spec = &dumbbellS{}
 	case "leaf-spine":
-		s := &leafSpineS{}
-		spec, t.Route = s, &s.topoRouting
+		spec = &leafSpineS{}
 	case "fat-tree":
-		s := &fatTreeS{}
-		spec, t.Route = s, &s.topoRouting
+		spec = &fatTreeS{}
 	case "ring":
-		s := &ringS{}
-		spec, t.Route = s, &s.topoRouting
+		spec = &ringS{}
 	case "explicit":
-		s := &explicitS{}
-		spec, t.Route = s, &s.topoRouting
+		spec = &explicitS{}
+	}
+	if spec != nil {
+		t.Route = spec.routing()
 	}
 	t.Spec = spec
 	c.section = "for kind " + t.Kind.V
@@ -133,6 +130,9 @@ type topoRouting struct {
 	Routing strV    `yaml:"routing" enum:"ecmp|shortest|updown"`
 	Routes  routesV `yaml:"routes"`
 }
+
+// routing returns the shared keys of a kind's spec (each embeds them).
+func (r *topoRouting) routing() *topoRouting { return r }
 
 type starS struct {
 	meta
