@@ -880,47 +880,48 @@ type deadlockS struct {
 	After timeV `yaml:"after" min:"1ps"`
 }
 
-// selV is all, none, or a list of ports and nodes.
-type selV struct {
+// allNone is what a selection of all, none, or a list says besides the
+// list.
+type allNone struct {
 	All, None bool
-	Items     []strV
 	Set       bool
 }
 
-func (s *selV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
+// decode decodes all or none into the flags, or a list into list (what:
+// an example of it, for the error).
+func (s *allNone) decode(d *decoder, n *yaml.Node, c ctx, list any, what string) {
 	switch {
 	case keyword(n, "all"):
 		s.All, s.Set = true, true
 	case keyword(n, "none"):
 		s.None, s.Set = true, true
 	case n.Kind == yaml.SequenceNode:
-		d.decodeInto(n, &s.Items, c)
+		d.decodeInto(n, list, c)
 		s.Set = true
 	default:
-		d.errorf(d.pos(n), c.path, "expected all, none or a list of ports such as [s0:p8, s0->h3], found %s", describe(n))
+		d.errorf(d.pos(n), c.path, "expected all, none or %s, found %s", what, describe(n))
 	}
+}
+
+// selV is all, none, or a list of ports and nodes.
+type selV struct {
+	allNone
+	Items []strV
+}
+
+func (s *selV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
+	s.decode(d, n, c, &s.Items, "a list of ports such as [s0:p8, s0->h3]")
 }
 
 // flowSelV is all, none, or a list of flow ids.
 type flowSelV struct {
-	All, None bool
-	IDs       []intV
-	Set       bool
+	allNone
+	IDs []intV
 }
 
 func (s *flowSelV) decodeNode(d *decoder, n *yaml.Node, c ctx) {
-	switch {
-	case keyword(n, "all"):
-		s.All, s.Set = true, true
-	case keyword(n, "none"):
-		s.None, s.Set = true, true
-	case n.Kind == yaml.SequenceNode:
-		c.tag = `min:"0"`
-		d.decodeInto(n, &s.IDs, c)
-		s.Set = true
-	default:
-		d.errorf(d.pos(n), c.path, "expected all, none or a list of flow ids such as [0, 3], found %s", describe(n))
-	}
+	c.tag = `min:"0"` // of each id
+	s.decode(d, n, c, &s.IDs, "a list of flow ids such as [0, 3]")
 }
 
 type expectS struct {
