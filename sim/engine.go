@@ -284,10 +284,6 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 	return e.events - start
 }
 
-func less(a, b *Event) bool {
-	return a.At < b.At || (a.At == b.At && a.seq < b.seq)
-}
-
 func (a heapItem) before(b heapItem) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
