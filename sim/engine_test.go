@@ -202,12 +202,12 @@ func BenchmarkEngine(b *testing.B) {
 // heapEvents is the container/heap baseline the engine must beat.
 type heapEvents []*Event
 
-func (h heapEvents) Len() int           { return len(h) }
+func (h heapEvents) Len() int { return len(h) }
 func (h heapEvents) Less(i, j int) bool {
 	return h[i].At < h[j].At || (h[i].At == h[j].At && h[i].seq < h[j].seq)
 }
-func (h heapEvents) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *heapEvents) Push(x any)        { *h = append(*h, x.(*Event)) }
+func (h heapEvents) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *heapEvents) Push(x any)   { *h = append(*h, x.(*Event)) }
 func (h *heapEvents) Pop() any {
 	old := *h
 	n := len(old) - 1
