@@ -406,6 +406,7 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) {
 	a := h.newAck(qp, req, fabric.OpAtomicAcknowledge, psn)
 	a.OrigData = orig
+	h.echo(a, req)
 	h.Stats.AcksSent++
 	h.ctrl.Push(a)
 	h.port.Kick()

@@ -331,3 +331,58 @@ func TestCNPOnePerInterval(t *testing.T) {
 type handlerFunc func(*sim.Event)
 
 func (f handlerFunc) HandleEvent(ev *sim.Event) { f(ev) }
+
+// ackRecorder is a congestion control that only keeps the ACKs it hears.
+type ackRecorder struct {
+	sent []sim.Time
+	acks []fabric.Packet
+}
+
+func (r *ackRecorder) OnSent(now sim.Time, _ *fabric.Packet) { r.sent = append(r.sent, now) }
+func (r *ackRecorder) OnAck(_ sim.Time, ack *fabric.Packet)  { r.acks = append(r.acks, *ack) }
+func (r *ackRecorder) OnCNP(sim.Time)                        {}
+func (r *ackRecorder) intHops(ack fabric.Packet) int         { return int(ack.INT.N) }
+
+var _ hca.CongestionControl = (*ackRecorder)(nil)
+
+// TestAckEchoes: every acknowledgement, an ATOMIC's as much as a
+// WRITE's, carries what congestion control needs of its request
+// (TIMELY's RTT sample, HPCC's telemetry): the request's send time, and
+// the INT stack the request collected, one hop per switch crossed on the
+// way there (one here, through the star's switch) and none added on the
+// way back (HPCC, SIGCOMM 2019, §4.2: the receiver copies the request's
+// INT into the ACK).
+func TestAckEchoes(t *testing.T) {
+	for _, op := range []hca.WROpcode{hca.WRFetchAdd, hca.WRCompSwap, hca.WRWrite} {
+		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile(), swtch.DefaultProfile())
+		counter := h[1].RegMR(h[1].DefaultPD(), 8, make([]byte, 8), hca.AccessAll)
+		qa, _ := connect(h[0], h[1])
+		qa.INT = true
+		rec := &ackRecorder{}
+		qa.CC = rec
+		res := h[0].RegMR(h[0].DefaultPD(), 8, make([]byte, 8), hca.AccessAll)
+		wr := hca.SendWR{Op: op, SGL: []hca.SGE{{Addr: res.Addr, Len: 8, LKey: res.LKey}},
+			RemoteAddr: counter.Addr, RKey: counter.RKey, CompareAdd: 1, Signaled: true}
+		if _, err := h[0].PostSend(qa, wr); err != nil {
+			t.Fatal(err)
+		}
+		eng.Run(sim.Millisecond, nil)
+		if len(rec.sent) != 1 || len(rec.acks) != 1 {
+			t.Fatalf("%v: %d requests sent, %d ACKs heard; want 1 and 1", op, len(rec.sent), len(rec.acks))
+		}
+		ack := rec.acks[0]
+		want := fabric.OpAtomicAcknowledge
+		if op == hca.WRWrite {
+			want = fabric.OpAcknowledge
+		}
+		if ack.Opcode.Operation() != want {
+			t.Errorf("%v: the ACK heard is %v, want %v", op, ack.Opcode, want)
+		}
+		if ack.Echo != rec.sent[0] || ack.Echo <= 0 {
+			t.Errorf("%v: ACK echoes %v, want the request's send time %v", op, ack.Echo, rec.sent[0])
+		}
+		if ack.INT == nil || ack.INT.N != 1 {
+			t.Errorf("%v: ACK telemetry %+v, want the request's one switch hop", op, ack.INT)
+		}
+	}
+}

@@ -453,9 +453,13 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	}
 	q.txPackets++
 	q.txBytes += int64(p.Wire)
-	if p.INT != nil {
+	if p.INT != nil && p.Kind == fabric.KindData {
 		// HPCC's telemetry: the egress's queue as the packet leaves it, the
 		// bytes the port has sent with this packet, the time and the rate.
+		// Only requests collect it; an ACK carries its request's stack back
+		// unchanged, so that the sender sees its own path and not the
+		// reverse one (HPCC, SIGCOMM 2019, §3.2 and §4.2; the authors'
+		// simulator stamps UDP data packets only).
 		port := s.ps[o].port
 		p.INT.Push(fabric.INTHop{QLen: q.Bytes, TxBytes: port.Stats.TxBytes + int64(p.Wire), TS: s.eng.Now(), Rate: port.Rate})
 	}
