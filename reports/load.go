@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -78,36 +80,43 @@ func LoadRun(dir string) (*Run, error) {
 	if err := json.Unmarshal(data, &r.Summary); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	if recs, err := readCSV(filepath.Join(dir, "flows.csv")); err != nil {
-		return nil, err
-	} else {
-		for _, rec := range recs {
-			if len(rec) < len(FlowsHeader) {
-				continue
-			}
-			id, _ := strconv.Atoi(rec[0])
-			n := func(i int) int64 { v, _ := strconv.ParseInt(rec[i], 10, 64); return v }
-			slow, _ := strconv.ParseFloat(rec[10], 64)
-			r.Flows = append(r.Flows, FlowRow{ID: id, Src: rec[1], Dst: rec[2], QP: rec[3], Op: rec[4],
-				SizeBytes: n(5), DeliveredBytes: n(6), StartNs: n(7), EndNs: n(8), FCTNs: n(9),
-				Slowdown: slow, Retransmits: n(11), Status: rec[12]})
+	err = eachCSV(filepath.Join(dir, "flows.csv"), func(rec []string) {
+		if len(rec) < len(FlowsHeader) {
+			return
 		}
+		id, _ := strconv.Atoi(rec[0])
+		n := func(i int) int64 { v, _ := strconv.ParseInt(rec[i], 10, 64); return v }
+		slow, _ := strconv.ParseFloat(rec[10], 64)
+		r.Flows = append(r.Flows, FlowRow{ID: id, Src: rec[1], Dst: rec[2], QP: rec[3], Op: rec[4],
+			SizeBytes: n(5), DeliveredBytes: n(6), StartNs: n(7), EndNs: n(8), FCTNs: n(9),
+			Slowdown: slow, Retransmits: n(11), Status: rec[12]})
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := r.loadSeries(filepath.Join(dir, "timeseries.csv")); err != nil {
 		return nil, err
 	}
-	if recs, err := readCSV(filepath.Join(dir, "pfc.csv")); err != nil {
-		return nil, err
-	} else {
-		for _, rec := range recs {
-			if len(rec) < 5 {
-				continue
-			}
-			t, _ := strconv.ParseInt(rec[0], 10, 64)
-			prio, _ := strconv.Atoi(rec[3])
-			q, _ := strconv.Atoi(rec[4])
-			r.PFC = append(r.PFC, PFCRow{TimeNs: t, Port: rec[1] + ":" + rec[2], Priority: uint8(prio), Quanta: uint16(q)})
+	// A PFC-heavy run writes hundreds of thousands of rows over a few
+	// hundred ports: each row shares its port's name.
+	names := map[[2]string]string{}
+	r.PFC = make([]PFCRow, 0, csvRows(filepath.Join(dir, "pfc.csv")))
+	err = eachCSV(filepath.Join(dir, "pfc.csv"), func(rec []string) {
+		if len(rec) < 5 {
+			return
 		}
+		t, _ := strconv.ParseInt(rec[0], 10, 64)
+		prio, _ := strconv.Atoi(rec[3])
+		q, _ := strconv.Atoi(rec[4])
+		port, ok := names[[2]string{rec[1], rec[2]}]
+		if !ok {
+			port = rec[1] + ":" + rec[2]
+			names[[2]string{strings.Clone(rec[1]), strings.Clone(rec[2])}] = port
+		}
+		r.PFC = append(r.PFC, PFCRow{TimeNs: t, Port: port, Priority: uint8(prio), Quanta: uint16(q)})
+	})
+	if err != nil {
+		return nil, err
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "topology.json")); err == nil {
 		var t Topo
@@ -127,37 +136,67 @@ func LoadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
-// readCSV reads a CSV file without its header; a missing file is empty.
-func readCSV(path string) ([][]string, error) {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	rd := csv.NewReader(bytes.NewReader(data))
-	rd.FieldsPerRecord = -1
-	recs, err := rd.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(recs) > 0 {
-		recs = recs[1:]
-	}
-	return recs, nil
-}
-
-// loadSeries reads timeseries.csv (time_ns,metric,where,value) line by
-// line: it can hold a million rows.
-func (r *Run) loadSeries(path string) error {
-	data, err := os.ReadFile(path)
+// eachCSV calls fn with each record of a CSV file after its header, as
+// it reads them (a file can hold a million rows; none is kept unless fn
+// keeps it). A missing file has no records. fn must not keep rec itself.
+func eachCSV(path string, fn func(rec []string)) error {
+	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	lines := bytes.Split(data, []byte{'\n'})
-	for i, line := range lines {
+	defer f.Close()
+	rd := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
+	rd.FieldsPerRecord = -1
+	rd.ReuseRecord = true
+	for i := 0; ; i++ {
+		rec, err := rd.Read()
+		if err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if i > 0 {
+			fn(rec)
+		}
+	}
+}
+
+// csvRows counts the records after a CSV file's header (its lines, for
+// files without quoted newlines, as lfsim writes them), to size what
+// holds them: growing a slice of a million rows by appending alone
+// allocates five times its size on the way. 0 if the file cannot be read.
+func csvRows(path string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	lines := 0
+	for {
+		n, err := f.Read(buf)
+		lines += bytes.Count(buf[:n], []byte{'\n'})
+		if err != nil {
+			return max(0, lines-1)
+		}
+	}
+}
+
+// loadSeries reads timeseries.csv (time_ns,metric,where,value) line by
+// line: it can hold a million rows.
+func (r *Run) loadSeries(path string) error {
+	file, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	for i := 0; sc.Scan(); i++ {
+		line := sc.Bytes()
 		if i == 0 || len(line) == 0 {
 			continue
 		}
@@ -179,6 +218,9 @@ func (r *Run) loadSeries(path string) error {
 			r.Wheres[f[1]] = append(r.Wheres[f[1]], f[2])
 		}
 		m[f[2]] = append(m[f[2]], Point{t, v})
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
