@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -68,13 +69,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	settleMemory()
 
 	// Ctrl-C stops the run at the current simulated time; what it has is
-	// written, marked incomplete.
+	// written, marked incomplete. Once the run is over, Ctrl-C is ignored
+	// until the results are on disk.
+	var running atomic.Pointer[scenarios.Network]
+	running.Store(net)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
+	defer func() {
+		signal.Stop(sigs)
+		close(sigs)
+	}()
 	go func() {
-		if _, ok := <-sigs; ok {
-			net.Interrupt()
+		for range sigs {
+			if n := running.Load(); n != nil {
+				n.Interrupt()
+			}
 		}
 	}()
 
@@ -88,6 +97,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	sum := res.Summary
 	sum.WallSeconds = reports.Round(time.Since(start).Seconds(), 3)
 	endProgress()
+	// The network is not needed past here: letting it go, and collecting
+	// it, before the results and the report are built keeps them from
+	// adding to the run's peak memory (a k=16 fat-tree's network is most
+	// of its heap; with it held, `lfsim run` peaked at 189 MiB there
+	// instead of the 82 MiB of the run itself).
+	running.Store(nil)
+	net = nil
+	settleMemory()
 	if err := reports.WriteRun(dir, res); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
 		return exitInternal
