@@ -170,6 +170,10 @@ func RunPoint(ctx context.Context, sw *scenarios.Sweep, p scenarios.SweepPoint, 
 	start := time.Now()
 	res := net.Run(nil)
 	res.Summary.WallSeconds = reports.Round(time.Since(start).Seconds(), 3)
+	// Let the network go before the outputs are built, so that they do
+	// not add to the point's memory (cmd/lfsim's run does the same).
+	stop()
+	net = nil
 	if err := reports.WriteRun(dir, res); err != nil {
 		return false, err
 	}
