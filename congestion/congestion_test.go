@@ -1,6 +1,7 @@
 package congestion
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -53,8 +54,12 @@ func TestDCQCNPaperCutAndRecovery(t *testing.T) {
 	}
 }
 
-// TestDCQCNPaperSecondCut: a second CNP updates alpha to (1-g)alpha + g
-// (after its decay) and cuts R_C by alpha/2, with R_T = R_C before the cut.
+// TestDCQCNPaperSecondCut: a second CNP cuts R_C by alpha/2 with alpha as
+// it was (decayed since the first), R_T = R_C before the cut, and then
+// updates alpha to (1-g)alpha + g (section 3.1, in that order). After it,
+// F = 5 timer events are fast recovery (R_T holds, R_C halves its gap to
+// R_T); the sixth and seventh are additive increase (R_T += R_AI: the byte
+// counter has not counted, so hyper increase cannot start).
 func TestDCQCNPaperSecondCut(t *testing.T) {
 	eng := sim.NewEngine(1)
 	var a applied
@@ -62,13 +67,25 @@ func TestDCQCNPaperSecondCut(t *testing.T) {
 	d.OnCNP(0)
 	eng.Run(110*sim.Microsecond, nil) // two timer events: R_C = 87.5G; alpha decays twice
 	before := d.State(eng.Now())
-	d.OnCNP(eng.Now())
+	cutAt := eng.Now()
+	d.OnCNP(cutAt)
 	g := 1.0 / 256
-	alpha := (1-g)*math.Pow(1-g, 2) + g
-	st := d.State(eng.Now())
-	near(t, "alpha", st.Alpha, alpha, 1e-12)
+	old := math.Pow(1-g, 2)
+	st := d.State(cutAt)
+	near(t, "alpha", st.Alpha, (1-g)*old+g, 1e-12)
 	near(t, "R_T", float64(st.Target), float64(before.Rate), 1e-9)
-	near(t, "R_C", float64(st.Rate), float64(before.Rate)*(1-alpha/2), 1e-9)
+	near(t, "R_C", float64(st.Rate), float64(before.Rate)*(1-old/2), 1e-9)
+	rt, rc := float64(st.Target), float64(st.Rate)
+	for k := 1; k <= 7; k++ {
+		eng.Run(cutAt+sim.Time(k)*55*sim.Microsecond, nil)
+		if k > 5 {
+			rt += 40e6
+		}
+		rc = (rt + rc) / 2
+		st = d.State(eng.Now())
+		near(t, fmt.Sprintf("R_T after increase event %d", k), float64(st.Target), rt, 1e-9)
+		near(t, fmt.Sprintf("R_C after increase event %d", k), float64(st.Rate), rc, 1e-9)
+	}
 }
 
 // TestDCQCNPaperByteCounter: every B bytes sent is an increase event too;
@@ -175,4 +192,33 @@ func TestTIMELYRules(t *testing.T) {
 	near(t, "rate above T_high", float64(a.rate), want, 1e-9)
 	at(12*sim.Millisecond, 30*sim.Microsecond)
 	near(t, "rate below T_low", float64(a.rate), want+10e6, 1e-9)
+}
+
+// TestDCQCNNvidiaIncreaseStages: the nvidia variant counts timer events
+// only (rpg_time_reset, 300 us) and, as the HPCC authors' ns-3 model of
+// the firmware does (rdma-hw.cc, RateIncEventMlx), spends F =
+// rpg_threshold = 1 event in fast recovery (R_T holds), one in additive
+// increase (R_T += rpg_ai_rate, 5 Mb/s), then adds rpg_hai_rate (50 Mb/s)
+// per event, a constant step.
+func TestDCQCNNvidiaIncreaseStages(t *testing.T) {
+	eng := sim.NewEngine(1)
+	var a applied
+	d := NewDCQCN(eng, DCQCNNvidia(), path100, a.apply)
+	d.OnCNP(0)
+	eng.Run(310*sim.Microsecond, nil) // one timer event, so the next cut clamps R_T
+	cutAt := eng.Now()
+	d.OnCNP(cutAt)
+	st := d.State(cutAt)
+	if st.Target >= 100*fabric.Gbps {
+		t.Fatalf("R_T %v after a cut that follows a timer increase, want it clamped to R_C", st.Target)
+	}
+	rt, rc := float64(st.Target), float64(st.Rate)
+	for k, step := range []float64{0, 5e6, 50e6, 50e6, 50e6} {
+		eng.Run(cutAt+sim.Time(k+1)*300*sim.Microsecond, nil)
+		rt += step
+		rc = (rt + rc) / 2
+		st = d.State(eng.Now())
+		near(t, fmt.Sprintf("R_T after increase event %d", k+1), float64(st.Target), rt, 1e-9)
+		near(t, fmt.Sprintf("R_C after increase event %d", k+1), float64(st.Rate), rc, 1e-9)
+	}
 }

@@ -211,10 +211,12 @@ func (d *DCQCN) OnCNP(now sim.Time) {
 		}
 		d.cut(now)
 	default:
-		// Paper: the CNP updates alpha at once and restarts its period.
+		// Paper (section 3.1, in its order): R_T = R_C, R_C = R_C(1 -
+		// alpha/2) with alpha as it was, then alpha = (1-g)alpha + g, which
+		// restarts alpha's period.
+		d.cut(now)
 		d.alpha = (1-d.g)*d.alpha + d.g
 		d.alphaFrom = now
-		d.cut(now)
 	}
 }
 
@@ -273,23 +275,40 @@ func (d *DCQCN) HandleEvent(ev *sim.Event) {
 	}
 }
 
-// increase is one increase event: fast recovery while both counters are
-// below F (R_C moves halfway to R_T), then additive increase (R_T +=
-// R_AI), and hyper increase (R_T += i × R_HAI) once both have passed F
-// (paper); the nvidia variant counts timer stages only.
+// increase is one increase event, its counters already counting it (the
+// first event after a cut is stage 1). The paper variant is QCN's rule as
+// DCQCN keeps it (section 3.1; htsim's DCQCNSrc::increaseRate): fast
+// recovery (R_C halfway to R_T) while neither counter has passed F, so F
+// events of it; hyper increase (R_T += (min - F) R_HAI) once both have;
+// additive increase (R_T += R_AI) between. The nvidia variant counts timer
+// events only, as the ConnectX firmware does, with the rule of the HPCC
+// authors' ns-3 model of it (rdma-hw.cc, RateIncEventMlx): F events of
+// fast recovery, one of additive increase, then hyper increase by a
+// constant R_HAI each.
 func (d *DCQCN) increase() {
 	f := d.p.Threshold
 	lo, hi := min(d.timerStage, d.byteStage), max(d.timerStage, d.byteStage)
-	if d.p.Variant == "nvidia" || d.p.ByteReset <= 0 {
+	if d.p.ByteReset <= 0 {
 		lo, hi = d.timerStage, d.timerStage
 	}
-	switch {
-	case hi < f:
-		// fast recovery
-	case lo > f:
-		d.rt += float64(lo-f) * float64(d.p.HAIRate)
-	default:
-		d.rt += float64(d.p.AIRate)
+	if d.p.Variant == "nvidia" {
+		switch t := d.timerStage; {
+		case t <= f:
+			// fast recovery
+		case t == f+1:
+			d.rt += float64(d.p.AIRate)
+		default:
+			d.rt += float64(d.p.HAIRate)
+		}
+	} else {
+		switch {
+		case hi <= f:
+			// fast recovery
+		case lo > f:
+			d.rt += float64(lo-f) * float64(d.p.HAIRate)
+		default:
+			d.rt += float64(d.p.AIRate)
+		}
 	}
 	d.rt = min(d.rt, d.max)
 	d.rc = clampRate((d.rt+d.rc)/2, d.min, d.max)
