@@ -3,8 +3,9 @@ package fabric
 // Per-flow ECMP hashing. A switch that has several next-hop ports toward a
 // destination (Routes.NextPorts) picks one per flow, so that the packets of
 // one queue pair stay in order on one path, by hashing the flow's 5-tuple
-// with the switch's ECMP seed (the scenario's switch.ecmp_seed, which a
-// switch may mix with its own name so that tiers do not polarize):
+// with the switch's ECMP seed: the scenario's switch.ecmp_seed mixed with
+// the switch's name (SwitchECMPSeed), so that tiers do not polarize, or
+// the bare seed on every switch when switch.ecmp_per_switch is false:
 //
 //	port := PickPort(routes.NextPorts(at, dst), key.Hash(seed))
 //
@@ -47,6 +48,23 @@ func splitmix64(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// SwitchECMPSeed is the seed the switch named name hashes flows with when
+// each switch hashes its own way: seed mixed with the name's FNV-1a hash.
+// Switches that hash identically polarize: in a fat-tree an edge switch
+// sends a flow up to aggregation switch h mod k/2, and that switch, with
+// the same h, to its core uplink h mod k/2, so each aggregation switch
+// uses one of its k/2 uplinks. Operators give each switch its own seed to
+// avoid this, and the HPCC authors' simulator seeds each switch with its
+// ID (switch-node.cc, m_ecmpSeed).
+func SwitchECMPSeed(seed uint64, name string) uint64 {
+	h := uint64(14695981039346656037) // FNV-1a 64 offset basis
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211 // FNV-1a 64 prime
+	}
+	return splitmix64(seed ^ h)
 }
 
 // PickPort chooses one of ports by hash: ports[hash % len(ports)]. It

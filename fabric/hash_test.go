@@ -155,3 +155,60 @@ func BenchmarkFlowHash(b *testing.B) {
 	}
 	_ = sink
 }
+
+// TestECMPPolarization walks a random permutation of one flow per host
+// through a k=8 fat-tree and counts the aggregation-to-core uplinks the
+// flows use. When every switch hashes with the same seed, an edge switch
+// sends a flow up to its pod's aggregation switch h mod 4 and that switch
+// sends it on to its core uplink h mod 4: each of the 32 aggregation
+// switches uses one of its 4 uplinks, 32 of 128 at most. With each
+// switch's own seed (SwitchECMPSeed) the choices are independent: about
+// 3.5 flows go up through each aggregation switch, which use 4(1 -
+// (3/4)^3.5) = 2.5 of its uplinks on average, about 80 of 128.
+func TestECMPPolarization(t *testing.T) {
+	const k = 8
+	tp, err := FatTree(k, LinkSpec{Rate: 100 * Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, _, err := ComputeRoutes(tp, RoutingECMP, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := tp.Hosts()
+	perm := rand.New(rand.NewPCG(1, 2)).Perm(len(hosts))
+	aggFirst, ok1 := tp.Lookup("s32") // the generator's names: edge s0.., aggregation s32.., core s64..
+	coreFirst, ok2 := tp.Lookup("s64")
+	if !ok1 || !ok2 || coreFirst != aggFirst+k*k/2 {
+		t.Fatal("the k=8 fat-tree's switches are not s0..s79 in tier order")
+	}
+	uplinks := func(seed func(at NodeID) uint64) int {
+		used := map[[2]int]bool{}
+		for i, src := range hosts {
+			dst := hosts[perm[i]]
+			key := FlowKey{SrcIP: HostIP(i), DstIP: HostIP(perm[i]), SrcPort: RoCEv2SourcePort(uint32(17 + i)), DstPort: RoCEv2Port}
+			at := tp.Nodes[src].Ports[0].Peer
+			for hops := 0; at != dst && hops < 8; hops++ {
+				port := PickPort(routes.NextPorts(at, dst), key.Hash(seed(at)))
+				next := tp.Nodes[at].Ports[port].Peer
+				if at >= aggFirst && at < coreFirst && next >= coreFirst {
+					used[[2]int{int(at), int(port)}] = true
+				}
+				at = next
+			}
+			if at != dst {
+				t.Fatalf("flow %d: no path to %s", i, tp.Nodes[dst].Name)
+			}
+		}
+		return len(used)
+	}
+	shared := uplinks(func(NodeID) uint64 { return 7 })
+	own := uplinks(func(at NodeID) uint64 { return SwitchECMPSeed(7, tp.Nodes[at].Name) })
+	t.Logf("aggregation-to-core uplinks used: %d with one seed, %d with each switch's own", shared, own)
+	if shared > k*k/2 {
+		t.Errorf("one seed everywhere: %d uplinks used, want at most %d (one per aggregation switch)", shared, k*k/2)
+	}
+	if own < 64 || own > 96 {
+		t.Errorf("each switch's own seed: %d uplinks used, want about 80 (64..96)", own)
+	}
+}

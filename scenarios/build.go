@@ -278,6 +278,9 @@ func (b *builder) applySwitch(p *swtch.Profile, s *switchS, path string) {
 	if s.ECMPSeed.Set {
 		p.ECMPSeed = s.ECMPSeed.V
 	}
+	if s.ECMPPerSwitch.Set {
+		p.ECMPPerSwitch = s.ECMPPerSwitch.V
+	}
 	if s.LinkLayer.Set {
 		p.LinkLayer = s.LinkLayer.V
 	}

@@ -359,7 +359,7 @@ func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
 		}
 		port = int(next[0])
 		if len(next) > 1 {
-			port = int(fabric.PickPort(next, key.Hash(sw.Prof.ECMPSeed)))
+			port = int(fabric.PickPort(next, key.Hash(sw.ECMPSeed())))
 		}
 	}
 	return flowPath{}

@@ -314,3 +314,39 @@ traffic:
 		}
 	})
 }
+
+// TestECMPPerSwitch: by default each switch mixes its name into the
+// scenario's ecmp_seed (fabric.SwitchECMPSeed), so no two switches of a
+// fat-tree hash alike; ecmp_per_switch: false gives every switch the bare
+// seed, the polarising configuration (fabric's TestECMPPolarization).
+func TestECMPPerSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		distinct int // seeds among the 20 switches
+	}{
+		{"", 20},
+		{"switch: {ecmp_seed: 9}\n", 20},
+		{"switch: {ecmp_seed: 9, ecmp_per_switch: false}\n", 1},
+	} {
+		sc, err := Parse("t.yaml", []byte("topology: {kind: fat-tree, k: 4}\n"+tc.line+"traffic: [{flow: {from: h0, to: h15, size: 1KiB}}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, err := Build(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds := map[uint64]bool{}
+		for _, sw := range net.Switches {
+			if sw != nil {
+				seeds[sw.ECMPSeed()] = true
+				if tc.distinct == 1 && sw.ECMPSeed() != 9 {
+					t.Errorf("%q: %s hashes with %d, want the bare seed 9", tc.line, sw.Name, sw.ECMPSeed())
+				}
+			}
+		}
+		if len(seeds) != tc.distinct {
+			t.Errorf("%q: %d distinct seeds among the switches, want %d", tc.line, len(seeds), tc.distinct)
+		}
+	}
+}

@@ -350,7 +350,9 @@ type switchS struct {
 	ECN        ecnV       `yaml:"ecn"`
 	Scheduler  schedulerV `yaml:"scheduler"`
 	ECMPSeed   u64V       `yaml:"ecmp_seed"`
-	LinkLayer  strV       `yaml:"link_layer" enum:"ethernet|infiniband" todoval:"infiniband" use:"use link_layer: ethernet"`
+	// ECMPPerSwitch mixes each switch's name into its seed (swtch.Profile).
+	ECMPPerSwitch boolV `yaml:"ecmp_per_switch"`
+	LinkLayer     strV  `yaml:"link_layer" enum:"ethernet|infiniband" todoval:"infiniband" use:"use link_layer: ethernet"`
 	// FloodLossless and Tagger are the deadlock cures (swtch.Profile).
 	FloodLossless boolV `yaml:"flood_lossless"`
 	Tagger        boolV `yaml:"tagger"`

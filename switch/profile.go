@@ -42,10 +42,14 @@ type Profile struct {
 	// weighted round robin; priorities without a weight are served first,
 	// in strict priority. nil means strict priority for all (the default).
 	DWRR map[uint8]int
-	// ECMPSeed perturbs the per-flow ECMP hash of this switch. Default 0:
-	// every switch hashes the same way (as identical switches do, which is
-	// why polarisation happens).
+	// ECMPSeed perturbs the per-flow ECMP hash of this switch. Default 0.
 	ECMPSeed uint64
+	// ECMPPerSwitch mixes the switch's name into ECMPSeed
+	// (fabric.SwitchECMPSeed), so that each switch hashes its own way, as
+	// operators configure fabrics to avoid hash polarisation. Default true;
+	// false hashes the same way on every switch, as identical switches do
+	// out of the box, which polarises multi-tier fabrics.
+	ECMPPerSwitch bool
 	// LinkLayer is "ethernet" (PFC) or "infiniband" (credits).
 	LinkLayer string
 	// FloodLossless floods a lossless packet for which the switch has no
@@ -157,6 +161,7 @@ func DefaultProfile() Profile {
 		ECN:           ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
 		LinkLayer:     "ethernet",
 		FloodLossless: true,
+		ECMPPerSwitch: true,
 	}
 }
 

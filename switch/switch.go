@@ -142,6 +142,9 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		ecnEnqueue: prof.ECN.Enabled && prof.ECN.AtEnqueue,
 		ecnDequeue: prof.ECN.Enabled && !prof.ECN.AtEnqueue,
 	}
+	if prof.ECMPPerSwitch {
+		s.ecmpSeed = fabric.SwitchECMPSeed(prof.ECMPSeed, name)
+	}
 	for i, p := range ports {
 		s.ps[i].port = p
 	}
@@ -183,6 +186,11 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	return s
 }
+
+// ECMPSeed is the seed the switch hashes flows with to choose among equal
+// next hops (Profile.ECMPSeed, mixed with its name when
+// Profile.ECMPPerSwitch).
+func (s *Switch) ECMPSeed() uint64 { return s.ecmpSeed }
 
 // Headroom returns the headroom of a port's lossless queues, bytes.
 func (s *Switch) Headroom(port int) int64 { return s.ps[port].headroom }
