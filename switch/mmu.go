@@ -108,9 +108,14 @@ func (s *Switch) free(i int, prio uint8, frame int64) {
 }
 
 // atXON reports whether an ingress port and priority has drained to its
-// XON level, its headroom empty.
+// XON level, its headroom empty. Holding nothing beyond the reserved
+// minimum is XON too, however low an XON offset below a dynamic XOFF puts
+// the level (even below zero, when the pool is nearly full): as the HPCC
+// authors' MMU resumes when an ingress has no shared bytes left
+// (switch-mmu.cc, CheckShouldResume), else a drained port would pause its
+// upstream for ever.
 func (s *Switch) atXON(i int, prio uint8) bool {
-	return s.ps[i].in[prio].head == 0 && s.ps[i].in[prio].held <= s.xonLevel()
+	return s.ps[i].in[prio].head == 0 && s.ps[i].in[prio].held <= max(s.xonLevel(), s.reserved)
 }
 
 // Check reports a configuration whose buffer cannot hold its reserved

@@ -163,6 +163,39 @@ func TestDynamicXOFF(t *testing.T) {
 	}
 }
 
+// TestXONOffsetBelowZero: with a dynamic XOFF and an XON offset larger
+// than the threshold (alpha 1/8 of a 256 KiB pool is 32 KiB at most, the
+// offset 64 KiB), XOFF - offset is below zero, and an ingress that has
+// drained must still resume its upstream: the HPCC authors' MMU resumes
+// when the ingress holds nothing in the shared pool or holds at most
+// XOFF - offset (switch-mmu.cc, CheckShouldResume). Without that floor the
+// upstream stays paused, refreshed, with nothing left to drain.
+func TestXONOffsetBelowZero(t *testing.T) {
+	prof := swtch.DefaultProfile()
+	prof.PFC.HeadroomAuto = false
+	prof.PFC.Headroom = 64 * fabric.KiB
+	prof.Buffer = 3*64*fabric.KiB + 256*fabric.KiB
+	prof.PFC.XOFFAlpha = 0.125
+	prof.PFC.XONOffset = 64 * fabric.KiB
+	b := newBed(t, 3, link100, prof, frame4k)
+	const packets = 200
+	f0 := b.flow(0, 2, 3, wire4k, packets)
+	f1 := b.flow(1, 2, 3, wire4k, packets)
+	b.start()
+	b.eng.Run(5*sim.Millisecond, nil)
+	if b.sw.Ports()[0].Stats.PauseSent == 0 && b.sw.Ports()[1].Stats.PauseSent == 0 {
+		t.Fatal("no input was paused; the test does not reach XOFF")
+	}
+	for i, f := range []*testFlow{f0, f1} {
+		if f.rxPkts != packets {
+			t.Errorf("flow %d delivered %d of %d packets in 5 ms", i, f.rxPkts, packets)
+		}
+		if b.sw.IngressPaused(i, 3) {
+			t.Errorf("input %d still pauses its upstream, holding %d bytes", i, b.sw.IngressBytes(i, 3))
+		}
+	}
+}
+
 // TestLossyIngressThresholdDrops: lossy traffic beyond its threshold is
 // dropped (reason buffer), and counted on its ingress port and priority.
 func TestLossyIngressThresholdDrops(t *testing.T) {
