@@ -225,6 +225,31 @@ func MaxRoCEv2Frame(mtu int) int64 {
 	return int64(RoCEv2Wire(TransportRC|OpWriteOnlyImm, mtu) - PreambleIFGBytes)
 }
 
+// PopUnpaused removes and returns the first packet, head first, whose
+// priority's bit is clear in paused (a port's PausedMask), or nil when
+// every packet's priority is paused.
+func (q *PacketQueue) PopUnpaused(paused uint8) *Packet {
+	var prev *Packet
+	for p := q.head; p != nil; prev, p = p, p.next {
+		if paused&(1<<(p.Priority&7)) != 0 {
+			continue
+		}
+		if prev == nil {
+			q.head = p.next
+		} else {
+			prev.next = p.next
+		}
+		if q.tail == p {
+			q.tail = prev
+		}
+		p.next = nil
+		q.Len--
+		q.Bytes -= p.Frame()
+		return p
+	}
+	return nil
+}
+
 // Any reports whether some packet in the queue satisfies f, head first.
 func (q *PacketQueue) Any(f func(*Packet) bool) bool {
 	for p := q.head; p != nil; p = p.next {

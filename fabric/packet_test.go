@@ -30,3 +30,57 @@ func TestPacketLayout(t *testing.T) {
 	}
 	t.Logf("Packet: %d bytes", unsafe.Sizeof(p))
 }
+
+// TestPopUnpaused: the first packet whose priority is not paused leaves,
+// from the head, the middle or the tail, and the queue keeps the others in
+// order with its counts right.
+func TestPopUnpaused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		prios  []uint8
+		paused uint8
+		want   int // index of the packet taken, -1 none
+	}{
+		{"nothing paused takes the head", []uint8{3, 6, 3}, 0, 0},
+		{"skips a paused head", []uint8{3, 6, 3}, 1 << 3, 1},
+		{"takes the tail", []uint8{3, 3, 6}, 1 << 3, 2},
+		{"all paused", []uint8{3, 6}, 1<<3 | 1<<6, -1},
+		{"empty", nil, 0, -1},
+	} {
+		var q PacketQueue
+		var ps []*Packet
+		for _, pr := range tc.prios {
+			p := &Packet{Priority: pr, Wire: PreambleIFGBytes + 100}
+			ps = append(ps, p)
+			q.Push(p)
+		}
+		got := q.PopUnpaused(tc.paused)
+		if tc.want < 0 {
+			if got != nil {
+				t.Errorf("%s: took a packet of priority %d, want none", tc.name, got.Priority)
+			}
+			continue
+		}
+		if got != ps[tc.want] {
+			t.Fatalf("%s: took the wrong packet", tc.name)
+		}
+		if q.Len != len(ps)-1 || q.Bytes != int64(100*(len(ps)-1)) {
+			t.Errorf("%s: queue holds %d packets, %d bytes; want %d, %d", tc.name, q.Len, q.Bytes, len(ps)-1, 100*(len(ps)-1))
+		}
+		for i, p := range ps {
+			if i == tc.want {
+				continue
+			}
+			if q.Pop() != p {
+				t.Errorf("%s: the others are out of order", tc.name)
+			}
+		}
+		if q.Pop() != nil || q.Len != 0 {
+			t.Errorf("%s: queue not empty after popping the others", tc.name)
+		}
+		q.Push(got) // the tail must be right after a removal at the end
+		if q.Peek() != got || q.Len != 1 {
+			t.Errorf("%s: pushing after the removal lost the packet", tc.name)
+		}
+	}
+}

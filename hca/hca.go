@@ -746,6 +746,19 @@ func (h *HCA) activate(qp *QP) {
 	h.port.Kick()
 }
 
+// nextControl takes the oldest control packet whose priority port may
+// send now, or nil.
+func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
+	p := h.ctrl.Peek()
+	if p == nil {
+		return nil
+	}
+	if !port.Paused(p.Priority) {
+		return h.ctrl.Pop()
+	}
+	return h.ctrl.PopUnpaused(port.PausedMask())
+}
+
 func (h *HCA) deactivate(i int) {
 	h.active[i].active = false
 	copy(h.active[i:], h.active[i+1:])
@@ -754,16 +767,17 @@ func (h *HCA) deactivate(i int) {
 }
 
 // NextPacket is the transmit arbiter: control packets (ACK, NAK, atomic
-// responses, CNPs) first, then one packet from the next QP in round-robin
+// responses, CNPs) first, the oldest whose priority is not paused (a CNP
+// on its own priority passes ACKs held by a PAUSE of theirs, as a NIC
+// queues per traffic class), then one packet from the next QP in round-robin
 // order whose priority is not paused and that may send now: its READ
 // responses before its requests, and requests only when the WQE's
 // doorbell and fetch are done, the QP's rate limiter and window allow,
 // and (for READ and atomics) fewer than max_rd_atomic are outstanding.
 // A QP held back by time sets a wake timer.
 func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
-	if p := h.ctrl.Peek(); p != nil && !port.Paused(p.Priority) {
+	if p := h.nextControl(port); p != nil {
 		h.Stats.TxPackets++
-		p = h.ctrl.Pop()
 		if p.Kind == fabric.KindAck {
 			if qp := h.QP(p.SrcQP); qp != nil && qp.queuedAck == p {
 				qp.queuedAck = nil
