@@ -801,6 +801,13 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 			continue
 		}
 		if len(qp.rdJobs) > 0 {
+			// READ responses are the responder's data: its rate limiter
+			// (congestion control's reaction point) paces them as it paces
+			// requests.
+			if qp.Rate > 0 && qp.nextTx > now {
+				h.wakeAt(qp, qp.nextTx)
+				continue
+			}
 			return h.nextReadResponse(qp)
 		}
 		if qp.State != QPRTS {
@@ -815,15 +822,23 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 			}
 		}
 		if t := h.holdUntil(qp); t > now {
-			if t != sim.Never && qp.wake.At() != t {
-				h.eng.Cancel(qp.wake)
-				qp.wake = h.eng.Schedule(t, h, evWake, 0, qp)
+			if t != sim.Never {
+				h.wakeAt(qp, t)
 			}
 			continue
 		}
 		return h.nextRequest(qp)
 	}
 	return nil
+}
+
+// wakeAt has the transmit arbiter look at qp again at t, when its rate
+// limiter lets it send.
+func (h *HCA) wakeAt(qp *QP, t sim.Time) {
+	if qp.wake.At() != t {
+		h.eng.Cancel(qp.wake)
+		qp.wake = h.eng.Schedule(t, h, evWake, 0, qp)
+	}
 }
 
 // holdUntil is when qp's next request may go: now or earlier when it may

@@ -959,6 +959,14 @@ func (b *builder) qpOp(tv *trafficV, path string, com *genCommon, srcs []fabric.
 		b.errorf(opAt, path+".op", "UC has no %s (only RC does); use qp: rc", op)
 		return qp, op, false
 	}
+	if op == "read" {
+		for _, s := range srcs {
+			if cc := b.s.HCAProfile(s).CC; cc == "hpcc" || cc == "timely" {
+				b.warnf(opAt, path+".op", "%s does not control READs: the data is the responder's READ responses, which no ACK answers, so they go at line rate (DCQCN does control them)", strings.ToUpper(cc))
+				break
+			}
+		}
+	}
 	for _, s := range srcs {
 		prof := b.s.HCAProfile(s)
 		if mtu := prof.MTU; qp == "ud" && maxSize > int64(mtu) {

@@ -247,7 +247,7 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE
 		src.Connect(rq, dst.ID, dst.IP, rs.QPN)
 		dst.Connect(rs, src.ID, src.IP, rq.QPN)
 	}
-	rq.Priority = f.Priority
+	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
 	mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
 	part := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
 	var wqes []*hca.WQE
@@ -426,13 +426,24 @@ func (p flowPath) baseRTT(mtu int) sim.Time {
 	return rtt
 }
 
-// startCC gives a flow's requester QP the congestion control its host
-// runs, wired to the HCA's rate limiter.
+// startCC gives the QP that sends a flow's data the congestion control
+// its host runs, wired to the HCA's rate limiter: the requester's, or for
+// a READ the responder's, whose READ responses are the data (the
+// requester, as notification point, sends its CNPs back to it). Only
+// DCQCN controls READs: HPCC and TIMELY react to ACKs, and READ responses
+// have none (build warns).
 func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
+	sender, qp := src, fr.Live.Requester
 	prof := n.Scenario.HCAProfile(fr.Flow.Src)
-	qp := fr.Live.Requester
-	path := congestion.Path{LineRate: src.Port().Rate, BaseRTT: p.baseRTT(prof.MTU)}
-	apply := func(rate fabric.Rate, window int64) { src.SetRate(qp, rate, window) }
+	if fr.Flow.Op == "read" {
+		sender, qp = n.HCAs[fr.Flow.Dst], fr.Live.Responder
+		prof = n.Scenario.HCAProfile(fr.Flow.Dst)
+		if prof.CC != "dcqcn" {
+			return
+		}
+	}
+	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU)}
+	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	cc := &n.Scenario.CC
 	switch prof.CC {
 	case "dcqcn":
