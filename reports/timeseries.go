@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 )
 
@@ -106,21 +107,33 @@ func (s *Series) Rows() int { return len(s.points) }
 // CSV renders timeseries.csv: time_ns,metric,where,value.
 func (s *Series) CSV() []byte {
 	var b bytes.Buffer
-	b.WriteString("time_ns,metric,where,value\n")
+	s.WriteCSV(&b) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteCSV writes timeseries.csv to w a row at a time, as CSV renders it:
+// a long run's series is tens of megabytes, never held twice.
+func (s *Series) WriteCSV(w io.Writer) error {
+	row := []byte("time_ns,metric,where,value\n")
+	if _, err := w.Write(row); err != nil {
+		return err
+	}
 	for i, smp := range s.samples {
-		t := strconv.FormatInt(smp.timeNs, 10)
 		for _, p := range s.points[smp.first:s.end(i)] {
-			b.WriteString(t)
-			b.WriteByte(',')
-			b.WriteString(s.metrics[p.metric])
-			b.WriteByte(',')
-			b.WriteString(s.wheres[p.where])
-			b.WriteByte(',')
-			b.WriteString(strconv.FormatFloat(p.value, 'g', 6, 64))
-			b.WriteByte('\n')
+			row = strconv.AppendInt(row[:0], smp.timeNs, 10)
+			row = append(row, ',')
+			row = append(row, s.metrics[p.metric]...)
+			row = append(row, ',')
+			row = append(row, s.wheres[p.where]...)
+			row = append(row, ',')
+			row = strconv.AppendFloat(row, p.value, 'g', 6, 64)
+			row = append(row, '\n')
+			if _, err := w.Write(row); err != nil {
+				return err
+			}
 		}
 	}
-	return b.Bytes()
+	return nil
 }
 
 // PFCRow is one PAUSE or RESUME frame sent: a row of pfc.csv.
@@ -134,7 +147,16 @@ type PFCRow struct {
 // PFCCSV renders pfc.csv: time_ns,node,port,priority,quanta.
 func PFCCSV(rows []PFCRow) []byte {
 	var b bytes.Buffer
-	b.WriteString("time_ns,node,port,priority,quanta\n")
+	WritePFCCSV(&b, rows) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WritePFCCSV writes pfc.csv to w a row at a time, as PFCCSV renders it.
+func WritePFCCSV(w io.Writer, rows []PFCRow) error {
+	row := []byte("time_ns,node,port,priority,quanta\n")
+	if _, err := w.Write(row); err != nil {
+		return err
+	}
 	for _, r := range rows {
 		node, port := r.Port, ""
 		for i := len(r.Port) - 1; i >= 0; i-- {
@@ -143,16 +165,19 @@ func PFCCSV(rows []PFCRow) []byte {
 				break
 			}
 		}
-		b.WriteString(strconv.FormatInt(r.TimeNs, 10))
-		b.WriteByte(',')
-		b.WriteString(node)
-		b.WriteByte(',')
-		b.WriteString(port)
-		b.WriteByte(',')
-		b.WriteString(strconv.Itoa(int(r.Priority)))
-		b.WriteByte(',')
-		b.WriteString(strconv.Itoa(int(r.Quanta)))
-		b.WriteByte('\n')
+		row = strconv.AppendInt(row[:0], r.TimeNs, 10)
+		row = append(row, ',')
+		row = append(row, node...)
+		row = append(row, ',')
+		row = append(row, port...)
+		row = append(row, ',')
+		row = strconv.AppendInt(row, int64(r.Priority), 10)
+		row = append(row, ',')
+		row = strconv.AppendInt(row, int64(r.Quanta), 10)
+		row = append(row, '\n')
+		if _, err := w.Write(row); err != nil {
+			return err
+		}
 	}
-	return b.Bytes()
+	return nil
 }

@@ -1,9 +1,11 @@
 package reports
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,12 +27,26 @@ func PrepareDir(dir string, force bool) error {
 // WriteFileAtomic writes data to dir/name through a temporary file in the
 // same directory and a rename, so that a reader never sees half a file.
 func WriteFileAtomic(dir, name string, data []byte) error {
+	return WriteFileWith(dir, name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileWith writes dir/name as WriteFileAtomic does, with what fill
+// writes through a buffer: a large file is written as it is rendered,
+// never held whole in memory.
+func WriteFileWith(dir, name string, fill func(w io.Writer) error) error {
 	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, werr := f.Write(data)
+	bw := bufio.NewWriterSize(f, 256<<10)
+	werr := fill(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	cerr := f.Close()
 	if werr != nil || cerr != nil {
 		os.Remove(tmp)
@@ -92,11 +108,17 @@ type Results struct {
 func WriteRun(dir string, r *Results) error {
 	type file struct {
 		name string
-		data []byte
+		fill func(w io.Writer) error
 	}
-	files := []file{{"flows.csv", FlowsCSV(r.Flows)}, {"pfc.csv", PFCCSV(r.PFC)}}
+	bytesOf := func(data []byte) func(w io.Writer) error {
+		return func(w io.Writer) error { _, err := w.Write(data); return err }
+	}
+	files := []file{
+		{"flows.csv", bytesOf(FlowsCSV(r.Flows))},
+		{"pfc.csv", func(w io.Writer) error { return WritePFCCSV(w, r.PFC) }},
+	}
 	if r.Series != nil {
-		files = append(files, file{"timeseries.csv", r.Series.CSV()})
+		files = append(files, file{"timeseries.csv", r.Series.WriteCSV})
 	}
 	names := make([]string, 0, len(r.Extra))
 	for name := range r.Extra {
@@ -104,20 +126,23 @@ func WriteRun(dir string, r *Results) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		files = append(files, file{name, r.Extra[name]})
+		files = append(files, file{name, bytesOf(r.Extra[name])})
 	}
 	if r.Topology != nil {
-		files = append(files, file{"topology.json", TopologyJSON(r.Topology)})
+		files = append(files, file{"topology.json", bytesOf(TopologyJSON(r.Topology))})
 	}
 	for _, c := range r.Captures {
-		data, err := PcapFile(c, r.SnapLen)
-		if err != nil {
-			return fmt.Errorf("%s.pcap: %w", c.Name, err)
-		}
-		files = append(files, file{c.Name + ".pcap", data})
+		files = append(files, file{c.Name + ".pcap", func(w io.Writer) error {
+			data, err := PcapFile(c, r.SnapLen)
+			if err != nil {
+				return fmt.Errorf("%s.pcap: %w", c.Name, err)
+			}
+			_, err = w.Write(data)
+			return err
+		}})
 	}
 	for _, f := range files {
-		if err := WriteFileAtomic(dir, f.name, f.data); err != nil {
+		if err := WriteFileWith(dir, f.name, f.fill); err != nil {
 			return err
 		}
 	}

@@ -109,6 +109,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
 		return exitInternal
 	}
+	// The report reads the files back; the run's copies can go first.
+	res.Flows, res.Series, res.PFC, res.Captures = nil, nil, nil, nil
 	if err := writeReport(dir, arg); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: writing report.html: %v\n", err)
 		return exitInternal
