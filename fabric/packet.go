@@ -205,17 +205,26 @@ func (q *PacketQueue) Peek() *Packet { return q.head }
 // Pop removes and returns the head, or nil when empty.
 func (q *PacketQueue) Pop() *Packet {
 	p := q.head
-	if p == nil {
-		return nil
+	if p != nil {
+		q.unlink(nil, p)
 	}
-	q.head = p.next
-	if q.head == nil {
-		q.tail = nil
+	return p
+}
+
+// unlink takes p, which follows prev (nil: p is the head), out of the
+// queue.
+func (q *PacketQueue) unlink(prev, p *Packet) {
+	if prev == nil {
+		q.head = p.next
+	} else {
+		prev.next = p.next
+	}
+	if q.tail == p {
+		q.tail = prev
 	}
 	p.next = nil
 	q.Len--
 	q.Bytes -= p.Frame()
-	return p
 }
 
 // MaxRoCEv2Frame is the largest RoCEv2 frame (header to FCS) a NIC with
@@ -234,17 +243,7 @@ func (q *PacketQueue) PopUnpaused(paused uint8) *Packet {
 		if paused&(1<<(p.Priority&7)) != 0 {
 			continue
 		}
-		if prev == nil {
-			q.head = p.next
-		} else {
-			prev.next = p.next
-		}
-		if q.tail == p {
-			q.tail = prev
-		}
-		p.next = nil
-		q.Len--
-		q.Bytes -= p.Frame()
+		q.unlink(prev, p)
 		return p
 	}
 	return nil

@@ -386,3 +386,34 @@ func TestAckEchoes(t *testing.T) {
 		}
 	}
 }
+
+// TestCNPPassesPausedACK: a CNP goes on its own priority (cnp_802p_prio,
+// 6) so that a PAUSE of the data priority does not hold it back; queued
+// behind an ACK on priority 3 while the switch pauses priority 3, it
+// leaves at once, and the ACK waits for the RESUME.
+func TestCNPPassesPausedACK(t *testing.T) {
+	prof := hca.DefaultProfile()
+	eng, h, sw := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+	toH0 := 0 // the star's switch port p0 faces h0
+	sw.Ports()[toH0].SendPause(3, fabric.MaxQuanta)
+	eng.Run(5*sim.Microsecond, nil)
+	if !h[0].Port().Paused(3) {
+		t.Fatal("the switch's PAUSE did not reach h0")
+	}
+	control := func(kind fabric.PacketKind, prio uint8) *fabric.Packet {
+		return &fabric.Packet{Kind: kind, Priority: prio, Src: h[0].ID, Dst: h[1].ID, InPort: -1,
+			Wire: int32(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))}
+	}
+	ack, cnp := control(fabric.KindAck, 3), control(fabric.KindCNP, prof.CNPPriority)
+	h[0].QueueControl(ack)
+	h[0].QueueControl(cnp)
+	eng.Run(10*sim.Microsecond, nil)
+	if q := h[0].ControlQueued(); len(q) != 1 || q[0] != ack {
+		t.Fatalf("5 us on, h0 still holds %d control packets; want the CNP gone and the ACK held", len(q))
+	}
+	sw.Ports()[toH0].SendPause(3, 0)
+	eng.Run(20*sim.Microsecond, nil)
+	if q := h[0].ControlQueued(); len(q) != 0 {
+		t.Errorf("the ACK did not leave after the RESUME")
+	}
+}

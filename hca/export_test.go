@@ -1,0 +1,17 @@
+package hca
+
+import "github.com/lfsim/lfsim/fabric"
+
+// QueueControl queues a control packet (an ACK, NAK or CNP) for the
+// transmit arbiter, as the responder and the notification point do.
+func (h *HCA) QueueControl(p *fabric.Packet) {
+	h.ctrl.Push(p)
+	h.port.Kick()
+}
+
+// ControlQueued returns the control packets waiting, oldest first.
+func (h *HCA) ControlQueued() []*fabric.Packet {
+	var out []*fabric.Packet
+	h.ctrl.Any(func(p *fabric.Packet) bool { out = append(out, p); return false })
+	return out
+}
