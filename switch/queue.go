@@ -13,8 +13,13 @@ import (
 type egressQueue struct {
 	sub    []fabric.PacketQueue // by ingress port
 	ring   []int32              // ingress ports with packets, in service order
-	head   int
-	active int
+	head   int32
+	active int32
+	// nextIn is next's ingress port, so that a transmission can ask for
+	// next, its ingress FIFO and its ingress account at once instead of
+	// one after another (Switch.dequeue).
+	nextIn int32
+	_      int32
 
 	Len   int
 	Bytes int64
@@ -53,14 +58,14 @@ func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
 	in := p.InPort
 	s := &q.sub[in]
 	if s.Len == 0 {
-		q.ring[(q.head+q.active)%len(q.ring)] = in
+		q.ring[(int(q.head)+int(q.active))%len(q.ring)] = in
 		q.active++
 	}
 	s.Push(p)
 	q.Len++
 	q.Bytes += p.Frame()
 	if q.next == nil {
-		q.next = p
+		q.next, q.nextIn = p, in
 	}
 }
 
@@ -77,17 +82,18 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	in := p.InPort // the head of the ring: its FIFO's head is p
 	s := &q.sub[in]
 	s.Pop()
-	q.head = (q.head + 1) % len(q.ring)
+	q.head = int32((int(q.head) + 1) % len(q.ring))
 	q.active--
 	if s.Len > 0 {
-		q.ring[(q.head+q.active)%len(q.ring)] = in
+		q.ring[(int(q.head)+int(q.active))%len(q.ring)] = in
 		q.active++
 	}
 	q.Len--
 	q.Bytes -= p.Frame()
 	q.next = nil
 	if q.active > 0 {
-		q.next = q.sub[q.ring[q.head]].Peek()
+		q.nextIn = q.ring[q.head]
+		q.next = q.sub[q.nextIn].Peek()
 		// Asked for now: it has waited long enough to have left the
 		// caches, and fetching it when its turn comes would put a miss on
 		// the transmit path (docs/PERFORMANCE.md).

@@ -453,6 +453,14 @@ func (s *Switch) pop(o int, prio uint8) *fabric.Packet {
 // marks it if ECN marks at dequeue.
 func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	q := &s.queues[o][prio]
+	if in := int(q.nextIn); q.next != nil && in < len(s.ps) {
+		// The packet, its ingress FIFO and its ingress account are cold
+		// (it has waited a transmission or more), and each would be found
+		// through the one before: asked for together, they arrive together.
+		sim.Prefetch(q.next)
+		sim.Prefetch(&q.sub[in])
+		sim.Prefetch(&s.ps[in].in[prio])
+	}
 	p := s.pop(o, prio)
 	s.free(int(p.InPort), p.InPrio, p.Frame())
 	if s.ecnDequeue && s.maybeMark(p, q.Bytes) {
