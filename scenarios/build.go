@@ -1348,6 +1348,14 @@ func (b *builder) expect() {
 		se.MinFairness, se.MinFairnessAt = &v, e.KeyPos("min_fairness")
 	}
 	se.MaxPauseFraction = b.pauseChecks(&e.MaxPauseFraction, "expect.max_pause_fraction")
+	if e.MinMeanSlowdown.Set {
+		v := e.MinMeanSlowdown.V
+		se.MinMeanSlowdown, se.MinMeanSlowdownAt = &v, e.KeyPos("min_mean_slowdown")
+	}
+	if e.MaxMeanSlowdown.Set {
+		v := e.MaxMeanSlowdown.V
+		se.MaxMeanSlowdown, se.MaxMeanSlowdownAt = &v, e.KeyPos("max_mean_slowdown")
+	}
 }
 
 // pauseChecks reads expect.max_pause_fraction or min_pause_fraction.

@@ -41,6 +41,14 @@ func (n *Network) checkExpectations(sum *reports.Summary) []reports.CheckResult 
 		add("min_fairness", sum.Throughput.Fairness >= *e.MinFairness, e.MinFairnessAt,
 			"Jain's index %.4f, expected at least %.4f", sum.Throughput.Fairness, *e.MinFairness)
 	}
+	if e.MinMeanSlowdown != nil {
+		add("min_mean_slowdown", sum.FCT.MeanSlowdown >= *e.MinMeanSlowdown, e.MinMeanSlowdownAt,
+			"mean slowdown %.4f, expected at least %.4f", sum.FCT.MeanSlowdown, *e.MinMeanSlowdown)
+	}
+	if e.MaxMeanSlowdown != nil {
+		add("max_mean_slowdown", sum.FCT.MeanSlowdown <= *e.MaxMeanSlowdown, e.MaxMeanSlowdownAt,
+			"mean slowdown %.4f, expected at most %.4f", sum.FCT.MeanSlowdown, *e.MaxMeanSlowdown)
+	}
 	if e.Deadlock != nil {
 		d := sum.Deadlock
 		detail := "no deadlock"

@@ -350,3 +350,29 @@ func TestECMPPerSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectMeanSlowdown: expect's min_mean_slowdown and max_mean_slowdown
+// bound summary fct.mean_slowdown. One 1 MiB WRITE alone on its path runs
+// at its ideal FCT (slowdown 1, floored), so at most 1.1 holds and at
+// least 2 fails, citing its line; a bound below 1 is an error.
+func TestExpectMeanSlowdown(t *testing.T) {
+	src := "topology: {kind: star, hosts: 2}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\nexpect:\n  max_mean_slowdown: 1.1\n  min_mean_slowdown: 2\n"
+	sc, err := Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sum, _ := mustRun(t, sc)
+	got := map[string]reports.CheckResult{}
+	for _, c := range sum.Expect {
+		got[c.Check] = c
+	}
+	if c := got["max_mean_slowdown"]; !c.OK {
+		t.Errorf("max_mean_slowdown: %+v, want it to hold", c)
+	}
+	if c := got["min_mean_slowdown"]; c.OK || !strings.Contains(c.Detail, "expected at least 2.0000 (expected at s.yaml:5:3)") {
+		t.Errorf("min_mean_slowdown: %+v, want it to fail citing s.yaml:5:3", c)
+	}
+	if _, err := Parse("s.yaml", []byte(strings.Replace(src, "min_mean_slowdown: 2", "min_mean_slowdown: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:5:22") {
+		t.Errorf("a bound of 0.5: %v, want an error at s.yaml:5:22", err)
+	}
+}

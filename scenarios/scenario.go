@@ -331,6 +331,11 @@ type Expect struct {
 	// throughputs, 0..1.
 	MinFairness   *float64
 	MinFairnessAt Pos
+	// MinMeanSlowdown and MaxMeanSlowdown bound the completed flows' mean
+	// FCT slowdown (summary fct.mean_slowdown), for a lab whose lesson is
+	// how much slower flows finish.
+	MinMeanSlowdown, MaxMeanSlowdown     *float64
+	MinMeanSlowdownAt, MaxMeanSlowdownAt Pos
 	// MaxPauseFraction bounds the fraction of the run a port spends paused;
 	// MinPauseFraction asks that it spend at least so much (a storm that
 	// must reach it).

@@ -935,6 +935,9 @@ type expectS struct {
 	FlowsCompleted   allOrIntV    `yaml:"flows_completed"`
 	MinFairness      fracV        `yaml:"min_fairness"`
 	MaxPauseFraction pauseChecksV `yaml:"max_pause_fraction"`
+	// Min/MaxMeanSlowdown bound summary.json's fct.mean_slowdown.
+	MinMeanSlowdown numV `yaml:"min_mean_slowdown" min:"1"`
+	MaxMeanSlowdown numV `yaml:"max_mean_slowdown" min:"1"`
 }
 
 // allOrIntV is all or a whole number.
