@@ -47,8 +47,12 @@ func Examples() []Example {
 	return out
 }
 
-// ExampleSource returns the YAML text of a built-in example.
+// ExampleSource returns the YAML text of a built-in example, or of a
+// lab's scenario named labs/LAB/SCENARIO.
 func ExampleSource(name string) ([]byte, error) {
+	if _, data, ok, err := labSource(name); ok {
+		return data, err
+	}
 	base := strings.TrimSuffix(name, ".yaml")
 	if base == "" || strings.ContainsAny(base, `/\`) {
 		return nil, &unknownExampleError{name}
@@ -60,9 +64,16 @@ func ExampleSource(name string) ([]byte, error) {
 	return data, nil
 }
 
-// LoadExample loads a built-in example by name (with or without .yaml).
-// Messages name it "examples/NAME.yaml".
+// LoadExample loads a built-in example by name (with or without .yaml),
+// or a lab's scenario by labs/LAB/SCENARIO. Messages name it
+// "examples/NAME.yaml" or "labs/LAB/SCENARIO.yaml".
 func LoadExample(name string) (*Scenario, error) {
+	if file, data, ok, err := labSource(name); ok {
+		if err != nil {
+			return nil, err
+		}
+		return Parse(file, data)
+	}
 	data, err := ExampleSource(name)
 	if err != nil {
 		return nil, err

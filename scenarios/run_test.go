@@ -376,3 +376,50 @@ func TestExpectMeanSlowdown(t *testing.T) {
 		t.Errorf("a bound of 0.5: %v, want an error at s.yaml:5:22", err)
 	}
 }
+
+// TestLabs: SCENARIO.md's labs are tested by their own expect: sections.
+// Every lab has a README with a title that tells how to run each of its
+// scenarios; every scenario loads without warnings, checks more than that
+// its flows complete, and passes its checks.
+func TestLabs(t *testing.T) {
+	labs := Labs()
+	if len(labs) < 2 {
+		t.Fatalf("%d labs", len(labs))
+	}
+	for _, l := range labs {
+		readme, err := LabREADME(l.Name)
+		if err != nil || l.Title == "" {
+			t.Errorf("%s: README %v, title %q", l.Name, err, l.Title)
+		}
+		if len(l.Scenarios) < 2 {
+			t.Errorf("%s: %d scenarios; a lab compares at least two", l.Name, len(l.Scenarios))
+		}
+		for _, name := range l.Scenarios {
+			if !strings.Contains(readme, "lfsim run "+name+"\n") {
+				t.Errorf("%s: the README does not say `lfsim run %s`", l.Name, name)
+			}
+			t.Run(name, func(t *testing.T) {
+				sc, err := LoadExample(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(sc.Warnings) > 0 {
+					t.Errorf("warnings: %v", sc.Warnings)
+				}
+				_, sum, _ := mustRun(t, sc)
+				checks := 0
+				for _, c := range sum.Expect {
+					if c.Check != "flows_completed" {
+						checks++
+					}
+					if !c.OK {
+						t.Errorf("expect %s: %s", c.Check, c.Detail)
+					}
+				}
+				if checks == 0 {
+					t.Error("no expect: check of the lab's phenomenon")
+				}
+			})
+		}
+	}
+}

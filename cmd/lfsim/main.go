@@ -35,7 +35,9 @@ Usage:
   lfsim validate FILE...
                       check scenario files and report every error with
                       file:line:column
-  lfsim list          list the embedded example scenarios
+  lfsim list          list the embedded example scenarios and labs
+  lfsim lab [NAME]    print a lab's exercise (what to run, observe and
+                      change); without NAME, list the labs
   lfsim report DIR... rebuild DIR/report.html from a run's files; with
                       several runs, overlay them in ./report.html (-o FILE)
   lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
@@ -67,6 +69,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "validate":
 		return validateCmd(args[1:], stdout, stderr)
+	case "lab":
+		return labCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(args[1:], stdout, stderr)
 	case "report":
@@ -79,7 +83,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, usage, defaultScenario())
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], []string{"run", "validate", "list", "report", "sweep", "bench", "help"}))
+	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help"}))
 	fmt.Fprintf(stderr, usage, defaultScenario())
 	return exitUsage
 }

@@ -47,7 +47,41 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %-*s  %s\n", mark, width, e.Name, strings.TrimSpace(e.Description))
 	}
 	fmt.Fprintf(stdout, "\n* the default of `lfsim run`. Run one with `lfsim run NAME`.\n")
+	fmt.Fprintf(stdout, "\nLabs (`lfsim lab NAME` prints the exercise):\n")
+	printLabs(stdout)
 	return exitOK
+}
+
+// printLabs lists the labs with their titles and scenarios.
+func printLabs(w io.Writer) {
+	labs := scenarios.Labs()
+	width := 0
+	for _, l := range labs {
+		width = max(width, len(l.Name))
+	}
+	for _, l := range labs {
+		fmt.Fprintf(w, "  %-*s  %s\n  %-*s  run: %s\n", width, l.Name, l.Title, width, "", strings.Join(l.Scenarios, ", "))
+	}
+}
+
+// labCmd is `lfsim lab [NAME]`: a lab's README, or the list of labs.
+func labCmd(args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		printLabs(stdout)
+		fmt.Fprintf(stdout, "\n`lfsim lab NAME` prints a lab's exercise.\n")
+		return exitOK
+	case 1:
+		text, err := scenarios.LabREADME(args[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "lfsim lab: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprint(stdout, text)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "lfsim lab takes one lab name at most\n")
+	return exitUsage
 }
 
 // suggest returns " (did you mean X?)" when a candidate is close to s.
