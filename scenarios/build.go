@@ -1318,20 +1318,20 @@ func flowRange(n int) string {
 	return fmt.Sprintf("flows are 0..%d", n-1)
 }
 
+// given is an expect: check's value and where it was given, or nil when
+// it was not.
+func given[T any](set bool, v T, e *expectS, key string) (*T, Pos) {
+	if !set {
+		return nil, Pos{}
+	}
+	return &v, e.KeyPos(key)
+}
+
 func (b *builder) expect() {
 	e, se := &b.f.Expect, &b.s.Expect
-	if e.Drops.Set {
-		v := e.Drops.V
-		se.Drops, se.DropsAt = &v, e.KeyPos("drops")
-	}
-	if e.Deadlock.Set {
-		v := e.Deadlock.V
-		se.Deadlock, se.DeadlockAt = &v, e.KeyPos("deadlock")
-	}
-	if e.Storm.Set {
-		v := e.Storm.V
-		se.Storm, se.StormAt = &v, e.KeyPos("storm")
-	}
+	se.Drops, se.DropsAt = given(e.Drops.Set, e.Drops.V, e, "drops")
+	se.Deadlock, se.DeadlockAt = given(e.Deadlock.Set, e.Deadlock.V, e, "deadlock")
+	se.Storm, se.StormAt = given(e.Storm.Set, e.Storm.V, e, "storm")
 	se.MinPauseFraction = b.pauseChecks(&e.MinPauseFraction, "expect.min_pause_fraction")
 	if fc := &e.FlowsCompleted; fc.All || fc.N.Set {
 		v := -1
@@ -1343,19 +1343,10 @@ func (b *builder) expect() {
 		}
 		se.FlowsCompleted, se.FlowsCompletedAt = &v, e.KeyPos("flows_completed")
 	}
-	if e.MinFairness.Set {
-		v := e.MinFairness.V
-		se.MinFairness, se.MinFairnessAt = &v, e.KeyPos("min_fairness")
-	}
+	se.MinFairness, se.MinFairnessAt = given(e.MinFairness.Set, e.MinFairness.V, e, "min_fairness")
 	se.MaxPauseFraction = b.pauseChecks(&e.MaxPauseFraction, "expect.max_pause_fraction")
-	if e.MinMeanSlowdown.Set {
-		v := e.MinMeanSlowdown.V
-		se.MinMeanSlowdown, se.MinMeanSlowdownAt = &v, e.KeyPos("min_mean_slowdown")
-	}
-	if e.MaxMeanSlowdown.Set {
-		v := e.MaxMeanSlowdown.V
-		se.MaxMeanSlowdown, se.MaxMeanSlowdownAt = &v, e.KeyPos("max_mean_slowdown")
-	}
+	se.MinMeanSlowdown, se.MinMeanSlowdownAt = given(e.MinMeanSlowdown.Set, e.MinMeanSlowdown.V, e, "min_mean_slowdown")
+	se.MaxMeanSlowdown, se.MaxMeanSlowdownAt = given(e.MaxMeanSlowdown.Set, e.MaxMeanSlowdown.V, e, "max_mean_slowdown")
 }
 
 // pauseChecks reads expect.max_pause_fraction or min_pause_fraction.
