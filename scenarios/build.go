@@ -244,6 +244,9 @@ func (b *builder) applySwitch(p *swtch.Profile, s *switchS, path string) {
 		}
 		p.PFC.Watchdog = &wd
 	}
+	if s.EgressFIFO.Set {
+		p.EgressFIFO = s.EgressFIFO.V
+	}
 	if s.FloodLossless.Set {
 		p.FloodLossless = s.FloodLossless.V
 	}

@@ -288,3 +288,23 @@ func BenchmarkDetectorIncast(b *testing.B) {
 		})
 	}
 }
+
+// TestDeadlockWithEgressFIFO: with one FIFO per egress port and priority
+// (switch.egress_fifo) the detector still finds which ingress a queue
+// holds packets from, and the cyclic buffer dependencies still deadlock.
+func TestDeadlockWithEgressFIFO(t *testing.T) {
+	for _, name := range []string{"deadlock-routing-loop", "deadlock-clos-bounce"} {
+		src, err := ExampleSource(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(src), "\nswitch:") {
+			t.Fatalf("%s has a switch: block; the test adds its own", name)
+		}
+		sc := mustParse(t, string(src)+"\nswitch: {egress_fifo: true}\n")
+		_, sum, _ := mustRun(t, sc)
+		if !sum.Deadlock.Detected {
+			t.Errorf("%s with egress_fifo: no deadlock detected", name)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func TestErrors(t *testing.T) {
 switch:
   buffr: 12MiB
 `,
-			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, flood_lossless, tagger`},
+			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, egress_fifo, flood_lossless, tagger`},
 		{"unknown top-level key", `topolgy: {kind: star, hosts: 9}
 `,
 			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},

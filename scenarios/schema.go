@@ -353,6 +353,8 @@ type switchS struct {
 	// ECMPPerSwitch mixes each switch's name into its seed (swtch.Profile).
 	ECMPPerSwitch boolV `yaml:"ecmp_per_switch"`
 	LinkLayer     strV  `yaml:"link_layer" enum:"ethernet|infiniband" todoval:"infiniband" use:"use link_layer: ethernet"`
+	// EgressFIFO is one FIFO per egress port and priority (swtch.Profile).
+	EgressFIFO boolV `yaml:"egress_fifo"`
 	// FloodLossless and Tagger are the deadlock cures (swtch.Profile).
 	FloodLossless boolV `yaml:"flood_lossless"`
 	Tagger        boolV `yaml:"tagger"`

@@ -246,6 +246,9 @@ func (s *Switch) Waiting(o int, prio uint8) bool {
 // that ingress; they differ only where Tagger moved them).
 func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
 	q := &s.queues[o][prio]
+	if len(q.sub) == 1 { // one FIFO for every ingress port
+		return q.sub[0].Any(func(p *fabric.Packet) bool { return int(p.InPort) == in && p.InPrio == inPrio })
+	}
 	if q.sub == nil || q.sub[in].Len == 0 {
 		return false
 	}

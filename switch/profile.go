@@ -50,6 +50,12 @@ type Profile struct {
 	// false hashes the same way on every switch, as identical switches do
 	// out of the box, which polarises multi-tier fabrics.
 	ECMPPerSwitch bool
+	// EgressFIFO queues each egress port and priority in one FIFO, as a
+	// shared-memory switch's MMU queues per class of service and the HPCC
+	// authors' simulator does. Default false: a FIFO per ingress port,
+	// served round robin (queue.go), as switch fabrics arbitrate among
+	// inputs; PFC-only sharing is then per input port, not per flow.
+	EgressFIFO bool
 	// LinkLayer is "ethernet" (PFC) or "infiniband" (credits).
 	LinkLayer string
 	// FloodLossless floods a lossless packet for which the switch has no

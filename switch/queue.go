@@ -10,8 +10,10 @@ import (
 // robin, one packet each, as switch fabrics arbitrate among inputs. This is
 // what makes PFC-only sharing per input port rather than per flow: three
 // inputs to one output get a third each, however many flows each carries.
+// With one FIFO only (newEgressQueue(1), Profile.EgressFIFO) it is a plain
+// FIFO, as a shared-memory switch queues per class of service.
 type egressQueue struct {
-	sub    []fabric.PacketQueue // by ingress port
+	sub    []fabric.PacketQueue // by ingress port; one for all in a FIFO
 	ring   []int32              // ingress ports with packets, in service order
 	head   int32
 	active int32
@@ -56,6 +58,9 @@ func (q *egressQueue) account(now sim.Time) {
 func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
 	q.account(now)
 	in := p.InPort
+	if len(q.sub) == 1 {
+		in = 0 // a FIFO
+	}
 	s := &q.sub[in]
 	if s.Len == 0 {
 		q.ring[(int(q.head)+int(q.active))%len(q.ring)] = in
@@ -79,7 +84,7 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	}
 	q.account(now)
 	p := q.next
-	in := p.InPort // the head of the ring: its FIFO's head is p
+	in := q.nextIn // the head of the ring: its FIFO's head is p
 	s := &q.sub[in]
 	s.Pop()
 	q.head = int32((int(q.head) + 1) % len(q.ring))

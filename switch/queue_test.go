@@ -60,3 +60,34 @@ func TestEgressQueueRoundRobin(t *testing.T) {
 		}
 	}
 }
+
+// TestEgressQueueFIFO: with one FIFO (Profile.EgressFIFO), packets from
+// any ingress ports leave in the order they arrived.
+func TestEgressQueueFIFO(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	q := newEgressQueue(1)
+	var want []*fabric.Packet
+	pool := make([]fabric.Packet, 5000)
+	used := 0
+	for step := 0; step < 10000; step++ {
+		now := sim.Time(step)
+		if rng.IntN(2) == 0 && used < len(pool) {
+			p := &pool[used]
+			used++
+			p.InPort, p.Wire = int32(rng.IntN(4)), int32(100+rng.IntN(1000))
+			want = append(want, p)
+			q.push(p, now)
+			continue
+		}
+		var w *fabric.Packet
+		if len(want) > 0 {
+			w, want = want[0], want[1:]
+		}
+		if got := q.pop(now); got != w {
+			t.Fatalf("step %d: pop gives %p, want %p (arrival order)", step, got, w)
+		}
+		if q.Len != len(want) {
+			t.Fatalf("step %d: Len %d, want %d", step, q.Len, len(want))
+		}
+	}
+}

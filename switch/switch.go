@@ -363,7 +363,11 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 	prio := p.Priority
 	q := &s.queues[out][prio]
 	if q.sub == nil {
-		*q = newEgressQueue(len(s.ports))
+		fifos := len(s.ports)
+		if s.Prof.EgressFIFO {
+			fifos = 1
+		}
+		*q = newEgressQueue(fifos)
 	}
 	if s.lossless&(1<<prio) == 0 && q.Bytes+p.Frame() > s.Prof.EgressThreshold.Limit(s.sharedFree()) {
 		s.dropQueued(p, DropEgress)
