@@ -103,7 +103,10 @@ func (r *Routes) NextPorts(at, dst NodeID) []int32 {
 	return r.ports[s.off : s.off+s.n : s.off+s.n]
 }
 
-// Prefetch asks for the table entry NextPorts(at, dst) will read.
+// Prefetch asks for the table entry NextPorts(at, dst) will read. It
+// repeats NextPorts' lookup rather than share a helper with it: NextPorts
+// is on every hop's path and stays within the compiler's inlining budget
+// only as it is.
 func (r *Routes) Prefetch(at, dst NodeID) {
 	if uint(at) >= uint(len(r.swIndex)) || uint(dst) >= uint(len(r.hostIndex)) {
 		return
