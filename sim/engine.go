@@ -204,7 +204,7 @@ func (e *Engine) peek(until Time) source {
 		src, at, seq = fromTimer, e.heap[0].at, e.heap[0].seq
 	}
 	if len(e.laneHeads) > 0 {
-		if h := &e.laneHeads[0]; src == fromNone || h.at < at || (h.at == at && h.seq < seq) {
+		if h := &e.laneHeads[0]; src == fromNone || earlier(h.at, h.seq, at, seq) {
 			src, at = fromLane, h.at
 		}
 	}
@@ -284,9 +284,13 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 	return e.events - start
 }
 
-func (a heapItem) before(b heapItem) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+// earlier is the engine's one order of events: by time, then by the
+// order they were scheduled in (seq), which makes runs deterministic.
+func earlier(at Time, seq uint64, thanAt Time, thanSeq uint64) bool {
+	return at < thanAt || (at == thanAt && seq < thanSeq)
 }
+
+func (a heapItem) before(b heapItem) bool { return earlier(a.at, a.seq, b.at, b.seq) }
 
 // push and pop keep a 4-ary heap: shallower than a binary heap, and its
 // four children's keys sit side by side in memory.

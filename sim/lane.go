@@ -74,9 +74,7 @@ type laneHead struct {
 	lane *Lane
 }
 
-func (a *laneHead) before(b *laneHead) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
-}
+func (a *laneHead) before(b *laneHead) bool { return earlier(a.at, a.seq, b.at, b.seq) }
 
 // pushLaneHead adds a lane that has just become nonempty. The lane heads
 // are a binary min-heap of at most MaxLanes entries.

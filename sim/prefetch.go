@@ -42,7 +42,7 @@ func (e *Engine) prefetchNext() {
 			it2 = l.q.at(1)
 		}
 		for j := 1; j <= 2 && j < len(e.laneHeads); j++ {
-			if c := e.laneHeads[j].lane.q.peek(); it2 == nil || c.at < it2.at || (c.at == it2.at && c.seq < it2.seq) {
+			if c := e.laneHeads[j].lane.q.peek(); it2 == nil || earlier(c.at, c.seq, it2.at, it2.seq) {
 				it2 = c
 			}
 		}
