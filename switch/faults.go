@@ -45,8 +45,13 @@ func (s *Switch) SetMissing(dst fabric.NodeID, missing bool) {
 	case !missing && i >= 0:
 		s.missing = slices.Delete(s.missing, i, i+1)
 	}
-	s.degraded = len(s.missing) > 0 || s.down > 0
+	s.updateDegraded()
 }
+
+// updateDegraded keeps the degraded flag, which the per-packet path reads
+// instead of the missing entries and the cut-link count, in step with
+// them.
+func (s *Switch) updateDegraded() { s.degraded = len(s.missing) > 0 || s.down > 0 }
 
 // liveRoutes applies missing entries and cut links to a next-hop list:
 // an ECMP group loses its members on cut links (hardware fast failover),
@@ -141,7 +146,7 @@ func (s *Switch) PortDown(i int, down bool) {
 	} else {
 		s.down--
 	}
-	s.degraded = len(s.missing) > 0 || s.down > 0
+	s.updateDegraded()
 	if !down {
 		return
 	}

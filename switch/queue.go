@@ -17,11 +17,12 @@ type egressQueue struct {
 	ring   []int32              // ingress ports with packets, in service order
 	head   int32
 	active int32
-	// nextIn is next's ingress port, so that a transmission can ask for
-	// next, its ingress FIFO and its ingress account at once instead of
-	// one after another (Switch.dequeue).
-	nextIn int32
-	_      int32
+	// nextFIFO is the FIFO next waits in: its ingress port, or 0 in a
+	// single FIFO. A transmission asks for next and that FIFO (and, with a
+	// FIFO per ingress port, the ingress account) at once instead of one
+	// after another (Switch.dequeue).
+	nextFIFO int32
+	_        int32
 
 	Len   int
 	Bytes int64
@@ -70,7 +71,7 @@ func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
 	q.Len++
 	q.Bytes += p.Frame()
 	if q.next == nil {
-		q.next, q.nextIn = p, in
+		q.next, q.nextFIFO = p, in
 	}
 }
 
@@ -84,7 +85,7 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	}
 	q.account(now)
 	p := q.next
-	in := q.nextIn // the head of the ring: its FIFO's head is p
+	in := q.nextFIFO // the head of the ring: its FIFO's head is p
 	s := &q.sub[in]
 	s.Pop()
 	q.head = int32((int(q.head) + 1) % len(q.ring))
@@ -97,8 +98,8 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	q.Bytes -= p.Frame()
 	q.next = nil
 	if q.active > 0 {
-		q.nextIn = q.ring[q.head]
-		q.next = q.sub[q.nextIn].Peek()
+		q.nextFIFO = q.ring[q.head]
+		q.next = q.sub[q.nextFIFO].Peek()
 		// Asked for now: it has waited long enough to have left the
 		// caches, and fetching it when its turn comes would put a miss on
 		// the transmit path (docs/PERFORMANCE.md).

@@ -457,13 +457,17 @@ func (s *Switch) pop(o int, prio uint8) *fabric.Packet {
 // marks it if ECN marks at dequeue.
 func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 	q := &s.queues[o][prio]
-	if in := int(q.nextIn); q.next != nil && in < len(s.ps) {
-		// The packet, its ingress FIFO and its ingress account are cold
-		// (it has waited a transmission or more), and each would be found
-		// through the one before: asked for together, they arrive together.
+	if q.next != nil {
+		// The packet, its FIFO and its ingress account are cold (it has
+		// waited a transmission or more), and each would be found through
+		// the one before: asked for together, they arrive together. In a
+		// single FIFO the ingress port is the packet's to tell.
+		in := int(q.nextFIFO)
 		sim.Prefetch(q.next)
 		sim.Prefetch(&q.sub[in])
-		sim.Prefetch(&s.ps[in].in[prio])
+		if len(q.sub) > 1 {
+			sim.Prefetch(&s.ps[in].in[prio])
+		}
 	}
 	p := s.pop(o, prio)
 	s.free(int(p.InPort), p.InPrio, p.Frame())
