@@ -32,6 +32,19 @@ func (h *HCA) echo(ack, req *fabric.Packet) {
 	}
 }
 
+// paced accounts a data packet qp sends now (a request, or a READ
+// response) to its rate limiter, which spaces the next one a transmission
+// at qp's rate later, and to its congestion control.
+func (h *HCA) paced(qp *QP, p *fabric.Packet, now sim.Time) {
+	qp.lastTx, qp.lastWire = now, int64(p.Wire)
+	if qp.Rate > 0 {
+		qp.nextTx = now + fabric.SerializationTime(int64(p.Wire), qp.Rate)
+	}
+	if qp.CC != nil {
+		qp.CC.OnSent(now, p)
+	}
+}
+
 // SetRate sets qp's sending rate (0: line rate) and window (bytes in
 // flight; 0: none). A new rate respaces the next request from when the
 // last one started, so a rate increase takes effect at once.

@@ -138,13 +138,7 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		qp.nextPSN = psn + 1
 	}
 	qp.maxSent = max(qp.maxSent, qp.nextPSN)
-	qp.lastTx, qp.lastWire = now, int64(p.Wire)
-	if qp.Rate > 0 {
-		qp.nextTx = now + fabric.SerializationTime(int64(p.Wire), qp.Rate)
-	}
-	if qp.CC != nil {
-		qp.CC.OnSent(now, p)
-	}
+	h.paced(qp, p, now)
 	switch qp.Type {
 	case RC:
 		if qp.timerDue == 0 {

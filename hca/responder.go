@@ -463,14 +463,7 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 	p.InPort = -1
 	h.Stats.ReadResponses++
 	h.Stats.TxPackets++
-	now := p.SentAt
-	qp.lastTx, qp.lastWire = now, int64(p.Wire)
-	if qp.Rate > 0 {
-		qp.nextTx = now + fabric.SerializationTime(int64(p.Wire), qp.Rate)
-	}
-	if qp.CC != nil {
-		qp.CC.OnSent(now, p)
-	}
+	h.paced(qp, p, p.SentAt)
 	j.psn++
 	j.left -= payload
 	if j.psn >= j.end {
