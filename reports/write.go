@@ -27,10 +27,12 @@ func PrepareDir(dir string, force bool) error {
 // WriteFileAtomic writes data to dir/name through a temporary file in the
 // same directory and a rename, so that a reader never sees half a file.
 func WriteFileAtomic(dir, name string, data []byte) error {
-	return WriteFileWith(dir, name, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return WriteFileWith(dir, name, bytesOf(data))
+}
+
+// bytesOf fills a file with data (WriteFileWith).
+func bytesOf(data []byte) func(w io.Writer) error {
+	return func(w io.Writer) error { _, err := w.Write(data); return err }
 }
 
 // WriteFileWith writes dir/name as WriteFileAtomic does, with what fill
@@ -109,9 +111,6 @@ func WriteRun(dir string, r *Results) error {
 	type file struct {
 		name string
 		fill func(w io.Writer) error
-	}
-	bytesOf := func(data []byte) func(w io.Writer) error {
-		return func(w io.Writer) error { _, err := w.Write(data); return err }
 	}
 	files := []file{
 		{"flows.csv", bytesOf(FlowsCSV(r.Flows))},
