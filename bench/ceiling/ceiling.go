@@ -1,0 +1,598 @@
+// Package ceiling measures how fast the fabric's per-hop model can run
+// when its state is laid out for the machine rather than as objects: the
+// evidence behind docs/PERFORMANCE.md's "Fifth round" and the target of
+// the data-oriented redesign it describes. It is a measuring instrument,
+// not a second simulator: it runs only what a permutation of WRITEs over a
+// PFC fabric needs, and Run refuses anything else.
+//
+// It runs the same scenario file as lfsim (the same topology, routing
+// tables, flows, MTU, ACK coalescing, switch latency, XOFF, XON and PFC
+// response delay) with the same three events per packet-hop (a
+// transmission's end, a link arrival, a switch's pipeline exit), the same
+// ingress accounting and PAUSE/RESUME frames, and egress queues served in
+// arrival order (lfsim's switch.egress_fifo). What it leaves out, each
+// cheap per hop or rare: priorities other than the flows' one, counters
+// and observers, the NIC's pipelines and QP state, PAUSE expiry and
+// refresh (a PAUSE holds until its RESUME), ECMP by the 5-tuple hash (a
+// flow hashes its source and destination), retransmission. TestAgainstLfsim
+// holds it to lfsim's packet-hops and completion time on the same file.
+//
+// The layout is what the redesign would use: a packet is a 32-byte
+// record named by a 32-bit index; a port is one 64-byte record, the
+// transmitter, the ingress account and the egress FIFO's ring together;
+// an event is 16 bytes (time, target index, packet index) in a FIFO per
+// (kind, delay), and the next event is the earliest of those FIFOs' heads.
+// No pointer is followed from one object to find the next.
+package ceiling
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Result is what a run did.
+type Result struct {
+	Events     int64
+	PacketHops int64    // frames (data, ACK, PAUSE, RESUME) that crossed a link
+	Simulated  sim.Time // when the last flow's last ACK arrived
+	MaxQueued  int      // most packets waiting in egress FIFOs at once
+	Packets    int      // packet records ever made (the pool's high-water mark)
+}
+
+// Packet kinds.
+const (
+	kData uint8 = iota
+	kAck
+	kPause
+	kResume
+)
+
+// packet is 32 bytes: a flow's data packet, its ACK, or a PFC frame.
+type packet struct {
+	flow   int32 // index in Sim.flows; -1 for PFC frames
+	psn    int32 // data: its PSN; ACK: the next PSN expected
+	inPort int32 // the port it entered the switch that holds it
+	wire   int32 // bytes on the wire, preamble and gap included
+	hop    uint8 // switches crossed so far
+	kind   uint8
+	ackReq bool
+	_      [13]byte
+}
+
+// port is one end of a link, 64 bytes.
+type port struct {
+	peer    int32 // the port at the other end
+	host    int32 // the host's index when this is a host's port, else -1
+	held    int32 // ingress bytes held (a switch's port)
+	rhead   int32 // egress FIFO: head in ring
+	rlen    int32 // egress FIFO: packets waiting
+	busy    bool
+	paused  bool
+	xoff    bool
+	ctrlN   uint8    // control frames waiting, in ctrlQ
+	ctrlQ   [4]uint8 // kPause or kResume, in order
+	arrLane uint8    // the lane of this port's link's arrivals
+	_       [3]byte
+	ring    []int32 // egress FIFO of packet indices, a power of two long
+	txLanes []uint8 // by wire size index (Sim.wires)
+}
+
+// host is an end host: the flow it sends and the ACKs it owes.
+type host struct {
+	port    int32
+	sending int32 // flow index, -1 for none
+	// acks is a FIFO of the ACKs owed, a flow and a next PSN each: ackN
+	// pairs from ackHead, in a ring a power of two pairs long.
+	acks          []int32
+	ackHead, ackN int32
+}
+
+func (h *host) pushAck(flow, psn int32) {
+	if int(h.ackN)*2 == len(h.acks) {
+		nb := make([]int32, max(8, 2*len(h.acks)))
+		for j := int32(0); j < h.ackN; j++ {
+			k := (h.ackHead + j) & (int32(len(h.acks))/2 - 1)
+			nb[2*j], nb[2*j+1] = h.acks[2*k], h.acks[2*k+1]
+		}
+		h.acks, h.ackHead = nb, 0
+	}
+	k := (h.ackHead + h.ackN) & (int32(len(h.acks))/2 - 1)
+	h.acks[2*k], h.acks[2*k+1] = flow, psn
+	h.ackN++
+}
+
+func (h *host) popAck() (flow, psn int32) {
+	k := h.ackHead
+	h.ackHead = (h.ackHead + 1) & (int32(len(h.acks))/2 - 1)
+	h.ackN--
+	return h.acks[2*k], h.acks[2*k+1]
+}
+
+// flow is one WRITE.
+type flow struct {
+	src, dst int32 // host indices
+	sent     int32 // packets sent
+	npkts    int32
+	lastWire int32 // the last packet's wire bytes (the others: dataWire)
+	firstW   int32 // the first packet's (with its RETH)
+	path     [8]int32
+	pathAck  [8]int32
+	done     bool
+}
+
+// item is a waiting event: 16 bytes.
+type item struct {
+	at  sim.Time
+	a   int32 // the port an event is for
+	pkt int32
+}
+
+// lane is a FIFO of events of one kind that all wait one delay.
+type lane struct {
+	buf   []item
+	head  int
+	size  int
+	delay sim.Time
+	kind  uint8
+}
+
+func (l *lane) push(it item) {
+	if l.size == len(l.buf) {
+		nb := make([]item, max(64, 2*len(l.buf)))
+		for i := 0; i < l.size; i++ {
+			nb[i] = l.buf[(l.head+i)&(len(l.buf)-1)]
+		}
+		l.buf, l.head = nb, 0
+	}
+	l.buf[(l.head+l.size)&(len(l.buf)-1)] = it
+	l.size++
+}
+
+// Event kinds (one per lane).
+const (
+	evTxDone uint8 = iota
+	evArrive
+	evPipe
+	evPFC    // a PFC frame takes effect at the port, its response delay after arrival
+	evHostRx // a packet leaves a NIC's receive pipeline
+)
+
+// Sim is one run's state.
+type Sim struct {
+	ports []port
+	hosts []host
+	pk    []packet
+	free  []int32
+	flows []flow
+	lanes []lane
+	wires []int32 // the distinct wire sizes, txLanes' index
+
+	now               sim.Time
+	events, hops      int64
+	queued, maxQueued int
+	pipeLane, pfcLane uint8
+	hostRxLane        uint8
+	dataWire, ackWire int32
+	xoff, xon         int32 // bytes of frame, as lfsim's ingress accounting
+	ackEvery          int32
+	mtu               int64
+	flowsNotDone      int
+	lastDone          sim.Time
+	laneOf            map[[2]int64]uint8 // by kind and delay
+	hostOfNode        []int32            // by node id: the host's index, or -1
+	baseOf            []int32            // by node id: its port 0's global index
+}
+
+// New builds the run of sc, or says why the kernel cannot run it.
+func New(sc *scenarios.Scenario) (*Sim, error) {
+	sp := sc.Switch
+	switch {
+	case len(sc.SwitchProfiles) > 0 || len(sc.HCAProfiles) > 0:
+		return nil, fmt.Errorf("ceiling: per-node profiles are not supported")
+	case sc.HCA.CC != "" && sc.HCA.CC != "none":
+		return nil, fmt.Errorf("ceiling: congestion control %q is not supported (none only)", sc.HCA.CC)
+	case sp.PFC.XOFFAlpha > 0 || sp.PFC.XONOffset > 0:
+		return nil, fmt.Errorf("ceiling: only a static XOFF and XON are supported")
+	case sp.CutThrough || sp.Latency <= 0 || sc.HCA.RxPktLatency <= 0:
+		return nil, fmt.Errorf("ceiling: store-and-forward switches and NIC receive pipelines with latencies above 0 only")
+	case len(sc.Poisson) > 0 || len(sc.Tests) > 0 || len(sc.Faults) > 0:
+		return nil, fmt.Errorf("ceiling: only flows (no poisson, perftest or faults) are supported")
+	}
+	s := &Sim{
+		laneOf:   map[[2]int64]uint8{},
+		xoff:     int32(sp.PFC.XOFF),
+		xon:      int32(sp.PFC.XON),
+		ackEvery: int32(sc.HCA.AckEvery),
+		mtu:      int64(sc.HCA.MTU),
+		dataWire: int32(fabric.RoCEv2Wire(fabric.OpWriteMiddle, sc.HCA.MTU)),
+		ackWire:  int32(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0)),
+	}
+	t := sc.Topology
+	s.baseOf = make([]int32, len(t.Nodes))
+	s.hostOfNode = make([]int32, len(t.Nodes))
+	n := int32(0)
+	for id, node := range t.Nodes {
+		s.baseOf[id] = n
+		n += int32(len(node.Ports))
+		s.hostOfNode[id] = -1
+		if node.Kind == fabric.Host {
+			s.hostOfNode[id] = int32(len(s.hosts))
+			s.hosts = append(s.hosts, host{port: s.baseOf[id], sending: -1})
+		}
+	}
+	s.ports = make([]port, n)
+	s.pipeLane = s.lane(evPipe, sp.Latency)
+	s.hostRxLane = s.lane(evHostRx, sc.HCA.RxPktLatency)
+	for id, node := range t.Nodes {
+		for i, ref := range node.Ports {
+			g := s.baseOf[id] + int32(i)
+			p := &s.ports[g]
+			l := t.Links[ref.Link]
+			p.peer = s.baseOf[ref.Peer] + int32(ref.PeerPort)
+			p.host = s.hostOfNode[id]
+			p.ring = make([]int32, 16)
+			p.arrLane = s.lane(evArrive, l.Delay)
+			s.lane(evPFC, sp.PFC.ResponseDelay(l.Rate))
+		}
+	}
+	if len(s.lanesOfKind(evPFC)) != 1 {
+		return nil, fmt.Errorf("ceiling: links of several rates are not supported")
+	}
+	s.pfcLane = s.lanesOfKind(evPFC)[0]
+	for _, f := range sc.Flows {
+		if f.Op != "write" || f.QP != "rc" || f.Start != 0 || len(f.After) > 0 {
+			return nil, fmt.Errorf("ceiling: flow %d: only RC WRITEs starting at 0 are supported", f.ID)
+		}
+		src, dst := s.hostOfNode[f.Src], s.hostOfNode[f.Dst]
+		if s.hosts[src].sending >= 0 {
+			return nil, fmt.Errorf("ceiling: host %s sends two flows; one per host is supported", t.Nodes[f.Src].Name)
+		}
+		npkts := (f.Size + s.mtu - 1) / s.mtu
+		last := f.Size - (npkts-1)*s.mtu
+		fl := flow{src: src, dst: dst, npkts: int32(npkts),
+			firstW:   int32(fabric.RoCEv2Wire(fabric.OpWriteFirst, int(min(s.mtu, f.Size)))),
+			lastWire: int32(fabric.RoCEv2Wire(fabric.OpWriteLast, int(last))),
+		}
+		if npkts == 1 {
+			fl.firstW = int32(fabric.RoCEv2Wire(fabric.OpWriteOnly, int(f.Size)))
+		}
+		var err error
+		if fl.path, err = s.route(sc, f.Src, f.Dst, uint64(f.ID)); err == nil {
+			fl.pathAck, err = s.route(sc, f.Dst, f.Src, uint64(f.ID)^0x5bd1e995)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ceiling: flow %d: %w", f.ID, err)
+		}
+		s.hosts[src].sending = int32(len(s.flows))
+		s.flows = append(s.flows, fl)
+	}
+	for _, w := range []int32{s.dataWire, s.ackWire, fabric.PFCWireBytes} {
+		s.wireIndex(w)
+	}
+	for _, f := range s.flows {
+		s.wireIndex(f.firstW)
+		s.wireIndex(f.lastWire)
+	}
+	for g := range s.ports {
+		p := &s.ports[g]
+		rate := s.rateOf(sc, int32(g))
+		for _, w := range s.wires {
+			p.txLanes = append(p.txLanes, s.lane(evTxDone, fabric.SerializationTime(int64(w), rate)))
+		}
+	}
+	s.flowsNotDone = len(s.flows)
+	return s, nil
+}
+
+// rateOf is port g's link rate.
+func (s *Sim) rateOf(sc *scenarios.Scenario, g int32) fabric.Rate {
+	id := int(slicesSearch(s.baseOf, g))
+	return sc.Topology.Links[sc.Topology.Nodes[id].Ports[g-s.baseOf[id]].Link].Rate
+}
+
+// slicesSearch finds the node whose ports include global port g.
+func slicesSearch(base []int32, g int32) int32 {
+	i, found := slices.BinarySearch(base, g)
+	if found {
+		// Skip nodes without ports that share the base.
+		for i+1 < len(base) && base[i+1] == g {
+			i++
+		}
+		return int32(i)
+	}
+	return int32(i - 1)
+}
+
+func (s *Sim) wireIndex(w int32) int {
+	if i := slices.Index(s.wires, w); i >= 0 {
+		return i
+	}
+	s.wires = append(s.wires, w)
+	return len(s.wires) - 1
+}
+
+// route walks a flow's path with lfsim's routing tables, choosing among
+// equal next hops by a hash of the flow and the switch, and returns the
+// egress port (global) at each switch.
+func (s *Sim) route(sc *scenarios.Scenario, src, dst fabric.NodeID, key uint64) ([8]int32, error) {
+	var path [8]int32
+	t := sc.Topology
+	at := t.Nodes[src].Ports[0].Peer
+	for hop := 0; ; hop++ {
+		if hop == len(path) {
+			return path, fmt.Errorf("paths of more than %d switches are not supported", len(path))
+		}
+		next := sc.Routes.NextPorts(at, dst)
+		if len(next) == 0 {
+			return path, fmt.Errorf("no route from %s to %s", t.Nodes[at].Name, t.Nodes[dst].Name)
+		}
+		out := next[0]
+		if len(next) > 1 {
+			out = fabric.PickPort(next, splitmix64(key^uint64(at)<<40))
+		}
+		path[hop] = s.baseOf[at] + out
+		ref := t.Nodes[at].Ports[out]
+		if ref.Peer == dst {
+			return path, nil
+		}
+		at = ref.Peer
+	}
+}
+
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// lane returns the lane for events of kind delay after they are posted.
+// The PFC response delay is one per link rate, so a fabric of one rate
+// has one PFC lane.
+func (s *Sim) lane(kind uint8, delay sim.Time) uint8 {
+	k := [2]int64{int64(kind), int64(delay)}
+	if l, ok := s.laneOf[k]; ok {
+		return l
+	}
+	if len(s.lanes) == 255 {
+		panic("ceiling: too many lanes")
+	}
+	s.lanes = append(s.lanes, lane{delay: delay, kind: kind})
+	s.laneOf[k] = uint8(len(s.lanes) - 1)
+	return uint8(len(s.lanes) - 1)
+}
+
+func (s *Sim) lanesOfKind(kind uint8) []uint8 {
+	var ls []uint8
+	for i, l := range s.lanes {
+		if l.kind == kind {
+			ls = append(ls, uint8(i))
+		}
+	}
+	return ls
+}
+
+func (s *Sim) post(l uint8, a, pkt int32) {
+	ln := &s.lanes[l]
+	ln.push(item{at: s.now + ln.delay, a: a, pkt: pkt})
+}
+
+func (s *Sim) get() int32 {
+	if n := len(s.free); n > 0 {
+		i := s.free[n-1]
+		s.free = s.free[:n-1]
+		return i
+	}
+	s.pk = append(s.pk, packet{})
+	return int32(len(s.pk) - 1)
+}
+
+// control queues a PFC frame on port p, ahead of data.
+func (s *Sim) control(p int32, kind uint8) {
+	pt := &s.ports[p]
+	pt.ctrlQ[pt.ctrlN] = kind
+	pt.ctrlN++
+	if !pt.busy {
+		s.startNext(p)
+	}
+}
+
+// send starts pkt's transmission on port p.
+func (s *Sim) send(p int32, pt *port, i int32, wire int32) {
+	pt.busy = true
+	w := 0
+	for s.wires[w] != wire {
+		w++
+	}
+	s.post(pt.txLanes[w], p, i)
+}
+
+// startNext starts the next frame on an idle port: a PFC frame, else at a
+// host an ACK it owes, else its flow's next packet; at a switch the
+// egress FIFO's head, releasing its ingress bytes (a RESUME upstream at
+// XON).
+func (s *Sim) startNext(p int32) {
+	pt := &s.ports[p]
+	if pt.ctrlN > 0 {
+		kind := pt.ctrlQ[0]
+		copy(pt.ctrlQ[:], pt.ctrlQ[1:])
+		pt.ctrlN--
+		i := s.get()
+		s.pk[i] = packet{kind: kind, wire: fabric.PFCWireBytes, flow: -1}
+		s.send(p, pt, i, fabric.PFCWireBytes)
+		return
+	}
+	if pt.host >= 0 {
+		h := &s.hosts[pt.host]
+		if h.ackN > 0 {
+			flow, psn := h.popAck()
+			i := s.get()
+			s.pk[i] = packet{kind: kAck, wire: s.ackWire, flow: flow, psn: psn}
+			s.send(p, pt, i, s.ackWire)
+			return
+		}
+		if pt.paused || h.sending < 0 {
+			return
+		}
+		f := &s.flows[h.sending]
+		if f.sent == f.npkts {
+			return
+		}
+		wire := s.dataWire
+		switch {
+		case f.sent == 0:
+			wire = f.firstW
+		case f.sent == f.npkts-1:
+			wire = f.lastWire
+		}
+		i := s.get()
+		f.sent++
+		s.pk[i] = packet{kind: kData, wire: wire, flow: h.sending, psn: f.sent - 1,
+			ackReq: f.sent == f.npkts || (s.ackEvery > 0 && f.sent%s.ackEvery == 0)}
+		s.send(p, pt, i, wire)
+		return
+	}
+	if pt.paused || pt.rlen == 0 {
+		return
+	}
+	i := pt.ring[pt.rhead]
+	pt.rhead = (pt.rhead + 1) & int32(len(pt.ring)-1)
+	pt.rlen--
+	s.queued--
+	pkt := &s.pk[i]
+	in := &s.ports[pkt.inPort]
+	in.held -= pkt.wire - fabric.PreambleIFGBytes
+	if in.xoff && in.held <= s.xon {
+		in.xoff = false
+		s.control(pkt.inPort, kResume)
+	}
+	s.send(p, pt, i, pkt.wire)
+}
+
+// arrive takes a frame whose last bit reached port p.
+func (s *Sim) arrive(p, i int32) {
+	pt := &s.ports[p]
+	pkt := &s.pk[i]
+	if pkt.kind == kPause || pkt.kind == kResume {
+		s.post(s.pfcLane, p, i)
+		return
+	}
+	if pt.host >= 0 {
+		s.post(s.hostRxLane, p, i)
+		return
+	}
+	pkt.inPort = p
+	pt.held += pkt.wire - fabric.PreambleIFGBytes
+	if !pt.xoff && pt.held >= s.xoff {
+		pt.xoff = true
+		s.control(p, kPause)
+	}
+	var out int32
+	if pkt.kind == kAck {
+		out = s.flows[pkt.flow].pathAck[pkt.hop]
+	} else {
+		out = s.flows[pkt.flow].path[pkt.hop]
+	}
+	pkt.hop++
+	s.post(s.pipeLane, out, i)
+}
+
+// hostReceive takes a packet out of host port p's NIC receive pipeline:
+// an ACK may complete its flow, a data packet that asks for one makes an
+// ACK.
+func (s *Sim) hostReceive(p, i int32) {
+	pt := &s.ports[p]
+	pkt := &s.pk[i]
+	f := &s.flows[pkt.flow]
+	if pkt.kind == kAck {
+		if pkt.psn == f.npkts && !f.done {
+			f.done = true
+			s.flowsNotDone--
+			s.lastDone = s.now
+		}
+	} else if pkt.ackReq {
+		h := &s.hosts[pt.host]
+		h.pushAck(pkt.flow, pkt.psn+1)
+		if !pt.busy {
+			s.startNext(p)
+		}
+	}
+	s.free = append(s.free, i)
+}
+
+// pipe puts a packet leaving the pipeline in its egress FIFO.
+func (s *Sim) pipe(out, i int32) {
+	pt := &s.ports[out]
+	if int(pt.rlen) == len(pt.ring) {
+		nb := make([]int32, 2*len(pt.ring))
+		for j := int32(0); j < pt.rlen; j++ {
+			nb[j] = pt.ring[(pt.rhead+j)&int32(len(pt.ring)-1)]
+		}
+		pt.ring, pt.rhead = nb, 0
+	}
+	pt.ring[(pt.rhead+pt.rlen)&int32(len(pt.ring)-1)] = i
+	pt.rlen++
+	s.queued++
+	s.maxQueued = max(s.maxQueued, s.queued)
+	if !pt.busy {
+		s.startNext(out)
+	}
+}
+
+// Run runs until every flow has completed (or until, whichever is first).
+func (s *Sim) Run(until sim.Time) Result {
+	for _, h := range s.hosts {
+		if h.sending >= 0 {
+			s.startNext(h.port)
+		}
+	}
+	for s.flowsNotDone > 0 {
+		best, bt := -1, sim.Never
+		for l := range s.lanes {
+			ln := &s.lanes[l]
+			if ln.size > 0 {
+				if at := ln.buf[ln.head].at; at < bt {
+					bt, best = at, l
+				}
+			}
+		}
+		if best < 0 || bt > until {
+			break
+		}
+		ln := &s.lanes[best]
+		it := ln.buf[ln.head]
+		ln.head = (ln.head + 1) & (len(ln.buf) - 1)
+		ln.size--
+		s.now = it.at
+		s.events++
+		switch ln.kind {
+		case evTxDone:
+			s.hops++
+			pt := &s.ports[it.a]
+			pt.busy = false
+			s.post(s.ports[pt.peer].arrLane, pt.peer, it.pkt)
+			s.startNext(it.a)
+		case evArrive:
+			s.arrive(it.a, it.pkt)
+		case evPipe:
+			s.pipe(it.a, it.pkt)
+		case evHostRx:
+			s.hostReceive(it.a, it.pkt)
+		case evPFC:
+			pt := &s.ports[it.a]
+			pt.paused = s.pk[it.pkt].kind == kPause
+			s.free = append(s.free, it.pkt)
+			if !pt.paused && !pt.busy {
+				s.startNext(it.a)
+			}
+		}
+	}
+	return Result{Events: s.events, PacketHops: s.hops, Simulated: s.lastDone, MaxQueued: s.maxQueued, Packets: len(s.pk)}
+}
+
+// Completed reports whether every flow completed.
+func (s *Sim) Completed() bool { return s.flowsNotDone == 0 }

@@ -1,0 +1,119 @@
+package ceiling
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// permutation is the suite's k=16 permutation (bench/fattree-k16-permutation.yaml)
+// at another k, with egress FIFOs, the queueing the kernel has.
+func permutation(t testing.TB, k int, fifo bool) *scenarios.Scenario {
+	t.Helper()
+	src := fmt.Sprintf(`name: k%d-permutation
+stop: {at: 20ms, when: flows-done}
+topology: {kind: fat-tree, k: %d, link: {rate: 100Gbps, delay: 1us}}
+switch: {egress_fifo: %v}
+observe: {interval: 100us, queues: none, flows: none, links: none}
+traffic:
+  - permutation: {hosts: all, size: 8MB}
+`, k, k, fifo)
+	sc, err := scenarios.Parse(fmt.Sprintf("k%d.yaml", k), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestAgainstLfsim holds the kernel to lfsim on the same file: the same
+// flows over the same fabric must cross as many links (data and ACK
+// packet-hops are fixed by the flows' paths' lengths and the ACK
+// coalescing; PFC frames differ with the ECMP choices, which hash
+// differently) and take about as long (ECMP collisions differ, and the
+// kernel leaves out the NIC's pipelines, so the time is held loosely).
+func TestAgainstLfsim(t *testing.T) {
+	sc := permutation(t, 4, true)
+	n, err := scenarios.Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := n.Run(nil).Summary
+	if want.StopReason != "flows-done" {
+		t.Fatalf("lfsim stopped for %s", want.StopReason)
+	}
+	k, err := New(permutation(t, 4, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := k.Run(sim.Never)
+	if !k.Completed() {
+		t.Fatal("the kernel's flows did not all complete")
+	}
+	if d := math.Abs(float64(got.PacketHops)/float64(want.PacketHops) - 1); d > 0.02 {
+		t.Errorf("packet-hops: kernel %d, lfsim %d (%.1f%% apart, want within 2%%)", got.PacketHops, want.PacketHops, 100*d)
+	}
+	lfsimEnd := sim.Time(want.SimTimeNs) * sim.Nanosecond
+	if d := math.Abs(float64(got.Simulated)/float64(lfsimEnd) - 1); d > 0.25 {
+		t.Errorf("completion: kernel %v, lfsim %v (%.0f%% apart, want within 25%%)", got.Simulated, lfsimEnd, 100*d)
+	}
+	// Three events a hop in both.
+	if r := float64(got.Events) / float64(got.PacketHops); r < 2.95 || r > 3.05 {
+		t.Errorf("kernel: %.2f events per packet-hop, want 3", r)
+	}
+	t.Logf("kernel: %d hops, %d events, %v; lfsim: %d hops, %d events, %v",
+		got.PacketHops, got.Events, got.Simulated, want.PacketHops, want.Events, lfsimEnd)
+}
+
+// TestRefuses checks that what the kernel does not model is refused, not
+// run wrongly.
+func TestRefuses(t *testing.T) {
+	for _, extra := range []string{
+		"hca: {cc: dcqcn}\n",
+		"switch: {pfc: {xoff: {alpha: 0.125}, xon: {offset: 8KiB}}}\n",
+		"switch: {forwarding: cut-through}\n",
+	} {
+		src := "topology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\n" + extra +
+			"traffic:\n  - incast: {to: h2, from: [h0, h1], op: write, size: 64KiB}\n"
+		sc, err := scenarios.Parse("refuse.yaml", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", extra, err)
+		}
+		if _, err := New(sc); err == nil {
+			t.Errorf("%q: accepted", extra)
+		}
+	}
+}
+
+// BenchmarkCeiling runs the kernel on the suite's permutation at k=8 and
+// at k=16 (LFSIM_SLOW=1: 1,024 hosts, about 1.5 s a run) and reports
+// packet-hops per second, the suite's measure.
+func BenchmarkCeiling(b *testing.B) {
+	ks := []int{8}
+	if os.Getenv("LFSIM_SLOW") != "" {
+		ks = append(ks, 16)
+	}
+	for _, k := range ks {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			sc := permutation(b, k, true)
+			var hops int64
+			var last Result
+			for b.Loop() {
+				b.StopTimer()
+				s, err := New(sc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				last = s.Run(sim.Never)
+				hops += last.PacketHops
+			}
+			b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
+			b.ReportMetric(float64(last.Simulated)/float64(sim.Microsecond), "simulated-us")
+			b.ReportMetric(float64(last.MaxQueued), "max-queued")
+		})
+	}
+}
