@@ -68,8 +68,6 @@ type port struct {
 	peer    int32 // the port at the other end
 	host    int32 // the host's index when this is a host's port, else -1
 	held    int32 // ingress bytes held (a switch's port)
-	rhead   int32 // egress FIFO: head in ring
-	rlen    int32 // egress FIFO: packets waiting
 	busy    bool
 	paused  bool
 	xoff    bool
@@ -77,39 +75,15 @@ type port struct {
 	ctrlQ   [4]uint8 // kPause or kResume, in order
 	arrLane uint8    // the lane of this port's link's arrivals
 	_       [3]byte
-	ring    []int32 // egress FIFO of packet indices, a power of two long
-	txLanes []uint8 // by wire size index (Sim.wires)
+	queue   fifo[int32] // the egress FIFO, of packet indices
+	_       [8]byte
 }
 
 // host is an end host: the flow it sends and the ACKs it owes.
 type host struct {
 	port    int32
-	sending int32 // flow index, -1 for none
-	// acks is a FIFO of the ACKs owed, a flow and a next PSN each: ackN
-	// pairs from ackHead, in a ring a power of two pairs long.
-	acks          []int32
-	ackHead, ackN int32
-}
-
-func (h *host) pushAck(flow, psn int32) {
-	if int(h.ackN)*2 == len(h.acks) {
-		nb := make([]int32, max(8, 2*len(h.acks)))
-		for j := int32(0); j < h.ackN; j++ {
-			k := (h.ackHead + j) & (int32(len(h.acks))/2 - 1)
-			nb[2*j], nb[2*j+1] = h.acks[2*k], h.acks[2*k+1]
-		}
-		h.acks, h.ackHead = nb, 0
-	}
-	k := (h.ackHead + h.ackN) & (int32(len(h.acks))/2 - 1)
-	h.acks[2*k], h.acks[2*k+1] = flow, psn
-	h.ackN++
-}
-
-func (h *host) popAck() (flow, psn int32) {
-	k := h.ackHead
-	h.ackHead = (h.ackHead + 1) & (int32(len(h.acks))/2 - 1)
-	h.ackN--
-	return h.acks[2*k], h.acks[2*k+1]
+	sending int32          // flow index, -1 for none
+	acks    fifo[[2]int32] // a flow and the next PSN it expects, each
 }
 
 // flow is one WRITE.
@@ -133,23 +107,9 @@ type item struct {
 
 // lane is a FIFO of events of one kind that all wait one delay.
 type lane struct {
-	buf   []item
-	head  int
-	size  int
+	fifo[item]
 	delay sim.Time
 	kind  uint8
-}
-
-func (l *lane) push(it item) {
-	if l.size == len(l.buf) {
-		nb := make([]item, max(64, 2*len(l.buf)))
-		for i := 0; i < l.size; i++ {
-			nb[i] = l.buf[(l.head+i)&(len(l.buf)-1)]
-		}
-		l.buf, l.head = nb, 0
-	}
-	l.buf[(l.head+l.size)&(len(l.buf)-1)] = it
-	l.size++
 }
 
 // Event kinds (one per lane).
@@ -163,13 +123,14 @@ const (
 
 // Sim is one run's state.
 type Sim struct {
-	ports []port
-	hosts []host
-	pk    []packet
-	free  []int32
-	flows []flow
-	lanes []lane
-	wires []int32 // the distinct wire sizes, txLanes' index
+	ports   []port
+	hosts   []host
+	pk      []packet
+	free    []int32
+	flows   []flow
+	lanes   []lane
+	wires   []int32 // the distinct wire sizes
+	txLanes []uint8 // by index in wires: the lane of a transmission's end
 
 	now               sim.Time
 	events, hops      int64
@@ -225,6 +186,7 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 		}
 	}
 	s.ports = make([]port, n)
+	rate := t.Links[0].Rate
 	s.pipeLane = s.lane(evPipe, sp.Latency)
 	s.hostRxLane = s.lane(evHostRx, sc.HCA.RxPktLatency)
 	for id, node := range t.Nodes {
@@ -234,15 +196,13 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 			l := t.Links[ref.Link]
 			p.peer = s.baseOf[ref.Peer] + int32(ref.PeerPort)
 			p.host = s.hostOfNode[id]
-			p.ring = make([]int32, 16)
 			p.arrLane = s.lane(evArrive, l.Delay)
-			s.lane(evPFC, sp.PFC.ResponseDelay(l.Rate))
+			if l.Rate != rate {
+				return nil, fmt.Errorf("ceiling: links of several rates are not supported")
+			}
 		}
 	}
-	if len(s.lanesOfKind(evPFC)) != 1 {
-		return nil, fmt.Errorf("ceiling: links of several rates are not supported")
-	}
-	s.pfcLane = s.lanesOfKind(evPFC)[0]
+	s.pfcLane = s.lane(evPFC, sp.PFC.ResponseDelay(rate))
 	for _, f := range sc.Flows {
 		if f.Op != "write" || f.QP != "rc" || f.Start != 0 || len(f.After) > 0 {
 			return nil, fmt.Errorf("ceiling: flow %d: only RC WRITEs starting at 0 are supported", f.ID)
@@ -277,34 +237,11 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 		s.wireIndex(f.firstW)
 		s.wireIndex(f.lastWire)
 	}
-	for g := range s.ports {
-		p := &s.ports[g]
-		rate := s.rateOf(sc, int32(g))
-		for _, w := range s.wires {
-			p.txLanes = append(p.txLanes, s.lane(evTxDone, fabric.SerializationTime(int64(w), rate)))
-		}
+	for _, w := range s.wires {
+		s.txLanes = append(s.txLanes, s.lane(evTxDone, fabric.SerializationTime(int64(w), rate)))
 	}
 	s.flowsNotDone = len(s.flows)
 	return s, nil
-}
-
-// rateOf is port g's link rate.
-func (s *Sim) rateOf(sc *scenarios.Scenario, g int32) fabric.Rate {
-	id := int(slicesSearch(s.baseOf, g))
-	return sc.Topology.Links[sc.Topology.Nodes[id].Ports[g-s.baseOf[id]].Link].Rate
-}
-
-// slicesSearch finds the node whose ports include global port g.
-func slicesSearch(base []int32, g int32) int32 {
-	i, found := slices.BinarySearch(base, g)
-	if found {
-		// Skip nodes without ports that share the base.
-		for i+1 < len(base) && base[i+1] == g {
-			i++
-		}
-		return int32(i)
-	}
-	return int32(i - 1)
 }
 
 func (s *Sim) wireIndex(w int32) int {
@@ -351,8 +288,6 @@ func splitmix64(x uint64) uint64 {
 }
 
 // lane returns the lane for events of kind delay after they are posted.
-// The PFC response delay is one per link rate, so a fabric of one rate
-// has one PFC lane.
 func (s *Sim) lane(kind uint8, delay sim.Time) uint8 {
 	k := [2]int64{int64(kind), int64(delay)}
 	if l, ok := s.laneOf[k]; ok {
@@ -364,16 +299,6 @@ func (s *Sim) lane(kind uint8, delay sim.Time) uint8 {
 	s.lanes = append(s.lanes, lane{delay: delay, kind: kind})
 	s.laneOf[k] = uint8(len(s.lanes) - 1)
 	return uint8(len(s.lanes) - 1)
-}
-
-func (s *Sim) lanesOfKind(kind uint8) []uint8 {
-	var ls []uint8
-	for i, l := range s.lanes {
-		if l.kind == kind {
-			ls = append(ls, uint8(i))
-		}
-	}
-	return ls
 }
 
 func (s *Sim) post(l uint8, a, pkt int32) {
@@ -408,7 +333,7 @@ func (s *Sim) send(p int32, pt *port, i int32, wire int32) {
 	for s.wires[w] != wire {
 		w++
 	}
-	s.post(pt.txLanes[w], p, i)
+	s.post(s.txLanes[w], p, i)
 }
 
 // startNext starts the next frame on an idle port: a PFC frame, else at a
@@ -428,10 +353,10 @@ func (s *Sim) startNext(p int32) {
 	}
 	if pt.host >= 0 {
 		h := &s.hosts[pt.host]
-		if h.ackN > 0 {
-			flow, psn := h.popAck()
+		if h.acks.len() > 0 {
+			ack := h.acks.pop()
 			i := s.get()
-			s.pk[i] = packet{kind: kAck, wire: s.ackWire, flow: flow, psn: psn}
+			s.pk[i] = packet{kind: kAck, wire: s.ackWire, flow: ack[0], psn: ack[1]}
 			s.send(p, pt, i, s.ackWire)
 			return
 		}
@@ -456,12 +381,10 @@ func (s *Sim) startNext(p int32) {
 		s.send(p, pt, i, wire)
 		return
 	}
-	if pt.paused || pt.rlen == 0 {
+	if pt.paused || pt.queue.len() == 0 {
 		return
 	}
-	i := pt.ring[pt.rhead]
-	pt.rhead = (pt.rhead + 1) & int32(len(pt.ring)-1)
-	pt.rlen--
+	i := pt.queue.pop()
 	s.queued--
 	pkt := &s.pk[i]
 	in := &s.ports[pkt.inPort]
@@ -516,7 +439,7 @@ func (s *Sim) hostReceive(p, i int32) {
 		}
 	} else if pkt.ackReq {
 		h := &s.hosts[pt.host]
-		h.pushAck(pkt.flow, pkt.psn+1)
+		h.acks.push([2]int32{pkt.flow, pkt.psn + 1})
 		if !pt.busy {
 			s.startNext(p)
 		}
@@ -527,15 +450,7 @@ func (s *Sim) hostReceive(p, i int32) {
 // pipe puts a packet leaving the pipeline in its egress FIFO.
 func (s *Sim) pipe(out, i int32) {
 	pt := &s.ports[out]
-	if int(pt.rlen) == len(pt.ring) {
-		nb := make([]int32, 2*len(pt.ring))
-		for j := int32(0); j < pt.rlen; j++ {
-			nb[j] = pt.ring[(pt.rhead+j)&int32(len(pt.ring)-1)]
-		}
-		pt.ring, pt.rhead = nb, 0
-	}
-	pt.ring[(pt.rhead+pt.rlen)&int32(len(pt.ring)-1)] = i
-	pt.rlen++
+	pt.queue.push(i)
 	s.queued++
 	s.maxQueued = max(s.maxQueued, s.queued)
 	if !pt.busy {
@@ -554,8 +469,8 @@ func (s *Sim) Run(until sim.Time) Result {
 		best, bt := -1, sim.Never
 		for l := range s.lanes {
 			ln := &s.lanes[l]
-			if ln.size > 0 {
-				if at := ln.buf[ln.head].at; at < bt {
+			if ln.len() > 0 {
+				if at := ln.peek().at; at < bt {
 					bt, best = at, l
 				}
 			}
@@ -564,9 +479,7 @@ func (s *Sim) Run(until sim.Time) Result {
 			break
 		}
 		ln := &s.lanes[best]
-		it := ln.buf[ln.head]
-		ln.head = (ln.head + 1) & (len(ln.buf) - 1)
-		ln.size--
+		it := ln.pop()
 		s.now = it.at
 		s.events++
 		switch ln.kind {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"testing"
+	"unsafe"
 
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
@@ -66,6 +67,23 @@ func TestAgainstLfsim(t *testing.T) {
 	}
 	t.Logf("kernel: %d hops, %d events, %v; lfsim: %d hops, %d events, %v",
 		got.PacketHops, got.Events, got.Simulated, want.PacketHops, want.Events, lfsimEnd)
+}
+
+// TestLayout pins the record sizes the package comment and
+// docs/PERFORMANCE.md's fifth round state.
+func TestLayout(t *testing.T) {
+	for _, c := range []struct {
+		what       string
+		got, bytes uintptr
+	}{
+		{"packet", unsafe.Sizeof(packet{}), 32},
+		{"port", unsafe.Sizeof(port{}), 64},
+		{"event", unsafe.Sizeof(item{}), 16},
+	} {
+		if c.got != c.bytes {
+			t.Errorf("a %s is %d bytes, want %d", c.what, c.got, c.bytes)
+		}
+	}
 }
 
 // TestRefuses checks that what the kernel does not model is refused, not
