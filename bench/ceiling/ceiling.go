@@ -3,19 +3,20 @@
 // evidence behind docs/PERFORMANCE.md's "Fifth round" and the target of
 // the data-oriented redesign it describes. It is a measuring instrument,
 // not a second simulator: it runs only what a permutation of WRITEs over a
-// PFC fabric needs, and Run refuses anything else.
+// PFC fabric needs, and New refuses anything else.
 //
 // It runs the same scenario file as lfsim (the same topology, routing
-// tables, flows, MTU, ACK coalescing, switch latency, XOFF, XON and PFC
-// response delay) with the same three events per packet-hop (a
-// transmission's end, a link arrival, a switch's pipeline exit), the same
-// ingress accounting and PAUSE/RESUME frames, and egress queues served in
-// arrival order (lfsim's switch.egress_fifo). What it leaves out, each
-// cheap per hop or rare: priorities other than the flows' one, counters
-// and observers, the NIC's pipelines and QP state, PAUSE expiry and
-// refresh (a PAUSE holds until its RESUME), ECMP by the 5-tuple hash (a
-// flow hashes its source and destination), retransmission. TestAgainstLfsim
-// holds it to lfsim's packet-hops and completion time on the same file.
+// tables, flows, MTU, ACK coalescing, switch latency, XOFF, XON, PFC
+// response delay and NIC receive latency) with the same three events per
+// packet-hop (a transmission's end, a link arrival, a switch's or a NIC's
+// receive pipeline exit), the same ingress accounting and PAUSE/RESUME
+// frames, and egress queues served in arrival order (lfsim's
+// switch.egress_fifo). What it leaves out, each cheap per hop or rare:
+// priorities other than the flows' one, counters and observers, the NIC's
+// transmit side (doorbells, WQE fetches, DMA) and QP state, PAUSE expiry
+// and refresh (a PAUSE holds until its RESUME), ECMP by the 5-tuple hash
+// (a flow hashes its id), retransmission. TestAgainstLfsim holds it to
+// lfsim's packet-hops, events and completion time on the same file.
 //
 // The layout is what the redesign would use: a packet is a 32-byte
 // record named by a 32-bit index; a port is one 64-byte record, the
@@ -206,6 +207,9 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 	for _, f := range sc.Flows {
 		if f.Op != "write" || f.QP != "rc" || f.Start != 0 || len(f.After) > 0 {
 			return nil, fmt.Errorf("ceiling: flow %d: only RC WRITEs starting at 0 are supported", f.ID)
+		}
+		if !slices.Contains(sp.PFC.Priorities, f.Priority) {
+			return nil, fmt.Errorf("ceiling: flow %d: only flows on a lossless (PFC) priority are supported", f.ID)
 		}
 		src, dst := s.hostOfNode[f.Src], s.hostOfNode[f.Dst]
 		if s.hosts[src].sending >= 0 {
