@@ -14,8 +14,9 @@
 // switch.egress_fifo). What it leaves out, each cheap per hop or rare:
 // priorities other than the flows' one, counters and observers, the NIC's
 // transmit side (doorbells, WQE fetches, DMA) and QP state, PAUSE expiry
-// and refresh (a PAUSE holds until its RESUME), ECMP by the 5-tuple hash
-// (a flow hashes its id), retransmission. TestAgainstLfsim holds it to
+// and refresh (a PAUSE holds until its RESUME), retransmission. ECMP is
+// lfsim's hash, but of a UDP source port from the flow's id, not from QP
+// numbers, so flows may take other paths than in lfsim. TestAgainstLfsim holds it to
 // lfsim's packet-hops, events and completion time on the same file.
 //
 // The layout is what the redesign would use: a packet is a 32-byte
@@ -224,9 +225,15 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 		if npkts == 1 {
 			fl.firstW = int32(fabric.RoCEv2Wire(fabric.OpWriteOnly, int(f.Size)))
 		}
+		// The requester's and responder's QP numbers, which set the UDP
+		// source port lfsim hashes, are known only once a run creates
+		// them; the flow's id stands in for both.
+		key := fabric.FlowKey{SrcIP: fabric.HostIP(int(src)), DstIP: fabric.HostIP(int(dst)),
+			SrcPort: fabric.RoCEv2SourcePort(uint32(f.ID)), DstPort: fabric.RoCEv2UDPPort}
 		var err error
-		if fl.path, err = s.route(sc, f.Src, f.Dst, uint64(f.ID)); err == nil {
-			fl.pathAck, err = s.route(sc, f.Dst, f.Src, uint64(f.ID)^0x5bd1e995)
+		if fl.path, err = s.route(sc, f.Src, f.Dst, key); err == nil {
+			key.SrcIP, key.DstIP = key.DstIP, key.SrcIP
+			fl.pathAck, err = s.route(sc, f.Dst, f.Src, key)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("ceiling: flow %d: %w", f.ID, err)
@@ -257,9 +264,10 @@ func (s *Sim) wireIndex(w int32) int {
 }
 
 // route walks a flow's path with lfsim's routing tables, choosing among
-// equal next hops by a hash of the flow and the switch, and returns the
-// egress port (global) at each switch.
-func (s *Sim) route(sc *scenarios.Scenario, src, dst fabric.NodeID, key uint64) ([8]int32, error) {
+// equal next hops as lfsim's switches do (the 5-tuple key hashed with the
+// switch's ECMP seed), and returns the egress port (global) at each
+// switch.
+func (s *Sim) route(sc *scenarios.Scenario, src, dst fabric.NodeID, key fabric.FlowKey) ([8]int32, error) {
 	var path [8]int32
 	t := sc.Topology
 	at := t.Nodes[src].Ports[0].Peer
@@ -273,7 +281,11 @@ func (s *Sim) route(sc *scenarios.Scenario, src, dst fabric.NodeID, key uint64) 
 		}
 		out := next[0]
 		if len(next) > 1 {
-			out = fabric.PickPort(next, splitmix64(key^uint64(at)<<40))
+			seed := sc.Switch.ECMPSeed
+			if sc.Switch.ECMPPerSwitch {
+				seed = fabric.SwitchECMPSeed(seed, t.Nodes[at].Name)
+			}
+			out = fabric.PickPort(next, key.Hash(seed))
 		}
 		path[hop] = s.baseOf[at] + out
 		ref := t.Nodes[at].Ports[out]
@@ -282,13 +294,6 @@ func (s *Sim) route(sc *scenarios.Scenario, src, dst fabric.NodeID, key uint64) 
 		}
 		at = ref.Peer
 	}
-}
-
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
 
 // lane returns the lane for events of kind delay after they are posted.
