@@ -62,7 +62,8 @@ type packet struct {
 	hop    uint8 // switches crossed so far
 	kind   uint8
 	ackReq bool
-	_      [13]byte
+	txLane uint8 // the lane of its transmissions' ends (its wire size's)
+	_      [12]byte
 }
 
 // port is one end of a link, 64 bytes.
@@ -90,14 +91,15 @@ type host struct {
 
 // flow is one WRITE.
 type flow struct {
-	src, dst int32 // host indices
 	sent     int32 // packets sent
 	npkts    int32
 	lastWire int32 // the last packet's wire bytes (the others: dataWire)
 	firstW   int32 // the first packet's (with its RETH)
-	path     [8]int32
-	pathAck  [8]int32
-	done     bool
+	// The lanes of the first and last packets' transmissions.
+	firstLane, lastLane uint8
+	path                [8]int32
+	pathAck             [8]int32
+	done                bool
 }
 
 // item is a waiting event: 16 bytes.
@@ -125,29 +127,28 @@ const (
 
 // Sim is one run's state.
 type Sim struct {
-	ports   []port
-	hosts   []host
-	pk      []packet
-	free    []int32
-	flows   []flow
-	lanes   []lane
-	wires   []int32 // the distinct wire sizes
-	txLanes []uint8 // by index in wires: the lane of a transmission's end
+	ports []port
+	hosts []host
+	pk    []packet
+	free  []int32
+	flows []flow
+	lanes []lane
 
 	now               sim.Time
 	events, hops      int64
 	queued, maxQueued int
 	pipeLane, pfcLane uint8
 	hostRxLane        uint8
-	dataWire, ackWire int32
-	xoff, xon         int32 // bytes of frame, as lfsim's ingress accounting
-	ackEvery          int32
-	mtu               int64
-	flowsNotDone      int
-	lastDone          sim.Time
-	laneOf            map[[2]int64]uint8 // by kind and delay
-	hostOfNode        []int32            // by node id: the host's index, or -1
-	baseOf            []int32            // by node id: its port 0's global index
+	// The lanes of data, ACK and PFC frames' transmissions.
+	dataLane, ackLane, ctrlLane uint8
+	dataWire, ackWire           int32
+	xoff, xon                   int32 // bytes of frame, as lfsim's ingress accounting
+	ackEvery                    int32
+	flowsNotDone                int
+	lastDone                    sim.Time
+	laneOf                      map[[2]int64]uint8 // by kind and delay
+	hostOfNode                  []int32            // by node id: the host's index, or -1
+	baseOf                      []int32            // by node id: its port 0's global index
 }
 
 // New builds the run of sc, or says why the kernel cannot run it.
@@ -170,7 +171,6 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 		xoff:     int32(sp.PFC.XOFF),
 		xon:      int32(sp.PFC.XON),
 		ackEvery: int32(sc.HCA.AckEvery),
-		mtu:      int64(sc.HCA.MTU),
 		dataWire: int32(fabric.RoCEv2Wire(fabric.OpWriteMiddle, sc.HCA.MTU)),
 		ackWire:  int32(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0)),
 	}
@@ -205,6 +205,11 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 		}
 	}
 	s.pfcLane = s.lane(evPFC, sp.PFC.ResponseDelay(rate))
+	txLane := func(wire int32) uint8 {
+		return s.lane(evTxDone, fabric.SerializationTime(int64(wire), rate))
+	}
+	s.dataLane, s.ackLane, s.ctrlLane = txLane(s.dataWire), txLane(s.ackWire), txLane(fabric.PFCWireBytes)
+	mtu := int64(sc.HCA.MTU)
 	for _, f := range sc.Flows {
 		if f.Op != "write" || f.QP != "rc" || f.Start != 0 || len(f.After) > 0 {
 			return nil, fmt.Errorf("ceiling: flow %d: only RC WRITEs starting at 0 are supported", f.ID)
@@ -216,15 +221,16 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 		if s.hosts[src].sending >= 0 {
 			return nil, fmt.Errorf("ceiling: host %s sends two flows; one per host is supported", t.Nodes[f.Src].Name)
 		}
-		npkts := (f.Size + s.mtu - 1) / s.mtu
-		last := f.Size - (npkts-1)*s.mtu
-		fl := flow{src: src, dst: dst, npkts: int32(npkts),
-			firstW:   int32(fabric.RoCEv2Wire(fabric.OpWriteFirst, int(min(s.mtu, f.Size)))),
+		npkts := (f.Size + mtu - 1) / mtu
+		last := f.Size - (npkts-1)*mtu
+		fl := flow{npkts: int32(npkts),
+			firstW:   int32(fabric.RoCEv2Wire(fabric.OpWriteFirst, int(min(mtu, f.Size)))),
 			lastWire: int32(fabric.RoCEv2Wire(fabric.OpWriteLast, int(last))),
 		}
 		if npkts == 1 {
 			fl.firstW = int32(fabric.RoCEv2Wire(fabric.OpWriteOnly, int(f.Size)))
 		}
+		fl.firstLane, fl.lastLane = txLane(fl.firstW), txLane(fl.lastWire)
 		// The requester's and responder's QP numbers, which set the UDP
 		// source port lfsim hashes, are known only once a run creates
 		// them; the flow's id stands in for both.
@@ -241,26 +247,11 @@ func New(sc *scenarios.Scenario) (*Sim, error) {
 		s.hosts[src].sending = int32(len(s.flows))
 		s.flows = append(s.flows, fl)
 	}
-	for _, w := range []int32{s.dataWire, s.ackWire, fabric.PFCWireBytes} {
-		s.wireIndex(w)
-	}
-	for _, f := range s.flows {
-		s.wireIndex(f.firstW)
-		s.wireIndex(f.lastWire)
-	}
-	for _, w := range s.wires {
-		s.txLanes = append(s.txLanes, s.lane(evTxDone, fabric.SerializationTime(int64(w), rate)))
+	if len(s.lanes) > maxLanes {
+		return nil, fmt.Errorf("ceiling: %d lanes (kinds of event and their delays: link delays, frame sizes) are needed, at most %d are supported", len(s.lanes), maxLanes)
 	}
 	s.flowsNotDone = len(s.flows)
 	return s, nil
-}
-
-func (s *Sim) wireIndex(w int32) int {
-	if i := slices.Index(s.wires, w); i >= 0 {
-		return i
-	}
-	s.wires = append(s.wires, w)
-	return len(s.wires) - 1
 }
 
 // route walks a flow's path with lfsim's routing tables, choosing among
@@ -296,14 +287,16 @@ func (s *Sim) route(sc *scenarios.Scenario, src, dst fabric.NodeID, key fabric.F
 	}
 }
 
+// maxLanes bounds the lanes, whose index is a byte: New refuses a
+// scenario that needs more.
+const maxLanes = 256
+
 // lane returns the lane for events of kind delay after they are posted.
+// Past maxLanes it still makes them, so that New can count and refuse.
 func (s *Sim) lane(kind uint8, delay sim.Time) uint8 {
 	k := [2]int64{int64(kind), int64(delay)}
 	if l, ok := s.laneOf[k]; ok {
 		return l
-	}
-	if len(s.lanes) == 255 {
-		panic("ceiling: too many lanes")
 	}
 	s.lanes = append(s.lanes, lane{delay: delay, kind: kind})
 	s.laneOf[k] = uint8(len(s.lanes) - 1)
@@ -335,14 +328,10 @@ func (s *Sim) control(p int32, kind uint8) {
 	}
 }
 
-// send starts pkt's transmission on port p.
-func (s *Sim) send(p int32, pt *port, i int32, wire int32) {
+// send starts packet i's transmission on port p.
+func (s *Sim) send(p int32, pt *port, i int32) {
 	pt.busy = true
-	w := 0
-	for s.wires[w] != wire {
-		w++
-	}
-	s.post(s.txLanes[w], p, i)
+	s.post(s.pk[i].txLane, p, i)
 }
 
 // startNext starts the next frame on an idle port: a PFC frame, else at a
@@ -356,8 +345,8 @@ func (s *Sim) startNext(p int32) {
 		copy(pt.ctrlQ[:], pt.ctrlQ[1:])
 		pt.ctrlN--
 		i := s.get()
-		s.pk[i] = packet{kind: kind, wire: fabric.PFCWireBytes, flow: -1}
-		s.send(p, pt, i, fabric.PFCWireBytes)
+		s.pk[i] = packet{kind: kind, wire: fabric.PFCWireBytes, flow: -1, txLane: s.ctrlLane}
+		s.send(p, pt, i)
 		return
 	}
 	if pt.host >= 0 {
@@ -365,8 +354,8 @@ func (s *Sim) startNext(p int32) {
 		if h.acks.len() > 0 {
 			ack := h.acks.pop()
 			i := s.get()
-			s.pk[i] = packet{kind: kAck, wire: s.ackWire, flow: ack[0], psn: ack[1]}
-			s.send(p, pt, i, s.ackWire)
+			s.pk[i] = packet{kind: kAck, wire: s.ackWire, flow: ack[0], psn: ack[1], txLane: s.ackLane}
+			s.send(p, pt, i)
 			return
 		}
 		if pt.paused || h.sending < 0 {
@@ -376,18 +365,18 @@ func (s *Sim) startNext(p int32) {
 		if f.sent == f.npkts {
 			return
 		}
-		wire := s.dataWire
+		wire, lane := s.dataWire, s.dataLane
 		switch {
 		case f.sent == 0:
-			wire = f.firstW
+			wire, lane = f.firstW, f.firstLane
 		case f.sent == f.npkts-1:
-			wire = f.lastWire
+			wire, lane = f.lastWire, f.lastLane
 		}
 		i := s.get()
 		f.sent++
-		s.pk[i] = packet{kind: kData, wire: wire, flow: h.sending, psn: f.sent - 1,
+		s.pk[i] = packet{kind: kData, wire: wire, flow: h.sending, psn: f.sent - 1, txLane: lane,
 			ackReq: f.sent == f.npkts || (s.ackEvery > 0 && f.sent%s.ackEvery == 0)}
-		s.send(p, pt, i, wire)
+		s.send(p, pt, i)
 		return
 	}
 	if pt.paused || pt.queue.len() == 0 {
@@ -402,7 +391,7 @@ func (s *Sim) startNext(p int32) {
 		in.xoff = false
 		s.control(pkt.inPort, kResume)
 	}
-	s.send(p, pt, i, pkt.wire)
+	s.send(p, pt, i)
 }
 
 // arrive takes a frame whose last bit reached port p.
