@@ -13,16 +13,16 @@ import (
 
 // permutation is the suite's k=16 permutation (bench/fattree-k16-permutation.yaml)
 // at another k, with egress FIFOs, the queueing the kernel has.
-func permutation(t testing.TB, k int, fifo bool) *scenarios.Scenario {
+func permutation(t testing.TB, k int) *scenarios.Scenario {
 	t.Helper()
 	src := fmt.Sprintf(`name: k%d-permutation
 stop: {at: 20ms, when: flows-done}
 topology: {kind: fat-tree, k: %d, link: {rate: 100Gbps, delay: 1us}}
-switch: {egress_fifo: %v}
+switch: {egress_fifo: true}
 observe: {interval: 100us, queues: none, flows: none, links: none}
 traffic:
   - permutation: {hosts: all, size: 8MB}
-`, k, k, fifo)
+`, k, k)
 	sc, err := scenarios.Parse(fmt.Sprintf("k%d.yaml", k), []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -33,11 +33,12 @@ traffic:
 // TestAgainstLfsim holds the kernel to lfsim on the same file: the same
 // flows over the same fabric must cross as many links (data and ACK
 // packet-hops are fixed by the flows' paths' lengths and the ACK
-// coalescing; PFC frames differ with the ECMP choices, which hash
-// differently) and take about as long (ECMP collisions differ, and the
-// kernel leaves out the NIC's pipelines, so the time is held loosely).
+// coalescing; PFC frames differ with the ECMP choices, which hash other
+// UDP source ports) and take about as long (ECMP collisions differ, and
+// the kernel leaves out the NIC's transmit side, so the time is held
+// loosely).
 func TestAgainstLfsim(t *testing.T) {
-	sc := permutation(t, 4, true)
+	sc := permutation(t, 4)
 	n, err := scenarios.Build(sc)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestAgainstLfsim(t *testing.T) {
 	if want.StopReason != "flows-done" {
 		t.Fatalf("lfsim stopped for %s", want.StopReason)
 	}
-	k, err := New(permutation(t, 4, true))
+	k, err := New(permutation(t, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func BenchmarkCeiling(b *testing.B) {
 	}
 	for _, k := range ks {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
-			sc := permutation(b, k, true)
+			sc := permutation(b, k)
 			var hops int64
 			var last Result
 			for b.Loop() {
