@@ -22,11 +22,13 @@ type Owner interface {
 // An OwnerWarmer is an Owner that can ask for the state a port's next
 // event will have it touch (prefetch hints: it changes nothing else).
 // WarmTx: the port's transmission of a frame of priority prio is about to
-// end, and the owner will choose the next frame. WarmRx: pkt is about to
-// arrive on the port.
+// end, and the owner will choose the next frame. WarmRx: a frame of
+// priority prio for host dst is about to arrive on the port. Both are
+// told what they need of the frame rather than given it: the frame itself
+// may still be on its way to the caches.
 type OwnerWarmer interface {
 	WarmTx(port *Port, prio uint8)
-	WarmRx(port *Port, pkt *Packet)
+	WarmRx(port *Port, prio uint8, dst NodeID)
 }
 
 // PortStats are a port's counters. Byte counts are wire bytes (preamble
@@ -119,17 +121,27 @@ type PauseObserver interface {
 
 // Port event kinds.
 const (
-	portTxDone int32 = iota // N: the frame's wire bytes and kind (txInfo)
+	portTxDone int32 = iota // N: the frame's wire bytes, kind, priority and destination (frameInfo)
 	portPauseWake
 	portApplyPause
-	portArrive // a frame's last bit reaches the port
+	portArrive // a frame's last bit reaches the port; N as portTxDone's
 )
 
-// txInfo packs what the end of a transmission needs to know of its frame
-// into the event's N, so that neither the port nor the link reads the
-// packet again: after the frame's serialization, thousands of other
-// events later in a large run, it has left the caches.
-func txInfo(pkt *Packet) int64 { return int64(pkt.Wire) | int64(pkt.Kind)<<32 }
+// frameInfo packs what the end of a transmission and the frame's arrival
+// need to know of the frame before they reach it into the event's N, so
+// that neither the port, the link nor a warm hint reads the packet: after
+// the frame's serialization, thousands of other events later in a large
+// run, it has left the caches. Bits 0-23: the wire bytes; 24-27: the
+// kind; 28-31: the priority; 32-63: the destination host.
+func frameInfo(pkt *Packet) int64 {
+	return int64(pkt.Wire)&(1<<24-1) | int64(pkt.Kind&15)<<24 | int64(pkt.Priority&7)<<28 | int64(uint32(pkt.Dst))<<32
+}
+
+// infoWire, infoKind, infoPrio and infoDst unpack frameInfo.
+func infoWire(n int64) int64      { return n & (1<<24 - 1) }
+func infoKind(n int64) PacketKind { return PacketKind(n >> 24 & 15) }
+func infoPrio(n int64) uint8      { return uint8(n >> 28 & 7) }
+func infoDst(n int64) NodeID      { return NodeID(int32(uint32(n >> 32))) }
 
 var (
 	_ sim.Handler = (*Port)(nil)
@@ -140,7 +152,7 @@ var (
 // end of a transmission asks for the link it hands the frame to, and the
 // owner is asked to warm what it will read (OwnerWarmer), or, when it
 // cannot, its own first lines are asked for.
-func (p *Port) Warm(kind int32, _ int64, data any) {
+func (p *Port) Warm(kind int32, n int64, data any) {
 	if kind == portTxDone {
 		sim.Prefetch(p.out)
 	}
@@ -151,9 +163,9 @@ func (p *Port) Warm(kind int32, _ int64, data any) {
 	}
 	switch kind {
 	case portTxDone:
-		w.WarmTx(p, data.(*Packet).Priority)
+		w.WarmTx(p, infoPrio(n))
 	case portArrive:
-		w.WarmRx(p, data.(*Packet))
+		w.WarmRx(p, infoPrio(n), infoDst(n))
 	}
 }
 
@@ -301,9 +313,9 @@ func (p *Port) startNext() {
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
 	if l := p.txLane(d); l != nil {
-		p.eng.PostLane(l, p, portTxDone, txInfo(pkt), pkt)
+		p.eng.PostLane(l, p, portTxDone, frameInfo(pkt), pkt)
 	} else {
-		p.eng.After(d, p, portTxDone, txInfo(pkt), pkt)
+		p.eng.After(d, p, portTxDone, frameInfo(pkt), pkt)
 	}
 }
 
@@ -331,12 +343,12 @@ func (p *Port) txLane(d sim.Time) *sim.Lane {
 func (p *Port) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case portTxDone:
-		wire, kind := int64(int32(ev.N)), PacketKind(ev.N>>32)
+		wire := infoWire(ev.N)
 		p.busy = false
 		p.sending = nil
 		p.Stats.TxPackets++
 		p.Stats.TxBytes += wire
-		p.out.carry(ev.Data.(*Packet), wire, kind)
+		p.out.carry(ev.Data.(*Packet), ev.N)
 		p.startNext()
 	case portArrive:
 		p.arrive(ev.Data.(*Packet))
@@ -480,9 +492,10 @@ type Link struct {
 // rng, which should be the link's own stream.
 func (l *Link) SetLoss(rate float64, rng *rand.Rand) { l.lossRate, l.lossRNG = rate, rng }
 
-// carry puts a frame of wire bytes and kind (given, so that the packet
-// need not be read) on the link.
-func (l *Link) carry(pkt *Packet, wire int64, kind PacketKind) {
+// carry puts a frame on the link; info is its frameInfo, so that the
+// packet need not be read.
+func (l *Link) carry(pkt *Packet, info int64) {
+	wire, kind := infoWire(info), infoKind(info)
 	l.Packets++
 	l.Bytes += wire
 	if l.down {
@@ -500,9 +513,9 @@ func (l *Link) carry(pkt *Packet, wire int64, kind PacketKind) {
 		l.pausesSent++
 	}
 	if l.lane != nil {
-		l.eng.PostLane(l.lane, l.to, portArrive, 0, pkt)
+		l.eng.PostLane(l.lane, l.to, portArrive, info, pkt)
 	} else {
-		l.eng.After(l.Delay, l.to, portArrive, 0, pkt)
+		l.eng.After(l.Delay, l.to, portArrive, info, pkt)
 	}
 }
 

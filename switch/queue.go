@@ -48,6 +48,24 @@ func newEgressQueue(ports int) egressQueue {
 	return egressQueue{sub: make([]fabric.PacketQueue, ports), ring: make([]int32, ports)}
 }
 
+// egressFIFOs holds one priority's ingress FIFOs and round-robin rings
+// for every egress port of a switch, in two arrays, so that a FIFO's
+// address follows from the egress port, the ingress port and the
+// priority alone: the switch asks for the FIFO a packet will join before
+// its pipeline exit (Switch.Warm), without reading the egress queue first
+// to find where its FIFOs are.
+type egressFIFOs struct {
+	fifos []fabric.PacketQueue // [out*perQueue + in]
+	rings []int32              // [out*ports + i]
+}
+
+// queue gives egress port out its FIFOs (perQueue of them: one per
+// ingress port, or one) and ring, from the switch's arrays.
+func (f *egressFIFOs) queue(out, perQueue, ports int) egressQueue {
+	a, b := out*perQueue, out*ports
+	return egressQueue{sub: f.fifos[a : a+perQueue : a+perQueue], ring: f.rings[b : b+ports : b+ports]}
+}
+
 // account brings the time integrals up to now.
 func (q *egressQueue) account(now sim.Time) {
 	dt := float64(now - q.last)

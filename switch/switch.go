@@ -75,6 +75,11 @@ type Switch struct {
 	headroomTotal int64
 	refresh       [][8]sim.Timer
 
+	// The egress queues' FIFOs and rings by priority (queue.go), made
+	// when a priority is first queued; perQueue is the FIFOs of one queue.
+	fifos    [8]egressFIFOs
+	perQueue int
+
 	// DWRR state per egress port.
 	dwrrOrder []uint8 // weighted priorities, ascending
 	quantum   [8]int64
@@ -106,7 +111,7 @@ type portState struct {
 
 // Switch event kinds.
 const (
-	evForward int32 = iota
+	evForward int32 = iota // N: forwardInfo
 	evPauseRefresh
 	evWatchdog
 	evWatchdogRestore
@@ -141,6 +146,10 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		cutThrough: prof.CutThrough, floodLossless: prof.FloodLossless,
 		ecnEnqueue: prof.ECN.Enabled && prof.ECN.AtEnqueue,
 		ecnDequeue: prof.ECN.Enabled && !prof.ECN.AtEnqueue,
+	}
+	s.perQueue = n
+	if prof.EgressFIFO {
+		s.perQueue = 1
 	}
 	if prof.ECMPPerSwitch {
 		s.ecmpSeed = fabric.SwitchECMPSeed(prof.ECMPSeed, name)
@@ -306,17 +315,17 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 	}
 	s.pipeline++
 	if s.cutThrough {
-		s.eng.After(delay, s, evForward, int64(out), p)
+		s.eng.After(delay, s, evForward, forwardInfo(out, p), p)
 		return
 	}
 	// Store-and-forward: every packet waits the same latency, in the
 	// engine's lane for it (sim.Lane), which every switch of this latency
 	// shares.
 	if s.pipeLane != nil {
-		s.eng.PostLane(s.pipeLane, s, evForward, int64(out), p)
+		s.eng.PostLane(s.pipeLane, s, evForward, forwardInfo(out, p), p)
 		return
 	}
-	s.eng.After(delay, s, evForward, int64(out), p)
+	s.eng.After(delay, s, evForward, forwardInfo(out, p), p)
 }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
@@ -341,7 +350,7 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evForward:
 		s.pipeline--
-		s.enqueue(ev.Data.(*fabric.Packet), int(ev.N))
+		s.enqueue(ev.Data.(*fabric.Packet), forwardOut(ev.N))
 	case evWatchdog:
 		s.watchdogCheck(int(ev.N/8), uint8(ev.N%8))
 	case evWatchdogRestore:
@@ -363,11 +372,12 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 	prio := p.Priority
 	q := &s.queues[out][prio]
 	if q.sub == nil {
-		fifos := len(s.ports)
-		if s.Prof.EgressFIFO {
-			fifos = 1
+		f := &s.fifos[prio]
+		if f.fifos == nil {
+			n := len(s.ports)
+			f.fifos, f.rings = make([]fabric.PacketQueue, n*s.perQueue), make([]int32, n*n)
 		}
-		*q = newEgressQueue(fifos)
+		*q = f.queue(out, s.perQueue, len(s.ports))
 	}
 	if s.lossless&(1<<prio) == 0 && q.Bytes+p.Frame() > s.Prof.EgressThreshold.Limit(s.sharedFree()) {
 		s.dropQueued(p, DropEgress)
@@ -514,19 +524,42 @@ func (s *Switch) WarmTx(port *fabric.Port, prio uint8) {
 
 // WarmRx asks for the ingress account and the routing entry an arriving
 // packet will read.
-func (s *Switch) WarmRx(port *fabric.Port, p *fabric.Packet) {
-	sim.Prefetch(&s.ps[port.Index].in[p.Priority&7])
-	s.routes.Prefetch(s.ID, p.Dst)
+func (s *Switch) WarmRx(port *fabric.Port, prio uint8, dst fabric.NodeID) {
+	sim.Prefetch(&s.ps[port.Index].in[prio&7])
+	s.routes.Prefetch(s.ID, dst)
 }
 
-// Warm asks for the egress queue and port state a pipeline exit will
-// read (sim.Warmer).
-func (s *Switch) Warm(kind int32, n int64, data any) {
-	if kind != evForward || n < 0 || n >= int64(len(s.ps)) {
+// forwardInfo packs a pipeline exit's egress port, with the packet's
+// priority and ingress port for Warm, which must not wait for the packet:
+// bits 0-23 the egress port, 24-26 the priority, 32-63 the ingress port.
+func forwardInfo(out int, p *fabric.Packet) int64 {
+	return int64(out)&(1<<24-1) | int64(p.Priority&7)<<24 | int64(uint32(p.InPort))<<32
+}
+
+// forwardOut is a pipeline exit's egress port (forwardInfo).
+func forwardOut(n int64) int { return int(n & (1<<24 - 1)) }
+
+// Warm asks for the egress queue, its port's state, the ingress FIFO the
+// packet will join and the egress port's first line, all that a pipeline
+// exit will read (sim.Warmer).
+func (s *Switch) Warm(kind int32, n int64, _ any) {
+	out := forwardOut(n)
+	if kind != evForward || out >= len(s.ps) {
 		return
 	}
-	q := &s.queues[n][data.(*fabric.Packet).Priority&7]
+	prio := uint8(n>>24) & 7
+	q := &s.queues[out][prio]
 	sim.Prefetch(q)
 	sim.Prefetch(&q.Len)
-	sim.Prefetch(&s.ps[n])
+	sim.Prefetch(&s.ps[out])
+	sim.Prefetch(s.ports[out])
+	if f := s.fifos[prio].fifos; f != nil {
+		in := 0
+		if s.perQueue > 1 {
+			in = int(int32(n >> 32))
+		}
+		if i := out*s.perQueue + in; uint(i) < uint(len(f)) {
+			sim.Prefetch(&f[i])
+		}
+	}
 }
