@@ -331,7 +331,10 @@ type ring[T any] struct {
 
 func (r *ring[T]) len() int { return r.size }
 
-func (r *ring[T]) push(x T) {
+func (r *ring[T]) push(x T) { *r.grow() = x }
+
+// grow adds a slot at the tail and returns it, for the caller to fill.
+func (r *ring[T]) grow() *T {
 	if r.size == len(r.buf) {
 		nb := make([]T, max(16, 2*len(r.buf)))
 		for i := 0; i < r.size; i++ {
@@ -339,8 +342,9 @@ func (r *ring[T]) push(x T) {
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[(r.head+r.size)&(len(r.buf)-1)] = x
+	x := &r.buf[(r.head+r.size)&(len(r.buf)-1)]
 	r.size++
+	return x
 }
 
 // peek returns the head in place.
@@ -349,6 +353,14 @@ func (r *ring[T]) peek() *T { return &r.buf[r.head] }
 // at returns the i-th item from the head in place (wrapping around the
 // buffer: past the tail it is a stale or empty slot).
 func (r *ring[T]) at(i int) *T { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+
+// skip drops the head without clearing its slot, for a ring whose items
+// point only at what outlives them (a lane's handlers and pooled packets):
+// the slot is overwritten when the ring comes round to it.
+func (r *ring[T]) skip() {
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.size--
+}
 
 func (r *ring[T]) pop() T {
 	x := r.buf[r.head]

@@ -55,12 +55,18 @@ func (e *Engine) Lane(delay Time) *Lane {
 // cancelled (so PostLane returns no Timer), and they need no Event of
 // their own while they wait: the lane keeps their fields in its FIFO, in
 // order, and the engine hands the handler a scratch Event when one fires.
+// A fired item's slot is not cleared until the ring comes round to it
+// again, so h and data should outlive the event (handlers and pooled
+// packets do); the lane keeps them reachable until then.
 func (e *Engine) PostLane(l *Lane, h Handler, kind int32, n int64, data any) {
-	it := laneItem{at: e.now + l.delay, seq: e.seq, h: h, data: data, n: n, kind: kind}
+	// The item is written in place, field by field: building it first
+	// and pushing it copied its 64 bytes twice through the stack.
+	it := l.q.grow()
+	at, seq := e.now+l.delay, e.seq
+	it.at, it.seq, it.h, it.data, it.n, it.kind = at, seq, h, data, n, kind
 	e.seq++
-	l.q.push(it)
 	if l.q.size == 1 {
-		e.pushLaneHead(laneHead{at: it.at, seq: it.seq, lane: l})
+		e.pushLaneHead(laneHead{at: at, seq: seq, lane: l})
 	} else {
 		e.laneWaiting++
 	}
@@ -125,7 +131,7 @@ func (e *Engine) popLane() *Event {
 	it := l.q.peek()
 	ev := &e.scratch
 	ev.At, ev.H, ev.Data, ev.N, ev.Kind = it.at, it.h, it.data, it.n, it.kind
-	l.q.pop()
+	l.q.skip()
 	if l.q.size == 0 {
 		n := len(e.laneHeads) - 1
 		e.laneHeads[0] = e.laneHeads[n]

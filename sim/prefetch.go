@@ -36,14 +36,19 @@ func (e *Engine) prefetchNext() {
 			w.Warm(it.kind, it.n, it.data)
 		}
 		// The event after it: the next of its lane, or the head of
-		// another lane (the heap's second level holds the next smallest).
+		// another lane (the heap's second level holds the next smallest),
+		// compared by the keys the lane heads keep, not by reading the
+		// other lanes' items.
 		var it2 *laneItem
+		var at2 Time
+		var seq2 uint64
 		if l.q.size > 1 {
 			it2 = l.q.at(1)
+			at2, seq2 = it2.at, it2.seq
 		}
 		for j := 1; j <= 2 && j < len(e.laneHeads); j++ {
-			if c := e.laneHeads[j].lane.q.peek(); it2 == nil || earlier(c.at, c.seq, it2.at, it2.seq) {
-				it2 = c
+			if h := &e.laneHeads[j]; it2 == nil || earlier(h.at, h.seq, at2, seq2) {
+				it2, at2, seq2 = h.lane.q.peek(), h.at, h.seq
 			}
 		}
 		if it2 != nil {
