@@ -313,7 +313,7 @@ func (p *Port) startNext() {
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
 	if l := p.txLane(d); l != nil {
-		p.eng.PostLane(l, p, portTxDone, frameInfo(pkt), pkt)
+		p.eng.PostLaneUnread(l, p, portTxDone, frameInfo(pkt), pkt)
 	} else {
 		p.eng.After(d, p, portTxDone, frameInfo(pkt), pkt)
 	}

@@ -59,11 +59,23 @@ func (e *Engine) Lane(delay Time) *Lane {
 // again, so h and data should outlive the event (handlers and pooled
 // packets do); the lane keeps them reachable until then.
 func (e *Engine) PostLane(l *Lane, h Handler, kind int32, n int64, data any) {
+	e.postLane(l, h, kind, n, data, false)
+}
+
+// PostLaneUnread is PostLane for an event whose handler passes data on
+// without reading what it points to (a transmission's end hands its frame
+// to the link): the engine then does not prefetch data before the event
+// fires (prefetchNext), which would cost a line the event never touches.
+func (e *Engine) PostLaneUnread(l *Lane, h Handler, kind int32, n int64, data any) {
+	e.postLane(l, h, kind, n, data, true)
+}
+
+func (e *Engine) postLane(l *Lane, h Handler, kind int32, n int64, data any, unread bool) {
 	// The item is written in place, field by field: building it first
 	// and pushing it copied its 64 bytes twice through the stack.
 	it := l.q.grow()
 	at, seq := e.now+l.delay, e.seq
-	it.at, it.seq, it.h, it.data, it.n, it.kind = at, seq, h, data, n, kind
+	it.at, it.seq, it.h, it.data, it.n, it.kind, it.unread = at, seq, h, data, n, kind, unread
 	e.seq++
 	if l.q.size == 1 {
 		e.pushLaneHead(laneHead{at: at, seq: seq, lane: l})
@@ -155,6 +167,7 @@ type laneItem struct {
 	seq  uint64
 	h    Handler
 	data any
-	n    int64
-	kind int32
+	n      int64
+	kind   int32
+	unread bool // posted with PostLaneUnread: data is not prefetched
 }

@@ -100,6 +100,9 @@ func (h *laneBench) HandleEvent(ev *Event) {
 // TestEventIsOneCacheLine: an event is 64 bytes, so that firing one loads
 // one cache line.
 func TestEventIsOneCacheLine(t *testing.T) {
+	if size := unsafe.Sizeof(laneItem{}); size != 64 {
+		t.Errorf("laneItem is %d bytes, want 64", size)
+	}
 	if size := unsafe.Sizeof(Event{}); size != 64 {
 		t.Errorf("Event is %d bytes, want 64", size)
 	}

@@ -57,12 +57,15 @@ func (e *Engine) prefetchNext() {
 	}
 }
 
-// prefetchItem asks for a lane event's handler (two lines) and argument.
+// prefetchItem asks for a lane event's handler (two lines) and argument,
+// unless the handler will not read the argument (PostLaneUnread).
 func prefetchItem(it *laneItem) {
 	h := uintptr((*iface)(unsafe.Pointer(&it.h)).data)
 	prefetch(h)
 	prefetch(h + 64)
-	prefetch(uintptr((*iface)(unsafe.Pointer(&it.data)).data))
+	if !it.unread {
+		prefetch(uintptr((*iface)(unsafe.Pointer(&it.data)).data))
+	}
 }
 
 // A Warmer is a handler that can ask for the state a lane event of its
