@@ -517,9 +517,7 @@ var (
 func (s *Switch) WarmTx(port *fabric.Port, prio uint8) {
 	o := port.Index
 	sim.Prefetch(&s.ps[o])
-	q := &s.queues[o][prio&7]
-	sim.Prefetch(q)
-	sim.Prefetch(&q.Len)
+	sim.Prefetch(&s.queues[o][prio&7])
 }
 
 // WarmRx asks for the ingress account and the routing entry an arriving
@@ -548,9 +546,7 @@ func (s *Switch) Warm(kind int32, n int64, _ any) {
 		return
 	}
 	prio := uint8(n>>24) & 7
-	q := &s.queues[out][prio]
-	sim.Prefetch(q)
-	sim.Prefetch(&q.Len)
+	sim.Prefetch(&s.queues[out][prio])
 	sim.Prefetch(&s.ps[out])
 	sim.Prefetch(s.ports[out])
 	if f := s.fifos[prio].fifos; f != nil {
