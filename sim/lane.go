@@ -163,10 +163,10 @@ func (e *Engine) popLane() *Event {
 
 // laneItem is a waiting lane event: 64 bytes, read in order.
 type laneItem struct {
-	at   Time
-	seq  uint64
-	h    Handler
-	data any
+	at     Time
+	seq    uint64
+	h      Handler
+	data   any
 	n      int64
 	kind   int32
 	unread bool // posted with PostLaneUnread: data is not prefetched
