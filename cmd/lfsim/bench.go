@@ -45,6 +45,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	child := fs.Bool("child", false, "internal: run one scenario and print its figures as JSON")
 	stopAt := fs.String("stop-at", "", "override stop.at (e.g. 2ms)")
 	cpuProf := fs.String("cpuprofile", "", "with one scenario and -n 1: write a CPU profile of its run (go tool pprof)")
+	vs := fs.String("vs", "", "another lfsim binary to pair with this one: the two run in turn and a second table gives the ratios of their run times")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
@@ -79,33 +80,28 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "scenario\tevents\tpacket-hops\twall s\tevents/s\tpacket-hops/s\tsim time/wall s\tpeak RSS MiB\truns\t\n")
 	code := exitOK
+	var pairs []benchPairs
 	for _, f := range files {
 		fmt.Fprintf(stderr, "running %s...\n", f)
-		var rs []benchResult
+		var rs, others []benchResult
 		for i := 0; i < *runs; i++ {
-			cargs := []string{"bench", "--child", f}
-			if *stopAt != "" {
-				cargs = append(cargs, "--stop-at", *stopAt)
-			}
-			if *cpuProf != "" {
-				cargs = append(cargs, "--cpuprofile", *cpuProf)
-			}
-			cmd := exec.Command(exe, cargs...)
-			cmd.Stderr = stderr
-			out, err := cmd.Output()
-			var r benchResult
-			if err == nil {
-				err = json.Unmarshal(out, &r)
+			r, err := runBenchChild(exe, f, *stopAt, *cpuProf, stderr)
+			var o benchResult
+			if err == nil && *vs != "" {
+				o, err = runBenchChild(*vs, f, *stopAt, "", stderr)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "lfsim bench: %s: %v\n", f, err)
 				code = exitFailed
 				break
 			}
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				r.MaxRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
-			}
 			rs = append(rs, r)
+			if *vs != "" {
+				others = append(others, o)
+			}
+		}
+		if len(others) > 0 {
+			pairs = append(pairs, benchPairs{name: scenarioName(f), this: rs, other: others})
 		}
 		if len(rs) == 0 {
 			continue
@@ -115,22 +111,59 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			for i, r := range rs {
 				xs[i] = f(r)
 			}
-			sort.Float64s(xs)
-			if len(xs)%2 == 1 {
-				return xs[len(xs)/2]
-			}
-			return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+			return median(xs)
 		}
 		wall := med(func(r benchResult) float64 { return r.Wall })
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2fM\t%.2fM\t%.3gms\t%.0f\t%d\t\n",
-			strings.TrimSuffix(filepath.Base(f), ".yaml"), rs[0].Events, rs[0].PacketHops, wall,
+			scenarioName(f), rs[0].Events, rs[0].PacketHops, wall,
 			med(func(r benchResult) float64 { return float64(r.Events) / r.Wall / 1e6 }),
 			med(func(r benchResult) float64 { return float64(r.PacketHops) / r.Wall / 1e6 }),
 			med(func(r benchResult) float64 { return float64(r.SimNs) / 1e6 / r.Wall }),
 			med(func(r benchResult) float64 { return float64(r.MaxRSS) / (1 << 20) }), len(rs))
 	}
 	tw.Flush()
+	if len(pairs) > 0 {
+		fmt.Fprintf(stdout, "\npaired with %s, run in turn (ratio: this build's run time over the other's, pair by pair):\n", *vs)
+		writePairs(stdout, pairs)
+	}
 	return code
+}
+
+// runBenchChild runs `exe bench --child FILE` and reads its figures and
+// its peak resident memory.
+func runBenchChild(exe, file, stopAt, cpuProf string, stderr io.Writer) (benchResult, error) {
+	cargs := []string{"bench", "--child", file}
+	if stopAt != "" {
+		cargs = append(cargs, "--stop-at", stopAt)
+	}
+	if cpuProf != "" {
+		cargs = append(cargs, "--cpuprofile", cpuProf)
+	}
+	cmd := exec.Command(exe, cargs...)
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	var r benchResult
+	if err == nil {
+		err = json.Unmarshal(out, &r)
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", exe, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSS = int64(ru.Maxrss) * 1024 // kilobytes on Linux
+	}
+	return r, nil
+}
+
+func scenarioName(file string) string { return strings.TrimSuffix(filepath.Base(file), ".yaml") }
+
+// median of xs, which it sorts.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	if len(xs)%2 == 1 {
+		return xs[len(xs)/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
 // benchChild builds and runs one scenario, writing nothing but its

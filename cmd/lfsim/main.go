@@ -5,7 +5,7 @@
 //	lfsim list
 //	lfsim report DIR...
 //	lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
-//	lfsim bench [NAME...]
+//	lfsim bench [NAME...] [-n RUNS] [--vs OTHER-LFSIM]
 //
 // With no scenario, `lfsim run` runs the embedded default, an 8-to-1
 // incast. See SCENARIO.md for the scenario format and OUTPUTS.md for what a
@@ -44,9 +44,10 @@ Usage:
                       run a sweep's points in parallel (resuming: complete
                       points are skipped), then write sweep.csv and a
                       comparison report; see docs/SWEEPS.md
-  lfsim bench [NAME...] [-n RUNS]
+  lfsim bench [NAME...] [-n RUNS] [--vs OTHER-LFSIM]
                       run the performance suite (bench/*.yaml) and print
-                      events/s, packet-hops/s and peak memory
+                      events/s, packet-hops/s and peak memory; with --vs,
+                      also run another build in turn and print the ratios
   lfsim help          show this
 
 Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
