@@ -43,7 +43,9 @@ func TestBenchVs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("LFSIM_TEST_AS_MAIN", "1")
-	row := regexp.MustCompile(`(?m)^\s*tiny\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+(.+)$`)
+	// scenario, this and other wall s, ratio, min, max, pairs, this and
+	// other RSS MiB, same work
+	row := regexp.MustCompile(`(?m)^\s*tiny\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+\d+\s+\d+\s+(.+)$`)
 
 	t.Run("itself", func(t *testing.T) {
 		code, stdout, stderr := lfsim(t, "bench", "--dir", dir, "-n", "3", "--vs", self, "tiny")
