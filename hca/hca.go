@@ -137,9 +137,21 @@ const (
 )
 
 var (
-	_ fabric.Owner = (*HCA)(nil)
-	_ sim.Handler  = (*HCA)(nil)
+	_ fabric.Owner    = (*HCA)(nil)
+	_ sim.LaneHandler = (*HCA)(nil)
 )
+
+// Warm is the engine's hint for the HCA's next lane event, the end of the
+// receive pipeline (sim.LaneHandler): it asks for nothing beyond the
+// HCA's first lines and the packet, which the engine asks for itself.
+func (h *HCA) Warm(int32, int64, any) {}
+
+// WarmTx and WarmRx are the port's hints (fabric.Owner): the HCA's first
+// two lines, which choosing a frame and taking one start from.
+func (h *HCA) WarmTx(*fabric.Port, uint8) { sim.PrefetchTarget(h, 2) }
+
+// WarmRx: see WarmTx.
+func (h *HCA) WarmRx(*fabric.Port, uint8, fabric.NodeID) { sim.PrefetchTarget(h, 2) }
 
 // New attaches an HCA to its port.
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip uint32, prof Profile, port *fabric.Port) *HCA {

@@ -26,7 +26,8 @@ type Engine struct {
 	lanes       map[Time]*Lane // by delay (lane.go)
 	laneHeads   []laneHead     // a min-heap of the nonempty lanes' heads
 	laneWaiting int            // lane events behind their lane's head
-	scratch     Event          // a firing lane event (popLane)
+	scratch     Event          // a firing lane event (popLane), without its H
+	scratchH    LaneHandler    // its handler
 	stopped     bool
 	dead        int // cancelled events still in the heap
 
@@ -268,10 +269,11 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 		e.now = ev.At
 		e.events++
 		e.prefetchNext()
-		ev.H.HandleEvent(ev)
 		if ev == &e.scratch {
-			ev.H, ev.Data = nil, nil
+			e.scratchH.HandleEvent(ev)
+			ev.Data = nil
 		} else {
+			ev.H.HandleEvent(ev)
 			e.recycle(ev)
 		}
 		if e.progress != nil && e.events%e.progressEvery == 0 {

@@ -58,7 +58,7 @@ func (e *Engine) Lane(delay Time) *Lane {
 // A fired item's slot is not cleared until the ring comes round to it
 // again, so h and data should outlive the event (handlers and pooled
 // packets do); the lane keeps them reachable until then.
-func (e *Engine) PostLane(l *Lane, h Handler, kind int32, n int64, data any) {
+func (e *Engine) PostLane(l *Lane, h LaneHandler, kind int32, n int64, data any) {
 	e.postLane(l, h, kind, n, data, false)
 }
 
@@ -66,11 +66,11 @@ func (e *Engine) PostLane(l *Lane, h Handler, kind int32, n int64, data any) {
 // without reading what it points to (a transmission's end hands its frame
 // to the link): the engine then does not prefetch data before the event
 // fires (prefetchNext), which would cost a line the event never touches.
-func (e *Engine) PostLaneUnread(l *Lane, h Handler, kind int32, n int64, data any) {
+func (e *Engine) PostLaneUnread(l *Lane, h LaneHandler, kind int32, n int64, data any) {
 	e.postLane(l, h, kind, n, data, true)
 }
 
-func (e *Engine) postLane(l *Lane, h Handler, kind int32, n int64, data any, unread bool) {
+func (e *Engine) postLane(l *Lane, h LaneHandler, kind int32, n int64, data any, unread bool) {
 	// The item is written in place, field by field: building it first
 	// and pushing it copied its 64 bytes twice through the stack.
 	it := l.q.grow()
@@ -135,14 +135,17 @@ func (e *Engine) siftLaneHeads() {
 }
 
 // popLane fires the head of the earliest lane: the event is handed over
-// in the engine's scratch Event, and the lane's next event, if any, takes
+// in the engine's scratch Event, its handler in scratchH (not in the
+// Event's H, which would cost a conversion between interface types per
+// event; Run calls it), and the lane's next event, if any, takes
 // its place among the lane heads (one sift instead of a pop and a push).
 func (e *Engine) popLane() *Event {
 	top := &e.laneHeads[0]
 	l := top.lane
 	it := l.q.peek()
 	ev := &e.scratch
-	ev.At, ev.H, ev.Data, ev.N, ev.Kind = it.at, it.h, it.data, it.n, it.kind
+	ev.At, ev.Data, ev.N, ev.Kind = it.at, it.data, it.n, it.kind
+	e.scratchH = it.h
 	l.q.skip()
 	if l.q.size == 0 {
 		n := len(e.laneHeads) - 1
@@ -165,7 +168,7 @@ func (e *Engine) popLane() *Event {
 type laneItem struct {
 	at     Time
 	seq    uint64
-	h      Handler
+	h      LaneHandler
 	data   any
 	n      int64
 	kind   int32

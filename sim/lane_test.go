@@ -22,6 +22,8 @@ type laneWorkload struct {
 	timers []Timer
 }
 
+func (w *laneWorkload) Warm(int32, int64, any) {}
+
 func (w *laneWorkload) HandleEvent(ev *Event) {
 	w.got = append(w.got, ev.N)
 	if w.next >= w.total {
@@ -88,6 +90,8 @@ type laneBench struct {
 	delays []Time
 	left   int
 }
+
+func (h *laneBench) Warm(int32, int64, any) {}
 
 func (h *laneBench) HandleEvent(ev *Event) {
 	if h.left <= 0 {

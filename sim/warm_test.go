@@ -19,7 +19,7 @@ func (w *warmRecorder) Warm(kind int32, n int64, data any) {
 }
 
 // TestWarmBeforeFire: the engine hints a lane event to its handler
-// (Warmer) with the event's kind, N and Data one event ahead, just before
+// (LaneHandler) with the event's kind, N and Data one event ahead, just before
 // the event before it fires, so every lane event but the first is warmed
 // once, before it fires.
 func TestWarmBeforeFire(t *testing.T) {

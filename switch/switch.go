@@ -508,8 +508,8 @@ func (s *Switch) resume(i int, prio uint8) {
 }
 
 var (
-	_ fabric.OwnerWarmer = (*Switch)(nil)
-	_ sim.Warmer         = (*Switch)(nil)
+	_ fabric.Owner    = (*Switch)(nil)
+	_ sim.LaneHandler = (*Switch)(nil)
 )
 
 // WarmTx asks for the port's state and the egress queue a transmission's
@@ -539,7 +539,7 @@ func forwardOut(n int64) int { return int(n & (1<<24 - 1)) }
 
 // Warm asks for the egress queue, its port's state, the ingress FIFO the
 // packet will join and the egress port's first line, all that a pipeline
-// exit will read (sim.Warmer).
+// exit will read (sim.LaneHandler).
 func (s *Switch) Warm(kind int32, n int64, _ any) {
 	out := forwardOut(n)
 	if kind != evForward || out >= len(s.ps) {
