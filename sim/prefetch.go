@@ -63,11 +63,11 @@ func (e *Engine) prefetchNext() {
 // unless the handler will not read the argument (PostLaneUnread).
 func prefetchItem(it *laneItem) {
 	h := uintptr((*iface)(unsafe.Pointer(&it.h)).data)
-	prefetch(h)
-	prefetch(h + 64)
+	d := h // asked for twice rather than branch around a third call
 	if !it.unread {
-		prefetch(uintptr((*iface)(unsafe.Pointer(&it.data)).data))
+		d = uintptr((*iface)(unsafe.Pointer(&it.data)).data)
 	}
+	prefetch3(h, h+64, d)
 }
 
 // A LaneHandler handles lane events (Engine.PostLane) and can ask for the
@@ -93,6 +93,23 @@ func Prefetch[T any](p *T) {
 	if p != nil {
 		prefetch(uintptr(unsafe.Pointer(p)))
 	}
+}
+
+// Prefetch2 asks for the cache lines at a and b in one call (see
+// Prefetch; a nil pointer is harmless). Asking for lines together costs
+// a third of asking for them one by one.
+func Prefetch2[A, B any](a *A, b *B) {
+	prefetch2(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)))
+}
+
+// Prefetch3 asks for the lines at a, b and c in one call (Prefetch2).
+func Prefetch3[A, B, C any](a *A, b *B, c *C) {
+	prefetch3(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)), uintptr(unsafe.Pointer(c)))
+}
+
+// Prefetch4 asks for the lines at a, b, c and d in one call (Prefetch2).
+func Prefetch4[A, B, C, D any](a *A, b *B, c *C, d *D) {
+	prefetch4(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)), uintptr(unsafe.Pointer(c)), uintptr(unsafe.Pointer(d)))
 }
 
 // PrefetchTarget asks for the first n cache lines of what x, an interface

@@ -5,3 +5,18 @@ package sim
 //
 //go:noescape
 func prefetch(addr uintptr)
+
+// prefetch2, prefetch3 and prefetch4 ask for two, three or four lines in
+// one call: a call into assembly costs about ten instructions around its
+// one PREFETCHT0 (the arguments go through the stack and the goroutine
+// register is restored after it), and a hint asks for several lines at
+// once. An address of 0 is harmless: a prefetch never faults.
+//
+//go:noescape
+func prefetch2(a, b uintptr)
+
+//go:noescape
+func prefetch3(a, b, c uintptr)
+
+//go:noescape
+func prefetch4(a, b, c, d uintptr)

@@ -40,3 +40,22 @@ func TestWarmBeforeFire(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefetchHarmless: the prefetch hints change nothing and never fault,
+// whatever they are given, nil included (a prefetch of an unmapped
+// address is dropped by the CPU).
+func TestPrefetchHarmless(t *testing.T) {
+	x, y := [4]int64{1, 2, 3, 4}, "y"
+	var nilInt *int64
+	var nilStr *string
+	Prefetch(&x)
+	Prefetch(nilInt)
+	Prefetch2(&x[0], &y)
+	Prefetch2(nilInt, nilStr)
+	Prefetch3(&x[1], nilStr, &x[3])
+	Prefetch4(nilInt, &y, &x[2], nilStr)
+	PrefetchTarget(any(&x), 2)
+	if x != [4]int64{1, 2, 3, 4} || y != "y" {
+		t.Fatalf("a prefetch changed memory: %v %q", x, y)
+	}
+}

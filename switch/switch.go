@@ -473,10 +473,10 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 		// the one before: asked for together, they arrive together. In a
 		// single FIFO the ingress port is the packet's to tell.
 		in := int(q.nextFIFO)
-		sim.Prefetch(q.next)
-		sim.Prefetch(&q.sub[in])
 		if len(q.sub) > 1 {
-			sim.Prefetch(&s.ps[in].in[prio])
+			sim.Prefetch3(q.next, &q.sub[in], &s.ps[in].in[prio])
+		} else {
+			sim.Prefetch2(q.next, &q.sub[in])
 		}
 	}
 	p := s.pop(o, prio)
@@ -516,8 +516,7 @@ var (
 // end will most likely read: the one of the priority just sent.
 func (s *Switch) WarmTx(port *fabric.Port, prio uint8) {
 	o := port.Index
-	sim.Prefetch(&s.ps[o])
-	sim.Prefetch(&s.queues[o][prio&7])
+	sim.Prefetch2(&s.ps[o], &s.queues[o][prio&7])
 }
 
 // WarmRx asks for the ingress account and the routing entry an arriving
@@ -546,16 +545,16 @@ func (s *Switch) Warm(kind int32, n int64, _ any) {
 		return
 	}
 	prio := uint8(n>>24) & 7
-	sim.Prefetch(&s.queues[out][prio])
-	sim.Prefetch(&s.ps[out])
-	sim.Prefetch(s.ports[out])
+	q := &s.queues[out][prio]
 	if f := s.fifos[prio].fifos; f != nil {
 		in := 0
 		if s.perQueue > 1 {
 			in = int(int32(n >> 32))
 		}
 		if i := out*s.perQueue + in; uint(i) < uint(len(f)) {
-			sim.Prefetch(&f[i])
+			sim.Prefetch4(q, &s.ps[out], s.ports[out], &f[i])
+			return
 		}
 	}
+	sim.Prefetch3(q, &s.ps[out], s.ports[out])
 }
