@@ -106,13 +106,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		if len(rs) == 0 {
 			continue
 		}
-		med := func(f func(r benchResult) float64) float64 {
-			xs := make([]float64, len(rs))
-			for i, r := range rs {
-				xs[i] = f(r)
-			}
-			return median(xs)
-		}
+		med := func(f func(r benchResult) float64) float64 { return medianOf(rs, f) }
 		wall := med(func(r benchResult) float64 { return r.Wall })
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%.2fM\t%.2fM\t%.3gms\t%.0f\t%d\t\n",
 			scenarioName(f), rs[0].Events, rs[0].PacketHops, wall,
@@ -156,6 +150,15 @@ func runBenchChild(exe, file, stopAt, cpuProf string, stderr io.Writer) (benchRe
 }
 
 func scenarioName(file string) string { return strings.TrimSuffix(filepath.Base(file), ".yaml") }
+
+// medianOf is the median of f over the runs rs.
+func medianOf(rs []benchResult, f func(benchResult) float64) float64 {
+	xs := make([]float64, len(rs))
+	for i, r := range rs {
+		xs[i] = f(r)
+	}
+	return median(xs)
+}
 
 // median of xs, which it sorts.
 func median(xs []float64) float64 {

@@ -46,6 +46,18 @@ func TestBenchVs(t *testing.T) {
 	// scenario, this and other wall s, ratio, min, max, pairs, this and
 	// other RSS MiB, same work
 	row := regexp.MustCompile(`(?m)^\s*tiny\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(\d+)\s+\d+\s+\d+\s+(.+)$`)
+	pairedRow := func(t *testing.T, stdout string) []string {
+		t.Helper()
+		i := strings.Index(stdout, "paired with")
+		if i < 0 {
+			t.Fatalf("no paired table:\n%s", stdout)
+		}
+		m := row.FindStringSubmatch(stdout[i:])
+		if m == nil {
+			t.Fatalf("no paired row for tiny:\n%s", stdout)
+		}
+		return m
+	}
 
 	t.Run("itself", func(t *testing.T) {
 		code, stdout, stderr := lfsim(t, "bench", "--dir", dir, "-n", "3", "--vs", self, "tiny")
@@ -55,10 +67,7 @@ func TestBenchVs(t *testing.T) {
 		if !strings.Contains(stdout, "paired with "+self) {
 			t.Fatalf("no paired table:\n%s", stdout)
 		}
-		m := row.FindStringSubmatch(stdout[strings.Index(stdout, "paired with"):])
-		if m == nil {
-			t.Fatalf("no paired row for tiny:\n%s", stdout)
-		}
+		m := pairedRow(t, stdout)
 		ratio, _ := strconv.ParseFloat(m[3], 64)
 		lo, _ := strconv.ParseFloat(m[4], 64)
 		hi, _ := strconv.ParseFloat(m[5], 64)
@@ -80,10 +89,7 @@ func TestBenchVs(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		m := row.FindStringSubmatch(stdout[strings.Index(stdout, "paired with"):])
-		if m == nil {
-			t.Fatalf("no paired row for tiny:\n%s", stdout)
-		}
+		m := pairedRow(t, stdout)
 		if want := "vs 7)"; !strings.HasPrefix(m[7], "no (events ") || !strings.HasSuffix(m[7], want) {
 			t.Errorf("same work %q, want no (events N vs 7)", m[7])
 		}

@@ -41,13 +41,6 @@ func writePairs(w io.Writer, ps []benchPairs) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "scenario\tthis wall s\tother wall s\tratio\tmin\tmax\tpairs\tthis RSS MiB\tother RSS MiB\tsame work\t\n")
 	for _, p := range ps {
-		med := func(rs []benchResult, f func(benchResult) float64) float64 {
-			xs := make([]float64, len(rs))
-			for i, r := range rs {
-				xs[i] = f(r)
-			}
-			return median(xs)
-		}
 		wall := func(r benchResult) float64 { return r.Wall }
 		rss := func(r benchResult) float64 { return float64(r.MaxRSS) / (1 << 20) }
 		rs := p.ratios()
@@ -57,8 +50,8 @@ func writePairs(w io.Writer, ps []benchPairs) {
 			same = fmt.Sprintf("no (events %d vs %d)", p.this[0].Events, p.other[0].Events)
 		}
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%d\t%.0f\t%.0f\t%s\t\n",
-			p.name, med(p.this, wall), med(p.other, wall), m, rs[0], rs[len(rs)-1], len(rs),
-			med(p.this, rss), med(p.other, rss), same)
+			p.name, medianOf(p.this, wall), medianOf(p.other, wall), m, rs[0], rs[len(rs)-1], len(rs),
+			medianOf(p.this, rss), medianOf(p.other, rss), same)
 	}
 	tw.Flush()
 }
