@@ -29,13 +29,15 @@ func NewNetwork(eng *sim.Engine, t *Topology) *Network {
 	}
 	for _, l := range t.Links {
 		a, b := n.Ports[l.A][l.APort], n.Ports[l.B][l.BPort]
-		ab := &Link{Delay: l.Delay, eng: eng, to: b}
-		ba := &Link{Delay: l.Delay, eng: eng, to: a}
+		ab := &Link{Delay: l.Delay, eng: eng, from: a, to: b}
+		ba := &Link{Delay: l.Delay, eng: eng, from: b, to: a}
 		if l.Delay > 0 {
 			ab.lane, ba.lane = eng.Lane(l.Delay), eng.Lane(l.Delay)
 		}
 		a.out, b.out = ab, ba
 		a.peer, b.peer = b, a
+		ab.updateFastCarry()
+		ba.updateFastCarry()
 		n.Links = append(n.Links, ab, ba)
 	}
 	return n
@@ -51,7 +53,7 @@ func (n *Network) sumLinks(count func(l *Link) int64) int64 {
 }
 
 // PacketHops is the number of frames that have crossed a link so far.
-func (n *Network) PacketHops() int64 { return n.sumLinks(func(l *Link) int64 { return l.Packets }) }
+func (n *Network) PacketHops() int64 { return n.sumLinks((*Link).Packets) }
 
 // InFlightOnLinks counts frames on the wire now.
 func (n *Network) InFlightOnLinks() int {

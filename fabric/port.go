@@ -17,18 +17,6 @@ type Owner interface {
 	// Receive takes a packet whose last bit has arrived on port. PFC frames
 	// never reach it: the port acts on them itself.
 	Receive(p *Packet, port *Port)
-	// WarmTx and WarmRx ask for the state a port's next event will have
-	// the owner touch (prefetch hints, sim.Prefetch: they change nothing
-	// else; an owner with nothing to ask for leaves them empty). WarmTx:
-	// the port's transmission of a frame of priority prio is about to
-	// end, and the owner will choose the next frame. WarmRx: a frame of
-	// priority prio for host dst is about to arrive on the port. Both are
-	// told what they need of the frame rather than given it: the frame
-	// itself may still be on its way to the caches. (They are part of
-	// Owner rather than asked for by a type assertion on every event,
-	// which cost about 25 instructions an event.)
-	WarmTx(port *Port, prio uint8)
-	WarmRx(port *Port, prio uint8, dst NodeID)
 }
 
 // PortStats are a port's counters. Byte counts are wire bytes (preamble
@@ -51,24 +39,35 @@ type PortStats struct {
 // PFC frames from the peer, and a receiver that hands arrivals to the
 // owner.
 //
-// What every frame touches comes first: the transmitter's state in the
-// first cache line, the receiver's count, the port's index and the
-// per-frame counters in the second (TestPortHotFields), so that a frame
-// costs a port two cache lines rather than four or five. Ports are
-// allocated one by one, 576 bytes each, so each starts on a line.
+// What every frame touches comes first (TestPortHotFields): the
+// transmitter's state and the owner's bits in the first cache line; in
+// the second, the link's arrival lane, so that a transmission's end hands
+// its frame on without reading the Link, the addresses of the owner's
+// state for the next frame (warmHints) and the receiver's count; the
+// port's index and the per-frame counters in the third. The engine asks
+// for all three lines two events ahead (sim.LaneHandler). Ports are allocated
+// one by one, 640 bytes each, so each starts on a line.
 type Port struct {
 	eng     *sim.Engine
 	owner   Owner
-	out     *Link
-	sending *Packet   // the frame on the transmitter now
+	peer    *Port     // the other end: where frames arrive
+	sending *Packet   // the frame on the transmitter now; nil when idle
 	lane    *sim.Lane // the transmit lane used last (txLane)
 	Rate    Rate
 
-	busy       bool
 	choosing   bool  // inside owner.NextPacket: a Kick now must wait
 	down       bool  // the link is cut: nothing is sent or received
 	paused     uint8 // bit i: priority i is paused
 	hasControl bool  // control holds frames
+	// fastCarry: the link's frames go straight into its arrival lane
+	// (up, no random loss, a lane for its delay), so the end of a
+	// transmission need not read the Link (Link.carry).
+	fastCarry bool
+	// OwnerBits are three bytes of per-port state the owner keeps here,
+	// in the line every frame touches, rather than in a line of its own
+	// (a switch: its non-empty egress priorities and its PFC watchdog's
+	// masks). The port never reads them.
+	OwnerBits [3]uint8
 
 	// OnTx, if set, is told of every frame (data and PFC) as its first bit
 	// goes on the wire; the peer's OnTx sees the other direction. It must
@@ -77,13 +76,16 @@ type Port struct {
 	// arrived counts the frames that reached the port (down or not), and
 	// pausesArrived the PFC frames among them: with its link's counts of
 	// frames carried, they give what is still on the wire (Link.InFlight).
-	arrived int64
-	Index   int
-	Stats   PortStats // its first five counters are per frame
+	arrivalLane *sim.Lane // the link's lane (Link.lane), for fastCarry
+	warm        warmHints // where the owner's state for the next frame is
+	arrived     int64
+	Index       int
+	Stats       PortStats // its first five counters are per frame
 
 	control       PacketQueue // PFC frames, sent before data and never paused
 	otherLane     *sim.Lane   // the transmit lane used before lane
 	pausesArrived int64       // the PFC frames among arrived
+	out           *Link
 
 	Node NodeID
 	Name string // "s0:p8"
@@ -103,7 +105,6 @@ type Port struct {
 	OnPauseState func(p *Port, prio uint8, paused bool)
 
 	pool *Pool
-	peer *Port
 
 	pausedUntil [8]sim.Time
 	pausedSince [8]sim.Time
@@ -148,16 +149,18 @@ var (
 	_ sim.LaneHandler = (*Port)(nil)
 )
 
-// Warm is the engine's hint for the port's next event (sim.LaneHandler): the
-// end of a transmission asks for the link it hands the frame to, and the
-// owner is asked to warm what it will read (Owner.WarmTx, WarmRx).
+// Warm is the engine's hint for the port's next event (sim.LaneHandler):
+// it asks for what the owner will read (warmHints), and the end of a
+// transmission for the link too, when the frame will go through it.
 func (p *Port) Warm(kind int32, n int64, _ any) {
 	switch kind {
 	case portTxDone:
-		sim.Prefetch(p.out)
-		p.owner.WarmTx(p, infoPrio(n))
+		p.warm.tx(infoPrio(n))
+		if !p.fastCarry {
+			sim.Prefetch(p.out)
+		}
 	case portArrive:
-		p.owner.WarmRx(p, infoPrio(n), infoDst(n))
+		p.warm.rx(infoPrio(n), infoDst(n))
 	}
 }
 
@@ -190,6 +193,7 @@ func (p *Port) SetDown(down bool) {
 	}
 	p.down = down
 	p.out.down = down
+	p.out.updateFastCarry()
 	if down {
 		for pkt := p.control.Pop(); pkt != nil; pkt = p.control.Pop() {
 			p.pool.Put(pkt)
@@ -217,7 +221,7 @@ func (p *Port) Peer() *Port { return p.peer }
 func (p *Port) Link() *Link { return p.out }
 
 // Busy reports whether a frame is being sent.
-func (p *Port) Busy() bool { return p.busy }
+func (p *Port) Busy() bool { return p.sending != nil }
 
 // Sending returns the frame being transmitted, or nil.
 func (p *Port) Sending() *Packet { return p.sending }
@@ -243,7 +247,7 @@ func (p *Port) PausedTime(prio uint8) sim.Time {
 // owner's NextPacket (a rate change as a packet is built) does nothing:
 // the port is about to start that packet anyway.
 func (p *Port) Kick() {
-	if !p.busy && !p.choosing {
+	if p.sending == nil && !p.choosing {
 		p.startNext()
 	}
 }
@@ -297,7 +301,6 @@ func (p *Port) startNext() {
 			return
 		}
 	}
-	p.busy = true
 	p.sending = pkt
 	if p.OnTx != nil {
 		p.OnTx(p, pkt)
@@ -336,11 +339,15 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case portTxDone:
 		wire := infoWire(ev.N)
-		p.busy = false
 		p.sending = nil
 		p.Stats.TxPackets++
 		p.Stats.TxBytes += wire
-		p.out.carry(ev.Data.(*Packet), ev.N)
+		if p.fastCarry && infoKind(ev.N) != KindPause {
+			// Link.carry's common case, without reading the link.
+			p.eng.PostLane(p.arrivalLane, p.peer, portArrive, ev.N, ev.Data)
+		} else {
+			p.out.carry(ev.Data.(*Packet), ev.N)
+		}
 		p.startNext()
 	case portArrive:
 		p.arrive(ev.Data.(*Packet))
@@ -454,19 +461,18 @@ func (p *Port) armWake() {
 // a time and all take the same delay, so they arrive in order: each
 // arrival is an event for the receiving port, carrying its frame, in the
 // engine's lane for that delay (sim.Lane), shared by every link of the
-// same length. The link itself is not touched when a frame arrives.
+// same length. While the link is up, loses nothing at random and has a
+// lane, the transmitting port posts its data frames' arrivals itself
+// (Port.fastCarry) and the link is not touched at all; its counts of
+// frames and bytes carried are the port's.
 type Link struct {
-	// Packets and Bytes count frames carried (wire bytes).
-	Packets, Bytes int64
-	sent           int64 // frames handed on to the receiving port
-	lossRate       float64
-	eng            *sim.Engine
-	lane           *sim.Lane // nil for a zero delay, or when the engine has no lane left
-	to             *Port
-	down           bool
-	// What a frame touches ends here, in the first cache line; the rest
-	// is read when frames are lost or counted. A Link is 128 bytes, so
-	// that each starts on a line.
+	from     *Port
+	to       *Port
+	eng      *sim.Engine
+	lane     *sim.Lane // nil for a zero delay, or when the engine has no lane left
+	down     bool
+	lossRate float64
+	lossRNG  *rand.Rand
 
 	Delay sim.Time
 	// Lost counts frames the link dropped at random (SetLoss).
@@ -474,24 +480,40 @@ type Link struct {
 	// DownDrops counts frames lost because the link was cut (Port.SetDown):
 	// sent into a cut link, or arriving at a cut port.
 	DownDrops  int64
-	pausesSent int64 // the PFC frames among sent
-	lossRNG    *rand.Rand
-	_          [24]byte
+	sentDown   int64 // the frames among DownDrops that were sent into the cut link
+	pausesSent int64 // PFC frames handed on to the receiving port
 }
+
+// Packets returns the frames put on the link (those lost included): every
+// frame its port sent.
+func (l *Link) Packets() int64 { return l.from.Stats.TxPackets }
+
+// Bytes returns the wire bytes of Packets.
+func (l *Link) Bytes() int64 { return l.from.Stats.TxBytes }
 
 // SetLoss makes the link drop each frame other than PFC frames with
 // probability rate (a faulty cable or optic; 0 turns it off), drawing from
 // rng, which should be the link's own stream.
-func (l *Link) SetLoss(rate float64, rng *rand.Rand) { l.lossRate, l.lossRNG = rate, rng }
+func (l *Link) SetLoss(rate float64, rng *rand.Rand) {
+	l.lossRate, l.lossRNG = rate, rng
+	l.updateFastCarry()
+}
+
+// updateFastCarry says whether the transmitting port may skip the link
+// (Port.fastCarry): while it is up, loses nothing and has a lane.
+func (l *Link) updateFastCarry() {
+	p := l.from
+	p.arrivalLane = l.lane
+	p.fastCarry = !l.down && l.lossRate == 0 && l.lane != nil
+}
 
 // carry puts a frame on the link; info is its frameInfo, so that the
 // packet need not be read.
 func (l *Link) carry(pkt *Packet, info int64) {
-	wire, kind := infoWire(info), infoKind(info)
-	l.Packets++
-	l.Bytes += wire
+	kind := infoKind(info)
 	if l.down {
 		l.DownDrops++
+		l.sentDown++
 		l.to.pool.Put(pkt)
 		return
 	}
@@ -500,7 +522,6 @@ func (l *Link) carry(pkt *Packet, info int64) {
 		l.to.pool.Put(pkt)
 		return
 	}
-	l.sent++
 	if kind == KindPause {
 		l.pausesSent++
 	}
@@ -512,7 +533,7 @@ func (l *Link) carry(pkt *Packet, info int64) {
 }
 
 // InFlight returns the frames on the wire.
-func (l *Link) InFlight() int { return int(l.sent - l.to.arrived) }
+func (l *Link) InFlight() int { return int(l.Packets() - l.Lost - l.sentDown - l.to.arrived) }
 
 // PausesInFlight returns the PFC frames on the wire.
 func (l *Link) PausesInFlight() int { return int(l.pausesSent - l.to.pausesArrived) }

@@ -13,8 +13,6 @@ import (
 	"gonum.org/v1/gonum/graph/simple"
 	"gonum.org/v1/gonum/graph/topo"
 	"gonum.org/v1/gonum/graph/traverse"
-
-	"github.com/lfsim/lfsim/sim"
 )
 
 // RoutingAlgo selects how switches compute next hops.
@@ -101,21 +99,6 @@ func (r *Routes) NextPorts(at, dst NodeID) []int32 {
 	}
 	s := r.spans[int(si)*r.hosts+int(hi)]
 	return r.ports[s.off : s.off+s.n : s.off+s.n]
-}
-
-// Prefetch asks for the table entry NextPorts(at, dst) will read. It
-// repeats NextPorts' lookup rather than share a helper with it: NextPorts
-// is on every hop's path and stays within the compiler's inlining budget
-// only as it is.
-func (r *Routes) Prefetch(at, dst NodeID) {
-	if uint(at) >= uint(len(r.swIndex)) || uint(dst) >= uint(len(r.hostIndex)) {
-		return
-	}
-	si, hi := r.swIndex[at], r.hostIndex[dst]
-	if si < 0 || hi < 0 {
-		return
-	}
-	sim.Prefetch(&r.spans[int(si)*r.hosts+int(hi)])
 }
 
 // ComputeRoutes builds the tables. Explicit routes override the algorithm

@@ -146,19 +146,15 @@ var (
 // HCA's first lines and the packet, which the engine asks for itself.
 func (h *HCA) Warm(int32, int64, any) {}
 
-// WarmTx and WarmRx are the port's hints (fabric.Owner): the HCA's first
-// two lines, which choosing a frame and taking one start from.
-func (h *HCA) WarmTx(*fabric.Port, uint8) { sim.PrefetchTarget(h, 2) }
-
-// WarmRx: see WarmTx.
-func (h *HCA) WarmRx(*fabric.Port, uint8, fabric.NodeID) { sim.PrefetchTarget(h, 2) }
-
 // New attaches an HCA to its port.
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip uint32, prof Profile, port *fabric.Port) *HCA {
 	h := &HCA{ID: id, Name: name, IP: ip, Prof: prof, eng: eng, pool: pool, port: port,
 		rxRate: prof.RxRate, rxLatency: prof.RxPktLatency,
 		qps: map[uint32]*QP{}, nextQPN: firstQPN, mrs: map[uint32]*MR{}, nextKey: 0x100, nextVA: 0x10000}
 	port.SetOwner(h)
+	// Choosing a frame and taking one start from the HCA's first two
+	// lines: the port asks for them an event ahead.
+	fabric.SetWarmAt(port, h)
 	return h
 }
 

@@ -188,9 +188,9 @@ func TestGoBackNUnderRandomLoss(t *testing.T) {
 		t.Fatalf("status %v, delivered %d", w.Status, qb.Delivered)
 	}
 	l := net.LinkFrom(1, 0)
-	rate := float64(l.Lost) / float64(l.Packets)
+	rate := float64(l.Lost) / float64(l.Packets())
 	if rate < 0.5/256 || rate > 2.0/256 {
 		t.Errorf("link lost %.5f of frames, want about 1/256", rate)
 	}
-	t.Logf("lost %d of %d frames; %d retransmitted", l.Lost, l.Packets, w.Retransmits)
+	t.Logf("lost %d of %d frames; %d retransmitted", l.Lost, l.Packets(), w.Retransmits)
 }

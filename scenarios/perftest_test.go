@@ -126,7 +126,7 @@ faults:
 	h1, _ := sc.Topology.Lookup("h1")
 	s0, _ := sc.Topology.Lookup("s0")
 	pa, _ := sc.Topology.PortTo(s0, h1)
-	carried := n.Fabric.LinkFrom(s0, pa).Packets + n.Fabric.LinkFrom(h1, 0).Packets
+	carried := n.Fabric.LinkFrom(s0, pa).Packets() + n.Fabric.LinkFrom(h1, 0).Packets()
 	if lost == 0 || float64(lost) < float64(carried)/256/3 || float64(lost) > float64(carried)/256*3 {
 		t.Errorf("lost %d of %d frames, want about %d", lost, carried, carried/256)
 	}

@@ -16,7 +16,7 @@ type iface struct {
 // (docs/PERFORMANCE.md). For a timer or a current-time event, its Event.
 // For a lane event, two steps: the event after next (the next of the
 // next event's lane, or the head of another lane) has its handler's first
-// two lines and its argument asked for; the next event, whose were asked
+// three lines and its argument asked for; the next event, whose were asked
 // for one event ago, is handed to its handler's Warm (LaneHandler), which asks
 // for what the handler will reach through them (a switch's egress queue,
 // ingress account and routing entry). These are guesses only: the current
@@ -59,24 +59,25 @@ func (e *Engine) prefetchNext() {
 	}
 }
 
-// prefetchItem asks for a lane event's handler (two lines) and argument,
-// unless the handler will not read the argument (PostLaneUnread).
+// prefetchItem asks for a lane event's handler (three lines: a port's
+// hot fields span them, fabric.Port) and argument, unless the handler
+// will not read the argument (PostLaneUnread).
 func prefetchItem(it *laneItem) {
 	h := uintptr((*iface)(unsafe.Pointer(&it.h)).data)
-	d := h // asked for twice rather than branch around a third call
+	d := h // asked for twice rather than branch around a fifth call
 	if !it.unread {
 		d = uintptr((*iface)(unsafe.Pointer(&it.data)).data)
 	}
-	prefetch3(h, h+64, d)
+	prefetch4(h, h+64, h+128, d)
 }
 
 // A LaneHandler handles lane events (Engine.PostLane) and can ask for the
-// state such an event will touch, beyond its own first two lines and the
+// state such an event will touch, beyond its own first three lines and the
 // event's argument, which the engine asks for itself an event earlier
 // still. The engine calls Warm with the event's kind, N and Data one event
 // ahead: just before the event before it fires. Warm must change nothing
 // but what is in the caches (sim.Prefetch); it may read the handler's
-// first two lines and the argument's first, which are on their way by
+// first three lines and the argument's first, which are on their way by
 // then. A handler with nothing more to ask for has an empty Warm. (Lane
 // handlers implement it rather than the engine asking each event's
 // handler whether it does: that type assertion cost about 30
@@ -111,6 +112,12 @@ func Prefetch3[A, B, C any](a *A, b *B, c *C) {
 func Prefetch4[A, B, C, D any](a *A, b *B, c *C, d *D) {
 	prefetch4(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)), uintptr(unsafe.Pointer(c)), uintptr(unsafe.Pointer(d)))
 }
+
+// PrefetchAddr2 asks for the lines at two addresses, for a model that
+// keeps the addresses of state it will need rather than pointers to it
+// (fabric's warm hints): nothing is read there, and an address that is
+// no longer the state's costs a wasted fetch only.
+func PrefetchAddr2(a, b uintptr) { prefetch2(a, b) }
 
 // PrefetchTarget asks for the first n cache lines of what x, an interface
 // holding a pointer, points to; it reads nothing through x.

@@ -32,7 +32,12 @@ func (s *Switch) Routes() *fabric.Routes { return s.routes }
 
 // SetRoutes installs new tables (routes recomputed after a failure); only
 // this switch's rows are used. Packets already queued keep their egress.
-func (s *Switch) SetRoutes(r *fabric.Routes) { s.routes = r }
+func (s *Switch) SetRoutes(r *fabric.Routes) {
+	s.routes = r
+	for _, p := range s.ports {
+		p.SetWarmRoutes(r, s.ID)
+	}
+}
 
 // SetMissing removes (missing true) or restores the switch's forwarding
 // entry for host dst. Without an entry a lossless packet is flooded
@@ -128,7 +133,7 @@ func (s *Switch) dropQueued(p *fabric.Packet, why DropReason) {
 // flushQueue drops everything waiting in an egress queue.
 func (s *Switch) flushQueue(o int, prio uint8, why DropReason) {
 	for s.queues[o][prio].Len > 0 {
-		s.dropQueued(s.pop(o, prio), why)
+		s.dropQueued(s.pop(s.ports[o], prio), why)
 	}
 }
 
@@ -190,10 +195,10 @@ func (s *Switch) watchdogCheck(o int, prio uint8) {
 	s.Stats.WatchdogTrips++
 	w.active = true
 	if wd.Action == "forward" {
-		s.ps[o].wdIgnore |= 1 << prio
+		s.ports[o].OwnerBits[bitWDIgnore] |= 1 << prio
 		port.Kick()
 	} else {
-		s.ps[o].wdDrop |= 1 << prio
+		s.ports[o].OwnerBits[bitWDDrop] |= 1 << prio
 		s.flushQueue(o, prio, DropWatchdog)
 	}
 	s.eng.After(wd.Restore, s, evWatchdogRestore, int64(o)*8+int64(prio), nil)
@@ -203,8 +208,8 @@ func (s *Switch) watchdogCheck(o int, prio uint8) {
 func (s *Switch) watchdogRestore(o int, prio uint8) {
 	w := &s.wd[o][prio]
 	w.active = false
-	s.ps[o].wdIgnore &^= 1 << prio
-	s.ps[o].wdDrop &^= 1 << prio
+	s.ports[o].OwnerBits[bitWDIgnore] &^= 1 << prio
+	s.ports[o].OwnerBits[bitWDDrop] &^= 1 << prio
 	if s.ports[o].Paused(prio) {
 		w.timer = s.eng.After(s.Prof.PFC.Watchdog.Detect, s, evWatchdog, int64(o)*8+int64(prio), nil)
 	}
@@ -243,7 +248,7 @@ func (s *Switch) tag(p *fabric.Packet, in *fabric.Port, out int) {
 // holds packets and may not send them because its link partner paused it
 // (a watchdog that ignores the pause makes it not waiting).
 func (s *Switch) Waiting(o int, prio uint8) bool {
-	return s.queues[o][prio].Len > 0 && s.ports[o].Paused(prio) && s.ps[o].wdIgnore&(1<<prio) == 0
+	return s.queues[o][prio].Len > 0 && s.ports[o].Paused(prio) && s.ports[o].OwnerBits[bitWDIgnore]&(1<<prio) == 0
 }
 
 // QueueHolds reports whether the egress queue of port o and priority prio

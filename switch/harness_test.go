@@ -82,9 +82,6 @@ func (h *testHost) NextPacket(port *fabric.Port) *fabric.Packet {
 	return nil
 }
 
-func (h *testHost) WarmTx(*fabric.Port, uint8)                {}
-func (h *testHost) WarmRx(*fabric.Port, uint8, fabric.NodeID) {}
-
 func (h *testHost) Receive(p *fabric.Packet, _ *fabric.Port) {
 	now := h.eng.Now()
 	if h.rxPkts == 0 {

@@ -31,7 +31,6 @@ func TestSwitchHotFields(t *testing.T) {
 	var ps portState
 	cacheline.InLines(t, "portState", 0, 0, map[string]uintptr{
 		"port": unsafe.Offsetof(ps.port), "headroom": unsafe.Offsetof(ps.headroom),
-		"occupied": unsafe.Offsetof(ps.occupied), "wdIgnore": unsafe.Offsetof(ps.wdIgnore), "wdDrop": unsafe.Offsetof(ps.wdDrop),
 	})
 	if off := unsafe.Offsetof(ps.in); off%64 != 0 {
 		t.Errorf("portState.in at byte %d, not on a line", off)

@@ -94,20 +94,26 @@ type Switch struct {
 	lossy   uint8   // where Tagger sends a packet past the last lossless priority
 }
 
-// portState is what a switch keeps per port, what a packet reads of the
-// port first (the port, its priorities' masks) in one cache line, then the
-// port's ingress accounting and counters per priority.
+// portState is what a switch keeps per port: the port and its headroom
+// in one cache line, then the port's ingress accounting and counters per
+// priority. What a packet reads of the port first, its priorities' masks,
+// lives in the port's own first line (fabric.Port.OwnerBits, bitOccupied
+// and on), which every frame touches anyway.
 type portState struct {
 	port     *fabric.Port
 	headroom int64 // of each lossless priority, bytes
-	occupied uint8 // bit i set when priority i's egress queue is not empty
-	wdIgnore uint8 // priorities whose PAUSE the watchdog ignores
-	wdDrop   uint8 // priorities the watchdog drops
-	_        [45]byte
+	_        [48]byte
 
 	in    [8]ingress  // by priority
 	stats [8]PortPrio // by priority
 }
+
+// The switch's bytes of fabric.Port.OwnerBits.
+const (
+	bitOccupied = iota // bit i set when priority i's egress queue is not empty
+	bitWDIgnore        // priorities whose PAUSE the watchdog ignores
+	bitWDDrop          // priorities the watchdog drops
+)
 
 // Switch event kinds.
 const (
@@ -156,6 +162,9 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	for i, p := range ports {
 		s.ps[i].port = p
+		fabric.SetWarmTx(p, &s.queues[i])
+		fabric.SetWarmRx(p, &s.ps[i].in)
+		p.SetWarmRoutes(routes, id)
 	}
 	lossless := 0
 	for _, p := range prof.PFC.Priorities {
@@ -383,9 +392,10 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		s.dropQueued(p, DropEgress)
 		return
 	}
-	if (s.down > 0 && s.ps[out].port.Down()) || s.ps[out].wdDrop&(1<<prio) != 0 {
+	port := s.ports[out]
+	if (s.down > 0 && port.Down()) || port.OwnerBits[bitWDDrop]&(1<<prio) != 0 {
 		why := DropLinkDown
-		if !s.ps[out].port.Down() {
+		if !port.Down() {
 			why = DropWatchdog
 		}
 		s.dropQueued(p, why)
@@ -396,22 +406,21 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		s.ps[out].stats[prio].Marked++
 	}
 	q.push(p, s.eng.Now())
-	s.ps[out].occupied |= 1 << prio
+	port.OwnerBits[bitOccupied] |= 1 << prio
 	s.Stats.Forwarded++
-	if q.Len == 1 && s.OnBlocked != nil && s.ps[out].port.Paused(prio) {
+	if q.Len == 1 && s.OnBlocked != nil && port.Paused(prio) {
 		s.OnBlocked(s, out, prio)
 	}
-	s.ps[out].port.Kick()
+	port.Kick()
 }
 
 // NextPacket chooses what an egress port sends next: priorities without a
 // DWRR weight by strict priority (7 first), then the weighted ones by DWRR;
 // within a priority, ingress ports round robin.
 func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
-	o := port.Index
-	paused := port.PausedMask() &^ s.ps[o].wdIgnore
-	if ready := s.ps[o].occupied &^ (paused | s.weighted); ready != 0 {
-		return s.dequeue(o, uint8(bits.Len8(ready)-1)) // the highest priority ready
+	paused := port.PausedMask() &^ port.OwnerBits[bitWDIgnore]
+	if ready := port.OwnerBits[bitOccupied] &^ (paused | s.weighted); ready != 0 {
+		return s.dequeue(port, uint8(bits.Len8(ready)-1)) // the highest priority ready
 	}
 	if len(s.dwrrOrder) > 0 {
 		return s.nextDWRR(port)
@@ -430,7 +439,7 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	for tries := 0; tries < 2*n+1; tries++ {
 		prio := s.dwrrOrder[s.dwrrAt[o]]
 		q := &qs[prio]
-		if q.Len == 0 || (port.Paused(prio) && s.ps[o].wdIgnore&(1<<prio) == 0) {
+		if q.Len == 0 || (port.Paused(prio) && port.OwnerBits[bitWDIgnore]&(1<<prio) == 0) {
 			if q.Len == 0 {
 				s.deficit[o][prio] = 0
 			}
@@ -444,7 +453,7 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 		}
 		if f := q.peek().Frame(); f <= s.deficit[o][prio] {
 			s.deficit[o][prio] -= f
-			return s.dequeue(o, prio)
+			return s.dequeue(port, prio)
 		}
 		s.dwrrAt[o] = (s.dwrrAt[o] + 1) % n
 		s.dwrrFresh[o] = true
@@ -454,18 +463,19 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 
 // pop takes the head of an egress queue, keeping the port's mask of
 // non-empty priorities.
-func (s *Switch) pop(o int, prio uint8) *fabric.Packet {
-	q := &s.queues[o][prio]
+func (s *Switch) pop(port *fabric.Port, prio uint8) *fabric.Packet {
+	q := &s.queues[port.Index][prio]
 	p := q.pop(s.eng.Now())
 	if q.Len == 0 {
-		s.ps[o].occupied &^= 1 << prio
+		port.OwnerBits[bitOccupied] &^= 1 << prio
 	}
 	return p
 }
 
 // dequeue takes the next packet of an egress queue, frees its buffer, and
 // marks it if ECN marks at dequeue.
-func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
+func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
+	o := port.Index
 	q := &s.queues[o][prio]
 	if q.next != nil {
 		// The packet, its FIFO and its ingress account are cold (it has
@@ -479,7 +489,7 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 			sim.Prefetch2(q.next, &q.sub[in])
 		}
 	}
-	p := s.pop(o, prio)
+	p := s.pop(port, prio)
 	s.free(int(p.InPort), p.InPrio, p.Frame())
 	if s.ecnDequeue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
@@ -494,7 +504,6 @@ func (s *Switch) dequeue(o int, prio uint8) *fabric.Packet {
 		// unchanged, so that the sender sees its own path and not the
 		// reverse one (HPCC, SIGCOMM 2019, §3.2 and §4.2; the authors'
 		// simulator stamps UDP data packets only).
-		port := s.ps[o].port
 		p.INT.Push(fabric.INTHop{QLen: q.Bytes, TxBytes: port.Stats.TxBytes + int64(p.Wire), TS: s.eng.Now(), Rate: port.Rate})
 	}
 	return p
@@ -507,24 +516,7 @@ func (s *Switch) resume(i int, prio uint8) {
 	s.ps[i].stats[prio].ResumeSent++
 }
 
-var (
-	_ fabric.Owner    = (*Switch)(nil)
-	_ sim.LaneHandler = (*Switch)(nil)
-)
-
-// WarmTx asks for the port's state and the egress queue a transmission's
-// end will most likely read: the one of the priority just sent.
-func (s *Switch) WarmTx(port *fabric.Port, prio uint8) {
-	o := port.Index
-	sim.Prefetch2(&s.ps[o], &s.queues[o][prio&7])
-}
-
-// WarmRx asks for the ingress account and the routing entry an arriving
-// packet will read.
-func (s *Switch) WarmRx(port *fabric.Port, prio uint8, dst fabric.NodeID) {
-	sim.Prefetch(&s.ps[port.Index].in[prio&7])
-	s.routes.Prefetch(s.ID, dst)
-}
+var _ sim.LaneHandler = (*Switch)(nil)
 
 // forwardInfo packs a pipeline exit's egress port, with the packet's
 // priority and ingress port for Warm, which must not wait for the packet:
@@ -536,9 +528,9 @@ func forwardInfo(out int, p *fabric.Packet) int64 {
 // forwardOut is a pipeline exit's egress port (forwardInfo).
 func forwardOut(n int64) int { return int(n & (1<<24 - 1)) }
 
-// Warm asks for the egress queue, its port's state, the ingress FIFO the
-// packet will join and the egress port's first line, all that a pipeline
-// exit will read (sim.LaneHandler).
+// Warm asks for the egress queue, the ingress FIFO the packet will join
+// and the egress port's first line, all that a pipeline exit will read
+// (sim.LaneHandler).
 func (s *Switch) Warm(kind int32, n int64, _ any) {
 	out := forwardOut(n)
 	if kind != evForward || out >= len(s.ps) {
@@ -552,9 +544,9 @@ func (s *Switch) Warm(kind int32, n int64, _ any) {
 			in = int(int32(n >> 32))
 		}
 		if i := out*s.perQueue + in; uint(i) < uint(len(f)) {
-			sim.Prefetch4(q, &s.ps[out], s.ports[out], &f[i])
+			sim.Prefetch3(q, s.ports[out], &f[i])
 			return
 		}
 	}
-	sim.Prefetch3(q, &s.ps[out], s.ports[out])
+	sim.Prefetch2(q, s.ports[out])
 }
