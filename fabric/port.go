@@ -72,15 +72,15 @@ type Port struct {
 	// OnTx, if set, is told of every frame (data and PFC) as its first bit
 	// goes on the wire; the peer's OnTx sees the other direction. It must
 	// not keep pkt (copy what it needs) and must not change it.
-	OnTx func(p *Port, pkt *Packet)
+	OnTx        func(p *Port, pkt *Packet)
+	arrivalLane *sim.Lane // the link's lane (Link.lane), for fastCarry
+	warm        warmHints // where the owner's state for the next frame is
 	// arrived counts the frames that reached the port (down or not), and
 	// pausesArrived the PFC frames among them: with its link's counts of
 	// frames carried, they give what is still on the wire (Link.InFlight).
-	arrivalLane *sim.Lane // the link's lane (Link.lane), for fastCarry
-	warm        warmHints // where the owner's state for the next frame is
-	arrived     int64
-	Index       int
-	Stats       PortStats // its first five counters are per frame
+	arrived int64
+	Index   int
+	Stats   PortStats // its first five counters are per frame
 
 	control       PacketQueue // PFC frames, sent before data and never paused
 	otherLane     *sim.Lane   // the transmit lane used before lane

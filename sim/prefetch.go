@@ -108,28 +108,11 @@ func Prefetch3[A, B, C any](a *A, b *B, c *C) {
 	prefetch3(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)), uintptr(unsafe.Pointer(c)))
 }
 
-// Prefetch4 asks for the lines at a, b, c and d in one call (Prefetch2).
-func Prefetch4[A, B, C, D any](a *A, b *B, c *C, d *D) {
-	prefetch4(uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b)), uintptr(unsafe.Pointer(c)), uintptr(unsafe.Pointer(d)))
-}
-
 // PrefetchAddr2 asks for the lines at two addresses, for a model that
 // keeps the addresses of state it will need rather than pointers to it
 // (fabric's warm hints): nothing is read there, and an address that is
 // no longer the state's costs a wasted fetch only.
 func PrefetchAddr2(a, b uintptr) { prefetch2(a, b) }
-
-// PrefetchTarget asks for the first n cache lines of what x, an interface
-// holding a pointer, points to; it reads nothing through x.
-func PrefetchTarget(x any, n int) {
-	p := uintptr((*iface)(unsafe.Pointer(&x)).data)
-	if p == 0 {
-		return
-	}
-	for i := 0; i < n; i++ {
-		prefetch(p + uintptr(i)*64)
-	}
-}
 
 // laneAhead is how far ahead of its head a lane's ring is asked for as
 // its events fire. A lane's items are written in order and read in order

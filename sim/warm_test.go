@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // warmRecorder logs warm hints and firings, in order.
 type warmRecorder struct {
@@ -53,8 +56,7 @@ func TestPrefetchHarmless(t *testing.T) {
 	Prefetch2(&x[0], &y)
 	Prefetch2(nilInt, nilStr)
 	Prefetch3(&x[1], nilStr, &x[3])
-	Prefetch4(nilInt, &y, &x[2], nilStr)
-	PrefetchTarget(any(&x), 2)
+	PrefetchAddr2(uintptr(unsafe.Pointer(&x[2])), 0)
 	if x != [4]int64{1, 2, 3, 4} || y != "y" {
 		t.Fatalf("a prefetch changed memory: %v %q", x, y)
 	}
