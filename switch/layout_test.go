@@ -8,8 +8,9 @@ import (
 )
 
 // TestSwitchHotFields: what every packet reads of a switch is in the
-// struct's first four cache lines; a port's masks and pointer in one line
-// of its portState; one priority's ingress account (with its peak) in
+// struct's first four cache lines (a port's masks are in the port's own
+// first line, fabric.Port.OwnerBits); a port's headroom in one line of
+// its portState; one priority's ingress account (with its peak) in
 // one line, and its egress queue (with what it has sent) in two. A large
 // fabric's switches have all left the caches by a switch's next packet,
 // so each of these lines is a miss (docs/PERFORMANCE.md).
@@ -30,7 +31,7 @@ func TestSwitchHotFields(t *testing.T) {
 	})
 	var ps portState
 	cacheline.InLines(t, "portState", 0, 0, map[string]uintptr{
-		"port": unsafe.Offsetof(ps.port), "headroom": unsafe.Offsetof(ps.headroom),
+		"headroom": unsafe.Offsetof(ps.headroom),
 	})
 	if off := unsafe.Offsetof(ps.in); off%64 != 0 {
 		t.Errorf("portState.in at byte %d, not on a line", off)

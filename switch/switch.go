@@ -94,15 +94,14 @@ type Switch struct {
 	lossy   uint8   // where Tagger sends a packet past the last lossless priority
 }
 
-// portState is what a switch keeps per port: the port and its headroom
-// in one cache line, then the port's ingress accounting and counters per
-// priority. What a packet reads of the port first, its priorities' masks,
-// lives in the port's own first line (fabric.Port.OwnerBits, bitOccupied
-// and on), which every frame touches anyway.
+// portState is what a switch keeps per port: its headroom in one cache
+// line, then the port's ingress accounting and counters per priority.
+// What a packet reads of the port first, its priorities' masks, lives in
+// the port's own first line (fabric.Port.OwnerBits, bitOccupied and on),
+// which every frame touches anyway; the port itself is s.ports[i].
 type portState struct {
-	port     *fabric.Port
 	headroom int64 // of each lossless priority, bytes
-	_        [48]byte
+	_        [56]byte
 
 	in    [8]ingress  // by priority
 	stats [8]PortPrio // by priority
@@ -161,7 +160,6 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		s.ecmpSeed = fabric.SwitchECMPSeed(prof.ECMPSeed, name)
 	}
 	for i, p := range ports {
-		s.ps[i].port = p
 		fabric.SetWarmTx(p, &s.queues[i])
 		fabric.SetWarmRx(p, &s.ps[i].in)
 		p.SetWarmRoutes(routes, id)
@@ -300,7 +298,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	if len(next) > 1 {
 		out = fabric.PickPort(next, p.Flow.Hash(s.ecmpSeed))
 	}
-	if int(out) >= 0 && s.down > 0 && s.ps[out].port.Down() {
+	if int(out) >= 0 && s.down > 0 && s.ports[out].Down() {
 		s.release(i, prio, frame)
 		s.ps[i].stats[prio].Drops[DropLinkDown]++
 		s.drop(p, DropLinkDown)
@@ -315,7 +313,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 // forward sends an admitted packet through the pipeline to egress out.
 func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 	delay := s.latency
-	if s.cutThrough && s.ps[out].port.Rate <= in.Rate {
+	if s.cutThrough && s.ports[out].Rate <= in.Rate {
 		// The header was enough to start: the frame could have been on its
 		// way since its first bytes arrived. The saving is at most the
 		// pipeline latency, since the model sees the frame at its last bit.
