@@ -338,15 +338,20 @@ func (r *ring[T]) push(x T) { *r.grow() = x }
 // grow adds a slot at the tail and returns it, for the caller to fill.
 func (r *ring[T]) grow() *T {
 	if r.size == len(r.buf) {
-		nb := make([]T, max(16, 2*len(r.buf)))
-		for i := 0; i < r.size; i++ {
-			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = nb, 0
+		r.expand()
 	}
 	x := &r.buf[(r.head+r.size)&(len(r.buf)-1)]
 	r.size++
 	return x
+}
+
+// expand doubles a full ring's buffer (16 slots at first).
+func (r *ring[T]) expand() {
+	nb := make([]T, max(16, 2*len(r.buf)))
+	for i := 0; i < r.size; i++ {
+		nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+	}
+	r.buf, r.head = nb, 0
 }
 
 // peek returns the head in place.

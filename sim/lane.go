@@ -72,12 +72,18 @@ func (e *Engine) PostLaneUnread(l *Lane, h LaneHandler, kind int32, n int64, dat
 
 func (e *Engine) postLane(l *Lane, h LaneHandler, kind int32, n int64, data any, unread bool) {
 	// The item is written in place, field by field: building it first
-	// and pushing it copied its 64 bytes twice through the stack.
-	it := l.q.grow()
+	// and pushing it copied its 64 bytes twice through the stack; and
+	// the slot is found here, not by a call (ring.grow is not inlined).
+	q := &l.q
+	if q.size == len(q.buf) {
+		q.expand()
+	}
+	it := &q.buf[(q.head+q.size)&(len(q.buf)-1)]
+	q.size++
 	at, seq := e.now+l.delay, e.seq
 	it.at, it.seq, it.h, it.data, it.n, it.kind, it.unread = at, seq, h, data, n, kind, unread
 	e.seq++
-	if l.q.size == 1 {
+	if q.size == 1 {
 		e.pushLaneHead(laneHead{at: at, seq: seq, lane: l})
 	} else {
 		e.laneWaiting++
@@ -158,7 +164,9 @@ func (e *Engine) popLane() *Event {
 		e.laneWaiting--
 		prefetchRing(l.q.at(laneAhead))
 	}
-	if len(e.laneHeads) > 1 {
+	if h := e.laneHeads; len(h) > 1 && (h[1].before(&h[0]) || len(h) > 2 && h[2].before(&h[0])) {
+		// The lane stays on top as often as not: checked here, the sift
+		// (a call) runs only when the top moves.
 		e.siftLaneHeads()
 	}
 	return ev
