@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -48,5 +49,28 @@ func TestHPCC320MemoryFlat(t *testing.T) {
 	t.Logf("peak live heap: 2 ms %.1f MiB, 4 ms %.1f MiB (%+.1f%%)", float64(a)/(1<<20), float64(b)/(1<<20), (float64(b)/float64(a)-1)*100)
 	if float64(b) > 1.2*float64(a) || float64(a) > 1.2*float64(b) {
 		t.Fatalf("peak memory differs by more than 20%%: %d vs %d bytes", a, b)
+	}
+}
+
+// TestBenchScenariosLoad: the performance suite's scenarios (bench/) and
+// the diagnostic ones (bench/diag/) load, and each k16-busy-N permutes
+// among N hosts, so that the curve docs/PERFORMANCE.md reads off them
+// (ninth round) keeps its meaning.
+func TestBenchScenariosLoad(t *testing.T) {
+	suite, _ := filepath.Glob(filepath.Join("..", "bench", "*.yaml"))
+	diag, _ := filepath.Glob(filepath.Join("..", "bench", "diag", "*.yaml"))
+	if len(suite) < 5 || len(diag) < 5 {
+		t.Fatalf("found %d suite and %d diagnostic scenarios, want at least 5 of each", len(suite), len(diag))
+	}
+	for _, f := range append(suite, diag...) {
+		sc, err := Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		var busy int
+		if _, err := fmt.Sscanf(filepath.Base(f), "k16-busy-%d.yaml", &busy); err == nil && len(sc.Flows) != busy {
+			t.Errorf("%s: %d flows, want %d", f, len(sc.Flows), busy)
+		}
 	}
 }
