@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 	"unsafe"
 
@@ -133,6 +134,38 @@ func BenchmarkCeiling(b *testing.B) {
 			b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
 			b.ReportMetric(float64(last.Simulated)/float64(sim.Microsecond), "simulated-us")
 			b.ReportMetric(float64(last.MaxQueued), "max-queued")
+		})
+	}
+}
+
+// BenchmarkCeilingBusy runs the kernel on the k=16 fabric with 256, 512
+// and 1024 busy hosts (bench/diag/k16-busy-N.yaml, with egress FIFOs, the
+// queueing the kernel has; LFSIM_SLOW=1, about 15 s) and reports
+// packet-hops per second: the curve `lfsim bench --dir bench/diag` gives
+// for lfsim, from a layout whose state is a few times smaller
+// (docs/PERFORMANCE.md, ninth round).
+func BenchmarkCeilingBusy(b *testing.B) {
+	if os.Getenv("LFSIM_SLOW") == "" {
+		b.Skip("slow: set LFSIM_SLOW=1")
+	}
+	for _, n := range []int{256, 512, 1024} {
+		b.Run(fmt.Sprintf("busy=%d", n), func(b *testing.B) {
+			sc, err := scenarios.Load(filepath.Join("..", "diag", fmt.Sprintf("k16-busy-%d.yaml", n)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sc.Switch.EgressFIFO = true
+			var hops int64
+			for b.Loop() {
+				b.StopTimer()
+				s, err := New(sc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				hops += s.Run(sc.Stop.At).PacketHops
+			}
+			b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
 		})
 	}
 }
