@@ -307,6 +307,7 @@ func (d *detector) HandleEvent(ev *sim.Event) {
 		return
 	}
 	d.Found, d.At = true, d.candSince
+	d.n.poll()
 	t := d.n.Scenario.Topology
 	for _, q := range d.cand {
 		d.Cycle = append(d.Cycle, t.PortName(q.sw.ID, q.port))

@@ -74,6 +74,7 @@ func (n *Network) buildFlows() error {
 					n.arrived(fr) // the data is at the requester
 				}
 				n.closeRequester(fr)
+				n.poll()
 			}
 		}
 		h.OnWrite = func(qp *hca.QP, _ *hca.MR, _ uint64, _ int64) {
@@ -222,6 +223,7 @@ func (n *Network) arrived(fr *FlowRun) {
 		n.dyn.waiting[id]--
 		if n.dyn.waiting[id] == 0 {
 			n.dyn.unstarted--
+			n.poll()
 			d := n.Flows[id]
 			n.startFlowRun(d, max(n.Eng.Now(), d.Flow.Start))
 		}
@@ -304,6 +306,7 @@ func (p *poissonSource) next() (size int64, dst fabric.NodeID) {
 func (p *poissonSource) HandleEvent(*sim.Event) {
 	n := p.n
 	n.dyn.sources--
+	n.poll()
 	now := n.Eng.Now()
 	size, dst := p.next()
 	g := p.g

@@ -423,3 +423,56 @@ func TestLabs(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptStopsRun: an interruption (Ctrl-C in lfsim run, a cancelled
+// sweep) is looked for every interruptEvery events, not after each one:
+// an interrupted run stops within that many events, keeps what it
+// produced, and says it is incomplete. leaf-spine-permutation runs about
+// 90,000 events, so a run interrupted before it starts ends at the first
+// look.
+func TestInterruptStopsRun(t *testing.T) {
+	sc, err := LoadExample("leaf-spine-permutation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _, _ := mustRun(t, sc)
+	if whole.Eng.Events() <= interruptEvery {
+		t.Fatalf("the example runs %d events, too few to be interrupted", whole.Eng.Events())
+	}
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Interrupt()
+	sum := n.Run(nil).Summary
+	if sum.StopReason != "interrupted" || sum.Complete {
+		t.Fatalf("stop reason %q, complete %v; want interrupted, incomplete", sum.StopReason, sum.Complete)
+	}
+	if sum.Events != interruptEvery {
+		t.Errorf("stopped after %d events, want %d (the first look)", sum.Events, interruptEvery)
+	}
+}
+
+// TestFlowsDoneStopsAtLastCompletion: with stop.when flows-done the run
+// ends with the event that completes the last flow (its completion is
+// when the requester sees it, flows.csv's end), not later: the stop
+// condition is checked after the events that can meet it (poll).
+func TestFlowsDoneStopsAtLastCompletion(t *testing.T) {
+	for _, name := range []string{DefaultExample, "leaf-spine-permutation"} {
+		sc, err := LoadExample(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sc.Stop.WhenFlowsDone {
+			t.Fatalf("%s: no flows-done stop", name)
+		}
+		_, sum, rows := mustRun(t, sc)
+		var last int64
+		for _, r := range rows {
+			last = max(last, r.EndNs)
+		}
+		if sum.StopReason != "flows-done" || sum.SimTimeNs != last {
+			t.Errorf("%s: stopped (%s) at %d ns, the last flow ended at %d ns", name, sum.StopReason, sum.SimTimeNs, last)
+		}
+	}
+}
