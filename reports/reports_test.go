@@ -2,9 +2,11 @@ package reports
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,10 +97,98 @@ func TestSeriesDecimates(t *testing.T) {
 	}
 }
 
+// TestSeriesChunksAsOneSlice: the store keeps its points in chunks of
+// pointChunk; its CSV must be the one a single slice gives (the
+// reference below, the store's former layout), through decimations that
+// move points across chunk boundaries and samples of uneven sizes.
+func TestSeriesChunksAsOneSlice(t *testing.T) {
+	type ref struct {
+		timeNs int64
+		rows   []string
+	}
+	for _, tc := range []struct{ maxRows, perSample, samples int }{
+		{0, 7, 2000},                    // no bound: 14,000 points, four chunks
+		{3 * pointChunk, 1000, 60},      // decimates across chunks
+		{pointChunk, 333, 200},          // samples straddle chunk ends
+		{pointChunk + 1, pointChunk, 9}, // one sample a chunk
+	} {
+		s := NewSeries(tc.maxRows)
+		var want []ref
+		for i := 0; i < tc.samples; i++ {
+			t0 := int64(i) * 1000
+			s.Begin(t0)
+			r := ref{timeNs: t0}
+			for j := 0; j < tc.perSample+i%3; j++ {
+				where := fmt.Sprintf("s%d:p%d", j%5, j)
+				s.Add(MetricQueueBytes, where, float64(i*7+j))
+				r.rows = append(r.rows, fmt.Sprintf("%d,%s,%s,%s", t0, MetricQueueBytes, where, strconv.FormatFloat(float64(i*7+j), 'g', 6, 64)))
+			}
+			want = append(want, r)
+			n := 0
+			for _, w := range want {
+				n += len(w.rows)
+			}
+			if s.End() {
+				if tc.maxRows <= 0 || n <= tc.maxRows {
+					t.Fatalf("%+v: decimated at %d rows", tc, n)
+				}
+				var kept []ref
+				for k, w := range want {
+					if k%2 == 0 {
+						kept = append(kept, w)
+					}
+				}
+				want = kept
+			}
+		}
+		var b strings.Builder
+		b.WriteString("time_ns,metric,where,value\n")
+		rows := 0
+		for _, w := range want {
+			for _, r := range w.rows {
+				b.WriteString(r + "\n")
+				rows++
+			}
+		}
+		if got := string(s.CSV()); got != b.String() {
+			t.Errorf("%+v: the CSV differs from one slice's (%d rows against %d)", tc, s.Rows(), rows)
+		}
+		if s.Rows() != rows {
+			t.Errorf("%+v: Rows() %d, want %d", tc, s.Rows(), rows)
+		}
+		if tc.maxRows > 0 && s.Decimations == 0 && rows > tc.maxRows {
+			t.Errorf("%+v: %d rows and no decimation", tc, rows)
+		}
+	}
+}
+
 func TestPFCCSV(t *testing.T) {
 	got := string(PFCCSV([]PFCRow{{TimeNs: 5, Port: "s0:p3", Priority: 3, Quanta: 65535}, {TimeNs: 9, Port: "h1:p0", Priority: 3}}))
 	want := "time_ns,node,port,priority,quanta\n5,s0,p3,3,65535\n9,h1,p0,3,0\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+}
+
+// BenchmarkSeriesAddKey is a sampler's cost per point: 580 series (a
+// 64-host incast's default observe) sampled 500 times, into a store
+// bounded at a million rows. The store writes each point once, into
+// chunks (docs/PERFORMANCE.md, tenth round).
+func BenchmarkSeriesAddKey(b *testing.B) {
+	const series, samples = 580, 500
+	for b.Loop() {
+		s := NewSeries(1_000_000)
+		keys := make([]Key, series)
+		for i := range keys {
+			keys[i] = s.Key(MetricQueueBytes, fmt.Sprintf("s0:p%d:3", i))
+		}
+		for t := 0; t < samples; t++ {
+			s.Begin(int64(t) * 10_000)
+			for i, k := range keys {
+				s.AddKey(k, float64(t+i))
+			}
+			s.End()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*series*samples), "ns/point")
 }

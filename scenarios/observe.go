@@ -27,24 +27,31 @@ type sampler struct {
 
 	links  []*fabric.Port
 	lastTx []int64
+	txKey  []reports.Key
 
-	queues   []queueSeries
-	switches []*swtch.Switch
+	queues    []queueSeries
+	switches  []*swtch.Switch
+	bufferKey []reports.Key
 	// The observed flows (those there at the start) and their congestion
 	// controls, kept here so that a flow's series go on after the flow
 	// has ended and let go of its own (bounded by observe.flows, not by
 	// time).
 	flows      []*FlowRun
 	ccs        []congestion.Sender
-	flowWhere  []string
+	flowKeys   []flowKeys
 	lastDelivd []int64
 }
+
+// flowKeys are a flow's series: its goodput and its congestion control's
+// state.
+type flowKeys struct{ gbps, rc, rt, alpha, window reports.Key }
 
 type queueSeries struct {
 	port       *fabric.Port
 	sw         *swtch.Switch // nil for a host's port
 	prio       uint8
-	where      string
+	queueKey   reports.Key // queue_bytes, for a switch's port
+	pausedKey  reports.Key
 	lastPaused sim.Time
 }
 
@@ -58,16 +65,20 @@ func newSampler(n *Network) *sampler {
 			ref := PortRef{Node: fabric.NodeID(id), Port: p.Index}
 			if s.Observe.Links.HasPort(ref) {
 				sm.links = append(sm.links, p)
+				sm.txKey = append(sm.txKey, sm.series.Key(reports.MetricTxGbps, p.Name))
 			}
 			if !s.Observe.Queues.HasPort(ref) {
 				continue
 			}
 			for _, prio := range prios {
-				sm.queues = append(sm.queues, queueSeries{port: p, sw: sw, prio: prio, where: fmt.Sprintf("%s:%d", p.Name, prio)})
+				where := fmt.Sprintf("%s:%d", p.Name, prio)
+				sm.queues = append(sm.queues, queueSeries{port: p, sw: sw, prio: prio,
+					queueKey: sm.series.Key(reports.MetricQueueBytes, where), pausedKey: sm.series.Key(reports.MetricPaused, where)})
 			}
 		}
 		if sw != nil {
 			sm.switches = append(sm.switches, sw)
+			sm.bufferKey = append(sm.bufferKey, sm.series.Key(reports.MetricBufferBytes, sw.Name))
 		}
 	}
 	sm.lastTx = make([]int64, len(sm.links))
@@ -78,7 +89,10 @@ func newSampler(n *Network) *sampler {
 		if s.Observe.Flows.HasFlow(f.Flow.ID) {
 			sm.flows = append(sm.flows, f)
 			sm.ccs = append(sm.ccs, f.Live.CC)
-			sm.flowWhere = append(sm.flowWhere, fmt.Sprintf("flow:%d", f.Flow.ID))
+			where := fmt.Sprintf("flow:%d", f.Flow.ID)
+			key := func(metric string) reports.Key { return sm.series.Key(metric, where) }
+			sm.flowKeys = append(sm.flowKeys, flowKeys{gbps: key(reports.MetricFlowGbps), rc: key(reports.MetricRCGbps),
+				rt: key(reports.MetricRTGbps), alpha: key(reports.MetricAlpha), window: key(reports.MetricWindowBytes)})
 		}
 	}
 	sm.lastDelivd = make([]int64, len(sm.flows))
@@ -128,37 +142,38 @@ func (sm *sampler) HandleEvent(*sim.Event) {
 	ser := sm.series
 	ser.Begin(now.Nanoseconds())
 	for i, p := range sm.links {
-		ser.Add(reports.MetricTxGbps, p.Name, float64(p.Stats.TxBytes-sm.lastTx[i])*8/sec/1e9)
+		ser.AddKey(sm.txKey[i], float64(p.Stats.TxBytes-sm.lastTx[i])*8/sec/1e9)
 		sm.lastTx[i] = p.Stats.TxBytes
 	}
 	for i := range sm.queues {
 		q := &sm.queues[i]
 		if q.sw != nil {
-			ser.Add(reports.MetricQueueBytes, q.where, float64(q.sw.QueueBytes(q.port.Index, q.prio)))
+			ser.AddKey(q.queueKey, float64(q.sw.QueueBytes(q.port.Index, q.prio)))
 		}
 		paused := q.port.PausedTime(q.prio)
-		ser.Add(reports.MetricPaused, q.where, float64(paused-q.lastPaused)/float64(dt))
+		ser.AddKey(q.pausedKey, float64(paused-q.lastPaused)/float64(dt))
 		q.lastPaused = paused
 	}
-	for _, sw := range sm.switches {
-		ser.Add(reports.MetricBufferBytes, sw.Name, float64(sw.BufferUsed()))
+	for i, sw := range sm.switches {
+		ser.AddKey(sm.bufferKey[i], float64(sw.BufferUsed()))
 	}
 	for i, f := range sm.flows {
+		k := &sm.flowKeys[i]
 		d := f.responderDelivered()
-		ser.Add(reports.MetricFlowGbps, sm.flowWhere[i], float64(d-sm.lastDelivd[i])*8/sec/1e9)
+		ser.AddKey(k.gbps, float64(d-sm.lastDelivd[i])*8/sec/1e9)
 		sm.lastDelivd[i] = d
 		cc := sm.ccs[i]
 		if cc == nil {
 			continue
 		}
 		st := cc.State(now)
-		ser.Add(reports.MetricRCGbps, sm.flowWhere[i], st.Rate.Gbps())
+		ser.AddKey(k.rc, st.Rate.Gbps())
 		if st.Target > 0 {
-			ser.Add(reports.MetricRTGbps, sm.flowWhere[i], st.Target.Gbps())
-			ser.Add(reports.MetricAlpha, sm.flowWhere[i], st.Alpha)
+			ser.AddKey(k.rt, st.Target.Gbps())
+			ser.AddKey(k.alpha, st.Alpha)
 		}
 		if st.Window > 0 {
-			ser.Add(reports.MetricWindowBytes, sm.flowWhere[i], float64(st.Window))
+			ser.AddKey(k.window, float64(st.Window))
 		}
 	}
 	if ser.End() {
