@@ -32,6 +32,7 @@ type Engine struct {
 	dead        int // cancelled events still in the heap
 
 	progressEvery uint64
+	progressLeft  uint64 // events until the next call of progress
 	progress      func(now Time, events uint64)
 }
 
@@ -175,6 +176,9 @@ func (e *Engine) Stop() { e.stopped = true }
 // reads the wall clock.
 func (e *Engine) OnProgress(every uint64, fn func(now Time, events uint64)) {
 	e.progressEvery, e.progress = every, fn
+	if fn != nil {
+		e.progressLeft = every - e.events%every
+	}
 }
 
 // heapItem keeps a timer's sort key beside its pointer, so that sifting
@@ -276,7 +280,9 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 			ev.H.HandleEvent(ev)
 			e.recycle(ev)
 		}
-		if e.progress != nil && e.events%e.progressEvery == 0 {
+		// A countdown, not events % progressEvery: a division per event.
+		if e.progressLeft--; e.progressLeft == 0 && e.progress != nil {
+			e.progressLeft = e.progressEvery
 			e.progress(e.now, e.events)
 		}
 		if done != nil && done() {

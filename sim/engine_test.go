@@ -3,6 +3,7 @@ package sim
 import (
 	"container/heap"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -106,14 +107,23 @@ func TestEngineRunUntilAndCondition(t *testing.T) {
 	if len(r.got) != 10 || e.Now() != Second {
 		t.Fatalf("after drain: %v at %v", r.got, e.Now())
 	}
-	var calls int
-	e.OnProgress(2, func(Time, uint64) { calls++ })
-	for i := int64(0); i < 6; i++ {
+	// Progress comes at every multiple of its period in events fired,
+	// counted from the engine's start, whenever it was asked for.
+	var at []uint64
+	start := e.Events()
+	e.OnProgress(3, func(_ Time, events uint64) { at = append(at, events) })
+	for i := int64(0); i < 10; i++ {
 		e.After(Nanosecond, r, 0, i, nil)
 	}
 	e.Run(Never, nil)
-	if calls != 3 {
-		t.Fatalf("progress called %d times, want 3", calls)
+	var want []uint64
+	for n := start + 1; n <= start+10; n++ {
+		if n%3 == 0 {
+			want = append(want, n)
+		}
+	}
+	if !slices.Equal(at, want) {
+		t.Fatalf("progress at events %v, want %v (started at %d)", at, want, start)
 	}
 }
 
