@@ -37,3 +37,40 @@ func BenchmarkLoadRunPFC(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadRunSeries reads back a run whose timeseries.csv has
+// 638,000 rows (580 series, 1,100 samples), as the k=8 permutation's
+// default observe writes (19.5 MB): what `lfsim run` does before it draws
+// the report.
+func BenchmarkLoadRunSeries(b *testing.B) {
+	dir := b.TempDir()
+	const series, samples = 580, 1100
+	s := NewSeries(0)
+	keys := make([]Key, series)
+	for i := range keys {
+		keys[i] = s.Key([]string{MetricTxGbps, MetricQueueBytes, MetricPaused}[i%3], fmt.Sprintf("s%d:p%d:3", i/16, i%16))
+	}
+	for t := 0; t < samples; t++ {
+		s.Begin(int64(t+1) * 10_000)
+		for i, k := range keys {
+			s.AddKey(k, float64(t*i%977)/7)
+		}
+		s.End()
+	}
+	if err := WriteFileAtomic(dir, "timeseries.csv", s.CSV()); err != nil {
+		b.Fatal(err)
+	}
+	if err := WriteFileAtomic(dir, "summary.json", SummaryJSON(&Summary{})); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := LoadRun(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(r.Series[MetricPaused]["s0:p2:3"]); n != samples {
+			b.Fatalf("%d points read back for one series, want %d", n, samples)
+		}
+	}
+}
