@@ -46,7 +46,7 @@ const pointChunk = 4096
 // at is the i-th point held.
 func (s *Series) at(i int) *point { return &s.chunks[i/pointChunk][i%pointChunk] }
 
-// sample is one sampling time and where its points start in points.
+// sample is one sampling time and the index of its first point.
 type sample struct {
 	timeNs int64
 	first  int
