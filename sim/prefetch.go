@@ -23,7 +23,11 @@ type iface struct {
 // event may schedule an earlier one, and then nothing is lost but the
 // prefetches.
 func (e *Engine) prefetchNext() {
-	switch e.peek(Never) {
+	src := fromLane
+	if !e.laneFirst(Never) {
+		src = e.peek(Never)
+	}
+	switch src {
 	case fromNow:
 		prefetch(uintptr(unsafe.Pointer(*e.nowQ.peek())))
 	case fromTimer:
@@ -42,15 +46,16 @@ func (e *Engine) prefetchNext() {
 		// compared by the keys the lane heads keep, not by reading the
 		// other lanes' items.
 		var it2 *laneItem
-		var at2 Time
-		var seq2 uint64
 		if l.q.size > 1 {
 			it2 = l.q.at(1)
-			at2, seq2 = it2.at, it2.seq
 		}
-		for j := 1; j <= 2 && j < len(e.laneHeads); j++ {
-			if h := &e.laneHeads[j]; it2 == nil || earlier(h.at, h.seq, at2, seq2) {
-				it2, at2, seq2 = h.lane.q.peek(), h.at, h.seq
+		if h := e.laneHeads; len(h) > 1 {
+			c := &h[1]
+			if len(h) > 2 && h[2].before(c) {
+				c = &h[2]
+			}
+			if it2 == nil || earlier(c.at, c.seq, it2.at, it2.seq) {
+				it2 = c.lane.q.peek()
 			}
 		}
 		if it2 != nil {
