@@ -2,13 +2,6 @@ package sim
 
 import "unsafe"
 
-// iface is how Go lays out an interface value: a type word and a pointer
-// to the value. Only the pointer is read, to prefetch what it points to.
-type iface struct {
-	_    unsafe.Pointer
-	data unsafe.Pointer
-}
-
 // prefetchNext asks the CPU for what the next events will touch first,
 // while the current one runs. A large run keeps far more state than the
 // caches hold, and almost every event starts with misses; asked for early,
@@ -62,18 +55,6 @@ func (e *Engine) prefetchNext() {
 			prefetchItem(it2)
 		}
 	}
-}
-
-// prefetchItem asks for a lane event's handler (three lines: a port's
-// hot fields span them, fabric.Port) and argument, unless the handler
-// will not read the argument (PostLaneUnread).
-func prefetchItem(it *laneItem) {
-	h := uintptr((*iface)(unsafe.Pointer(&it.h)).data)
-	d := h // asked for twice rather than branch around a fifth call
-	if !it.unread {
-		d = uintptr((*iface)(unsafe.Pointer(&it.data)).data)
-	}
-	prefetch4(h, h+64, h+128, d)
 }
 
 // A LaneHandler handles lane events (Engine.PostLane) and can ask for the

@@ -20,3 +20,13 @@ func prefetch3(a, b, c uintptr)
 
 //go:noescape
 func prefetch4(a, b, c, d uintptr)
+
+// prefetchItem asks for a lane event's handler (three lines: a port's
+// hot fields span them, fabric.Port) and argument, unless the handler
+// will not read the argument (PostLaneUnread). In assembly, reading the
+// item's fields by the offsets the compiler gives (go_asm.h): in Go it
+// was a call to prefetch4 with four arguments through the stack, about
+// 30 instructions an event.
+//
+//go:noescape
+func prefetchItem(it *laneItem)

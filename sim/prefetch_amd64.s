@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "go_asm.h"
 
 // func prefetch(addr uintptr)
 TEXT ·prefetch(SB), NOSPLIT|NOFRAME, $0-8
@@ -34,4 +35,20 @@ TEXT ·prefetch4(SB), NOSPLIT|NOFRAME, $0-32
 	PREFETCHT0 (BX)
 	PREFETCHT0 (CX)
 	PREFETCHT0 (DX)
+	RET
+
+// func prefetchItem(it *laneItem)
+// An interface value is a type word, then the pointer to the value: the
+// handler's and the argument's pointers are their second words.
+TEXT ·prefetchItem(SB), NOSPLIT|NOFRAME, $0-8
+	MOVQ it+0(FP), AX
+	MOVQ (laneItem_h+8)(AX), BX
+	PREFETCHT0 (BX)
+	PREFETCHT0 64(BX)
+	PREFETCHT0 128(BX)
+	CMPB laneItem_unread(AX), $0
+	JNE unread
+	MOVQ (laneItem_data+8)(AX), CX
+	PREFETCHT0 (CX)
+unread:
 	RET

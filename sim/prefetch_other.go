@@ -8,3 +8,5 @@ func prefetch(addr uintptr) {}
 func prefetch2(a, b uintptr)       {}
 func prefetch3(a, b, c uintptr)    {}
 func prefetch4(a, b, c, d uintptr) {}
+
+func prefetchItem(it *laneItem) {}
