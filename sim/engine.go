@@ -273,33 +273,25 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 	e.stopped = false
 	start := e.events
 	for !e.stopped {
+		var ev *Event
 		if e.laneFirst(until) {
-			// Almost every event of a large run: a lane's head.
-			ev := e.popLane()
-			e.now = ev.At
-			e.events++
-			e.prefetchNext()
+			ev = e.popLane() // almost every event of a large run
+		} else if ev = e.next(until); ev == nil {
+			// Nothing left before until: the clock moves there.
+			if until != Never && until > e.now {
+				e.now = until
+			}
+			break
+		}
+		e.now = ev.At
+		e.events++
+		e.prefetchNext()
+		if ev == &e.scratch {
 			e.scratchH.HandleEvent(ev)
 			ev.Data = nil
 		} else {
-			ev := e.next(until)
-			if ev == nil {
-				// Nothing left before until: the clock moves there.
-				if until != Never && until > e.now {
-					e.now = until
-				}
-				break
-			}
-			e.now = ev.At
-			e.events++
-			e.prefetchNext()
-			if ev == &e.scratch {
-				e.scratchH.HandleEvent(ev)
-				ev.Data = nil
-			} else {
-				ev.H.HandleEvent(ev)
-				e.recycle(ev)
-			}
+			ev.H.HandleEvent(ev)
+			e.recycle(ev)
 		}
 		// A countdown, not events % progressEvery: a division per event.
 		if e.progressLeft--; e.progressLeft == 0 && e.progress != nil {

@@ -6,11 +6,11 @@ package sim
 //go:noescape
 func prefetch(addr uintptr)
 
-// prefetch2, prefetch3 and prefetch4 ask for two, three or four lines in
-// one call: a call into assembly costs about ten instructions around its
-// one PREFETCHT0 (the arguments go through the stack and the goroutine
-// register is restored after it), and a hint asks for several lines at
-// once. An address of 0 is harmless: a prefetch never faults.
+// prefetch2 and prefetch3 ask for two or three lines in one call: a call
+// into assembly costs about ten instructions around its one PREFETCHT0
+// (the arguments go through the stack and the goroutine register is
+// restored after it), and a hint asks for several lines at once. An
+// address of 0 is harmless: a prefetch never faults.
 //
 //go:noescape
 func prefetch2(a, b uintptr)
@@ -18,15 +18,12 @@ func prefetch2(a, b uintptr)
 //go:noescape
 func prefetch3(a, b, c uintptr)
 
-//go:noescape
-func prefetch4(a, b, c, d uintptr)
-
 // prefetchItem asks for a lane event's handler (three lines: a port's
 // hot fields span them, fabric.Port) and argument, unless the handler
 // will not read the argument (PostLaneUnread). In assembly, reading the
 // item's fields by the offsets the compiler gives (go_asm.h): in Go it
-// was a call to prefetch4 with four arguments through the stack, about
-// 30 instructions an event.
+// was a call with the four addresses through the stack, about 30
+// instructions an event.
 //
 //go:noescape
 func prefetchItem(it *laneItem)

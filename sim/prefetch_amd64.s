@@ -25,18 +25,6 @@ TEXT ·prefetch3(SB), NOSPLIT|NOFRAME, $0-24
 	PREFETCHT0 (CX)
 	RET
 
-// func prefetch4(a, b, c, d uintptr)
-TEXT ·prefetch4(SB), NOSPLIT|NOFRAME, $0-32
-	MOVQ a+0(FP), AX
-	MOVQ b+8(FP), BX
-	MOVQ c+16(FP), CX
-	MOVQ d+24(FP), DX
-	PREFETCHT0 (AX)
-	PREFETCHT0 (BX)
-	PREFETCHT0 (CX)
-	PREFETCHT0 (DX)
-	RET
-
 // func prefetchItem(it *laneItem)
 // An interface value is a type word, then the pointer to the value: the
 // handler's and the argument's pointers are their second words.

@@ -5,8 +5,7 @@ package sim
 // prefetch does nothing where lfsim has no assembly for it.
 func prefetch(addr uintptr) {}
 
-func prefetch2(a, b uintptr)       {}
-func prefetch3(a, b, c uintptr)    {}
-func prefetch4(a, b, c, d uintptr) {}
+func prefetch2(a, b uintptr)    {}
+func prefetch3(a, b, c uintptr) {}
 
 func prefetchItem(it *laneItem) {}
