@@ -211,19 +211,18 @@ func (r *Run) loadSeries(path string) error {
 			continue
 		}
 		// The first three commas, as strings.SplitN(line, ",", 4).
-		c1 := bytes.IndexByte(line, ',')
-		c2, c3 := -1, -1
-		if c1 >= 0 {
-			if c2 = bytes.IndexByte(line[c1+1:], ','); c2 >= 0 {
-				c2 += c1 + 1
-				if c3 = bytes.IndexByte(line[c2+1:], ','); c3 >= 0 {
-					c3 += c2 + 1
-				}
+		var c [3]int
+		n := 0
+		for j := 0; j < len(line) && n < len(c); j++ {
+			if line[j] == ',' {
+				c[n] = j
+				n++
 			}
 		}
-		if c3 < 0 {
+		if n < len(c) {
 			return fmt.Errorf("%s:%d: expected time_ns,metric,where,value", path, i+1)
 		}
+		c1, c2, c3 := c[0], c[1], c[2]
 		t, ok := parseDecimal(line[:c1])
 		v, err := strconv.ParseFloat(string(line[c3+1:]), 64)
 		if !ok || err != nil {

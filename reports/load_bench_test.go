@@ -38,51 +38,13 @@ func BenchmarkLoadRunPFC(b *testing.B) {
 	}
 }
 
-// BenchmarkLoadRunSeries reads back a run whose timeseries.csv has
-// 638,000 rows (580 series, 1,100 samples), as the k=8 permutation's
-// default observe writes (19.5 MB): what `lfsim run` does before it draws
-// the report.
-func BenchmarkLoadRunSeries(b *testing.B) {
-	dir := b.TempDir()
-	const series, samples = 580, 1100
-	s := NewSeries(0)
-	keys := make([]Key, series)
-	for i := range keys {
-		keys[i] = s.Key([]string{MetricTxGbps, MetricQueueBytes, MetricPaused}[i%3], fmt.Sprintf("s%d:p%d:3", i/16, i%16))
-	}
-	for t := 0; t < samples; t++ {
-		s.Begin(int64(t+1) * 10_000)
-		for i, k := range keys {
-			s.AddKey(k, float64(t*i%977)/7)
-		}
-		s.End()
-	}
-	if err := WriteFileAtomic(dir, "timeseries.csv", s.CSV()); err != nil {
-		b.Fatal(err)
-	}
-	if err := WriteFileAtomic(dir, "summary.json", SummaryJSON(&Summary{})); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		r, err := LoadRun(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if n := len(r.Series[MetricPaused]["s0:p2:3"]); n != samples {
-			b.Fatalf("%d points read back for one series, want %d", n, samples)
-		}
-	}
-}
-
-// BenchmarkBuildHTML draws report.html for a run with 580 series of
-// 1,100 samples (the k=8 permutation's default observe): each chart's
-// options are rendered once and no regular expression passes over them
-// unless a chart has a JavaScript function (page.chart): 20 ms and 16 MB
-// a report, against 112 ms and 28 MB through go-echarts' RenderSnippet.
-func BenchmarkBuildHTML(b *testing.B) {
-	dir := b.TempDir()
-	const series, samples = 580, 1100
+// seriesRun writes a run directory whose timeseries.csv has 638,000 rows
+// (580 series, 1,100 samples), as the k=8 permutation's default observe
+// writes (19.5 MB), and returns it with the samples per series.
+func seriesRun(b *testing.B) (dir string, samples int) {
+	dir = b.TempDir()
+	const series = 580
+	samples = 1100
 	s := NewSeries(0)
 	keys := make([]Key, series)
 	for i := range keys {
@@ -101,6 +63,31 @@ func BenchmarkBuildHTML(b *testing.B) {
 	if err := WriteFileAtomic(dir, "summary.json", SummaryJSON(&Summary{Scenario: "bench"})); err != nil {
 		b.Fatal(err)
 	}
+	return dir, samples
+}
+
+// BenchmarkLoadRunSeries reads back seriesRun's run: what `lfsim run`
+// does before it draws the report.
+func BenchmarkLoadRunSeries(b *testing.B) {
+	dir, samples := seriesRun(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := LoadRun(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := len(r.Series[MetricPaused]["s0:p2:3"]); n != samples {
+			b.Fatalf("%d points read back for one series, want %d", n, samples)
+		}
+	}
+}
+
+// BenchmarkBuildHTML draws report.html for seriesRun's run: each chart's
+// options are rendered once and no regular expression passes over them
+// unless a chart has a JavaScript function (page.chart): 20 ms and 16 MB
+// a report, against 112 ms and 28 MB through go-echarts' RenderSnippet.
+func BenchmarkBuildHTML(b *testing.B) {
+	dir, _ := seriesRun(b)
 	r, err := LoadRun(dir)
 	if err != nil {
 		b.Fatal(err)
