@@ -5,10 +5,12 @@ import (
 	_ "embed"
 	"fmt"
 	"html"
+	"html/template"
 	"math"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -59,9 +61,8 @@ func (pg *page) note(s string) { pg.notes = append(pg.notes, s) }
 // still gets it).
 func (pg *page) chart(c interface{ Validate() }) {
 	c.Validate()
-	for _, part := range [...]string{templates.BaseElementTpl, templates.BaseScriptTpl} {
+	for _, tpl := range chartTemplates() {
 		var buf bytes.Buffer
-		tpl := render.MustTemplate(render.ModChart, []string{templates.BaseTpl, part})
 		if err := tpl.ExecuteTemplate(&buf, render.ModChart, c); err != nil {
 			panic(err) // as RenderSnippet: the templates are go-echarts' own
 		}
@@ -73,6 +74,16 @@ func (pg *page) chart(c interface{ Validate() }) {
 		pg.b.WriteString("\n")
 	}
 }
+
+// chartTemplates are go-echarts' element and script templates, parsed
+// once for every chart of every report.
+var chartTemplates = sync.OnceValue(func() [2]*template.Template {
+	var t [2]*template.Template
+	for i, part := range [...]string{templates.BaseElementTpl, templates.BaseScriptTpl} {
+		t[i] = render.MustTemplate(render.ModChart, []string{templates.BaseTpl, part})
+	}
+	return t
+})
 
 // funcMarkers is go-echarts' pattern for the markers around JavaScript
 // functions in a chart's options (render/engine.go).
