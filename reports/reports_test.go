@@ -79,8 +79,8 @@ func TestSeriesDecimates(t *testing.T) {
 	decimated := 0
 	for i := 0; i < 12; i++ {
 		s.Begin(int64(i) * 10)
-		s.Add(MetricTxGbps, "s0:p0", float64(i))
-		s.Add(MetricBufferBytes, "s0", 1)
+		s.AddKey(s.Key(MetricTxGbps, "s0:p0"), float64(i))
+		s.AddKey(s.Key(MetricBufferBytes, "s0"), 1)
 		if s.End() {
 			decimated++
 		}
@@ -120,7 +120,7 @@ func TestSeriesChunksAsOneSlice(t *testing.T) {
 			r := ref{timeNs: t0}
 			for j := 0; j < tc.perSample+i%3; j++ {
 				where := fmt.Sprintf("s%d:p%d", j%5, j)
-				s.Add(MetricQueueBytes, where, float64(i*7+j))
+				s.AddKey(s.Key(MetricQueueBytes, where), float64(i*7+j))
 				r.rows = append(r.rows, fmt.Sprintf("%d,%s,%s,%s", t0, MetricQueueBytes, where, strconv.FormatFloat(float64(i*7+j), 'g', 6, 64)))
 			}
 			want = append(want, r)

@@ -92,9 +92,6 @@ func (s *Series) Key(metric, where string) Key {
 	return Key{m, w}
 }
 
-// Add records one value of metric at where in the current sample.
-func (s *Series) Add(metric, where string, value float64) { s.AddKey(s.Key(metric, where), value) }
-
 // AddKey records one value of k's series in the current sample.
 func (s *Series) AddKey(k Key, value float64) {
 	if s.n%pointChunk == 0 && s.n/pointChunk == len(s.chunks) {
