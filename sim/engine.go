@@ -24,12 +24,21 @@ type Engine struct {
 	seed   uint64
 
 	lanes       map[Time]*Lane // by delay (lane.go)
-	laneHeads   []laneHead     // a min-heap of the nonempty lanes' heads
-	laneWaiting int            // lane events behind their lane's head
-	scratch     Event          // a firing lane event (popLane), without its H
-	scratchH    LaneHandler    // its handler
+	laneArr     [MaxLanes]Lane // the lanes, in the order they were made
+	nLanes      int
+	laneHeads   []laneHead  // a min-heap of the nonempty lanes' heads
+	laneWaiting int         // lane events behind their lane's head
+	scratch     Event       // a firing lane event (popLane), without its H
+	scratchH    LaneHandler // its handler
 	stopped     bool
 	dead        int // cancelled events still in the heap
+
+	// horizon is no later than the earliest timer or current-time event:
+	// the timer heap's top, or now while the current-time FIFO holds
+	// events, or Never when neither holds any. A lane head earlier than
+	// it fires next without a look at either (laneFirst); it is brought
+	// down as they are scheduled and back up as they fire.
+	horizon Time
 
 	progressEvery uint64
 	progressLeft  uint64 // events until the next call of progress
@@ -39,7 +48,7 @@ type Engine struct {
 // NewEngine returns an engine at time zero whose random streams derive from
 // seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed}
+	return &Engine{seed: seed, horizon: Never}
 }
 
 // Now returns the current simulated time.
@@ -88,6 +97,7 @@ func (e *Engine) Schedule(at Time, h Handler, kind int32, n int64, data any) Tim
 	ev.At, ev.H, ev.Kind, ev.N, ev.Data = at, h, kind, n, data
 	ev.seq = e.seq
 	e.seq++
+	e.horizon = min(e.horizon, at)
 	if at == e.now {
 		e.nowQ.push(ev)
 	} else {
@@ -141,6 +151,7 @@ func (e *Engine) compact() {
 	for i := (len(h) - 2) / 4; i >= 0; i-- {
 		e.siftDown(i)
 	}
+	e.settleHorizon()
 }
 
 // siftDown restores the heap below i.
@@ -209,7 +220,7 @@ func (e *Engine) peek(until Time) source {
 		src, at, seq = fromTimer, e.heap[0].at, e.heap[0].seq
 	}
 	if len(e.laneHeads) > 0 {
-		if h := &e.laneHeads[0]; src == fromNone || earlier(h.at, h.seq, at, seq) {
+		if h := &e.laneHeads[0]; src == fromNone || earlier(h.at, h.seq(), at, seq) {
 			src, at = fromLane, h.at
 		}
 	}
@@ -225,14 +236,25 @@ func (e *Engine) peek(until Time) source {
 }
 
 // laneFirst reports whether the next event is the earliest lane's head,
-// due at or before until, with no current-time event waiting: peek's
-// answer in its common case, without the rest of its cases.
+// due at or before until: peek's answer in its common case, without the
+// rest of its cases. A lane head at the horizon itself is left to peek,
+// which breaks the tie by insertion order.
 func (e *Engine) laneFirst(until Time) bool {
 	h := e.laneHeads
-	if len(h) == 0 || e.nowQ.size != 0 || h[0].at > until {
-		return false
+	return len(h) != 0 && h[0].at < e.horizon && h[0].at <= until
+}
+
+// settleHorizon brings the horizon up to the earliest timer or
+// current-time event, after one of them was taken.
+func (e *Engine) settleHorizon() {
+	switch {
+	case e.nowQ.size != 0:
+		e.horizon = e.now
+	case len(e.heap) != 0:
+		e.horizon = e.heap[0].at
+	default:
+		e.horizon = Never
 	}
-	return len(e.heap) == 0 || earlier(h[0].at, h[0].seq, e.heap[0].at, e.heap[0].seq)
 }
 
 // next removes and returns the next live event due at or before until, or
@@ -254,6 +276,7 @@ func (e *Engine) next(until Time) *Event {
 		default:
 			return nil
 		}
+		e.settleHorizon()
 		if ev.H == nil { // cancelled
 			if e.dead > 0 {
 				e.dead--
@@ -287,8 +310,9 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 		e.events++
 		e.prefetchNext()
 		if ev == &e.scratch {
+			// Its Data is left for the next lane event to overwrite: the
+			// lane's ring keeps it until then anyway (PostLane).
 			e.scratchH.HandleEvent(ev)
-			ev.Data = nil
 		} else {
 			ev.H.HandleEvent(ev)
 			e.recycle(ev)
@@ -343,8 +367,8 @@ func (e *Engine) pop() *Event {
 	return top
 }
 
-// ring is a growable FIFO: the current-time events (of *Event) and each
-// lane's waiting items (of laneItem). Its size is a power of two.
+// ring is a growable FIFO, the current-time events' (lanes have their
+// own, laneRing). Its size is a power of two.
 type ring[T any] struct {
 	buf        []T
 	head, size int
@@ -375,18 +399,6 @@ func (r *ring[T]) expand() {
 
 // peek returns the head in place.
 func (r *ring[T]) peek() *T { return &r.buf[r.head] }
-
-// at returns the i-th item from the head in place (wrapping around the
-// buffer: past the tail it is a stale or empty slot).
-func (r *ring[T]) at(i int) *T { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
-
-// skip drops the head without clearing its slot, for a ring whose items
-// point only at what outlives them (a lane's handlers and pooled packets):
-// the slot is overwritten when the ring comes round to it.
-func (r *ring[T]) skip() {
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.size--
-}
 
 func (r *ring[T]) pop() T {
 	x := r.buf[r.head]

@@ -110,6 +110,17 @@ func TestEventIsOneCacheLine(t *testing.T) {
 	if size := unsafe.Sizeof(Event{}); size != 64 {
 		t.Errorf("Event is %d bytes, want 64", size)
 	}
+	// A lane is found from a lane head's index by a shift, and a lane
+	// head moves in a sift as two words (lane.go).
+	if size := unsafe.Sizeof(Lane{}); size != 64 {
+		t.Errorf("Lane is %d bytes, want 64", size)
+	}
+	if size := unsafe.Sizeof(laneHead{}); size != 16 {
+		t.Errorf("laneHead is %d bytes, want 16", size)
+	}
+	if MaxLanes > 1<<laneBits {
+		t.Errorf("MaxLanes (%d) does not fit a lane head's %d bits of index", MaxLanes, laneBits)
+	}
 }
 
 // TestLanesAreBounded: an engine makes at most MaxLanes lanes; later

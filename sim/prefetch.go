@@ -26,8 +26,8 @@ func (e *Engine) prefetchNext() {
 	case fromTimer:
 		prefetch(uintptr(unsafe.Pointer(e.heap[0].ev)))
 	case fromLane:
-		l := e.laneHeads[0].lane
-		it := l.q.peek()
+		q := &e.lane(&e.laneHeads[0]).q
+		it := q.slot(q.head)
 		// Its handler and argument are not asked for again: events are
 		// dense in simulated time (about eight per simulated nanosecond
 		// in the k=16 permutation) and a new one lands a transmission
@@ -39,16 +39,17 @@ func (e *Engine) prefetchNext() {
 		// compared by the keys the lane heads keep, not by reading the
 		// other lanes' items.
 		var it2 *laneItem
-		if l.q.size > 1 {
-			it2 = l.q.at(1)
+		if q.size > 1 {
+			it2 = q.slot(q.head + 1)
 		}
 		if h := e.laneHeads; len(h) > 1 {
 			c := &h[1]
 			if len(h) > 2 && h[2].before(c) {
 				c = &h[2]
 			}
-			if it2 == nil || earlier(c.at, c.seq, it2.at, it2.seq) {
-				it2 = c.lane.q.peek()
+			if it2 == nil || c.at < it2.at || c.at == it2.at && c.key < it2.key {
+				q := &e.lane(c).q
+				it2 = q.slot(q.head)
 			}
 		}
 		if it2 != nil {
