@@ -32,7 +32,7 @@ func NewNetwork(eng *sim.Engine, t *Topology) *Network {
 		ab := &Link{Delay: l.Delay, eng: eng, from: a, to: b}
 		ba := &Link{Delay: l.Delay, eng: eng, from: b, to: a}
 		if l.Delay > 0 {
-			ab.lane, ba.lane = eng.Lane(l.Delay), eng.Lane(l.Delay)
+			ab.lane, ba.lane = eng.Lane(l.Delay, arriveKind), eng.Lane(l.Delay, arriveKind)
 		}
 		a.out, b.out = ab, ba
 		a.peer, b.peer = b, a

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/lfsim/lfsim/sim"
 )
@@ -45,7 +46,7 @@ type PortStats struct {
 // its frame on without reading the Link, the addresses of the owner's
 // state for the next frame (warmHints) and the receiver's count; the
 // port's index and the per-frame counters in the third. The engine asks
-// for all three lines two events ahead (sim.LaneHandler). Ports are allocated
+// for all three lines two events ahead (sim.LaneKind). Ports are allocated
 // one by one, 640 bytes each, so each starts on a line.
 type Port struct {
 	eng     *sim.Engine
@@ -144,23 +145,31 @@ func infoKind(n int64) PacketKind { return PacketKind(n >> 24 & 15) }
 func infoPrio(n int64) uint8      { return uint8(n >> 28 & 7) }
 func infoDst(n int64) NodeID      { return NodeID(int32(uint32(n >> 32))) }
 
-var (
-	_ sim.Handler     = (*Port)(nil)
-	_ sim.LaneHandler = (*Port)(nil)
-)
+var _ sim.Handler = (*Port)(nil)
 
-// Warm is the engine's hint for the port's next event (sim.LaneHandler):
-// it asks for what the owner will read (warmHints), and the end of a
-// transmission for the link too, when the frame will go through it.
-func (p *Port) Warm(kind int32, n int64, _ any) {
-	switch kind {
-	case portTxDone:
-		p.warm.tx(infoPrio(n))
-		if !p.fastCarry {
-			sim.Prefetch(p.out)
-		}
-	case portArrive:
-		p.warm.rx(infoPrio(n), infoDst(n))
+// The port's lane events (sim.LaneKind): the end of a transmission, whose
+// frame the port hands to the link without reading it, and a frame's
+// arrival. Their Warm asks for what the owner will read (warmHints), and
+// the end of a transmission for the link too, when the frame will go
+// through it. (Set in init: the kinds' functions reach the lanes that
+// name the kinds.)
+var txDoneKind, arriveKind *sim.LaneKind
+
+func init() {
+	txDoneKind = &sim.LaneKind{
+		Fire: txDone,
+		Warm: func(t unsafe.Pointer, n int64, _ unsafe.Pointer) {
+			p := (*Port)(t)
+			p.warm.tx(infoPrio(n))
+			if !p.fastCarry {
+				sim.Prefetch(p.out)
+			}
+		},
+		Unread: true,
+	}
+	arriveKind = &sim.LaneKind{
+		Fire: arrive,
+		Warm: func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*Port)(t).warm.rx(infoPrio(n), infoDst(n)) },
 	}
 }
 
@@ -308,7 +317,7 @@ func (p *Port) startNext() {
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
 	if l := p.txLane(d); l != nil {
-		p.eng.PostLaneUnread(l, p, portTxDone, frameInfo(pkt), pkt)
+		p.eng.PostLane(l, unsafe.Pointer(p), frameInfo(pkt), unsafe.Pointer(pkt))
 	} else {
 		p.eng.After(d, p, portTxDone, frameInfo(pkt), pkt)
 	}
@@ -327,7 +336,7 @@ func (p *Port) txLane(d sim.Time) *sim.Lane {
 		p.lane, p.otherLane = p.otherLane, p.lane
 		return p.lane
 	}
-	l := p.eng.Lane(d)
+	l := p.eng.Lane(d, txDoneKind)
 	if l != nil {
 		p.otherLane, p.lane = p.lane, l
 	}
@@ -338,19 +347,9 @@ func (p *Port) txLane(d sim.Time) *sim.Lane {
 func (p *Port) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case portTxDone:
-		wire := infoWire(ev.N)
-		p.sending = nil
-		p.Stats.TxPackets++
-		p.Stats.TxBytes += wire
-		if p.fastCarry && infoKind(ev.N) != KindPause {
-			// Link.carry's common case, without reading the link.
-			p.eng.PostLane(p.arrivalLane, p.peer, portArrive, ev.N, ev.Data)
-		} else {
-			p.out.carry(ev.Data.(*Packet), ev.N)
-		}
-		p.startNext()
+		txDone(unsafe.Pointer(p), ev.N, unsafe.Pointer(ev.Data.(*Packet)))
 	case portArrive:
-		p.arrive(ev.Data.(*Packet))
+		arrive(unsafe.Pointer(p), ev.N, unsafe.Pointer(ev.Data.(*Packet)))
 	case portPauseWake:
 		p.expirePauses()
 		p.armWake()
@@ -362,8 +361,28 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 	}
 }
 
-// arrive takes a frame whose last bit has reached this port.
-func (p *Port) arrive(pkt *Packet) {
+// txDone ends the transmission of the frame d on the port t (info is its
+// frameInfo): the frame goes on the link, and the transmitter looks for
+// the next one. It is txDoneKind's Fire itself, rather than a method the
+// kind's function calls, so that the engine's call reaches the body.
+func txDone(t unsafe.Pointer, info int64, d unsafe.Pointer) {
+	p, pkt := (*Port)(t), (*Packet)(d)
+	p.sending = nil
+	p.Stats.TxPackets++
+	p.Stats.TxBytes += infoWire(info)
+	if p.fastCarry && infoKind(info) != KindPause {
+		// Link.carry's common case, without reading the link.
+		p.eng.PostLane(p.arrivalLane, unsafe.Pointer(p.peer), info, unsafe.Pointer(pkt))
+	} else {
+		p.out.carry(pkt, info)
+	}
+	p.startNext()
+}
+
+// arrive takes the frame d whose last bit has reached the port t
+// (arriveKind's Fire itself, as txDone).
+func arrive(t unsafe.Pointer, _ int64, d unsafe.Pointer) {
+	p, pkt := (*Port)(t), (*Packet)(d)
 	p.arrived++
 	if pkt.Kind == KindPause {
 		p.pausesArrived++
@@ -526,7 +545,7 @@ func (l *Link) carry(pkt *Packet, info int64) {
 		l.pausesSent++
 	}
 	if l.lane != nil {
-		l.eng.PostLane(l.lane, l.to, portArrive, info, pkt)
+		l.eng.PostLane(l.lane, unsafe.Pointer(l.to), info, unsafe.Pointer(pkt))
 	} else {
 		l.eng.After(l.Delay, l.to, portArrive, info, pkt)
 	}

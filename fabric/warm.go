@@ -9,8 +9,9 @@ import (
 // warmHints are the addresses of the state a port's owner reads when the
 // port's transmission ends (to choose the next frame) and when a frame
 // arrives, set by the owner once (SetWarmTx, SetWarmRx, SetWarmAt,
-// SetWarmRoutes). Port.Warm asks for them an event ahead from the port's
-// own lines, which the engine asked for an event before that. Asking the
+// SetWarmRoutes). The Warm of the port's lane kinds asks for them an
+// event ahead from the port's own lines, which the engine asked for an
+// event before that. Asking the
 // owner instead (an Owner method, as before) read the owner's own struct
 // first to find them: a line that the hint itself then waited for, on
 // every event (docs/PERFORMANCE.md, "Seventh round").

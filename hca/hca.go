@@ -3,6 +3,7 @@ package hca
 import (
 	"cmp"
 	"slices"
+	"unsafe"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
@@ -136,15 +137,19 @@ const (
 	evNICWatchdog
 )
 
-var (
-	_ fabric.Owner    = (*HCA)(nil)
-	_ sim.LaneHandler = (*HCA)(nil)
-)
+var _ fabric.Owner = (*HCA)(nil)
 
-// Warm is the engine's hint for the HCA's next lane event, the end of the
-// receive pipeline (sim.LaneHandler): it asks for nothing beyond the
-// HCA's first lines and the packet, which the engine asks for itself.
-func (h *HCA) Warm(int32, int64, any) {}
+// rxKind is a packet's end of the receive pipeline (sim.LaneKind). It has
+// no Warm: the packet's processing starts from the HCA's first lines and
+// the packet, which the engine asks for itself. (Set in init: process
+// reaches the lane that names it.)
+var rxKind *sim.LaneKind
+
+func init() {
+	rxKind = &sim.LaneKind{
+		Fire: func(t unsafe.Pointer, _ int64, d unsafe.Pointer) { (*HCA)(t).process((*fabric.Packet)(d)) },
+	}
+}
 
 // New attaches an HCA to its port.
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip uint32, prof Profile, port *fabric.Port) *HCA {
@@ -946,10 +951,10 @@ func (h *HCA) afterPipeline(p *fabric.Packet) {
 		// Every packet waits the same latency: the engine's lane for it
 		// (sim.Lane) keeps them in order without the heap.
 		if h.rxLane == nil || h.rxLane.Delay() != d {
-			h.rxLane = h.eng.Lane(d)
+			h.rxLane = h.eng.Lane(d, rxKind)
 		}
 		if h.rxLane != nil {
-			h.eng.PostLane(h.rxLane, h, evRx, 0, p)
+			h.eng.PostLane(h.rxLane, unsafe.Pointer(h), 0, unsafe.Pointer(p))
 		} else {
 			h.eng.After(d, h, evRx, 0, p)
 		}

@@ -12,8 +12,7 @@ type Handler interface {
 type Event struct {
 	// At is when the event fires.
 	At Time
-	// H is who handles it; nil in a lane event (Engine.PostLane) as it
-	// fires, whose handler the engine keeps apart (popLane).
+	// H is who handles it.
 	H Handler
 	// Data is a pointer argument (a packet, a QP). Storing a pointer in an
 	// interface does not allocate.

@@ -2,24 +2,56 @@ package sim
 
 import "unsafe"
 
-// A Lane is a FIFO of events that all wait the same delay after they are
-// scheduled. Since the clock only moves forward, such events are scheduled
-// in the order they fire, so the lane needs no sorting: only its head sits
-// among the engine's lane heads, and firing it puts the next one there.
-// Every link's arrivals (one propagation delay) and every switch's
-// pipeline exits (one latency) share a lane per delay, so the lane heads
-// are a handful (seven in the k=16 permutation of docs/PERFORMANCE.md)
-// and firing a lane event costs a sift among them, not one through a heap
-// of an entry per busy link or per timer; events still fire in exactly
-// the (time, insertion order) sequence they would without lanes.
+// A Lane is a FIFO of events of one kind (LaneKind) that all wait the
+// same delay after they are scheduled. Since the clock only moves
+// forward, such events are scheduled in the order they fire, so the lane
+// needs no sorting: only its head sits among the engine's lane heads, and
+// firing it puts the next one there. Every link's arrivals (one
+// propagation delay) and every switch's pipeline exits (one latency) share
+// a lane per delay, so the lane heads are a handful (seven in the k=16
+// permutation of docs/PERFORMANCE.md) and firing a lane event costs a
+// sift among them, not one through a heap of an entry per busy link or
+// per timer; events still fire in exactly the (time, insertion order)
+// sequence they would without lanes.
 //
 // Lane events cannot be cancelled; timers belong in the heap (Schedule,
 // After).
 type Lane struct {
-	delay Time
-	index uint64 // in the engine's laneArr, below MaxLanes
-	q     laneRing
-	_     [8]byte // 64 bytes: a lane is found from its index by a shift
+	delay  Time
+	kind   *LaneKind // what its events are
+	index  uint32    // in the engine's laneArr, below MaxLanes
+	unread bool      // kind.Unread, beside what the lookahead reads
+	q      laneRing  // 64 bytes in all: a lane is found from its index by a shift
+}
+
+// A LaneKind is what a lane's events are: the function each one fires
+// and the one that warms its state ahead. Both are given the event's
+// target (the model the event is for, a port or a switch), its N and its
+// data (a packet), as PostLane was. A kind is a static value of the
+// model that defines it (fabric's port arrivals, swtch's pipeline exits),
+// made once; Fire and Warm convert the pointers back to their types.
+//
+// Events by kind, not by an interface and an any per event: the lane
+// knows its events' functions, so an item is 40 bytes (time, order,
+// target, data, N) instead of 64, the engine calls Fire with the item's
+// fields in registers instead of building an Event, and no handler
+// switches on a kind or asserts a type (docs/PERFORMANCE.md, eleventh
+// round).
+type LaneKind struct {
+	// Fire handles one event.
+	Fire func(target unsafe.Pointer, n int64, data unsafe.Pointer)
+	// Warm is the engine's hint, one event ahead (just before the event
+	// before it fires), that the event is next: it asks for the state the
+	// event will reach through its target (sim.Prefetch), beyond the
+	// target's first three lines and the data's first, which the engine
+	// asked for an event earlier still and which it may read. It must
+	// change nothing but what is in the caches. Nil: nothing to ask for.
+	Warm func(target unsafe.Pointer, n int64, data unsafe.Pointer)
+	// Unread says that Fire passes data on without reading what it
+	// points to (a transmission's end hands its frame to the link): the
+	// engine then does not ask for it ahead, which would cost a line the
+	// event never touches.
+	Unread bool
 }
 
 // Delay returns the lane's delay.
@@ -32,62 +64,55 @@ func (l *Lane) Delay() Time { return l.delay }
 // every odd frame size it ever sends, and its memory would grow with time.
 const MaxLanes = 64
 
-// Lane returns the engine's lane for events delay after now, making it on
-// first use, or nil once MaxLanes lanes exist (the caller then schedules
-// with After). delay must be above 0 (events at the current time have
-// their own FIFO already).
-func (e *Engine) Lane(delay Time) *Lane {
+// laneKey finds a lane: one per delay and kind.
+type laneKey struct {
+	delay Time
+	kind  *LaneKind
+}
+
+// Lane returns the engine's lane for events of kind delay after now,
+// making it on first use, or nil once MaxLanes lanes exist (the caller
+// then schedules with After). delay must be above 0 (events at the
+// current time have their own FIFO already).
+func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 	if delay <= 0 {
 		panic("sim: a lane's delay must be above 0")
 	}
-	if l := e.lanes[delay]; l != nil {
+	k := laneKey{delay, kind}
+	if l := e.lanes[k]; l != nil {
 		return l
 	}
 	if e.nLanes >= MaxLanes {
 		return nil
 	}
 	if e.lanes == nil {
-		e.lanes = map[Time]*Lane{}
+		e.lanes = map[laneKey]*Lane{}
 	}
 	l := &e.laneArr[e.nLanes]
-	l.delay, l.index = delay, uint64(e.nLanes)
+	l.delay, l.index, l.kind, l.unread = delay, uint32(e.nLanes), kind, kind.Unread
 	e.nLanes++
-	e.lanes[delay] = l
+	e.lanes[k] = l
 	return l
 }
 
 // PostLane schedules an event l's delay after now, as After would, for
-// h.HandleEvent(ev) with kind, n and data. Lane events cannot be
-// cancelled (so PostLane returns no Timer), and they need no Event of
-// their own while they wait: the lane keeps their fields in its FIFO, in
-// order, and the engine hands the handler a scratch Event when one fires.
-// A fired item's slot is not cleared until the ring comes round to it
-// again, so h and data should outlive the event (handlers and pooled
-// packets do); the lane keeps them reachable until then.
-func (e *Engine) PostLane(l *Lane, h LaneHandler, kind int32, n int64, data any) {
-	e.postLane(l, h, kind, n, data, false)
-}
-
-// PostLaneUnread is PostLane for an event whose handler passes data on
-// without reading what it points to (a transmission's end hands its frame
-// to the link): the engine then does not prefetch data before the event
-// fires (prefetchNext), which would cost a line the event never touches.
-func (e *Engine) PostLaneUnread(l *Lane, h LaneHandler, kind int32, n int64, data any) {
-	e.postLane(l, h, kind, n, data, true)
-}
-
-func (e *Engine) postLane(l *Lane, h LaneHandler, kind int32, n int64, data any, unread bool) {
-	// The item is written in place, field by field: building it first
-	// and pushing it copied its 64 bytes twice through the stack; and
-	// the slot is found here, not by a call (ring.grow is not inlined).
+// l's kind's Fire(target, n, data). Lane events cannot be cancelled (so
+// PostLane returns no Timer), and they need no Event of their own while
+// they wait: the lane keeps their fields in its FIFO, in order. A fired
+// item's slot is not cleared until the ring comes round to it again, so
+// target and data should outlive the event (models and pooled packets
+// do); the lane keeps them reachable until then.
+func (e *Engine) PostLane(l *Lane, target unsafe.Pointer, n int64, data unsafe.Pointer) {
+	// The item is written in place, field by field, and its slot found
+	// here, not by a call.
 	q := &l.q
 	if q.size == len(q.buf) {
 		q.expand()
 	}
 	it := q.slot(q.head + q.size)
 	q.size++
-	at, key := e.now+l.delay, e.seq<<laneBits|l.index
-	it.at, it.key, it.h, it.data, it.n, it.kind, it.unread = at, key, h, data, n, kind, unread
+	at, key := e.now+l.delay, e.seq<<laneBits|uint64(l.index)
+	it.at, it.key, it.target, it.data, it.n = at, key, target, data, n
 	e.seq++
 	if q.size == 1 {
 		e.pushLaneHead(laneHead{at: at, key: key})
@@ -168,48 +193,24 @@ func (e *Engine) siftLaneHeads() {
 	h[i] = laneHead{at: xat, key: xkey}
 }
 
-// popLane fires the head of the earliest lane: the event is handed over
-// in the engine's scratch Event, its handler in scratchH (not in the
-// Event's H, which would cost a conversion between interface types per
-// event; Run calls it), and the lane's next event, if any, takes
-// its place among the lane heads (one sift instead of a pop and a push).
-func (e *Engine) popLane() *Event {
-	top := &e.laneHeads[0]
-	q := &e.lane(top).q
-	it := q.slot(q.head)
-	ev := &e.scratch
-	ev.At, ev.Data, ev.N, ev.Kind = it.at, it.data, it.n, it.kind
-	e.scratchH = it.h
-	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.size--
-	if q.size == 0 {
-		n := len(e.laneHeads) - 1
-		e.laneHeads[0] = e.laneHeads[n]
-		e.laneHeads[n] = laneHead{}
-		e.laneHeads = e.laneHeads[:n]
-	} else {
-		next := q.slot(q.head)
-		top.at, top.key = next.at, next.key
-		e.laneWaiting--
-		prefetchRing(q.slot(q.head + laneAhead))
-	}
-	if h := e.laneHeads; len(h) > 1 && (h[1].before(&h[0]) || len(h) > 2 && h[2].before(&h[0])) {
-		// The lane stays on top as often as not: checked here, the sift
-		// (a call) runs only when the top moves.
-		e.siftLaneHeads()
-	}
-	return ev
+// dropLaneHead takes the top off the lane heads, whose lane has emptied;
+// the last takes its place, for Run's check and sift to settle. (Run takes
+// a lane's head itself: its lane stays on the heads as long as it has
+// items, with the next one's key, which costs one sift instead of a pop
+// and a push.)
+func (e *Engine) dropLaneHead() {
+	k := len(e.laneHeads) - 1
+	e.laneHeads[0] = e.laneHeads[k]
+	e.laneHeads = e.laneHeads[:k]
 }
 
-// laneItem is a waiting lane event: 64 bytes, read in order.
+// laneItem is a waiting lane event: 40 bytes, read in order.
 type laneItem struct {
 	at     Time
 	key    uint64 // its insertion order and lane, as laneHead's key
-	h      LaneHandler
-	data   any
+	target unsafe.Pointer
+	data   unsafe.Pointer
 	n      int64
-	kind   int32
-	unread bool // posted with PostLaneUnread: data is not prefetched
 }
 
 // laneRing is a lane's FIFO of waiting items, a ring whose size is a

@@ -22,17 +22,25 @@ type laneWorkload struct {
 	timers []Timer
 }
 
-func (w *laneWorkload) Warm(int32, int64, any) {}
+// workloadKind fires a laneWorkload's lane events as its timers fire.
+var workloadKind = &LaneKind{}
 
-func (w *laneWorkload) HandleEvent(ev *Event) {
-	w.got = append(w.got, ev.N)
+func init() {
+	workloadKind.Fire = func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*laneWorkload)(t).fire(n) }
+	benchKind.Fire = func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*laneBench)(t).fire(n) }
+}
+
+func (w *laneWorkload) HandleEvent(ev *Event) { w.fire(ev.N) }
+
+func (w *laneWorkload) fire(n int64) {
+	w.got = append(w.got, n)
 	if w.next >= w.total {
 		return
 	}
 	d := w.delays[w.rng.IntN(len(w.delays))]
 	w.next++
 	if w.lanes {
-		w.e.PostLane(w.e.Lane(d), w, 0, w.next, nil)
+		w.e.PostLane(w.e.Lane(d, workloadKind), unsafe.Pointer(w), w.next, nil)
 	} else {
 		w.e.After(d, w, 0, w.next, nil)
 	}
@@ -78,7 +86,7 @@ func BenchmarkEngineLanes(b *testing.B) {
 	delays := []Time{1000, 500, 335}
 	h := &laneBench{e: e, delays: delays}
 	for i := 0; i < 1024; i++ {
-		e.PostLane(e.Lane(delays[i%3]), h, 0, int64(i), nil)
+		e.PostLane(e.Lane(delays[i%3], benchKind), unsafe.Pointer(h), int64(i), nil)
 	}
 	b.ResetTimer()
 	h.left = b.N
@@ -91,21 +99,21 @@ type laneBench struct {
 	left   int
 }
 
-func (h *laneBench) Warm(int32, int64, any) {}
+var benchKind = &LaneKind{}
 
-func (h *laneBench) HandleEvent(ev *Event) {
+func (h *laneBench) fire(n int64) {
 	if h.left <= 0 {
 		return
 	}
 	h.left--
-	h.e.PostLane(h.e.Lane(h.delays[ev.N%3]), h, 0, ev.N, nil)
+	h.e.PostLane(h.e.Lane(h.delays[n%3], benchKind), unsafe.Pointer(h), n, nil)
 }
 
 // TestEventIsOneCacheLine: an event is 64 bytes, so that firing one loads
-// one cache line.
+// one cache line, and a lane event 40.
 func TestEventIsOneCacheLine(t *testing.T) {
-	if size := unsafe.Sizeof(laneItem{}); size != 64 {
-		t.Errorf("laneItem is %d bytes, want 64", size)
+	if size := unsafe.Sizeof(laneItem{}); size != 40 {
+		t.Errorf("laneItem is %d bytes, want 40", size)
 	}
 	if size := unsafe.Sizeof(Event{}); size != 64 {
 		t.Errorf("Event is %d bytes, want 64", size)
@@ -123,20 +131,24 @@ func TestEventIsOneCacheLine(t *testing.T) {
 	}
 }
 
-// TestLanesAreBounded: an engine makes at most MaxLanes lanes; later
-// delays get none (their callers use the heap), and a delay that has a
-// lane keeps it.
+// TestLanesAreBounded: an engine makes at most MaxLanes lanes, one per
+// delay and kind; later ones get none (their callers use the heap), and a
+// delay and kind that has a lane keeps it.
 func TestLanesAreBounded(t *testing.T) {
 	e := NewEngine(1)
-	for d := Time(1); d <= MaxLanes; d++ {
-		if e.Lane(d) == nil {
-			t.Fatalf("no lane for delay %d of %d", d, MaxLanes)
+	other := &LaneKind{}
+	for d := Time(1); d <= MaxLanes/2; d++ {
+		if e.Lane(d, benchKind) == nil || e.Lane(d, other) == nil {
+			t.Fatalf("no lane for delay %d of %d", d, MaxLanes/2)
 		}
 	}
-	if l := e.Lane(MaxLanes + 1); l != nil {
-		t.Errorf("lane %d made past MaxLanes", MaxLanes+1)
+	if e.Lane(3, benchKind) == e.Lane(3, other) {
+		t.Errorf("two kinds share a lane")
 	}
-	if l := e.Lane(7); l == nil || l.Delay() != 7 {
+	if l := e.Lane(MaxLanes+1, benchKind); l != nil {
+		t.Errorf("lane made past MaxLanes")
+	}
+	if l := e.Lane(7, other); l == nil || l.Delay() != 7 {
 		t.Errorf("delay 7 lost its lane")
 	}
 }

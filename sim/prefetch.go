@@ -8,12 +8,12 @@ import "unsafe"
 // they overlap the current event's work instead of following it
 // (docs/PERFORMANCE.md). For a timer or a current-time event, its Event.
 // For a lane event, two steps: the event after next (the next of the
-// next event's lane, or the head of another lane) has its handler's first
-// three lines and its argument asked for; the next event, whose were asked
-// for one event ago, is handed to its handler's Warm (LaneHandler), which asks
-// for what the handler will reach through them (a switch's egress queue,
-// ingress account and routing entry). These are guesses only: the current
-// event may schedule an earlier one, and then nothing is lost but the
+// next event's lane, or the head of another lane) has its target's first
+// three lines and its data asked for; the next event, whose were asked
+// for one event ago, is handed to its kind's Warm, which asks for what
+// the event will reach through them (a switch's egress queue, ingress
+// account and routing entry). These are guesses only: the current event
+// may schedule an earlier one, and then nothing is lost but the
 // prefetches.
 func (e *Engine) prefetchNext() {
 	src := fromLane
@@ -26,14 +26,17 @@ func (e *Engine) prefetchNext() {
 	case fromTimer:
 		prefetch(uintptr(unsafe.Pointer(e.heap[0].ev)))
 	case fromLane:
-		q := &e.lane(&e.laneHeads[0]).q
+		l := e.lane(&e.laneHeads[0])
+		q := &l.q
 		it := q.slot(q.head)
-		// Its handler and argument are not asked for again: events are
-		// dense in simulated time (about eight per simulated nanosecond
-		// in the k=16 permutation) and a new one lands a transmission
-		// or more ahead, so one event ago's guess of the event after
-		// next was this one.
-		it.h.Warm(it.kind, it.n, it.data)
+		// Its target and data are not asked for again: events are dense
+		// in simulated time (about eight per simulated nanosecond in the
+		// k=16 permutation) and a new one lands a transmission or more
+		// ahead, so one event ago's guess of the event after next was
+		// this one.
+		if w := l.kind.Warm; w != nil {
+			w(it.target, it.n, it.data)
+		}
 		// The event after it: the next of its lane, or the head of
 		// another lane (the heap's second level holds the next smallest),
 		// compared by the keys the lane heads keep, not by reading the
@@ -48,30 +51,18 @@ func (e *Engine) prefetchNext() {
 				c = &h[2]
 			}
 			if it2 == nil || c.at < it2.at || c.at == it2.at && c.key < it2.key {
-				q := &e.lane(c).q
-				it2 = q.slot(q.head)
+				l = e.lane(c)
+				it2 = l.q.slot(l.q.head)
 			}
 		}
 		if it2 != nil {
-			prefetchItem(it2)
+			data := uintptr(it2.data)
+			if l.unread {
+				data = 0
+			}
+			prefetchTarget(uintptr(it2.target), data)
 		}
 	}
-}
-
-// A LaneHandler handles lane events (Engine.PostLane) and can ask for the
-// state such an event will touch, beyond its own first three lines and the
-// event's argument, which the engine asks for itself an event earlier
-// still. The engine calls Warm with the event's kind, N and Data one event
-// ahead: just before the event before it fires. Warm must change nothing
-// but what is in the caches (sim.Prefetch); it may read the handler's
-// first three lines and the argument's first, which are on their way by
-// then. A handler with nothing more to ask for has an empty Warm. (Lane
-// handlers implement it rather than the engine asking each event's
-// handler whether it does: that type assertion cost about 30
-// instructions an event.)
-type LaneHandler interface {
-	Handler
-	Warm(kind int32, n int64, data any)
 }
 
 // Prefetch asks the CPU for the cache line at p, for a model that knows
@@ -110,6 +101,3 @@ func PrefetchAddr2(a, b uintptr) { prefetch2(a, b) }
 // early enough for the line to arrive and late enough for it to stay;
 // eight gained nothing more (docs/PERFORMANCE.md).
 const laneAhead = 4
-
-// prefetchRing asks for a lane item's own cache line.
-func prefetchRing(it *laneItem) { prefetch(uintptr(unsafe.Pointer(it))) }

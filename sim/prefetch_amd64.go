@@ -18,12 +18,10 @@ func prefetch2(a, b uintptr)
 //go:noescape
 func prefetch3(a, b, c uintptr)
 
-// prefetchItem asks for a lane event's handler (three lines: a port's
-// hot fields span them, fabric.Port) and argument, unless the handler
-// will not read the argument (PostLaneUnread). In assembly, reading the
-// item's fields by the offsets the compiler gives (go_asm.h): in Go it
-// was a call with the four addresses through the stack, about 30
-// instructions an event.
+// prefetchTarget asks for a lane event's target (three lines: a port's
+// hot fields span them, fabric.Port) and its data, unless data is 0 (the
+// event will not read it, LaneKind.Unread): in one call into assembly,
+// where separate calls cost about ten instructions each.
 //
 //go:noescape
-func prefetchItem(it *laneItem)
+func prefetchTarget(target, data uintptr)

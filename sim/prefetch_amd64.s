@@ -1,5 +1,4 @@
 #include "textflag.h"
-#include "go_asm.h"
 
 // func prefetch(addr uintptr)
 TEXT ·prefetch(SB), NOSPLIT|NOFRAME, $0-8
@@ -25,18 +24,15 @@ TEXT ·prefetch3(SB), NOSPLIT|NOFRAME, $0-24
 	PREFETCHT0 (CX)
 	RET
 
-// func prefetchItem(it *laneItem)
-// An interface value is a type word, then the pointer to the value: the
-// handler's and the argument's pointers are their second words.
-TEXT ·prefetchItem(SB), NOSPLIT|NOFRAME, $0-8
-	MOVQ it+0(FP), AX
-	MOVQ (laneItem_h+8)(AX), BX
+// func prefetchTarget(target, data uintptr)
+TEXT ·prefetchTarget(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ target+0(FP), AX
+	MOVQ data+8(FP), BX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 128(AX)
+	TESTQ BX, BX
+	JEQ done
 	PREFETCHT0 (BX)
-	PREFETCHT0 64(BX)
-	PREFETCHT0 128(BX)
-	CMPB laneItem_unread(AX), $0
-	JNE unread
-	MOVQ (laneItem_data+8)(AX), CX
-	PREFETCHT0 (CX)
-unread:
+done:
 	RET

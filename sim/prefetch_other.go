@@ -8,4 +8,4 @@ func prefetch(addr uintptr) {}
 func prefetch2(a, b uintptr)    {}
 func prefetch3(a, b, c uintptr) {}
 
-func prefetchItem(it *laneItem) {}
+func prefetchTarget(target, data uintptr) {}

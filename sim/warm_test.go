@@ -10,28 +10,40 @@ type warmRecorder struct {
 	log []string
 }
 
-func (w *warmRecorder) HandleEvent(ev *Event) {
-	w.log = append(w.log, "fire "+string(rune('a'+ev.N))+" "+string(rune('0'+ev.Kind)))
-}
+// warmKinds are three kinds of lane event for a warmRecorder, which log
+// their number.
+var warmKinds = [4]*LaneKind{}
 
-func (w *warmRecorder) Warm(kind int32, n int64, data any) {
-	if data != w {
-		panic("warm: wrong data")
+func init() {
+	for k := 1; k <= 3; k++ {
+		warmKinds[k] = &LaneKind{
+			Fire: func(t unsafe.Pointer, n int64, d unsafe.Pointer) {
+				w := (*warmRecorder)(t)
+				w.log = append(w.log, "fire "+string(rune('a'+n))+" "+string(rune('0'+k)))
+			},
+			Warm: func(t unsafe.Pointer, n int64, d unsafe.Pointer) {
+				w := (*warmRecorder)(t)
+				if d != t {
+					panic("warm: wrong data")
+				}
+				w.log = append(w.log, "warm "+string(rune('a'+n))+" "+string(rune('0'+k)))
+			},
+		}
 	}
-	w.log = append(w.log, "warm "+string(rune('a'+n))+" "+string(rune('0'+kind)))
 }
 
-// TestWarmBeforeFire: the engine hints a lane event to its handler
-// (LaneHandler) with the event's kind, N and Data one event ahead, just before
-// the event before it fires, so every lane event but the first is warmed
+// TestWarmBeforeFire: the engine hints a lane event to its kind's Warm
+// with the event's target, N and data one event ahead, just before the
+// event before it fires, so every lane event but the first is warmed
 // once, before it fires.
 func TestWarmBeforeFire(t *testing.T) {
 	e := NewEngine(1)
 	w := &warmRecorder{}
-	a, b := e.Lane(10), e.Lane(15)
-	e.PostLane(a, w, 1, 0, w) // a at 10
-	e.PostLane(b, w, 2, 1, w) // b at 15
-	e.PostLane(a, w, 3, 2, w) // c at 10, after a
+	p := unsafe.Pointer(w)
+	a, b, c := e.Lane(10, warmKinds[1]), e.Lane(15, warmKinds[2]), e.Lane(10, warmKinds[3])
+	e.PostLane(a, p, 0, p) // a at 10
+	e.PostLane(b, p, 1, p) // b at 15
+	e.PostLane(c, p, 2, p) // c at 10, after a
 	e.Run(Never, nil)
 	want := []string{"warm c 3", "fire a 1", "warm b 2", "fire c 3", "fire b 2"}
 	if len(w.log) != len(want) {

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"sort"
+	"unsafe"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
@@ -171,7 +172,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	s.initClasses()
 	if prof.Latency > 0 && !prof.CutThrough {
-		s.pipeLane = eng.Lane(prof.Latency) // made before any transmit lane
+		s.pipeLane = eng.Lane(prof.Latency, exitKind) // made before any transmit lane
 	}
 	for _, p := range ports {
 		p.SetOwner(s)
@@ -329,7 +330,7 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 	// engine's lane for it (sim.Lane), which every switch of this latency
 	// shares.
 	if s.pipeLane != nil {
-		s.eng.PostLane(s.pipeLane, s, evForward, forwardInfo(out, p), p)
+		s.eng.PostLane(s.pipeLane, unsafe.Pointer(s), forwardInfo(out, p), unsafe.Pointer(p))
 		return
 	}
 	s.eng.After(delay, s, evForward, forwardInfo(out, p), p)
@@ -356,8 +357,7 @@ func (s *Switch) sendPause(i int, prio uint8) {
 func (s *Switch) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evForward:
-		s.pipeline--
-		s.enqueue(ev.Data.(*fabric.Packet), forwardOut(ev.N))
+		s.exit(ev.N, ev.Data.(*fabric.Packet))
 	case evWatchdog:
 		s.watchdogCheck(int(ev.N/8), uint8(ev.N%8))
 	case evWatchdogRestore:
@@ -514,10 +514,26 @@ func (s *Switch) resume(i int, prio uint8) {
 	s.ps[i].stats[prio].ResumeSent++
 }
 
-var _ sim.LaneHandler = (*Switch)(nil)
+// exitKind is a packet's exit from the pipeline into its egress queue
+// (sim.LaneKind). (Set in init: exit reaches the lane that names it.)
+var exitKind *sim.LaneKind
+
+func init() {
+	exitKind = &sim.LaneKind{
+		Fire: func(t unsafe.Pointer, n int64, d unsafe.Pointer) { (*Switch)(t).exit(n, (*fabric.Packet)(d)) },
+		Warm: func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*Switch)(t).warmExit(n) },
+	}
+}
+
+// exit takes a packet out of the pipeline into its egress queue; n is its
+// forwardInfo.
+func (s *Switch) exit(n int64, p *fabric.Packet) {
+	s.pipeline--
+	s.enqueue(p, forwardOut(n))
+}
 
 // forwardInfo packs a pipeline exit's egress port, with the packet's
-// priority and ingress port for Warm, which must not wait for the packet:
+// priority and ingress port for warmExit, which must not wait for the packet:
 // bits 0-23 the egress port, 24-26 the priority, 32-63 the ingress port.
 func forwardInfo(out int, p *fabric.Packet) int64 {
 	return int64(out)&(1<<24-1) | int64(p.Priority&7)<<24 | int64(uint32(p.InPort))<<32
@@ -526,12 +542,12 @@ func forwardInfo(out int, p *fabric.Packet) int64 {
 // forwardOut is a pipeline exit's egress port (forwardInfo).
 func forwardOut(n int64) int { return int(n & (1<<24 - 1)) }
 
-// Warm asks for the egress queue, the ingress FIFO the packet will join
-// and the egress port's first line, all that a pipeline exit will read
-// (sim.LaneHandler).
-func (s *Switch) Warm(kind int32, n int64, _ any) {
+// warmExit asks for the egress queue, the ingress FIFO the packet will
+// join and the egress port's first line, all that a pipeline exit will
+// read (exitKind's Warm).
+func (s *Switch) warmExit(n int64) {
 	out := forwardOut(n)
-	if kind != evForward || out >= len(s.ps) {
+	if out >= len(s.ps) {
 		return
 	}
 	prio := uint8(n>>24) & 7
