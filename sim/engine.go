@@ -25,8 +25,8 @@ type Engine struct {
 	events uint64
 	seed   uint64
 
-	lanes       map[laneKey]*Lane // by delay and kind (lane.go)
-	laneArr     [MaxLanes]Lane    // the lanes, in the order they were made
+	lanes       map[Time][]*Lane // by delay, then kind (lane.go)
+	laneArr     [MaxLanes]Lane   // the lanes, in the order they were made
 	nLanes      int
 	laneHeads   []laneHead // a min-heap of the nonempty lanes' heads
 	laneWaiting int        // lane events behind their lane's head

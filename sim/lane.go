@@ -64,34 +64,31 @@ func (l *Lane) Delay() Time { return l.delay }
 // every odd frame size it ever sends, and its memory would grow with time.
 const MaxLanes = 64
 
-// laneKey finds a lane: one per delay and kind.
-type laneKey struct {
-	delay Time
-	kind  *LaneKind
-}
-
 // Lane returns the engine's lane for events of kind delay after now,
 // making it on first use, or nil once MaxLanes lanes exist (the caller
 // then schedules with After). delay must be above 0 (events at the
-// current time have their own FIFO already).
+// current time have their own FIFO already). The lanes of one delay are
+// found by a map of integer keys, then by kind among the few of them.
 func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 	if delay <= 0 {
 		panic("sim: a lane's delay must be above 0")
 	}
-	k := laneKey{delay, kind}
-	if l := e.lanes[k]; l != nil {
-		return l
+	same := e.lanes[delay]
+	for _, l := range same {
+		if l.kind == kind {
+			return l
+		}
 	}
 	if e.nLanes >= MaxLanes {
 		return nil
 	}
 	if e.lanes == nil {
-		e.lanes = map[laneKey]*Lane{}
+		e.lanes = map[Time][]*Lane{}
 	}
 	l := &e.laneArr[e.nLanes]
 	l.delay, l.index, l.kind, l.unread = delay, uint32(e.nLanes), kind, kind.Unread
 	e.nLanes++
-	e.lanes[k] = l
+	e.lanes[delay] = append(same, l)
 	return l
 }
 
