@@ -11,7 +11,7 @@ import (
 // three cache lines, which the engine asks for together (the
 // transmitter's state and the owner's bits in the first; the link's
 // arrival lane, the owner's warm hints and the receiver's count in the
-// second; the index and the per-frame counters in the third), and a port fills
+// second; the sending frame's info, the index and the per-frame counters in the third), and a port fills
 // the 640-byte allocation class exactly enough to start on a line. In a
 // large run every port has left the caches by its next frame, so each
 // line a frame touches is a miss (docs/PERFORMANCE.md).
@@ -31,6 +31,7 @@ func TestPortHotFields(t *testing.T) {
 	})
 	stats := unsafe.Offsetof(p.Stats)
 	cacheline.InLines(t, "Port", 2, 2, map[string]uintptr{
+		"sendingInfo":     unsafe.Offsetof(p.sendingInfo),
 		"Index":           unsafe.Offsetof(p.Index),
 		"Stats.TxPackets": stats + unsafe.Offsetof(p.Stats.TxPackets), "Stats.TxBytes": stats + unsafe.Offsetof(p.Stats.TxBytes),
 		"Stats.RxPackets": stats + unsafe.Offsetof(p.Stats.RxPackets), "Stats.RxBytes": stats + unsafe.Offsetof(p.Stats.RxBytes),

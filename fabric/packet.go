@@ -40,9 +40,11 @@ type Packet struct {
 	// Payload is the bytes of data the packet carries.
 	Payload int32
 
-	// BTH fields.
+	// BTH's destination QP.
 	DestQP uint32
-	PSN    uint32 // 24 bits
+	// OutPort is, in a switch, the egress port its route chose, from its
+	// arrival to its pipeline's exit (swtch); it means nothing elsewhere.
+	OutPort int32
 
 	Kind     PacketKind
 	Opcode   Opcode
@@ -77,7 +79,10 @@ type Packet struct {
 	// RETH fields.
 	RKey   uint32
 	DMALen uint32
-	VA     uint64
+	// PSN is BTH's packet sequence number (24 bits), here beside RETH's
+	// 32-bit fields: a switch does not read it.
+	PSN uint32
+	VA  uint64
 
 	// AETH fields.
 	Syndrome uint8

@@ -16,6 +16,7 @@ func TestPacketLayout(t *testing.T) {
 		"next":     unsafe.Offsetof(p.next) + unsafe.Sizeof(p.next),
 		"Wire":     unsafe.Offsetof(p.Wire) + unsafe.Sizeof(p.Wire),
 		"InPort":   unsafe.Offsetof(p.InPort) + unsafe.Sizeof(p.InPort),
+		"OutPort":  unsafe.Offsetof(p.OutPort) + unsafe.Sizeof(p.OutPort),
 		"Dst":      unsafe.Offsetof(p.Dst) + unsafe.Sizeof(p.Dst),
 		"Flow":     unsafe.Offsetof(p.Flow) + unsafe.Sizeof(p.Flow),
 		"Kind":     unsafe.Offsetof(p.Kind) + unsafe.Sizeof(p.Kind),

@@ -45,7 +45,7 @@ type PortStats struct {
 // the second, the link's arrival lane, so that a transmission's end hands
 // its frame on without reading the Link, the addresses of the owner's
 // state for the next frame (warmHints) and the receiver's count; the
-// port's index and the per-frame counters in the third. The engine asks
+// sending frame's info, the port's index and the per-frame counters in the third. The engine asks
 // for all three lines two events ahead (sim.LaneKind). Ports are allocated
 // one by one, 640 bytes each, so each starts on a line.
 type Port struct {
@@ -80,8 +80,11 @@ type Port struct {
 	// pausesArrived the PFC frames among them: with its link's counts of
 	// frames carried, they give what is still on the wire (Link.InFlight).
 	arrived int64
-	Index   int
-	Stats   PortStats // its first five counters are per frame
+	// sendingInfo is the frameInfo of sending, which the end of its
+	// transmission and its warm hint read here rather than in the frame.
+	sendingInfo int64
+	Index       int
+	Stats       PortStats // its first five counters are per frame
 
 	control       PacketQueue // PFC frames, sent before data and never paused
 	otherLane     *sim.Lane   // the transmit lane used before lane
@@ -158,9 +161,9 @@ var txDoneKind, arriveKind *sim.LaneKind
 func init() {
 	txDoneKind = &sim.LaneKind{
 		Fire: txDone,
-		Warm: func(t unsafe.Pointer, n int64, _ unsafe.Pointer) {
+		Warm: func(t, _ unsafe.Pointer) {
 			p := (*Port)(t)
-			p.warm.tx(infoPrio(n))
+			p.warm.tx(infoPrio(p.sendingInfo))
 			if !p.fastCarry {
 				sim.Prefetch(p.out)
 			}
@@ -169,7 +172,12 @@ func init() {
 	}
 	arriveKind = &sim.LaneKind{
 		Fire: arrive,
-		Warm: func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*Port)(t).warm.rx(infoPrio(n), infoDst(n)) },
+		// The frame's first line was asked for an event before, with the
+		// port's (the engine's lookahead).
+		Warm: func(t, d unsafe.Pointer) {
+			pkt := (*Packet)(d)
+			(*Port)(t).warm.rx(pkt.Priority&7, pkt.Dst)
+		},
 	}
 }
 
@@ -316,10 +324,11 @@ func (p *Port) startNext() {
 	}
 	d := SerializationTime(int64(pkt.Wire), p.Rate)
 	p.Stats.Busy += d
+	p.sendingInfo = frameInfo(pkt)
 	if l := p.txLane(d); l != nil {
-		p.eng.PostLane(l, unsafe.Pointer(p), frameInfo(pkt), unsafe.Pointer(pkt))
+		p.eng.PostLane(l, unsafe.Pointer(p), unsafe.Pointer(pkt))
 	} else {
-		p.eng.After(d, p, portTxDone, frameInfo(pkt), pkt)
+		p.eng.After(d, p, portTxDone, 0, pkt)
 	}
 }
 
@@ -347,9 +356,9 @@ func (p *Port) txLane(d sim.Time) *sim.Lane {
 func (p *Port) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case portTxDone:
-		txDone(unsafe.Pointer(p), ev.N, unsafe.Pointer(ev.Data.(*Packet)))
+		txDone(unsafe.Pointer(p), unsafe.Pointer(ev.Data.(*Packet)))
 	case portArrive:
-		arrive(unsafe.Pointer(p), ev.N, unsafe.Pointer(ev.Data.(*Packet)))
+		arrive(unsafe.Pointer(p), unsafe.Pointer(ev.Data.(*Packet)))
 	case portPauseWake:
 		p.expirePauses()
 		p.armWake()
@@ -361,18 +370,19 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 	}
 }
 
-// txDone ends the transmission of the frame d on the port t (info is its
-// frameInfo): the frame goes on the link, and the transmitter looks for
-// the next one. It is txDoneKind's Fire itself, rather than a method the
-// kind's function calls, so that the engine's call reaches the body.
-func txDone(t unsafe.Pointer, info int64, d unsafe.Pointer) {
+// txDone ends the transmission of the frame d on the port t: the frame
+// goes on the link, and the transmitter looks for the next one. It is
+// txDoneKind's Fire itself, rather than a method the kind's function
+// calls, so that the engine's call reaches the body.
+func txDone(t, d unsafe.Pointer) {
 	p, pkt := (*Port)(t), (*Packet)(d)
+	info := p.sendingInfo
 	p.sending = nil
 	p.Stats.TxPackets++
 	p.Stats.TxBytes += infoWire(info)
 	if p.fastCarry && infoKind(info) != KindPause {
 		// Link.carry's common case, without reading the link.
-		p.eng.PostLane(p.arrivalLane, unsafe.Pointer(p.peer), info, unsafe.Pointer(pkt))
+		p.eng.PostLane(p.arrivalLane, unsafe.Pointer(p.peer), unsafe.Pointer(pkt))
 	} else {
 		p.out.carry(pkt, info)
 	}
@@ -381,7 +391,7 @@ func txDone(t unsafe.Pointer, info int64, d unsafe.Pointer) {
 
 // arrive takes the frame d whose last bit has reached the port t
 // (arriveKind's Fire itself, as txDone).
-func arrive(t unsafe.Pointer, _ int64, d unsafe.Pointer) {
+func arrive(t, d unsafe.Pointer) {
 	p, pkt := (*Port)(t), (*Packet)(d)
 	p.arrived++
 	if pkt.Kind == KindPause {
@@ -545,7 +555,7 @@ func (l *Link) carry(pkt *Packet, info int64) {
 		l.pausesSent++
 	}
 	if l.lane != nil {
-		l.eng.PostLane(l.lane, unsafe.Pointer(l.to), info, unsafe.Pointer(pkt))
+		l.eng.PostLane(l.lane, unsafe.Pointer(l.to), unsafe.Pointer(pkt))
 	} else {
 		l.eng.After(l.Delay, l.to, portArrive, info, pkt)
 	}

@@ -147,7 +147,7 @@ var rxKind *sim.LaneKind
 
 func init() {
 	rxKind = &sim.LaneKind{
-		Fire: func(t unsafe.Pointer, _ int64, d unsafe.Pointer) { (*HCA)(t).process((*fabric.Packet)(d)) },
+		Fire: func(t, d unsafe.Pointer) { (*HCA)(t).process((*fabric.Packet)(d)) },
 	}
 }
 
@@ -954,7 +954,7 @@ func (h *HCA) afterPipeline(p *fabric.Packet) {
 			h.rxLane = h.eng.Lane(d, rxKind)
 		}
 		if h.rxLane != nil {
-			h.eng.PostLane(h.rxLane, unsafe.Pointer(h), 0, unsafe.Pointer(p))
+			h.eng.PostLane(h.rxLane, unsafe.Pointer(h), unsafe.Pointer(p))
 		} else {
 			h.eng.After(d, h, evRx, 0, p)
 		}

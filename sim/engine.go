@@ -316,7 +316,7 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 			l := e.lane(top)
 			q := &l.q
 			it := q.slot(q.head)
-			target, n, data := it.target, it.n, it.data
+			target, data := it.target, it.data
 			e.now = it.at
 			q.head = (q.head + 1) & (len(q.buf) - 1)
 			q.size--
@@ -334,7 +334,7 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 				e.siftLaneHeads()
 			}
 			e.prefetchNext()
-			l.kind.Fire(target, n, data)
+			l.kind.Fire(target, data)
 		} else {
 			e.now = ev.At
 			e.prefetchNext()

@@ -26,27 +26,29 @@ type Lane struct {
 
 // A LaneKind is what a lane's events are: the function each one fires
 // and the one that warms its state ahead. Both are given the event's
-// target (the model the event is for, a port or a switch), its N and its
-// data (a packet), as PostLane was. A kind is a static value of the
-// model that defines it (fabric's port arrivals, swtch's pipeline exits),
-// made once; Fire and Warm convert the pointers back to their types.
+// target (the model the event is for, a port or a switch) and its data
+// (a packet), as PostLane was. A kind is a static value of the model
+// that defines it (fabric's port arrivals, swtch's pipeline exits), made
+// once; Fire and Warm convert the pointers back to their types.
 //
 // Events by kind, not by an interface and an any per event: the lane
-// knows its events' functions, so an item is 40 bytes (time, order,
-// target, data, N) instead of 64, the engine calls Fire with the item's
+// knows its events' functions, so an item is 32 bytes (time, order,
+// target, data) instead of 64, the engine calls Fire with the item's
 // fields in registers instead of building an Event, and no handler
-// switches on a kind or asserts a type (docs/PERFORMANCE.md, eleventh
-// round).
+// switches on a kind or asserts a type. What an event needs to know
+// beyond its target and data lies in them (the frame a port is sending,
+// the egress port a switch chose for a packet) (docs/PERFORMANCE.md,
+// eleventh round).
 type LaneKind struct {
 	// Fire handles one event.
-	Fire func(target unsafe.Pointer, n int64, data unsafe.Pointer)
+	Fire func(target, data unsafe.Pointer)
 	// Warm is the engine's hint, one event ahead (just before the event
 	// before it fires), that the event is next: it asks for the state the
 	// event will reach through its target (sim.Prefetch), beyond the
 	// target's first three lines and the data's first, which the engine
 	// asked for an event earlier still and which it may read. It must
 	// change nothing but what is in the caches. Nil: nothing to ask for.
-	Warm func(target unsafe.Pointer, n int64, data unsafe.Pointer)
+	Warm func(target, data unsafe.Pointer)
 	// Unread says that Fire passes data on without reading what it
 	// points to (a transmission's end hands its frame to the link): the
 	// engine then does not ask for it ahead, which would cost a line the
@@ -93,13 +95,13 @@ func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 }
 
 // PostLane schedules an event l's delay after now, as After would, for
-// l's kind's Fire(target, n, data). Lane events cannot be cancelled (so
+// l's kind's Fire(target, data). Lane events cannot be cancelled (so
 // PostLane returns no Timer), and they need no Event of their own while
 // they wait: the lane keeps their fields in its FIFO, in order. A fired
 // item's slot is not cleared until the ring comes round to it again, so
 // target and data should outlive the event (models and pooled packets
 // do); the lane keeps them reachable until then.
-func (e *Engine) PostLane(l *Lane, target unsafe.Pointer, n int64, data unsafe.Pointer) {
+func (e *Engine) PostLane(l *Lane, target, data unsafe.Pointer) {
 	// The item is written in place, field by field, and its slot found
 	// here, not by a call.
 	q := &l.q
@@ -109,7 +111,7 @@ func (e *Engine) PostLane(l *Lane, target unsafe.Pointer, n int64, data unsafe.P
 	it := q.slot(q.head + q.size)
 	q.size++
 	at, key := e.now+l.delay, e.seq<<laneBits|uint64(l.index)
-	it.at, it.key, it.target, it.data, it.n = at, key, target, data, n
+	it.at, it.key, it.target, it.data = at, key, target, data
 	e.seq++
 	if q.size == 1 {
 		e.pushLaneHead(laneHead{at: at, key: key})
@@ -201,13 +203,12 @@ func (e *Engine) dropLaneHead() {
 	e.laneHeads = e.laneHeads[:k]
 }
 
-// laneItem is a waiting lane event: 40 bytes, read in order.
+// laneItem is a waiting lane event: 32 bytes, read in order.
 type laneItem struct {
 	at     Time
 	key    uint64 // its insertion order and lane, as laneHead's key
 	target unsafe.Pointer
 	data   unsafe.Pointer
-	n      int64
 }
 
 // laneRing is a lane's FIFO of waiting items, a ring whose size is a

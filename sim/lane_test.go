@@ -25,9 +25,10 @@ type laneWorkload struct {
 // workloadKind fires a laneWorkload's lane events as its timers fire.
 var workloadKind = &LaneKind{}
 
+// A lane event's number travels in its data, a pointer to the number.
 func init() {
-	workloadKind.Fire = func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*laneWorkload)(t).fire(n) }
-	benchKind.Fire = func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*laneBench)(t).fire(n) }
+	workloadKind.Fire = func(t, d unsafe.Pointer) { (*laneWorkload)(t).fire(*(*int64)(d)) }
+	benchKind.Fire = func(t, d unsafe.Pointer) { (*laneBench)(t).fire((*int64)(d)) }
 }
 
 func (w *laneWorkload) HandleEvent(ev *Event) { w.fire(ev.N) }
@@ -40,7 +41,8 @@ func (w *laneWorkload) fire(n int64) {
 	d := w.delays[w.rng.IntN(len(w.delays))]
 	w.next++
 	if w.lanes {
-		w.e.PostLane(w.e.Lane(d, workloadKind), unsafe.Pointer(w), w.next, nil)
+		n := w.next
+		w.e.PostLane(w.e.Lane(d, workloadKind), unsafe.Pointer(w), unsafe.Pointer(&n))
 	} else {
 		w.e.After(d, w, 0, w.next, nil)
 	}
@@ -88,8 +90,9 @@ func BenchmarkEngineLanes(b *testing.B) {
 	for i, d := range delays {
 		h.lanes[i] = e.Lane(d, benchKind) // found once, as models keep theirs
 	}
-	for i := 0; i < 1024; i++ {
-		e.PostLane(h.lanes[i%3], unsafe.Pointer(h), int64(i), nil)
+	for i := range h.ns {
+		h.ns[i] = int64(i)
+		e.PostLane(h.lanes[i%3], unsafe.Pointer(h), unsafe.Pointer(&h.ns[i]))
 	}
 	b.ResetTimer()
 	h.left = b.N
@@ -100,23 +103,24 @@ type laneBench struct {
 	e     *Engine
 	lanes [3]*Lane
 	left  int
+	ns    [1024]int64 // the events' numbers, their data
 }
 
 var benchKind = &LaneKind{}
 
-func (h *laneBench) fire(n int64) {
+func (h *laneBench) fire(n *int64) {
 	if h.left <= 0 {
 		return
 	}
 	h.left--
-	h.e.PostLane(h.lanes[n%3], unsafe.Pointer(h), n, nil)
+	h.e.PostLane(h.lanes[*n%3], unsafe.Pointer(h), unsafe.Pointer(n))
 }
 
 // TestEventIsOneCacheLine: an event is 64 bytes, so that firing one loads
-// one cache line, and a lane event 40.
+// one cache line, and a lane event half of one.
 func TestEventIsOneCacheLine(t *testing.T) {
-	if size := unsafe.Sizeof(laneItem{}); size != 40 {
-		t.Errorf("laneItem is %d bytes, want 40", size)
+	if size := unsafe.Sizeof(laneItem{}); size != 32 {
+		t.Errorf("laneItem is %d bytes, want 32", size)
 	}
 	if size := unsafe.Sizeof(Event{}); size != 64 {
 		t.Errorf("Event is %d bytes, want 64", size)

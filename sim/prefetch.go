@@ -35,7 +35,7 @@ func (e *Engine) prefetchNext() {
 		// ahead, so one event ago's guess of the event after next was
 		// this one.
 		if w := l.kind.Warm; w != nil {
-			w(it.target, it.n, it.data)
+			w(it.target, it.data)
 		}
 		// The event after it: the next of its lane, or the head of
 		// another lane (the heap's second level holds the next smallest),

@@ -117,7 +117,7 @@ const (
 
 // Switch event kinds.
 const (
-	evForward int32 = iota // N: forwardInfo
+	evForward int32 = iota // a pipeline's exit (Packet.OutPort: the egress port)
 	evPauseRefresh
 	evWatchdog
 	evWatchdogRestore
@@ -322,18 +322,19 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 		delay = max(0, delay-saved)
 	}
 	s.pipeline++
+	p.OutPort = int32(out)
 	if s.cutThrough {
-		s.eng.After(delay, s, evForward, forwardInfo(out, p), p)
+		s.eng.After(delay, s, evForward, 0, p)
 		return
 	}
 	// Store-and-forward: every packet waits the same latency, in the
 	// engine's lane for it (sim.Lane), which every switch of this latency
 	// shares.
 	if s.pipeLane != nil {
-		s.eng.PostLane(s.pipeLane, unsafe.Pointer(s), forwardInfo(out, p), unsafe.Pointer(p))
+		s.eng.PostLane(s.pipeLane, unsafe.Pointer(s), unsafe.Pointer(p))
 		return
 	}
-	s.eng.After(delay, s, evForward, forwardInfo(out, p), p)
+	s.eng.After(delay, s, evForward, 0, p)
 }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
@@ -357,7 +358,7 @@ func (s *Switch) sendPause(i int, prio uint8) {
 func (s *Switch) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evForward:
-		s.exit(ev.N, ev.Data.(*fabric.Packet))
+		s.exit(ev.Data.(*fabric.Packet))
 	case evWatchdog:
 		s.watchdogCheck(int(ev.N/8), uint8(ev.N%8))
 	case evWatchdogRestore:
@@ -520,42 +521,33 @@ var exitKind *sim.LaneKind
 
 func init() {
 	exitKind = &sim.LaneKind{
-		Fire: func(t unsafe.Pointer, n int64, d unsafe.Pointer) { (*Switch)(t).exit(n, (*fabric.Packet)(d)) },
-		Warm: func(t unsafe.Pointer, n int64, _ unsafe.Pointer) { (*Switch)(t).warmExit(n) },
+		Fire: func(t, d unsafe.Pointer) { (*Switch)(t).exit((*fabric.Packet)(d)) },
+		Warm: func(t, d unsafe.Pointer) { (*Switch)(t).warmExit((*fabric.Packet)(d)) },
 	}
 }
 
-// exit takes a packet out of the pipeline into its egress queue; n is its
-// forwardInfo.
-func (s *Switch) exit(n int64, p *fabric.Packet) {
+// exit takes a packet out of the pipeline into the egress queue its
+// route chose (Packet.OutPort).
+func (s *Switch) exit(p *fabric.Packet) {
 	s.pipeline--
-	s.enqueue(p, forwardOut(n))
+	s.enqueue(p, int(p.OutPort))
 }
-
-// forwardInfo packs a pipeline exit's egress port, with the packet's
-// priority and ingress port for warmExit, which must not wait for the packet:
-// bits 0-23 the egress port, 24-26 the priority, 32-63 the ingress port.
-func forwardInfo(out int, p *fabric.Packet) int64 {
-	return int64(out)&(1<<24-1) | int64(p.Priority&7)<<24 | int64(uint32(p.InPort))<<32
-}
-
-// forwardOut is a pipeline exit's egress port (forwardInfo).
-func forwardOut(n int64) int { return int(n & (1<<24 - 1)) }
 
 // warmExit asks for the egress queue, the ingress FIFO the packet will
 // join and the egress port's first line, all that a pipeline exit will
-// read (exitKind's Warm).
-func (s *Switch) warmExit(n int64) {
-	out := forwardOut(n)
-	if out >= len(s.ps) {
+// read (exitKind's Warm). The packet's first line, which says where they
+// are, was asked for an event before (the engine's lookahead).
+func (s *Switch) warmExit(p *fabric.Packet) {
+	out := int(p.OutPort)
+	if uint(out) >= uint(len(s.ps)) {
 		return
 	}
-	prio := uint8(n>>24) & 7
+	prio := p.Priority & 7
 	q := &s.queues[out][prio]
 	if f := s.fifos[prio].fifos; f != nil {
 		in := 0
 		if s.perQueue > 1 {
-			in = int(int32(n >> 32))
+			in = int(p.InPort)
 		}
 		if i := out*s.perQueue + in; uint(i) < uint(len(f)) {
 			sim.Prefetch3(q, s.ports[out], &f[i])
