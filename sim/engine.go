@@ -318,7 +318,7 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 			it := q.slot(q.head)
 			target, data := it.target, it.data
 			e.now = it.at
-			q.head = (q.head + 1) & (len(q.buf) - 1)
+			q.head = (q.head + 1) & q.mask
 			q.size--
 			if q.size == 0 {
 				e.dropLaneHead()

@@ -21,7 +21,8 @@ type Lane struct {
 	kind   *LaneKind // what its events are
 	index  uint32    // in the engine's laneArr, below MaxLanes
 	unread bool      // kind.Unread, beside what the lookahead reads
-	q      laneRing  // 64 bytes in all: a lane is found from its index by a shift
+	q      laneRing  // 56 bytes so far
+	_      [8]byte   // 64 in all: a lane is found from its index by a shift
 }
 
 // A LaneKind is what a lane's events are: the function each one fires
@@ -89,6 +90,7 @@ func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 	}
 	l := &e.laneArr[e.nLanes]
 	l.delay, l.index, l.kind, l.unread = delay, uint32(e.nLanes), kind, kind.Unread
+	l.q.mask = -1
 	e.nLanes++
 	e.lanes[delay] = append(same, l)
 	return l
@@ -105,7 +107,7 @@ func (e *Engine) PostLane(l *Lane, target, data unsafe.Pointer) {
 	// The item is written in place, field by field, and its slot found
 	// here, not by a call.
 	q := &l.q
-	if q.size == len(q.buf) {
+	if q.full() {
 		q.expand()
 	}
 	it := q.slot(q.head + q.size)
@@ -212,27 +214,33 @@ type laneItem struct {
 }
 
 // laneRing is a lane's FIFO of waiting items, a ring whose size is a
-// power of two (16 items at first). A fired item's slot is not cleared
+// power of two (16 items at first), kept as the address of its array and
+// its mask rather than a slice: a slot is then one and, one shift and
+// one add from the index. A fired item's slot is not cleared
 // (Engine.PostLane).
 type laneRing struct {
-	buf        []laneItem
+	base       unsafe.Pointer // the array of mask+1 items; it keeps the array alive
+	mask       int            // its size - 1; -1 before the first item
 	head, size int
 }
 
 // slot returns the item at index i of the ring, i taken modulo its size,
-// without a bounds check: the mask keeps i inside the buffer, and the
+// without a bounds check: the mask keeps i inside the array, and the
 // engine asks only for slots of a ring that has one (a lane with items,
 // or a post after expand). The checks cost about 18 instructions a lane
 // event in hpcc-320 (docs/PERFORMANCE.md, eleventh round).
 func (r *laneRing) slot(i int) *laneItem {
-	return (*laneItem)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.buf)), uintptr(i&(len(r.buf)-1))*unsafe.Sizeof(laneItem{})))
+	return (*laneItem)(unsafe.Add(r.base, uintptr(i&r.mask)*unsafe.Sizeof(laneItem{})))
 }
 
-// expand doubles a full ring's buffer.
+// full reports whether the ring has no free slot.
+func (r *laneRing) full() bool { return r.size == r.mask+1 }
+
+// expand doubles a full ring's array.
 func (r *laneRing) expand() {
-	nb := make([]laneItem, max(16, 2*len(r.buf)))
+	nb := make([]laneItem, max(16, 2*(r.mask+1)))
 	for i := 0; i < r.size; i++ {
 		nb[i] = *r.slot(r.head + i)
 	}
-	r.buf, r.head = nb, 0
+	r.base, r.mask, r.head = unsafe.Pointer(unsafe.SliceData(nb)), len(nb)-1, 0
 }
