@@ -11,8 +11,9 @@ import (
 // three cache lines, which the engine asks for together (the
 // transmitter's state and the owner's bits in the first; the link's
 // arrival lane, the owner's warm hints and the receiver's count in the
-// second; the sending frame's info, the index and the per-frame counters in the third), and a port fills
-// the 640-byte allocation class exactly enough to start on a line. In a
+// second; the sending frame's info, the index and the per-frame counters
+// in the third), and a port fills the 640-byte allocation class exactly
+// enough to start on a line. In a
 // large run every port has left the caches by its next frame, so each
 // line a frame touches is a miss (docs/PERFORMANCE.md).
 func TestPortHotFields(t *testing.T) {

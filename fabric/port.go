@@ -45,9 +45,10 @@ type PortStats struct {
 // the second, the link's arrival lane, so that a transmission's end hands
 // its frame on without reading the Link, the addresses of the owner's
 // state for the next frame (warmHints) and the receiver's count; the
-// sending frame's info, the port's index and the per-frame counters in the third. The engine asks
-// for all three lines two events ahead (sim.LaneKind). Ports are allocated
-// one by one, 640 bytes each, so each starts on a line.
+// sending frame's info, the port's index and the per-frame counters in
+// the third. The engine asks for all three lines two events ahead
+// (sim.LaneKind). Ports are allocated one by one, 640 bytes each, so
+// each starts on a line.
 type Port struct {
 	eng     *sim.Engine
 	owner   Owner

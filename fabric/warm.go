@@ -11,10 +11,10 @@ import (
 // arrives, set by the owner once (SetWarmTx, SetWarmRx, SetWarmAt,
 // SetWarmRoutes). The Warm of the port's lane kinds asks for them an
 // event ahead from the port's own lines, which the engine asked for an
-// event before that. Asking the
-// owner instead (an Owner method, as before) read the owner's own struct
-// first to find them: a line that the hint itself then waited for, on
-// every event (docs/PERFORMANCE.md, "Seventh round").
+// event before that. Asking the owner instead (an Owner method, as
+// before) read the owner's own struct first to find them: a line that
+// the hint itself then waited for, on every event (docs/PERFORMANCE.md,
+// "Seventh round").
 //
 // They are addresses only: nothing is read through them, and the CPU's
 // prefetch ignores an address that is no longer the state's (after

@@ -141,14 +141,9 @@ var _ fabric.Owner = (*HCA)(nil)
 
 // rxKind is a packet's end of the receive pipeline (sim.LaneKind). It has
 // no Warm: the packet's processing starts from the HCA's first lines and
-// the packet, which the engine asks for itself. (Set in init: process
-// reaches the lane that names it.)
-var rxKind *sim.LaneKind
-
-func init() {
-	rxKind = &sim.LaneKind{
-		Fire: func(t, d unsafe.Pointer) { (*HCA)(t).process((*fabric.Packet)(d)) },
-	}
+// the packet, which the engine asks for itself.
+var rxKind = &sim.LaneKind{
+	Fire: func(t, d unsafe.Pointer) { (*HCA)(t).process((*fabric.Packet)(d)) },
 }
 
 // New attaches an HCA to its port.

@@ -260,8 +260,8 @@ func (e *Engine) settleHorizon() {
 // next removes and returns the next live timer or current-time event due
 // at or before until. It returns nil when there is none, with lane true
 // when the next event is a lane's head instead, which it leaves in place
-// (Run takes it). The queue's top is looked at before it is
-// taken, so an event past until stays where it is.
+// (Run takes it). The queue's top is looked at before it is taken, so an
+// event past until stays where it is.
 func (e *Engine) next(until Time) (ev *Event, lane bool) {
 	if e.now > until {
 		return nil, false

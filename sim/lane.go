@@ -70,8 +70,9 @@ const MaxLanes = 64
 // Lane returns the engine's lane for events of kind delay after now,
 // making it on first use, or nil once MaxLanes lanes exist (the caller
 // then schedules with After). delay must be above 0 (events at the
-// current time have their own FIFO already). The lanes of one delay are
-// found by a map of integer keys, then by kind among the few of them.
+// current time have their own FIFO already), and kind not nil. The lanes
+// of one delay are found by a map of integer keys, then by kind among the
+// few of them.
 func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 	if delay <= 0 {
 		panic("sim: a lane's delay must be above 0")
@@ -143,7 +144,7 @@ func (a *laneHead) before(b *laneHead) bool { return earlier(a.at, a.key, b.at, 
 func (a *laneHead) seq() uint64 { return a.key >> laneBits }
 
 // lane returns the lane whose head a is.
-func (e *Engine) lane(a *laneHead) *Lane { return &e.laneArr[a.key&(MaxLanes-1)] }
+func (e *Engine) lane(a *laneHead) *Lane { return &e.laneArr[a.key&(1<<laneBits-1)] }
 
 // pushLaneHead adds a lane that has just become nonempty. The lane heads
 // are a binary min-heap of at most MaxLanes entries.

@@ -55,8 +55,8 @@ func newEgressQueue(ports int) egressQueue {
 // for every egress port of a switch, in two arrays, so that a FIFO's
 // address follows from the egress port, the ingress port and the
 // priority alone: the switch asks for the FIFO a packet will join before
-// its pipeline exit (Switch.warmExit), without reading the egress queue first
-// to find where its FIFOs are.
+// its pipeline exit (Switch.warmExit), without reading the egress queue
+// first to find where its FIFOs are.
 type egressFIFOs struct {
 	fifos []fabric.PacketQueue // [out*perQueue + in]
 	rings []int32              // [out*ports + i]

@@ -516,14 +516,10 @@ func (s *Switch) resume(i int, prio uint8) {
 }
 
 // exitKind is a packet's exit from the pipeline into its egress queue
-// (sim.LaneKind). (Set in init: exit reaches the lane that names it.)
-var exitKind *sim.LaneKind
-
-func init() {
-	exitKind = &sim.LaneKind{
-		Fire: func(t, d unsafe.Pointer) { (*Switch)(t).exit((*fabric.Packet)(d)) },
-		Warm: func(t, d unsafe.Pointer) { (*Switch)(t).warmExit((*fabric.Packet)(d)) },
-	}
+// (sim.LaneKind).
+var exitKind = &sim.LaneKind{
+	Fire: func(t, d unsafe.Pointer) { (*Switch)(t).exit((*fabric.Packet)(d)) },
+	Warm: func(t, d unsafe.Pointer) { (*Switch)(t).warmExit((*fabric.Packet)(d)) },
 }
 
 // exit takes a packet out of the pipeline into the egress queue its
