@@ -127,27 +127,25 @@ type PauseObserver interface {
 
 // Port event kinds.
 const (
-	portTxDone int32 = iota // N: the frame's wire bytes, kind, priority and destination (frameInfo)
+	portTxDone int32 = iota // Data: the frame (its frameInfo is Port.sendingInfo)
 	portPauseWake
 	portApplyPause
-	portArrive // a frame's last bit reaches the port; N as portTxDone's
+	portArrive // a frame's last bit reaches the port; Data: the frame
 )
 
-// frameInfo packs what the end of a transmission and the frame's arrival
-// need to know of the frame before they reach it into the event's N, so
-// that neither the port, the link nor a warm hint reads the packet: after
-// the frame's serialization, thousands of other events later in a large
-// run, it has left the caches. Bits 0-23: the wire bytes; 24-27: the
-// kind; 28-31: the priority; 32-63: the destination host.
+// frameInfo packs what the end of a transmission needs to know of the
+// frame being sent (Port.sendingInfo), so that neither the port, the link
+// nor the warm hint reads the packet: after the frame's serialization,
+// thousands of other events later in a large run, it has left the caches.
+// Bits 0-23: the wire bytes; 24-27: the kind; 28-31: the priority.
 func frameInfo(pkt *Packet) int64 {
-	return int64(pkt.Wire)&(1<<24-1) | int64(pkt.Kind&15)<<24 | int64(pkt.Priority&7)<<28 | int64(uint32(pkt.Dst))<<32
+	return int64(pkt.Wire)&(1<<24-1) | int64(pkt.Kind&15)<<24 | int64(pkt.Priority&7)<<28
 }
 
-// infoWire, infoKind, infoPrio and infoDst unpack frameInfo.
+// infoWire, infoKind and infoPrio unpack frameInfo.
 func infoWire(n int64) int64      { return n & (1<<24 - 1) }
 func infoKind(n int64) PacketKind { return PacketKind(n >> 24 & 15) }
 func infoPrio(n int64) uint8      { return uint8(n >> 28 & 7) }
-func infoDst(n int64) NodeID      { return NodeID(int32(uint32(n >> 32))) }
 
 var _ sim.Handler = (*Port)(nil)
 
@@ -558,7 +556,7 @@ func (l *Link) carry(pkt *Packet, info int64) {
 	if l.lane != nil {
 		l.eng.PostLane(l.lane, unsafe.Pointer(l.to), unsafe.Pointer(pkt))
 	} else {
-		l.eng.After(l.Delay, l.to, portArrive, info, pkt)
+		l.eng.After(l.Delay, l.to, portArrive, 0, pkt)
 	}
 }
 
