@@ -135,7 +135,7 @@ func BenchmarkCeilingBusy(b *testing.B) {
 	if os.Getenv("LFSIM_SLOW") == "" {
 		b.Skip("slow: set LFSIM_SLOW=1")
 	}
-	for _, n := range []int{256, 512, 1024} {
+	for _, n := range []int{128, 256, 512, 1024} {
 		b.Run(fmt.Sprintf("busy=%d", n), func(b *testing.B) {
 			sc, err := scenarios.Load(filepath.Join("..", "diag", fmt.Sprintf("k16-busy-%d.yaml", n)))
 			if err != nil {
