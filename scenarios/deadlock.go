@@ -3,11 +3,6 @@ package scenarios
 import (
 	"slices"
 
-	"gonum.org/v1/gonum/graph"
-	"gonum.org/v1/gonum/graph/iterator"
-	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/topo"
-
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
@@ -24,13 +19,14 @@ import (
 // pausing i on A's priority (i is above XOFF), and B holds packets that
 // came in on i: B must drain before i drops to XON and A may send. A
 // cycle in this graph cannot drain by itself. The graph is built and
-// searched (gonum's topo.TarjanSCC; a cycle is looked for only inside a
-// strongly connected component) only when a switch egress becomes paused
-// or a packet joins an empty paused queue: the only moments a new cycle
-// can close. Its size is the number of paused, non-empty queues, so the
-// cost follows pausing, not traffic. A cycle found becomes a candidate;
-// if it still holds observe.deadlock.after later it is reported, with
-// the time it formed.
+// searched (Tarjan's strongly connected components, scc.go; a cycle is
+// looked for only inside a component) only when a switch egress becomes
+// paused or a packet joins an empty paused queue: the only moments a new
+// cycle can close. Its size is the number of paused, non-empty queues, so
+// the cost follows pausing, not traffic, and a search allocates nothing
+// once its buffers have grown to the largest graph so far. A cycle found
+// becomes a candidate; if it still holds observe.deadlock.after later it
+// is reported, with the time it formed.
 
 // stormAfter is how long a port must stay paused, continuously, by a
 // switch (a pause that has travelled at least one switch from where it
@@ -42,29 +38,24 @@ const stormAfter = 100 * sim.Microsecond
 // maxSpread bounds summary.json's pfc.spread.
 const maxSpread = 64
 
+// qnode is a switch egress queue. key orders queues by switch (NodeID),
+// port and priority: the port's global number times 8 plus the priority.
 type qnode struct {
 	sw   *swtch.Switch
 	port int
 	prio uint8
+	key  int32
 }
 
-func (a qnode) less(b qnode) int {
-	if a.sw.ID != b.sw.ID {
-		return int(a.sw.ID) - int(b.sw.ID)
-	}
-	if a.port != b.port {
-		return a.port - b.port
-	}
-	return int(a.prio) - int(b.prio)
-}
+func (a qnode) less(b qnode) int { return int(a.key - b.key) }
 
 type detector struct {
 	n     *Network
 	after sim.Time
 
 	paused []qnode       // switch egress queues whose priority is paused
-	where  map[int]int   // key(q) -> index in paused; lookups only
-	base   []int         // by NodeID: the first global port number
+	where  []int32       // by key: the queue's index in paused, while it is there
+	base   []int         // by NodeID: the first global port number; one more at the end, the total
 	since  [][8]sim.Time // by global port: when the pause began
 	first  []sim.Time    // by global port: first pause, -1 if never
 
@@ -78,8 +69,12 @@ type detector struct {
 	Storm  bool
 	Checks int64 // graph searches run, for the benchmark and tests
 
+	// A search's graph and buffers, kept from one search to the next.
 	nodes    []qnode
-	out      [][]int64
+	graph    depGraph
+	scc      sccFinder
+	parent   []int32
+	queue    []int32
 	checkDue bool // a coalesced search is scheduled
 }
 
@@ -102,21 +97,24 @@ func (d *detector) trigger() {
 }
 
 func (n *Network) startDetector() *detector {
-	d := &detector{n: n, after: n.Scenario.Observe.DeadlockAfter, where: map[int]int{}}
-	d.base = make([]int, len(n.Fabric.Ports))
+	d := &detector{n: n, after: n.Scenario.Observe.DeadlockAfter}
+	d.base = make([]int, len(n.Fabric.Ports)+1)
 	total := 0
 	for id, ports := range n.Fabric.Ports {
 		d.base[id] = total
 		total += len(ports)
 	}
+	d.base[len(n.Fabric.Ports)] = total
+	d.where = make([]int32, total*8)
 	d.since = make([][8]sim.Time, total)
 	d.first = make([]sim.Time, total)
 	for i := range d.first {
 		d.first[i] = -1
 	}
+	changed := d.pauseChanged // one method value for every port, not one each
 	for _, ports := range n.Fabric.Ports {
 		for _, p := range ports {
-			p.OnPauseState = d.pauseChanged
+			p.OnPauseState = changed
 		}
 	}
 	for _, sw := range n.Switches {
@@ -144,20 +142,18 @@ func (d *detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 	if sw == nil {
 		return
 	}
-	key := g*8 + int(prio)
+	key := int32(g*8 + int(prio))
 	if paused {
-		d.where[key] = len(d.paused)
-		d.paused = append(d.paused, qnode{sw: sw, port: p.Index, prio: prio})
+		d.where[key] = int32(len(d.paused))
+		d.paused = append(d.paused, qnode{sw: sw, port: p.Index, prio: prio, key: key})
 		d.trigger()
 		return
 	}
 	i := d.where[key]
-	delete(d.where, key)
-	last := len(d.paused) - 1
+	last := int32(len(d.paused) - 1)
 	if i != last {
 		d.paused[i] = d.paused[last]
-		q := d.paused[i]
-		d.where[d.gid(q.sw.Ports()[q.port])*8+int(q.prio)] = i
+		d.where[d.paused[i].key] = i
 	}
 	d.paused = d.paused[:last]
 }
@@ -210,43 +206,36 @@ func (d *detector) check() {
 	}
 	d.Checks++
 	slices.SortFunc(d.nodes, qnode.less)
-	for len(d.out) < len(d.nodes) {
-		d.out = append(d.out, nil)
-	}
-	edges := 0
-	for i, a := range d.nodes {
-		d.out[i] = d.out[i][:0]
+	g := &d.graph
+	g.reset()
+	for _, a := range d.nodes {
+		g.startNode()
 		peer := a.sw.Ports()[a.port].Peer()
 		if d.n.Switches[peer.Node] == nil {
 			continue
 		}
-		// The nodes are sorted by switch: scan the peer switch's run.
-		j, _ := slices.BinarySearchFunc(d.nodes, peer.Node, func(q qnode, id fabric.NodeID) int { return int(q.sw.ID) - int(id) })
-		for ; j < len(d.nodes) && d.nodes[j].sw.ID == peer.Node; j++ {
+		// The nodes are sorted by key, so by switch: scan the peer
+		// switch's run of them.
+		lo := int32(d.base[peer.Node] * 8)
+		hi := int32(d.base[peer.Node+1] * 8)
+		j, _ := slices.BinarySearchFunc(d.nodes, lo, func(q qnode, k int32) int { return int(q.key - k) })
+		for ; j < len(d.nodes) && d.nodes[j].key < hi; j++ {
 			if waitsOn(a, d.nodes[j]) {
-				d.out[i] = append(d.out[i], int64(j))
-				edges++
+				g.addEdge(int32(j))
 			}
 		}
 	}
-	if edges < 2 {
+	if g.edges() < 2 {
 		return
 	}
-	g := depGraph{n: len(d.nodes), out: d.out[:len(d.nodes)]}
-	var best []qnode
-	for _, scc := range topo.TarjanSCC(g) {
-		if len(scc) < 2 {
-			continue
-		}
-		v := scc[0].ID()
-		for _, x := range scc {
-			v = min(v, x.ID())
-		}
-		if best != nil && best[0].less(d.nodes[v]) < 0 {
-			continue
-		}
-		best = d.cycleThrough(g, v, scc)
+	// The cycle reported lies in the component whose least node is least
+	// of all components of two or more, a choice independent of the order
+	// in which the search finds them.
+	v, comp := d.scc.least(g)
+	if v < 0 {
+		return
 	}
+	best := d.cycleThrough(v, comp)
 	if best == nil {
 		return
 	}
@@ -256,34 +245,31 @@ func (d *detector) check() {
 }
 
 // cycleThrough is the shortest cycle from v back to v inside its
-// component, by breadth-first search in node order.
-func (d *detector) cycleThrough(g depGraph, v int64, scc []graph.Node) []qnode {
-	in := make([]bool, g.n)
-	for _, x := range scc {
-		in[x.ID()] = true
+// component (comp), by breadth-first search in node order.
+func (d *detector) cycleThrough(v, comp int32) []qnode {
+	g := &d.graph
+	n := g.nodes()
+	d.parent = slices.Grow(d.parent[:0], n)[:n]
+	for i := range d.parent {
+		d.parent[i] = -1
 	}
-	parent := make([]int64, g.n)
-	for i := range parent {
-		parent[i] = -1
-	}
-	parent[v] = v
-	queue := []int64{v}
-	for len(queue) > 0 {
-		u := queue[0]
-		queue = queue[1:]
-		for _, w := range g.out[u] {
+	d.parent[v] = v
+	d.queue = append(d.queue[:0], v)
+	for h := 0; h < len(d.queue); h++ {
+		u := d.queue[h]
+		for _, w := range g.from(u) {
 			if w == v {
 				var c []qnode
-				for x := u; x != v; x = parent[x] {
+				for x := u; x != v; x = d.parent[x] {
 					c = append(c, d.nodes[x])
 				}
 				c = append(c, d.nodes[v])
 				slices.Reverse(c)
 				return c
 			}
-			if in[w] && parent[w] < 0 {
-				parent[w] = u
-				queue = append(queue, w)
+			if d.scc.comp[w] == comp && d.parent[w] < 0 {
+				d.parent[w] = u
+				d.queue = append(d.queue, w)
 			}
 		}
 	}
@@ -362,58 +348,4 @@ func (d *detector) finish(sum *reports.Summary) {
 	if d.Found {
 		sum.Deadlock = reports.Deadlock{Detected: true, AtNs: d.At.Nanoseconds(), Cycle: d.Cycle}
 	}
-}
-
-// depGraph is the dependency graph in slices, for gonum: node ids are
-// indexes into the sorted node list, so that the search does not depend
-// on map order.
-type depGraph struct {
-	n   int
-	out [][]int64
-}
-
-func (g depGraph) Node(id int64) graph.Node {
-	if id < 0 || id >= int64(g.n) {
-		return nil
-	}
-	return simple.Node(id)
-}
-
-func (g depGraph) Nodes() graph.Nodes {
-	ns := make([]graph.Node, g.n)
-	for i := range ns {
-		ns[i] = simple.Node(i)
-	}
-	return iterator.NewOrderedNodes(ns)
-}
-
-func (g depGraph) From(id int64) graph.Nodes {
-	ns := make([]graph.Node, len(g.out[id]))
-	for i, w := range g.out[id] {
-		ns[i] = simple.Node(w)
-	}
-	return iterator.NewOrderedNodes(ns)
-}
-
-func (g depGraph) To(id int64) graph.Nodes {
-	var ns []graph.Node
-	for u := range g.out {
-		if slices.Contains(g.out[u], id) {
-			ns = append(ns, simple.Node(u))
-		}
-	}
-	return iterator.NewOrderedNodes(ns)
-}
-
-func (g depGraph) HasEdgeBetween(x, y int64) bool {
-	return g.HasEdgeFromTo(x, y) || g.HasEdgeFromTo(y, x)
-}
-
-func (g depGraph) HasEdgeFromTo(u, v int64) bool { return slices.Contains(g.out[u], v) }
-
-func (g depGraph) Edge(u, v int64) graph.Edge {
-	if !g.HasEdgeFromTo(u, v) {
-		return nil
-	}
-	return simple.Edge{F: simple.Node(u), T: simple.Node(v)}
 }

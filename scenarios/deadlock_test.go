@@ -2,11 +2,13 @@ package scenarios
 
 import (
 	"math"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // runSource parses and runs a scenario given as text.
@@ -267,22 +269,42 @@ func TestFaultErrors(t *testing.T) {
 // incast with heavy pausing: compare the two sub-benchmarks (the
 // detector's must stay within 5% of the other).
 func BenchmarkDetectorIncast(b *testing.B) {
+	s, err := Parse("incast.yaml", []byte(incastSource))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkDetector(b, s)
+}
+
+// BenchmarkDetectorFatTree is the same on the suite's k=16 permutation
+// cut at 500 µs, whose PFC keeps thousands of egress queues paused: the
+// detector searches a graph of them every observe.deadlock.after/8
+// (docs/PERFORMANCE.md, fourteenth round).
+func BenchmarkDetectorFatTree(b *testing.B) {
+	s, err := Load(filepath.Join("..", "bench", "fattree-k16-permutation.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Stop.At = 500 * sim.Microsecond
+	benchmarkDetector(b, s)
+}
+
+func benchmarkDetector(b *testing.B, s *Scenario) {
 	for _, on := range []bool{false, true} {
 		name := "without"
 		if on {
 			name = "with"
 		}
 		b.Run(name, func(b *testing.B) {
-			s, err := Parse("incast.yaml", []byte(incastSource))
-			if err != nil {
-				b.Fatal(err)
-			}
+			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
+				b.StopTimer()
 				n, err := Build(s)
 				if err != nil {
 					b.Fatal(err)
 				}
 				n.noDetector = !on
+				b.StartTimer()
 				n.Run(nil)
 			}
 		})
