@@ -279,7 +279,7 @@ func BenchmarkDetectorIncast(b *testing.B) {
 // BenchmarkDetectorFatTree is the same on the suite's k=16 permutation
 // cut at 500 µs, whose PFC keeps thousands of egress queues paused: the
 // detector searches a graph of them every observe.deadlock.after/8
-// (docs/PERFORMANCE.md, fourteenth round).
+// (docs/PERFORMANCE.md, thirteenth round).
 func BenchmarkDetectorFatTree(b *testing.B) {
 	s, err := Load(filepath.Join("..", "bench", "fattree-k16-permutation.yaml"))
 	if err != nil {

@@ -35,7 +35,7 @@ func (g *depGraph) from(v int32) []int32 { return g.to[g.off[v]:g.off[v+1]] }
 // paused queues every few microseconds of a PFC-heavy run, and gonum's
 // topo.TarjanSCC, which it used before, allocated maps and an interface
 // value per node and per neighbour list on each search
-// (docs/PERFORMANCE.md, fourteenth round).
+// (docs/PERFORMANCE.md, thirteenth round).
 type sccFinder struct {
 	index []int32 // visiting order, -1 until visited
 	low   []int32 // the least index reachable through the DFS subtree
