@@ -26,7 +26,9 @@ func TestSCCAgainstGonum(t *testing.T) {
 		{"self loop", 2, []edge{{0, 0}, {0, 1}}},
 		{"a chain", 4, []edge{{0, 1}, {1, 2}, {2, 3}}},
 		{"a ring", 3, []edge{{0, 1}, {1, 2}, {2, 0}}},
-		{"two rings, the later one least", 6, []edge{{3, 4}, {4, 5}, {5, 3}, {1, 0}, {0, 1}, {5, 1}}},
+		// The search closes {2, 3} first, then {0, 1}, whose least is less.
+		{"two rings, the later one least", 4, []edge{{0, 1}, {1, 0}, {0, 2}, {2, 3}, {3, 2}}},
+		{"two rings apart", 6, []edge{{3, 4}, {4, 5}, {5, 3}, {1, 0}, {0, 1}, {5, 1}}},
 		{"a ring behind a tail", 5, []edge{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 2}}},
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
