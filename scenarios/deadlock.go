@@ -248,11 +248,7 @@ func (d *detector) check() {
 // component (comp), by breadth-first search in node order.
 func (d *detector) cycleThrough(v, comp int32) []qnode {
 	g := &d.graph
-	n := g.nodes()
-	d.parent = slices.Grow(d.parent[:0], n)[:n]
-	for i := range d.parent {
-		d.parent[i] = -1
-	}
+	d.parent = fill(d.parent, g.nodes(), -1)
 	d.parent[v] = v
 	d.queue = append(d.queue[:0], v)
 	for h := 0; h < len(d.queue); h++ {
