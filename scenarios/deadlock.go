@@ -150,6 +150,9 @@ func (d *detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 		return
 	}
 	i := d.where[key]
+	if int(i) >= len(d.paused) || d.paused[i].key != key {
+		return // a pause that began before the detector started watching
+	}
 	last := int32(len(d.paused) - 1)
 	if i != last {
 		d.paused[i] = d.paused[last]
