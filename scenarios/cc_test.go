@@ -357,15 +357,8 @@ traffic:
 		for i := 0; i < 8; i++ {
 			src += fmt.Sprintf("  - flow: {from: h8, to: h%d, op: read, size: 2MiB}\n", i)
 		}
-		sc, err := Parse("reads.yaml", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		net, err := Build(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return net.Run(nil).Summary
+		_, r := runSource(t, "reads.yaml", src)
+		return r.Summary
 	}
 	none, dcqcn := run("none"), run("dcqcn")
 	t.Logf("no CC: %d marked, %d CNPs, %d pauses; DCQCN: %d marked, %d CNPs, %d pauses",

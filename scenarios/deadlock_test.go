@@ -12,8 +12,8 @@ import (
 	"github.com/lfsim/lfsim/sim"
 )
 
-// runSource parses and runs a scenario given as text.
-func runSource(t testing.TB, name, src string) (*Network, *reports.Results) {
+// buildSource parses and builds a scenario given as text.
+func buildSource(t testing.TB, name, src string) *Network {
 	t.Helper()
 	s, err := Parse(name, []byte(src))
 	if err != nil {
@@ -23,6 +23,13 @@ func runSource(t testing.TB, name, src string) (*Network, *reports.Results) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n
+}
+
+// runSource parses, builds and runs a scenario given as text.
+func runSource(t testing.TB, name, src string) (*Network, *reports.Results) {
+	t.Helper()
+	n := buildSource(t, name, src)
 	return n, n.Run(nil)
 }
 
@@ -317,14 +324,7 @@ func benchmarkDetector(b *testing.B, s *Scenario) {
 // and programs do) leaves the set of paused queues as it was, and a
 // pause that began under the detector still leaves it when it ends.
 func TestDetectorStartsMidPause(t *testing.T) {
-	s, err := Parse("incast.yaml", []byte(incastSource))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := buildSource(t, "incast.yaml", incastSource)
 	d := n.startDetector()
 	var sw0 *fabric.Port
 	for id, sw := range n.Switches {

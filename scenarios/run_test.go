@@ -328,14 +328,7 @@ func TestECMPPerSwitch(t *testing.T) {
 		{"switch: {ecmp_seed: 9}\n", 20},
 		{"switch: {ecmp_seed: 9, ecmp_per_switch: false}\n", 1},
 	} {
-		sc, err := Parse("t.yaml", []byte("topology: {kind: fat-tree, k: 4}\n"+tc.line+"traffic: [{flow: {from: h0, to: h15, size: 1KiB}}]\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		net, err := Build(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		net := buildSource(t, "t.yaml", "topology: {kind: fat-tree, k: 4}\n"+tc.line+"traffic: [{flow: {from: h0, to: h15, size: 1KiB}}]\n")
 		seeds := map[uint64]bool{}
 		for _, sw := range net.Switches {
 			if sw != nil {

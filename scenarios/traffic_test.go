@@ -93,15 +93,8 @@ traffic:
 // static flows, and offers roughly its load.
 func TestPoissonRun(t *testing.T) {
 	run := func() *reports.Results {
-		sc, err := Parse("p.yaml", []byte(poissonScenario))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := Build(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n.Run(nil)
+		_, r := runSource(t, "p.yaml", poissonScenario)
+		return r
 	}
 	a, b := run(), run()
 	ca, cb := reports.FlowsCSV(a.Flows), reports.FlowsCSV(b.Flows)
