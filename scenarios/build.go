@@ -11,6 +11,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -54,11 +55,11 @@ func build(d *decoder, f *fileS, lim limits) *Scenario {
 		Routing: fabric.RoutingECMP,
 		Switch:  swtch.DefaultProfile(),
 		HCA:     hca.DefaultProfile(),
-		Observe: Observe{
+		Observe: observe.Config{
 			Interval:      defaultInterval,
-			Links:         Selector{All: true},
-			Queues:        Selector{All: true},
-			Flows:         Selector{All: true},
+			Links:         observe.Selector{All: true},
+			Queues:        observe.Selector{All: true},
+			Flows:         observe.Selector{All: true},
 			DeadlockAfter: defaultDeadlockAfter,
 		},
 	}
@@ -1190,7 +1191,7 @@ func uniform(r *rand.Rand, n uint64) uint64 {
 
 // ports resolves a port reference: "s0:p8", "s0->h8", or (when
 // wholeNodes) a node name meaning all its ports (hostsOnly: only a host's).
-func (b *builder) ports(s strV, path string, wholeNodes, hostsOnly bool) []PortRef {
+func (b *builder) ports(s strV, path string, wholeNodes, hostsOnly bool) []observe.PortRef {
 	v := s.V
 	lookup := func(name string) (fabric.NodeID, bool) {
 		id, ok := b.t.Lookup(name)
@@ -1212,7 +1213,7 @@ func (b *builder) ports(s strV, path string, wholeNodes, hostsOnly bool) []PortR
 			b.errorf(s.Pos, path, "%s has no port facing %s%s; its neighbours are %s", show(a), show(peer), b.d.dym(peer, nb), b.list(nb))
 			return nil
 		}
-		return []PortRef{{x, p}}
+		return []observe.PortRef{{Node: x, Port: p}}
 	}
 	if i := strings.LastIndexByte(v, ':'); i >= 0 {
 		name, ps := v[:i], v[i+1:]
@@ -1237,7 +1238,7 @@ func (b *builder) ports(s strV, path string, wholeNodes, hostsOnly bool) []PortR
 			b.errorf(s.Pos, path, "%s has no port p%d; its ports are %s", show(name), num, has)
 			return nil
 		}
-		return []PortRef{{x, num}}
+		return []observe.PortRef{{Node: x, Port: num}}
 	}
 	x, ok := b.t.Lookup(v)
 	if !wholeNodes || (ok && hostsOnly && b.t.Nodes[x].Kind != fabric.Host) {
@@ -1256,18 +1257,18 @@ func (b *builder) ports(s strV, path string, wholeNodes, hostsOnly bool) []PortR
 		lookup(v)
 		return nil
 	}
-	out := make([]PortRef, len(b.t.Nodes[x].Ports))
+	out := make([]observe.PortRef, len(b.t.Nodes[x].Ports))
 	for i := range out {
-		out[i] = PortRef{x, i}
+		out[i] = observe.PortRef{Node: x, Port: i}
 	}
 	return out
 }
 
-func (b *builder) selector(s *selV, path string) Selector {
+func (b *builder) selector(s *selV, path string) observe.Selector {
 	if !s.Set || s.All {
-		return Selector{All: true}
+		return observe.Selector{All: true}
 	}
-	out := Selector{Ports: []PortRef{}}
+	out := observe.Selector{Ports: []observe.PortRef{}}
 	if b.t == nil {
 		return out
 	}
@@ -1290,7 +1291,7 @@ func (b *builder) observe() {
 	so.Links = b.selector(&o.Links, "observe.links")
 	so.Queues = b.selector(&o.Queues, "observe.queues")
 	if o.Flows.Set && !o.Flows.All {
-		so.Flows = Selector{Flows: []int{}}
+		so.Flows = observe.Selector{Flows: []int{}}
 		for _, id := range o.Flows.IDs {
 			if !id.Set || !b.flowsOK {
 				continue
@@ -1323,11 +1324,20 @@ func flowRange(n int) string {
 
 // given is an expect: check's value and where it was given, or nil when
 // it was not.
-func given[T any](set bool, v T, e *expectS, key string) (*T, Pos) {
+func given[T any](set bool, v T, e *expectS, key string) (*T, string) {
 	if !set {
-		return nil, Pos{}
+		return nil, ""
 	}
-	return &v, e.KeyPos(key)
+	return &v, cite(e.KeyPos(key))
+}
+
+// cite is where p is, for an expectation's failure: file:line:column, or
+// "" when p is no place in the file.
+func cite(p Pos) string {
+	if !p.IsValid() {
+		return ""
+	}
+	return p.String()
 }
 
 func (b *builder) expect() {
@@ -1344,7 +1354,7 @@ func (b *builder) expect() {
 				b.errorf(fc.N.Pos, "expect.flows_completed", "%d is more than the number of flows (%d)", fc.N.V, len(b.s.Flows))
 			}
 		}
-		se.FlowsCompleted, se.FlowsCompletedAt = &v, e.KeyPos("flows_completed")
+		se.FlowsCompleted, se.FlowsCompletedAt = &v, cite(e.KeyPos("flows_completed"))
 	}
 	se.MinFairness, se.MinFairnessAt = given(e.MinFairness.Set, e.MinFairness.V, e, "min_fairness")
 	se.MaxPauseFraction = b.pauseChecks(&e.MaxPauseFraction, "expect.max_pause_fraction")
@@ -1353,8 +1363,8 @@ func (b *builder) expect() {
 }
 
 // pauseChecks reads expect.max_pause_fraction or min_pause_fraction.
-func (b *builder) pauseChecks(pc *pauseChecksV, key string) []PauseFractionCheck {
-	var out []PauseFractionCheck
+func (b *builder) pauseChecks(pc *pauseChecksV, key string) []observe.PauseFractionCheck {
+	var out []observe.PauseFractionCheck
 	for i, c := range pc.Items {
 		if !c.Port.Set || !c.Value.Set || b.t == nil {
 			continue
@@ -1365,7 +1375,7 @@ func (b *builder) pauseChecks(pc *pauseChecksV, key string) []PauseFractionCheck
 		}
 		ps := b.ports(c.Port, path+".port", false, false)
 		if len(ps) == 1 {
-			out = append(out, PauseFractionCheck{Port: ps[0], Value: c.Value.V, At: c.Pos})
+			out = append(out, observe.PauseFractionCheck{Port: ps[0], Value: c.Value.V, At: cite(c.Pos)})
 		}
 	}
 	return out

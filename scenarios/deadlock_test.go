@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -316,33 +315,6 @@ func benchmarkDetector(b *testing.B, s *Scenario) {
 				n.Run(nil)
 			}
 		})
-	}
-}
-
-// TestDetectorStartsMidPause: a pause that ends without the detector
-// having seen it begin (the engine run before Network.Run, as some tests
-// and programs do) leaves the set of paused queues as it was, and a
-// pause that began under the detector still leaves it when it ends.
-func TestDetectorStartsMidPause(t *testing.T) {
-	n := buildSource(t, "incast.yaml", incastSource)
-	d := n.startDetector()
-	var sw0 *fabric.Port
-	for id, sw := range n.Switches {
-		if sw != nil {
-			sw0 = n.Fabric.Ports[id][0]
-			break
-		}
-	}
-	d.pauseChanged(sw0, 3, false) // never seen to begin
-	if len(d.paused) != 0 {
-		t.Fatalf("paused set %v after an unseen pause ended; want empty", d.paused)
-	}
-	d.pauseChanged(sw0, 3, true)
-	d.pauseChanged(sw0, 4, true)
-	d.pauseChanged(sw0, 5, false) // never seen to begin
-	d.pauseChanged(sw0, 3, false)
-	if len(d.paused) != 1 || d.paused[0].prio != 4 {
-		t.Fatalf("paused set %v; want priority 4 alone", d.paused)
 	}
 }
 

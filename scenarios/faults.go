@@ -247,6 +247,6 @@ func (n *Network) faultSummary(sum *reports.Summary) {
 		sum.Warnings = append(sum.Warnings, n.faults.warnings...)
 	}
 	if n.det != nil {
-		n.det.finish(sum)
+		n.det.Finish(sum)
 	}
 }

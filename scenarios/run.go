@@ -10,6 +10,7 @@ import (
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
@@ -31,8 +32,8 @@ type Network struct {
 
 	completed   int
 	faults      *faultState // faults.go
-	det         *detector   // deadlock.go
-	noDetector  bool        // for the detector's benchmark only
+	det         *observe.Detector
+	noDetector  bool // for the detector's benchmark only
 	interrupted atomic.Bool
 	// polling: Run checks its stop condition only after events that
 	// call poll; polled: one did.
@@ -59,7 +60,7 @@ type FlowRun struct {
 	Live *FlowLive
 
 	// The record: the outcome (outcome()) once the requester has closed,
-	// what the responder accepted (responderDelivered()) once it has, and
+	// what the responder accepted (ResponderDelivered()) once it has, and
 	// the READ bytes the requester accepted.
 	done            sim.Time
 	retransmits     int64
@@ -164,6 +165,55 @@ func (n *Network) perftestReport() []byte {
 		b.WriteString(tr.Pingpong.Report())
 	}
 	return []byte(b.String())
+}
+
+// view is what the observers see of n.
+func (n *Network) view() *observe.View {
+	return &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Switches: n.Switches, Poll: n.poll}
+}
+
+// prioritiesInUse are the priorities any flow or PFC configuration uses,
+// ascending.
+func (n *Network) prioritiesInUse() []uint8 {
+	var used [8]bool
+	for _, f := range n.Flows {
+		used[f.Flow.Priority] = true
+	}
+	for _, g := range n.Scenario.Poisson {
+		for _, h := range g.Hosts {
+			p := n.Scenario.HCAProfile(h).Priority
+			if g.PrioritySet {
+				p = g.Priority
+			}
+			used[p] = true
+		}
+	}
+	for _, sw := range n.Switches {
+		if sw != nil {
+			for _, p := range sw.Prof.PFC.Priorities {
+				used[p] = true
+			}
+		}
+	}
+	var out []uint8
+	for p, u := range used {
+		if u {
+			out = append(out, uint8(p))
+		}
+	}
+	return out
+}
+
+// reportTopology is topology.json: what the report draws.
+func reportTopology(t *fabric.Topology) *reports.Topo {
+	out := &reports.Topo{Nodes: []reports.TopoNode{}, Links: []reports.TopoLink{}}
+	for _, n := range t.Nodes {
+		out.Nodes = append(out.Nodes, reports.TopoNode{Name: n.Name, Kind: n.Kind.String()})
+	}
+	for _, l := range t.Links {
+		out.Links = append(out.Links, reports.TopoLink{A: t.PortName(l.A, l.APort), B: t.PortName(l.B, l.BPort), RateGbps: l.Rate.Gbps()})
+	}
+	return out
 }
 
 // Build creates the network of s: one engine seeded with s.Seed, a switch
@@ -317,12 +367,12 @@ func (fr *FlowRun) delivered() int64 {
 		}
 		return 0
 	}
-	return min(fr.Flow.Size, fr.responderDelivered())
+	return min(fr.Flow.Size, fr.ResponderDelivered())
 }
 
-// responderDelivered is the payload the responder's QP has accepted in
+// ResponderDelivered is the payload the responder's QP has accepted in
 // order (hca.QP.Delivered), also after it has closed.
-func (fr *FlowRun) responderDelivered() int64 {
+func (fr *FlowRun) ResponderDelivered() int64 {
 	if fr.Live == nil || fr.Live.Responder == nil {
 		return fr.respDelivered
 	}
@@ -489,17 +539,19 @@ func (n *Network) Interrupt() { n.interrupted.Store(true) }
 // log. progress, if not nil, is called every million events.
 func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Results {
 	s := n.Scenario
-	sm := newSampler(n)
-	sm.start()
-	log := &pfcLog{eng: n.Eng}
-	for _, ports := range n.Fabric.Ports {
-		for _, p := range ports {
-			log.watch(p)
+	v := n.view()
+	var sampled []observe.Flow
+	for _, f := range n.Flows {
+		if f.Live != nil { // not those that start later
+			sampled = append(sampled, observe.Flow{ID: f.Flow.ID, Receiver: f, CC: f.Live.CC})
 		}
 	}
-	capt := newCapturer(n)
+	sm := observe.NewSampler(v, &s.Observe, n.prioritiesInUse(), sampled)
+	sm.Start()
+	log := observe.NewPFCLog(v)
+	capt := observe.NewCapturer(v, s.Observe.Pcap)
 	if !n.noDetector {
-		n.det = n.startDetector()
+		n.det = observe.StartDetector(v, s.Observe.DeadlockAfter)
 	}
 	reason := "time"
 	done := func() bool {
@@ -551,9 +603,9 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 		reason = "flows-done"
 	}
 	sum, rows := n.collect(reason)
-	sum.Warnings = append(sum.Warnings, sm.warnings()...)
-	sum.Warnings = append(sum.Warnings, capt.warnings()...)
-	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.series, PFC: log.sorted(), Captures: capt.caps,
+	sum.Warnings = append(sum.Warnings, sm.Warnings()...)
+	sum.Warnings = append(sum.Warnings, capt.Warnings()...)
+	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFC: log.Rows(), Captures: capt.Captures(),
 		Topology: reportTopology(s.Topology)}
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
@@ -680,7 +732,7 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			sum.Packets.DropReasons["headroom"]))
 	}
 	n.faultSummary(sum)
-	sum.Expect = n.checkExpectations(sum)
+	sum.Expect = observe.Check(n.view(), &s.Expect, len(n.Flows), sum)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
 	return sum, rows
 }

@@ -49,6 +49,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -130,9 +131,9 @@ type Scenario struct {
 	// Faults are the faults: entries that are modelled (action: loss).
 	Faults []Fault
 	// Observe says what to record.
-	Observe Observe
+	Observe observe.Config
 	// Expect holds the checks that decide a run's exit status.
-	Expect Expect
+	Expect observe.Expect
 	// Warnings are diagnostics that do not stop the scenario from running
 	// (a routing loop, an output not built yet), sorted by position.
 	Warnings []Diagnostic
@@ -251,104 +252,6 @@ type Fault struct {
 	RxRate      fabric.Rate
 	Convergence sim.Time
 	Pos         Pos
-}
-
-// PortRef names a port of a node.
-type PortRef struct {
-	Node fabric.NodeID
-	Port int
-}
-
-// Name is the port's output name, "s0:p8".
-func (p PortRef) Name(t *fabric.Topology) string { return t.PortName(p.Node, p.Port) }
-
-// Selector chooses what to record: everything (All), or the listed ports
-// (links, queues) or flow ids (flows). Nothing is chosen when All is false
-// and the lists are empty (the file said none or []).
-type Selector struct {
-	All   bool
-	Ports []PortRef // in file order; a node name stands for all its ports
-	Flows []int     // flow ids, for observe.flows
-}
-
-// HasPort reports whether the selector chooses port p.
-func (s Selector) HasPort(p PortRef) bool {
-	if s.All {
-		return true
-	}
-	for _, q := range s.Ports {
-		if q == p {
-			return true
-		}
-	}
-	return false
-}
-
-// HasFlow reports whether the selector chooses flow id.
-func (s Selector) HasFlow(id int) bool {
-	if s.All {
-		return true
-	}
-	for _, f := range s.Flows {
-		if f == id {
-			return true
-		}
-	}
-	return false
-}
-
-// Observe says what a run records.
-type Observe struct {
-	// Interval is the sampling period of the time series, default 10us.
-	Interval sim.Time
-	// Links (tx_gbps per port), Queues (queue_bytes and paused per port
-	// and priority) and Flows (flow_gbps): default all.
-	Links, Queues, Flows Selector
-	// Pcap lists the ports whose traffic to write as pcap (a host name
-	// stands for its ports), written as NAME.pcap.
-	Pcap []PortRef
-	// DeadlockAfter is how long a cycle of paused, non-empty queues must
-	// hold before it is reported, default 50us (observe.deadlock.after).
-	DeadlockAfter sim.Time
-}
-
-// Expect holds the checks of expect:. A nil pointer means "not checked".
-// Each check has the position of its key, to cite in a failure.
-type Expect struct {
-	// Drops is the number of packets that may be dropped (exactly).
-	Drops   *int64
-	DropsAt Pos
-	// Deadlock is whether a deadlock must (true) or must not (false) be
-	// detected; Storm the same for a PFC storm (summary pfc.storm_detected).
-	Deadlock   *bool
-	DeadlockAt Pos
-	Storm      *bool
-	StormAt    Pos
-	// FlowsCompleted is how many flows must complete; -1 means all.
-	FlowsCompleted   *int
-	FlowsCompletedAt Pos
-	// MinFairness is the lowest acceptable Jain's index of the flows'
-	// throughputs, 0..1.
-	MinFairness   *float64
-	MinFairnessAt Pos
-	// MinMeanSlowdown and MaxMeanSlowdown bound the completed flows' mean
-	// FCT slowdown (summary fct.mean_slowdown), for a lab whose lesson is
-	// how much slower flows finish.
-	MinMeanSlowdown, MaxMeanSlowdown     *float64
-	MinMeanSlowdownAt, MaxMeanSlowdownAt Pos
-	// MaxPauseFraction bounds the fraction of the run a port spends paused;
-	// MinPauseFraction asks that it spend at least so much (a storm that
-	// must reach it).
-	MaxPauseFraction []PauseFractionCheck
-	MinPauseFraction []PauseFractionCheck
-}
-
-// PauseFractionCheck says port Port may be paused at most Value (0..1) of
-// the run.
-type PauseFractionCheck struct {
-	Port  PortRef
-	Value float64
-	At    Pos
 }
 
 // limits bound what a scenario may generate, so that no file (or fuzzer)

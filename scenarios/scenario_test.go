@@ -11,6 +11,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -86,7 +87,7 @@ func TestDefaultExample(t *testing.T) {
 	if s.Expect.Drops == nil || *s.Expect.Drops != 0 || s.Expect.FlowsCompleted == nil || *s.Expect.FlowsCompleted != -1 {
 		t.Errorf("expect %+v", s.Expect)
 	}
-	if got := s.Expect.DropsAt.String(); got != "examples/incast-8to1.yaml:28:3" {
+	if got := s.Expect.DropsAt; got != "examples/incast-8to1.yaml:28:3" {
 		t.Errorf("drops check at %s", got)
 	}
 	if l := s.Topology.Links[0]; l.Rate != 100*fabric.Gbps || l.Delay != sim.Microsecond {
@@ -117,11 +118,11 @@ func TestDefaults(t *testing.T) {
 	if l := s.Topology.Links[0]; l.Rate != 100*fabric.Gbps || l.Delay != sim.Microsecond {
 		t.Errorf("default link %+v", l.LinkSpec)
 	}
-	wantObs := Observe{Interval: 10 * sim.Microsecond, Links: Selector{All: true}, Queues: Selector{All: true}, Flows: Selector{All: true}, DeadlockAfter: 50 * sim.Microsecond}
+	wantObs := observe.Config{Interval: 10 * sim.Microsecond, Links: observe.Selector{All: true}, Queues: observe.Selector{All: true}, Flows: observe.Selector{All: true}, DeadlockAfter: 50 * sim.Microsecond}
 	if !reflect.DeepEqual(s.Observe, wantObs) {
 		t.Errorf("observe %+v", s.Observe)
 	}
-	if !reflect.DeepEqual(s.Expect, Expect{}) {
+	if !reflect.DeepEqual(s.Expect, observe.Expect{}) {
 		t.Errorf("expect %+v", s.Expect)
 	}
 	f := s.Flows[0]
@@ -307,7 +308,7 @@ observe:
 		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	h2, s0 := mustLookup(t, s, "h2"), mustLookup(t, s, "s0")
-	if !reflect.DeepEqual(s.Observe.Pcap, []PortRef{{h2, 0}, {s0, 1}}) || s.Observe.DeadlockAfter != 10*sim.Microsecond {
+	if !reflect.DeepEqual(s.Observe.Pcap, []observe.PortRef{{Node: h2, Port: 0}, {Node: s0, Port: 1}}) || s.Observe.DeadlockAfter != 10*sim.Microsecond {
 		t.Errorf("observe %+v", s.Observe)
 	}
 
@@ -338,26 +339,26 @@ expect:
 		t.Errorf("stop %+v", s.Stop)
 	}
 	o := s.Observe
-	if o.Interval != sim.Microsecond || !reflect.DeepEqual(o.Links.Ports, []PortRef{{s0, 8}, {s0, 8}, {h3, 0}}) || o.Links.All {
+	if o.Interval != sim.Microsecond || !reflect.DeepEqual(o.Links.Ports, []observe.PortRef{{Node: s0, Port: 8}, {Node: s0, Port: 8}, {Node: h3, Port: 0}}) || o.Links.All {
 		t.Errorf("links %+v", o.Links)
 	}
-	if o.Queues.All || len(o.Queues.Ports) != 0 || o.Queues.HasPort(PortRef{s0, 8}) {
+	if o.Queues.All || len(o.Queues.Ports) != 0 || o.Queues.HasPort(observe.PortRef{Node: s0, Port: 8}) {
 		t.Errorf("queues %+v", o.Queues)
 	}
-	if !o.Flows.HasFlow(1) || o.Flows.HasFlow(0) || !o.Links.HasPort(PortRef{s0, 8}) {
+	if !o.Flows.HasFlow(1) || o.Flows.HasFlow(0) || !o.Links.HasPort(observe.PortRef{Node: s0, Port: 8}) {
 		t.Errorf("flows %+v", o.Flows)
 	}
 	e := s.Expect
 	if *e.Drops != 0 || *e.FlowsCompleted != 1 || *e.MinFairness != 0.95 || e.Deadlock != nil {
 		t.Errorf("expect %+v", e)
 	}
-	if len(e.MaxPauseFraction) != 1 || e.MaxPauseFraction[0].Port != (PortRef{s0, 8}) || e.MaxPauseFraction[0].Value != 0.2 {
+	if len(e.MaxPauseFraction) != 1 || e.MaxPauseFraction[0].Port != (observe.PortRef{Node: s0, Port: 8}) || e.MaxPauseFraction[0].Value != 0.2 {
 		t.Errorf("max_pause_fraction %+v", e.MaxPauseFraction)
 	}
-	if got := e.MaxPauseFraction[0].At.String() + " " + e.MinFairnessAt.String() + " " + e.FlowsCompletedAt.String(); got != "t.yaml:14:23 t.yaml:13:3 t.yaml:12:3" {
+	if got := e.MaxPauseFraction[0].At + " " + e.MinFairnessAt + " " + e.FlowsCompletedAt; got != "t.yaml:14:23 t.yaml:13:3 t.yaml:12:3" {
 		t.Errorf("positions %s", got)
 	}
-	if d := e.MaxPauseFraction[0].At.Diag("paused %.0f%% of the time", 50.0); d.Error() != "t.yaml:14:23: paused 50% of the time" {
+	if d := (Pos{File: "t.yaml", Line: 14, Col: 23}).Diag("paused %.0f%% of the time", 50.0); d.Error() != "t.yaml:14:23: paused 50% of the time" {
 		t.Errorf("diag %q", d.Error())
 	}
 }

@@ -1,8 +1,7 @@
-package scenarios
+package observe
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
@@ -15,12 +14,12 @@ import (
 // keeps every other sample and doubles its interval, and the run says so.
 const maxSeriesRows = 1_000_000
 
-// sampler records the time series of observe: at every interval: tx_gbps
+// Sampler records the time series of observe: at every interval: tx_gbps
 // per observed port, queue_bytes and paused per observed port and priority
 // in use, buffer_bytes per switch, flow_gbps per observed flow. Its memory
 // is series × samples.
-type sampler struct {
-	n        *Network
+type Sampler struct {
+	eng      *sim.Engine
 	interval sim.Time
 	series   *reports.Series
 	last     sim.Time
@@ -36,7 +35,7 @@ type sampler struct {
 	// controls, kept here so that a flow's series go on after the flow
 	// has ended and let go of its own (bounded by observe.flows, not by
 	// time).
-	flows      []*FlowRun
+	flows      []Flow
 	ccs        []congestion.Sender
 	flowKeys   []flowKeys
 	lastDelivd []int64
@@ -45,6 +44,17 @@ type sampler struct {
 // flowKeys are a flow's series: its goodput and its congestion control's
 // state.
 type flowKeys struct{ gbps, rc, rt, alpha, window reports.Key }
+
+// Flow is a flow the sampler follows (flow_gbps, and its congestion
+// control's rate, target, alpha and window).
+type Flow struct {
+	ID int
+	// Receiver tells what the flow's responder has accepted in order so
+	// far, also after the flow has ended.
+	Receiver interface{ ResponderDelivered() int64 }
+	// CC is the flow's congestion control, nil with cc: none.
+	CC congestion.Sender
+}
 
 type queueSeries struct {
 	port       *fabric.Port
@@ -55,19 +65,21 @@ type queueSeries struct {
 	lastPaused sim.Time
 }
 
-func newSampler(n *Network) *sampler {
-	s := n.Scenario
-	sm := &sampler{n: n, interval: s.Observe.Interval, series: reports.NewSeries(maxSeriesRows)}
-	prios := n.prioritiesInUse()
-	for id, ports := range n.Fabric.Ports {
-		sw := n.Switches[id]
+// NewSampler makes the sampler of c: the ports and queues it selects (the
+// queues of each priority in prios), every switch's buffer, and those of
+// flows that c.Flows selects (the flows there at the start: flow_gbps
+// covers those). Start schedules its first sample.
+func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
+	sm := &Sampler{eng: v.Eng, interval: c.Interval, series: reports.NewSeries(maxSeriesRows)}
+	for id, ports := range v.Ports {
+		sw := v.Switches[id]
 		for _, p := range ports {
 			ref := PortRef{Node: fabric.NodeID(id), Port: p.Index}
-			if s.Observe.Links.HasPort(ref) {
+			if c.Links.HasPort(ref) {
 				sm.links = append(sm.links, p)
 				sm.txKey = append(sm.txKey, sm.series.Key(reports.MetricTxGbps, p.Name))
 			}
-			if !s.Observe.Queues.HasPort(ref) {
+			if !c.Queues.HasPort(ref) {
 				continue
 			}
 			for _, prio := range prios {
@@ -82,14 +94,11 @@ func newSampler(n *Network) *sampler {
 		}
 	}
 	sm.lastTx = make([]int64, len(sm.links))
-	for _, f := range n.Flows {
-		if f.Live == nil {
-			continue // starts later (flow_gbps covers the flows there at the start)
-		}
-		if s.Observe.Flows.HasFlow(f.Flow.ID) {
+	for _, f := range flows {
+		if c.Flows.HasFlow(f.ID) {
 			sm.flows = append(sm.flows, f)
-			sm.ccs = append(sm.ccs, f.Live.CC)
-			where := fmt.Sprintf("flow:%d", f.Flow.ID)
+			sm.ccs = append(sm.ccs, f.CC)
+			where := fmt.Sprintf("flow:%d", f.ID)
 			key := func(metric string) reports.Key { return sm.series.Key(metric, where) }
 			sm.flowKeys = append(sm.flowKeys, flowKeys{gbps: key(reports.MetricFlowGbps), rc: key(reports.MetricRCGbps),
 				rt: key(reports.MetricRTGbps), alpha: key(reports.MetricAlpha), window: key(reports.MetricWindowBytes)})
@@ -99,41 +108,9 @@ func newSampler(n *Network) *sampler {
 	return sm
 }
 
-// prioritiesInUse are the priorities any flow or PFC configuration uses,
-// ascending.
-func (n *Network) prioritiesInUse() []uint8 {
-	var used [8]bool
-	for _, f := range n.Flows {
-		used[f.Flow.Priority] = true
-	}
-	for _, g := range n.Scenario.Poisson {
-		for _, h := range g.Hosts {
-			p := n.Scenario.HCAProfile(h).Priority
-			if g.PrioritySet {
-				p = g.Priority
-			}
-			used[p] = true
-		}
-	}
-	for _, sw := range n.Switches {
-		if sw != nil {
-			for _, p := range sw.Prof.PFC.Priorities {
-				used[p] = true
-			}
-		}
-	}
-	var out []uint8
-	for p, u := range used {
-		if u {
-			out = append(out, uint8(p))
-		}
-	}
-	return out
-}
-
 // HandleEvent takes one sample.
-func (sm *sampler) HandleEvent(*sim.Event) {
-	now := sm.n.Eng.Now()
+func (sm *Sampler) HandleEvent(*sim.Event) {
+	now := sm.eng.Now()
 	dt := now - sm.last
 	if dt <= 0 {
 		return
@@ -159,7 +136,7 @@ func (sm *sampler) HandleEvent(*sim.Event) {
 	}
 	for i, f := range sm.flows {
 		k := &sm.flowKeys[i]
-		d := f.responderDelivered()
+		d := f.Receiver.ResponderDelivered()
 		ser.AddKey(k.gbps, float64(d-sm.lastDelivd[i])*8/sec/1e9)
 		sm.lastDelivd[i] = d
 		cc := sm.ccs[i]
@@ -182,72 +159,22 @@ func (sm *sampler) HandleEvent(*sim.Event) {
 	sm.last = now
 	// Keep sampling while anything else is scheduled; a sampler alone
 	// would keep an idle run going for ever.
-	if sm.n.Eng.Pending() > 0 {
-		sm.n.Eng.After(sm.interval, sm, 0, 0, nil)
+	if sm.eng.Pending() > 0 {
+		sm.eng.After(sm.interval, sm, 0, 0, nil)
 	}
 }
 
-// start schedules the first sample.
-func (sm *sampler) start() { sm.n.Eng.After(sm.interval, sm, 0, 0, nil) }
+// Start schedules the first sample.
+func (sm *Sampler) Start() { sm.eng.After(sm.interval, sm, 0, 0, nil) }
 
-// warnings says what the sampler had to give up.
-func (sm *sampler) warnings() []string {
+// Series is what the sampler recorded.
+func (sm *Sampler) Series() *reports.Series { return sm.series }
+
+// Warnings says what the sampler had to give up.
+func (sm *Sampler) Warnings() []string {
 	if sm.series.Decimations == 0 {
 		return nil
 	}
 	return []string{fmt.Sprintf("timeseries.csv would have exceeded %d rows: the sampling interval was doubled %d times, to %v (narrow observe.links, observe.queues or observe.flows, or raise observe.interval)",
 		maxSeriesRows, sm.series.Decimations, sm.interval)}
-}
-
-// pfcLog records every PAUSE and RESUME frame sent, for pfc.csv. It
-// grows with the frames sent, so it keeps 16 bytes a frame (the port as
-// an index) and makes pfc.csv's rows at the end.
-type pfcLog struct {
-	eng   *sim.Engine
-	ports []*fabric.Port
-	// The frames in chunks of pfcChunk: a run can send millions of PFC
-	// frames, and one slice grown by append would copy them at every
-	// doubling and hold up to twice their size (a k=16 fat-tree's 450,000
-	// frames are 7 MB).
-	chunks [][]pfcFrame
-	n      int
-}
-
-// pfcChunk is how many frames one chunk of the PFC log holds (64 KiB).
-const pfcChunk = 4096
-
-type pfcFrame struct {
-	timeNs int64
-	port   int32 // in pfcLog.ports
-	prio   uint8
-	quanta uint16
-}
-
-// watch has port tell the log of the frames it sends.
-func (l *pfcLog) watch(p *fabric.Port) {
-	i := int32(len(l.ports))
-	l.ports = append(l.ports, p)
-	p.OnPause = func(_ *fabric.Port, prio uint8, quanta uint16) {
-		l.add(pfcFrame{timeNs: l.eng.Now().Nanoseconds(), port: i, prio: prio, quanta: quanta})
-	}
-}
-
-func (l *pfcLog) add(f pfcFrame) {
-	if l.n%pfcChunk == 0 {
-		l.chunks = append(l.chunks, make([]pfcFrame, 0, pfcChunk))
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, f)
-	l.n++
-}
-
-func (l *pfcLog) sorted() []reports.PFCRow {
-	rows := make([]reports.PFCRow, 0, l.n)
-	for _, c := range l.chunks {
-		for _, f := range c {
-			rows = append(rows, reports.PFCRow{TimeNs: f.timeNs, Port: l.ports[f.port].Name, Priority: f.prio, Quanta: f.quanta})
-		}
-	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].TimeNs < rows[j].TimeNs })
-	return rows
 }

@@ -1,4 +1,4 @@
-package scenarios
+package observe
 
 import (
 	"fmt"
@@ -14,20 +14,21 @@ import (
 // the run says so.
 const maxCaptureFrames = 1 << 20
 
-// capturer collects what observe.pcap's ports carry, in both directions,
+// Capturer collects what observe.pcap's ports carry, in both directions,
 // through the ports' OnTx hooks; reports writes the files. A port observed
 // twice (h8 and s0:p8 name the same cable's two ends) feeds each capture.
-type capturer struct {
+type Capturer struct {
 	eng  *sim.Engine
 	caps []*reports.Capture
 }
 
-func newCapturer(n *Network) *capturer {
-	c := &capturer{eng: n.Eng}
-	t := n.Scenario.Topology
+// NewCapturer hooks a capture onto each port of pcap (observe.pcap).
+func NewCapturer(v *View, pcap []PortRef) *Capturer {
+	c := &Capturer{eng: v.Eng}
+	t := v.Topology
 	seen := map[PortRef]bool{}
 	feeds := map[*fabric.Port][]*reports.Capture{}
-	for _, ref := range n.Scenario.Observe.Pcap {
+	for _, ref := range pcap {
 		if seen[ref] {
 			continue
 		}
@@ -39,7 +40,7 @@ func newCapturer(n *Network) *capturer {
 		}
 		cp := &reports.Capture{Name: name}
 		c.caps = append(c.caps, cp)
-		p := n.Fabric.Ports[ref.Node][ref.Port]
+		p := v.Ports[ref.Node][ref.Port]
 		feeds[p] = append(feeds[p], cp)
 		feeds[p.Peer()] = append(feeds[p.Peer()], cp)
 	}
@@ -49,7 +50,7 @@ func newCapturer(n *Network) *capturer {
 	return c
 }
 
-func (c *capturer) record(cs []*reports.Capture, p *fabric.Port, pkt *fabric.Packet) {
+func (c *Capturer) record(cs []*reports.Capture, p *fabric.Port, pkt *fabric.Packet) {
 	peer := p.Peer()
 	for _, cp := range cs {
 		if len(cp.Frames) >= maxCaptureFrames {
@@ -64,25 +65,16 @@ func (c *capturer) record(cs []*reports.Capture, p *fabric.Port, pkt *fabric.Pac
 	}
 }
 
-// warnings says which captures were cut short.
-func (c *capturer) warnings() []string {
+// Captures are the frames captured, a capture per pcap file.
+func (c *Capturer) Captures() []*reports.Capture { return c.caps }
+
+// Warnings says which captures were cut short.
+func (c *Capturer) Warnings() []string {
 	var out []string
 	for _, cp := range c.caps {
 		if cp.Dropped > 0 {
 			out = append(out, fmt.Sprintf("%s.pcap holds the first %d frames only; %d more were not kept", cp.Name, len(cp.Frames), cp.Dropped))
 		}
-	}
-	return out
-}
-
-// reportTopology is topology.json: what the report draws.
-func reportTopology(t *fabric.Topology) *reports.Topo {
-	out := &reports.Topo{Nodes: []reports.TopoNode{}, Links: []reports.TopoLink{}}
-	for _, n := range t.Nodes {
-		out.Nodes = append(out.Nodes, reports.TopoNode{Name: n.Name, Kind: n.Kind.String()})
-	}
-	for _, l := range t.Links {
-		out.Links = append(out.Links, reports.TopoLink{A: t.PortName(l.A, l.APort), B: t.PortName(l.B, l.BPort), RateGbps: l.Rate.Gbps()})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package scenarios
+package observe
 
 import (
 	"slices"
@@ -49,8 +49,9 @@ type qnode struct {
 
 func (a qnode) less(b qnode) int { return int(a.key - b.key) }
 
-type detector struct {
-	n     *Network
+// Detector is the deadlock detector and the PFC storm analysis of one run.
+type Detector struct {
+	v     *View
 	after sim.Time
 
 	paused []qnode       // switch egress queues whose priority is paused
@@ -88,23 +89,25 @@ const (
 // heavy PFC pauses thousands of times a millisecond), so searches are
 // coalesced: at most one per after/8 of simulated time, which bounds the
 // detector's cost and dates a cycle's formation to within after/8.
-func (d *detector) trigger() {
+func (d *Detector) trigger() {
 	if d.Found || d.checkDue {
 		return
 	}
 	d.checkDue = true
-	d.n.Eng.After(max(d.after/8, sim.Nanosecond), d, evCheck, 0, nil)
+	d.v.Eng.After(max(d.after/8, sim.Nanosecond), d, evCheck, 0, nil)
 }
 
-func (n *Network) startDetector() *detector {
-	d := &detector{n: n, after: n.Scenario.Observe.DeadlockAfter}
-	d.base = make([]int, len(n.Fabric.Ports)+1)
+// StartDetector hooks a detector onto every port and switch of v. A
+// cycle must hold for after (observe.deadlock.after) to be reported.
+func StartDetector(v *View, after sim.Time) *Detector {
+	d := &Detector{v: v, after: after}
+	d.base = make([]int, len(v.Ports)+1)
 	total := 0
-	for id, ports := range n.Fabric.Ports {
+	for id, ports := range v.Ports {
 		d.base[id] = total
 		total += len(ports)
 	}
-	d.base[len(n.Fabric.Ports)] = total
+	d.base[len(v.Ports)] = total
 	d.where = make([]int32, total*8)
 	d.since = make([][8]sim.Time, total)
 	d.first = make([]sim.Time, total)
@@ -112,12 +115,12 @@ func (n *Network) startDetector() *detector {
 		d.first[i] = -1
 	}
 	changed := d.pauseChanged // one method value for every port, not one each
-	for _, ports := range n.Fabric.Ports {
+	for _, ports := range v.Ports {
 		for _, p := range ports {
 			p.OnPauseState = changed
 		}
 	}
-	for _, sw := range n.Switches {
+	for _, sw := range v.Switches {
 		if sw != nil {
 			sw.OnBlocked = d.blocked
 		}
@@ -125,10 +128,10 @@ func (n *Network) startDetector() *detector {
 	return d
 }
 
-func (d *detector) gid(p *fabric.Port) int { return d.base[p.Node] + p.Index }
+func (d *Detector) gid(p *fabric.Port) int { return d.base[p.Node] + p.Index }
 
-func (d *detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
-	now := d.n.Eng.Now()
+func (d *Detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
+	now := d.v.Eng.Now()
 	g := d.gid(p)
 	if !paused {
 		d.pauseEnded(p, g, prio, now)
@@ -138,7 +141,7 @@ func (d *detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 			d.first[g] = now
 		}
 	}
-	sw := d.n.Switches[p.Node]
+	sw := d.v.Switches[p.Node]
 	if sw == nil {
 		return
 	}
@@ -162,16 +165,16 @@ func (d *detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 }
 
 // pauseEnded checks a finished pause for a storm.
-func (d *detector) pauseEnded(p *fabric.Port, g int, prio uint8, now sim.Time) {
+func (d *Detector) pauseEnded(p *fabric.Port, g int, prio uint8, now sim.Time) {
 	if d.Storm || now-d.since[g][prio] < stormAfter {
 		return
 	}
-	if d.n.Switches[p.Peer().Node] != nil {
+	if d.v.Switches[p.Peer().Node] != nil {
 		d.Storm = true
 	}
 }
 
-func (d *detector) blocked(*swtch.Switch, int, uint8) { d.trigger() }
+func (d *Detector) blocked(*swtch.Switch, int, uint8) { d.trigger() }
 
 // waitsOn reports whether queue a waits on queue b.
 func waitsOn(a, b qnode) bool {
@@ -193,7 +196,7 @@ func holds(cycle []qnode) bool {
 	return true
 }
 
-func (d *detector) check() {
+func (d *Detector) check() {
 	if d.Found || (d.cand != nil && holds(d.cand)) {
 		return
 	}
@@ -214,7 +217,7 @@ func (d *detector) check() {
 	for _, a := range d.nodes {
 		g.startNode()
 		peer := a.sw.Ports()[a.port].Peer()
-		if d.n.Switches[peer.Node] == nil {
+		if d.v.Switches[peer.Node] == nil {
 			continue
 		}
 		// The nodes are sorted by key, so by switch: scan the peer
@@ -242,14 +245,14 @@ func (d *detector) check() {
 	if best == nil {
 		return
 	}
-	d.cand, d.candSince = best, d.n.Eng.Now()
+	d.cand, d.candSince = best, d.v.Eng.Now()
 	d.candGen++
-	d.n.Eng.After(d.after, d, evConfirm, d.candGen, nil)
+	d.v.Eng.After(d.after, d, evConfirm, d.candGen, nil)
 }
 
 // cycleThrough is the shortest cycle from v back to v inside its
 // component (comp), by breadth-first search in node order.
-func (d *detector) cycleThrough(v, comp int32) []qnode {
+func (d *Detector) cycleThrough(v, comp int32) []qnode {
 	g := &d.graph
 	d.parent = fill(d.parent, g.nodes(), -1)
 	d.parent[v] = v
@@ -277,7 +280,7 @@ func (d *detector) cycleThrough(v, comp int32) []qnode {
 
 // HandleEvent runs a coalesced search, or confirms a candidate cycle
 // after observe.deadlock.after.
-func (d *detector) HandleEvent(ev *sim.Event) {
+func (d *Detector) HandleEvent(ev *sim.Event) {
 	if ev.Kind == evCheck {
 		d.checkDue = false
 		d.check()
@@ -292,23 +295,23 @@ func (d *detector) HandleEvent(ev *sim.Event) {
 		return
 	}
 	d.Found, d.At = true, d.candSince
-	d.n.poll()
-	t := d.n.Scenario.Topology
+	d.v.Poll()
+	t := d.v.Topology
 	for _, q := range d.cand {
 		d.Cycle = append(d.Cycle, t.PortName(q.sw.ID, q.port))
 	}
 }
 
-// finish closes the storm analysis at the end of the run and fills the
+// Finish closes the storm analysis at the end of the run and fills the
 // summary's deadlock and PFC fields.
-func (d *detector) finish(sum *reports.Summary) {
-	now := d.n.Eng.Now()
+func (d *Detector) Finish(sum *reports.Summary) {
+	now := d.v.Eng.Now()
 	type row struct {
 		g    int
 		port *fabric.Port
 	}
 	var rows []row
-	for _, ports := range d.n.Fabric.Ports {
+	for _, ports := range d.v.Ports {
 		for _, p := range ports {
 			g := d.gid(p)
 			for prio := uint8(0); prio < 8; prio++ {

@@ -1,4 +1,4 @@
-package scenarios
+package observe
 
 // depGraph is the deadlock detector's buffer dependency graph (deadlock.go)
 // as adjacency arrays: node i's out-edges are to[off[i]:off[i+1]], in the

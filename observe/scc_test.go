@@ -1,4 +1,4 @@
-package scenarios
+package observe
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package scenarios
+package observe
 
 import (
 	"fmt"
@@ -8,15 +8,55 @@ import (
 	"github.com/lfsim/lfsim/sim"
 )
 
-// checkExpectations evaluates expect: against a finished run, in the
-// order of OUTPUTS.md's example: drops, flows_completed, min_fairness,
-// max_pause_fraction. Each detail cites the line of its check.
-func (n *Network) checkExpectations(sum *reports.Summary) []reports.CheckResult {
-	e := n.Scenario.Expect
+// Expect holds the checks of expect:. A nil pointer means "not checked".
+// Each check has where its key is in the scenario file (file:line:column,
+// empty when it has no place there), to cite in a failure.
+type Expect struct {
+	// Drops is the number of packets that may be dropped (exactly).
+	Drops   *int64
+	DropsAt string
+	// Deadlock is whether a deadlock must (true) or must not (false) be
+	// detected; Storm the same for a PFC storm (summary pfc.storm_detected).
+	Deadlock   *bool
+	DeadlockAt string
+	Storm      *bool
+	StormAt    string
+	// FlowsCompleted is how many flows must complete; -1 means all.
+	FlowsCompleted   *int
+	FlowsCompletedAt string
+	// MinFairness is the lowest acceptable Jain's index of the flows'
+	// throughputs, 0..1.
+	MinFairness   *float64
+	MinFairnessAt string
+	// MinMeanSlowdown and MaxMeanSlowdown bound the completed flows' mean
+	// FCT slowdown (summary fct.mean_slowdown), for a lab whose lesson is
+	// how much slower flows finish.
+	MinMeanSlowdown, MaxMeanSlowdown     *float64
+	MinMeanSlowdownAt, MaxMeanSlowdownAt string
+	// MaxPauseFraction bounds the fraction of the run a port spends paused;
+	// MinPauseFraction asks that it spend at least so much (a storm that
+	// must reach it).
+	MaxPauseFraction []PauseFractionCheck
+	MinPauseFraction []PauseFractionCheck
+}
+
+// PauseFractionCheck says port Port may be paused at most (or, in
+// MinPauseFraction, at least) Value (0..1) of the run.
+type PauseFractionCheck struct {
+	Port  PortRef
+	Value float64
+	At    string
+}
+
+// Check evaluates e against a finished run, in the order of OUTPUTS.md's
+// example: drops, flows_completed, min_fairness, max_pause_fraction. Each
+// detail cites the line of its check. flows is the number of flows of the
+// scenario (what flows_completed: all asks for).
+func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckResult {
 	var out []reports.CheckResult
-	add := func(check string, ok bool, at Pos, format string, args ...any) {
+	add := func(check string, ok bool, at string, format string, args ...any) {
 		detail := fmt.Sprintf(format, args...)
-		if !ok && at.IsValid() {
+		if !ok && at != "" {
 			detail += fmt.Sprintf(" (expected at %s)", at)
 		}
 		out = append(out, reports.CheckResult{Check: check, OK: ok, Detail: detail})
@@ -31,7 +71,7 @@ func (n *Network) checkExpectations(sum *reports.Summary) []reports.CheckResult 
 		want := *e.FlowsCompleted
 		label := fmt.Sprint(want)
 		if want < 0 {
-			want = len(n.Flows)
+			want = flows
 			label = fmt.Sprintf("all %d", want)
 		}
 		add("flows_completed", sum.Flows.Completed >= want, e.FlowsCompletedAt,
@@ -60,9 +100,9 @@ func (n *Network) checkExpectations(sum *reports.Summary) []reports.CheckResult 
 	if e.Storm != nil {
 		add("storm", sum.PFC.StormDetected == *e.Storm, e.StormAt, "storm detected: %v, expected %v", sum.PFC.StormDetected, *e.Storm)
 	}
-	total := n.Eng.Now()
+	total := v.Eng.Now()
 	frac := func(c PauseFractionCheck) (string, float64) {
-		port := n.Fabric.Ports[c.Port.Node][c.Port.Port]
+		port := v.Ports[c.Port.Node][c.Port.Port]
 		var worst sim.Time
 		for prio := uint8(0); prio < 8; prio++ {
 			worst = max(worst, port.PausedTime(prio))

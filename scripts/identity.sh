@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# identity.sh: what users see from one lfsim build, collected so that two
+# builds can be compared byte for byte. Used before and after a change that
+# must not change outputs (a refactor, a speed-up).
+#
+#   scripts/identity.sh collect BIN DIR   run every embedded example, every lab
+#                                         scenario, every bench scenario cut at
+#                                         300us, and validate every bad file in
+#                                         testdata; write the results under DIR
+#   scripts/identity.sh compare DIR1 DIR2 diff two collections (wall_seconds
+#                                         and report.html left out)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+collect() {
+  local bin=$1 out=$2
+  mkdir -p "$out/runs" "$out/errors"
+  local names=()
+  for f in scenarios/examples/*.yaml; do names+=("$(basename "$f" .yaml)"); done
+  local labs=()
+  for f in scenarios/labs/*/*.yaml; do
+    d=${f#scenarios/}; labs+=("${d%.yaml}")
+  done
+  for n in "${names[@]}" "${labs[@]}"; do
+    local o="$out/runs/${n//\//_}"
+    "$bin" run "$n" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
+  done
+  local tmp; tmp=$(mktemp -d)
+  for f in bench/*.yaml scenarios/testdata/explicit-overrides.yaml; do
+    local n; n=$(basename "$f" .yaml)
+    sed -E 's/^stop: *\{at: *[0-9a-z]+/stop: {at: 300us/' "$f" >"$tmp/$n.yaml"
+    local o="$out/runs/bench_$n"
+    "$bin" run "$tmp/$n.yaml" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
+    sed -i "s#$tmp#TMP#g" "$o.stderr"
+  done
+  rm -rf "$tmp"
+  for f in cmd/lfsim/testdata/*.yaml scenarios/testdata/several-errors.yaml; do
+    local n; n=$(basename "$f" .yaml)
+    "$bin" validate "$f" >"$out/errors/$n.stdout" 2>"$out/errors/$n.stderr" || echo "exit $?" >>"$out/errors/$n.stderr"
+  done
+  # wall-clock figures are the only thing allowed to differ
+  find "$out/runs" -name summary.json -exec sed -i -E 's/"wall_seconds": *[0-9.e+-]+/"wall_seconds": 0/' {} +
+  find "$out/runs" -name report.html -delete
+  find "$out/runs" -name '*.stdout' -exec sed -i -E 's/[0-9.]+ ?(s|ms) wall|wall[^,]*//g' {} +
+}
+
+case "${1:-}" in
+  collect) collect "$2" "$3" ;;
+  compare) diff -r "$2" "$3" && echo "identical: $(find "$2" -type f | wc -l) files" ;;
+  *) echo "usage: $0 collect BIN DIR | compare DIR1 DIR2" >&2; exit 2 ;;
+esac
