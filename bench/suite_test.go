@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -50,7 +50,7 @@ func BenchmarkSuite(b *testing.B) {
 	}
 	for _, file := range suite(b) {
 		b.Run(strings.TrimSuffix(file, ".yaml"), func(b *testing.B) {
-			sc, err := scenarios.Load(file)
+			sc, err := assembly.Load(file)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkSuite(b *testing.B) {
 			var events, hops, simNs int64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				net, err := scenarios.Build(sc)
+				net, err := assembly.Build(sc)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -86,13 +86,13 @@ func BenchmarkSuite(b *testing.B) {
 // test runs, cannot rot unnoticed.
 func TestSuiteScenariosRun(t *testing.T) {
 	for _, file := range suite(t) {
-		sc, err := scenarios.Load(file)
+		sc, err := assembly.Load(file)
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
 			continue
 		}
 		sc.Stop.At = 20 * sim.Microsecond
-		net, err := scenarios.Build(sc)
+		net, err := assembly.Build(sc)
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
 			continue

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/observe"
-	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -15,14 +15,14 @@ import (
 // and programs do) leaves the set of paused queues as it was, and a
 // pause that began under the detector still leaves it when it ends.
 func TestDetectorStartsMidPause(t *testing.T) {
-	s, err := scenarios.Parse("incast.yaml", []byte(`topology: {kind: star, hosts: 9}
+	s, err := assembly.Parse("incast.yaml", []byte(`topology: {kind: star, hosts: 9}
 traffic:
   - incast: {to: h8, from: [h0, h1, h2, h3, h4, h5, h6, h7], size: 8MiB}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := scenarios.Build(s)
+	n, err := assembly.Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}

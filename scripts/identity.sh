@@ -16,28 +16,41 @@ collect() {
   local bin=$1 out=$2
   mkdir -p "$out/runs" "$out/errors"
   local names=()
-  for f in scenarios/examples/*.yaml; do names+=("$(basename "$f" .yaml)"); done
+  for f in scenario/examples/*.yaml; do names+=("$(basename "$f" .yaml)"); done
   local labs=()
-  for f in scenarios/labs/*/*.yaml; do
-    d=${f#scenarios/}; labs+=("${d%.yaml}")
+  for f in scenario/labs/*/*.yaml; do
+    d=${f#scenario/}; labs+=("${d%.yaml}")
   done
   for n in "${names[@]}" "${labs[@]}"; do
     local o="$out/runs/${n//\//_}"
     "$bin" run "$n" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
   done
   local tmp; tmp=$(mktemp -d)
-  for f in bench/*.yaml scenarios/testdata/explicit-overrides.yaml; do
+  for f in bench/*.yaml assembly/testdata/explicit-overrides.yaml; do
     local n; n=$(basename "$f" .yaml)
     sed -E 's/^stop: *\{at: *[0-9a-z]+/stop: {at: 300us/' "$f" >"$tmp/$n.yaml"
     local o="$out/runs/bench_$n"
     "$bin" run "$tmp/$n.yaml" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
     sed -i "s#$tmp#TMP#g" "$o.stderr"
   done
-  rm -rf "$tmp"
-  for f in cmd/lfsim/testdata/*.yaml scenarios/testdata/several-errors.yaml; do
-    local n; n=$(basename "$f" .yaml)
-    "$bin" validate "$f" >"$out/errors/$n.stdout" 2>"$out/errors/$n.stderr" || echo "exit $?" >>"$out/errors/$n.stderr"
+  "$bin" list >"$out/list.txt" 2>&1 || true
+  for l in scenario/labs/*/; do
+    l=$(basename "$l"); "$bin" lab "$l" >"$out/lab-$l.txt" 2>&1 || true
   done
+  # a sweep of two points, and a sweep file with a mistake
+  printf 'base: single-write\nvary:\n  hca.mtu: [1024, 4096]\n' >"$tmp/mtu.yaml"
+  ( cd "$tmp" && "$bin" sweep mtu.yaml -o sweep -j 1 -q ) >"$out/sweep.stdout" 2>"$out/sweep.stderr" || echo "exit $?" >>"$out/sweep.stderr"
+  mv "$tmp/sweep" "$out/runs/sweep-mtu"
+  printf 'base: single-write\nvary:\n  hca.mtuu: [1024]\n' >"$tmp/bad-sweep.yaml"
+  ( cd "$tmp" && "$bin" sweep bad-sweep.yaml -o bad -q ) >"$out/errors/bad-sweep.stdout" 2>"$out/errors/bad-sweep.stderr" || echo "exit $?" >>"$out/errors/bad-sweep.stderr"
+  # bad files are validated from one place, so that messages name them
+  # the same way whichever folder of the tree holds them
+  for f in cmd/lfsim/testdata/*.yaml assembly/testdata/several-errors.yaml; do
+    local n; n=$(basename "$f" .yaml)
+    cp "$f" "$tmp/$n.yaml"
+    ( cd "$tmp" && "$bin" validate "$n.yaml" ) >"$out/errors/$n.stdout" 2>"$out/errors/$n.stderr" || echo "exit $?" >>"$out/errors/$n.stderr"
+  done
+  rm -rf "$tmp"
   # wall-clock figures are the only thing allowed to differ
   find "$out/runs" -name summary.json -exec sed -i -E 's/"wall_seconds": *[0-9.e+-]+/"wall_seconds": 0/' {} +
   find "$out/runs" -name report.html -delete

@@ -1,4 +1,4 @@
-// Package sweep runs the points of a sweep file (scenarios.Sweep) in
+// Package sweep runs the points of a sweep file (Sweep) in
 // parallel on one machine, or one point per task of a cluster job array,
 // and collects their results into sweep.csv and a comparison report.
 //
@@ -23,8 +23,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenarios"
 )
 
 // Options say how to run a sweep.
@@ -43,7 +43,7 @@ type Options struct {
 var testHook func(start bool)
 
 // PointDir is where point p's run goes.
-func PointDir(dir string, sw *scenarios.Sweep, p scenarios.SweepPoint) string {
+func PointDir(dir string, sw *Sweep, p Point) string {
 	return filepath.Join(dir, "points", sw.PointName(p))
 }
 
@@ -70,7 +70,7 @@ func readSummary(dir string) (*reports.Summary, error) {
 // the running points (their summaries say incomplete, so a later Run
 // redoes them) and starts no more. It returns how many points ran and
 // how many were skipped, and the errors of points that failed.
-func Run(ctx context.Context, sw *scenarios.Sweep, points []scenarios.SweepPoint, opt Options) (ran, skipped int, err error) {
+func Run(ctx context.Context, sw *Sweep, points []Point, opt Options) (ran, skipped int, err error) {
 	if points == nil {
 		points = sw.Points
 	}
@@ -87,7 +87,7 @@ func Run(ctx context.Context, sw *scenarios.Sweep, points []scenarios.SweepPoint
 			mu.Unlock()
 		}
 	}
-	jobs := make(chan scenarios.SweepPoint)
+	jobs := make(chan Point)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -146,7 +146,7 @@ feed:
 // attempt): scenario.yaml (the base with the point's values and seed),
 // the run's files, and report.html. It reports whether the run completed
 // (false when ctx was cancelled during it).
-func RunPoint(ctx context.Context, sw *scenarios.Sweep, p scenarios.SweepPoint, dir string) (bool, error) {
+func RunPoint(ctx context.Context, sw *Sweep, p Point, dir string) (bool, error) {
 	sc, text, err := sw.PointScenario(p)
 	if err != nil {
 		return false, err
@@ -158,7 +158,7 @@ func RunPoint(ctx context.Context, sw *scenarios.Sweep, p scenarios.SweepPoint, 
 		return false, err
 	}
 	os.Remove(filepath.Join(dir, "summary.json")) // an earlier, incomplete attempt
-	net, err := scenarios.Build(sc)
+	net, err := assembly.Build(sc)
 	if err != nil {
 		return false, err
 	}
@@ -198,7 +198,7 @@ var Columns = []string{"seed", "complete", "sim_time_ns", "flows_total", "flows_
 // by what differs). It returns how many points are complete and how many
 // are missing or incomplete. sweep.csv leaves out wall time, so that the
 // same sweep writes the same file.
-func Collect(sw *scenarios.Sweep, dir string) (complete, missing int, err error) {
+func Collect(sw *Sweep, dir string) (complete, missing int, err error) {
 	var b strings.Builder
 	head := []string{"point"}
 	for _, p := range sw.Params {
@@ -272,7 +272,7 @@ func csvLine(fields []string) string {
 
 // Slurm returns an sbatch script that runs the sweep as a job array, one
 // point per task: exe is the lfsim binary, sweepFile and dir absolute.
-func Slurm(sw *scenarios.Sweep, exe, sweepFile, dir string) []byte {
+func Slurm(sw *Sweep, exe, sweepFile, dir string) []byte {
 	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/bash\n")

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/lfsim/lfsim/scenarios"
 )
 
 const base = `name: tiny
@@ -54,7 +52,7 @@ func TestSweepParallelResume(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tiny.yaml"), []byte(base), 0o644)
 	os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(sweepFile), 0o644)
-	sw, err := scenarios.LoadSweep(filepath.Join(dir, "s.yaml"))
+	sw, err := Load(filepath.Join(dir, "s.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

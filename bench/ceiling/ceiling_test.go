@@ -8,13 +8,13 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/sim"
 )
 
 // permutation is the suite's k=16 permutation (bench/fattree-k16-permutation.yaml)
 // at another k, with egress FIFOs, the queueing the kernel has.
-func permutation(t testing.TB, k int) *scenarios.Scenario {
+func permutation(t testing.TB, k int) *assembly.Scenario {
 	t.Helper()
 	src := fmt.Sprintf(`name: k%d-permutation
 stop: {at: 20ms, when: flows-done}
@@ -24,7 +24,7 @@ observe: {interval: 100us, queues: none, flows: none, links: none}
 traffic:
   - permutation: {hosts: all, size: 8MB}
 `, k, k)
-	sc, err := scenarios.Parse(fmt.Sprintf("k%d.yaml", k), []byte(src))
+	sc, err := assembly.Parse(fmt.Sprintf("k%d.yaml", k), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ traffic:
 // loosely).
 func TestAgainstLfsim(t *testing.T) {
 	sc := permutation(t, 4)
-	n, err := scenarios.Build(sc)
+	n, err := assembly.Build(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRefuses(t *testing.T) {
 	} {
 		src := "topology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\n" + extra +
 			"traffic:\n  - incast: {to: h2, from: [h0, h1], op: write, size: 64KiB}\n"
-		sc, err := scenarios.Parse("refuse.yaml", []byte(src))
+		sc, err := assembly.Parse("refuse.yaml", []byte(src))
 		if err != nil {
 			t.Fatalf("%q: %v", extra, err)
 		}
@@ -137,7 +137,7 @@ func BenchmarkCeilingBusy(b *testing.B) {
 	}
 	for _, n := range []int{128, 256, 512, 1024} {
 		b.Run(fmt.Sprintf("busy=%d", n), func(b *testing.B) {
-			sc, err := scenarios.Load(filepath.Join("..", "diag", fmt.Sprintf("k16-busy-%d.yaml", n)))
+			sc, err := assembly.Load(filepath.Join("..", "diag", fmt.Sprintf("k16-busy-%d.yaml", n)))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -150,7 +150,7 @@ func BenchmarkCeilingBusy(b *testing.B) {
 // runKernel runs the kernel on sc until until, once per benchmark
 // iteration (the network's build untimed), reports packet-hops per
 // second and returns the last run's result.
-func runKernel(b *testing.B, sc *scenarios.Scenario, until sim.Time) Result {
+func runKernel(b *testing.B, sc *assembly.Scenario, until sim.Time) Result {
 	var hops int64
 	var last Result
 	for b.Loop() {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -172,7 +172,7 @@ func median(xs []float64) float64 {
 // benchChild builds and runs one scenario, writing nothing but its
 // figures.
 func benchChild(file, stopAt, cpuProf string, stdout, stderr io.Writer) int {
-	sc, err := scenarios.LoadNamed(file)
+	sc, err := assembly.LoadNamed(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed
@@ -187,7 +187,7 @@ func benchChild(file, stopAt, cpuProf string, stdout, stderr io.Writer) int {
 	}
 	t0 := time.Now()
 	tightenGC()
-	net, err := scenarios.Build(sc)
+	net, err := assembly.Build(sc)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/scenario"
 )
 
 // externalRef matches a script or stylesheet fetched from the network.
@@ -41,7 +41,7 @@ func runExample(t *testing.T, name, dir string) string {
 // TestReportsAreOffline: every example's report.html is written, names
 // no network resource, and has its sections.
 func TestReportsAreOffline(t *testing.T) {
-	for _, e := range scenarios.Examples() {
+	for _, e := range scenario.Examples() {
 		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
 		data, _ := os.ReadFile(path)
 		for _, want := range []string{"<h2>Summary</h2>", "<h2>Topology</h2>", "echarts.init("} {
@@ -168,7 +168,7 @@ func (b *browser) open(t *testing.T, path string) ([]string, time.Duration) {
 func TestReportsInChromium(t *testing.T) {
 	b := newBrowser(t)
 	art := artifactDir(t)
-	for _, e := range scenarios.Examples() {
+	for _, e := range scenario.Examples() {
 		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
 		b.mu.Lock()
 		b.errors, b.requests = nil, nil

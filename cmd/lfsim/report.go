@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/scenario"
 )
 
 // reportCmd is `lfsim report DIR...`: it rebuilds DIR/report.html from a
@@ -65,7 +65,7 @@ func writeReport(dir, arg string) error {
 		if err != nil {
 			return err
 		}
-	} else if src, err = scenarios.ExampleSource(arg); err != nil {
+	} else if src, err = scenario.ExampleSource(arg); err != nil {
 		return err
 	}
 	if err := reports.WriteFileAtomic(dir, "scenario.yaml", src); err != nil {

@@ -12,12 +12,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
 
-func defaultScenario() string { return scenarios.DefaultExample }
+func defaultScenario() string { return scenario.DefaultExample }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -37,11 +38,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim run: one scenario at a time, got %d: %v\n", fs.NArg(), fs.Args())
 		return exitUsage
 	}
-	arg := scenarios.DefaultExample
+	arg := scenario.DefaultExample
 	if fs.NArg() == 1 {
 		arg = fs.Arg(0)
 	}
-	sc, err := scenarios.LoadNamed(arg)
+	sc, err := assembly.LoadNamed(arg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed
@@ -61,7 +62,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	tightenGC()
-	net, err := scenarios.Build(sc)
+	net, err := assembly.Build(sc)
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
@@ -71,7 +72,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// Ctrl-C stops the run at the current simulated time; what it has is
 	// written, marked incomplete. Once the run is over, Ctrl-C is ignored
 	// until the results are on disk.
-	var running atomic.Pointer[scenarios.Network]
+	var running atomic.Pointer[assembly.Network]
 	running.Store(net)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)

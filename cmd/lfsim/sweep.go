@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sweep"
 )
 
@@ -48,7 +47,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim sweep: --emit takes slurm, not %q\n", *emit)
 		return exitUsage
 	}
-	sw, err := scenarios.LoadSweep(fs.Arg(0))
+	sw, err := sweep.Load(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed
@@ -92,7 +91,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	if !*collect {
-		var points []scenarios.SweepPoint
+		var points []sweep.Point
 		if *index >= 0 {
 			if *index >= len(sw.Points) {
 				fmt.Fprintf(stderr, "lfsim sweep: point %d does not exist; the sweep has points 0..%d\n", *index, len(sw.Points)-1)

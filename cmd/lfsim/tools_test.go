@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/scenario"
 )
 
 // needTool returns the path of the first of names on PATH. A missing tool
@@ -47,7 +48,7 @@ func artifactDir(t *testing.T) string {
 // the capture holds CE-marked packets and CNPs as well as PFC frames, and
 // captures at the receiver h8 and at the sender h0.
 func pcapIncast(t *testing.T) []byte {
-	src, err := scenarios.ExampleSource("incast-8to1")
+	src, err := scenario.ExampleSource("incast-8to1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +71,11 @@ func pcapIncast(t *testing.T) []byte {
 // frames, with the same per-priority quanta, as lfsim's own counters.
 func TestPcapInTshark(t *testing.T) {
 	tshark := needTool(t, "tshark")
-	sc, err := scenarios.Parse("incast-pcap.yaml", pcapIncast(t))
+	sc, err := assembly.Parse("incast-pcap.yaml", pcapIncast(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := scenarios.Build(sc)
+	net, err := assembly.Build(sc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/scenario"
 )
 
 func validateCmd(args []string, stdout, stderr io.Writer) int {
@@ -15,7 +16,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range args {
-		sc, err := scenarios.Load(path)
+		sc, err := assembly.Load(path)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			code = exitFailed
@@ -34,14 +35,14 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim list takes no arguments\n")
 		return exitUsage
 	}
-	ex := scenarios.Examples()
+	ex := scenario.Examples()
 	width := 0
 	for _, e := range ex {
 		width = max(width, len(e.Name))
 	}
 	for _, e := range ex {
 		mark := " "
-		if e.Name == scenarios.DefaultExample {
+		if e.Name == scenario.DefaultExample {
 			mark = "*"
 		}
 		fmt.Fprintf(stdout, "%s %-*s  %s\n", mark, width, e.Name, strings.TrimSpace(e.Description))
@@ -52,9 +53,9 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printLabs lists the labs with their titles and scenarios.
+// printLabs lists the labs with their titles and assembly.
 func printLabs(w io.Writer) {
-	labs := scenarios.Labs()
+	labs := scenario.Labs()
 	width := 0
 	for _, l := range labs {
 		width = max(width, len(l.Name))
@@ -72,7 +73,7 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\n`lfsim lab NAME` prints a lab's exercise.\n")
 		return exitOK
 	case 1:
-		text, err := scenarios.LabREADME(args[0])
+		text, err := scenario.LabREADME(args[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "lfsim lab: %v\n", err)
 			return exitUsage

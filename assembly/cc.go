@@ -1,0 +1,136 @@
+package assembly
+
+import (
+	"github.com/lfsim/lfsim/congestion"
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// CCConfig holds the congestion-control parameters of the top-level hca:
+// block. Which algorithm a host runs is its profile's CC; the parameters
+// are the same for every host (a per-host hca: override may choose the
+// algorithm, not its parameters).
+type CCConfig struct {
+	DCQCN  congestion.DCQCNParams
+	HPCC   congestion.HPCCParams
+	TIMELY congestion.TIMELYParams
+}
+
+// ccConfig reads hca.dcqcn, hca.hpcc and hca.timely over their defaults:
+// DCQCN's variant (default nvidia, what ConnectX NICs run) picks its
+// defaults, then each key given overrides one.
+func (b *builder) ccConfig(h *scenario.HCAS) CCConfig {
+	c := CCConfig{DCQCN: congestion.DCQCNNvidia(), HPCC: congestion.HPCCDefaults(), TIMELY: congestion.TIMELYDefaults()}
+	d := &h.DCQCN
+	if d.Variant.Set && d.Variant.V == "paper" {
+		c.DCQCN = congestion.DCQCNPaper()
+	}
+	p := &c.DCQCN
+	setRate := func(dst *fabric.Rate, v scenario.RateV) {
+		if v.Set {
+			*dst = v.V
+		}
+	}
+	setTime := func(dst *sim.Time, v scenario.TimeV) {
+		if v.Set {
+			*dst = v.V
+		}
+	}
+	setInt := func(dst *int, v scenario.IntV) {
+		if v.Set {
+			*dst = int(v.V)
+		}
+	}
+	setRate(&p.AIRate, d.RpgAIRate)
+	setRate(&p.HAIRate, d.RpgHAIRate)
+	setTime(&p.TimeReset, d.RpgTimeReset)
+	if d.RpgByteReset.Set {
+		p.ByteReset = int64(d.RpgByteReset.V)
+	}
+	setInt(&p.Threshold, d.RpgThreshold)
+	setRate(&p.MaxRate, d.RpgMaxRate)
+	setRate(&p.MinRate, d.RpgMinRate)
+	setInt(&p.MinDecFac, d.RpgMinDecFac)
+	setRate(&p.RateOnFirstCNP, d.RateToSetOnFirstCNP)
+	if d.DceTCPG.Set {
+		if d.DceTCPG.V > 1024 || d.DceTCPG.V != float64(int(d.DceTCPG.V)) {
+			b.errorf(d.DceTCPG.Pos, "hca.dcqcn.dce_tcp_g", "dce_tcp_g is a whole number of 1/1024ths from 0 to 1024 (alpha's gain g = (1024 - dce_tcp_g)/1024), not %v", d.DceTCPG.V)
+		}
+		p.G = int(d.DceTCPG.V)
+	}
+	setTime(&p.AlphaPeriod, d.DceTCPRTT)
+	if d.InitialAlphaValue.Set && d.InitialAlphaValue.V > 1024 {
+		b.errorf(d.InitialAlphaValue.Pos, "hca.dcqcn.initial_alpha_value", "initial_alpha_value is in 1/1024ths, at most 1024, not %d", d.InitialAlphaValue.V)
+	}
+	setInt(&p.InitialAlpha, d.InitialAlphaValue)
+	setTime(&p.ReduceMonitorPeriod, d.RateReduceMonitorPeriod)
+	setTime(&p.CNPInterval, d.MinTimeBetweenCNPs)
+	if d.ClampTgtRate.Set {
+		p.ClampTgtRate = d.ClampTgtRate.V
+	}
+	if d.ClampTgtRateAfterTimeInc.Set {
+		p.ClampTgtRateAfterTimeInc = d.ClampTgtRateAfterTimeInc.V
+	}
+	if p.TimeReset <= 0 {
+		b.errorf(d.RpgTimeReset.Pos, "hca.dcqcn.rpg_time_reset", "rpg_time_reset must be above 0")
+	}
+
+	hp := &h.HPCC
+	if hp.Eta.Set {
+		if hp.Eta.V <= 0 {
+			b.errorf(hp.Eta.Pos, "hca.hpcc.eta", "eta must be above 0")
+		}
+		c.HPCC.Eta = hp.Eta.V
+	}
+	setInt(&c.HPCC.MaxStage, hp.MaxStage)
+	if hp.WAI.Set {
+		c.HPCC.WAI = int64(hp.WAI.V)
+	}
+
+	t, tp := &h.TIMELY, &c.TIMELY
+	setTime(&tp.TLow, t.TLow)
+	setTime(&tp.THigh, t.THigh)
+	if t.Beta.Set {
+		tp.Beta = t.Beta.V
+	}
+	if t.Alpha.Set {
+		tp.Alpha = t.Alpha.V
+	}
+	setRate(&tp.Delta, t.Delta)
+	setTime(&tp.MinRTT, t.MinRTT)
+	setInt(&tp.HAIAfter, t.HAIAfter)
+	setRate(&tp.MinRate, t.MinRate)
+	if tp.TLow >= tp.THigh {
+		b.errorf(h.TIMELY.KeyPos("t_low"), "hca.timely.t_low", "t_low (%v) must be below t_high (%v)", tp.TLow, tp.THigh)
+	}
+	if tp.MinRTT <= 0 {
+		b.errorf(h.TIMELY.KeyPos("min_rtt"), "hca.timely.min_rtt", "min_rtt must be above 0")
+	}
+	return c
+}
+
+// noNodeCCParams rejects congestion parameters in a per-host override.
+func (b *builder) noNodeCCParams(h *scenario.HCAS, path string) {
+	for _, k := range []string{"dcqcn", "hpcc", "timely"} {
+		if h.Has(k) {
+			b.errorf(h.KeyPos(k), path+"."+k, "congestion-control parameters are the same for every host: set them under the top-level hca:, not per host")
+		}
+	}
+}
+
+// applyCCToProfile sets what an algorithm needs of the NIC: DCQCN's
+// notification point sends at most one CNP per QP per
+// min_time_between_cnps, in the paper variant one per window of that
+// length (hca.Profile.CNPWindowed); HPCC acknowledges every packet, as the paper's
+// senders see every ACK.
+func applyCCToProfile(p *hca.Profile, c *CCConfig) {
+	switch p.CC {
+	case "dcqcn":
+		p.CNPInterval = c.DCQCN.CNPInterval
+		p.CNPWindowed = c.DCQCN.Variant == "paper"
+	case "hpcc":
+		p.AckEvery = 1
+	}
+}

@@ -1,0 +1,323 @@
+package assembly
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Flows that start during the run: flows that wait for others to arrive
+// (Flow.After, as ring_allreduce's steps do) and the flows of poisson
+// generators, made lazily by one engine event per host so that a long
+// run never holds more than one pending arrival per host.
+//
+// Both stay local (DESIGN.md, rule 2): a flow waits only for flows into
+// its own source, and learns of their arrival from its own HCA (the data
+// landing in memory, or the receive completion); a poisson source is an
+// event of its own host.
+
+// dynamic is the Network's bookkeeping for flows that start late, and
+// for flows that end: the maps hold the flows whose QPs exist (lookups
+// only, never iterated).
+type dynamic struct {
+	reqs       map[*hca.QP]*FlowRun // requester QP -> flow, for completions
+	resps      map[*hca.QP]*FlowRun // responder QP -> flow, for arrivals
+	waiting    []int32              // by flow id: flows in After not yet arrived
+	dependents [][]int              // by flow id: flows whose After lists it
+	unstarted  int                  // flows waiting for others
+	sources    int                  // poisson sources with an arrival to come
+	closer     *closer
+	wcs        [16]hca.WC // what the runner polls its CQs into
+}
+
+// buildFlows makes a FlowRun per flow of the scenario, in id order: flows
+// without After get their QPs and post their work request now (at their
+// start); the others wait. Then it starts the poisson sources.
+func (n *Network) buildFlows() error {
+	s := n.Scenario
+	n.dyn.closer = &closer{n: n}
+	n.dyn.reqs = map[*hca.QP]*FlowRun{}
+	n.dyn.resps = map[*hca.QP]*FlowRun{}
+	n.dyn.waiting = make([]int32, len(s.Flows))
+	n.dyn.dependents = make([][]int, len(s.Flows))
+	for _, f := range s.Flows {
+		if n.HCAs[f.Src] == nil || n.HCAs[f.Dst] == nil {
+			return fmt.Errorf("flow %d: %s -> %s is not between two hosts", f.ID, s.Topology.Nodes[f.Src].Name, s.Topology.Nodes[f.Dst].Name)
+		}
+		for _, d := range f.After {
+			if d < 0 || d >= f.ID || s.Flows[d].Dst != f.Src {
+				return fmt.Errorf("flow %d: waits for flow %d, which is not an earlier flow into its source", f.ID, d)
+			}
+			n.dyn.dependents[d] = append(n.dyn.dependents[d], f.ID)
+		}
+		fr := &FlowRun{Flow: f}
+		n.Flows = append(n.Flows, fr)
+		if len(f.After) > 0 {
+			n.dyn.waiting[f.ID] = int32(len(f.After))
+			n.dyn.unstarted++
+			continue
+		}
+		n.startFlowRun(fr, f.Start)
+	}
+	for _, h := range n.HCAs {
+		if h == nil {
+			continue
+		}
+		h.OnComplete = func(qp *hca.QP, w *hca.WQE) {
+			if fr := n.dyn.reqs[qp]; fr != nil && w == fr.Live.WQEs[len(fr.Live.WQEs)-1] {
+				n.completed++
+				if fr.Flow.Op == "read" || fr.Flow.Op == "atomic" {
+					n.arrived(fr) // the data is at the requester
+				}
+				n.closeRequester(fr)
+				n.poll()
+			}
+		}
+		h.OnWrite = func(qp *hca.QP, _ *hca.MR, _ uint64, _ int64) {
+			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
+				n.responderArrived(fr)
+			}
+		}
+		h.OnRecv = func(qp *hca.QP, _ hca.WC) {
+			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
+				n.responderArrived(fr)
+			}
+		}
+	}
+	for gi := range s.Poisson {
+		g := &s.Poisson[gi]
+		for _, h := range g.Hosts {
+			n.startPoisson(g, h)
+		}
+	}
+	return nil
+}
+
+// startFlowRun makes the flow's QP pair and posts its work request at at.
+func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
+	fr.Flow.Start = at
+	src, dst := n.HCAs[fr.Flow.Src], n.HCAs[fr.Flow.Dst]
+	l := &FlowLive{}
+	fr.Live = l
+	l.Requester, l.Responder, l.mr, l.WQEs = startFlow(src, dst, fr.Flow)
+	fr.wrs, fr.started = int32(len(l.WQEs)), true
+	path := n.pathOf(fr.Flow, l.Requester)
+	fr.Ideal = path.idealFCT(fr.Flow.Size, int64(src.Prof.MTU))
+	if fr.Flow.QP == "rc" {
+		t := n.Scenario.Topology
+		l.closeDelay = path.oneWayDelay(t.Links[t.Nodes[fr.Flow.Src].Ports[0].Link].Delay)
+	}
+	n.startCC(fr, src, path)
+	n.dyn.reqs[l.Requester] = fr
+	n.dyn.resps[l.Responder] = fr
+	n.pollCQ(src)
+	n.pollCQ(dst)
+}
+
+// pollCQ has the runner poll h's default CQ (that of the flows' QPs) as
+// completions arrive, as an application does; nothing reads them (the
+// runner learns of completions from the HCA's callbacks), but unpolled
+// they would pile up, one per flow.
+func (n *Network) pollCQ(h *hca.HCA) {
+	if cq := h.DefaultCQ(); cq.OnEvent == nil {
+		cq.OnEvent = func(cq *hca.CQ) {
+			for cq.PollInto(n.dyn.wcs[:]) > 0 {
+			}
+		}
+	}
+}
+
+// Ending a flow (DESIGN.md rule 2 holds: each side is closed by its own
+// host's application, in an event of that host). The requester closes
+// when its last work request completes: it destroys its QP. Its
+// application then tells the responder's, out of band, as a connection
+// manager's disconnect does; the responder closes when that arrives,
+// FlowLive.closeDelay (the path's one-way propagation and switch
+// latency, the least any message takes) after the completion: it
+// destroys its QP and deregisters the flow's region. Not earlier: an RC
+// responder must answer duplicate requests (a retransmission after a
+// lost or late ACK) for as long as the requester may send them, and only
+// the requester's completion says it will not. Duplicates still on their
+// way when the responder closes, and ACKs or CNPs that reach a closed
+// requester, are dropped by the NIC (hca.Stats.ClosedQPDrops).
+//
+// UC and UD have no ACKs: their requests complete when sent, possibly
+// before the data lands. Their responder closes when the flow's data has
+// arrived (the arrival the flows waiting for it use); a message lost on
+// the way leaves it open until the end of the run.
+
+// closeRequester records the flow's outcome and destroys its requester
+// QP; for RC it sends the close to the responder.
+func (n *Network) closeRequester(fr *FlowRun) {
+	if fr.requesterClosed {
+		return
+	}
+	l := fr.Live
+	fr.status, fr.done, fr.retransmits = fr.outcome()
+	fr.readDelivered = l.Requester.ReadDelivered
+	fr.requesterClosed = true
+	if err := n.HCAs[fr.Flow.Src].DestroyQP(l.Requester); err != nil {
+		panic(err) // the runner destroys each QP once
+	}
+	delete(n.dyn.reqs, l.Requester)
+	l.Requester, l.WQEs, l.CC = nil, nil, nil
+	switch {
+	case l.Responder == nil:
+		fr.Live = nil
+	case fr.Flow.QP == "rc":
+		n.Eng.After(l.closeDelay, n.dyn.closer, 0, 0, fr)
+	}
+}
+
+// responderArrived is called at the responder when the flow's data has
+// arrived.
+func (n *Network) responderArrived(fr *FlowRun) {
+	n.arrived(fr)
+	if fr.Flow.QP != "rc" {
+		n.closeResponder(fr)
+	}
+}
+
+// closeResponder records what the responder delivered, destroys its QP
+// and deregisters the flow's memory region.
+func (n *Network) closeResponder(fr *FlowRun) {
+	l := fr.Live
+	if l == nil || l.Responder == nil {
+		return
+	}
+	dst := n.HCAs[fr.Flow.Dst]
+	fr.respDelivered = l.Responder.Delivered
+	if err := dst.DestroyQP(l.Responder); err != nil {
+		panic(err)
+	}
+	dst.DeregMR(l.mr)
+	delete(n.dyn.resps, l.Responder)
+	l.Responder, l.mr = nil, nil
+	if fr.requesterClosed {
+		fr.Live = nil
+	}
+}
+
+// closer is the responders' applications receiving the requesters'
+// close: an event at the responder's host, with the FlowRun as its data.
+type closer struct{ n *Network }
+
+func (c *closer) HandleEvent(ev *sim.Event) { c.n.closeResponder(ev.Data.(*FlowRun)) }
+
+// arrived is called, at the flow's receiver, when its data has arrived:
+// the flows waiting for it and for nothing else start now (or at their
+// start, if later).
+func (n *Network) arrived(fr *FlowRun) {
+	if fr.arrived {
+		return
+	}
+	fr.arrived = true
+	if fr.Flow.ID >= len(n.dyn.dependents) {
+		return // a poisson flow: nothing waits for it
+	}
+	for _, id := range n.dyn.dependents[fr.Flow.ID] {
+		n.dyn.waiting[id]--
+		if n.dyn.waiting[id] == 0 {
+			n.dyn.unstarted--
+			n.poll()
+			d := n.Flows[id]
+			n.startFlowRun(d, max(n.Eng.Now(), d.Flow.Start))
+		}
+	}
+}
+
+// flowsDone reports whether every flow there will be has completed: no
+// flow waits for another and no poisson source has an arrival to come.
+func (n *Network) flowsDone() bool {
+	return n.completed == len(n.Flows) && n.dyn.unstarted == 0 && n.dyn.sources == 0
+}
+
+// poissonSource is one host of a poisson generator.
+type poissonSource struct {
+	n       *Network
+	g       *PoissonGen
+	host    fabric.NodeID
+	self    int // the host's index in g.Hosts
+	rng     *rand.Rand
+	meanGap float64 // picoseconds
+	end     sim.Time
+}
+
+// startPoisson schedules host's first arrival.
+func (n *Network) startPoisson(g *PoissonGen, host fabric.NodeID) {
+	t := n.Scenario.Topology
+	rate := n.HCAs[host].Port().Rate
+	p := &poissonSource{n: n, g: g, host: host,
+		rng:     sim.Stream(n.Scenario.Seed, fmt.Sprintf("traffic/poisson/%d/%s", g.Generator, t.Nodes[host].Name)),
+		meanGap: PoissonMeanGap(g.Sizes.Mean(), float64(rate), g.Load),
+		end:     min(g.Until, n.Scenario.Stop.At),
+	}
+	for i, h := range g.Hosts {
+		if h == host {
+			p.self = i
+		}
+	}
+	p.schedule(g.Start)
+}
+
+// PoissonMeanGap is the mean gap between a host's arrivals, in
+// picoseconds, for flows of mean size meanBytes at load (0..1] of a link
+// of rate bits per second: meanBytes·8 / (rate·load).
+func PoissonMeanGap(meanBytes, rate, load float64) float64 {
+	return meanBytes * 8 / (rate * load) * 1e12
+}
+
+// expGap draws an exponential gap of the given mean (picoseconds) from
+// one Uint64, by inversion.
+func expGap(rng *rand.Rand, mean float64) sim.Time {
+	u := float64(rng.Uint64()>>11) / (1 << 53) // [0, 1)
+	return sim.Time(math.Round(-math.Log1p(-u) * mean))
+}
+
+// schedule draws the gap to the next arrival after from; an arrival at or
+// past the end is not scheduled, and the source is done.
+func (p *poissonSource) schedule(from sim.Time) {
+	at := from + expGap(p.rng, p.meanGap)
+	if at >= p.end || at < from { // at < from: overflow
+		return
+	}
+	p.n.dyn.sources++
+	p.n.Eng.Schedule(at, p, 0, 0, nil)
+}
+
+// next draws a flow's size and destination.
+func (p *poissonSource) next() (size int64, dst fabric.NodeID) {
+	size = p.g.Sizes.Sample(p.rng)
+	if p.g.HasTo {
+		return size, p.g.To
+	}
+	k := int(uniform(p.rng, uint64(len(p.g.Hosts)-1)))
+	if k >= p.self {
+		k++
+	}
+	return size, p.g.Hosts[k]
+}
+
+// HandleEvent is an arrival: a flow starts now, and the next is drawn.
+func (p *poissonSource) HandleEvent(*sim.Event) {
+	n := p.n
+	n.dyn.sources--
+	n.poll()
+	now := n.Eng.Now()
+	size, dst := p.next()
+	g := p.g
+	prio := n.Scenario.HCAProfile(p.host).Priority
+	if g.PrioritySet {
+		prio = g.Priority
+	}
+	f := Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
+		Start: now, Priority: prio, Generator: g.Generator, Pos: g.Pos}
+	fr := &FlowRun{Flow: f}
+	n.Flows = append(n.Flows, fr)
+	n.startFlowRun(fr, now)
+	p.schedule(now)
+}

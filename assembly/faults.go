@@ -1,0 +1,252 @@
+package assembly
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// Faults run as engine events that change one node's state through its
+// own small methods (swtch.Switch.PortDown, hca.HCA.SetPFCStorm, ...).
+// Rerouting after a link changes state is the control plane's work: the
+// runner computes the new tables (fabric.ComputeRoutesDegraded on the
+// topology without the cut links) and installs them switch by switch, the
+// ends of the link at once and a switch d hops away d × convergence
+// later, so that switches disagree for a while (transient loops and
+// bounces).
+
+// faultState is what the runner keeps across faults.
+type faultState struct {
+	down      []int // cut links (indexes in Topology.Links), ascending
+	routeGen  int
+	installed []int // by NodeID: the generation of the routes in use
+	warnings  []string
+}
+
+// faultEvent applies a fault at its start (Kind 0) and undoes it at its
+// end (Kind 1).
+type faultEvent struct {
+	n      *Network
+	f      Fault
+	saved  fabric.Rate
+	linkIx int
+}
+
+// scheduleFault arranges for a fault to be applied at its time.
+func (n *Network) scheduleFault(f Fault) {
+	if f.Action == "loss" {
+		n.scheduleLoss(f)
+		return
+	}
+	if n.faults == nil {
+		n.faults = &faultState{installed: make([]int, len(n.Scenario.Topology.Nodes))}
+	}
+	fe := &faultEvent{n: n, f: f}
+	if f.Action == "down" || f.Action == "up" {
+		port, _ := n.Scenario.Topology.PortTo(f.A, f.B)
+		fe.linkIx = n.Scenario.Topology.Nodes[f.A].Ports[port].Link
+	}
+	n.Eng.Schedule(f.At, fe, 0, 0, nil)
+	if f.Until != sim.Never {
+		n.Eng.Schedule(f.Until, fe, 1, 0, nil)
+	}
+}
+
+func (fe *faultEvent) HandleEvent(ev *sim.Event) {
+	n, f := fe.n, fe.f
+	start := ev.Kind == 0
+	switch f.Action {
+	case "down":
+		n.setLink(fe.linkIx, !start, f.Convergence)
+	case "up":
+		n.setLink(fe.linkIx, true, f.Convergence)
+	case "pfc-storm":
+		n.HCAs[f.Host].SetPFCStorm(f.Priority, start)
+	case "rx-hang":
+		n.HCAs[f.Host].SetRxHang(start)
+	case "slow-receiver":
+		h := n.HCAs[f.Host]
+		if start {
+			fe.saved = h.Prof.RxRate
+			h.SetRxRate(f.RxRate)
+		} else {
+			h.SetRxRate(fe.saved)
+		}
+	case "missing-entry":
+		n.Switches[f.Switch].SetMissing(f.Dst, start)
+	}
+}
+
+// setLink cuts or restores a link and starts the control plane's
+// reaction.
+func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
+	fs := n.faults
+	t := n.Scenario.Topology
+	l := t.Links[ix]
+	i, found := slices.BinarySearch(fs.down, ix)
+	switch {
+	case !up && !found:
+		fs.down = slices.Insert(fs.down, i, ix)
+	case up && found:
+		fs.down = slices.Delete(fs.down, i, i+1)
+	default:
+		return // already so
+	}
+	for _, end := range [][2]int{{int(l.A), l.APort}, {int(l.B), l.BPort}} {
+		if sw := n.Switches[end[0]]; sw != nil {
+			sw.PortDown(end[1], !up)
+		} else {
+			n.Fabric.Ports[end[0]][end[1]].SetDown(!up)
+		}
+	}
+	aSw, bSw := n.Switches[l.A], n.Switches[l.B]
+	if aSw == nil || bSw == nil {
+		// A host's link: its switch forgets the host once its forwarding
+		// entry ages out (convergence later), and learns it again as soon
+		// as the link is back.
+		sw, host := aSw, l.B
+		if sw == nil {
+			sw, host = bSw, l.A
+		}
+		if sw == nil {
+			return
+		}
+		if up {
+			sw.SetMissing(host, false)
+		} else {
+			n.Eng.After(convergence, &entryAging{sw: sw, host: host, n: n, ix: ix}, 0, 0, nil)
+		}
+		return
+	}
+	r, _, err := fabric.ComputeRoutesDegraded(t.Without(fs.down), n.Scenario.Routing, n.Scenario.ExplicitRoutes)
+	if err != nil {
+		fs.warnings = append(fs.warnings, fmt.Sprintf("at %s: routes could not be recomputed after %s–%s changed state (%v); switches keep their tables",
+			n.Eng.Now(), t.Nodes[l.A].Name, t.Nodes[l.B].Name, err))
+		return
+	}
+	fs.routeGen++
+	dist := switchHops(t, l.A, l.B)
+	for id, sw := range n.Switches {
+		if sw == nil || dist[id] < 0 {
+			continue
+		}
+		n.Eng.After(sim.Time(dist[id])*convergence, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0, 0, nil)
+	}
+}
+
+// entryAging removes a switch's entry for a host whose link is still cut.
+type entryAging struct {
+	n    *Network
+	sw   *swtch.Switch
+	host fabric.NodeID
+	ix   int
+}
+
+func (e *entryAging) HandleEvent(*sim.Event) {
+	if _, down := slices.BinarySearch(e.n.faults.down, e.ix); down {
+		e.sw.SetMissing(e.host, true)
+	}
+}
+
+// routeInstall installs recomputed tables at one switch, unless newer
+// ones are there already.
+type routeInstall struct {
+	fs  *faultState
+	sw  *swtch.Switch
+	r   *fabric.Routes
+	gen int
+}
+
+func (ri *routeInstall) HandleEvent(*sim.Event) {
+	if ri.fs.installed[ri.sw.ID] < ri.gen {
+		ri.fs.installed[ri.sw.ID] = ri.gen
+		ri.sw.SetRoutes(ri.r)
+	}
+}
+
+// switchHops returns, by NodeID, each switch's hop distance (over
+// switches, every link counted) from the nearer of a and b; -1 for hosts
+// and switches it cannot reach.
+func switchHops(t *fabric.Topology, a, b fabric.NodeID) []int {
+	dist := make([]int, len(t.Nodes))
+	for i := range dist {
+		dist[i] = -1
+	}
+	var queue []fabric.NodeID
+	for _, s := range []fabric.NodeID{a, b} {
+		if t.Nodes[s].Kind == fabric.Switch && dist[s] < 0 {
+			dist[s] = 0
+			queue = append(queue, s)
+		}
+	}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		for _, p := range t.Nodes[x].Ports {
+			if y := p.Peer; y >= 0 && t.Nodes[y].Kind == fabric.Switch && dist[y] < 0 {
+				dist[y] = dist[x] + 1
+				queue = append(queue, y)
+			}
+		}
+	}
+	return dist
+}
+
+// prepareFaultModels gives Tagger switches the up*/down* order.
+func (n *Network) prepareFaultModels() error {
+	var ranks []int32
+	for _, sw := range n.Switches {
+		if sw == nil || !sw.Prof.Tagger {
+			continue
+		}
+		if ranks == nil {
+			r, err := fabric.UpDownRanks(n.Scenario.Topology)
+			if err != nil {
+				return err
+			}
+			ranks = r
+		}
+		sw.SetUpDownRanks(ranks)
+	}
+	return nil
+}
+
+// faultSummary adds what faults, watchdogs and the detectors found to
+// the summary: drops to cut links and full NIC buffers, watchdog trips,
+// flooding, the deadlock and the PFC storm analysis.
+func (n *Network) faultSummary(sum *reports.Summary) {
+	add := func(reason string, c int64) {
+		if c > 0 {
+			sum.Packets.DropReasons[reason] += c
+			sum.Packets.Dropped += c
+		}
+	}
+	add("link_down", n.Fabric.DownDrops())
+	var flooded, misdelivered int64
+	for _, h := range n.HCAs {
+		if h != nil {
+			add("nic_buffer", h.Stats.RxBufferDrops)
+			sum.PFC.WatchdogTrips += h.Stats.WatchdogTrips
+			misdelivered += h.Stats.Misdelivered
+		}
+	}
+	for _, sw := range n.Switches {
+		if sw != nil {
+			sum.PFC.WatchdogTrips += sw.Stats.WatchdogTrips
+			flooded += sw.Stats.Flooded
+		}
+	}
+	if flooded > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("switches flooded %d copies of lossless packets that had no forwarding entry (%d reached hosts they were not for); switch.flood_lossless: false drops them instead", flooded, misdelivered))
+	}
+	if n.faults != nil {
+		sum.Warnings = append(sum.Warnings, n.faults.warnings...)
+	}
+	if n.det != nil {
+		n.det.Finish(sum)
+	}
+}

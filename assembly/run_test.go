@@ -1,0 +1,472 @@
+package assembly
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
+)
+
+func mustRun(t *testing.T, sc *Scenario) (*Network, *reports.Summary, []reports.FlowRow) {
+	t.Helper()
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := n.Run(nil)
+	return n, res.Summary, res.Flows
+}
+
+// TestSameSeedSameBytes: DESIGN.md's determinism rule. The same scenario
+// and seed give byte-identical summary.json (wall_seconds aside) and
+// flows.csv; every example is tried, since each exercises other code.
+func TestSameSeedSameBytes(t *testing.T) {
+	for _, ex := range scenario.Examples() {
+		t.Run(ex.Name, func(t *testing.T) {
+			var outs [2][]byte
+			for i := range outs {
+				sc, err := LoadExample(ex.Name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, sum, rows := mustRun(t, sc)
+				sum.WallSeconds = 0
+				outs[i] = append(reports.SummaryJSON(sum), reports.FlowsCSV(rows)...)
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				t.Fatalf("two runs differ:\n%s\n----\n%s", outs[0], outs[1])
+			}
+		})
+	}
+}
+
+// TestSeedChangesPermutation: a different seed draws another permutation,
+// so the seed really reaches the random streams.
+func TestSeedChangesPermutation(t *testing.T) {
+	a, err := LoadExample("leaf-spine-permutation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := scenario.ExampleSource("leaf-spine-permutation")
+	b := mustParse(t, string(src)+"\nseed: 2\n")
+	if a.Seed == b.Seed {
+		t.Fatalf("both seeds are %d", a.Seed)
+	}
+	same := true
+	for i := range a.Flows {
+		if a.Flows[i].Dst != b.Flows[i].Dst {
+			same = false
+		}
+	}
+	if same {
+		t.Fatal("seeds 1 and 2 gave the same permutation")
+	}
+}
+
+// TestIncastExample: the default scenario (8-to-1 incast with PFC) loses
+// nothing, completes every flow, sends PAUSE frames, and keeps the
+// receiver's link more than 95% busy while the senders are active (the
+// issue's acceptance numbers).
+func TestIncastExample(t *testing.T) {
+	sc, err := LoadExample(scenario.DefaultExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, sum, rows := mustRun(t, sc)
+	if sum.Packets.Dropped != 0 || sum.Flows.Completed != 8 || sum.PFC.PauseFrames == 0 {
+		t.Fatalf("dropped %d, completed %d, pauses %d", sum.Packets.Dropped, sum.Flows.Completed, sum.PFC.PauseFrames)
+	}
+	h8, _ := sc.Topology.Lookup("h8")
+	s0, _ := sc.Topology.Lookup("s0")
+	port, _ := sc.Topology.PortTo(s0, h8)
+	var first, last int64 = math.MaxInt64, 0
+	for _, r := range rows {
+		first, last = min(first, r.StartNs), max(last, r.EndNs)
+	}
+	active := sim.Time(last-first) * sim.Nanosecond
+	busy := float64(n.Fabric.Ports[s0][port].Stats.Busy) / float64(active)
+	if busy < 0.95 {
+		t.Errorf("s0:p%d busy %.3f of the time senders were active, want > 0.95", port, busy)
+	}
+	for _, c := range sum.Expect {
+		if !c.OK {
+			t.Errorf("expect %s failed: %s", c.Check, c.Detail)
+		}
+	}
+}
+
+// TestSingleFlowSlowdownIsOne: alone on an empty network a flow's FCT is
+// its ideal, so slowdown is 1 (within 0.5%); and its goodput is
+// 100 × 4096 / 4178 Gb/s within 0.5%.
+func TestSingleFlowSlowdownIsOne(t *testing.T) {
+	sc, err := LoadExample("single-write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sum, rows := mustRun(t, sc)
+	if len(rows) != 1 || rows[0].Status != "success" {
+		t.Fatalf("rows %+v", rows)
+	}
+	if s := rows[0].Slowdown; s < 1 || s > 1.005 {
+		t.Errorf("slowdown %.5f, want 1 within 0.5%%", s)
+	}
+	gbps := float64(rows[0].SizeBytes) * 8 / float64(rows[0].FCTNs)
+	want := 100.0 * 4096 / 4178
+	if math.Abs(gbps-want)/want > 0.005 {
+		t.Errorf("goodput %.3f Gb/s, want %.3f", gbps, want)
+	}
+	if sum.FCT.MeanSlowdown != rows[0].Slowdown {
+		t.Errorf("summary mean slowdown %v, flow %v", sum.FCT.MeanSlowdown, rows[0].Slowdown)
+	}
+}
+
+// TestConservationMidRun: stopped while traffic is on the wire, every
+// packet a host sent is delivered, dropped, on a link or in a switch; and
+// every offered byte is delivered, in flight or dropped (DESIGN.md rule 4).
+func TestConservationMidRun(t *testing.T) {
+	for _, stop := range []string{"100us", "1ms", "1.5ms"} {
+		sc := mustParse(t, `
+name: conservation
+stop: {at: `+stop+`}
+topology: {kind: star, hosts: 9, link: {rate: 100Gbps, delay: 1us}}
+switch: {pfc: {priorities: [3], xoff: 20KiB, xon: 10KiB, headroom: 12KiB}}
+hca: {ack_timeout: 8}
+traffic:
+  - incast: {to: h8, from: [h0, h1, h2, h3, h4, h5, h6, h7], size: 1MiB}
+`)
+		n, sum, _ := mustRun(t, sc)
+		inNet := packetsInNetwork(n)
+		if sum.Packets.Sent != sum.Packets.Delivered+sum.Packets.Dropped+inNet {
+			t.Errorf("stop %s: sent %d != delivered %d + dropped %d + in network %d",
+				stop, sum.Packets.Sent, sum.Packets.Delivered, sum.Packets.Dropped, inNet)
+		}
+		b := sum.Bytes
+		if b.Offered != b.Delivered+b.InFlight+b.Dropped {
+			t.Errorf("stop %s: bytes %+v do not add up", stop, b)
+		}
+		if stop == "100us" && b.InFlight == 0 {
+			t.Errorf("stop %s: nothing in flight; the test stops too late to mean anything", stop)
+		}
+	}
+}
+
+// packetsInNetwork counts the packets hosts sent that are still on links,
+// on transmitters, or in switches. PFC frames are made and consumed by
+// ports, not hosts, so they are left out.
+func packetsInNetwork(n *Network) int64 {
+	inNet := int64(n.Fabric.InFlightOnLinks()) - pfcOnLinks(n)
+	for _, ports := range n.Fabric.Ports {
+		for _, p := range ports {
+			if f := p.Sending(); f != nil && f.Kind != fabric.KindPause {
+				inNet++
+			}
+		}
+	}
+	for _, sw := range n.Switches {
+		if sw != nil {
+			inNet += int64(sw.Queued()) + sw.InPipeline()
+		}
+	}
+	return inNet
+}
+
+func pfcOnLinks(n *Network) int64 {
+	var c int64
+	for _, l := range n.Fabric.Links {
+		c += int64(l.PausesInFlight())
+	}
+	return c
+}
+
+// TestHeadroomWarning: a 16-to-1 incast with auto headroom is lossless; with
+// headroom 30% below the IEEE 802.1Qbb bound it drops for headroom, and the
+// run says the configuration is not lossless.
+func TestHeadroomWarning(t *testing.T) {
+	base := `
+name: headroom
+stop: {at: 2ms}
+topology: {kind: star, hosts: 17, link: {rate: 100Gbps, delay: 5us}}
+traffic:
+  - incast: {to: h16, from: all, size: 64MiB}
+`
+	sc := mustParse(t, base)
+	n, sum, _ := mustRun(t, sc)
+	if sum.Packets.Dropped != 0 {
+		t.Fatalf("auto headroom dropped %d packets", sum.Packets.Dropped)
+	}
+	bound := n.Switches[0].Headroom(0)
+	low := mustParse(t, base+"switch: {pfc: {headroom: "+fmt.Sprint(bound*7/10)+"}}\n")
+	_, sum, _ = mustRun(t, low)
+	if sum.Packets.DropReasons["headroom"] == 0 {
+		t.Fatalf("headroom %d (70%% of %d) dropped nothing", bound*7/10, bound)
+	}
+	warned := false
+	for _, w := range sum.Warnings {
+		warned = warned || strings.Contains(w, "not lossless")
+	}
+	if !warned {
+		t.Errorf("no not-lossless warning in %q", sum.Warnings)
+	}
+}
+
+// TestSampledOutputs: the time series and PFC log agree with the model's
+// own counters: pfc.csv has one row per PAUSE and RESUME frame the summary
+// counts; the receiver's port runs near line rate in tx_gbps while the
+// incast is on; samples are observe.interval apart.
+func TestSampledOutputs(t *testing.T) {
+	sc, err := LoadExample(scenario.DefaultExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := n.Run(nil)
+	sum := res.Summary
+	if int64(len(res.PFC)) != sum.PFC.PauseFrames+sum.PFC.ResumeFrames {
+		t.Errorf("pfc.csv has %d rows, summary counts %d frames", len(res.PFC), sum.PFC.PauseFrames+sum.PFC.ResumeFrames)
+	}
+	csv := string(res.Series.CSV())
+	var busy, samples int
+	for _, line := range strings.Split(csv, "\n") {
+		f := strings.Split(line, ",")
+		if len(f) != 4 || f[1] != "tx_gbps" || f[2] != "s0:p8" {
+			continue
+		}
+		samples++
+		var v float64
+		fmt.Sscan(f[3], &v)
+		if v > 95 {
+			busy++
+		}
+	}
+	// 2.74 ms at 10 us: about 274 samples, all but the last near line rate.
+	if samples < 270 || busy < samples-3 {
+		t.Errorf("%d samples of s0:p8, %d above 95 Gb/s", samples, busy)
+	}
+	for _, m := range []string{"queue_bytes,s0:p8:3", "paused,s0:p0:3", "buffer_bytes,s0", "flow_gbps,flow:0"} {
+		if !strings.Contains(csv, ","+m+",") {
+			t.Errorf("no %s series", m)
+		}
+	}
+}
+
+// TestFlowLongerThanOneMessage: a flow longer than the NIC's largest
+// message (max_msg_sz, 1 GiB on ConnectX) is posted as several work
+// requests on its QP; every byte lands and the flow completes once, when
+// the last part does. The test lowers the limit to 10000 bytes so a
+// 25000-byte flow takes three parts (10000, 10000, 5000). In a ring
+// allreduce the next step waits for all of a step, not its first part.
+func TestFlowLongerThanOneMessage(t *testing.T) {
+	for _, op := range []string{"write", "send", "read", "write_imm"} {
+		t.Run(op, func(t *testing.T) {
+			sc := mustParse(t, fmt.Sprintf(`
+name: parts
+topology: {kind: dumbbell, left: 1, right: 1}
+traffic:
+  - flow: {from: h0, to: h1, size: 25000, op: %s}
+`, op))
+			sc.HCA.MaxMsgSize = 10000
+			n, sum, rows := mustRun(t, sc)
+			if got := n.Flows[0].wrs; got != 3 {
+				t.Errorf("%d work requests, want 3", got)
+			}
+			if sum.Flows.Completed != 1 || rows[0].DeliveredBytes != 25000 || rows[0].Status != "success" {
+				t.Errorf("flow: %+v", rows[0])
+			}
+		})
+	}
+	t.Run("ring_allreduce", func(t *testing.T) {
+		var starts [2][]int64
+		for k, limit := range []int64{1 << 30, 10000} {
+			sc := mustParse(t, `
+name: parts
+topology: {kind: star, hosts: 3}
+traffic:
+  - ring_allreduce: {size: 75000}
+`)
+			sc.HCA.MaxMsgSize = limit
+			n, sum, rows := mustRun(t, sc)
+			if sum.Flows.Completed != len(rows) || len(rows) == 0 {
+				t.Fatalf("%d of %d flows completed", sum.Flows.Completed, len(rows))
+			}
+			for i, r := range rows {
+				if want := int32(1 + 2*k); n.Flows[i].wrs != want {
+					t.Errorf("flow %d: %d work requests, want %d", i, n.Flows[i].wrs, want)
+				}
+				starts[k] = append(starts[k], r.StartNs)
+			}
+		}
+		// Each step starts when the chunk before it has arrived in full:
+		// split into parts, within a few packet times of the unsplit run
+		// (one 25000-byte chunk takes 2 us at 100 Gb/s, its last part
+		// 0.4 us).
+		for i := range starts[0] {
+			if d := starts[1][i] - starts[0][i]; d < -100 || d > 300*int64(i/3) {
+				t.Errorf("flow %d starts at %d ns split, %d ns whole", i, starts[1][i], starts[0][i])
+			}
+		}
+	})
+}
+
+// TestECMPPerSwitch: by default each switch mixes its name into the
+// scenario's ecmp_seed (fabric.SwitchECMPSeed), so no two switches of a
+// fat-tree hash alike; ecmp_per_switch: false gives every switch the bare
+// seed, the polarising configuration (fabric's TestECMPPolarization).
+func TestECMPPerSwitch(t *testing.T) {
+	for _, tc := range []struct {
+		line     string
+		distinct int // seeds among the 20 switches
+	}{
+		{"", 20},
+		{"switch: {ecmp_seed: 9}\n", 20},
+		{"switch: {ecmp_seed: 9, ecmp_per_switch: false}\n", 1},
+	} {
+		net := buildSource(t, "t.yaml", "topology: {kind: fat-tree, k: 4}\n"+tc.line+"traffic: [{flow: {from: h0, to: h15, size: 1KiB}}]\n")
+		seeds := map[uint64]bool{}
+		for _, sw := range net.Switches {
+			if sw != nil {
+				seeds[sw.ECMPSeed()] = true
+				if tc.distinct == 1 && sw.ECMPSeed() != 9 {
+					t.Errorf("%q: %s hashes with %d, want the bare seed 9", tc.line, sw.Name, sw.ECMPSeed())
+				}
+			}
+		}
+		if len(seeds) != tc.distinct {
+			t.Errorf("%q: %d distinct seeds among the switches, want %d", tc.line, len(seeds), tc.distinct)
+		}
+	}
+}
+
+// TestExpectMeanSlowdown: expect's min_mean_slowdown and max_mean_slowdown
+// bound summary fct.mean_slowdown. One 1 MiB WRITE alone on its path runs
+// at its ideal FCT (slowdown 1, floored), so at most 1.1 holds and at
+// least 2 fails, citing its line; a bound below 1 is an error.
+func TestExpectMeanSlowdown(t *testing.T) {
+	src := "topology: {kind: star, hosts: 2}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\nexpect:\n  max_mean_slowdown: 1.1\n  min_mean_slowdown: 2\n"
+	sc, err := Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sum, _ := mustRun(t, sc)
+	got := map[string]reports.CheckResult{}
+	for _, c := range sum.Expect {
+		got[c.Check] = c
+	}
+	if c := got["max_mean_slowdown"]; !c.OK {
+		t.Errorf("max_mean_slowdown: %+v, want it to hold", c)
+	}
+	if c := got["min_mean_slowdown"]; c.OK || !strings.Contains(c.Detail, "expected at least 2.0000 (expected at s.yaml:5:3)") {
+		t.Errorf("min_mean_slowdown: %+v, want it to fail citing s.yaml:5:3", c)
+	}
+	if _, err := Parse("s.yaml", []byte(strings.Replace(src, "min_mean_slowdown: 2", "min_mean_slowdown: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:5:22") {
+		t.Errorf("a bound of 0.5: %v, want an error at s.yaml:5:22", err)
+	}
+}
+
+// TestLabs: SCENARIO.md's labs are tested by their own expect: sections.
+// Every lab has a README with a title that tells how to run each of its
+// scenarios; every scenario loads without warnings, checks more than that
+// its flows complete, and passes its checks.
+func TestLabs(t *testing.T) {
+	labs := scenario.Labs()
+	if len(labs) < 2 {
+		t.Fatalf("%d labs", len(labs))
+	}
+	for _, l := range labs {
+		readme, err := scenario.LabREADME(l.Name)
+		if err != nil || l.Title == "" {
+			t.Errorf("%s: README %v, title %q", l.Name, err, l.Title)
+		}
+		if len(l.Scenarios) < 2 {
+			t.Errorf("%s: %d scenarios; a lab compares at least two", l.Name, len(l.Scenarios))
+		}
+		for _, name := range l.Scenarios {
+			if !strings.Contains(readme, "lfsim run "+name+"\n") {
+				t.Errorf("%s: the README does not say `lfsim run %s`", l.Name, name)
+			}
+			t.Run(name, func(t *testing.T) {
+				sc, err := LoadExample(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(sc.Warnings) > 0 {
+					t.Errorf("warnings: %v", sc.Warnings)
+				}
+				_, sum, _ := mustRun(t, sc)
+				checks := 0
+				for _, c := range sum.Expect {
+					if c.Check != "flows_completed" {
+						checks++
+					}
+					if !c.OK {
+						t.Errorf("expect %s: %s", c.Check, c.Detail)
+					}
+				}
+				if checks == 0 {
+					t.Error("no expect: check of the lab's phenomenon")
+				}
+			})
+		}
+	}
+}
+
+// TestInterruptStopsRun: an interruption (Ctrl-C in lfsim run, a cancelled
+// sweep) is looked for every interruptEvery events, not after each one:
+// an interrupted run stops within that many events, keeps what it
+// produced, and says it is incomplete. leaf-spine-permutation runs about
+// 90,000 events, so a run interrupted before it starts ends at the first
+// look.
+func TestInterruptStopsRun(t *testing.T) {
+	sc, err := LoadExample("leaf-spine-permutation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _, _ := mustRun(t, sc)
+	if whole.Eng.Events() <= interruptEvery {
+		t.Fatalf("the example runs %d events, too few to be interrupted", whole.Eng.Events())
+	}
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Interrupt()
+	sum := n.Run(nil).Summary
+	if sum.StopReason != "interrupted" || sum.Complete {
+		t.Fatalf("stop reason %q, complete %v; want interrupted, incomplete", sum.StopReason, sum.Complete)
+	}
+	if sum.Events != interruptEvery {
+		t.Errorf("stopped after %d events, want %d (the first look)", sum.Events, interruptEvery)
+	}
+}
+
+// TestFlowsDoneStopsAtLastCompletion: with stop.when flows-done the run
+// ends with the event that completes the last flow (its completion is
+// when the requester sees it, flows.csv's end), not later: the stop
+// condition is checked after the events that can meet it (poll).
+func TestFlowsDoneStopsAtLastCompletion(t *testing.T) {
+	for _, name := range []string{scenario.DefaultExample, "leaf-spine-permutation"} {
+		sc, err := LoadExample(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sc.Stop.WhenFlowsDone {
+			t.Fatalf("%s: no flows-done stop", name)
+		}
+		_, sum, rows := mustRun(t, sc)
+		var last int64
+		for _, r := range rows {
+			last = max(last, r.EndNs)
+		}
+		if sum.StopReason != "flows-done" || sum.SimTimeNs != last {
+			t.Errorf("%s: stopped (%s) at %d ns, the last flow ended at %d ns", name, sum.StopReason, sum.SimTimeNs, last)
+		}
+	}
+}

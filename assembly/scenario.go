@@ -1,0 +1,319 @@
+// Package assembly turns a scenario file into a runnable network and runs
+// it. Load and Parse read a file with the scenario format (package
+// scenario), then resolve it: the topology is generated and its routes
+// computed, every name is checked against it, the switch and HCA profiles
+// are filled in (per node where an explicit topology overrides them), the
+// traffic is expanded into flows, the faults are checked, and observe: and
+// expect: are resolved into the observers' settings. Every problem found
+// here, as in the format, is reported at its file:line:column with what
+// was expected, together with the format's own in one sorted list.
+//
+// Build makes a Scenario a Network: the engine, a model per node (swtch,
+// hca, congestion), the flows' QPs and work requests, the faults
+// scheduled. Network.Run runs it to its stop condition with the observers
+// switched on (package observe) and returns what a run writes
+// (reports.Results).
+//
+// The builder is split by concern: build.go (the header, profiles and the
+// order of the steps), topology.go, routes.go, traffic.go, observe.go,
+// faultcheck.go; the run is run.go, dynamic.go (flows that start and end
+// while it runs) and faults.go (faults at run time).
+//
+// Beyond SCENARIO.md, the loader accepts what users would expect:
+//
+//   - Link profiles default to 100Gbps and 1us; a dumbbell's bottleneck
+//     defaults to its link; a leaf-spine takes link: as the default of
+//     host_link and fabric_link; a ring's hosts_per_switch defaults to 1.
+//   - routing: and routes: in every kind of topology, not only explicit.
+//   - hosts/from: all in generators (from: all is every host but to:).
+//   - In observe.links, observe.queues and observe.pcap a node name stands
+//     for all its ports; links/queues/flows also take none.
+//   - hca.ack_every (packets between ACK requests, hca.Profile.AckEvery).
+//
+// Limits keep any file from exhausting memory: at most 100000 hosts,
+// 100000 switches and 1000000 links in a topology, fat-tree k up to 64,
+// switches × hosts up to 4×10^8 and switches² up to 10^8 (the routing
+// tables), 10 million flows, 5 million YAML nodes visited (aliases
+// counted each time) and nesting 64 deep; and at most 200 errors are
+// listed.
+//
+// assembly may import the format (scenario), the observers (observe),
+// the models (sim, fabric, swtch, hca, congestion) and reports. It must
+// not import sweep or cmd; the models and observers must not import it.
+package assembly
+
+import (
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// Scenario is a validated scenario, ready to build a network from.
+type Scenario struct {
+	// File names the source in messages: the path given to Load, the file
+	// argument of Parse, or "examples/NAME.yaml" for a built-in example.
+	File string
+	// Name is name:, by default the file's base name without its
+	// extension. It names the output folder (lfsim-out/NAME/).
+	Name string
+	// Description is description:, default empty.
+	Description string
+	// Seed is seed:, default 1. Every random choice derives from it.
+	Seed uint64
+	// Stop says when the run ends.
+	Stop Stop
+	// Topology is the fabric graph, built by the generator named by
+	// topology.kind or from an explicit list.
+	Topology *fabric.Topology
+	// Routing is topology.routing, default "ecmp".
+	Routing fabric.RoutingAlgo
+	// Routes are the computed next-hop tables, explicit routes included.
+	Routes *fabric.Routes
+	// ExplicitRoutes are topology.routes, in file order.
+	ExplicitRoutes []fabric.ExplicitRoute
+	// Switch is the profile of every switch: swtch.DefaultProfile,
+	// overridden by switch:.
+	Switch swtch.Profile
+	// SwitchProfiles holds the full profiles (default <- switch: <- the
+	// node's own switch:) of the switches an explicit topology overrides.
+	// Use SwitchProfile to look one up.
+	SwitchProfiles map[fabric.NodeID]swtch.Profile
+	// HCA is the profile of every host's NIC: hca.DefaultProfile,
+	// overridden by hca:.
+	HCA hca.Profile
+	// HCAProfiles holds the full profiles of the hosts an explicit
+	// topology overrides. Use HCAProfile to look one up.
+	HCAProfiles map[fabric.NodeID]hca.Profile
+	// CC holds the congestion-control parameters (hca.dcqcn, hca.hpcc,
+	// hca.timely) over their defaults.
+	CC CCConfig
+	// Flows is the traffic expanded into flows, IDs 0..n-1. Each
+	// generator adds its flows after those of the generators above it:
+	//
+	//   - flow: one flow.
+	//   - incast: one flow per sender, in the order of from: (from: all
+	//     is every host but the receiver, in host order).
+	//   - permutation: one flow per host of hosts: (default all, in host
+	//     order), in that order, each to a destination drawn as a
+	//     uniformly random derangement (nobody sends to itself) from the
+	//     stream sim.Stream(Seed, "traffic/permutation/<i>"), where i is
+	//     the generator's 0-based index in traffic:. The draw is a
+	//     Fisher-Yates shuffle (from the last position down, each index
+	//     drawn from Uint64 by rejection sampling), repeated until it has
+	//     no fixed point.
+	//   - all_to_all: every ordered pair of distinct hosts: sources in
+	//     list order, and for each source the destinations in list order.
+	//   - ring_allreduce: the 2(N-1) steps of a ring all-reduce over the
+	//     N hosts of hosts: (reduce-scatter, then all-gather), step by
+	//     step and, within a step, in host order: in step s host i sends
+	//     chunk (i-s) mod N of size: (split into N chunks, the first
+	//     size mod N of them one byte larger) to the next host of the
+	//     ring. A step's flow waits (After) for the previous step's flow
+	//     into its source to arrive.
+	//
+	// poisson generators make their flows during the run (Poisson); they
+	// take the ids after these, in the order they are created.
+	Flows []Flow
+	// Poisson are the poisson generators, in file order. Their flows are
+	// made while the run goes (Network drives them), not here.
+	Poisson []PoissonGen
+	// Tests are the perftest and pingpong generators, in file order.
+	// They are programs on their two hosts rather than flows: they are
+	// not in flows.csv or the summary's flow and byte counts; their
+	// results go to perftest.txt.
+	Tests []Test
+	// Faults are the faults: entries that are modelled (action: loss).
+	Faults []Fault
+	// Observe says what to record.
+	Observe observe.Config
+	// Expect holds the checks that decide a run's exit status.
+	Expect observe.Expect
+	// Warnings are diagnostics that do not stop the scenario from running
+	// (a routing loop, an output not built yet), sorted by position.
+	Warnings []scenario.Diagnostic
+}
+
+// SwitchProfile returns the profile of switch id.
+func (s *Scenario) SwitchProfile(id fabric.NodeID) swtch.Profile {
+	if p, ok := s.SwitchProfiles[id]; ok {
+		return p
+	}
+	return s.Switch
+}
+
+// HCAProfile returns the profile of host id's NIC.
+func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
+	if p, ok := s.HCAProfiles[id]; ok {
+		return p
+	}
+	return s.HCA
+}
+
+// Stop says when a run ends: at At, or earlier when a condition holds.
+type Stop struct {
+	// At is stop.at, default 10ms (also when a when: condition is given,
+	// as a safety net). It is sim.Never when the file says at: 0 together
+	// with a when: condition (no time limit).
+	At sim.Time
+	// WhenFlowsDone stops once every flow has completed (when: flows-done).
+	WhenFlowsDone bool
+	// WhenDeadlock stops at a detected deadlock (when: deadlock).
+	WhenDeadlock bool
+}
+
+// Flow is one message of the traffic: a work request on a queue pair.
+type Flow struct {
+	ID       int
+	Src, Dst fabric.NodeID
+	QP       string   // "rc" (the only one modelled); uc, ud later
+	Op       string   // "write" (the only one modelled); read, send, write_imm, atomic later
+	Size     int64    // bytes, at least 1
+	Start    sim.Time // when the work request is posted; default 0
+	Priority uint8    // 802.1p priority, 0..7; default the source HCA's priority
+	// Generator is the index in traffic: of the generator that made the
+	// flow, and Pos where that generator is in the file.
+	Generator int
+	Pos       scenario.Pos
+	// After lists flows (by id) whose data must have arrived at this
+	// flow's source (Src is their destination) before it starts; it
+	// starts at the last arrival, or at Start if that is later. Empty: it
+	// starts at Start.
+	After []int
+}
+
+// PoissonGen is one poisson generator. Each host of Hosts starts flows
+// as a Poisson process from Start until Until (sim.Never: the end of the
+// run): the gaps are exponential with mean Sizes.Mean()·8 / (Load × the
+// host's link rate), each flow's size drawn from Sizes and its
+// destination uniformly among Hosts other than itself (or To, when
+// HasTo). Each host draws from its own stream, sim.Stream(seed,
+// "traffic/poisson/<generator>/<host name>"): first the gap, then the
+// size, then the destination.
+type PoissonGen struct {
+	Hosts    []fabric.NodeID
+	To       fabric.NodeID
+	HasTo    bool
+	Load     float64
+	Sizes    *scenario.SizeDist
+	Start    sim.Time
+	Until    sim.Time
+	QP, Op   string
+	Priority uint8
+	// PrioritySet says Priority was given; otherwise each flow takes its
+	// source HCA's priority.
+	PrioritySet bool
+	Generator   int
+	Pos         scenario.Pos
+}
+
+// Test is one perftest or pingpong generator: a verbs program on Src (the
+// client) and Dst (the server).
+type Test struct {
+	// Kind is "perftest" or "pingpong"; the matching config is set, with
+	// the tools' defaults filled in.
+	Kind     string
+	Src, Dst fabric.NodeID
+	Perftest hca.PerftestConfig
+	Pingpong hca.PingpongConfig
+	// Generator is the index in traffic:, Pos where it is in the file.
+	Generator int
+	Pos       scenario.Pos
+}
+
+// Fault is a fault on a link. Action "loss" drops each frame other than
+// PFC frames with probability Rate, in both directions of the link
+// between A and B (the first such link, in A's port order), from At
+// until Until (sim.Never: to the end). Each direction draws from its own
+// stream, sim.Stream(seed, "fault/loss/<from>-<to>") with the node names
+// of that direction.
+//
+// The other actions (faults.go runs them): "down" and "up" cut and
+// restore the link between A and B, with routes converging Convergence
+// per hop later; "pfc-storm" makes host Host's NIC send PAUSE on
+// Priority from At until Until; "slow-receiver" sets host Host's receive
+// drain rate to RxRate at At (until Until, then back); "rx-hang" stalls
+// host Host's receive pipeline from At until Until; "missing-entry"
+// removes switch Switch's forwarding entry for host Dst from At until
+// Until.
+type Fault struct {
+	Action      string
+	A, B        fabric.NodeID
+	Rate        float64
+	At, Until   sim.Time
+	Host        fabric.NodeID
+	Switch, Dst fabric.NodeID
+	Priority    uint8
+	RxRate      fabric.Rate
+	Convergence sim.Time
+	Pos         scenario.Pos
+}
+
+// limits bound what a scenario may generate, so that no file (or fuzzer)
+// can exhaust memory by asking for an absurd fabric.
+type limits struct {
+	Hosts    int // hosts in a topology, 100000
+	Switches int // switches in a generated topology, 100000
+	Links    int // links in a generated topology, 1000000
+	FatTreeK int // largest fat-tree k, 64
+	Flows    int // flows after expansion, 10000000
+	Nodes    int // YAML nodes visited (aliases count each time), 5000000
+	// RouteEntries bounds switches × hosts (the routing tables) and
+	// switches² / 4 (the distance matrix routing uses): 400000000, which
+	// admits a k=64 fat-tree.
+	RouteEntries int
+}
+
+// defaultLimits are the limits Load and Parse apply.
+var defaultLimits = limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: 10_000_000, Nodes: 5_000_000, RouteEntries: 400_000_000}
+
+// Load reads and validates a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse reads and validates a scenario from data; file names the source
+// in messages. On any error it returns nil and an Errors holding every
+// problem it could find, sorted by position.
+func Parse(file string, data []byte) (*Scenario, error) {
+	return parse(file, data, defaultLimits)
+}
+
+func parse(file string, data []byte, lim limits) (*Scenario, error) {
+	if file == "" {
+		file = "<input>"
+	}
+	root, err := scenario.ParseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return parseNode(file, root, lim)
+}
+
+// ParseNode validates a scenario given as its YAML tree (root, as
+// scenario.ParseYAML returns it; nil: an empty file), under the limits
+// of Parse. A sweep edits the tree of its base and loads each point here.
+func ParseNode(file string, root *yaml.Node) (*Scenario, error) {
+	return parseNode(file, root, defaultLimits)
+}
+
+// parseNode is ParseNode under the limits lim.
+func parseNode(file string, root *yaml.Node, lim limits) (*Scenario, error) {
+	f, d := scenario.Decode(file, root, lim.Nodes)
+	s := build(d, f, lim)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	s.Warnings = d.Warnings()
+	return s, nil
+}

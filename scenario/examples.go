@@ -1,0 +1,94 @@
+package scenario
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed examples/*.yaml
+var exampleFS embed.FS
+
+// DefaultExample is the example `lfsim run` uses when given no scenario.
+const DefaultExample = "incast-8to1"
+
+// Example is one built-in scenario.
+type Example struct {
+	Name        string // the file name without .yaml, e.g. "incast-8to1"
+	Description string // its description: line
+	File        string // its file name, e.g. "incast-8to1.yaml"
+}
+
+// Examples lists the built-in scenarios, sorted by name.
+func Examples() []Example {
+	entries, err := fs.ReadDir(exampleFS, "examples")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	var out []Example
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		data, _ := exampleFS.ReadFile("examples/" + e.Name())
+		var head struct {
+			Description string `yaml:"description"`
+		}
+		_ = yaml.Unmarshal(data, &head) // the tests check that every example loads
+		out = append(out, Example{Name: strings.TrimSuffix(e.Name(), ".yaml"), Description: head.Description, File: e.Name()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ExampleSource returns the YAML text of a built-in example, or of a
+// lab's scenario named labs/LAB/SCENARIO.
+func ExampleSource(name string) ([]byte, error) {
+	if _, data, ok, err := labSource(name); ok {
+		return data, err
+	}
+	base := strings.TrimSuffix(name, ".yaml")
+	if base == "" || strings.ContainsAny(base, `/\`) {
+		return nil, &unknownExampleError{name}
+	}
+	data, err := exampleFS.ReadFile("examples/" + base + ".yaml")
+	if err != nil {
+		return nil, &unknownExampleError{name}
+	}
+	return data, nil
+}
+
+// ExampleFile returns a built-in example's text by name (with or without
+// .yaml), or a lab scenario's by labs/LAB/SCENARIO, with the name that
+// messages give it: "examples/NAME.yaml" or "labs/LAB/SCENARIO.yaml".
+func ExampleFile(name string) (file string, data []byte, err error) {
+	if file, data, ok, err := labSource(name); ok {
+		return file, data, err
+	}
+	data, err = ExampleSource(name)
+	if err != nil {
+		return "", nil, err
+	}
+	return path.Join("examples", strings.TrimSuffix(name, ".yaml")+".yaml"), data, nil
+}
+
+func exampleNames() []string {
+	var names []string
+	for _, e := range Examples() {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
+type unknownExampleError struct{ name string }
+
+func (e *unknownExampleError) Error() string {
+	names := exampleNames()
+	base := strings.TrimSuffix(path.Base(e.name), ".yaml")
+	return fmt.Sprintf("no file or example named %s%s; examples are %s", Show(e.name), DidYouMean(base, names), strings.Join(names, ", "))
+}

@@ -1,0 +1,72 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/assembly"
+)
+
+func TestSweepErrors(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte(`topology: {kind: fat-tree, k: 4}
+traffic:
+  - permutation: {size: 1MiB}
+  - poisson: {load: 10%, sizes: hadoop, until: 1ms}
+`), 0o644)
+	for _, c := range []struct{ vary, want string }{
+		{"switch.ecn.kmn: [1KiB]", "s.yaml:3:3: vary: unknown key kmn in switch.ecn (did you mean kmin?)"},
+		{"hca.dcqcn.rpg_ai_rte: [5Mbps]", "did you mean rpg_ai_rate?"},
+		{"topology.kk: [4]", "unknown key kk in topology for kind fat-tree (did you mean k?)"},
+		{"traffic[1].poison.load: [1%]", "unknown generator poison in traffic[1] (did you mean poisson?)"},
+		{"traffic[5].poisson.load: [1%]", "the base's traffic has 2 items; there is no [5]"},
+		{"traffic.poisson.load: [1%]", "traffic is a list: give an index"},
+		{"swich.buffer: [1MiB]", "unknown key swich at the top level (did you mean switch?)"},
+		{"traffic[1].poisson.load: [10%, 2 apples]", "s.yaml:3:34: vary: traffic[1].poisson.load = 2 apples: " + filepath.Join(dir, "b.yaml") + ":4:21: traffic[1].poisson.load: expected a fraction"},
+		{"switch.ecn.kmin: 5KiB", "expected a list of values"},
+	} {
+		src := "base: b.yaml\nvary:\n  " + c.vary + "\n"
+		_, err := Parse(filepath.Join(dir, "s.yaml"), []byte(src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %s", c.vary, err, c.want)
+		}
+	}
+	_, err := Parse(filepath.Join(dir, "s.yaml"), []byte("base: b.yaml\nvary: {hca.cc: [none]}\nrepat: 2\n"))
+	if err == nil || !strings.Contains(err.Error(), "unknown key repat (did you mean repeat?)") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestSweepPoints(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("seed: 7\ntopology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\n"), 0o644)
+	sw, err := Parse(filepath.Join(dir, "s.yaml"), []byte(`base: b.yaml
+vary:
+  traffic[0].flow.size: [1KiB, 2KiB]
+  hca.mtu: [1024, 4096]
+  switch.ecn: [off, {kmin: 1KiB, kmax: 9KiB}]
+repeat: 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Points) != 16 || sw.Params[0].Path != "hca.mtu" || sw.Params[2].Path != "traffic[0].flow.size" {
+		t.Fatalf("%d points, params %v", len(sw.Points), sw.Params)
+	}
+	p := sw.Points[15]
+	sc, text, err := sw.PointScenario(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.HCA.MTU != 4096 || sc.Flows[0].Size != 2048 || sc.Seed != 8 || !sc.Switch.ECN.Enabled {
+		t.Fatalf("point 15: mtu %d size %d seed %d ecn %v", sc.HCA.MTU, sc.Flows[0].Size, sc.Seed, sc.Switch.ECN.Enabled)
+	}
+	if name := sw.PointName(p); name != "0015_mtu=4096_ecn=-kmin--1KiB--kmax--9KiB-_size=2KiB_r1" {
+		t.Fatalf("name %s", name)
+	}
+	if _, err := assembly.Parse("again.yaml", text); err != nil {
+		t.Fatalf("scenario.yaml does not load: %v\n%s", err, text)
+	}
+}
