@@ -1,6 +1,12 @@
 package assembly
 
 import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
@@ -37,27 +43,7 @@ func (b *builder) fault(f *scenario.FaultS, path string) (Fault, bool) {
 		b.errorf(f.KeyPos("host"), path+".host", "action: loss is on a link, not a host; use link: [a, b]")
 		return fault, false
 	}
-	ok := true
-	for _, k := range []string{"link", "host", "switch", "dst", "priority", "until", "rate", "convergence"} {
-		if !f.Has(k) {
-			continue
-		}
-		found := false
-		for _, a := range allowed {
-			found = found || a == k
-		}
-		if !found {
-			b.errorf(f.KeyPos(k), path+"."+k, "action: %s does not take %s:; it takes %s", act, k, scenario.ListNames(allowed))
-			ok = false
-		}
-	}
-	need := func(k, what string) bool {
-		if !f.Has(k) {
-			b.errorf(f.Pos, path, "action: %s needs %s: (%s)", act, k, what)
-			return false
-		}
-		return true
-	}
+	ok := b.faultKeysAllowed(f, path, allowed)
 	if f.Until.Set {
 		if f.Until.V <= f.At.V {
 			b.errorf(f.Until.Pos, path+".until", "until (%s) must be after at (%s)", f.Until.V, f.At.V)
@@ -70,80 +56,173 @@ func (b *builder) fault(f *scenario.FaultS, path string) (Fault, bool) {
 	}
 	switch act {
 	case "loss", "down", "up":
-		if !need("link", "the link's two ends, [a, b]") {
-			return fault, false
-		}
-		if len(f.Link) != 2 {
-			b.errorf(f.KeyPos("link"), path+".link", "a link is named by its two ends, [a, b]; this list has %d", len(f.Link))
-			return fault, false
-		}
-		names := b.allNames()
-		var ends []fabric.NodeID
-		for _, n := range f.Link {
-			if n.Set {
-				if id, found := b.nodeNamed(n, path+".link", names); found {
-					ends = append(ends, id)
-				}
-			}
-		}
-		if len(ends) != 2 {
-			return fault, false
-		}
-		if _, adj := b.t.PortTo(ends[0], ends[1]); !adj {
-			b.errorf(f.Link[1].Pos, path+".link", "%s and %s are not linked; %s's neighbours are %s", scenario.Show(f.Link[0].V), scenario.Show(f.Link[1].V), scenario.Show(f.Link[0].V), b.list(b.neighbours(ends[0])))
-			return fault, false
-		}
-		fault.A, fault.B = ends[0], ends[1]
-		if act == "loss" {
-			switch rate, err := lossRate(f.Rate.V); {
-			case !f.Rate.Set:
-				b.errorf(f.Pos, path, "action: loss needs rate:, the probability that a frame is lost (such as 1e-4, 0.1%% or 1/256)")
-				ok = false
-			case err != nil:
-				b.errorf(f.Rate.Pos, path+".rate", "%v", err)
-				ok = false
-			default:
-				fault.Rate = rate
-			}
-		}
+		ok = b.linkFault(f, path, &fault) && ok
 	case "pfc-storm", "slow-receiver", "rx-hang":
-		if !need("host", "the host whose NIC misbehaves") {
-			return fault, false
-		}
-		h, found := b.host(f.Host, path+".host")
-		if !found {
-			return fault, false
-		}
-		fault.Host = h
-		fault.Priority = uint8(b.s.HCAProfile(h).Priority)
-		if f.Priority.Set {
-			fault.Priority = uint8(f.Priority.V)
-		}
-		if act == "slow-receiver" {
-			if !need("rate", "the receive drain rate, such as 20Gbps") {
-				return fault, false
-			}
-			r, err := fabric.ParseRate(f.Rate.V)
-			if err != nil || r <= 0 {
-				b.errorf(f.Rate.Pos, path+".rate", "expected a rate such as 20Gbps, found %s", scenario.Quote(f.Rate.V))
-				return fault, false
-			}
-			fault.RxRate = r
-		}
+		ok = b.hostFault(f, path, &fault) && ok
 	case "missing-entry":
-		if !need("switch", "the switch that loses the entry") || !need("dst", "the host whose entry it loses") {
-			return fault, false
-		}
-		sw, found := b.t.Lookup(f.Switch.V)
-		if !found || b.t.Nodes[sw].Kind != fabric.Switch {
-			b.errorf(f.Switch.Pos, path+".switch", "unknown switch %s%s; switches are %s", scenario.Show(f.Switch.V), b.d.Suggest(f.Switch.V, b.switchNames()), b.list(b.switchNames()))
-			return fault, false
-		}
-		dst, found := b.host(f.Dst, path+".dst")
-		if !found {
-			return fault, false
-		}
-		fault.Switch, fault.Dst = sw, dst
+		ok = b.entryFault(f, path, &fault) && ok
 	}
 	return fault, ok
+}
+
+// faultKeysAllowed reports whether f gives only keys its action takes
+// (allowed), saying which it should not.
+func (b *builder) faultKeysAllowed(f *scenario.FaultS, path string, allowed []string) bool {
+	ok := true
+	for _, k := range []string{"link", "host", "switch", "dst", "priority", "until", "rate", "convergence"} {
+		if f.Has(k) && !slices.Contains(allowed, k) {
+			b.errorf(f.KeyPos(k), path+"."+k, "action: %s does not take %s:; it takes %s", f.Action.V, k, scenario.ListNames(allowed))
+			ok = false
+		}
+	}
+	return ok
+}
+
+// need reports whether fault f gives key k, and says what k is for if not.
+func (b *builder) need(f *scenario.FaultS, path, k, what string) bool {
+	if !f.Has(k) {
+		b.errorf(f.Pos, path, "action: %s needs %s: (%s)", f.Action.V, k, what)
+		return false
+	}
+	return true
+}
+
+// linkFault resolves a fault on a link (loss, down, up): its two ends,
+// which must be linked, and a loss's rate.
+func (b *builder) linkFault(f *scenario.FaultS, path string, fault *Fault) bool {
+	if !b.need(f, path, "link", "the link's two ends, [a, b]") {
+		return false
+	}
+	if len(f.Link) != 2 {
+		b.errorf(f.KeyPos("link"), path+".link", "a link is named by its two ends, [a, b]; this list has %d", len(f.Link))
+		return false
+	}
+	names := b.allNames()
+	var ends []fabric.NodeID
+	for _, n := range f.Link {
+		if n.Set {
+			if id, found := b.nodeNamed(n, path+".link", names); found {
+				ends = append(ends, id)
+			}
+		}
+	}
+	if len(ends) != 2 {
+		return false
+	}
+	if _, adj := b.t.PortTo(ends[0], ends[1]); !adj {
+		b.errorf(f.Link[1].Pos, path+".link", "%s and %s are not linked; %s's neighbours are %s", scenario.Show(f.Link[0].V), scenario.Show(f.Link[1].V), scenario.Show(f.Link[0].V), b.list(b.neighbours(ends[0])))
+		return false
+	}
+	fault.A, fault.B = ends[0], ends[1]
+	if f.Action.V != "loss" {
+		return true
+	}
+	switch rate, err := lossRate(f.Rate.V); {
+	case !f.Rate.Set:
+		b.errorf(f.Pos, path, "action: loss needs rate:, the probability that a frame is lost (such as 1e-4, 0.1%% or 1/256)")
+		return false
+	case err != nil:
+		b.errorf(f.Rate.Pos, path+".rate", "%v", err)
+		return false
+	default:
+		fault.Rate = rate
+	}
+	return true
+}
+
+// hostFault resolves a fault of a host's NIC (pfc-storm, slow-receiver,
+// rx-hang): the host, the priority (default the NIC's) and a slow
+// receiver's drain rate.
+func (b *builder) hostFault(f *scenario.FaultS, path string, fault *Fault) bool {
+	if !b.need(f, path, "host", "the host whose NIC misbehaves") {
+		return false
+	}
+	h, found := b.host(f.Host, path+".host")
+	if !found {
+		return false
+	}
+	fault.Host = h
+	fault.Priority = uint8(b.s.HCAProfile(h).Priority)
+	if f.Priority.Set {
+		fault.Priority = uint8(f.Priority.V)
+	}
+	if f.Action.V != "slow-receiver" {
+		return true
+	}
+	if !b.need(f, path, "rate", "the receive drain rate, such as 20Gbps") {
+		return false
+	}
+	r, err := fabric.ParseRate(f.Rate.V)
+	if err != nil || r <= 0 {
+		b.errorf(f.Rate.Pos, path+".rate", "expected a rate such as 20Gbps, found %s", scenario.Quote(f.Rate.V))
+		return false
+	}
+	fault.RxRate = r
+	return true
+}
+
+// entryFault resolves a missing forwarding entry: the switch that loses
+// it and the host it is for.
+func (b *builder) entryFault(f *scenario.FaultS, path string, fault *Fault) bool {
+	if !b.need(f, path, "switch", "the switch that loses the entry") || !b.need(f, path, "dst", "the host whose entry it loses") {
+		return false
+	}
+	sw, found := b.t.Lookup(f.Switch.V)
+	if !found || b.t.Nodes[sw].Kind != fabric.Switch {
+		b.errorf(f.Switch.Pos, path+".switch", "unknown switch %s%s; switches are %s", scenario.Show(f.Switch.V), b.d.Suggest(f.Switch.V, b.switchNames()), b.list(b.switchNames()))
+		return false
+	}
+	dst, found := b.host(f.Dst, path+".dst")
+	if !found {
+		return false
+	}
+	fault.Switch, fault.Dst = sw, dst
+	return true
+}
+
+// faults checks every fault (faultcheck.go) and builds what the run
+// applies.
+func (b *builder) faults() {
+	if b.t == nil {
+		return
+	}
+	for i := range b.f.Faults {
+		if f, ok := b.fault(&b.f.Faults[i], fmt.Sprintf("faults[%d]", i)); ok {
+			b.s.Faults = append(b.s.Faults, f)
+		}
+	}
+}
+
+// lossRate reads a loss probability: a number (1e-4, 0.004), a
+// percentage (0.1%) or a ratio (1/256), in (0, 1].
+func lossRate(v string) (float64, error) {
+	bad := fmt.Errorf("expected a probability such as 1e-4, 0.1%% or 1/256, found %s", scenario.Quote(v))
+	t := strings.TrimSpace(v)
+	var x float64
+	var err error
+	switch {
+	case strings.HasSuffix(t, "%"):
+		x, err = strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+		x /= 100
+	case strings.Contains(t, "/"):
+		num, den, _ := strings.Cut(t, "/")
+		var n, d float64
+		n, err = strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err == nil {
+			d, err = strconv.ParseFloat(strings.TrimSpace(den), 64)
+		}
+		if err == nil && d == 0 {
+			return 0, bad
+		}
+		x = n / d
+	default:
+		x, err = strconv.ParseFloat(t, 64)
+	}
+	if err != nil || math.IsNaN(x) {
+		return 0, bad
+	}
+	if x <= 0 || x > 1 {
+		return 0, fmt.Errorf("a loss probability is more than 0 and at most 1, not %s", v)
+	}
+	return x, nil
 }

@@ -1,6 +1,9 @@
 package assembly
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +11,7 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // The ring_allreduce and poisson generators (the other generators are in
@@ -198,4 +202,339 @@ func (b *builder) sizeDist(s *scenario.SizesV, path string) *scenario.SizeDist {
 		return nil
 	}
 	return d
+}
+
+func (b *builder) traffic() {
+	if len(b.f.Traffic) == 0 && b.f.Set {
+		b.warnf(b.f.KeyPos("traffic"), "traffic", "no traffic: the run only idles until stop.at")
+	}
+	if b.t == nil {
+		return
+	}
+	errs := b.d.ErrorCount()
+	defer func() { b.flowsOK = b.d.ErrorCount() == errs }()
+	lossless := b.losslessPriorities()
+	for i := range b.f.Traffic {
+		tv := &b.f.Traffic[i]
+		if tv.Gen == nil {
+			continue
+		}
+		path := tv.Path + "." + tv.Kind
+		var com *scenario.GenCommon
+		var pairs [][2]fabric.NodeID
+		ok, stop := false, false
+		switch g := tv.Gen.(type) {
+		case *scenario.FlowS:
+			com = &g.GenCommon
+			pairs, ok = b.flowPair(g, path)
+		case *scenario.IncastS:
+			com = &g.GenCommon
+			pairs, ok = b.incastPairs(g, path)
+		case *scenario.PermutationS:
+			com = &g.GenCommon
+			pairs, ok, stop = b.hostPairs(i, tv, &g.Hosts, path)
+		case *scenario.AllToAllS:
+			com = &g.GenCommon
+			pairs, ok, stop = b.hostPairs(i, tv, &g.Hosts, path)
+		case *scenario.PerftestS, *scenario.PingpongS:
+			b.test(i, tv, path)
+		case *scenario.RingAllreduceS:
+			stop = !b.ringAllreduce(i, tv, path, g, lossless)
+		case *scenario.PoissonS:
+			b.poisson(i, tv, path, g, lossless)
+		}
+		if stop {
+			return
+		}
+		if !ok {
+			continue
+		}
+		if n := int64(len(pairs)); int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
+			b.tooManyFlows(tv, n)
+			return
+		}
+		b.addFlows(i, tv, path, com, pairs, lossless)
+	}
+}
+
+// flowPair is a flow generator's one (source, destination) pair.
+func (b *builder) flowPair(g *scenario.FlowS, path string) ([][2]fabric.NodeID, bool) {
+	src, ok1 := b.hostIf(g.From, path+".from")
+	dst, ok2 := b.hostIf(g.To, path+".to")
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	if src == dst {
+		b.errorf(g.To.Pos, path+".to", "a flow from %s to itself", scenario.Show(g.To.V))
+		return nil, false
+	}
+	return [][2]fabric.NodeID{{src, dst}}, true
+}
+
+// incastPairs are an incast's pairs: each sender of from: (from: all,
+// every host but the receiver, in host order) to the receiver.
+func (b *builder) incastPairs(g *scenario.IncastS, path string) ([][2]fabric.NodeID, bool) {
+	dst, ok := b.hostIf(g.To, path+".to")
+	if !g.From.Set {
+		return nil, false // missing, or not a list: reported
+	}
+	var srcs []fabric.NodeID
+	if g.From.All {
+		for _, h := range b.t.Hosts() {
+			if h != dst {
+				srcs = append(srcs, h)
+			}
+		}
+	} else {
+		var at []scenario.Pos
+		var okl bool
+		srcs, at, okl = b.hostList(&g.From, path+".from")
+		ok = ok && okl
+		for j, s := range srcs {
+			if ok && s == dst {
+				b.errorf(at[j], path+".from", "a flow from %s to itself: %s is the receiver (to:)", scenario.Show(g.To.V), scenario.Show(g.To.V))
+				ok = false
+			}
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	var pairs [][2]fabric.NodeID
+	for _, s := range srcs {
+		pairs = append(pairs, [2]fabric.NodeID{s, dst})
+	}
+	return pairs, true
+}
+
+// hostPairs are a permutation's or an all_to_all's pairs among the hosts
+// of hl (generator gen of traffic:). stop says the flows would pass the
+// limit: counted before they are made, so that no file can make the
+// loader allocate them.
+func (b *builder) hostPairs(gen int, tv *scenario.TrafficV, hl *scenario.NameListV, path string) (pairs [][2]fabric.NodeID, ok, stop bool) {
+	hosts, _, ok := b.hostList(hl, path+".hosts")
+	if !ok {
+		return nil, false, false
+	}
+	if len(hosts) < 2 {
+		at := hl.Pos
+		if !hl.Set {
+			at = tv.Pos
+		}
+		b.errorf(at, path+".hosts", "%s needs at least 2 hosts, not %d", tv.Kind, len(hosts))
+		return nil, false, false
+	}
+	n := int64(len(hosts))
+	if tv.Kind == "all_to_all" {
+		n = satMul(n, n-1)
+	}
+	if int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
+		b.tooManyFlows(tv, n)
+		return nil, false, true
+	}
+	if tv.Kind == "permutation" {
+		perm := derangement(sim.Stream(b.s.Seed, fmt.Sprintf("traffic/permutation/%d", gen)), len(hosts))
+		for j, s := range hosts {
+			pairs = append(pairs, [2]fabric.NodeID{s, hosts[perm[j]]})
+		}
+		return pairs, true, false
+	}
+	for _, s := range hosts {
+		for _, d := range hosts {
+			if s != d {
+				pairs = append(pairs, [2]fabric.NodeID{s, d})
+			}
+		}
+	}
+	return pairs, true, false
+}
+
+func (b *builder) tooManyFlows(tv *scenario.TrafficV, n int64) {
+	b.errorf(tv.Pos, tv.Path, "this %s makes %s flows, %s in all; at most %d flows are supported", tv.Kind, count(n), count(n+int64(len(b.s.Flows))), b.lim.Flows)
+}
+
+// genSize is the size: of a generator (all modelled ones require it).
+func genSize(g any) scenario.SizeV {
+	switch g := g.(type) {
+	case *scenario.FlowS:
+		return g.Size
+	case *scenario.IncastS:
+		return g.Size
+	case *scenario.PermutationS:
+		return g.Size
+	case *scenario.AllToAllS:
+		return g.Size
+	}
+	return scenario.SizeV{}
+}
+
+func (b *builder) addFlows(gen int, tv *scenario.TrafficV, path string, com *scenario.GenCommon, pairs [][2]fabric.NodeID, lossless map[uint8]bool) {
+	size := genSize(tv.Gen)
+	if !size.Set {
+		return
+	}
+	b.addFlowsSized(gen, tv, path, com, pairs, size, nil, nil, lossless)
+}
+
+// qpOp returns a generator's qp: and op: with their defaults (rc, write),
+// and checks that they go together and with the largest message size
+// (at that position); ok is false after an error.
+func (b *builder) qpOp(tv *scenario.TrafficV, path string, com *scenario.GenCommon, srcs []fabric.NodeID, maxSize int64, sizeAt scenario.Pos) (qp, op string, ok bool) {
+	qp, op = "rc", "write"
+	if com.QP.Set {
+		qp = com.QP.V
+	}
+	if com.Op.Set {
+		op = com.Op.V
+	}
+	opAt := com.Op.Pos
+	if !com.Op.Set {
+		opAt = tv.Pos
+	}
+	switch {
+	case qp == "ud" && op != "send":
+		b.errorf(opAt, path+".op", "UD carries only SEND, not %s; use op: send with qp: ud", op)
+		return qp, op, false
+	case qp == "uc" && (op == "read" || op == "atomic"):
+		b.errorf(opAt, path+".op", "UC has no %s (only RC does); use qp: rc", op)
+		return qp, op, false
+	}
+	if op == "read" {
+		for _, s := range srcs {
+			if cc := b.s.HCAProfile(s).CC; cc == "hpcc" || cc == "timely" {
+				b.warnf(opAt, path+".op", "%s does not control READs: the data is the responder's READ responses, which no ACK answers, so they go at line rate (DCQCN does control them)", strings.ToUpper(cc))
+				break
+			}
+		}
+	}
+	for _, s := range srcs {
+		prof := b.s.HCAProfile(s)
+		if mtu := prof.MTU; qp == "ud" && maxSize > int64(mtu) {
+			b.errorf(sizeAt, path+".size", "a UD message is at most one MTU (%d bytes), not %d bytes", mtu, maxSize)
+			return qp, op, false
+		}
+		// A flow longer than the largest message is posted as several
+		// work requests on one QP; they must fit its send queue.
+		if limit := prof.MaxMsgSize * int64(prof.MaxSendWR); maxSize > limit {
+			b.errorf(sizeAt, path+".size", "a flow is at most max_send_wr (%d) messages of %s, %s in all, not %s",
+				prof.MaxSendWR, fabric.Size(prof.MaxMsgSize), fabric.Size(limit), fabric.Size(maxSize))
+			return qp, op, false
+		}
+	}
+	return qp, op, true
+}
+
+// addFlowsSized adds one flow per pair: of size sizes[i] (or size when
+// sizes is nil), waiting for the flows after[i] (none when after is nil).
+func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com *scenario.GenCommon, pairs [][2]fabric.NodeID, size scenario.SizeV, sizes []int64, after [][]int, lossless map[uint8]bool) {
+	srcs := make([]fabric.NodeID, len(pairs))
+	for i, p := range pairs {
+		srcs[i] = p[0]
+	}
+	largest := int64(size.V)
+	for _, sz := range sizes {
+		largest = max(largest, sz)
+	}
+	qp, op, ok := b.qpOp(tv, path, com, srcs, largest, size.Pos)
+	if !ok {
+		return
+	}
+	if op == "atomic" && size.V != 8 {
+		b.errorf(size.Pos, path+".size", "an atomic is 8 bytes, not %s", size.V)
+		return
+	}
+	warned := false
+	firstID := len(b.s.Flows)
+	for _, p := range pairs {
+		prio := b.s.HCAProfile(p[0]).Priority
+		if com.Priority.Set {
+			prio = uint8(com.Priority.V)
+		}
+		if lossless != nil && !lossless[prio] && !warned {
+			warned = true
+			at := com.Priority.Pos
+			if !com.Priority.Set {
+				at = tv.Pos
+			}
+			b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+		}
+		f := Flow{
+			ID: len(b.s.Flows), Src: p[0], Dst: p[1], QP: qp, Op: op,
+			Size: int64(size.V), Start: com.Start.V, Priority: prio,
+			Generator: gen, Pos: tv.Pos,
+		}
+		if sizes != nil {
+			f.Size = sizes[len(b.s.Flows)-firstID]
+		}
+		if after != nil {
+			f.After = after[len(b.s.Flows)-firstID]
+		}
+		b.s.Flows = append(b.s.Flows, f)
+	}
+	if com.Start.Set && com.Start.V >= b.s.Stop.At {
+		b.warnf(com.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", com.Start.V, b.s.Stop.At)
+	}
+}
+
+// losslessPriorities is the set of priorities that PFC protects on every
+// switch, or nil when PFC is off everywhere (a lossy fabric on purpose).
+func (b *builder) losslessPriorities() map[uint8]bool {
+	profiles := []swtch.Profile{b.s.Switch}
+	for _, p := range b.s.SwitchProfiles {
+		profiles = append(profiles, p)
+	}
+	count := map[uint8]int{}
+	on := false
+	for _, p := range profiles {
+		for _, pr := range p.PFC.Priorities {
+			count[pr]++
+			on = true
+		}
+	}
+	if !on {
+		return nil
+	}
+	out := map[uint8]bool{}
+	for pr, c := range count {
+		out[pr] = c == len(profiles)
+	}
+	return out
+}
+
+// derangement draws a uniformly random permutation of 0..n-1 without fixed
+// points (n >= 2): Fisher-Yates, repeated until no element stays.
+func derangement(r *rand.Rand, n int) []int {
+	p := make([]int, n)
+	for {
+		for i := range p {
+			p[i] = i
+		}
+		for i := n - 1; i > 0; i-- {
+			j := int(uniform(r, uint64(i+1)))
+			p[i], p[j] = p[j], p[i]
+		}
+		fixed := false
+		for i, v := range p {
+			if v == i {
+				fixed = true
+				break
+			}
+		}
+		if !fixed {
+			return p
+		}
+	}
+}
+
+// uniform draws from 0..n-1 (n > 0) by rejection sampling from Uint64, so
+// that the sequence depends only on the stream, not on how a library
+// version implements bounded draws.
+func uniform(r *rand.Rand, n uint64) uint64 {
+	rem := (math.MaxUint64%n + 1) % n // 2^64 mod n: the values to reject
+	for {
+		x := r.Uint64()
+		if rem == 0 || x <= math.MaxUint64-rem {
+			return x % n
+		}
+	}
 }

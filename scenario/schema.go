@@ -364,10 +364,10 @@ type pfcS struct {
 	XON        xonV      `yaml:"xon"`
 	Headroom   autoSizeV `yaml:"headroom"`
 	Response   autoTimeV `yaml:"response"`
-	Watchdog   watchdogS `yaml:"watchdog"`
+	Watchdog   WatchdogS `yaml:"watchdog"`
 }
 
-type watchdogS struct {
+type WatchdogS struct {
 	meta
 	Detect  TimeV `yaml:"detect" min:"1ps"`
 	Restore TimeV `yaml:"restore" min:"1ps"`

@@ -1,0 +1,204 @@
+package assembly
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/scenario"
+)
+
+// ports resolves a port reference: "s0:p8", "s0->h8", or (when
+// wholeNodes) a node name meaning all its ports (hostsOnly: only a host's).
+func (b *builder) ports(s scenario.StrV, path string, wholeNodes, hostsOnly bool) []observe.PortRef {
+	v := s.V
+	lookup := func(name string) (fabric.NodeID, bool) {
+		id, ok := b.t.Lookup(name)
+		if !ok {
+			b.errorf(s.Pos, path, "unknown node %s%s; nodes are %s", scenario.Show(name), b.d.Suggest(name, b.allNames()), b.list(b.allNames()))
+		}
+		return id, ok
+	}
+	const forms = "a port is written node:pN (s0:p8) or node->peer (s0->h8)"
+	if a, peer, ok := strings.Cut(v, "->"); ok {
+		x, ok1 := lookup(a)
+		if !ok1 {
+			return nil
+		}
+		y, found := b.t.Lookup(peer)
+		p, adj := b.t.PortTo(x, y)
+		if !found || !adj {
+			nb := b.neighbours(x)
+			b.errorf(s.Pos, path, "%s has no port facing %s%s; its neighbours are %s", scenario.Show(a), scenario.Show(peer), b.d.Suggest(peer, nb), b.list(nb))
+			return nil
+		}
+		return []observe.PortRef{{Node: x, Port: p}}
+	}
+	if i := strings.LastIndexByte(v, ':'); i >= 0 {
+		name, ps := v[:i], v[i+1:]
+		num, err := strconv.Atoi(strings.TrimPrefix(ps, "p"))
+		if !strings.HasPrefix(ps, "p") || err != nil || num < 0 || strings.HasPrefix(ps, "p+") || strings.HasPrefix(ps, "p-") {
+			b.errorf(s.Pos, path, "%s is not a port; %s", scenario.Show(v), forms)
+			return nil
+		}
+		x, ok := lookup(name)
+		if !ok {
+			return nil
+		}
+		np := len(b.t.Nodes[x].Ports)
+		if num >= np {
+			has := fmt.Sprintf("p0..p%d", np-1)
+			switch np {
+			case 0:
+				has = "none"
+			case 1:
+				has = "p0"
+			}
+			b.errorf(s.Pos, path, "%s has no port p%d; its ports are %s", scenario.Show(name), num, has)
+			return nil
+		}
+		return []observe.PortRef{{Node: x, Port: num}}
+	}
+	x, ok := b.t.Lookup(v)
+	if !wholeNodes || (ok && hostsOnly && b.t.Nodes[x].Kind != fabric.Host) {
+		what := forms
+		if wholeNodes {
+			what = "expected a host or a port; " + forms
+		}
+		if ok {
+			b.errorf(s.Pos, path, "%s is a %s, not a port; %s", scenario.Show(v), b.t.Nodes[x].Kind, what)
+		} else {
+			b.errorf(s.Pos, path, "%s is not a port; %s", scenario.Show(v), forms)
+		}
+		return nil
+	}
+	if !ok {
+		lookup(v)
+		return nil
+	}
+	out := make([]observe.PortRef, len(b.t.Nodes[x].Ports))
+	for i := range out {
+		out[i] = observe.PortRef{Node: x, Port: i}
+	}
+	return out
+}
+
+func (b *builder) selector(s *scenario.SelV, path string) observe.Selector {
+	if !s.Set || s.All {
+		return observe.Selector{All: true}
+	}
+	out := observe.Selector{Ports: []observe.PortRef{}}
+	if b.t == nil {
+		return out
+	}
+	for i, it := range s.Items {
+		if it.Set {
+			out.Ports = append(out.Ports, b.ports(it, fmt.Sprintf("%s[%d]", path, i), true, false)...)
+		}
+	}
+	return out
+}
+
+func (b *builder) observe() {
+	o, so := &b.f.Observe, &b.s.Observe
+	if o.Interval.Set {
+		so.Interval = o.Interval.V
+	}
+	if o.Deadlock.After.Set {
+		so.DeadlockAfter = o.Deadlock.After.V
+	}
+	so.Links = b.selector(&o.Links, "observe.links")
+	so.Queues = b.selector(&o.Queues, "observe.queues")
+	if o.Flows.Set && !o.Flows.All {
+		so.Flows = observe.Selector{Flows: []int{}}
+		for _, id := range o.Flows.IDs {
+			if !id.Set || !b.flowsOK {
+				continue
+			}
+			if id.V >= int64(len(b.s.Flows)) {
+				b.errorf(id.Pos, "observe.flows", "flow %d does not exist; %s", id.V, flowRange(len(b.s.Flows)))
+				continue
+			}
+			so.Flows.Flows = append(so.Flows.Flows, int(id.V))
+		}
+	}
+	if b.t != nil {
+		for i, p := range o.Pcap {
+			if p.Set {
+				so.Pcap = append(so.Pcap, b.ports(p, fmt.Sprintf("observe.pcap[%d]", i), true, true)...)
+			}
+		}
+	}
+}
+
+func flowRange(n int) string {
+	switch n {
+	case 0:
+		return "the traffic makes no flows"
+	case 1:
+		return "the only flow is 0"
+	}
+	return fmt.Sprintf("flows are 0..%d", n-1)
+}
+
+// given is an expect: check's value and where it was given, or nil when
+// it was not.
+func given[T any](set bool, v T, e *scenario.ExpectS, key string) (*T, string) {
+	if !set {
+		return nil, ""
+	}
+	return &v, cite(e.KeyPos(key))
+}
+
+// cite is where p is, for an expectation's failure: file:line:column, or
+// "" when p is no place in the file.
+func cite(p scenario.Pos) string {
+	if !p.IsValid() {
+		return ""
+	}
+	return p.String()
+}
+
+func (b *builder) expect() {
+	e, se := &b.f.Expect, &b.s.Expect
+	se.Drops, se.DropsAt = given(e.Drops.Set, e.Drops.V, e, "drops")
+	se.Deadlock, se.DeadlockAt = given(e.Deadlock.Set, e.Deadlock.V, e, "deadlock")
+	se.Storm, se.StormAt = given(e.Storm.Set, e.Storm.V, e, "storm")
+	se.MinPauseFraction = b.pauseChecks(&e.MinPauseFraction, "expect.min_pause_fraction")
+	if fc := &e.FlowsCompleted; fc.All || fc.N.Set {
+		v := -1
+		if fc.N.Set {
+			v = int(min(fc.N.V, math.MaxInt32))
+			if b.flowsOK && fc.N.V > int64(len(b.s.Flows)) {
+				b.errorf(fc.N.Pos, "expect.flows_completed", "%d is more than the number of flows (%d)", fc.N.V, len(b.s.Flows))
+			}
+		}
+		se.FlowsCompleted, se.FlowsCompletedAt = &v, cite(e.KeyPos("flows_completed"))
+	}
+	se.MinFairness, se.MinFairnessAt = given(e.MinFairness.Set, e.MinFairness.V, e, "min_fairness")
+	se.MaxPauseFraction = b.pauseChecks(&e.MaxPauseFraction, "expect.max_pause_fraction")
+	se.MinMeanSlowdown, se.MinMeanSlowdownAt = given(e.MinMeanSlowdown.Set, e.MinMeanSlowdown.V, e, "min_mean_slowdown")
+	se.MaxMeanSlowdown, se.MaxMeanSlowdownAt = given(e.MaxMeanSlowdown.Set, e.MaxMeanSlowdown.V, e, "max_mean_slowdown")
+}
+
+// pauseChecks reads expect.max_pause_fraction or min_pause_fraction.
+func (b *builder) pauseChecks(pc *scenario.PauseChecksV, key string) []observe.PauseFractionCheck {
+	var out []observe.PauseFractionCheck
+	for i, c := range pc.Items {
+		if !c.Port.Set || !c.Value.Set || b.t == nil {
+			continue
+		}
+		path := key
+		if !pc.One {
+			path = fmt.Sprintf("%s[%d]", path, i)
+		}
+		ps := b.ports(c.Port, path+".port", false, false)
+		if len(ps) == 1 {
+			out = append(out, observe.PauseFractionCheck{Port: ps[0], Value: c.Value.V, At: cite(c.Pos)})
+		}
+	}
+	return out
+}

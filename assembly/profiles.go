@@ -1,0 +1,247 @@
+package assembly
+
+import (
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// applySwitch overrides p with what block s gives; path names the block
+// in messages.
+func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string) {
+	if !s.Set {
+		return
+	}
+	if s.Buffer.Set {
+		p.Buffer = s.Buffer.V
+	}
+	if s.Latency.Set {
+		p.Latency = s.Latency.V
+	}
+	if s.Forwarding.Set {
+		p.CutThrough = s.Forwarding.V == "cut-through"
+	}
+	if s.Reserved.Set {
+		p.Reserved = s.Reserved.V
+	}
+	if s.IngressTh.Given() {
+		p.IngressThreshold = threshold(&s.IngressTh)
+	}
+	if s.EgressTh.Given() {
+		p.EgressThreshold = threshold(&s.EgressTh)
+	}
+	b.applyPFC(p, s, path)
+	if s.EgressFIFO.Set {
+		p.EgressFIFO = s.EgressFIFO.V
+	}
+	if s.FloodLossless.Set {
+		p.FloodLossless = s.FloodLossless.V
+	}
+	if s.Tagger.Set {
+		p.Tagger = s.Tagger.V
+	}
+	applyQueueing(p, s)
+	if s.ECMPSeed.Set {
+		p.ECMPSeed = s.ECMPSeed.V
+	}
+	if s.ECMPPerSwitch.Set {
+		p.ECMPPerSwitch = s.ECMPPerSwitch.V
+	}
+	if s.LinkLayer.Set {
+		p.LinkLayer = s.LinkLayer.V
+	}
+}
+
+// applyPFC overrides p's PFC settings with switch.pfc (s.PFC), checking
+// xon against xoff and xoff against the buffer.
+func (b *builder) applyPFC(p *swtch.Profile, s *scenario.SwitchS, path string) {
+	pf := &s.PFC
+	if pf.Has("priorities") {
+		p.PFC.Priorities = []uint8{}
+		seen := map[int64]bool{}
+		for _, pr := range pf.Priorities {
+			if !pr.Set {
+				continue
+			}
+			if seen[pr.V] {
+				b.errorf(pr.Pos, path+".pfc.priorities", "priority %d is listed twice", pr.V)
+				continue
+			}
+			seen[pr.V] = true
+			p.PFC.Priorities = append(p.PFC.Priorities, uint8(pr.V))
+		}
+	} else {
+		p.PFC.Priorities = append([]uint8(nil), p.PFC.Priorities...) // no sharing between profiles
+	}
+	b.pfcThresholds(p, s, path)
+	if pf.Has("headroom") {
+		p.PFC.HeadroomAuto, p.PFC.Headroom = pf.Headroom.Auto, pf.Headroom.Size.V
+	}
+	if pf.Has("response") {
+		p.PFC.ResponseAuto, p.PFC.Response = pf.Response.Auto, pf.Response.Time.V
+	}
+	if w := &pf.Watchdog; w.Set {
+		p.PFC.Watchdog = watchdog(p.PFC.Watchdog, w)
+	}
+}
+
+// pfcThresholds sets XOFF and XON (bytes, alpha or an offset below XOFF)
+// and checks them against each other and the buffer.
+func (b *builder) pfcThresholds(p *swtch.Profile, s *scenario.SwitchS, path string) {
+	pf := &s.PFC
+	if pf.XOFF.Bytes.Set {
+		p.PFC.XOFF, p.PFC.XOFFAlpha = pf.XOFF.Bytes.V, 0
+	}
+	if pf.XOFF.Dyn.Alpha.Set {
+		p.PFC.XOFFAlpha = pf.XOFF.Dyn.Alpha.V
+	}
+	if pf.XON.Bytes.Set {
+		p.PFC.XON, p.PFC.XONOffset = pf.XON.Bytes.V, 0
+	}
+	if off := pf.XON.Rel.Offset; off.Set {
+		p.PFC.XONOffset = off.V
+		if off.V > p.PFC.XOFF {
+			b.errorf(off.Pos, path+".pfc.xon.offset", "offset (%s) must not exceed xoff (%s)", off.V, p.PFC.XOFF)
+		}
+	}
+	if p.PFC.XONOffset > 0 && p.PFC.XONOffset <= p.PFC.XOFF {
+		p.PFC.XON = p.PFC.XOFF - p.PFC.XONOffset
+	}
+	if (pf.XON.Bytes.Set || pf.XOFF.Bytes.Set) && p.PFC.XON > p.PFC.XOFF {
+		at, key := pf.XON.Bytes.Pos, ".pfc.xon"
+		if !pf.XON.Bytes.Set {
+			at, key = pf.XOFF.Bytes.Pos, ".pfc.xoff"
+		}
+		b.errorf(at, path+key, "xon (%s) must not exceed xoff (%s)", p.PFC.XON, p.PFC.XOFF)
+	}
+	if (pf.XOFF.Bytes.Set || s.Buffer.Set) && p.PFC.XOFFAlpha == 0 && p.PFC.XOFF >= p.Buffer {
+		at, key := pf.XOFF.Bytes.Pos, ".pfc.xoff"
+		if !pf.XOFF.Bytes.Set {
+			at, key = s.Buffer.Pos, ".buffer"
+		}
+		b.errorf(at, path+key, "xoff (%s) must be below the buffer (%s)", p.PFC.XOFF, p.Buffer)
+	}
+}
+
+// watchdog is switch.pfc.watchdog over the profile's (old, nil if none).
+func watchdog(old *swtch.Watchdog, w *scenario.WatchdogS) *swtch.Watchdog {
+	// Keys left out take SCENARIO.md's example values.
+	wd := swtch.Watchdog{Detect: 200 * sim.Microsecond, Restore: sim.Millisecond, Action: "drop"}
+	if old != nil {
+		wd = *old
+	}
+	if w.Detect.Set {
+		wd.Detect = w.Detect.V
+	}
+	if w.Restore.Set {
+		wd.Restore = w.Restore.V
+	}
+	if w.Action.Set {
+		wd.Action = w.Action.V
+	}
+	return &wd
+}
+
+// applyQueueing overrides p's ECN marking and egress scheduler with
+// switch.ecn and switch.scheduler.
+func applyQueueing(p *swtch.Profile, s *scenario.SwitchS) {
+	if s.Has("ecn") {
+		e := &s.ECN
+		p.ECN.Enabled = !e.Off
+		if e.Kmin.Set {
+			p.ECN.Kmin = e.Kmin.V
+		}
+		if e.Kmax.Set {
+			p.ECN.Kmax = e.Kmax.V
+		}
+		if e.Pmax.Set {
+			p.ECN.Pmax = e.Pmax.V
+		}
+		if e.Mark.Set {
+			p.ECN.AtEnqueue = e.Mark.V == "enqueue"
+		}
+	}
+	if s.Has("scheduler") {
+		p.DWRR = nil
+		if len(s.Scheduler.DWRR) > 0 {
+			p.DWRR = map[uint8]int{}
+			for prio, w := range s.Scheduler.DWRR {
+				p.DWRR[uint8(prio)] = int(w)
+			}
+		}
+	}
+}
+
+var retransmits = map[string]hca.Retransmit{"go-back-n": hca.GoBackN, "go-back-0": hca.GoBack0, "selective": hca.Selective}
+
+// applyHCA overrides p with what block h gives.
+func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
+	if !h.Set {
+		return
+	}
+	set := func(dst *int, v scenario.IntV) {
+		if v.Set {
+			*dst = int(v.V)
+		}
+	}
+	set(&p.MTU, h.MTU)
+	if h.Priority.Set {
+		p.Priority = uint8(h.Priority.V)
+	}
+	if h.Retransmit.Set {
+		p.Retransmit = retransmits[h.Retransmit.V]
+	}
+	set(&p.AckTimeout, h.AckTimeout)
+	set(&p.RetryCount, h.RetryCount)
+	set(&p.RNRRetry, h.RNRRetry)
+	set(&p.MaxRdAtomic, h.MaxRdAtomic)
+	set(&p.AckEvery, h.AckEvery)
+	for _, t := range []struct {
+		dst *sim.Time
+		v   scenario.TimeV
+	}{{&p.DoorbellLatency, h.DoorbellLatency}, {&p.WQEFetchLatency, h.WQEFetchLatency}, {&p.DMALatency, h.DMALatency},
+		{&p.TxPktLatency, h.TxPktLatency}, {&p.RxPktLatency, h.RxPktLatency}, {&p.RTOLow, h.RTOLow}, {&p.RTOHigh, h.RTOHigh}} {
+		if t.v.Set {
+			*t.dst = t.v.V
+		}
+	}
+	if h.MaxInline.Set {
+		p.MaxInline = int(h.MaxInline.V)
+	}
+	if p.RTOLow > p.RTOHigh && (h.RTOLow.Set || h.RTOHigh.Set) {
+		at := h.RTOLow.Pos
+		if !h.RTOLow.Set {
+			at = h.RTOHigh.Pos
+		}
+		b.errorf(at, "hca.rto_low", "rto_low (%s) is above rto_high (%s); IRN uses the low one for short flights", p.RTOLow, p.RTOHigh)
+	}
+	if h.Has("rx_rate") {
+		p.RxRate = 0
+		if !h.RxRate.Line {
+			p.RxRate = h.RxRate.Rate.V
+		}
+	}
+	if h.CC.Set {
+		p.CC = h.CC.V
+	}
+	if h.PFCWatchdog.After.Set {
+		p.PFCWatchdog = h.PFCWatchdog.After.V
+	}
+	if len(p.CCParams) > 0 { // no sharing between profiles
+		m := make(map[string]string, len(p.CCParams))
+		for k, v := range p.CCParams {
+			m[k] = v
+		}
+		p.CCParams = m
+	}
+}
+
+// threshold is switch.ingress_threshold or egress_threshold as the MMU
+// takes it: dynamic (alpha) or static (bytes).
+func threshold(x *scenario.ThresholdV) swtch.Threshold {
+	if x.Dyn.Alpha.Set {
+		return swtch.Threshold{Alpha: x.Dyn.Alpha.V}
+	}
+	return swtch.Threshold{Bytes: x.Bytes.V}
+}

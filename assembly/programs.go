@@ -1,0 +1,90 @@
+package assembly
+
+import (
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/scenario"
+)
+
+var qpTypes = map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}
+
+// test checks a perftest or pingpong generator and adds it to Tests,
+// with the tools' defaults filled in.
+func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
+	var from, to scenario.StrV
+	var com *scenario.GenCommon
+	switch g := tv.Gen.(type) {
+	case *scenario.PerftestS:
+		from, to, com = g.From, g.To, &g.GenCommon
+	case *scenario.PingpongS:
+		from, to, com = g.From, g.To, &g.GenCommon
+	}
+	src, ok1 := b.hostIf(from, path+".from")
+	dst, ok2 := b.hostIf(to, path+".to")
+	if com.Op.Set {
+		b.errorf(com.Op.Pos, path+".op", "%s chooses its operation itself (perftest's test:, pingpong always SENDs); remove op:", tv.Kind)
+		ok1 = false
+	}
+	if !ok1 || !ok2 {
+		return
+	}
+	if src == dst {
+		b.errorf(to.Pos, path+".to", "a %s from %s to itself", tv.Kind, scenario.Show(to.V))
+		return
+	}
+	qt := hca.RC
+	if com.QP.Set {
+		qt = qpTypes[com.QP.V]
+	}
+	prio := b.s.HCAProfile(src).Priority
+	if com.Priority.Set {
+		prio = uint8(com.Priority.V)
+	}
+	if lossless := b.losslessPriorities(); lossless != nil && !lossless[prio] {
+		at := com.Priority.Pos
+		if !com.Priority.Set {
+			at = tv.Pos
+		}
+		b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+	}
+	t := Test{Kind: tv.Kind, Src: src, Dst: dst, Generator: gen, Pos: tv.Pos}
+	mtu := min(b.s.HCAProfile(src).MTU, b.s.HCAProfile(dst).MTU)
+	switch g := tv.Gen.(type) {
+	case *scenario.PerftestS:
+		c := hca.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+			QPs: int(g.QPs.V), TxDepth: int(g.TxDepth.V), CQMod: int(g.CQMod.V), RxDepth: int(g.RxDepth.V),
+			Priority: prio, Start: com.Start.V}
+		c = hca.PerftestDefaults(c)
+		if err := hca.CheckPerftest(c, mtu); err != nil {
+			at := tv.Pos
+			for _, p := range []scenario.Pos{g.Size.Pos, com.QP.Pos, g.QPs.Pos} {
+				if p.Line > 0 {
+					at = p
+					break
+				}
+			}
+			b.errorf(at, path, "%s: %v", g.Test.V, err)
+			return
+		}
+		if n := int64(c.Iters) * int64(c.QPs); n > 10_000_000 {
+			b.errorf(g.QPs.Pos, path+".qps", "iterations × qps is %d; at most 10000000 are supported", n)
+			return
+		}
+		t.Perftest = c
+	case *scenario.PingpongS:
+		c := hca.PingpongDefaults(hca.PingpongConfig{Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+			RxDepth: int(g.RxDepth.V), Priority: prio, Start: com.Start.V})
+		if qt == hca.UD && c.Size > int64(mtu) {
+			at := g.Size.Pos
+			if !g.Size.Set {
+				at = tv.Pos
+			}
+			b.errorf(at, path+".size", "a UD message is at most one MTU (%d bytes), not %d", mtu, c.Size)
+			return
+		}
+		t.Pingpong = c
+	}
+	if com.Start.Set && com.Start.V >= b.s.Stop.At {
+		b.warnf(com.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", com.Start.V, b.s.Stop.At)
+	}
+	b.s.Tests = append(b.s.Tests, t)
+}

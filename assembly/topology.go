@@ -1,0 +1,395 @@
+package assembly
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/scenario"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// link returns base overridden by l's fields.
+func link(base fabric.LinkSpec, l *scenario.LinkS) fabric.LinkSpec {
+	if l.Rate.Set {
+		base.Rate = l.Rate.V
+	}
+	if l.Delay.Set {
+		base.Delay = l.Delay.V
+	}
+	return base
+}
+
+// satMul multiplies non-negative numbers, saturating instead of
+// overflowing.
+func satMul(xs ...int64) int64 {
+	p := int64(1)
+	for _, x := range xs {
+		if x != 0 && p > math.MaxInt64/x {
+			return math.MaxInt64
+		}
+		p *= x
+	}
+	return p
+}
+
+// fits checks a generated topology's size against the limits.
+func (b *builder) fits(at scenario.Pos, hosts, switches, links int64) bool {
+	what := ""
+	switch {
+	case hosts > int64(b.lim.Hosts):
+		what = fmt.Sprintf("%s hosts; at most %d are supported", count(hosts), b.lim.Hosts)
+	case switches > int64(b.lim.Switches):
+		what = fmt.Sprintf("%s switches; at most %d are supported", count(switches), b.lim.Switches)
+	case links > int64(b.lim.Links):
+		what = fmt.Sprintf("%s links; at most %d are supported", count(links), b.lim.Links)
+	case satMul(switches, hosts) > int64(b.lim.RouteEntries) || satMul(switches, switches) > int64(b.lim.RouteEntries)/4:
+		what = fmt.Sprintf("%s switches and %s hosts, too many for the routing tables (one entry per switch and host)", count(switches), count(hosts))
+	default:
+		return true
+	}
+	b.errorf(at, "topology", "this topology would have %s", what)
+	return false
+}
+
+func count(n int64) string {
+	if n == math.MaxInt64 {
+		return "more than 9223372036854775806"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (b *builder) topology() {
+	tv := &b.f.Topology
+	var t *fabric.Topology
+	var err error
+	switch s := tv.Spec.(type) {
+	case *scenario.StarS:
+		if !s.Hosts.Set || !b.fits(s.Hosts.Pos, s.Hosts.V, 1, s.Hosts.V) {
+			return
+		}
+		t, err = fabric.Star(int(s.Hosts.V), link(defaultLink, &s.Link))
+	case *scenario.DumbbellS:
+		if !s.Left.Set || !s.Right.Set || !b.fits(tv.Pos, s.Left.V+s.Right.V, 2, s.Left.V+s.Right.V+1) {
+			return
+		}
+		l := link(defaultLink, &s.Link)
+		t, err = fabric.Dumbbell(int(s.Left.V), int(s.Right.V), l, link(l, &s.Bottleneck))
+	case *scenario.LeafSpineS:
+		if !s.Leaves.Set || !s.Spines.Set || !s.HostsPerLeaf.Set {
+			return
+		}
+		h := satMul(s.Leaves.V, s.HostsPerLeaf.V)
+		if !b.fits(tv.Pos, h, s.Leaves.V+s.Spines.V, h+satMul(s.Leaves.V, s.Spines.V)) {
+			return
+		}
+		l := link(defaultLink, &s.Link)
+		t, err = fabric.LeafSpine(int(s.Leaves.V), int(s.Spines.V), int(s.HostsPerLeaf.V), link(l, &s.HostLink), link(l, &s.FabricLink))
+	case *scenario.FatTreeS:
+		if !s.K.Set {
+			return
+		}
+		k := s.K.V
+		if k%2 != 0 {
+			b.errorf(s.K.Pos, "topology.k", "a fat-tree needs an even k; %d is odd", k)
+			return
+		}
+		if k > int64(b.lim.FatTreeK) {
+			b.errorf(s.K.Pos, "topology.k", "%d is too large; the largest fat-tree supported has k = %d", k, b.lim.FatTreeK)
+			return
+		}
+		if !b.fits(s.K.Pos, k*k*k/4, 5*k*k/4, 3*k*k*k/4) {
+			return
+		}
+		t, err = fabric.FatTree(int(k), link(defaultLink, &s.Link))
+	case *scenario.RingS:
+		if !s.Switches.Set {
+			return
+		}
+		per := int64(1)
+		if s.HostsPerSwitch.Set {
+			per = s.HostsPerSwitch.V
+		} else if s.Has("hosts_per_switch") {
+			return
+		}
+		h := satMul(s.Switches.V, per)
+		if !b.fits(tv.Pos, h, s.Switches.V, h+s.Switches.V) {
+			return
+		}
+		t, err = fabric.Ring(int(s.Switches.V), int(per), link(defaultLink, &s.Link))
+	case *scenario.ExplicitS:
+		b.explicit(s)
+		return
+	default:
+		return
+	}
+	if err != nil { // the schema's bounds should have caught it
+		b.errorf(tv.Pos, "topology", "%v", err)
+		return
+	}
+	b.setTopology(t)
+	b.topoOK = true
+	if err := t.Check(); err != nil {
+		b.errorf(tv.Pos, "topology", "%v", err)
+		b.topoOK = false
+	}
+}
+
+func (b *builder) setTopology(t *fabric.Topology) {
+	b.t, b.s.Topology = t, t
+	for _, h := range t.Hosts() {
+		b.hostNms = append(b.hostNms, t.Nodes[h].Name)
+	}
+}
+
+// checkNodeName checks a name an explicit topology declares: it must be
+// usable in port names (s0:p8, s0->h8) and lists (all).
+func (b *builder) checkNodeName(n scenario.StrV, path string) bool {
+	bad := ""
+	switch {
+	case n.V == "all" || n.V == "none":
+		bad = n.V + " is a keyword (hosts: all)"
+	case strings.Contains(n.V, "->"):
+		bad = "-> is how ports are named (s0->h8)"
+	default:
+		for _, r := range n.V {
+			if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.') {
+				bad = fmt.Sprintf("%q is not allowed", r)
+				break
+			}
+		}
+	}
+	if bad != "" {
+		b.errorf(n.Pos, path, "%s is not a valid node name: %s; use letters, digits, '_', '-' and '.'", scenario.Quote(n.V), bad)
+		return false
+	}
+	return true
+}
+
+func (b *builder) explicit(s *scenario.ExplicitS) {
+	errs := b.d.ErrorCount()
+	b.declPos = map[fabric.NodeID]scenario.Pos{}
+	if !b.fits(b.f.Topology.Pos, int64(len(s.Hosts)), int64(len(s.Switches)), int64(len(s.Links))) {
+		return
+	}
+	t := b.explicitNodes(s)
+	b.setTopology(t)
+	b.explicitLinks(t, s)
+	if b.d.ErrorCount() > errs {
+		return // the checks below would only repeat what is wrong
+	}
+	b.checkExplicit(t, s, errs)
+}
+
+// explicitNodes declares an explicit topology's hosts and switches, in
+// file order, with the profiles of those that override them.
+func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
+	t := fabric.NewTopology()
+	declared := map[string]scenario.Pos{}
+	add := func(n scenario.StrV, kind fabric.NodeKind, path string) (fabric.NodeID, bool) {
+		if !n.Set || !b.checkNodeName(n, path) {
+			return 0, false
+		}
+		if first, dup := declared[n.V]; dup {
+			b.errorf(n.Pos, path, "node %s is declared twice (first at %s)", scenario.Show(n.V), scenario.FirstAt(first, n.Pos))
+			return 0, false
+		}
+		declared[n.V] = n.Pos
+		id, err := t.AddNode(n.V, kind)
+		if err != nil {
+			b.errorf(n.Pos, path, "%v", err)
+			return 0, false
+		}
+		b.declPos[id] = n.Pos
+		return id, true
+	}
+	for i := range s.Hosts {
+		h := &s.Hosts[i]
+		id, ok := add(h.Name, fabric.Host, h.Path)
+		if ok && h.HCA.Set {
+			p := b.s.HCA
+			b.applyHCA(&p, &h.HCA)
+			b.noNodeCCParams(&h.HCA, h.Path+".hca")
+			if b.s.HCAProfiles == nil {
+				b.s.HCAProfiles = map[fabric.NodeID]hca.Profile{}
+			}
+			b.s.HCAProfiles[id] = p
+		}
+	}
+	for i := range s.Switches {
+		sw := &s.Switches[i]
+		id, ok := add(sw.Name, fabric.Switch, sw.Path)
+		if ok && sw.Switch.Set {
+			p := b.s.Switch
+			b.applySwitch(&p, &sw.Switch, sw.Path+".switch")
+			if b.s.SwitchProfiles == nil {
+				b.s.SwitchProfiles = map[fabric.NodeID]swtch.Profile{}
+			}
+			b.s.SwitchProfiles[id] = p
+		}
+	}
+	return t
+}
+
+// explicitLinks connects an explicit topology's links, each with the
+// default link's profile under its own rate and delay.
+func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
+	def := link(defaultLink, &s.Link)
+	names := t.Names()
+	for i := range s.Links {
+		l := &s.Links[i]
+		if !l.OK {
+			continue
+		}
+		x, okA := b.nodeNamed(l.A, l.Path, names)
+		y, okB := b.nodeNamed(l.B, l.Path, names)
+		if !okA || !okB {
+			continue
+		}
+		switch {
+		case x == y:
+			b.errorf(l.Pos, l.Path, "a link from %s to itself", scenario.Show(l.A.V))
+			continue
+		case t.Nodes[x].Kind == fabric.Host && t.Nodes[y].Kind == fabric.Host:
+			b.errorf(l.Pos, l.Path, "a link between two hosts, %s and %s; hosts connect to switches", scenario.Show(l.A.V), scenario.Show(l.B.V))
+			continue
+		}
+		spec := def
+		if l.Rate.Set {
+			spec.Rate = l.Rate.V
+		}
+		if l.Delay.Set {
+			spec.Delay = l.Delay.V
+		}
+		t.Connect(x, y, spec)
+	}
+}
+
+// checkExplicit checks what an explicit topology needs as a whole: every
+// node linked, hosts, and every node reachable from the first host.
+func (b *builder) checkExplicit(t *fabric.Topology, s *scenario.ExplicitS, errs int) {
+	for id, n := range t.Nodes {
+		if len(n.Ports) == 0 {
+			b.errorf(b.declPos[fabric.NodeID(id)], "topology", "%s %s has no links", n.Kind, scenario.Show(n.Name))
+		}
+	}
+	if b.d.ErrorCount() > errs || len(t.Hosts()) == 0 {
+		if len(t.Hosts()) == 0 {
+			b.errorf(s.KeyPos("hosts"), "topology.hosts", "the topology has no hosts")
+		}
+		return
+	}
+	// Connectivity through switches (hosts do not forward), from the first
+	// host, as fabric.Topology.Check sees it; the error points at the first
+	// node that cannot be reached.
+	first := t.Hosts()[0]
+	var cut []string
+	var at scenario.Pos
+	for _, id := range t.Unreachable() {
+		if len(cut) == 0 {
+			at = b.declPos[id]
+		}
+		cut = append(cut, t.Nodes[id].Name)
+	}
+	if len(cut) > 0 {
+		b.errorf(at, "topology", "the topology is not connected: %s cannot be reached from %s", b.list(cut), scenario.Show(t.Nodes[first].Name))
+		return
+	}
+	if err := t.Check(); err != nil {
+		b.errorf(b.f.Topology.Pos, "topology", "%v", err)
+		return
+	}
+	b.topoOK = true
+}
+
+// nodeNamed looks up any node by name.
+func (b *builder) nodeNamed(n scenario.StrV, path string, names []string) (fabric.NodeID, bool) {
+	id, ok := b.t.Lookup(n.V)
+	if !ok {
+		b.errorf(n.Pos, path, "unknown node %s%s; nodes are %s", scenario.Show(n.V), b.d.Suggest(n.V, names), b.list(names))
+	}
+	return id, ok
+}
+
+// host looks up a host by name.
+func (b *builder) host(n scenario.StrV, path string) (fabric.NodeID, bool) {
+	id, ok := b.t.Lookup(n.V)
+	switch {
+	case !ok:
+		b.errorf(n.Pos, path, "unknown host %s%s; hosts are %s", scenario.Show(n.V), b.d.Suggest(n.V, b.hostNms), b.list(b.hostNms))
+	case b.t.Nodes[id].Kind != fabric.Host:
+		b.errorf(n.Pos, path, "%s is a switch, not a host; hosts are %s", scenario.Show(n.V), b.list(b.hostNms))
+		ok = false
+	}
+	return id, ok
+}
+
+func (b *builder) switchNames() []string {
+	if b.swNames == nil {
+		b.swNames = []string{}
+		for _, n := range b.t.Nodes {
+			if n.Kind == fabric.Switch {
+				b.swNames = append(b.swNames, n.Name)
+			}
+		}
+	}
+	return b.swNames
+}
+
+// neighbours lists the names of a node's peers, in port order, once each.
+func (b *builder) neighbours(id fabric.NodeID) []string {
+	var out []string
+	seen := map[fabric.NodeID]bool{}
+	for _, p := range b.t.Nodes[id].Ports {
+		if p.Peer >= 0 && !seen[p.Peer] {
+			seen[p.Peer] = true
+			out = append(out, b.t.Nodes[p.Peer].Name)
+		}
+	}
+	return out
+}
+
+// hostIf resolves a host name that was given (an unset name already has
+// its error).
+func (b *builder) hostIf(n scenario.StrV, path string) (fabric.NodeID, bool) {
+	if !n.Set {
+		return 0, false
+	}
+	return b.host(n, path)
+}
+
+// hostList resolves a list of host names (or all) for a generator, without
+// duplicates.
+func (b *builder) hostList(l *scenario.NameListV, path string) ([]fabric.NodeID, []scenario.Pos, bool) {
+	if !l.Set || l.All {
+		return b.t.Hosts(), nil, true
+	}
+	ok := true
+	out := make([]fabric.NodeID, 0, len(l.Names))
+	var at []scenario.Pos
+	first := map[fabric.NodeID]scenario.Pos{}
+	for _, n := range l.Names {
+		if !n.Set {
+			ok = false
+			continue
+		}
+		id, found := b.host(n, path)
+		if !found {
+			ok = false
+			continue
+		}
+		if at, dup := first[id]; dup {
+			b.errorf(n.Pos, path, "%s is listed twice (first at %s)", scenario.Show(n.V), scenario.FirstAt(at, n.Pos))
+			ok = false
+			continue
+		}
+		first[id] = n.Pos
+		out = append(out, id)
+		at = append(at, n.Pos)
+	}
+	return out, at, ok
+}
