@@ -27,22 +27,14 @@ func (b *builder) ccConfig(h *scenario.HCAS) CCConfig {
 	if d.Variant.Set && d.Variant.V == "paper" {
 		c.DCQCN = congestion.DCQCNPaper()
 	}
-	p := &c.DCQCN
-	setRate := func(dst *fabric.Rate, v scenario.RateV) {
-		if v.Set {
-			*dst = v.V
-		}
-	}
-	setTime := func(dst *sim.Time, v scenario.TimeV) {
-		if v.Set {
-			*dst = v.V
-		}
-	}
-	setInt := func(dst *int, v scenario.IntV) {
-		if v.Set {
-			*dst = int(v.V)
-		}
-	}
+	b.dcqcnConfig(&c.DCQCN, d)
+	b.hpccConfig(&c.HPCC, &h.HPCC)
+	b.timelyConfig(&c.TIMELY, h)
+	return c
+}
+
+// dcqcnConfig overrides p with hca.dcqcn (d), under mlxconfig's names.
+func (b *builder) dcqcnConfig(p *congestion.DCQCNParams, d *scenario.DCQCNS) {
 	setRate(&p.AIRate, d.RpgAIRate)
 	setRate(&p.HAIRate, d.RpgHAIRate)
 	setTime(&p.TimeReset, d.RpgTimeReset)
@@ -76,20 +68,25 @@ func (b *builder) ccConfig(h *scenario.HCAS) CCConfig {
 	if p.TimeReset <= 0 {
 		b.errorf(d.RpgTimeReset.Pos, "hca.dcqcn.rpg_time_reset", "rpg_time_reset must be above 0")
 	}
+}
 
-	hp := &h.HPCC
+// hpccConfig overrides p with hca.hpcc (hp).
+func (b *builder) hpccConfig(p *congestion.HPCCParams, hp *scenario.HPCCS) {
 	if hp.Eta.Set {
 		if hp.Eta.V <= 0 {
 			b.errorf(hp.Eta.Pos, "hca.hpcc.eta", "eta must be above 0")
 		}
-		c.HPCC.Eta = hp.Eta.V
+		p.Eta = hp.Eta.V
 	}
-	setInt(&c.HPCC.MaxStage, hp.MaxStage)
+	setInt(&p.MaxStage, hp.MaxStage)
 	if hp.WAI.Set {
-		c.HPCC.WAI = int64(hp.WAI.V)
+		p.WAI = int64(hp.WAI.V)
 	}
+}
 
-	t, tp := &h.TIMELY, &c.TIMELY
+// timelyConfig overrides tp with hca.timely.
+func (b *builder) timelyConfig(tp *congestion.TIMELYParams, h *scenario.HCAS) {
+	t := &h.TIMELY
 	setTime(&tp.TLow, t.TLow)
 	setTime(&tp.THigh, t.THigh)
 	if t.Beta.Set {
@@ -108,7 +105,25 @@ func (b *builder) ccConfig(h *scenario.HCAS) CCConfig {
 	if tp.MinRTT <= 0 {
 		b.errorf(h.TIMELY.KeyPos("min_rtt"), "hca.timely.min_rtt", "min_rtt must be above 0")
 	}
-	return c
+}
+
+// setRate, setTime and setInt copy a value that the file gives.
+func setRate(dst *fabric.Rate, v scenario.RateV) {
+	if v.Set {
+		*dst = v.V
+	}
+}
+
+func setTime(dst *sim.Time, v scenario.TimeV) {
+	if v.Set {
+		*dst = v.V
+	}
+}
+
+func setInt(dst *int, v scenario.IntV) {
+	if v.Set {
+		*dst = int(v.V)
+	}
 }
 
 // noNodeCCParams rejects congestion parameters in a per-host override.

@@ -15,68 +15,27 @@ import (
 // wholeNodes) a node name meaning all its ports (hostsOnly: only a host's).
 func (b *builder) ports(s scenario.StrV, path string, wholeNodes, hostsOnly bool) []observe.PortRef {
 	v := s.V
-	lookup := func(name string) (fabric.NodeID, bool) {
-		id, ok := b.t.Lookup(name)
-		if !ok {
-			b.errorf(s.Pos, path, "unknown node %s%s; nodes are %s", scenario.Show(name), b.d.Suggest(name, b.allNames()), b.list(b.allNames()))
-		}
-		return id, ok
-	}
-	const forms = "a port is written node:pN (s0:p8) or node->peer (s0->h8)"
 	if a, peer, ok := strings.Cut(v, "->"); ok {
-		x, ok1 := lookup(a)
-		if !ok1 {
-			return nil
-		}
-		y, found := b.t.Lookup(peer)
-		p, adj := b.t.PortTo(x, y)
-		if !found || !adj {
-			nb := b.neighbours(x)
-			b.errorf(s.Pos, path, "%s has no port facing %s%s; its neighbours are %s", scenario.Show(a), scenario.Show(peer), b.d.Suggest(peer, nb), b.list(nb))
-			return nil
-		}
-		return []observe.PortRef{{Node: x, Port: p}}
+		return b.portFacing(s, path, a, peer)
 	}
 	if i := strings.LastIndexByte(v, ':'); i >= 0 {
-		name, ps := v[:i], v[i+1:]
-		num, err := strconv.Atoi(strings.TrimPrefix(ps, "p"))
-		if !strings.HasPrefix(ps, "p") || err != nil || num < 0 || strings.HasPrefix(ps, "p+") || strings.HasPrefix(ps, "p-") {
-			b.errorf(s.Pos, path, "%s is not a port; %s", scenario.Show(v), forms)
-			return nil
-		}
-		x, ok := lookup(name)
-		if !ok {
-			return nil
-		}
-		np := len(b.t.Nodes[x].Ports)
-		if num >= np {
-			has := fmt.Sprintf("p0..p%d", np-1)
-			switch np {
-			case 0:
-				has = "none"
-			case 1:
-				has = "p0"
-			}
-			b.errorf(s.Pos, path, "%s has no port p%d; its ports are %s", scenario.Show(name), num, has)
-			return nil
-		}
-		return []observe.PortRef{{Node: x, Port: num}}
+		return b.numberedPort(s, path, v[:i], v[i+1:])
 	}
 	x, ok := b.t.Lookup(v)
 	if !wholeNodes || (ok && hostsOnly && b.t.Nodes[x].Kind != fabric.Host) {
-		what := forms
+		what := portForms
 		if wholeNodes {
-			what = "expected a host or a port; " + forms
+			what = "expected a host or a port; " + portForms
 		}
 		if ok {
 			b.errorf(s.Pos, path, "%s is a %s, not a port; %s", scenario.Show(v), b.t.Nodes[x].Kind, what)
 		} else {
-			b.errorf(s.Pos, path, "%s is not a port; %s", scenario.Show(v), forms)
+			b.errorf(s.Pos, path, "%s is not a port; %s", scenario.Show(v), portForms)
 		}
 		return nil
 	}
 	if !ok {
-		lookup(v)
+		b.portNode(s, path, v)
 		return nil
 	}
 	out := make([]observe.PortRef, len(b.t.Nodes[x].Ports))
@@ -84,6 +43,61 @@ func (b *builder) ports(s scenario.StrV, path string, wholeNodes, hostsOnly bool
 		out[i] = observe.PortRef{Node: x, Port: i}
 	}
 	return out
+}
+
+// portNode is the node a port's name (s, at path) starts with.
+func (b *builder) portNode(s scenario.StrV, path, name string) (fabric.NodeID, bool) {
+	id, ok := b.t.Lookup(name)
+	if !ok {
+		b.errorf(s.Pos, path, "unknown node %s%s; nodes are %s", scenario.Show(name), b.d.Suggest(name, b.allNames()), b.list(b.allNames()))
+	}
+	return id, ok
+}
+
+// portForms says how a port is written, for messages.
+const portForms = "a port is written node:pN (s0:p8) or node->peer (s0->h8)"
+
+// portFacing is the port of node a that faces peer (a->peer).
+func (b *builder) portFacing(s scenario.StrV, path, a, peer string) []observe.PortRef {
+	x, ok1 := b.portNode(s, path, a)
+	if !ok1 {
+		return nil
+	}
+	y, found := b.t.Lookup(peer)
+	p, adj := b.t.PortTo(x, y)
+	if !found || !adj {
+		nb := b.neighbours(x)
+		b.errorf(s.Pos, path, "%s has no port facing %s%s; its neighbours are %s", scenario.Show(a), scenario.Show(peer), b.d.Suggest(peer, nb), b.list(nb))
+		return nil
+	}
+	return []observe.PortRef{{Node: x, Port: p}}
+}
+
+// numberedPort is port ps ("p8") of node name (name:p8).
+func (b *builder) numberedPort(s scenario.StrV, path, name, ps string) []observe.PortRef {
+	v := s.V
+	num, err := strconv.Atoi(strings.TrimPrefix(ps, "p"))
+	if !strings.HasPrefix(ps, "p") || err != nil || num < 0 || strings.HasPrefix(ps, "p+") || strings.HasPrefix(ps, "p-") {
+		b.errorf(s.Pos, path, "%s is not a port; %s", scenario.Show(v), portForms)
+		return nil
+	}
+	x, ok := b.portNode(s, path, name)
+	if !ok {
+		return nil
+	}
+	np := len(b.t.Nodes[x].Ports)
+	if num >= np {
+		has := fmt.Sprintf("p0..p%d", np-1)
+		switch np {
+		case 0:
+			has = "none"
+		case 1:
+			has = "p0"
+		}
+		b.errorf(s.Pos, path, "%s has no port p%d; its ports are %s", scenario.Show(name), num, has)
+		return nil
+	}
+	return []observe.PortRef{{Node: x, Port: num}}
 }
 
 func (b *builder) selector(s *scenario.SelV, path string) observe.Selector {

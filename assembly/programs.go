@@ -48,43 +48,60 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 	}
 	t := Test{Kind: tv.Kind, Src: src, Dst: dst, Generator: gen, Pos: tv.Pos}
 	mtu := min(b.s.HCAProfile(src).MTU, b.s.HCAProfile(dst).MTU)
+	ok := false
 	switch g := tv.Gen.(type) {
 	case *scenario.PerftestS:
-		c := hca.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
-			QPs: int(g.QPs.V), TxDepth: int(g.TxDepth.V), CQMod: int(g.CQMod.V), RxDepth: int(g.RxDepth.V),
-			Priority: prio, Start: com.Start.V}
-		c = hca.PerftestDefaults(c)
-		if err := hca.CheckPerftest(c, mtu); err != nil {
-			at := tv.Pos
-			for _, p := range []scenario.Pos{g.Size.Pos, com.QP.Pos, g.QPs.Pos} {
-				if p.Line > 0 {
-					at = p
-					break
-				}
-			}
-			b.errorf(at, path, "%s: %v", g.Test.V, err)
-			return
-		}
-		if n := int64(c.Iters) * int64(c.QPs); n > 10_000_000 {
-			b.errorf(g.QPs.Pos, path+".qps", "iterations × qps is %d; at most 10000000 are supported", n)
-			return
-		}
-		t.Perftest = c
+		t.Perftest, ok = b.perftestConfig(g, tv, path, qt, prio, mtu)
 	case *scenario.PingpongS:
-		c := hca.PingpongDefaults(hca.PingpongConfig{Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
-			RxDepth: int(g.RxDepth.V), Priority: prio, Start: com.Start.V})
-		if qt == hca.UD && c.Size > int64(mtu) {
-			at := g.Size.Pos
-			if !g.Size.Set {
-				at = tv.Pos
-			}
-			b.errorf(at, path+".size", "a UD message is at most one MTU (%d bytes), not %d", mtu, c.Size)
-			return
-		}
-		t.Pingpong = c
+		t.Pingpong, ok = b.pingpongConfig(g, tv, path, qt, prio, mtu)
+	}
+	if !ok {
+		return
 	}
 	if com.Start.Set && com.Start.V >= b.s.Stop.At {
 		b.warnf(com.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", com.Start.V, b.s.Stop.At)
 	}
 	b.s.Tests = append(b.s.Tests, t)
+}
+
+// perftestConfig is a perftest generator's configuration, perftest's
+// defaults filled in and checked against the path's MTU.
+func (b *builder) perftestConfig(g *scenario.PerftestS, tv *scenario.TrafficV, path string, qt hca.QPType, prio uint8, mtu int) (hca.PerftestConfig, bool) {
+	com := &g.GenCommon
+	c := hca.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+		QPs: int(g.QPs.V), TxDepth: int(g.TxDepth.V), CQMod: int(g.CQMod.V), RxDepth: int(g.RxDepth.V),
+		Priority: prio, Start: com.Start.V}
+	c = hca.PerftestDefaults(c)
+	if err := hca.CheckPerftest(c, mtu); err != nil {
+		at := tv.Pos
+		for _, p := range []scenario.Pos{g.Size.Pos, com.QP.Pos, g.QPs.Pos} {
+			if p.Line > 0 {
+				at = p
+				break
+			}
+		}
+		b.errorf(at, path, "%s: %v", g.Test.V, err)
+		return c, false
+	}
+	if n := int64(c.Iters) * int64(c.QPs); n > 10_000_000 {
+		b.errorf(g.QPs.Pos, path+".qps", "iterations × qps is %d; at most 10000000 are supported", n)
+		return c, false
+	}
+	return c, true
+}
+
+// pingpongConfig is a pingpong generator's configuration, the
+// ibv_*_pingpong defaults filled in; a UD message must fit one MTU.
+func (b *builder) pingpongConfig(g *scenario.PingpongS, tv *scenario.TrafficV, path string, qt hca.QPType, prio uint8, mtu int) (hca.PingpongConfig, bool) {
+	c := hca.PingpongDefaults(hca.PingpongConfig{Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+		RxDepth: int(g.RxDepth.V), Priority: prio, Start: g.Start.V})
+	if qt == hca.UD && c.Size > int64(mtu) {
+		at := g.Size.Pos
+		if !g.Size.Set {
+			at = tv.Pos
+		}
+		b.errorf(at, path+".size", "a UD message is at most one MTU (%d bytes), not %d", mtu, c.Size)
+		return c, false
+	}
+	return c, true
 }

@@ -65,67 +65,13 @@ func count(n int64) string {
 
 func (b *builder) topology() {
 	tv := &b.f.Topology
-	var t *fabric.Topology
-	var err error
-	switch s := tv.Spec.(type) {
-	case *scenario.StarS:
-		if !s.Hosts.Set || !b.fits(s.Hosts.Pos, s.Hosts.V, 1, s.Hosts.V) {
-			return
-		}
-		t, err = fabric.Star(int(s.Hosts.V), link(defaultLink, &s.Link))
-	case *scenario.DumbbellS:
-		if !s.Left.Set || !s.Right.Set || !b.fits(tv.Pos, s.Left.V+s.Right.V, 2, s.Left.V+s.Right.V+1) {
-			return
-		}
-		l := link(defaultLink, &s.Link)
-		t, err = fabric.Dumbbell(int(s.Left.V), int(s.Right.V), l, link(l, &s.Bottleneck))
-	case *scenario.LeafSpineS:
-		if !s.Leaves.Set || !s.Spines.Set || !s.HostsPerLeaf.Set {
-			return
-		}
-		h := satMul(s.Leaves.V, s.HostsPerLeaf.V)
-		if !b.fits(tv.Pos, h, s.Leaves.V+s.Spines.V, h+satMul(s.Leaves.V, s.Spines.V)) {
-			return
-		}
-		l := link(defaultLink, &s.Link)
-		t, err = fabric.LeafSpine(int(s.Leaves.V), int(s.Spines.V), int(s.HostsPerLeaf.V), link(l, &s.HostLink), link(l, &s.FabricLink))
-	case *scenario.FatTreeS:
-		if !s.K.Set {
-			return
-		}
-		k := s.K.V
-		if k%2 != 0 {
-			b.errorf(s.K.Pos, "topology.k", "a fat-tree needs an even k; %d is odd", k)
-			return
-		}
-		if k > int64(b.lim.FatTreeK) {
-			b.errorf(s.K.Pos, "topology.k", "%d is too large; the largest fat-tree supported has k = %d", k, b.lim.FatTreeK)
-			return
-		}
-		if !b.fits(s.K.Pos, k*k*k/4, 5*k*k/4, 3*k*k*k/4) {
-			return
-		}
-		t, err = fabric.FatTree(int(k), link(defaultLink, &s.Link))
-	case *scenario.RingS:
-		if !s.Switches.Set {
-			return
-		}
-		per := int64(1)
-		if s.HostsPerSwitch.Set {
-			per = s.HostsPerSwitch.V
-		} else if s.Has("hosts_per_switch") {
-			return
-		}
-		h := satMul(s.Switches.V, per)
-		if !b.fits(tv.Pos, h, s.Switches.V, h+s.Switches.V) {
-			return
-		}
-		t, err = fabric.Ring(int(s.Switches.V), int(per), link(defaultLink, &s.Link))
-	case *scenario.ExplicitS:
+	if s, ok := tv.Spec.(*scenario.ExplicitS); ok {
 		b.explicit(s)
 		return
-	default:
-		return
+	}
+	t, err := b.generate(tv)
+	if t == nil && err == nil {
+		return // reported, or not given
 	}
 	if err != nil { // the schema's bounds should have caught it
 		b.errorf(tv.Pos, "topology", "%v", err)
@@ -137,6 +83,69 @@ func (b *builder) topology() {
 		b.errorf(tv.Pos, "topology", "%v", err)
 		b.topoOK = false
 	}
+}
+
+// generate builds a generated topology (star, dumbbell, leaf-spine,
+// fat-tree, ring), after checking that it fits the limits. It returns
+// nil and no error where the file's values are missing or out of bounds
+// (reported).
+func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, error) {
+	switch s := tv.Spec.(type) {
+	case *scenario.StarS:
+		if !s.Hosts.Set || !b.fits(s.Hosts.Pos, s.Hosts.V, 1, s.Hosts.V) {
+			return nil, nil
+		}
+		return fabric.Star(int(s.Hosts.V), link(defaultLink, &s.Link))
+	case *scenario.DumbbellS:
+		if !s.Left.Set || !s.Right.Set || !b.fits(tv.Pos, s.Left.V+s.Right.V, 2, s.Left.V+s.Right.V+1) {
+			return nil, nil
+		}
+		l := link(defaultLink, &s.Link)
+		return fabric.Dumbbell(int(s.Left.V), int(s.Right.V), l, link(l, &s.Bottleneck))
+	case *scenario.LeafSpineS:
+		if !s.Leaves.Set || !s.Spines.Set || !s.HostsPerLeaf.Set {
+			return nil, nil
+		}
+		h := satMul(s.Leaves.V, s.HostsPerLeaf.V)
+		if !b.fits(tv.Pos, h, s.Leaves.V+s.Spines.V, h+satMul(s.Leaves.V, s.Spines.V)) {
+			return nil, nil
+		}
+		l := link(defaultLink, &s.Link)
+		return fabric.LeafSpine(int(s.Leaves.V), int(s.Spines.V), int(s.HostsPerLeaf.V), link(l, &s.HostLink), link(l, &s.FabricLink))
+	case *scenario.FatTreeS:
+		if !s.K.Set {
+			return nil, nil
+		}
+		k := s.K.V
+		if k%2 != 0 {
+			b.errorf(s.K.Pos, "topology.k", "a fat-tree needs an even k; %d is odd", k)
+			return nil, nil
+		}
+		if k > int64(b.lim.FatTreeK) {
+			b.errorf(s.K.Pos, "topology.k", "%d is too large; the largest fat-tree supported has k = %d", k, b.lim.FatTreeK)
+			return nil, nil
+		}
+		if !b.fits(s.K.Pos, k*k*k/4, 5*k*k/4, 3*k*k*k/4) {
+			return nil, nil
+		}
+		return fabric.FatTree(int(k), link(defaultLink, &s.Link))
+	case *scenario.RingS:
+		if !s.Switches.Set {
+			return nil, nil
+		}
+		per := int64(1)
+		if s.HostsPerSwitch.Set {
+			per = s.HostsPerSwitch.V
+		} else if s.Has("hosts_per_switch") {
+			return nil, nil
+		}
+		h := satMul(s.Switches.V, per)
+		if !b.fits(tv.Pos, h, s.Switches.V, h+s.Switches.V) {
+			return nil, nil
+		}
+		return fabric.Ring(int(s.Switches.V), int(per), link(defaultLink, &s.Link))
+	}
+	return nil, nil
 }
 
 func (b *builder) setTopology(t *fabric.Topology) {

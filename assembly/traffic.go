@@ -95,32 +95,7 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 		b.errorf(g.Load.Pos, path+".load", "load must be above 0")
 		return
 	}
-	if g.To.Set {
-		if !g.Hosts.Set || g.Hosts.All {
-			hosts = hosts[:0:0]
-			for _, h := range b.t.Hosts() {
-				if h != to {
-					hosts = append(hosts, h)
-				}
-			}
-		} else {
-			for j, h := range hosts {
-				if h == to {
-					b.errorf(at[j], path+".hosts", "a flow from %s to itself: %s is the destination (to:)", scenario.Show(g.To.V), scenario.Show(g.To.V))
-					return
-				}
-			}
-		}
-		if len(hosts) == 0 {
-			b.errorf(tv.Pos, path+".hosts", "poisson needs at least one host besides to:")
-			return
-		}
-	} else if len(hosts) < 2 {
-		at := g.Hosts.Pos
-		if !g.Hosts.Set {
-			at = tv.Pos
-		}
-		b.errorf(at, path+".hosts", "poisson needs at least 2 hosts (or to:), not %d", len(hosts))
+	if hosts, ok = b.poissonSenders(tv, path, g, hosts, at, to); !ok {
 		return
 	}
 	qp, op, ok := b.qpOp(tv, path, &g.GenCommon, hosts, dist.Max(), g.Sizes.Pos)
@@ -537,4 +512,39 @@ func uniform(r *rand.Rand, n uint64) uint64 {
 			return x % n
 		}
 	}
+}
+
+// poissonSenders are the hosts that start a poisson generator's flows:
+// hosts: (every host but to:, when to: is given without hosts:), at least
+// one besides to:, or at least two without it. at are hosts' positions.
+func (b *builder) poissonSenders(tv *scenario.TrafficV, path string, g *scenario.PoissonS, hosts []fabric.NodeID, at []scenario.Pos, to fabric.NodeID) ([]fabric.NodeID, bool) {
+	if g.To.Set {
+		if !g.Hosts.Set || g.Hosts.All {
+			hosts = hosts[:0:0]
+			for _, h := range b.t.Hosts() {
+				if h != to {
+					hosts = append(hosts, h)
+				}
+			}
+		} else {
+			for j, h := range hosts {
+				if h == to {
+					b.errorf(at[j], path+".hosts", "a flow from %s to itself: %s is the destination (to:)", scenario.Show(g.To.V), scenario.Show(g.To.V))
+					return nil, false
+				}
+			}
+		}
+		if len(hosts) == 0 {
+			b.errorf(tv.Pos, path+".hosts", "poisson needs at least one host besides to:")
+			return nil, false
+		}
+	} else if len(hosts) < 2 {
+		at := g.Hosts.Pos
+		if !g.Hosts.Set {
+			at = tv.Pos
+		}
+		b.errorf(at, path+".hosts", "poisson needs at least 2 hosts (or to:), not %d", len(hosts))
+		return nil, false
+	}
+	return hosts, true
 }

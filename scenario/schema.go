@@ -568,9 +568,9 @@ type HCAS struct {
 	RTOLow          TimeV   `yaml:"rto_low" min:"1ns"`
 	RTOHigh         TimeV   `yaml:"rto_high" min:"1ns"`
 	CC              StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|none"`
-	DCQCN           dcqcnS  `yaml:"dcqcn"`
-	HPCC            hpccS   `yaml:"hpcc"`
-	TIMELY          timelyS `yaml:"timely"`
+	DCQCN           DCQCNS  `yaml:"dcqcn"`
+	HPCC            HPCCS   `yaml:"hpcc"`
+	TIMELY          TIMELYS `yaml:"timely"`
 }
 
 // nicWatchdogS is hca.pfc_watchdog: the NIC's PFC storm prevention.
@@ -579,16 +579,16 @@ type nicWatchdogS struct {
 	After TimeV `yaml:"after" min:"1ps"`
 }
 
-// hpccS is hca.hpcc: HPCC's parameters.
-type hpccS struct {
+// HPCCS is hca.hpcc: HPCC's parameters.
+type HPCCS struct {
 	meta
 	Eta      fracV `yaml:"eta"`
 	MaxStage IntV  `yaml:"max_stage" min:"0" max:"100"`
 	WAI      SizeV `yaml:"w_ai"`
 }
 
-// timelyS is hca.timely: TIMELY's parameters.
-type timelyS struct {
+// TIMELYS is hca.timely: TIMELY's parameters.
+type TIMELYS struct {
 	meta
 	TLow     TimeV `yaml:"t_low"`
 	THigh    TimeV `yaml:"t_high"`
@@ -618,9 +618,9 @@ func (r *rxRateV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 	r.Rate.decodeNode(d, n, c)
 }
 
-// dcqcnS takes NVIDIA's parameter names (mlxconfig / sysfs), so values
+// DCQCNS takes NVIDIA's parameter names (mlxconfig / sysfs), so values
 // can be pasted.
-type dcqcnS struct {
+type DCQCNS struct {
 	meta
 	Variant                  StrV  `yaml:"variant" enum:"paper|nvidia"`
 	RpgAIRate                RateV `yaml:"rpg_ai_rate"`
