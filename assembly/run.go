@@ -639,6 +639,24 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 	for _, w := range s.Warnings {
 		sum.Warnings = append(sum.Warnings, w.Error())
 	}
+	rows := n.flowRows(sum, now)
+	n.countPackets(sum)
+	if sum.Packets.DropReasons["headroom"] > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
+			"%d packets of lossless priorities were dropped because headroom overflowed: this configuration is not lossless (raise switch.pfc.headroom or lower xoff)",
+			sum.Packets.DropReasons["headroom"]))
+	}
+	n.faultSummary(sum)
+	sum.Expect = observe.Check(n.view(), &s.Expect, len(n.Flows), sum)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+	return sum, rows
+}
+
+// flowRows are flows.csv's rows, one per flow offered by now (sorted by
+// id by collect), with the summary's flow, byte, FCT and fairness figures
+// added to sum.
+func (n *Network) flowRows(sum *reports.Summary, now sim.Time) []reports.FlowRow {
+	s := n.Scenario
 	var rows []reports.FlowRow
 	var fcts, slowdowns, tputs []float64
 	var sizes []int64
@@ -691,6 +709,12 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 	sum.FCTBuckets = reports.FCTBuckets(sizes, slowdowns)
 	sum.Throughput.Fairness = reports.Round(reports.JainFairness(tputs), 6)
 
+	return rows
+}
+
+// countPackets adds the HCAs', switches', links' and ports' counters to
+// sum: packets, drops by reason, ECN marks and CNPs, PFC frames and time.
+func (n *Network) countPackets(sum *reports.Summary) {
 	for _, h := range n.HCAs {
 		if h == nil {
 			continue
@@ -726,13 +750,4 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			}
 		}
 	}
-	if sum.Packets.DropReasons["headroom"] > 0 {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
-			"%d packets of lossless priorities were dropped because headroom overflowed: this configuration is not lossless (raise switch.pfc.headroom or lower xoff)",
-			sum.Packets.DropReasons["headroom"]))
-	}
-	n.faultSummary(sum)
-	sum.Expect = observe.Check(n.view(), &s.Expect, len(n.Flows), sum)
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-	return sum, rows
 }

@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/scenario"
-	"gopkg.in/yaml.v3"
 )
 
 // A sweep file (SCENARIO.md, "Sweeps") names a base scenario and the

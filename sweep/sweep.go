@@ -1,12 +1,16 @@
-// Package sweep runs the points of a sweep file (Sweep) in
-// parallel on one machine, or one point per task of a cluster job array,
-// and collects their results into sweep.csv and a comparison report.
+// Package sweep reads sweep files (Load, Parse: a base scenario and the
+// values to vary by path, file.go), runs their points in parallel on one
+// machine, or one point per task of a cluster job array, and collects
+// their results into sweep.csv and a comparison report.
 //
 // A sweep's folder holds points/NNNN_.../ (one run folder per point, as
 // `lfsim run` writes it), sweep.csv, report.html and, when asked,
 // sweep.sbatch. A point whose summary.json exists and says complete is
 // done: running the sweep again skips it, so a killed sweep resumes where
 // it stopped.
+//
+// sweep may import the format (scenario), assembly and reports; nothing
+// but cmd imports it.
 package sweep
 
 import (

@@ -1,0 +1,174 @@
+package layers
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/lfsim/lfsim/"
+
+// models are the simulation models: each may import the ones below it in
+// this list's order only through sim and fabric (a model that needs to
+// know about another takes an interface).
+var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
+
+// allowed says which of lfsim's packages each may import (non-test
+// files). A folder not listed here must be added, with its place in the
+// direction: cmd -> {sweep, bench} -> assembly -> {scenario, observe}
+// -> the models -> fabric -> sim.
+var allowed = map[string][]string{
+	"sim":                {},
+	"fabric":             {"sim"},
+	"switch":             {"sim", "fabric"},
+	"hca":                {"sim", "fabric"},
+	"congestion":         {"sim", "fabric"},
+	"reports":            {"sim", "fabric"},
+	"internal/cacheline": {},
+	"internal/layers":    {},
+	// The format knows no model: only the value types below (valueTypes).
+	"scenario": {"sim", "fabric"},
+	// The observers read the models; they know no scenario file.
+	"observe":       append(slices.Clone(models), "internal/cacheline"),
+	"assembly":      append(slices.Clone(models), "scenario", "observe", "internal/cacheline"),
+	"sweep":         {"reports", "scenario", "assembly"},
+	"bench":         append(slices.Clone(models), "scenario", "observe", "assembly"),
+	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "assembly", "internal/cacheline"),
+	"cmd/lfsim":     append(slices.Clone(models), "scenario", "observe", "assembly", "sweep", "bench/ceiling"),
+}
+
+// valueTypes are the files whose declarations the format (scenario) may
+// use from the packages it imports: units and times.
+var valueTypes = map[string]string{"fabric": "fabric/units.go", "sim": "sim/time.go"}
+
+// root is the module's folder.
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s", dir)
+	}
+	return dir
+}
+
+// imports returns, per package folder, the lfsim packages its non-test
+// files import, with where each import is.
+func imports(t *testing.T, dir string) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != dir && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, filepath.Dir(path))
+		pkg := filepath.ToSlash(rel)
+		if out[pkg] == nil {
+			out[pkg] = map[string]string{}
+		}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if ours, ok := strings.CutPrefix(p, module); ok {
+				out[pkg][ours] = fset.Position(im.Pos()).String()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestImportDirection fails when a package imports one of lfsim's that
+// its place in the direction does not allow, or when a package has no
+// place yet.
+func TestImportDirection(t *testing.T) {
+	dir := root(t)
+	all := imports(t, dir)
+	for _, pkg := range slices.Sorted(maps.Keys(all)) {
+		ims := all[pkg]
+		ok, listed := allowed[pkg]
+		if !listed {
+			t.Errorf("%s: a package with no place in the dependency direction; add it to allowed in internal/layers/layers_test.go (and to the README's layout)", pkg)
+			continue
+		}
+		for _, im := range slices.Sorted(maps.Keys(ims)) {
+			if at := ims[im]; !slices.Contains(ok, im) {
+				rel, _ := filepath.Rel(dir, at)
+				t.Errorf("%s: %s imports %s, which it must not (it may import %s)", rel, pkg, im, strings.Join(ok, ", "))
+			}
+		}
+	}
+}
+
+// TestFormatUsesValueTypesOnly: the scenario format may import fabric and
+// sim for their value types (sizes, rates, times) and nothing else of
+// them: no topology, port or packet.
+func TestFormatUsesValueTypesOnly(t *testing.T) {
+	dir := root(t)
+	fset := token.NewFileSet()
+	declared := map[string]map[string]bool{}
+	for pkg, file := range valueTypes {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, file), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		declared[pkg] = map[string]bool{}
+		for name, obj := range f.Scope.Objects {
+			if ast.IsExported(name) && obj.Kind != ast.Bad {
+				declared[pkg][name] = true
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "scenario", "*.go"))
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok || x.Obj != nil { // a local name, not a package
+				return true
+			}
+			if names, ours := declared[x.Name]; ours && !names[sel.Sel.Name] {
+				rel, _ := filepath.Rel(dir, fset.Position(sel.Pos()).String())
+				t.Errorf("%s: the scenario format uses %s.%s; it may use only the value types of %s", rel, x.Name, sel.Sel.Name, valueTypes[x.Name])
+			}
+			return true
+		})
+	}
+}
