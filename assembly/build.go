@@ -1,8 +1,6 @@
 package assembly
 
 import (
-	"regexp"
-
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
@@ -104,14 +102,9 @@ func (b *builder) warnf(p scenario.Pos, path, format string, args ...any) {
 	b.d.Warnf(p, path, format, args...)
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
 func (b *builder) header() {
 	f, s := b.f, b.s
 	if f.Name.Set {
-		if !validName.MatchString(f.Name.V) {
-			b.errorf(f.Name.Pos, "name", "%s is not a valid name: use letters, digits, '.', '_' and '-', starting with a letter or digit (it names the output folder)", scenario.Quote(f.Name.V))
-		}
 		s.Name = f.Name.V
 	}
 	s.Description = f.Description.V
@@ -119,12 +112,7 @@ func (b *builder) header() {
 		s.Seed = f.Seed.V
 	}
 	st := &f.Stop
-	seen := map[string]bool{}
 	for _, w := range st.When.Items {
-		if seen[w.V] {
-			b.errorf(w.Pos, "stop.when", "%s is listed twice", w.V)
-		}
-		seen[w.V] = true
 		switch w.V {
 		case "flows-done":
 			s.Stop.WhenFlowsDone = true
@@ -135,9 +123,6 @@ func (b *builder) header() {
 	if st.At.Set {
 		s.Stop.At = st.At.V
 		if st.At.V == 0 {
-			if len(st.When.Items) == 0 {
-				b.errorf(st.At.Pos, "stop.at", "0 means no time limit, which needs a when: condition; give a time such as 10ms or add when: flows-done")
-			}
 			s.Stop.At = sim.Never
 		}
 	}

@@ -110,9 +110,10 @@ type Decoder struct {
 }
 
 // Decode decodes a parsed YAML document (root; nil for an empty file)
-// into the schema, checking every key and value against it and visiting
-// at most budget nodes. The problems found are in the decoder, where the
-// assembly of the scenario adds its own.
+// into the schema, checking every key and value against it (visiting at
+// most budget nodes) and then what else needs only the file (check.go).
+// The problems found are in the decoder, where the assembly of the
+// scenario adds its own.
 func Decode(file string, root *yaml.Node, budget int) (*File, *Decoder) {
 	d := &Decoder{File: file, budget: budget}
 	var f File
@@ -120,6 +121,7 @@ func Decode(file string, root *yaml.Node, budget int) (*File, *Decoder) {
 		d.Errorf(Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a scenario needs at least topology: and traffic:")
 	} else {
 		d.decodeInto(root, &f, ctx{key: d.pos(root)})
+		f.check(d)
 	}
 	return &f, d
 }
