@@ -135,3 +135,21 @@ func (b *builder) header() {
 // ---- traffic
 
 // ---- observe and expect
+
+// limits bound what a scenario may generate, so that no file (or fuzzer)
+// can exhaust memory by asking for an absurd fabric.
+type limits struct {
+	Hosts    int // hosts in a topology, 100000
+	Switches int // switches in a generated topology, 100000
+	Links    int // links in a generated topology, 1000000
+	FatTreeK int // largest fat-tree k, 64
+	Flows    int // flows after expansion, 10000000
+	Nodes    int // YAML nodes visited (aliases count each time), 5000000
+	// RouteEntries bounds switches × hosts (the routing tables) and
+	// switches² / 4 (the distance matrix routing uses): 400000000, which
+	// admits a k=64 fat-tree.
+	RouteEntries int
+}
+
+// defaultLimits are the limits Load and Parse apply.
+var defaultLimits = limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: 10_000_000, Nodes: 5_000_000, RouteEntries: 400_000_000}

@@ -8,16 +8,6 @@ import (
 	"github.com/lfsim/lfsim/sim"
 )
 
-// CCConfig holds the congestion-control parameters of the top-level hca:
-// block. Which algorithm a host runs is its profile's CC; the parameters
-// are the same for every host (a per-host hca: override may choose the
-// algorithm, not its parameters).
-type CCConfig struct {
-	DCQCN  congestion.DCQCNParams
-	HPCC   congestion.HPCCParams
-	TIMELY congestion.TIMELYParams
-}
-
 // ccConfig reads hca.dcqcn, hca.hpcc and hca.timely over their defaults:
 // DCQCN's variant (default nvidia, what ConnectX NICs run) picks its
 // defaults, then each key given overrides one.

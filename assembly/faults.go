@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -248,5 +249,35 @@ func (n *Network) faultSummary(sum *reports.Summary) {
 	}
 	if n.det != nil {
 		n.det.Finish(sum)
+	}
+}
+
+// lossFault turns a link direction's random loss on (at its start) and
+// off (at its end).
+type lossFault struct {
+	link *fabric.Link
+	rate float64
+	rng  *rand.Rand
+}
+
+func (l *lossFault) HandleEvent(ev *sim.Event) {
+	if ev.Kind == 0 {
+		l.link.SetLoss(l.rate, l.rng)
+	} else {
+		l.link.SetLoss(0, nil)
+	}
+}
+
+// scheduleLoss applies a loss fault to both directions of its link.
+func (n *Network) scheduleLoss(f Fault) {
+	t := n.Scenario.Topology
+	for _, d := range [][2]fabric.NodeID{{f.A, f.B}, {f.B, f.A}} {
+		port, _ := t.PortTo(d[0], d[1])
+		name := fmt.Sprintf("fault/loss/%s-%s", t.Nodes[d[0]].Name, t.Nodes[d[1]].Name)
+		l := &lossFault{link: n.Fabric.LinkFrom(d[0], port), rate: f.Rate, rng: sim.Stream(n.Scenario.Seed, name)}
+		n.Eng.Schedule(f.At, l, 0, 0, nil)
+		if f.Until != sim.Never {
+			n.Eng.Schedule(f.Until, l, 1, 0, nil)
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -31,4 +33,49 @@ func LoadNamed(arg string) (*Scenario, error) {
 		return nil, err
 	}
 	return LoadExample(arg)
+}
+
+// Load reads and validates a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse reads and validates a scenario from data; file names the source
+// in messages. On any error it returns nil and an Errors holding every
+// problem it could find, sorted by position.
+func Parse(file string, data []byte) (*Scenario, error) {
+	return parse(file, data, defaultLimits)
+}
+
+func parse(file string, data []byte, lim limits) (*Scenario, error) {
+	if file == "" {
+		file = "<input>"
+	}
+	root, err := scenario.ParseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return parseNode(file, root, lim)
+}
+
+// ParseNode validates a scenario given as its YAML tree (root, as
+// scenario.ParseYAML returns it; nil: an empty file), under the limits
+// of Parse. A sweep edits the tree of its base and loads each point here.
+func ParseNode(file string, root *yaml.Node) (*Scenario, error) {
+	return parseNode(file, root, defaultLimits)
+}
+
+// parseNode is ParseNode under the limits lim.
+func parseNode(file string, root *yaml.Node, lim limits) (*Scenario, error) {
+	f, d := scenario.Decode(file, root, lim.Nodes)
+	s := build(d, f, lim)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	s.Warnings = d.Warnings()
+	return s, nil
 }

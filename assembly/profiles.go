@@ -245,3 +245,28 @@ func threshold(x *scenario.ThresholdV) swtch.Threshold {
 	}
 	return swtch.Threshold{Bytes: x.Bytes.V}
 }
+
+// losslessPriorities is the set of priorities that PFC protects on every
+// switch, or nil when PFC is off everywhere (a lossy fabric on purpose).
+func (b *builder) losslessPriorities() map[uint8]bool {
+	profiles := []swtch.Profile{b.s.Switch}
+	for _, p := range b.s.SwitchProfiles {
+		profiles = append(profiles, p)
+	}
+	count := map[uint8]int{}
+	on := false
+	for _, p := range profiles {
+		for _, pr := range p.PFC.Priorities {
+			count[pr]++
+			on = true
+		}
+	}
+	if !on {
+		return nil
+	}
+	out := map[uint8]bool{}
+	for pr, c := range count {
+		out[pr] = c == len(profiles)
+	}
+	return out
+}

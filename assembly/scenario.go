@@ -1,52 +1,7 @@
-// Package assembly turns a scenario file into a runnable network and runs
-// it. Load and Parse read a file with the scenario format (package
-// scenario), then resolve it: the topology is generated and its routes
-// computed, every name is checked against it, the switch and HCA profiles
-// are filled in (per node where an explicit topology overrides them), the
-// traffic is expanded into flows, the faults are checked, and observe: and
-// expect: are resolved into the observers' settings. Every problem found
-// here, as in the format, is reported at its file:line:column with what
-// was expected, together with the format's own in one sorted list.
-//
-// Build makes a Scenario a Network: the engine, a model per node (swtch,
-// hca, congestion), the flows' QPs and work requests, the faults
-// scheduled. Network.Run runs it to its stop condition with the observers
-// switched on (package observe) and returns what a run writes
-// (reports.Results).
-//
-// The builder is split by concern: build.go (the header, profiles and the
-// order of the steps), topology.go, routes.go, traffic.go, observe.go,
-// faultcheck.go; the run is run.go, dynamic.go (flows that start and end
-// while it runs) and faults.go (faults at run time).
-//
-// Beyond SCENARIO.md, the loader accepts what users would expect:
-//
-//   - Link profiles default to 100Gbps and 1us; a dumbbell's bottleneck
-//     defaults to its link; a leaf-spine takes link: as the default of
-//     host_link and fabric_link; a ring's hosts_per_switch defaults to 1.
-//   - routing: and routes: in every kind of topology, not only explicit.
-//   - hosts/from: all in generators (from: all is every host but to:).
-//   - In observe.links, observe.queues and observe.pcap a node name stands
-//     for all its ports; links/queues/flows also take none.
-//   - hca.ack_every (packets between ACK requests, hca.Profile.AckEvery).
-//
-// Limits keep any file from exhausting memory: at most 100000 hosts,
-// 100000 switches and 1000000 links in a topology, fat-tree k up to 64,
-// switches × hosts up to 4×10^8 and switches² up to 10^8 (the routing
-// tables), 10 million flows, 5 million YAML nodes visited (aliases
-// counted each time) and nesting 64 deep; and at most 200 errors are
-// listed.
-//
-// assembly may import the format (scenario), the observers (observe),
-// the models (sim, fabric, swtch, hca, congestion) and reports. It must
-// not import sweep or cmd; the models and observers must not import it.
 package assembly
 
 import (
-	"os"
-
-	"gopkg.in/yaml.v3"
-
+	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
@@ -255,65 +210,12 @@ type Fault struct {
 	Pos         scenario.Pos
 }
 
-// limits bound what a scenario may generate, so that no file (or fuzzer)
-// can exhaust memory by asking for an absurd fabric.
-type limits struct {
-	Hosts    int // hosts in a topology, 100000
-	Switches int // switches in a generated topology, 100000
-	Links    int // links in a generated topology, 1000000
-	FatTreeK int // largest fat-tree k, 64
-	Flows    int // flows after expansion, 10000000
-	Nodes    int // YAML nodes visited (aliases count each time), 5000000
-	// RouteEntries bounds switches × hosts (the routing tables) and
-	// switches² / 4 (the distance matrix routing uses): 400000000, which
-	// admits a k=64 fat-tree.
-	RouteEntries int
-}
-
-// defaultLimits are the limits Load and Parse apply.
-var defaultLimits = limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: 10_000_000, Nodes: 5_000_000, RouteEntries: 400_000_000}
-
-// Load reads and validates a scenario file.
-func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(path, data)
-}
-
-// Parse reads and validates a scenario from data; file names the source
-// in messages. On any error it returns nil and an Errors holding every
-// problem it could find, sorted by position.
-func Parse(file string, data []byte) (*Scenario, error) {
-	return parse(file, data, defaultLimits)
-}
-
-func parse(file string, data []byte, lim limits) (*Scenario, error) {
-	if file == "" {
-		file = "<input>"
-	}
-	root, err := scenario.ParseYAML(file, data)
-	if err != nil {
-		return nil, err
-	}
-	return parseNode(file, root, lim)
-}
-
-// ParseNode validates a scenario given as its YAML tree (root, as
-// scenario.ParseYAML returns it; nil: an empty file), under the limits
-// of Parse. A sweep edits the tree of its base and loads each point here.
-func ParseNode(file string, root *yaml.Node) (*Scenario, error) {
-	return parseNode(file, root, defaultLimits)
-}
-
-// parseNode is ParseNode under the limits lim.
-func parseNode(file string, root *yaml.Node, lim limits) (*Scenario, error) {
-	f, d := scenario.Decode(file, root, lim.Nodes)
-	s := build(d, f, lim)
-	if err := d.Err(); err != nil {
-		return nil, err
-	}
-	s.Warnings = d.Warnings()
-	return s, nil
+// CCConfig holds the congestion-control parameters of the top-level hca:
+// block. Which algorithm a host runs is its profile's CC; the parameters
+// are the same for every host (a per-host hca: override may choose the
+// algorithm, not its parameters).
+type CCConfig struct {
+	DCQCN  congestion.DCQCNParams
+	HPCC   congestion.HPCCParams
+	TIMELY congestion.TIMELYParams
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
-	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // The ring_allreduce and poisson generators (the other generators are in
@@ -449,31 +448,6 @@ func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com
 	if com.Start.Set && com.Start.V >= b.s.Stop.At {
 		b.warnf(com.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", com.Start.V, b.s.Stop.At)
 	}
-}
-
-// losslessPriorities is the set of priorities that PFC protects on every
-// switch, or nil when PFC is off everywhere (a lossy fabric on purpose).
-func (b *builder) losslessPriorities() map[uint8]bool {
-	profiles := []swtch.Profile{b.s.Switch}
-	for _, p := range b.s.SwitchProfiles {
-		profiles = append(profiles, p)
-	}
-	count := map[uint8]int{}
-	on := false
-	for _, p := range profiles {
-		for _, pr := range p.PFC.Priorities {
-			count[pr]++
-			on = true
-		}
-	}
-	if !on {
-		return nil
-	}
-	out := map[uint8]bool{}
-	for pr, c := range count {
-		out[pr] = c == len(profiles)
-	}
-	return out
 }
 
 // derangement draws a uniformly random permutation of 0..n-1 without fixed

@@ -1,0 +1,81 @@
+package assembly
+
+import (
+	"fmt"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// Build creates the network of s: one engine seeded with s.Seed, a switch
+// model per switch, an HCA per host, and one RC QP pair per flow with its
+// WRITE posted at the flow's start.
+func Build(s *Scenario) (*Network, error) {
+	eng := sim.NewEngine(s.Seed)
+	fab := fabric.NewNetwork(eng, s.Topology)
+	n := &Network{Scenario: s, Eng: eng, Fabric: fab,
+		Switches: make([]*swtch.Switch, len(s.Topology.Nodes)),
+		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
+	}
+	// Ports learn their pause response and their node's largest frame
+	// before any switch is made: a switch's headroom depends on its
+	// peers'.
+	maxFrame := int64(0)
+	for _, host := range s.Topology.Hosts() {
+		frame := fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU)
+		maxFrame = max(maxFrame, frame)
+		port := fab.Ports[host][0]
+		port.SenderFrame = frame
+		port.ResponseDelay = swtch.PauseResponse(port.Rate)
+	}
+	for id, node := range s.Topology.Nodes {
+		if node.Kind == fabric.Switch {
+			prof := s.SwitchProfile(fabric.NodeID(id))
+			for _, p := range fab.Ports[id] {
+				p.ResponseDelay = prof.PFC.ResponseDelay(p.Rate)
+			}
+		}
+	}
+	for i, host := range s.Topology.Hosts() {
+		name := s.Topology.Nodes[host].Name
+		prof := s.HCAProfile(host)
+		applyCCToProfile(&prof, &s.CC)
+		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
+	}
+	for id, node := range s.Topology.Nodes {
+		if node.Kind != fabric.Switch {
+			continue
+		}
+		nid := fabric.NodeID(id)
+		sw := swtch.New(eng, fab.Pool, nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.Routes, maxFrame)
+		if err := sw.Check(); err != nil {
+			return nil, err
+		}
+		n.Switches[id] = sw
+	}
+	if err := n.buildFlows(); err != nil {
+		return nil, err
+	}
+	for _, f := range s.Faults {
+		n.scheduleFault(f)
+	}
+	if err := n.prepareFaultModels(); err != nil {
+		return nil, err
+	}
+	for _, t := range s.Tests {
+		tr := &TestRun{Test: t}
+		var err error
+		if t.Kind == "perftest" {
+			tr.Perftest, err = hca.NewPerftest(n.HCAs[t.Src], n.HCAs[t.Dst], t.Perftest)
+		} else {
+			tr.Pingpong, err = hca.NewPingpong(n.HCAs[t.Src], n.HCAs[t.Dst], t.Pingpong)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("traffic[%d]: %v", t.Generator, err)
+		}
+		n.Tests = append(n.Tests, tr)
+	}
+	return n, nil
+}

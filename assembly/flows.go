@@ -1,0 +1,190 @@
+package assembly
+
+import (
+	"github.com/lfsim/lfsim/congestion"
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// startFlow makes the flow's QP pair (qp: rc, uc or ud), registers the
+// responder's memory (a region of the flow's size, without bytes), posts
+// the RECVs that SEND and WRITE with immediate consume, and posts the
+// work requests at the flow's start: one, or for a flow longer than the
+// NIC's largest message (hca.Profile.MaxMsgSize) as many as it takes,
+// back to back on the same QP, as an application must.
+func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE) {
+	t := map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}[f.QP]
+	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
+	if t != hca.UD {
+		src.Connect(rq, dst.ID, dst.IP, rs.QPN)
+		dst.Connect(rs, src.ID, src.IP, rq.QPN)
+	}
+	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
+	mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
+	part := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
+	var wqes []*hca.WQE
+	for off := int64(0); off == 0 || off < f.Size; off += part {
+		size := min(part, f.Size-off)
+		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: mr.Addr + uint64(off), RKey: mr.RKey}
+		switch f.Op {
+		case "write":
+			wr.Op = hca.WRWrite
+		case "write_imm":
+			wr.Op = hca.WRWriteImm
+		case "send":
+			wr.Op = hca.WRSend
+		case "read":
+			wr.Op = hca.WRRead
+		case "atomic":
+			wr.Op, wr.CompareAdd = hca.WRFetchAdd, 1
+		}
+		if f.Op == "send" || f.Op == "write_imm" {
+			if t == hca.UD {
+				size += 40 // the GRH
+			}
+			if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
+				panic(err) // the loader keeps a flow's parts within the receive queue
+			}
+		}
+		if t == hca.UD {
+			wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, rs.QPN, rs.QKey
+		}
+		wqes = append(wqes, src.PostSendAt(rq, wr, f.Start))
+	}
+	return rq, rs, mr, wqes
+}
+
+// flowPath is the way a flow's packets take: the links they cross, in
+// order, and the switch latency summed over the switches between them.
+// ok is false when a switch has no route.
+type flowPath struct {
+	links   []fabric.TopoLink
+	latency sim.Time
+	ok      bool
+}
+
+// pathOf follows the path the flow's ECMP hash picks (its requester QP's
+// number sets the UDP source port). A flow's path is computed once, when
+// it starts, and serves its ideal FCT, its base RTT and its close delay.
+func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
+	t := n.Scenario.Topology
+	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+	var p flowPath
+	at, port := f.Src, 0
+	for hops := 0; hops < len(t.Nodes); hops++ {
+		ref := t.Nodes[at].Ports[port]
+		p.links = append(p.links, t.Links[ref.Link])
+		at = ref.Peer
+		if at == f.Dst {
+			p.ok = true
+			return p
+		}
+		sw := n.Switches[at]
+		p.latency += sw.Prof.Latency
+		next := n.Scenario.Routes.NextPorts(at, f.Dst)
+		if len(next) == 0 {
+			return flowPath{}
+		}
+		port = int(next[0])
+		if len(next) > 1 {
+			port = int(fabric.PickPort(next, key.Hash(sw.ECMPSeed())))
+		}
+	}
+	return flowPath{}
+}
+
+// oneWayDelay is the propagation delays and switch latencies along the
+// path: the least time a message from its source takes to reach its
+// destination. Without a route, the source link's delay (srcLink).
+func (p flowPath) oneWayDelay(srcLink sim.Time) sim.Time {
+	if !p.ok {
+		return srcLink
+	}
+	latency := p.latency
+	for _, l := range p.links {
+		latency += l.Delay
+	}
+	return latency
+}
+
+// idealFCT is a flow of size bytes' completion time alone on an empty
+// network, along the path: the message's wire bytes at the path's
+// bottleneck rate, one packet's store-and-forward serialization on every
+// other hop, the propagation delays and switch latencies there, and the
+// final ACK's way back. 0 without a route.
+func (p flowPath) idealFCT(size, mtu int64) sim.Time {
+	if !p.ok {
+		return 0
+	}
+	links := p.links
+	pkts := max(1, (size+mtu-1)/mtu)
+	wire := pkts*int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 0)) + size + int64(fabric.RETHBytes)
+	pktWire := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, int(min(mtu, size))))
+	ackWire := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
+	total := 2 * p.latency
+	slow := 0
+	for i, l := range links {
+		total += 2*l.Delay + fabric.SerializationTime(ackWire, l.Rate)
+		if l.Rate < links[slow].Rate {
+			slow = i
+		}
+	}
+	total += fabric.SerializationTime(wire, links[slow].Rate)
+	for i, l := range links {
+		if i != slow {
+			total += fabric.SerializationTime(pktWire, l.Rate)
+		}
+	}
+	return total
+}
+
+// baseRTT is a full packet's (of mtu bytes of payload) round trip on the
+// empty path: its serialization and the ACK's on every hop, propagation
+// both ways, and the switch latencies both ways. 0 without a route.
+func (p flowPath) baseRTT(mtu int) sim.Time {
+	if !p.ok {
+		return 0
+	}
+	pkt := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, mtu))
+	ack := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
+	rtt := 2 * p.latency
+	for _, l := range p.links {
+		rtt += 2*l.Delay + fabric.SerializationTime(pkt, l.Rate) + fabric.SerializationTime(ack, l.Rate)
+	}
+	return rtt
+}
+
+// startCC gives the QP that sends a flow's data the congestion control
+// its host runs, wired to the HCA's rate limiter: the requester's, or for
+// a READ the responder's, whose READ responses are the data (the
+// requester, as notification point, sends its CNPs back to it). Only
+// DCQCN controls READs: HPCC and TIMELY react to ACKs, and READ responses
+// have none (build warns).
+func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
+	sender, qp := src, fr.Live.Requester
+	prof := n.Scenario.HCAProfile(fr.Flow.Src)
+	if fr.Flow.Op == "read" {
+		sender, qp = n.HCAs[fr.Flow.Dst], fr.Live.Responder
+		prof = n.Scenario.HCAProfile(fr.Flow.Dst)
+		if prof.CC != "dcqcn" {
+			return
+		}
+	}
+	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU)}
+	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
+	cc := &n.Scenario.CC
+	switch prof.CC {
+	case "dcqcn":
+		fr.Live.CC = congestion.NewDCQCN(n.Eng, cc.DCQCN, path, apply)
+		qp.ECT = true
+	case "hpcc":
+		fr.Live.CC = congestion.NewHPCC(cc.HPCC, path, apply)
+		qp.INT = true
+	case "timely":
+		fr.Live.CC = congestion.NewTIMELY(cc.TIMELY, path, apply)
+	default:
+		return
+	}
+	qp.CC = fr.Live.CC
+}

@@ -1,0 +1,209 @@
+package assembly
+
+import (
+	"sync/atomic"
+
+	"github.com/lfsim/lfsim/congestion"
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// Network is a scenario made runnable: the engine, the fabric, a model per
+// node and the flows to start.
+type Network struct {
+	Scenario *Scenario
+	Eng      *sim.Engine
+	Fabric   *fabric.Network
+	// Switches and HCAs are indexed by node id; nil where the node is of
+	// the other kind.
+	Switches []*swtch.Switch
+	HCAs     []*hca.HCA
+	Flows    []*FlowRun
+	// Tests are the running perftest and pingpong programs.
+	Tests []*TestRun
+
+	completed   int
+	faults      *faultState // faults.go
+	det         *observe.Detector
+	noDetector  bool // for the detector's benchmark only
+	interrupted atomic.Bool
+	// polling: Run checks its stop condition only after events that
+	// call poll; polled: one did.
+	polling, polled bool
+	dyn             dynamic // flows that start during the run (dynamic.go)
+}
+
+// FlowRun is one flow's state during a run, and its record after.
+//
+// While the flow runs, Live holds its verbs objects. When its last work
+// request completes, the requester's application destroys its QP and the
+// FlowRun lets go of the requester's side, keeping the outcome; the
+// responder's QP and memory region go when the responder's application
+// closes its side (see closeResponder), keeping what it delivered; then
+// Live is nil. A finished flow holds its Flow and a few scalars, so a
+// long run's memory grows with the flows in progress, not with the flows
+// finished.
+type FlowRun struct {
+	Flow Flow
+	// Ideal is the flow's completion time alone on an empty network.
+	Ideal sim.Time
+	// Live is the running flow's state: nil before it starts and once
+	// both sides have closed.
+	Live *FlowLive
+
+	// The record: the outcome (outcome()) once the requester has closed,
+	// what the responder accepted (ResponderDelivered()) once it has, and
+	// the READ bytes the requester accepted.
+	done            sim.Time
+	retransmits     int64
+	respDelivered   int64
+	readDelivered   int64
+	wrs             int32 // work requests posted
+	status          hca.WCStatus
+	started         bool // its QPs were made and its work requests posted
+	arrived         bool // its data has arrived (the flows waiting for it started)
+	requesterClosed bool
+}
+
+// FlowLive is what a running flow holds; each side's part is nil once
+// that side has closed.
+type FlowLive struct {
+	Requester *hca.QP
+	Responder *hca.QP
+	// WQEs are the flow's work requests, in posting order.
+	WQEs []*hca.WQE
+	// CC is the requester's congestion control, nil with cc: none.
+	CC congestion.Sender
+
+	mr         *hca.MR  // the responder's region
+	closeDelay sim.Time // the path's one-way delay: how long the close takes to reach the responder
+}
+
+// TestRun is a perftest or pingpong program during a run.
+type TestRun struct {
+	Test     Test
+	Perftest *hca.Perftest
+	Pingpong *hca.Pingpong
+}
+
+// Done reports whether the program has finished (the client's loop, and
+// for pingpong the server's too) or failed.
+func (tr *TestRun) Done() bool {
+	if tr.Perftest != nil {
+		return tr.Perftest.Done || tr.Perftest.Err != ""
+	}
+	for _, s := range tr.Pingpong.Sides {
+		if !s.Done && s.Err == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// outcome is the flow's status, completion time and retransmitted packets
+// over its work requests: the first that did not succeed decides the
+// status (the rest are flushed behind it), else the last one's completion.
+func (fr *FlowRun) outcome() (st hca.WCStatus, done sim.Time, retransmits int64) {
+	if fr.requesterClosed {
+		return fr.status, fr.done, fr.retransmits
+	}
+	st = hca.WCSuccess
+	for _, w := range fr.Live.WQEs {
+		retransmits += w.Retransmits
+		if st == hca.WCSuccess {
+			st, done = w.Status, w.Completed
+		}
+	}
+	return st, done, retransmits
+}
+
+// delivered is what a flow's receiver has: READ responses at the
+// requester, everything else at the responder.
+func (fr *FlowRun) delivered() int64 {
+	switch fr.Flow.Op {
+	case "read":
+		if fr.requesterClosed {
+			return fr.readDelivered
+		}
+		return fr.Live.Requester.ReadDelivered
+	case "atomic":
+		if st, _, _ := fr.outcome(); st == hca.WCSuccess {
+			return fr.Flow.Size
+		}
+		return 0
+	}
+	return min(fr.Flow.Size, fr.ResponderDelivered())
+}
+
+// ResponderDelivered is the payload the responder's QP has accepted in
+// order (hca.QP.Delivered), also after it has closed.
+func (fr *FlowRun) ResponderDelivered() int64 {
+	if fr.Live == nil || fr.Live.Responder == nil {
+		return fr.respDelivered
+	}
+	return fr.Live.Responder.Delivered
+}
+
+// poll is called by an event that may have met the stop condition (a flow
+// completed or started, a poisson source's arrival, a deadlock found) or
+// by an interruption: Run stops the engine after the event and checks.
+func (n *Network) poll() {
+	if n.polling {
+		n.polled = true
+		n.Eng.Stop()
+	}
+}
+
+// Interrupt asks a running Run to stop at the current simulated time; it
+// is safe to call from another goroutine (a signal handler).
+func (n *Network) Interrupt() { n.interrupted.Store(true) }
+
+// testsDone reports whether every perftest and pingpong has finished.
+func (n *Network) testsDone() bool {
+	for _, tr := range n.Tests {
+		if !tr.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// view is what the observers see of n.
+func (n *Network) view() *observe.View {
+	return &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Switches: n.Switches, Poll: n.poll}
+}
+
+// prioritiesInUse are the priorities any flow or PFC configuration uses,
+// ascending.
+func (n *Network) prioritiesInUse() []uint8 {
+	var used [8]bool
+	for _, f := range n.Flows {
+		used[f.Flow.Priority] = true
+	}
+	for _, g := range n.Scenario.Poisson {
+		for _, h := range g.Hosts {
+			p := n.Scenario.HCAProfile(h).Priority
+			if g.PrioritySet {
+				p = g.Priority
+			}
+			used[p] = true
+		}
+	}
+	for _, sw := range n.Switches {
+		if sw != nil {
+			for _, p := range sw.Prof.PFC.Priorities {
+				used[p] = true
+			}
+		}
+	}
+	var out []uint8
+	for p, u := range used {
+		if u {
+			out = append(out, uint8(p))
+		}
+	}
+	return out
+}
