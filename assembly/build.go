@@ -128,14 +128,6 @@ func (b *builder) header() {
 	}
 }
 
-// ---- topology
-
-// ---- routes
-
-// ---- traffic
-
-// ---- observe and expect
-
 // limits bound what a scenario may generate, so that no file (or fuzzer)
 // can exhaust memory by asking for an absurd fabric.
 type limits struct {

@@ -37,9 +37,15 @@ func (b *builder) dcqcnConfig(p *congestion.DCQCNParams, d *scenario.DCQCNS) {
 	setInt(&p.MinDecFac, d.RpgMinDecFac)
 	setRate(&p.RateOnFirstCNP, d.RateToSetOnFirstCNP)
 	if d.DceTCPG.Set {
+		if d.DceTCPG.V > 1024 || d.DceTCPG.V != float64(int(d.DceTCPG.V)) {
+			b.errorf(d.DceTCPG.Pos, "hca.dcqcn.dce_tcp_g", "dce_tcp_g is a whole number of 1/1024ths from 0 to 1024 (alpha's gain g = (1024 - dce_tcp_g)/1024), not %v", d.DceTCPG.V)
+		}
 		p.G = int(d.DceTCPG.V)
 	}
 	setTime(&p.AlphaPeriod, d.DceTCPRTT)
+	if d.InitialAlphaValue.Set && d.InitialAlphaValue.V > 1024 {
+		b.errorf(d.InitialAlphaValue.Pos, "hca.dcqcn.initial_alpha_value", "initial_alpha_value is in 1/1024ths, at most 1024, not %d", d.InitialAlphaValue.V)
+	}
 	setInt(&p.InitialAlpha, d.InitialAlphaValue)
 	setTime(&p.ReduceMonitorPeriod, d.RateReduceMonitorPeriod)
 	setTime(&p.CNPInterval, d.MinTimeBetweenCNPs)
@@ -57,6 +63,9 @@ func (b *builder) dcqcnConfig(p *congestion.DCQCNParams, d *scenario.DCQCNS) {
 // hpccConfig overrides p with hca.hpcc (hp).
 func (b *builder) hpccConfig(p *congestion.HPCCParams, hp *scenario.HPCCS) {
 	if hp.Eta.Set {
+		if hp.Eta.V <= 0 {
+			b.errorf(hp.Eta.Pos, "hca.hpcc.eta", "eta must be above 0")
+		}
 		p.Eta = hp.Eta.V
 	}
 	setInt(&p.MaxStage, hp.MaxStage)

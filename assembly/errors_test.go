@@ -280,6 +280,22 @@ hca: {<<: 5}
 hca: {[mtu]: 1024}
 `,
 			`t.yaml:2:7: hca: a key must be a plain name, not a list`},
+		{"dce_tcp_g not a whole number", `topology: {kind: star, hosts: 2}
+hca: {dcqcn: {dce_tcp_g: 1.5}}
+`,
+			`t.yaml:2:26: hca.dcqcn.dce_tcp_g: dce_tcp_g is a whole number of 1/1024ths from 0 to 1024 (alpha's gain g = (1024 - dce_tcp_g)/1024), not 1.5`},
+		{"dce_tcp_g above 1024", `topology: {kind: star, hosts: 2}
+hca: {dcqcn: {dce_tcp_g: 1025}}
+`,
+			`t.yaml:2:26: hca.dcqcn.dce_tcp_g: dce_tcp_g is a whole number of 1/1024ths from 0 to 1024 (alpha's gain g = (1024 - dce_tcp_g)/1024), not 1025`},
+		{"initial_alpha_value above 1024", `topology: {kind: star, hosts: 2}
+hca: {dcqcn: {initial_alpha_value: 1025}}
+`,
+			`t.yaml:2:36: hca.dcqcn.initial_alpha_value: initial_alpha_value is in 1/1024ths, at most 1024, not 1025`},
+		{"hpcc eta of 0", `topology: {kind: star, hosts: 2}
+hca: {hpcc: {eta: 0}}
+`,
+			`t.yaml:2:19: hca.hpcc.eta: eta must be above 0`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Parse("t.yaml", []byte(c.src))

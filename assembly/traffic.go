@@ -13,8 +13,9 @@ import (
 	"github.com/lfsim/lfsim/sim"
 )
 
-// The ring_allreduce and poisson generators (the other generators are in
-// build.go's traffic).
+// The traffic: generators expanded into flows (poisson's are made while
+// the run goes, dynamic.go), and the checks of each generator's hosts,
+// QP, operation, size and priority.
 
 // ringAllreduce expands a ring all-reduce into its 2(N-1) steps of N
 // flows (see Scenario.Flows). It returns false when the flow limit is hit

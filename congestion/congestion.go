@@ -7,7 +7,7 @@
 //
 // The HCA calls the methods of hca.CongestionControl, which every type
 // here implements; this package does not import hca (siblings stay apart,
-// DESIGN.md).
+// DESIGN.md). It imports only sim and fabric of lfsim's.
 package congestion
 
 import (

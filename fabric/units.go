@@ -1,7 +1,8 @@
 // Package fabric holds what every node shares: packets and their RoCEv2
 // headers, ports with per-priority queues, links with serialization and
 // propagation in integer picoseconds, PFC frames, topology graphs and their
-// generators, and routing tables.
+// generators, and routing tables. It imports only sim of lfsim's; the
+// switch and the HCA build on it, and it knows neither.
 package fabric
 
 import (

@@ -1,6 +1,8 @@
 // Package hca models an RDMA NIC (host channel adapter) and the verbs it
 // runs: queue pairs, work requests, segmentation into packets with PSNs,
 // ACKs and retransmission, and the transmit arbiter that feeds the port.
+// It imports only sim and fabric of lfsim's: congestion control comes in
+// through the CongestionControl interface, not the congestion package.
 package hca
 
 import (

@@ -6,8 +6,11 @@
 // package fills Config and Expect from observe: and expect:) and reads the
 // network through View: the models' exported state and the hooks they
 // offer for watchers (fabric.Port.OnPauseState, OnPause and OnTx,
-// swtch.Switch.OnBlocked). An observer changes no model's state; it only
-// schedules its own events.
+// swtch.Switch.OnBlocked). An observer changes no model's state but
+// those hooks, which it sets once at its start; it schedules its own
+// events, and the deadlock detector, having confirmed a cycle, asks the
+// run to check its stop condition (View.Poll), which may end the run
+// there (stop: when: deadlock).
 //
 // observe sits beside the models and above them: it may import sim,
 // fabric, swtch, hca, congestion and reports. It must not import the

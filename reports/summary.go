@@ -1,6 +1,9 @@
 // Package reports collects a run's results and writes them: summary.json
 // and flows.csv as OUTPUTS.md defines them (field names are a contract),
-// each file written whole under a temporary name and then renamed.
+// each file written whole under a temporary name and then renamed. Of
+// lfsim's packages it may import sim and fabric (today only fabric): it
+// knows no other model, no scenario and no observer; they hand it plain
+// values.
 package reports
 
 // Summary is summary.json. Field names are the contract of OUTPUTS.md; new

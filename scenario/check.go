@@ -5,7 +5,11 @@ import "regexp"
 // The checks here need nothing but the file: a value against another of
 // the same file, or a rule no default changes. What needs the topology or
 // a model's defaults (xon against the buffer, t_low against t_high's
-// default) is checked where the network is assembled.
+// default) is checked where the network is assembled, and so are a few
+// that need only the file but must keep their place among the builder's
+// checks: a file with more than MaxErrors errors lists the first found, so
+// moving a check before others would change which are listed (the ranges
+// of hca.dcqcn's and hca.hpcc's values, in assembly's ccConfig).
 
 // validName is what name: may be: it names the output folder.
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -25,21 +29,5 @@ func (f *File) check(d *Decoder) {
 	}
 	if st.At.Set && st.At.V == 0 && len(st.When.Items) == 0 {
 		d.Errorf(st.At.Pos, "stop.at", "0 means no time limit, which needs a when: condition; give a time such as 10ms or add when: flows-done")
-	}
-	f.HCA.checkCC(d)
-}
-
-// checkCC checks the ranges of hca.dcqcn's and hca.hpcc's values that
-// their units do not bound.
-func (h *HCAS) checkCC(d *Decoder) {
-	dc := &h.DCQCN
-	if g := dc.DceTCPG; g.Set && (g.V > 1024 || g.V != float64(int(g.V))) {
-		d.Errorf(g.Pos, "hca.dcqcn.dce_tcp_g", "dce_tcp_g is a whole number of 1/1024ths from 0 to 1024 (alpha's gain g = (1024 - dce_tcp_g)/1024), not %v", g.V)
-	}
-	if a := dc.InitialAlphaValue; a.Set && a.V > 1024 {
-		d.Errorf(a.Pos, "hca.dcqcn.initial_alpha_value", "initial_alpha_value is in 1/1024ths, at most 1024, not %d", a.V)
-	}
-	if eta := h.HPCC.Eta; eta.Set && eta.V <= 0 {
-		d.Errorf(eta.Pos, "hca.hpcc.eta", "eta must be above 0")
 	}
 }

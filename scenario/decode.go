@@ -257,7 +257,7 @@ func (d *Decoder) decode(n *yaml.Node, v reflect.Value, c ctx) {
 		d.decode(n, nv.Elem(), c)
 		v.Set(nv)
 	default:
-		panic("scenarios: schema type " + v.Type().String() + " has no decoder")
+		panic("scenario: schema type " + v.Type().String() + " has no decoder")
 	}
 }
 
@@ -332,7 +332,7 @@ func schemaOf(t reflect.Type) *structInfo {
 	for i := range si.fields {
 		f := &si.fields[i]
 		if si.byName[f.name] != nil {
-			panic("scenarios: key " + f.name + " twice in " + t.String())
+			panic("scenario: key " + f.name + " twice in " + t.String())
 		}
 		si.byName[f.name] = f
 		si.names = append(si.names, f.name)

@@ -33,14 +33,14 @@ func inRange[T int64 | uint64 | float64 | fabric.Size | fabric.Rate | sim.Time](
 	bad := false
 	if lo != "" {
 		if m, ok := parse(lo); !ok {
-			panic("scenarios: bad min tag " + lo)
+			panic("scenario: bad min tag " + lo)
 		} else if v < m {
 			bad = true
 		}
 	}
 	if hi != "" {
 		if m, ok := parse(hi); !ok {
-			panic("scenarios: bad max tag " + hi)
+			panic("scenario: bad max tag " + hi)
 		} else if v > m {
 			bad = true
 		}

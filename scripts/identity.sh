@@ -5,8 +5,13 @@
 #
 #   scripts/identity.sh collect BIN DIR   run every embedded example, every lab
 #                                         scenario, every bench scenario cut at
-#                                         300us, and validate every bad file in
-#                                         testdata; write the results under DIR
+#                                         300us (their stop: is one line) and
+#                                         scripts/identity/*.yaml (what those do
+#                                         not exercise: perftest, pingpong, pcap,
+#                                         faults, poisson), a sweep, and validate
+#                                         every bad file in testdata and one with
+#                                         more errors than are listed; write the
+#                                         results under DIR
 #   scripts/identity.sh compare DIR1 DIR2 diff two collections (wall_seconds
 #                                         and report.html left out)
 set -euo pipefail
@@ -43,11 +48,21 @@ collect() {
   mv "$tmp/sweep" "$out/runs/sweep-mtu"
   printf 'base: single-write\nvary:\n  hca.mtuu: [1024]\n' >"$tmp/bad-sweep.yaml"
   ( cd "$tmp" && "$bin" sweep bad-sweep.yaml -o bad -q ) >"$out/errors/bad-sweep.stdout" 2>"$out/errors/bad-sweep.stderr" || echo "exit $?" >>"$out/errors/bad-sweep.stderr"
+  for f in scripts/identity/*.yaml; do
+    local o="$out/runs/identity_$(basename "$f" .yaml)"
+    "$bin" run "$f" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
+  done
+  # past the error limit, which errors are listed depends on the order of
+  # the checks: 199 unknown keys, then two errors for the last place (the
+  # switch's xon, the HCA's dce_tcp_g)
+  { for i in $(seq 1 199); do echo "k$i: 1"; done
+    printf 'topology: {kind: star, hosts: 2}\nswitch: {pfc: {xoff: 100KiB, xon: 200KiB}}\nhca: {dcqcn: {dce_tcp_g: 2000}}\n'
+  } >"$tmp/many-errors.yaml"
   # bad files are validated from one place, so that messages name them
   # the same way whichever folder of the tree holds them
-  for f in cmd/lfsim/testdata/*.yaml assembly/testdata/several-errors.yaml; do
+  for f in cmd/lfsim/testdata/*.yaml assembly/testdata/several-errors.yaml "$tmp/many-errors.yaml"; do
     local n; n=$(basename "$f" .yaml)
-    cp "$f" "$tmp/$n.yaml"
+    [ "$f" = "$tmp/$n.yaml" ] || cp "$f" "$tmp/$n.yaml"
     ( cd "$tmp" && "$bin" validate "$n.yaml" ) >"$out/errors/$n.stdout" 2>"$out/errors/$n.stderr" || echo "exit $?" >>"$out/errors/$n.stderr"
   done
   rm -rf "$tmp"

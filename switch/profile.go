@@ -4,7 +4,8 @@
 // by strict priority or DWRR with round-robin among ingress ports, PFC
 // (IEEE 802.1Qbb) generation and reaction, RED/ECN marking, cut-through or
 // store-and-forward forwarding and per-flow ECMP. (The folder is switch/;
-// switch is a Go keyword.)
+// switch is a Go keyword.) It imports only sim and fabric of lfsim's: no
+// other model, no scenario file.
 package swtch
 
 import (

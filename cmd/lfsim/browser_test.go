@@ -205,7 +205,7 @@ func TestReportsInChromium(t *testing.T) {
 // TestLargeReport: the report of a 10 ms run of the k=8 fat-tree (128
 // hosts) stays under 10 MB and opens, charts drawn, in under 3 s. The
 // time is the best of up to five openings: on a machine busy with other
-// work (go test ./... runs the scenarios package's long tests beside this
+// work (go test ./... runs the assembly package's long tests beside this
 // one on two cores) one opening can take longer than the page needs, and
 // the fastest is the page's own cost (about 2.0 s alone on the 2-core
 // machine; three openings beside the other tests once took 3.03 s).

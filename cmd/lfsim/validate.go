@@ -53,7 +53,7 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printLabs lists the labs with their titles and assembly.
+// printLabs lists the labs with their titles and scenarios.
 func printLabs(w io.Writer) {
 	labs := scenario.Labs()
 	width := 0

@@ -155,6 +155,28 @@ func TestFormatUsesValueTypesOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		rel, _ := filepath.Rel(dir, path)
+		// The names this file gives fabric and sim (an alias, or the
+		// package's own name).
+		local := map[string]string{}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			pkg, ours := strings.CutPrefix(p, module)
+			if _, valueTypes := declared[pkg]; !ours || !valueTypes {
+				continue
+			}
+			name := pkg
+			if im.Name != nil {
+				name = im.Name.Name
+			}
+			switch name {
+			case ".":
+				t.Errorf("%s: a dot import of %s; the format names what it uses of it, as in %s", rel, pkg, map[string]string{"fabric": "fabric.Size", "sim": "sim.Time"}[pkg])
+			case "_":
+			default:
+				local[name] = pkg
+			}
+		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
@@ -164,9 +186,9 @@ func TestFormatUsesValueTypesOnly(t *testing.T) {
 			if !ok || x.Obj != nil { // a local name, not a package
 				return true
 			}
-			if names, ours := declared[x.Name]; ours && !names[sel.Sel.Name] {
-				rel, _ := filepath.Rel(dir, fset.Position(sel.Pos()).String())
-				t.Errorf("%s: the scenario format uses %s.%s; it may use only the value types of %s", rel, x.Name, sel.Sel.Name, valueTypes[x.Name])
+			if pkg, ours := local[x.Name]; ours && !declared[pkg][sel.Sel.Name] {
+				at, _ := filepath.Rel(dir, fset.Position(sel.Pos()).String())
+				t.Errorf("%s: the scenario format uses %s.%s; it may use only the value types of %s", at, pkg, sel.Sel.Name, valueTypes[pkg])
 			}
 			return true
 		})
