@@ -133,6 +133,14 @@ t.yaml:7:11: topology.links[1]: unknown node s4; nodes are a, b, s1, s2
 t.yaml:8:7: topology.links[2]: a link from s1 to itself
 t.yaml:9:7: topology.links[3]: a link between two hosts, a and b; hosts connect to switches
 t.yaml:10:7: topology.links[4]: a link is [a, b] or {a: x, b: y, rate: ..., delay: ...}; this list has 3 items`},
+		{"explicit: a host with two links", `topology:
+  kind: explicit
+  hosts: [a, b]
+  switches: [s1, s2]
+  links: [[a, s1], [b, s1], [s1, s2], [s2, a], [a, s1]]
+`,
+			`t.yaml:5:39: topology.links[3]: a second link for host a, which is linked to s1 already; a host has one port, p0
+t.yaml:5:48: topology.links[4]: a second link for host a, which is linked to s1 already; a host has one port, p0`},
 		{"explicit: not connected", `topology:
   kind: explicit
   hosts: [a, b]

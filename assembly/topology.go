@@ -266,6 +266,8 @@ func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
 		case t.Nodes[x].Kind == fabric.Host && t.Nodes[y].Kind == fabric.Host:
 			b.errorf(l.Pos, l.Path, "a link between two hosts, %s and %s; hosts connect to switches", scenario.Show(l.A.V), scenario.Show(l.B.V))
 			continue
+		case b.linkedHost(t, x, l) || b.linkedHost(t, y, l):
+			continue
 		}
 		spec := def
 		if l.Rate.Set {
@@ -276,6 +278,18 @@ func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
 		}
 		t.Connect(x, y, spec)
 	}
+}
+
+// linkedHost reports, as an error at link l, whether node id is a host
+// that has its link already: a host has one port, p0, its NIC's (the HCA
+// sends and receives on it alone).
+func (b *builder) linkedHost(t *fabric.Topology, id fabric.NodeID, l *scenario.LinkItemV) bool {
+	n := &t.Nodes[id]
+	if n.Kind != fabric.Host || len(n.Ports) == 0 {
+		return false
+	}
+	b.errorf(l.Pos, l.Path, "a second link for host %s, which is linked to %s already; a host has one port, p0", scenario.Show(n.Name), scenario.Show(t.Nodes[n.Ports[0].Peer].Name))
+	return true
 }
 
 // checkExplicit checks what an explicit topology needs as a whole: every

@@ -184,7 +184,7 @@ type ExplicitS struct {
 	Hosts    []hostDeclV   `yaml:"hosts" required:""`
 	Switches []switchDeclV `yaml:"switches"`
 	Link     LinkS         `yaml:"link"`
-	Links    []linkItemV   `yaml:"links" required:""`
+	Links    []LinkItemV   `yaml:"links" required:""`
 	topoRouting
 }
 
@@ -247,15 +247,15 @@ type linkItemS struct {
 	Delay TimeV `yaml:"delay"`
 }
 
-// linkItemV is [a, b] or {a: x, b: y, rate: ..., delay: ...}.
-type linkItemV struct {
+// LinkItemV is [a, b] or {a: x, b: y, rate: ..., delay: ...}.
+type LinkItemV struct {
 	linkItemS
 	Pos  Pos
 	Path string
 	OK   bool
 }
 
-func (l *linkItemV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+func (l *LinkItemV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 	l.Pos, l.Path = d.pos(n), c.path
 	c.tag = ""
 	switch n.Kind {
