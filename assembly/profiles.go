@@ -270,3 +270,14 @@ func (b *builder) losslessPriorities() map[uint8]bool {
 	}
 	return out
 }
+
+// warnLossy warns that a generator's flows go on priority prio, which is
+// not lossless on every switch: at its priority: key, or at the generator
+// where it has none.
+func (b *builder) warnLossy(com *scenario.GenCommon, tv *scenario.TrafficV, path string, prio uint8) {
+	at := com.Priority.Pos
+	if !com.Priority.Set {
+		at = tv.Pos
+	}
+	b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+}

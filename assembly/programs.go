@@ -40,11 +40,7 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		prio = uint8(com.Priority.V)
 	}
 	if lossless := b.losslessPriorities(); lossless != nil && !lossless[prio] {
-		at := com.Priority.Pos
-		if !com.Priority.Set {
-			at = tv.Pos
-		}
-		b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+		b.warnLossy(com, tv, path, prio)
 	}
 	t := Test{Kind: tv.Kind, Src: src, Dst: dst, Generator: gen, Pos: tv.Pos}
 	mtu := min(b.s.HCAProfile(src).MTU, b.s.HCAProfile(dst).MTU)

@@ -124,11 +124,7 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 			prio = p.Priority
 		}
 		if lossless != nil && !lossless[prio] {
-			at := g.Priority.Pos
-			if !g.Priority.Set {
-				at = tv.Pos
-			}
-			b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+			b.warnLossy(&g.GenCommon, tv, path, prio)
 			break
 		}
 	}
@@ -427,11 +423,7 @@ func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com
 		}
 		if lossless != nil && !lossless[prio] && !warned {
 			warned = true
-			at := com.Priority.Pos
-			if !com.Priority.Set {
-				at = tv.Pos
-			}
-			b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+			b.warnLossy(com, tv, path, prio)
 		}
 		f := Flow{
 			ID: len(b.s.Flows), Src: p[0], Dst: p[1], QP: qp, Op: op,
