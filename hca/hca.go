@@ -75,6 +75,9 @@ type HCA struct {
 	rxHung    bool
 	rxPaused  bool
 	wdTripped bool
+	// mrGen counts DeregMR calls: a WRITE in progress whose count is
+	// behind looks its region up again (DeregMR).
+	mrGen uint32
 
 	rxRate    fabric.Rate // Prof.RxRate (SetRxRate)
 	rxLatency sim.Time    // Prof.RxPktLatency
@@ -190,8 +193,15 @@ func (h *HCA) RegMR(pd *PD, length int64, buf []byte, access Access) *MR {
 }
 
 // DeregMR removes a region (ibv_dereg_mr); later accesses with its keys
-// fail.
-func (h *HCA) DeregMR(mr *MR) { delete(h.mrs, mr.LKey) }
+// fail, and so does the rest of a WRITE into it already in progress: a
+// real HCA translates every packet's address through the region, so once
+// it is gone the next packet is an R_Key violation, answered with a
+// Remote Access Error NAK (the requester completes with rem_access_err),
+// not a write through a stale mapping.
+func (h *HCA) DeregMR(mr *MR) {
+	delete(h.mrs, mr.LKey)
+	h.mrGen++
+}
 
 // NumMRs is the number of registered memory regions.
 func (h *HCA) NumMRs() int { return len(h.mrs) }
@@ -206,7 +216,7 @@ func (h *HCA) CreateSRQ(pd *PD, max int) *SRQ { return &SRQ{PD: pd, Max: max} }
 func (h *HCA) CreateQPWith(c QPCaps) *QP {
 	p := h.Prof
 	qp := &QP{QPN: h.nextQPN, Type: c.Type, State: QPReset, Priority: p.Priority,
-		PD: c.PD, SendCQ: c.SendCQ, RecvCQ: c.RecvCQ, SRQ: c.SRQ, SigAll: c.SigAll, Access: AccessAll,
+		PD: c.PD, SendCQ: c.SendCQ, RecvCQ: c.RecvCQ, SRQ: c.SRQ, SigAll: c.SigAll,
 		QKey: p.QKey, timeoutExp: p.AckTimeout, retryCnt: p.RetryCount, rnrRetry: p.RNRRetry,
 		minRNRTimer: p.MinRNRTimer, maxRdAtomic: p.MaxRdAtomic, maxDestRdAtomic: p.MaxDestRdAtomic,
 		maxSend: c.MaxSend, maxRecv: c.MaxRecv}
@@ -284,11 +294,13 @@ func (h *HCA) DefaultCQ() *CQ { _, cq := h.defaults(); return cq }
 // in the INIT state; Connect moves it to RTS.
 func (h *HCA) CreateQP() *QP { return h.CreateTypedQP(RC) }
 
-// CreateTypedQP is CreateQP for any type; a UD QP goes straight to RTS.
+// CreateTypedQP is CreateQP for any type, with every remote access (the
+// scenario's flows WRITE, READ and do atomics); a UD QP goes straight to
+// RTS.
 func (h *HCA) CreateTypedQP(t QPType) *QP {
 	pd, cq := h.defaults()
 	qp := h.CreateQPWith(QPCaps{Type: t, PD: pd, SendCQ: cq, RecvCQ: cq, SigAll: true, MaxSend: 1 << 30, MaxRecv: 1 << 30})
-	h.must(h.ModifyQP(qp, QPAttr{State: QPInit}))
+	h.must(h.ModifyQP(qp, QPAttr{State: QPInit, Access: AccessAll}))
 	if t == UD {
 		h.must(h.ModifyQP(qp, QPAttr{State: QPRTR}))
 		h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
@@ -304,7 +316,8 @@ func (h *HCA) must(err error) {
 
 // Connect ties an RC or UC qp to the remote QP and moves it through RTR
 // to RTS, as ibv_modify_qp does after the connection parameters are
-// exchanged. Both sides start at PSN 0.
+// exchanged. Both sides start at PSN 0. A QP still in RESET goes to INIT
+// first, with no remote access (as ibv_rc_pingpong's, which only SENDs).
 func (h *HCA) Connect(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN uint32) {
 	if qp.State == QPReset {
 		h.must(h.ModifyQP(qp, QPAttr{State: QPInit}))
@@ -318,7 +331,8 @@ func (h *HCA) Connect(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN u
 // QP and the receive PSN, min_rnr_timer, max_dest_rd_atomic), RTR→RTS (the
 // send PSN, timeout, retry counts, max_rd_atomic), RTS↔SQD, and any state
 // to ERR or RESET. Another transition is ErrTransition; any on a destroyed
-// QP is ErrInvalidState.
+// QP is ErrInvalidState. With a mask (a.Mask), the transition's required
+// attributes must be in it (ErrAttrMask otherwise), as in verbs.
 func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 	from, to := qp.State, a.State
 	switch {
@@ -336,11 +350,13 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 		return nil
 	case !transitions[[2]QPState{from, to}]:
 		return ErrTransition
+	case a.Mask != 0 && a.Mask&requiredAttrs[[2]QPState{from, to}][qp.Type] != requiredAttrs[[2]QPState{from, to}][qp.Type]:
+		return ErrAttrMask
 	}
-	if a.Access != 0 {
+	if a.sets(AttrAccessFlags, a.Access != 0) {
 		qp.Access = a.Access
 	}
-	if a.QKey != 0 {
+	if a.sets(AttrQKey, a.QKey != 0) {
 		qp.QKey = a.QKey
 	}
 	switch {
@@ -350,25 +366,25 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 			qp.flow = fabric.FlowKey{SrcIP: h.IP, DstIP: a.DestIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
 		}
 		qp.ePSN = int64(a.RQPSN)
-		if a.MinRNRTimer != 0 {
+		if a.sets(AttrMinRNRTimer, a.MinRNRTimer != 0) {
 			qp.minRNRTimer = a.MinRNRTimer
 		}
-		if a.MaxDestRdAtomic != 0 {
+		if a.sets(AttrMaxDestRdAtomic, a.MaxDestRdAtomic != 0) {
 			qp.maxDestRdAtomic = a.MaxDestRdAtomic
 		}
 	case from == QPRTR && to == QPRTS:
 		qp.basePSN = int64(a.SQPSN)
 		qp.nextPSN, qp.endPSN, qp.una, qp.ackHigh, qp.maxSent = qp.basePSN, qp.basePSN, qp.basePSN, qp.basePSN, qp.basePSN
-		if a.Timeout != 0 {
+		if a.sets(AttrTimeout, a.Timeout != 0) {
 			qp.timeoutExp = a.Timeout
 		}
-		if a.RetryCnt != 0 || a.SetRetries {
+		if a.sets(AttrRetryCnt, a.RetryCnt != 0 || a.SetRetries) {
 			qp.retryCnt = a.RetryCnt
 		}
-		if a.RNRRetry != 0 || a.SetRetries {
+		if a.sets(AttrRNRRetry, a.RNRRetry != 0 || a.SetRetries) {
 			qp.rnrRetry = a.RNRRetry
 		}
-		if a.MaxRdAtomic != 0 {
+		if a.sets(AttrMaxRdAtomic, a.MaxRdAtomic != 0) {
 			qp.maxRdAtomic = a.MaxRdAtomic
 		}
 	case to == QPSQD:

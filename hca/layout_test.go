@@ -21,6 +21,7 @@ func TestHCAHotFields(t *testing.T) {
 		"cursor": unsafe.Offsetof(h.cursor), "nextQPN": unsafe.Offsetof(h.nextQPN), "ID": unsafe.Offsetof(h.ID),
 		"active": unsafe.Offsetof(h.active), "ctrl": unsafe.Offsetof(h.ctrl), "rxBusy": unsafe.Offsetof(h.rxBusy),
 		"rxHung": unsafe.Offsetof(h.rxHung), "rxPaused": unsafe.Offsetof(h.rxPaused), "wdTripped": unsafe.Offsetof(h.wdTripped),
+		"mrGen":  unsafe.Offsetof(h.mrGen),
 		"rxRate": unsafe.Offsetof(h.rxRate), "rxLatency": unsafe.Offsetof(h.rxLatency),
 		"Stats.TxPackets":   unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.TxPackets),
 		"Stats.DataPackets": unsafe.Offsetof(h.Stats) + unsafe.Offsetof(h.Stats.DataPackets),

@@ -231,6 +231,9 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 				x.h.must(x.h.ModifyQP(x.qp, QPAttr{State: QPRTS}))
 			}
 		} else {
+			// perftest gives its QPs the remote access its tests need.
+			client.must(client.ModifyQP(q.c, QPAttr{State: QPInit, Access: AccessAll}))
+			server.must(server.ModifyQP(q.s, QPAttr{State: QPInit, Access: AccessAll}))
 			client.Connect(q.c, server.ID, server.IP, q.s.QPN)
 			server.Connect(q.s, client.ID, client.IP, q.c.QPN)
 		}

@@ -112,12 +112,16 @@ type QPCaps struct {
 	SigAll  bool
 }
 
-// QPAttr are the attributes ModifyQP sets (ibv_qp_attr). Fields at their
-// zero value keep the QP's current value (the profile's default at
-// creation), except State, which is the target.
+// QPAttr are the attributes ModifyQP sets (ibv_qp_attr). Mask says which
+// (ibv_modify_qp's attr_mask): an attribute whose bit is set is set even
+// at its zero value (Access 0: no remote access). With Mask 0, a field at
+// its zero value keeps the QP's current value (the profile's default at
+// creation), as before masks were given. State is always the target.
 type QPAttr struct {
 	State QPState
-	// Access is the QP's remote access (qp_access_flags); default all.
+	Mask  QPAttrMask
+	// Access is the QP's remote access (qp_access_flags). A QP starts
+	// with none, as in verbs, where RESET to INIT gives it.
 	Access Access
 	// QKey is a UD QP's Q_Key.
 	QKey uint32
@@ -134,6 +138,52 @@ type QPAttr struct {
 	MaxRdAtomic, MaxDestRdAtomic             int
 	// SetRetries says RetryCnt and RNRRetry are given even when zero.
 	SetRetries bool
+}
+
+// QPAttrMask says which attributes of a QPAttr ModifyQP sets (the
+// IBV_QP_* bits of ibv_modify_qp's attr_mask).
+type QPAttrMask uint32
+
+// The attributes, with their verbs names.
+const (
+	AttrAccessFlags     QPAttrMask = 1 << iota // IBV_QP_ACCESS_FLAGS: Access
+	AttrQKey                                   // IBV_QP_QKEY: QKey
+	AttrAV                                     // IBV_QP_AV: Dest, DestIP
+	AttrDestQPN                                // IBV_QP_DEST_QPN: DestQPN
+	AttrRQPSN                                  // IBV_QP_RQ_PSN: RQPSN
+	AttrSQPSN                                  // IBV_QP_SQ_PSN: SQPSN
+	AttrTimeout                                // IBV_QP_TIMEOUT: Timeout
+	AttrRetryCnt                               // IBV_QP_RETRY_CNT: RetryCnt
+	AttrRNRRetry                               // IBV_QP_RNR_RETRY: RNRRetry
+	AttrMinRNRTimer                            // IBV_QP_MIN_RNR_TIMER: MinRNRTimer
+	AttrMaxRdAtomic                            // IBV_QP_MAX_QP_RD_ATOMIC: MaxRdAtomic
+	AttrMaxDestRdAtomic                        // IBV_QP_MAX_DEST_RD_ATOMIC: MaxDestRdAtomic
+)
+
+// requiredAttrs are the attributes a masked ModifyQP must give for a
+// transition, by QP type, as ibv_modify_qp(3) lists them (leaving out
+// the ones lfsim does not model: the P_Key index, the port, the path
+// MTU).
+var requiredAttrs = map[[2]QPState]map[QPType]QPAttrMask{
+	{QPReset, QPInit}: {RC: AttrAccessFlags, UC: AttrAccessFlags, UD: AttrQKey},
+	{QPInit, QPRTR}: {
+		RC: AttrAV | AttrDestQPN | AttrRQPSN | AttrMaxDestRdAtomic | AttrMinRNRTimer,
+		UC: AttrAV | AttrDestQPN | AttrRQPSN,
+	},
+	{QPRTR, QPRTS}: {
+		RC: AttrSQPSN | AttrTimeout | AttrRetryCnt | AttrRNRRetry | AttrMaxRdAtomic,
+		UC: AttrSQPSN,
+		UD: AttrSQPSN,
+	},
+}
+
+// sets reports whether a sets the attribute bit, whose value is nonzero:
+// by the mask when a has one, else when the value is not zero.
+func (a *QPAttr) sets(bit QPAttrMask, nonzero bool) bool {
+	if a.Mask != 0 {
+		return a.Mask&bit != 0
+	}
+	return nonzero
 }
 
 // QP is a queue pair: its requester side sends the WQEs of its send queue;
@@ -224,6 +274,7 @@ type QP struct {
 	msgStart   int64    // PSN of the first packet of the message in progress
 	inMsg      bool     // UC/RC: inside a multi-packet message
 	ucDiscard  bool     // UC: the message in progress is already counted as dropped
+	curGen     uint32   // HCA.mrGen when curMR was last found registered
 	curRecv    *recvWQE // the RECV a SEND in progress fills
 	curRecvOff int64
 	curMR      *MR // the MR a WRITE in progress writes

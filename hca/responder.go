@@ -225,7 +225,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 				h.accessError(qp, p, psn)
 				return
 			}
-			qp.curMR, qp.curVA, qp.curLeft = mr, p.VA, n
+			qp.curMR, qp.curGen, qp.curVA, qp.curLeft = mr, h.mrGen, p.VA, n
 			qp.msgLen = n
 		} else if qp.curMR == nil || !qp.inMsg {
 			if r != nil {
@@ -233,6 +233,18 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			}
 			h.invalidRequest(qp, p, psn)
 			return
+		} else if qp.curGen != h.mrGen {
+			// A region was deregistered since this WRITE's region was
+			// last found: if it was this one, the rest of the WRITE is
+			// an R_Key violation (DeregMR).
+			if h.mrs[qp.curMR.RKey] != qp.curMR {
+				if r != nil {
+					h.requeueRecv(qp, r)
+				}
+				h.accessError(qp, p, psn)
+				return
+			}
+			qp.curGen = h.mrGen
 		}
 		if payload > qp.curLeft || (isLast(op) && payload != qp.curLeft) {
 			if r != nil {

@@ -150,6 +150,20 @@ func (e *scriptEnv) qp(name string) (*hca.HCA, *hca.QP) {
 	panic("orphan qp")
 }
 
+// access reads access=lrwa (local write, remote read, write, atomic) or
+// access=none from o, def when o has none.
+func access(o map[string]string, def string) hca.Access {
+	v, ok := o["access"]
+	if !ok {
+		v = def
+	}
+	var acc hca.Access
+	for _, c := range v {
+		acc |= map[rune]hca.Access{'l': hca.AccessLocalWrite, 'r': hca.AccessRemoteRead, 'w': hca.AccessRemoteWrite, 'a': hca.AccessRemoteAtomic}[c]
+	}
+	return acc
+}
+
 // exec runs one command and returns what it prints. Commands:
 //
 //	star hosts=N [rate=100Gbps] [delay=1us] [mtu=4096] [retransmit=go-back-0] [timeout=E] [rnr_timer=C] [zero]
@@ -158,7 +172,9 @@ func (e *scriptEnv) qp(name string) (*hca.HCA, *hca.QP) {
 //	mr HOST NAME SIZE [bytes] [access=lrwa] [pd=NAME]
 //	cq HOST NAME DEPTH
 //	srq HOST NAME MAX [pd=NAME]
-//	qp HOST NAME rc|uc|ud [pd=] [cq=] [srq=] [sigall=0] [retry=N] [rnr_retry=N] [max_rd_atomic=N] [min_rnr_timer=C]
+//	qp HOST NAME rc|uc|ud [pd=] [cq=] [srq=] [sigall=0] [retry=N] [rnr_retry=N] [max_rd_atomic=N] [min_rnr_timer=C] [access=lrwa|none]
+//	                                 (qp_access_flags, given with the mask at INIT; default lrwa)
+//	dereg HOST MR
 //	connect QP QP
 //	modify QP STATE
 //	post_send QP OP SIZE [mr=M] [off=N] [remote=M] [roff=N] [rkey=K] [id=N] [imm=N] [add=N] [cmp=N] [swap=N] [to=QP] [inline] [unsignaled]
@@ -216,18 +232,14 @@ func (e *scriptEnv) exec(line string) (out []string, err error) {
 		if v, ok := o["pd"]; ok {
 			pd = e.objs[v].(*hca.PD)
 		}
-		acc := hca.AccessAll
-		if v, ok := o["access"]; ok {
-			acc = 0
-			for _, c := range v {
-				acc |= map[rune]hca.Access{'l': hca.AccessLocalWrite, 'r': hca.AccessRemoteRead, 'w': hca.AccessRemoteWrite, 'a': hca.AccessRemoteAtomic}[c]
-			}
-		}
+		acc := access(o, "lrwa")
 		var buf []byte
 		if o["bytes"] != "" {
 			buf = make([]byte, size)
 		}
 		e.objs[pos[1]] = h.RegMR(pd, int64(size), buf, acc)
+	case "dereg":
+		e.host(pos[0]).DeregMR(e.objs[pos[1]].(*hca.MR))
 	case "cq":
 		e.objs[pos[1]] = e.host(pos[0]).CreateCQ(int(num(pos[2])))
 	case "srq":
@@ -253,7 +265,10 @@ func (e *scriptEnv) exec(line string) (out []string, err error) {
 		}
 		qp := h.CreateQPWith(c)
 		e.objs[pos[1]] = qp
-		a := hca.QPAttr{State: hca.QPInit}
+		a := hca.QPAttr{State: hca.QPInit, Mask: hca.AttrAccessFlags, Access: access(o, "lrwa")}
+		if c.Type == hca.UD {
+			a = hca.QPAttr{State: hca.QPInit}
+		}
 		if err := h.ModifyQP(qp, a); err != nil {
 			return nil, err
 		}

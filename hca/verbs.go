@@ -312,4 +312,5 @@ var (
 	ErrInvalidWR    = errors.New("hca: invalid work request")
 	ErrQueueFull    = errors.New("hca: queue full")
 	ErrTransition   = errors.New("hca: invalid QP state transition")
+	ErrAttrMask     = errors.New("hca: the attribute mask lacks an attribute the transition requires")
 )
