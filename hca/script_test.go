@@ -101,7 +101,6 @@ func checkInvariant(t testing.TB, eng *sim.Engine, hs []*hca.HCA) {
 type scriptEnv struct {
 	t    *testing.T
 	eng  *sim.Engine
-	net  *fabric.Network
 	hcas []*hca.HCA
 	objs map[string]any
 	prof hca.Profile

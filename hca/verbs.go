@@ -116,7 +116,6 @@ func (o WROpcode) isRead() bool   { return o == WRRead }
 func (o WROpcode) isAtomic() bool { return o == WRCompSwap || o == WRFetchAdd }
 func (o WROpcode) isSend() bool   { return o == WRSend || o == WRSendImm }
 func (o WROpcode) hasImm() bool   { return o == WRSendImm || o == WRWriteImm }
-func (o WROpcode) remote() bool   { return !o.isSend() }
 
 // SendWR is a send work request (ibv_send_wr).
 type SendWR struct {

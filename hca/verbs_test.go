@@ -341,7 +341,6 @@ type ackRecorder struct {
 func (r *ackRecorder) OnSent(now sim.Time, _ *fabric.Packet) { r.sent = append(r.sent, now) }
 func (r *ackRecorder) OnAck(_ sim.Time, ack *fabric.Packet)  { r.acks = append(r.acks, *ack) }
 func (r *ackRecorder) OnCNP(sim.Time)                        {}
-func (r *ackRecorder) intHops(ack fabric.Packet) int         { return int(ack.INT.N) }
 
 var _ hca.CongestionControl = (*ackRecorder)(nil)
 

@@ -127,7 +127,6 @@ func (segs Path) Check(topoKind string) error {
 			if keys == nil {
 				return fmt.Errorf("the base's topology has no valid kind")
 			}
-			t = reflect.TypeOf(StrV{})
 			if s.index >= 0 {
 				return fmt.Errorf("%s is a mapping, not a list", at)
 			}

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"errors"
-	"math"
 	"math/big"
 	"strings"
 )
@@ -43,7 +42,7 @@ func ScaleDecimal(num string, unit int64) (int64, error) {
 	if r.Sign() != 0 {
 		return 0, ErrNotWhole
 	}
-	if !q.IsInt64() || q.Int64() > math.MaxInt64 {
+	if !q.IsInt64() {
 		return 0, ErrRange
 	}
 	return q.Int64(), nil
