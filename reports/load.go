@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -80,16 +81,18 @@ func LoadRun(dir string) (*Run, error) {
 	if err := json.Unmarshal(data, &r.Summary); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	err = eachCSV(filepath.Join(dir, "flows.csv"), func(rec []string) {
-		if len(rec) < len(FlowsHeader) {
-			return
+	err = eachCSV(filepath.Join(dir, "flows.csv"), func(rec []string) error {
+		if len(rec) != len(FlowsHeader) {
+			return fmt.Errorf("expected the %d fields of %s, found %d", len(FlowsHeader), strings.Join(FlowsHeader, ","), len(rec))
 		}
-		id, _ := strconv.Atoi(rec[0])
-		n := func(i int) int64 { v, _ := strconv.ParseInt(rec[i], 10, 64); return v }
-		slow, _ := strconv.ParseFloat(rec[10], 64)
-		r.Flows = append(r.Flows, FlowRow{ID: id, Src: rec[1], Dst: rec[2], QP: rec[3], Op: rec[4],
-			SizeBytes: n(5), DeliveredBytes: n(6), StartNs: n(7), EndNs: n(8), FCTNs: n(9),
-			Slowdown: slow, Retransmits: n(11), Status: rec[12]})
+		var p fieldParser
+		// end_ns, fct_ns and slowdown are empty for a flow not complete.
+		row := FlowRow{ID: int(p.int(rec, 0, FlowsHeader, false)), Src: rec[1], Dst: rec[2], QP: rec[3], Op: rec[4],
+			SizeBytes: p.int(rec, 5, FlowsHeader, false), DeliveredBytes: p.int(rec, 6, FlowsHeader, false),
+			StartNs: p.int(rec, 7, FlowsHeader, false), EndNs: p.int(rec, 8, FlowsHeader, true), FCTNs: p.int(rec, 9, FlowsHeader, true),
+			Slowdown: p.float(rec, 10, FlowsHeader, true), Retransmits: p.int(rec, 11, FlowsHeader, false), Status: rec[12]}
+		r.Flows = append(r.Flows, row)
+		return p.err
 	})
 	if err != nil {
 		return nil, err
@@ -101,19 +104,27 @@ func LoadRun(dir string) (*Run, error) {
 	// hundred ports: each row shares its port's name.
 	names := map[[2]string]string{}
 	r.PFC = make([]PFCRow, 0, csvRows(filepath.Join(dir, "pfc.csv")))
-	err = eachCSV(filepath.Join(dir, "pfc.csv"), func(rec []string) {
-		if len(rec) < 5 {
-			return
+	err = eachCSV(filepath.Join(dir, "pfc.csv"), func(rec []string) error {
+		if len(rec) != len(pfcHeader) {
+			return fmt.Errorf("expected the %d fields of %s, found %d", len(pfcHeader), strings.Join(pfcHeader, ","), len(rec))
 		}
-		t, _ := strconv.ParseInt(rec[0], 10, 64)
-		prio, _ := strconv.Atoi(rec[3])
-		q, _ := strconv.Atoi(rec[4])
+		var p fieldParser
+		t := p.int(rec, 0, pfcHeader, false)
+		prio := p.int(rec, 3, pfcHeader, false)
+		q := p.int(rec, 4, pfcHeader, false)
+		if p.err == nil && (prio < 0 || prio > 7 || q < 0 || q > 0xFFFF) {
+			p.err = fmt.Errorf("priority %d or quanta %d out of range (0..7, 0..65535)", prio, q)
+		}
+		if p.err != nil {
+			return p.err
+		}
 		port, ok := names[[2]string{rec[1], rec[2]}]
 		if !ok {
 			port = rec[1] + ":" + rec[2]
 			names[[2]string{strings.Clone(rec[1]), strings.Clone(rec[2])}] = port
 		}
 		r.PFC = append(r.PFC, PFCRow{TimeNs: t, Port: port, Priority: uint8(prio), Quanta: uint16(q)})
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -136,10 +147,44 @@ func LoadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
+// pfcHeader is pfc.csv's header (WritePFCCSV).
+var pfcHeader = []string{"time_ns", "node", "port", "priority", "quanta"}
+
+// fieldParser reads a CSV record's numbers, keeping the first error,
+// which names the column and the field.
+type fieldParser struct{ err error }
+
+// int is field i of rec as a whole number; blank allows an empty field,
+// read as 0.
+func (p *fieldParser) int(rec []string, i int, header []string, blank bool) int64 {
+	if blank && rec[i] == "" {
+		return 0
+	}
+	v, err := strconv.ParseInt(rec[i], 10, 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("%s: %q is not a whole number", header[i], rec[i])
+	}
+	return v
+}
+
+// float is field i of rec as a number; blank allows an empty field.
+func (p *fieldParser) float(rec []string, i int, header []string, blank bool) float64 {
+	if blank && rec[i] == "" {
+		return 0
+	}
+	v, err := strconv.ParseFloat(rec[i], 64)
+	if (err != nil || math.IsNaN(v) || math.IsInf(v, 0)) && p.err == nil {
+		p.err = fmt.Errorf("%s: %q is not a number", header[i], rec[i])
+	}
+	return v
+}
+
 // eachCSV calls fn with each record of a CSV file after its header, as
 // it reads them (a file can hold a million rows; none is kept unless fn
-// keeps it). A missing file has no records. fn must not keep rec itself.
-func eachCSV(path string, fn func(rec []string)) error {
+// keeps it). A missing file has no records. fn must not keep rec itself;
+// an error it returns stops the reading and comes back as
+// file:line: error.
+func eachCSV(path string, fn func(rec []string) error) error {
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
 		return nil
@@ -158,7 +203,10 @@ func eachCSV(path string, fn func(rec []string)) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if i > 0 {
-			fn(rec)
+			if err := fn(rec); err != nil {
+				line, _ := rd.FieldPos(0)
+				return fmt.Errorf("%s:%d: %w", path, line, err)
+			}
 		}
 	}
 }

@@ -57,3 +57,41 @@ func TestLoadSeries(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadRunRejectsBadRows: a field of flows.csv or pfc.csv that is not
+// the number its column holds is an error at its file and line, not a 0
+// in the report; the empty end_ns, fct_ns and slowdown of a flow not
+// complete stay allowed.
+func TestLoadRunRejectsBadRows(t *testing.T) {
+	flows := strings.Join(FlowsHeader, ",") + "\n" +
+		"0,h0,h1,rc,write,1024,1024,0,5000,5000,1.2000,0,success\n" +
+		"1,h0,h2,rc,write,1024,512,0,,,,0,incomplete\n"
+	pfc := "time_ns,node,port,priority,quanta\n100,s0,p1,3,65535\n"
+	for _, c := range []struct{ file, body, want string }{
+		{"flows.csv", flows + "2,h1,h0,rc,write,abc,0,0,,,,0,incomplete\n", `flows.csv:4: size_bytes: "abc" is not a whole number`},
+		{"flows.csv", flows + "2,h1,h0,rc,write,10,0,0,,,x,0,incomplete\n", `flows.csv:4: slowdown: "x" is not a number`},
+		{"flows.csv", flows + "2,h1,h0\n", `flows.csv:4: expected the 13 fields of id,src,dst`},
+		{"flows.csv", flows + "2,h1,h0,rc,write,10,0,,,,,0,incomplete\n", `flows.csv:4: start_ns: "" is not a whole number`},
+		{"pfc.csv", pfc + "200,s0,p1,9,0\n", `pfc.csv:3: priority 9 or quanta 0 out of range`},
+		{"pfc.csv", pfc + "2e5,s0,p1,3,0\n", `pfc.csv:3: time_ns: "2e5" is not a whole number`},
+		{"pfc.csv", pfc + "200,s0,p1,3\n", `pfc.csv:3: expected the 5 fields of time_ns,node,port,priority,quanta, found 4`},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"scenario": "t", "complete": true}`), 0o644)
+		os.WriteFile(filepath.Join(dir, "flows.csv"), []byte(flows), 0o644)
+		os.WriteFile(filepath.Join(dir, "pfc.csv"), []byte(pfc), 0o644)
+		os.WriteFile(filepath.Join(dir, c.file), []byte(c.body), 0o644)
+		_, err := LoadRun(dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %q: got %v, want %q", c.file, c.body[strings.LastIndex(c.body[:len(c.body)-1], "\n")+1:], err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"scenario": "t", "complete": true}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "flows.csv"), []byte(flows), 0o644)
+	os.WriteFile(filepath.Join(dir, "pfc.csv"), []byte(pfc), 0o644)
+	r, err := LoadRun(dir)
+	if err != nil || len(r.Flows) != 2 || r.Flows[1].EndNs != 0 || len(r.PFC) != 1 || r.PFC[0].Quanta != 65535 {
+		t.Fatalf("the good files: %v, %+v", err, r)
+	}
+}

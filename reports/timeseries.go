@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // Metric names of timeseries.csv (OUTPUTS.md).
@@ -192,7 +193,7 @@ func PFCCSV(rows []PFCRow) []byte {
 
 // WritePFCCSV writes pfc.csv to w a row at a time, as PFCCSV renders it.
 func WritePFCCSV(w io.Writer, rows []PFCRow) error {
-	row := []byte("time_ns,node,port,priority,quanta\n")
+	row := []byte(strings.Join(pfcHeader, ",") + "\n")
 	if _, err := w.Write(row); err != nil {
 		return err
 	}

@@ -86,6 +86,11 @@ func BuiltinSizeDist(name string) (*SizeDist, error) {
 	return ParseCDF(name, data)
 }
 
+// maxCDFSize is the largest size a CDF may give, 2^53 bytes: every whole
+// number up to it is exact in a float64, and it rounds to an int64
+// without overflow (a size of 1e19 once wrapped to 0).
+const maxCDFSize = 1 << 53
+
 // ParseCDF reads a CDF file: one point a line, "<size in bytes>
 // <cumulative percent 0..100>", sizes ascending, percents non-decreasing,
 // the last at 100. Blank lines and lines starting with # are skipped.
@@ -108,6 +113,9 @@ func ParseCDF(file string, data []byte) (*SizeDist, error) {
 		}
 		if x < 0 || p < 0 || p > 100 {
 			return nil, fmt.Errorf("%s:%d: sizes are at least 0 and percents 0..100, found %q", file, i+1, line)
+		}
+		if x > maxCDFSize {
+			return nil, fmt.Errorf("%s:%d: size %s is too large; a CDF's sizes are at most 2^53 bytes (8 PiB), the largest a float64 holds exactly", file, i+1, f[0])
 		}
 		if n := len(d.Sizes); n > 0 && (x < d.Sizes[n-1] || p < d.Pct[n-1]) {
 			return nil, fmt.Errorf("%s:%d: the points must ascend (size and percent), found %q after %v %v", file, i+1, line, d.Sizes[n-1], d.Pct[n-1])
