@@ -73,12 +73,19 @@ type Run struct {
 // timeseries.csv, pfc.csv, topology.json and scenario.yaml are read when
 // present.
 func LoadRun(dir string) (*Run, error) {
-	r := &Run{Dir: dir, Label: filepath.Base(filepath.Clean(dir)), Series: map[string]map[string][]Point{}, Wheres: map[string][]string{}, Params: map[string]string{}}
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a run directory: %w", dir, err)
 	}
-	if err := json.Unmarshal(data, &r.Summary); err != nil {
+	return LoadRunWith(dir, data)
+}
+
+// LoadRunWith is LoadRun with summary.json's bytes given (a run builds
+// its report before it writes its summary, which goes last).
+func LoadRunWith(dir string, data []byte) (*Run, error) {
+	r := &Run{Dir: dir, Label: filepath.Base(filepath.Clean(dir)), Series: map[string]map[string][]Point{}, Wheres: map[string][]string{}, Params: map[string]string{}}
+	err := json.Unmarshal(data, &r.Summary)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
 	err = eachCSV(filepath.Join(dir, "flows.csv"), func(rec []string) error {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,9 +52,6 @@ func TestWriteRunRefusesToOverwrite(t *testing.T) {
 	}
 	if err := PrepareDir(dir, false); !errors.Is(err, ErrExists) {
 		t.Fatalf("second run into the same directory: %v, want ErrExists", err)
-	}
-	if err := PrepareDir(dir, true); err != nil {
-		t.Fatalf("--force: %v", err)
 	}
 	csv, _ := os.ReadFile(filepath.Join(dir, "flows.csv"))
 	want := "id,src,dst,qp,op,size_bytes,delivered_bytes,start_ns,end_ns,fct_ns,slowdown,retransmits,status\n0,h0,h1,rc,write,10,0,0,,,,0,incomplete\n"
@@ -191,4 +189,42 @@ func BenchmarkSeriesAddKey(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*series*samples), "ns/point")
+}
+
+// TestPrepareDirClearsAnEarlierRun: --force removes the earlier run's
+// files (summary.json first), its captures among them, and temporary
+// files a killed run left, and keeps what is not a run's; a folder that
+// cannot be made is an error before any simulation.
+func TestPrepareDirClearsAnEarlierRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range append([]string{"summary.json", "h8.pcap", "s0_p1.pcap", ".flows.csv.tmp-123", "notes.txt"}, RunFiles...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := PrepareDir(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if !reflect.DeepEqual(left, []string{"notes.txt"}) {
+		t.Errorf("after --force: %v, want [notes.txt]", left)
+	}
+	// A killed run's temporary file goes without --force too (there is no
+	// summary.json, so no earlier run to refuse).
+	os.WriteFile(filepath.Join(dir, ".report.html.tmp-9"), []byte("x"), 0o644)
+	if err := PrepareDir(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".report.html.tmp-9")); !os.IsNotExist(err) {
+		t.Errorf("a temporary file survived: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if err := PrepareDir(filepath.Join(file, "out"), false); err == nil {
+		t.Error("an output folder under a file was accepted")
+	}
 }

@@ -15,13 +15,65 @@ import (
 // overwriting was not asked for.
 var ErrExists = errors.New("output directory holds an earlier run")
 
-// PrepareDir makes dir ready for a run's files. A directory that already
-// holds a summary.json is an earlier run: it is refused unless force.
+// PrepareDir makes dir ready for a run's files, before the run, so that
+// a folder the run cannot write is found before the simulation, not after
+// it. A directory that already holds a summary.json is an earlier run: it
+// is refused unless force, and with force its files go, summary.json
+// first (a summary never stands beside a half-cleared run), then the
+// others a run writes (RunFiles, *.pcap), so that none of the earlier
+// run's (a capture the new scenario does not take) is mistaken for the
+// new one's. Temporary files a killed run left (WriteFileWith's) go
+// too. Other files in dir are left alone.
 func PrepareDir(dir string, force bool) error {
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil && !force {
+	summary := filepath.Join(dir, "summary.json")
+	_, err := os.Stat(summary)
+	earlier := err == nil
+	if earlier && !force {
 		return fmt.Errorf("%s: %w; pass --force to overwrite it or -o to write elsewhere", dir, ErrExists)
 	}
-	return os.MkdirAll(dir, 0o755)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if earlier {
+		if err := os.Remove(summary); err != nil {
+			return err
+		}
+		for _, name := range RunFiles {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+		if err := removeGlob(dir, "*.pcap"); err != nil {
+			return err
+		}
+	}
+	if err := removeGlob(dir, ".*.tmp-*"); err != nil {
+		return err
+	}
+	probe, err := os.CreateTemp(dir, ".probe.tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// RunFiles are the files a run writes beside summary.json and its
+// captures (NAME.pcap).
+var RunFiles = []string{"flows.csv", "pfc.csv", "timeseries.csv", "topology.json", "perftest.txt", "scenario.yaml", "report.html"}
+
+// removeGlob removes the files of dir that match pattern.
+func removeGlob(dir, pattern string) error {
+	names, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteFileAtomic writes data to dir/name through a temporary file in the
@@ -106,8 +158,24 @@ type Results struct {
 }
 
 // WriteRun writes a run's files into dir: summary.json last, so that a
-// summary.json on disk always has the other files beside it.
+// summary.json on disk always has the other files beside it. A run that
+// adds files of its own (scenario.yaml, report.html) writes them between
+// WriteRunFiles and WriteSummary instead.
 func WriteRun(dir string, r *Results) error {
+	if err := WriteRunFiles(dir, r); err != nil {
+		return err
+	}
+	return WriteSummary(dir, SummaryJSON(r.Summary))
+}
+
+// WriteSummary writes summary.json (SummaryJSON's bytes): the last file
+// of a run, whose presence says the others are there.
+func WriteSummary(dir string, summary []byte) error {
+	return WriteFileAtomic(dir, "summary.json", summary)
+}
+
+// WriteRunFiles writes every file of a run but summary.json.
+func WriteRunFiles(dir string, r *Results) error {
 	type file struct {
 		name string
 		fill func(w io.Writer) error
@@ -145,5 +213,5 @@ func WriteRun(dir string, r *Results) error {
 			return err
 		}
 	}
-	return WriteFileAtomic(dir, "summary.json", SummaryJSON(r.Summary))
+	return nil
 }

@@ -158,10 +158,9 @@ func RunPoint(ctx context.Context, sw *Sweep, p Point, dir string) (bool, error)
 	if err := ctx.Err(); err != nil {
 		return false, nil
 	}
-	if err := reports.PrepareDir(dir, true); err != nil {
+	if err := reports.PrepareDir(dir, true); err != nil { // clears an earlier, incomplete attempt
 		return false, err
 	}
-	os.Remove(filepath.Join(dir, "summary.json")) // an earlier, incomplete attempt
 	net, err := assembly.Build(sc)
 	if err != nil {
 		return false, err
@@ -178,14 +177,20 @@ func RunPoint(ctx context.Context, sw *Sweep, p Point, dir string) (bool, error)
 	// not add to the point's memory (cmd/lfsim's run does the same).
 	stop()
 	net = nil
-	if err := reports.WriteRun(dir, res); err != nil {
+	// summary.json last: a point with one is done (Done) and has every
+	// file.
+	if err := reports.WriteRunFiles(dir, res); err != nil {
 		return false, err
 	}
-	r, err := reports.LoadRun(dir)
+	summary := reports.SummaryJSON(res.Summary)
+	r, err := reports.LoadRunWith(dir, summary)
 	if err != nil {
 		return false, err
 	}
 	if err := reports.WriteFileAtomic(dir, "report.html", reports.BuildHTML([]*reports.Run{r})); err != nil {
+		return false, err
+	}
+	if err := reports.WriteSummary(dir, summary); err != nil {
 		return false, err
 	}
 	return res.Summary.Complete, nil

@@ -54,11 +54,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// writeReport completes a run's directory after its results: the
-// scenario as run (scenario.yaml, so that `lfsim report` can label
-// overlaid runs by what differs) and report.html, built from the files
-// just written.
-func writeReport(dir, arg string) error {
+// writeReport completes a run's directory after its results and before
+// its summary (summary, SummaryJSON's bytes, goes last): the scenario as
+// run (scenario.yaml, so that `lfsim report` can label overlaid runs by
+// what differs) and report.html, built from the files just written.
+func writeReport(dir, arg string, summary []byte) error {
 	var src []byte
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
 		src, err = os.ReadFile(arg)
@@ -71,7 +71,7 @@ func writeReport(dir, arg string) error {
 	if err := reports.WriteFileAtomic(dir, "scenario.yaml", src); err != nil {
 		return err
 	}
-	r, err := reports.LoadRun(dir)
+	r, err := reports.LoadRunWith(dir, summary)
 	if err != nil {
 		return err
 	}

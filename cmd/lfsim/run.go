@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -57,6 +58,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		dir = filepath.Join("lfsim-out", sc.Name)
 	}
+	_, err = os.Stat(dir)
+	made := os.IsNotExist(err)
 	if err := reports.PrepareDir(dir, *force); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
@@ -65,17 +68,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	net, err := assembly.Build(sc)
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
+		if made {
+			os.Remove(dir) // a refused run leaves no empty folder behind
+		}
 		return exitFailed
 	}
 	settleMemory()
 
-	// Ctrl-C stops the run at the current simulated time; what it has is
-	// written, marked incomplete. Once the run is over, Ctrl-C is ignored
-	// until the results are on disk.
+	// Ctrl-C or SIGTERM (a scheduler's, a kill) stops the run at the
+	// current simulated time; what it has is written, marked incomplete.
+	// Once the run is over, they are ignored until the results are on
+	// disk.
 	var running atomic.Pointer[assembly.Network]
 	running.Store(net)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer func() {
 		signal.Stop(sigs)
 		close(sigs)
@@ -106,14 +113,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	running.Store(nil)
 	net = nil
 	settleMemory()
-	if err := reports.WriteRun(dir, res); err != nil {
+	// summary.json goes last, after the report: a folder with a summary
+	// has every other file of its run (a kill on the way leaves none).
+	if err := reports.WriteRunFiles(dir, res); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
 		return exitInternal
 	}
 	// The report reads the files back; the run's copies can go first.
 	res.Flows, res.Series, res.PFC, res.Captures = nil, nil, nil, nil
-	if err := writeReport(dir, arg); err != nil {
+	summary := reports.SummaryJSON(sum)
+	if err := writeReport(dir, arg, summary); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: writing report.html: %v\n", err)
+		return exitInternal
+	}
+	if err := reports.WriteSummary(dir, summary); err != nil {
+		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
 		return exitInternal
 	}
 	for _, w := range sum.Warnings[len(sc.Warnings):] {

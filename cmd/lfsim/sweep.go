@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -99,7 +100,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			points = sw.Points[*index : *index+1]
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		ran, skipped, err := sweep.Run(ctx, sw, points, sweep.Options{Dir: dir, Workers: *jobs, Force: *force, Log: log})
 		if err != nil {
