@@ -30,13 +30,14 @@ type builder struct {
 	lim limits
 	s   *Scenario
 
-	t       *fabric.Topology // nil when the topology could not be built
-	topoOK  bool             // t is complete and passed its checks
-	flowsOK bool             // every generator expanded (flow ids are final)
-	hostNms []string         // host names in host order
-	names   []string         // all node names, once needed (allNames)
-	swNames []string         // switch names, once needed (switchNames)
-	declPos map[fabric.NodeID]scenario.Pos
+	t        *fabric.Topology               // nil when the topology could not be built
+	topoOK   bool                           // t is complete and passed its checks
+	flowsOK  bool                           // every generator expanded (flow ids are final)
+	hostNms  []string                       // host names in host order
+	names    []string                       // all node names, once needed (allNames)
+	swNames  []string                       // switch names, once needed (switchNames)
+	declPos  map[fabric.NodeID]scenario.Pos // an explicit topology's node declarations
+	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]
 }
 
 func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
@@ -75,6 +76,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 	b.observe()
 	b.expect()
 	b.faults()
+	b.checkBuffers()
 	return s
 }
 

@@ -288,6 +288,23 @@ hca: {<<: 5}
 hca: {[mtu]: 1024}
 `,
 			`t.yaml:2:7: hca: a key must be a plain name, not a list`},
+		{"a buffer below the reserved minimums and headroom", `topology: {kind: star, hosts: 9}
+switch: {buffer: 200KiB, reserved: 30KiB}
+`,
+			`t.yaml:2:18: switch.buffer: switch s0: the buffer (204800 bytes) is smaller than its reserved minimums (2211840) plus headroom (566046); raise switch.buffer or lower headroom`},
+		{"every switch of a fat-tree short of headroom", `topology: {kind: fat-tree, k: 4}
+switch: {buffer: 64KiB, pfc: {xoff: 20KiB, xon: 10KiB}}
+`,
+			`t.yaml:2:18: switch.buffer: switch s0: the buffer (65536 bytes) is smaller than its reserved minimums (0) plus headroom (251576); raise switch.buffer or lower headroom (and 19 more switches with this profile)`},
+		{"one switch's own buffer short of headroom", `topology:
+  kind: explicit
+  hosts: [a, b]
+  switches:
+    - s1
+    - {name: s2, switch: {buffer: 100KiB, pfc: {xoff: 20KiB, xon: 10KiB}}}
+  links: [[a, s1], [s1, s2], [s2, b]]
+`,
+			`t.yaml:6:14: topology.switches[1].switch: switch s2: the buffer (102400 bytes) is smaller than its reserved minimums (0) plus headroom (125788); raise switch.buffer or lower headroom`},
 		{"dce_tcp_g not a whole number", `topology: {kind: star, hosts: 2}
 hca: {dcqcn: {dce_tcp_g: 1.5}}
 `,

@@ -1,6 +1,9 @@
 package assembly
 
 import (
+	"fmt"
+
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
@@ -280,4 +283,102 @@ func (b *builder) warnLossy(com *scenario.GenCommon, tv *scenario.TrafficV, path
 		at = tv.Pos
 	}
 	b.warnf(at, path, "priority %d is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", prio)
+}
+
+// checkBuffers finds, before anything is built, the switches whose buffer
+// is smaller than their reserved minimums plus the PFC headroom their
+// ports need (what swtch.New would refuse), and reports each at the key
+// that sets its buffer: one error per place, naming the first such
+// switch and how many more share it. A port's headroom depends on its
+// link and its peer, as Build wires them: a host peer sends frames of its
+// MTU and answers PAUSE in swtch.PauseResponse; a switch peer answers in
+// its profile's response time.
+func (b *builder) checkBuffers() {
+	if !b.topoOK {
+		return
+	}
+	t, s := b.t, b.s
+	maxFrame := s.maxFrame()
+	type failure struct {
+		err  error
+		path string
+		more int
+	}
+	byPos := map[scenario.Pos]*failure{}
+	var order []scenario.Pos
+	var links []swtch.PortLink
+	for id, node := range t.Nodes {
+		if node.Kind != fabric.Switch {
+			continue
+		}
+		links = s.portLinks(fabric.NodeID(id), links[:0])
+		err := s.SwitchProfile(fabric.NodeID(id)).CheckBuffer(node.Name, links, maxFrame)
+		if err == nil {
+			continue
+		}
+		at, path := b.bufferPos(fabric.NodeID(id))
+		if f := byPos[at]; f != nil {
+			f.more++
+			continue
+		}
+		byPos[at] = &failure{err: err, path: path}
+		order = append(order, at)
+	}
+	for _, at := range order {
+		f := byPos[at]
+		msg := f.err.Error()
+		if f.more > 0 {
+			msg += fmt.Sprintf(" (and %d more switches with this profile)", f.more)
+		}
+		b.errorf(at, f.path, "%s", msg)
+	}
+}
+
+// bufferPos is where switch id's buffer is set, and its path: the node's
+// declaration in an explicit topology when it has a switch: of its own,
+// else switch.buffer, else switch:, else topology:.
+func (b *builder) bufferPos(id fabric.NodeID) (scenario.Pos, string) {
+	if _, own := b.s.SwitchProfiles[id]; own {
+		if at, ok := b.declPos[id]; ok {
+			return at, b.declPath[id] + ".switch"
+		}
+	}
+	f := b.f
+	switch {
+	case f.Switch.Buffer.Set:
+		return f.Switch.Buffer.Pos, "switch.buffer"
+	case f.Has("switch"):
+		return f.KeyPos("switch"), "switch"
+	}
+	return f.Topology.Pos, "topology"
+}
+
+// maxFrame is the largest frame any host sends (its MTU's RoCEv2 frame),
+// which Build gives the switches.
+func (s *Scenario) maxFrame() int64 {
+	m := int64(0)
+	for _, h := range s.Topology.Hosts() {
+		m = max(m, fabric.MaxRoCEv2Frame(s.HCAProfile(h).MTU))
+	}
+	return m
+}
+
+// portLinks appends to out what switch id's ports' headroom depends on,
+// port by port, as Build wires the ports: a host peer sends frames of its
+// MTU and answers PAUSE in swtch.PauseResponse; a switch peer answers in
+// its profile's response time.
+func (s *Scenario) portLinks(id fabric.NodeID, out []swtch.PortLink) []swtch.PortLink {
+	t := s.Topology
+	for _, ref := range t.Nodes[id].Ports {
+		l := t.Links[ref.Link]
+		pl := swtch.PortLink{Rate: l.Rate, Delay: l.Delay}
+		if t.Nodes[ref.Peer].Kind == fabric.Host {
+			pl.PeerFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(ref.Peer).MTU)
+			pl.PeerResponse = swtch.PauseResponse(l.Rate)
+		} else {
+			pl.PeerResponse = s.SwitchProfile(ref.Peer).PFC.ResponseDelay(l.Rate)
+		}
+		out = append(out, pl)
+	}
+	return out
 }

@@ -524,6 +524,9 @@ func TestTooManyErrors(t *testing.T) {
 	for i := 0; i < 50000; i++ {
 		b.WriteString("        - x" + strconv.Itoa(i) + "\n")
 	}
+	// A buffer for 10000 ports' headroom, so that the hosts are the only
+	// mistakes.
+	b.WriteString("switch: {buffer: 2GiB}\n")
 	_, err := Parse("t.yaml", []byte(b.String()))
 	var errs scenario.Errors
 	if !errors.As(err, &errs) || len(errs) != scenario.MaxErrors+1 {

@@ -181,7 +181,7 @@ func (b *builder) checkNodeName(n scenario.StrV, path string) bool {
 
 func (b *builder) explicit(s *scenario.ExplicitS) {
 	errs := b.d.ErrorCount()
-	b.declPos = map[fabric.NodeID]scenario.Pos{}
+	b.declPos, b.declPath = map[fabric.NodeID]scenario.Pos{}, map[fabric.NodeID]string{}
 	if !b.fits(b.f.Topology.Pos, int64(len(s.Hosts)), int64(len(s.Switches)), int64(len(s.Links))) {
 		return
 	}
@@ -213,7 +213,7 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 			b.errorf(n.Pos, path, "%v", err)
 			return 0, false
 		}
-		b.declPos[id] = n.Pos
+		b.declPos[id], b.declPath[id] = n.Pos, path
 		return id, true
 	}
 	for i := range s.Hosts {

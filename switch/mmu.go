@@ -1,6 +1,11 @@
 package swtch
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
 
 // The MMU keeps the buffer as real switches do (Broadcom's scheme, as
 // SONiC configures it): each ingress port and priority may hold a reserved
@@ -122,8 +127,54 @@ func (s *Switch) atXON(i int, prio uint8) bool {
 // minimums and headroom.
 func (s *Switch) Check() error {
 	if s.sharedSize < 0 {
-		return fmt.Errorf("switch %s: the buffer (%d bytes) is smaller than its reserved minimums (%d) plus headroom (%d); raise switch.buffer or lower headroom",
-			s.Name, s.Prof.Buffer, s.reservedTotal, s.headroomTotal)
+		return bufferError(s.Name, s.Prof, s.reservedTotal, s.headroomTotal)
+	}
+	return nil
+}
+
+func bufferError(name string, prof Profile, reserved, headroom int64) error {
+	return fmt.Errorf("switch %s: the buffer (%d bytes) is smaller than its reserved minimums (%d) plus headroom (%d); raise switch.buffer or lower headroom",
+		name, prof.Buffer, reserved, headroom)
+}
+
+// PortLink is what a switch port's PFC headroom depends on: the port's
+// rate and its cable's delay, the largest frame its peer sends (0: the
+// network's largest) and its peer's PAUSE response time.
+type PortLink struct {
+	Rate         fabric.Rate
+	Delay        sim.Time
+	PeerFrame    int64
+	PeerResponse sim.Time
+}
+
+// PortHeadroom is a port's headroom per lossless priority: the IEEE
+// bound (HeadroomBound) with pfc.headroom auto, the profile's otherwise.
+// maxFrame is the largest frame anyone in the network sends.
+func (p Profile) PortHeadroom(l PortLink, maxFrame int64) int64 {
+	if !p.PFC.HeadroomAuto {
+		return int64(p.PFC.Headroom)
+	}
+	sender := maxFrame
+	if l.PeerFrame > 0 {
+		sender = l.PeerFrame
+	}
+	return HeadroomBound(l.Rate, l.Delay, sender, maxFrame, l.PeerResponse)
+}
+
+// reservedTotal is the reserved minimums of a switch of n ports: one per
+// port and priority.
+func (p Profile) reservedTotal(n int) int64 { return int64(p.Reserved) * int64(n) * 8 }
+
+// CheckBuffer is Check before the switch exists: an error when the buffer
+// is smaller than the reserved minimums plus the headroom of ports
+// (PortHeadroom per port and lossless priority), as New would find.
+func (p Profile) CheckBuffer(name string, ports []PortLink, maxFrame int64) error {
+	var headroom int64
+	for _, l := range ports {
+		headroom += p.PortHeadroom(l, maxFrame) * int64(len(p.PFC.Priorities))
+	}
+	if reserved := p.reservedTotal(len(ports)); int64(p.Buffer)-reserved-headroom < 0 {
+		return bufferError(name, p, reserved, headroom)
 	}
 	return nil
 }

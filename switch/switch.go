@@ -179,18 +179,11 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		p.ResponseDelay = prof.PFC.ResponseDelay(p.Rate)
 	}
 	for i, p := range ports {
-		if prof.PFC.HeadroomAuto {
-			sender := maxFrame
-			if peer := p.Peer(); peer.SenderFrame > 0 {
-				sender = peer.SenderFrame
-			}
-			s.ps[i].headroom = HeadroomBound(p.Rate, p.Link().Delay, sender, maxFrame, p.Peer().ResponseDelay)
-		} else {
-			s.ps[i].headroom = int64(prof.PFC.Headroom)
-		}
+		peer := p.Peer()
+		s.ps[i].headroom = prof.PortHeadroom(PortLink{Rate: p.Rate, Delay: p.Link().Delay, PeerFrame: peer.SenderFrame, PeerResponse: peer.ResponseDelay}, maxFrame)
 		s.headroomTotal += s.ps[i].headroom * int64(lossless)
 	}
-	s.reservedTotal = int64(prof.Reserved) * int64(n) * 8
+	s.reservedTotal = prof.reservedTotal(n)
 	s.sharedSize = int64(prof.Buffer) - s.reservedTotal - s.headroomTotal
 	for prio, w := range prof.DWRR {
 		s.weighted |= 1 << prio

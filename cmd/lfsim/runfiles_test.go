@@ -87,9 +87,9 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// TestRefusedRunLeavesNoFolder: a run refused when its network is built
-// (a buffer below the reserved minimums and headroom) leaves no empty
-// output folder behind; a folder that was there stays.
+// TestRefusedRunLeavesNoFolder: a refused run (a buffer below the
+// reserved minimums and headroom, which validate finds too) leaves no
+// empty output folder behind; a folder that was there stays.
 func TestRefusedRunLeavesNoFolder(t *testing.T) {
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "small-buffer.yaml")
