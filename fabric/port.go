@@ -397,7 +397,7 @@ func arrive(t, d unsafe.Pointer) {
 		p.pausesArrived++
 	}
 	if p.down {
-		p.out.DownDrops++ // counted on the link of the port's own direction
+		p.out.countCut(pkt.Kind) // counted on the link of the port's own direction
 		p.pool.Put(pkt)
 		return
 	}
@@ -505,10 +505,13 @@ type Link struct {
 	Delay sim.Time
 	// Lost counts frames the link dropped at random (SetLoss).
 	Lost int64
-	// DownDrops counts frames lost because the link was cut (Port.SetDown):
-	// sent into a cut link, or arriving at a cut port.
+	// DownDrops counts packets (frames other than PFC frames) lost because
+	// the link was cut (Port.SetDown): sent into a cut link, or arriving
+	// at a cut port. PausesCut counts the PFC frames lost so: they are not
+	// packets (a run's packets.sent leaves them out).
 	DownDrops  int64
-	sentDown   int64 // the frames among DownDrops that were sent into the cut link
+	PausesCut  int64
+	sentDown   int64 // the frames, PFC frames too, that were sent into the cut link
 	pausesSent int64 // PFC frames handed on to the receiving port
 }
 
@@ -540,7 +543,7 @@ func (l *Link) updateFastCarry() {
 func (l *Link) carry(pkt *Packet, info int64) {
 	kind := infoKind(info)
 	if l.down {
-		l.DownDrops++
+		l.countCut(kind)
 		l.sentDown++
 		l.to.pool.Put(pkt)
 		return
@@ -558,6 +561,15 @@ func (l *Link) carry(pkt *Packet, info int64) {
 	} else {
 		l.eng.After(l.Delay, l.to, portArrive, 0, pkt)
 	}
+}
+
+// countCut counts a frame of kind the cut link lost.
+func (l *Link) countCut(kind PacketKind) {
+	if kind == KindPause {
+		l.PausesCut++
+		return
+	}
+	l.DownDrops++
 }
 
 // InFlight returns the frames on the wire.
