@@ -35,9 +35,10 @@ func LoadNamed(arg string) (*Scenario, error) {
 	return LoadExample(arg)
 }
 
-// Load reads and validates a scenario file.
+// Load reads and validates a scenario file (a regular file of at most
+// scenario.MaxScenarioBytes).
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := scenario.ReadFile(path, "scenario file", scenario.MaxScenarioBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -162,7 +161,7 @@ func (b *builder) sizeDist(s *scenario.SizesV, path string) *scenario.SizeDist {
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(filepath.Dir(b.d.File), file)
 	}
-	data, err := os.ReadFile(file)
+	data, err := scenario.ReadFile(file, "CDF file", scenario.MaxCDFBytes)
 	if err != nil {
 		b.errorf(s.Pos, path, "cannot read the CDF file %s: %v", scenario.Show(s.Name), err)
 		return nil

@@ -104,21 +104,21 @@ func ParseCDF(file string, data []byte) (*SizeDist, error) {
 		}
 		f := strings.Fields(line)
 		if len(f) != 2 {
-			return nil, fmt.Errorf("%s:%d: expected \"<size in bytes> <cumulative percent>\", found %q", file, i+1, line)
+			return nil, fmt.Errorf("%s:%d: expected \"<size in bytes> <cumulative percent>\", found %s", file, i+1, excerpt(line))
 		}
 		x, err1 := strconv.ParseFloat(f[0], 64)
 		p, err2 := strconv.ParseFloat(f[1], 64)
 		if err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(p) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%s:%d: expected two numbers, found %q", file, i+1, line)
+			return nil, fmt.Errorf("%s:%d: expected two numbers, found %s", file, i+1, excerpt(line))
 		}
 		if x < 0 || p < 0 || p > 100 {
-			return nil, fmt.Errorf("%s:%d: sizes are at least 0 and percents 0..100, found %q", file, i+1, line)
+			return nil, fmt.Errorf("%s:%d: sizes are at least 0 and percents 0..100, found %s", file, i+1, excerpt(line))
 		}
 		if x > maxCDFSize {
 			return nil, fmt.Errorf("%s:%d: size %s is too large; a CDF's sizes are at most 2^53 bytes (8 PiB), the largest a float64 holds exactly", file, i+1, f[0])
 		}
 		if n := len(d.Sizes); n > 0 && (x < d.Sizes[n-1] || p < d.Pct[n-1]) {
-			return nil, fmt.Errorf("%s:%d: the points must ascend (size and percent), found %q after %v %v", file, i+1, line, d.Sizes[n-1], d.Pct[n-1])
+			return nil, fmt.Errorf("%s:%d: the points must ascend (size and percent), found %s after %v %v", file, i+1, excerpt(line), d.Sizes[n-1], d.Pct[n-1])
 		}
 		d.Sizes, d.Pct = append(d.Sizes, x), append(d.Pct, p)
 	}

@@ -73,7 +73,7 @@ type Point struct {
 // Load reads a sweep file, its base scenario, and checks every path
 // and value. Errors name the sweep file's line and column.
 func Load(path string) (*Sweep, error) {
-	data, err := os.ReadFile(path)
+	data, err := scenario.ReadFile(path, "sweep file", scenario.MaxScenarioBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	}
 	if st, err := os.Stat(bpath); err == nil && !st.IsDir() {
 		sw.BaseFile = bpath
-		sw.BaseData, err = os.ReadFile(bpath)
+		sw.BaseData, err = scenario.ReadFile(bpath, "scenario file", scenario.MaxScenarioBytes)
 		if err != nil {
 			return nil, err
 		}

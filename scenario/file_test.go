@@ -1,0 +1,59 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadFileRefusesWhatIsNotAFile: a FIFO, a device and a folder are
+// refused at once (reading them would block, never end, or make no
+// sense), and so is a file over the limit, without reading it.
+func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	f, _ := os.Create(big)
+	f.Truncate(MaxScenarioBytes + 1) // sparse: nothing to read but its size
+	f.Close()
+	ok := filepath.Join(dir, "ok.yaml")
+	os.WriteFile(ok, []byte("seed: 1\n"), 0o644)
+	for _, c := range []struct{ path, want string }{
+		{fifo, "is not a regular file (a FIFO); a scenario file is one"},
+		{"/dev/zero", "is not a regular file (a device); a scenario file is one"},
+		{dir, "is not a regular file (a folder); a scenario file is one"},
+		{big, "is 16777217 bytes; a scenario file is at most 16777216"},
+	} {
+		start := time.Now()
+		_, err := ReadFile(c.path, "scenario file", MaxScenarioBytes)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.path, err, c.want)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: refused after %v", c.path, d)
+		}
+	}
+	if data, err := ReadFile(ok, "scenario file", MaxScenarioBytes); err != nil || string(data) != "seed: 1\n" {
+		t.Errorf("a plain file: %q, %v", data, err)
+	}
+}
+
+// TestCDFErrorsShowAnExcerpt: a CDF key that names some other file gets
+// an error that shows at most a short, quoted excerpt of its line.
+func TestCDFErrorsShowAnExcerpt(t *testing.T) {
+	secret := "root:$6$abcdefghijklmnopqrstuvwxyz0123456789:19000:0:99999:7:::"
+	_, err := ParseCDF("shadow", []byte(secret+"\n"))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "0123456789") || !strings.Contains(msg, `"root:$6$abcdefghijklmnop"...`) {
+		t.Errorf("message %q: want 24 characters of the line, quoted and marked as cut", msg)
+	}
+}
