@@ -10,7 +10,7 @@ import (
 )
 
 // fuzzLimits keep fuzzed fabrics small: the fuzzer looks for panics and
-// hangs, and the limits themselves are tested in limits_test.go.
+// hangs, and the limits themselves are tested in TestLimits (scenario_test.go).
 var fuzzLimits = limits{Hosts: 512, Switches: 256, Links: 2048, FatTreeK: 8, Flows: 20000, Nodes: 100000, RouteEntries: 100000}
 
 func FuzzParse(f *testing.F) {

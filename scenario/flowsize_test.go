@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -27,4 +29,38 @@ func TestParseCDFErrors(t *testing.T) {
 	if err != nil || d.Max() != 1<<53 {
 		t.Errorf("2^53 as the largest size: %v, max %d", err, d.Max())
 	}
+}
+
+// FuzzParseCDF: any file given as a CDF is an error at its line or a
+// distribution whose every draw lies between 1 byte and its largest size,
+// with a finite mean.
+func FuzzParseCDF(f *testing.F) {
+	for _, name := range SizeDists {
+		data, err := flowSizeFS.ReadFile("data/flowsize/" + name + ".txt")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{"", "0 0\n1e19 100\n", "# c\n0 0\n1 100", "5 5\n5 100\n", "0 0\nNaN 100\n", "0 0\n1 1e-300\n2 100\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseCDF("f.cdf", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.cdf") {
+				t.Fatalf("error without the file's name: %v", err)
+			}
+			return
+		}
+		if m := d.Mean(); math.IsNaN(m) || math.IsInf(m, 0) || m < 0 {
+			t.Fatalf("mean %v", m)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range 64 {
+			if x := d.Sample(rng); x < 1 || x > max(1, d.Max()) {
+				t.Fatalf("draw %d outside [1, %d]", x, d.Max())
+			}
+		}
+	})
 }
