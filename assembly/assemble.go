@@ -15,7 +15,7 @@ import (
 func Build(s *Scenario) (*Network, error) {
 	eng := sim.NewEngine(s.Seed)
 	fab := fabric.NewNetwork(eng, s.Topology)
-	n := &Network{Scenario: s, Eng: eng, Fabric: fab,
+	n := &Network{Scenario: s, Eng: eng, Fabric: fab, flowLimit: defaultLimits.Flows,
 		Switches: make([]*swtch.Switch, len(s.Topology.Nodes)),
 		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
 	}

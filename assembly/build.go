@@ -30,12 +30,14 @@ type builder struct {
 	lim limits
 	s   *Scenario
 
-	t        *fabric.Topology               // nil when the topology could not be built
-	topoOK   bool                           // t is complete and passed its checks
-	flowsOK  bool                           // every generator expanded (flow ids are final)
-	hostNms  []string                       // host names in host order
-	names    []string                       // all node names, once needed (allNames)
-	swNames  []string                       // switch names, once needed (switchNames)
+	t            *fabric.Topology // nil when the topology could not be built
+	topoOK       bool             // t is complete and passed its checks
+	flowsOK      bool             // every generator expanded (flow ids are final)
+	hostNms      []string         // host names in host order
+	names        []string         // all node names, once needed (allNames)
+	swNames      []string         // switch names, once needed (switchNames)
+	poissonFlows float64          // the flows the poisson generators so far are expected to make
+
 	declPos  map[fabric.NodeID]scenario.Pos // an explicit topology's node declarations
 	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]
 }

@@ -30,6 +30,7 @@ type dynamic struct {
 	dependents [][]int              // by flow id: flows whose After lists it
 	unstarted  int                  // flows waiting for others
 	sources    int                  // poisson sources with an arrival to come
+	capped     bool                 // a poisson source stopped at the flow limit
 	closer     *closer
 	wcs        [16]hca.WC // what the runner polls its CQs into
 }
@@ -307,6 +308,10 @@ func (p *poissonSource) HandleEvent(*sim.Event) {
 	n := p.n
 	n.dyn.sources--
 	n.poll()
+	if len(n.Flows) >= n.flowLimit {
+		n.dyn.capped = true // the source ends here
+		return
+	}
 	now := n.Eng.Now()
 	size, dst := p.next()
 	g := p.g

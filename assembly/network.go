@@ -25,6 +25,9 @@ type Network struct {
 	// Tests are the running perftest and pingpong programs.
 	Tests []*TestRun
 
+	// flowLimit bounds the flows a run makes, those of poisson generators
+	// included: a source stops there (the loader's limit).
+	flowLimit   int
 	completed   int
 	faults      *faultState // faults.go
 	det         *observe.Detector

@@ -122,6 +122,9 @@ func (n *Network) collect(reason string) (*reports.Summary, []reports.FlowRow) {
 			"%d packets of lossless priorities were dropped because headroom overflowed: this configuration is not lossless (raise switch.pfc.headroom or lower xoff)",
 			sum.Packets.DropReasons["headroom"]))
 	}
+	if n.dyn.capped {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("the poisson generators stopped making flows at the flow limit (%d flows)", n.flowLimit))
+	}
 	n.faultSummary(sum)
 	sum.Expect = observe.Check(n.view(), &s.Expect, len(n.Flows), sum)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })

@@ -114,6 +114,9 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 			return
 		}
 	}
+	if !b.poissonBounded(tv, path, &p) {
+		return
+	}
 	if g.Priority.Set {
 		p.Priority, p.PrioritySet = uint8(g.Priority.V), true
 	}
@@ -513,4 +516,33 @@ func (b *builder) poissonSenders(tv *scenario.TrafficV, path string, g *scenario
 		return nil, false
 	}
 	return hosts, true
+}
+
+// poissonBounded reports whether a poisson generator's flows are bounded:
+// it ends (until:, or a run with a time limit), and the flows it is
+// expected to make, with the generators' before it, stay within the flow
+// limit. Each host is expected to start load × its link's rate × its
+// time / the mean size flows; a run makes no more than the limit anyway
+// (the sources stop there, dynamic.go).
+func (b *builder) poissonBounded(tv *scenario.TrafficV, path string, p *PoissonGen) bool {
+	end := min(p.Until, b.s.Stop.At)
+	if end == sim.Never {
+		b.errorf(tv.Pos, path, "poisson without until: in a run without a time limit (stop.at: 0) makes flows for ever; give it until:")
+		return false
+	}
+	var n float64
+	if end > p.Start {
+		secs := (end - p.Start).Seconds()
+		for _, h := range p.Hosts {
+			rate := b.t.Links[b.t.Nodes[h].Ports[0].Link].Rate
+			n += secs * float64(rate) * p.Load / 8 / p.Sizes.Mean()
+		}
+	}
+	if total := float64(len(b.s.Flows)) + b.poissonFlows + n; total > float64(b.lim.Flows) {
+		b.errorf(tv.Pos, path, "this poisson makes about %s flows (load × link rate × time / mean size), %s in all; at most %d flows are supported",
+			count(int64(min(n, 1e18))), count(int64(min(total, 1e18))), b.lim.Flows)
+		return false
+	}
+	b.poissonFlows += n
+	return true
 }

@@ -225,3 +225,38 @@ func TestFCTBuckets(t *testing.T) {
 		t.Fatalf("3 flows give %d buckets", len(b))
 	}
 }
+
+// TestPoissonFlowsAreBounded: a poisson generator that would make flows
+// for ever, or more than the flow limit, is refused before the run, at
+// its line; and a run's sources stop at the flow limit whatever the draw,
+// saying so.
+func TestPoissonFlowsAreBounded(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"stop: {at: 0, when: flows-done}\ntraffic:\n  - poisson: {load: 10%, sizes: 64KiB}\n",
+			"t.yaml:4:5: traffic[0].poisson: poisson without until: in a run without a time limit (stop.at: 0) makes flows for ever; give it until:"},
+		{"stop: {at: 1s}\ntraffic:\n  - poisson: {load: 100%, sizes: 1}\n",
+			"t.yaml:4:5: traffic[0].poisson: this poisson makes about 112500000000 flows (load × link rate × time / mean size), 112500000000 in all; at most 10000000 flows are supported"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 9}\n"+c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
+	}
+	// until: bounds it in a run without a time limit.
+	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 9}\nstop: {at: 0, when: flows-done}\ntraffic:\n  - poisson: {load: 10%, sizes: 64KiB, until: 100us}\n")); err != nil {
+		t.Error(err)
+	}
+	n := buildSource(t, "t.yaml", "topology: {kind: star, hosts: 9}\nstop: {at: 200us}\ntraffic:\n  - poisson: {load: 50%, sizes: 1KiB}\n")
+	n.flowLimit = 40
+	sum := n.Run(nil).Summary
+	if len(n.Flows) != 40 || sum.Flows.Total > 40 {
+		t.Errorf("%d flows made (%d in the summary), want the limit's 40", len(n.Flows), sum.Flows.Total)
+	}
+	found := false
+	for _, w := range sum.Warnings {
+		found = found || w == "the poisson generators stopped making flows at the flow limit (40 flows)"
+	}
+	if !found {
+		t.Errorf("warnings %q lack the flow limit's", sum.Warnings)
+	}
+}
