@@ -9,8 +9,8 @@ import (
 
 // Limits on the files a user names: a scenario or sweep file (and a
 // sweep's base) is at most MaxScenarioBytes, 16 MiB, which holds an
-// explicit topology of a million links; a CDF file at most MaxCDFBytes,
-// 1 MiB (the built-in ones are under 1 KiB).
+// explicit topology of over half a million links written one a line; a
+// CDF file at most MaxCDFBytes, 1 MiB (the largest built-in one is 12 KiB).
 const (
 	MaxScenarioBytes = 16 << 20
 	MaxCDFBytes      = 1 << 20
