@@ -192,15 +192,21 @@ func BenchmarkSeriesAddKey(b *testing.B) {
 }
 
 // TestPrepareDirClearsAnEarlierRun: --force removes the earlier run's
-// files (summary.json first), its captures among them, and temporary
-// files a killed run left, and keeps what is not a run's; a folder that
-// cannot be made is an error before any simulation.
+// files (summary.json first), the captures its topology names among them,
+// and temporary files a killed run left, and keeps every other file (a
+// capture of the user's own, another tool's temporary file); a folder
+// that cannot be made is an error before any simulation.
 func TestPrepareDirClearsAnEarlierRun(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range append([]string{"summary.json", "h8.pcap", "s0_p1.pcap", ".flows.csv.tmp-123", "notes.txt"}, RunFiles...) {
+	for _, name := range append([]string{"summary.json", "h8.pcap", "s0_p1.pcap", ".flows.csv.tmp-123", ".h8.pcap.tmp-4",
+		"notes.txt", "mine.pcap", "s0_px.pcap", ".other.tmp-1"}, RunFiles...) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	topo := TopologyJSON(&Topo{Nodes: []TopoNode{{Name: "s0", Kind: "switch"}, {Name: "h8", Kind: "host"}}})
+	if err := os.WriteFile(filepath.Join(dir, "topology.json"), topo, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := PrepareDir(dir, true); err != nil {
 		t.Fatal(err)
@@ -210,8 +216,8 @@ func TestPrepareDirClearsAnEarlierRun(t *testing.T) {
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	if !reflect.DeepEqual(left, []string{"notes.txt"}) {
-		t.Errorf("after --force: %v, want [notes.txt]", left)
+	if want := []string{".other.tmp-1", "mine.pcap", "notes.txt", "s0_px.pcap"}; !reflect.DeepEqual(left, want) {
+		t.Errorf("after --force: %v, want %v", left, want)
 	}
 	// A killed run's temporary file goes without --force too (there is no
 	// summary.json, so no earlier run to refuse).

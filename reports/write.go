@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // ErrExists is returned when an output directory holds an earlier run and
@@ -20,10 +21,12 @@ var ErrExists = errors.New("output directory holds an earlier run")
 // it. A directory that already holds a summary.json is an earlier run: it
 // is refused unless force, and with force its files go, summary.json
 // first (a summary never stands beside a half-cleared run), then the
-// others a run writes (RunFiles, *.pcap), so that none of the earlier
-// run's (a capture the new scenario does not take) is mistaken for the
-// new one's. Temporary files a killed run left (WriteFileWith's) go
-// too. Other files in dir are left alone.
+// others a run writes (RunFiles, and the captures its topology.json
+// names: HOST.pcap, NODE_pN.pcap), so that none of the earlier run's (a
+// capture the new scenario does not take) is mistaken for the new one's.
+// Temporary files a killed run left (WriteFileWith's, of those names)
+// go too. Every other file in dir is left alone. A caller that reads its
+// scenario from dir reads it before.
 func PrepareDir(dir string, force bool) error {
 	summary := filepath.Join(dir, "summary.json")
 	_, err := os.Stat(summary)
@@ -35,19 +38,22 @@ func PrepareDir(dir string, force bool) error {
 		return err
 	}
 	if earlier {
+		captures := earlierCaptures(dir)
 		if err := os.Remove(summary); err != nil {
 			return err
 		}
-		for _, name := range RunFiles {
+		for _, name := range append(RunFiles, captures...) {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
 				return err
 			}
 		}
-		if err := removeGlob(dir, "*.pcap"); err != nil {
+	}
+	for _, name := range append([]string{"summary.json", "probe"}, RunFiles...) {
+		if err := removeGlob(dir, "."+name+".tmp-*"); err != nil {
 			return err
 		}
 	}
-	if err := removeGlob(dir, ".*.tmp-*"); err != nil {
+	if err := removeGlob(dir, ".*.pcap.tmp-*"); err != nil {
 		return err
 	}
 	probe, err := os.CreateTemp(dir, ".probe.tmp-*")
@@ -61,6 +67,46 @@ func PrepareDir(dir string, force bool) error {
 // RunFiles are the files a run writes beside summary.json and its
 // captures (NAME.pcap).
 var RunFiles = []string{"flows.csv", "pfc.csv", "timeseries.csv", "topology.json", "perftest.txt", "scenario.yaml", "report.html"}
+
+// earlierCaptures are the pcap files an earlier run in dir may have
+// written: one per host (HOST.pcap) and per port (NODE_pN.pcap) of the
+// topology.json it left, those that exist.
+func earlierCaptures(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "topology.json"))
+	if err != nil {
+		return nil
+	}
+	var t Topo
+	if json.Unmarshal(data, &t) != nil {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, n := range t.Nodes {
+		names[n.Name] = true
+	}
+	var out []string
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".pcap")
+		node := base
+		if i := strings.LastIndex(base, "_p"); i > 0 && isDigits(base[i+2:]) {
+			node = base[:i]
+		}
+		if names[node] {
+			out = append(out, filepath.Base(f))
+		}
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // removeGlob removes the files of dir that match pattern.
 func removeGlob(dir, pattern string) error {

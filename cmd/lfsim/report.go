@@ -54,20 +54,21 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// scenarioSource is the text of the scenario arg names: the file, or the
+// built-in example.
+func scenarioSource(arg string) ([]byte, error) {
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		return scenario.ReadFile(arg, "scenario file", scenario.MaxScenarioBytes)
+	}
+	return scenario.ExampleSource(arg)
+}
+
 // writeReport completes a run's directory after its results and before
 // its summary (summary, SummaryJSON's bytes, goes last): the scenario as
-// run (scenario.yaml, so that `lfsim report` can label overlaid runs by
-// what differs) and report.html, built from the files just written.
-func writeReport(dir, arg string, summary []byte) error {
-	var src []byte
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		src, err = os.ReadFile(arg)
-		if err != nil {
-			return err
-		}
-	} else if src, err = scenario.ExampleSource(arg); err != nil {
-		return err
-	}
+// run (src, as scenario.yaml, so that `lfsim report` can label overlaid
+// runs by what differs) and report.html, built from the files just
+// written.
+func writeReport(dir string, src, summary []byte) error {
 	if err := reports.WriteFileAtomic(dir, "scenario.yaml", src); err != nil {
 		return err
 	}

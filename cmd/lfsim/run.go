@@ -58,8 +58,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		dir = filepath.Join("lfsim-out", sc.Name)
 	}
-	_, err = os.Stat(dir)
-	made := os.IsNotExist(err)
+	// The scenario as run goes to scenario.yaml; read it before the folder
+	// is cleared (it may be an earlier run's scenario.yaml).
+	src, err := scenarioSource(arg)
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
+		return exitFailed
+	}
 	if err := reports.PrepareDir(dir, *force); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
@@ -68,9 +73,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	net, err := assembly.Build(sc)
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
-		if made {
-			os.Remove(dir) // a refused run leaves no empty folder behind
-		}
 		return exitFailed
 	}
 	settleMemory()
@@ -122,12 +124,15 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// The report reads the files back; the run's copies can go first.
 	res.Flows, res.Series, res.PFC, res.Captures = nil, nil, nil, nil
 	summary := reports.SummaryJSON(sum)
-	if err := writeReport(dir, arg, summary); err != nil {
-		fmt.Fprintf(stderr, "lfsim run: writing report.html: %v\n", err)
-		return exitInternal
-	}
+	reportErr := writeReport(dir, src, summary)
+	// The results stand without their report (lfsim report DIR rebuilds
+	// it), so the summary is written even when the report could not be.
 	if err := reports.WriteSummary(dir, summary); err != nil {
 		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
+		return exitInternal
+	}
+	if reportErr != nil {
+		fmt.Fprintf(stderr, "lfsim run: writing report.html: %v\n", reportErr)
 		return exitInternal
 	}
 	for _, w := range sum.Warnings[len(sc.Warnings):] {

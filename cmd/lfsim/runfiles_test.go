@@ -87,9 +87,9 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
-// TestRefusedRunLeavesNoFolder: a refused run (a buffer below the
-// reserved minimums and headroom, which validate finds too) leaves no
-// empty output folder behind; a folder that was there stays.
+// TestRefusedRunLeavesNoFolder: a refused scenario (here a buffer below
+// the reserved minimums and headroom) is refused before the output folder
+// is made, so it leaves none behind; a folder that was there stays.
 func TestRefusedRunLeavesNoFolder(t *testing.T) {
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "small-buffer.yaml")
@@ -110,5 +110,25 @@ traffic:
 	lfsim(t, "run", scen, "-o", out, "-q")
 	if _, err := os.Stat(out); err != nil {
 		t.Errorf("a folder that was there before the run went: %v", err)
+	}
+}
+
+// TestForceRerunsASavedScenario: a run's scenario.yaml run again into its
+// own folder with --force runs, although --force clears that file: the
+// scenario is read first. The earlier run's files are replaced, and a
+// file of the user's in the folder stays.
+func TestForceRerunsASavedScenario(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr := lfsim(t, "run", "single-write", "-o", out, "-q"); code != exitOK {
+		t.Fatalf("first run: exit %d, %s", code, stderr)
+	}
+	os.WriteFile(filepath.Join(out, "mine.pcap"), []byte("x"), 0o644)
+	if code, _, stderr := lfsim(t, "run", filepath.Join(out, "scenario.yaml"), "-o", out, "-q", "--force"); code != exitOK {
+		t.Fatalf("rerun with --force: exit %d, %s", code, stderr)
+	}
+	for _, name := range []string{"summary.json", "scenario.yaml", "report.html", "flows.csv", "mine.pcap"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("after the rerun: %v", err)
+		}
 	}
 }
