@@ -138,8 +138,8 @@ func Parse(file string, data []byte) (*Sweep, error) {
 		if err != nil {
 			return nil, err
 		}
-	} else if src, err := scenario.ExampleSource(baseN.Value); err == nil {
-		sw.BaseFile, sw.BaseData = "examples/"+strings.TrimSuffix(baseN.Value, ".yaml")+".yaml", src
+	} else if name, src, err := scenario.ExampleFile(baseN.Value); err == nil {
+		sw.BaseFile, sw.BaseData = name, src
 	} else {
 		return nil, scenario.Errors{{File: file, Line: baseN.Line, Col: baseN.Column, Msg: fmt.Sprintf("base: no file %s and no example named %s", scenario.Show(bpath), scenario.Show(baseN.Value))}}
 	}
