@@ -22,12 +22,10 @@ func Build(s *Scenario) (*Network, error) {
 	// Ports learn their pause response and their node's largest frame
 	// before any switch is made: a switch's headroom depends on its
 	// peers'.
-	maxFrame := int64(0)
+	maxFrame := s.maxFrame() // as the buffer check before the build takes it
 	for _, host := range s.Topology.Hosts() {
-		frame := fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU)
-		maxFrame = max(maxFrame, frame)
 		port := fab.Ports[host][0]
-		port.SenderFrame = frame
+		port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU)
 		port.ResponseDelay = swtch.PauseResponse(port.Rate)
 	}
 	for id, node := range s.Topology.Nodes {
