@@ -45,6 +45,7 @@ func (n *Network) buildFlows() error {
 	n.dyn.resps = map[*hca.QP]*FlowRun{}
 	n.dyn.waiting = make([]int32, len(s.Flows))
 	n.dyn.dependents = make([][]int, len(s.Flows))
+	n.ledger.attach(n.Fabric.Pool)
 	for _, f := range s.Flows {
 		if n.HCAs[f.Src] == nil || n.HCAs[f.Dst] == nil {
 			return fmt.Errorf("flow %d: %s -> %s is not between two hosts", f.ID, s.Topology.Nodes[f.Src].Name, s.Topology.Nodes[f.Dst].Name)
@@ -115,6 +116,9 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	n.startCC(fr, src, path)
 	n.dyn.reqs[l.Requester] = fr
 	n.dyn.resps[l.Responder] = fr
+	if fr.Flow.QP != "rc" {
+		n.ledger.add(fr, src.ID, l.Requester.QPN)
+	}
 	n.pollCQ(src)
 	n.pollCQ(dst)
 }

@@ -220,17 +220,9 @@ func (n *Network) prepareFaultModels() error {
 // the summary: drops to cut links and full NIC buffers, watchdog trips,
 // flooding, the deadlock and the PFC storm analysis.
 func (n *Network) faultSummary(sum *reports.Summary) {
-	add := func(reason string, c int64) {
-		if c > 0 {
-			sum.Packets.DropReasons[reason] += c
-			sum.Packets.Dropped += c
-		}
-	}
-	add("link_down", n.Fabric.DownDrops())
 	var flooded, misdelivered int64
 	for _, h := range n.HCAs {
 		if h != nil {
-			add("nic_buffer", h.Stats.RxBufferDrops)
 			sum.PFC.WatchdogTrips += h.Stats.WatchdogTrips
 			misdelivered += h.Stats.Misdelivered
 		}

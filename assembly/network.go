@@ -37,6 +37,7 @@ type Network struct {
 	// call poll; polled: one did.
 	polling, polled bool
 	dyn             dynamic // flows that start during the run (dynamic.go)
+	ledger          ledger  // UD and UC bytes dropped and copied (conservation.go)
 }
 
 // FlowRun is one flow's state during a run, and its record after.
@@ -60,12 +61,16 @@ type FlowRun struct {
 	// The record: the outcome (outcome()) once the requester has closed,
 	// what the responder accepted (ResponderDelivered()) once it has, and
 	// the READ bytes the requester accepted.
-	done            sim.Time
-	retransmits     int64
-	respDelivered   int64
-	readDelivered   int64
-	wrs             int32 // work requests posted
-	status          hca.WCStatus
+	done          sim.Time
+	retransmits   int64
+	respDelivered int64
+	readDelivered int64
+	wrs           int32 // work requests posted
+	status        hca.WCStatus
+	// lost and copied are a UD or UC flow's payload bytes dropped on the
+	// way (by a link, a switch or the receiving NIC) and copied by
+	// flooding switches (conservation.go).
+	lost, copied    int64
 	started         bool // its QPs were made and its work requests posted
 	arrived         bool // its data has arrived (the flows waiting for it started)
 	requesterClosed bool

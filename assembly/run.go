@@ -10,7 +10,6 @@ import (
 	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
-	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // How often, in events, Run looks for an interruption, and calls its
@@ -113,12 +112,15 @@ func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []r
 		PacketHops: n.Fabric.PacketHops(),
 		StopReason: reason,
 		Packets:    reports.PacketCounts{DropReasons: map[string]int64{}},
+		Bytes:      reports.ByteCounts{DropReasons: map[string]int64{}},
 	}
 	for _, w := range s.Warnings {
 		sum.Warnings = append(sum.Warnings, w.Error())
 	}
-	rows := n.flowRows(sum, now)
+	c := n.takeCensus()
+	rows, byteErrors := n.flowRows(sum, now, c)
 	n.countPackets(sum)
+	n.conserve(sum, c, byteErrors)
 	if sum.Packets.DropReasons["headroom"] > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
 			"%d packets of lossless priorities were dropped because headroom overflowed: this configuration is not lossless (raise switch.pfc.headroom or lower xoff)",
@@ -135,10 +137,10 @@ func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []r
 
 // flowRows are flows.csv's rows, one per flow offered by now (sorted by
 // id by collect), with the summary's flow, byte, FCT and fairness figures
-// added to sum.
-func (n *Network) flowRows(sum *reports.Summary, now sim.Time) []reports.FlowRow {
+// added to sum; byteErrors are the flows whose bytes do not add up
+// (conservation.go).
+func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows []reports.FlowRow, byteErrors []string) {
 	s := n.Scenario
-	var rows []reports.FlowRow
 	var fcts, slowdowns, tputs []float64
 	var sizes []int64
 	for _, fr := range n.Flows {
@@ -147,10 +149,23 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time) []reports.FlowRow
 			continue // never offered
 		}
 		sum.Flows.Total++
-		sum.Bytes.Offered += f.Size
 		delivered := fr.delivered()
-		sum.Bytes.Delivered += delivered
 		st, done, retransmits := fr.outcome()
+		landed := delivered
+		if f.QP != "rc" {
+			landed = fr.ResponderDelivered() // copies flooded to it may exceed its size
+		}
+		inFlight, dropped, reason, err := n.flowBytes(fr, c, landed, st)
+		sum.Bytes.Offered += f.Size
+		sum.Bytes.Delivered += landed
+		sum.Bytes.InFlight += inFlight
+		sum.Bytes.Dropped += dropped
+		if reason != "" {
+			sum.Bytes.DropReasons[reason] += dropped - fr.lost
+		}
+		if err != "" && len(byteErrors) <= maxConservationErrors {
+			byteErrors = append(byteErrors, err)
+		}
 		row := reports.FlowRow{
 			ID: f.ID, Src: s.Topology.Nodes[f.Src].Name, Dst: s.Topology.Nodes[f.Dst].Name,
 			QP: f.QP, Op: f.Op, SizeBytes: f.Size, DeliveredBytes: delivered,
@@ -159,11 +174,7 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time) []reports.FlowRow
 		}
 		switch st {
 		case hca.WCPending:
-			sum.Bytes.InFlight += f.Size - delivered
 		case hca.WCSuccess:
-			// A UD SEND completes when sent: what has not landed yet is
-			// still on its way.
-			sum.Bytes.InFlight += f.Size - delivered
 			sum.Flows.Completed++
 			fct := done - f.Start
 			row.EndNs, row.FCTNs = done.Nanoseconds(), fct.Nanoseconds()
@@ -177,10 +188,13 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time) []reports.FlowRow
 			tputs = append(tputs, float64(f.Size)/float64(fct))
 		default:
 			row.EndNs = done.Nanoseconds()
-			sum.Bytes.Dropped += f.Size - delivered
 		}
 		rows = append(rows, row)
 	}
+	for r, k := range n.ledger.reasons {
+		sum.Bytes.DropReasons[r] += k
+	}
+	sum.Bytes.Copied = n.ledger.copied
 	sum.FCT = reports.FCT{
 		P50Ns:        int64(reports.Quantile(0.5, fcts)),
 		P99Ns:        int64(reports.Quantile(0.99, fcts)),
@@ -189,38 +203,25 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time) []reports.FlowRow
 	}
 	sum.FCTBuckets = reports.FCTBuckets(sizes, slowdowns)
 	sum.Throughput.Fairness = reports.Round(reports.JainFairness(tputs), 6)
-
-	return rows
+	return rows, byteErrors
 }
 
-// countPackets adds the HCAs', switches', links' and ports' counters to
-// sum: packets, drops by reason, ECN marks and CNPs, PFC frames and time.
+// countPackets adds the HCAs', switches' and ports' other counters to
+// sum: retransmissions, ECN marks and CNPs, PFC frames and time (conserve
+// counts the packets themselves).
 func (n *Network) countPackets(sum *reports.Summary) {
 	for _, h := range n.HCAs {
 		if h == nil {
 			continue
 		}
-		sum.Packets.Sent += h.Stats.TxPackets
-		sum.Packets.Delivered += h.Stats.RxPackets
 		sum.Packets.Retransmitted += h.Stats.Retransmitted
 		sum.Packets.ToClosedQP += h.Stats.ClosedQPDrops
 		sum.ECN.CNPs += h.Stats.CNPsSent
 	}
 	for _, sw := range n.Switches {
-		if sw == nil {
-			continue
+		if sw != nil {
+			sum.ECN.Marked += sw.Stats.Marked
 		}
-		sum.ECN.Marked += sw.Stats.Marked
-		for r, c := range sw.Stats.Drops {
-			if c > 0 {
-				sum.Packets.DropReasons[swtch.DropReason(r).String()] += c
-				sum.Packets.Dropped += c
-			}
-		}
-	}
-	if lost := n.Fabric.Lost(); lost > 0 {
-		sum.Packets.DropReasons["loss"] += lost
-		sum.Packets.Dropped += lost
 	}
 	for _, ports := range n.Fabric.Ports {
 		for _, p := range ports {

@@ -70,5 +70,8 @@ func (n *Network) LinkFrom(node NodeID, port int) *Link { return n.Ports[node][p
 // Lost is the number of frames links dropped at random.
 func (n *Network) Lost() int64 { return n.sumLinks(func(l *Link) int64 { return l.Lost }) }
 
+// PausesCut is the number of PFC frames lost to cut links.
+func (n *Network) PausesCut() int64 { return n.sumLinks(func(l *Link) int64 { return l.PausesCut }) }
+
 // DownDrops is the number of packets (PFC frames apart) lost to cut links.
 func (n *Network) DownDrops() int64 { return n.sumLinks(func(l *Link) int64 { return l.DownDrops }) }

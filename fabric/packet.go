@@ -127,8 +127,28 @@ func RoCEv2Wire(op Opcode, payload int) int {
 type Pool struct {
 	free    *Packet
 	freeINT []*INTStack
-	// Live is how many packets are out of the pool, for conservation checks.
+	// Live is how many packets are out of the pool: the conservation
+	// check compares it with a census of the packets the run holds.
 	Live int
+
+	// OnDrop, if set, is told of the payload bytes a node discards: a
+	// data packet a switch or link drops, or a NIC refuses (reason is
+	// the drop reason as summary.json names it), and for a UC message
+	// abandoned midway the bytes of its earlier packets too (payload
+	// then exceeds p.Payload). OnCopy, if set, is told of each extra copy
+	// Clone makes. The run's byte ledger attributes both to flows. The
+	// pool is the one object every node of a run shares, which is why
+	// they live here; both are called only on those rare events.
+	OnDrop func(p *Packet, reason string, payload int64)
+	OnCopy func(p *Packet)
+}
+
+// Dropped tells OnDrop that payload bytes went with p (see OnDrop); it
+// does not return p to the pool.
+func (pl *Pool) Dropped(p *Packet, reason string, payload int64) {
+	if pl.OnDrop != nil && payload > 0 {
+		pl.OnDrop(p, reason, payload)
+	}
 }
 
 // Clone returns a copy of p from the pool (a switch flooding it), with a
@@ -141,6 +161,9 @@ func (pl *Pool) Clone(p *Packet) *Packet {
 		c.INT = nil
 		pl.AddINT(c)
 		*c.INT = *p.INT
+	}
+	if pl.OnCopy != nil {
+		pl.OnCopy(c)
 	}
 	return c
 }
@@ -252,6 +275,13 @@ func (q *PacketQueue) PopUnpaused(paused uint8) *Packet {
 		return p
 	}
 	return nil
+}
+
+// Each calls f for every packet in the queue, head first.
+func (q *PacketQueue) Each(f func(*Packet)) {
+	for p := q.head; p != nil; p = p.next {
+		f(p)
+	}
 }
 
 // Any reports whether some packet in the queue satisfies f, head first.

@@ -30,6 +30,10 @@ type PortStats struct {
 	// PauseSent and ResumeSent count PFC frames sent (a resume is a frame
 	// whose quanta are all zero); PauseRecv and ResumeRecv those received.
 	PauseSent, ResumeSent, PauseRecv, ResumeRecv int64
+	// ControlDiscarded counts PFC frames the port made but never sent:
+	// its link was cut before they went (they are in PauseSent or
+	// ResumeSent, which count frames made).
+	ControlDiscarded int64
 	// PauseRecvPrio counts received PFC frames that paused each priority
 	// (quanta above 0).
 	PauseRecvPrio [8]int64
@@ -91,6 +95,10 @@ type Port struct {
 	otherLane     *sim.Lane   // the transmit lane used before lane
 	pausesArrived int64       // the PFC frames among arrived
 	out           *Link
+	// applying counts the PFC frames received (in PauseRecv or
+	// ResumeRecv) that wait out ResponseDelay before they act, in the
+	// engine: the conservation check's census finds them there.
+	applying int64
 
 	Node NodeID
 	Name string // "s0:p8"
@@ -212,6 +220,7 @@ func (p *Port) SetDown(down bool) {
 	p.out.updateFastCarry()
 	if down {
 		for pkt := p.control.Pop(); pkt != nil; pkt = p.control.Pop() {
+			p.Stats.ControlDiscarded++
 			p.pool.Put(pkt)
 		}
 		p.hasControl = false
@@ -228,6 +237,20 @@ func (p *Port) SetDown(down bool) {
 		return
 	}
 	p.Kick()
+}
+
+// Applying returns the PFC frames received that have yet to act
+// (ResponseDelay).
+func (p *Port) Applying() int64 { return p.applying }
+
+// EachPacket calls f for each packet the port holds: the frame it is
+// sending (which the engine holds too, as its transmission's end) and
+// the PFC frames waiting to go.
+func (p *Port) EachPacket(f func(*Packet)) {
+	if p.sending != nil {
+		f(p.sending)
+	}
+	p.control.Each(f)
 }
 
 // Peer returns the port at the other end of the link.
@@ -272,6 +295,7 @@ func (p *Port) Kick() {
 // frame in flight ends.
 func (p *Port) SendControl(pkt *Packet) {
 	if p.down {
+		p.Stats.ControlDiscarded++
 		p.pool.Put(pkt)
 		return
 	}
@@ -364,6 +388,7 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 		p.Kick()
 	case portApplyPause:
 		pkt := ev.Data.(*Packet)
+		p.applying--
 		p.applyPause(pkt)
 		p.pool.Put(pkt)
 	}
@@ -398,6 +423,7 @@ func arrive(t, d unsafe.Pointer) {
 	}
 	if p.down {
 		p.out.countCut(pkt.Kind) // counted on the link of the port's own direction
+		p.pool.Dropped(pkt, "link_down", int64(pkt.Payload))
 		p.pool.Put(pkt)
 		return
 	}
@@ -414,6 +440,7 @@ func arrive(t, d unsafe.Pointer) {
 		p.Stats.PauseRecv++
 	}
 	if p.ResponseDelay > 0 {
+		p.applying++
 		p.eng.After(p.ResponseDelay, p, portApplyPause, 0, pkt)
 		return
 	}
@@ -545,11 +572,13 @@ func (l *Link) carry(pkt *Packet, info int64) {
 	if l.down {
 		l.countCut(kind)
 		l.sentDown++
+		l.to.pool.Dropped(pkt, "link_down", int64(pkt.Payload))
 		l.to.pool.Put(pkt)
 		return
 	}
 	if l.lossRate > 0 && kind != KindPause && l.lossRNG.Float64() < l.lossRate {
 		l.Lost++
+		l.to.pool.Dropped(pkt, "loss", int64(pkt.Payload))
 		l.to.pool.Put(pkt)
 		return
 	}
@@ -577,3 +606,8 @@ func (l *Link) InFlight() int { return int(l.Packets() - l.Lost - l.sentDown - l
 
 // PausesInFlight returns the PFC frames on the wire.
 func (l *Link) PausesInFlight() int { return int(l.pausesSent - l.to.pausesArrived) }
+
+// LaneKinds are the port's lane kinds, whose events' data are packets:
+// a census of the packets a run holds (the conservation check) reads
+// the engine's lanes of these kinds.
+func LaneKinds() []*sim.LaneKind { return []*sim.LaneKind{txDoneKind, arriveKind} }

@@ -893,6 +893,7 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 	if p.Dst != h.ID {
 		h.Stats.Misdelivered++
+		h.discard(p, "misdelivered")
 		h.pool.Put(p)
 		return
 	}
@@ -900,6 +901,7 @@ func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 	if h.rxRate > 0 || h.rxHung || h.rxBusy {
 		if h.wdTripped && h.rxq.Bytes+p.Frame() > h.Prof.RxBuffer {
 			h.Stats.RxBufferDrops++
+			h.discard(p, "nic_buffer")
 			h.pool.Put(p)
 			return
 		}
@@ -980,8 +982,10 @@ func (h *HCA) process(p *fabric.Packet) {
 	if qp == nil {
 		if p.DestQP >= firstQPN && p.DestQP < h.nextQPN {
 			h.Stats.ClosedQPDrops++
+			h.discard(p, "closed_qp")
 		} else {
 			h.Stats.BadQPDrops++
+			h.discard(p, "bad_qp")
 		}
 		h.pool.Put(p)
 		return
@@ -1018,6 +1022,40 @@ func (h *HCA) process(p *fabric.Packet) {
 	h.pool.Put(p)
 }
 
+// discard tells the run's byte ledger (fabric.Pool.OnDrop) that p's
+// payload goes no further: the NIC refused it for reason.
+func (h *HCA) discard(p *fabric.Packet, reason string) {
+	h.pool.Dropped(p, reason, int64(p.Payload))
+}
+
+// EachPacket calls unsent for each packet the HCA has made but not yet
+// handed to its port (ACKs, NAKs and CNPs waiting their turn), and
+// received for each arrival waiting in its receive buffer (those in the
+// receive pipeline the engine holds: LaneKinds).
+func (h *HCA) EachPacket(unsent, received func(*fabric.Packet)) {
+	h.ctrl.Each(unsent)
+	h.rxq.Each(received)
+}
+
+// UnsentBytes returns the payload of qp's posted SENDs and WRITEs that
+// has not yet gone out once (a retransmission is not counted: its bytes
+// went out before).
+func (h *HCA) UnsentBytes(qp *QP) int64 {
+	mtu := int64(h.Prof.MTU)
+	var n int64
+	for i := qp.sendIdx; i < len(qp.sq); i++ {
+		w := qp.sq[i]
+		if w.Op.isRead() || w.Op.isAtomic() {
+			continue
+		}
+		n += w.Size
+		if i == qp.sendIdx {
+			n -= min(w.Size, qp.sendOff*mtu)
+		}
+	}
+	return n
+}
+
 // maybeCNP sends a CNP to the sender of a CE-marked packet: at most one
 // per QP per CNPInterval, or one per window of CNPInterval when
 // Prof.CNPWindowed. qp.lastCNP is the time of the last CNP, or the start
@@ -1046,3 +1084,8 @@ func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
 	h.ctrl.Push(c)
 	h.port.Kick()
 }
+
+// LaneKinds are the HCA's lane kinds, whose events' data are packets
+// that have arrived and wait in its receive pipeline (fabric.LaneKinds
+// says why this is asked).
+func LaneKinds() []*sim.LaneKind { return []*sim.LaneKind{rxKind} }

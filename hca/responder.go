@@ -44,6 +44,7 @@ func isLast(op fabric.Opcode) bool {
 func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 	if qp.State != QPRTR && qp.State != QPRTS && qp.State != QPSQD {
 		h.Stats.BadQPDrops++
+		h.discard(p, "bad_qp")
 		return
 	}
 	psn := expand(p.PSN, qp.ePSN)
@@ -53,12 +54,13 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 			// A gap: the message in progress is lost.
 			h.Stats.OutOfOrder++
 			if qp.inMsg {
-				h.ucDrop(qp)
+				h.ucDrop(qp, p)
 			}
 			qp.ePSN = psn
 		}
 		if !isFirst(op) && !qp.inMsg {
 			// The rest of a message whose start was lost (counted once).
+			h.discard(p, "uc_incomplete")
 			qp.ePSN = psn + 1
 			if isLast(op) {
 				if !qp.ucDiscard {
@@ -101,8 +103,14 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 }
 
 // ucDrop abandons a UC message in progress; its RECV stays for the next.
-func (h *HCA) ucDrop(qp *QP) {
+// The payload its earlier packets brought is no longer delivered: the
+// byte ledger hears of it as dropped (p, the packet that ended it, names
+// the flow).
+func (h *HCA) ucDrop(qp *QP, p *fabric.Packet) {
 	h.Stats.UCDroppedMsgs++
+	qp.Delivered -= qp.ucMsgBytes
+	h.pool.Dropped(p, "uc_incomplete", qp.ucMsgBytes)
+	qp.ucMsgBytes = 0
 	qp.ucDiscard = true
 	qp.inMsg = false
 	qp.curRecvOff = 0
@@ -164,6 +172,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 					h.rnrNak(qp, p, psn)
 				} else {
 					h.Stats.NoRecvDrops++
+					h.discard(p, "no_recv")
 					qp.ePSN = psn + 1
 					qp.inMsg = !isLast(op)
 					if qp.inMsg {
@@ -209,6 +218,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 					h.rnrNak(qp, p, psn)
 				} else {
 					h.Stats.NoRecvDrops++
+					h.discard(p, "no_recv")
 					qp.ePSN = psn + 1
 					qp.inMsg = false
 				}
@@ -324,6 +334,14 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 	qp.nakSent = false
 	qp.inMsg = !isLast(op)
 	qp.Delivered += payload
+	if !rc {
+		// A UC message's bytes count as delivered as they land, and
+		// stop counting if the message is lost (ucDrop).
+		qp.ucMsgBytes += payload
+		if !qp.inMsg {
+			qp.ucMsgBytes = 0
+		}
+	}
 	if qp.FirstDelivery == 0 {
 		qp.FirstDelivery = now
 	}
@@ -358,6 +376,11 @@ func (h *HCA) rnrNak(qp *QP, p *fabric.Packet, psn int64) {
 func (h *HCA) accessError(qp *QP, p *fabric.Packet, psn int64) {
 	if qp.Type == RC {
 		h.sendAck(qp, p, fabric.SyndromeNAKRemAccErr, psn)
+	} else {
+		if qp.inMsg {
+			h.ucDrop(qp, p)
+		}
+		h.discard(p, "access_error")
 	}
 	h.toErr(qp)
 }
@@ -370,7 +393,8 @@ func (h *HCA) invalidRequest(qp *QP, p *fabric.Packet, psn int64) {
 		h.toErr(qp)
 		return
 	}
-	h.ucDrop(qp)
+	h.ucDrop(qp, p)
+	h.discard(p, "invalid_request")
 }
 
 // newAck builds an ACK-family packet (op: Acknowledge or Atomic
@@ -491,15 +515,18 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
 	if qp.State != QPRTR && qp.State != QPRTS && qp.State != QPSQD {
 		h.Stats.BadQPDrops++
+		h.discard(p, "bad_qp")
 		return
 	}
 	if p.QKey != qp.QKey {
 		h.Stats.QKeyDrops++
+		h.discard(p, "qkey")
 		return
 	}
 	r := h.takeRecv(qp)
 	if r == nil {
 		h.Stats.NoRecvDrops++
+		h.discard(p, "no_recv")
 		return
 	}
 	n := int64(p.Payload)
@@ -510,6 +537,7 @@ func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
 	if grhBytes+n > r.size {
 		wc.Status = WCLocLenError
 		h.completeRecv(qp, r, wc)
+		h.discard(p, "loc_len")
 		return
 	}
 	if p.Data != nil {

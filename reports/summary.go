@@ -17,13 +17,16 @@ type Summary struct {
 	Events      uint64  `json:"events"`
 	PacketHops  int64   `json:"packet_hops"`
 
-	Flows    FlowCounts   `json:"flows"`
-	Bytes    ByteCounts   `json:"bytes"`
-	Packets  PacketCounts `json:"packets"`
-	PFC      PFCCounts    `json:"pfc"`
-	ECN      ECNCounts    `json:"ecn"`
-	Deadlock Deadlock     `json:"deadlock"`
-	FCT      FCT          `json:"fct"`
+	Flows   FlowCounts   `json:"flows"`
+	Bytes   ByteCounts   `json:"bytes"`
+	Packets PacketCounts `json:"packets"`
+	// Conservation is the check that every byte and packet is accounted
+	// for (DESIGN.md rule 4), made at the end of every run.
+	Conservation Conservation `json:"conservation"`
+	PFC          PFCCounts    `json:"pfc"`
+	ECN          ECNCounts    `json:"ecn"`
+	Deadlock     Deadlock     `json:"deadlock"`
+	FCT          FCT          `json:"fct"`
 	// FCTBuckets are the completed flows' slowdowns by flow size: the
 	// flows sorted by size and cut into 20 buckets of 5% of them each
 	// (fewer with fewer than 20 flows), as the published RDMA
@@ -45,27 +48,91 @@ type FlowCounts struct {
 	Completed int `json:"completed"`
 }
 
-// ByteCounts follow DESIGN.md's conservation rule: offered = delivered +
-// in_flight + dropped, counting payload bytes.
+// ByteCounts are the flows' payload bytes, which DESIGN.md's
+// conservation rule balances: offered + copied = delivered + dropped +
+// in_flight, each term counted on its own (Conservation says how).
 type ByteCounts struct {
-	Offered   int64 `json:"offered"`
+	// Offered is the size of every flow that has started.
+	Offered int64 `json:"offered"`
+	// Delivered is what the receivers accepted: in memory, in order, of
+	// a message not abandoned (a UC message missing a packet is not
+	// delivered, not even in part).
 	Delivered int64 `json:"delivered"`
-	InFlight  int64 `json:"in_flight"`
-	Dropped   int64 `json:"dropped"`
+	// InFlight is what is still on its way: an RC flow's bytes not yet
+	// delivered (its requester holds them until acknowledged); a UD or
+	// UC flow's bytes not yet sent, and those found in packets on wires,
+	// in switch queues and pipelines and in NIC receive buffers.
+	InFlight int64 `json:"in_flight"`
+	// Dropped is what will never be delivered: UD and UC bytes a link,
+	// switch or NIC discarded (counted where it happened, by reason in
+	// DropReasons), and the undelivered rest of a flow that failed (by
+	// its completion status).
+	Dropped     int64            `json:"dropped"`
+	DropReasons map[string]int64 `json:"drop_reasons"`
+	// Copied is the UD and UC payload of the extra copies switches made
+	// flooding packets that had no forwarding entry (each copy is then
+	// delivered, dropped or in flight like the original).
+	Copied int64 `json:"copied"`
 }
 
-// PacketCounts count packets of every kind.
+// PacketCounts count packets other than PFC frames: sent + flooded =
+// delivered + dropped + in_flight (Conservation).
 type PacketCounts struct {
-	Sent          int64            `json:"sent"`
-	Delivered     int64            `json:"delivered"`
-	Dropped       int64            `json:"dropped"`
-	Retransmitted int64            `json:"retransmitted"`
-	DropReasons   map[string]int64 `json:"drop_reasons"`
+	// Sent counts the packets hosts sent (data, ACKs, NAKs, CNPs,
+	// retransmissions included); Flooded the extra copies switches made.
+	Sent    int64 `json:"sent"`
+	Flooded int64 `json:"flooded"`
+	// Delivered counts the packets that reached the host they were for
+	// and its transport took (after the NIC's receive buffer and
+	// pipeline).
+	Delivered int64 `json:"delivered"`
+	// Dropped counts the packets lost on the way, by reason: a switch's
+	// (buffer, headroom, egress, no_route, link_down, watchdog), a
+	// link's (loss, link_down), a NIC's (nic_buffer; misdelivered: a
+	// flooded copy at a host it was not for).
+	Dropped     int64            `json:"dropped"`
+	DropReasons map[string]int64 `json:"drop_reasons"`
+	// InFlight counts the packets the census at the end of the run found
+	// on wires, in switch queues and pipelines, and in NIC receive
+	// buffers and pipelines.
+	InFlight      int64 `json:"in_flight"`
+	Retransmitted int64 `json:"retransmitted"`
 	// ToClosedQP counts packets that reached their host after the QP
 	// they were for had been destroyed (a finished flow's late
 	// duplicates, ACKs and CNPs), which its NIC discarded; they are in
 	// Delivered, not in Dropped.
 	ToClosedQP int64 `json:"to_closed_qp"`
+}
+
+// Conservation is the end-of-run check of DESIGN.md's rule 4. Each term
+// of the byte and packet equations is counted where it happens (a host
+// sending, a switch or link dropping, a NIC accepting), and what is
+// still inside is found by a census: a walk of every wire, queue,
+// pipeline and NIC buffer, which must also find every packet out of the
+// packet pool. PFC frames balance on their own: made = received + cut +
+// discarded (made at a port whose link was cut) + on the wire.
+type Conservation struct {
+	OK bool `json:"ok"`
+	// Census is the packets the walk found (PFC frames and packets not
+	// yet sent included); PoolLive is how many the pool has handed out
+	// and not had back. They are equal when nothing is lost track of.
+	Census   int64 `json:"census"`
+	PoolLive int64 `json:"pool_live"`
+	// PFCFrames balance PFC frames (PFCFrames.OK).
+	PFCFrames PFCBalance `json:"pfc_frames"`
+	// Errors says which equation failed and by how much (a flow's bytes
+	// name the flow; at most 20 are listed).
+	Errors []string `json:"errors"`
+}
+
+// PFCBalance is the PFC frames' equation: made = received + cut +
+// discarded + in_flight.
+type PFCBalance struct {
+	Made      int64 `json:"made"`
+	Received  int64 `json:"received"`
+	Cut       int64 `json:"cut"`
+	Discarded int64 `json:"discarded"`
+	InFlight  int64 `json:"in_flight"`
 }
 
 // PFCCounts sum PFC activity over every port.

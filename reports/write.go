@@ -165,6 +165,12 @@ func SummaryJSON(s *Summary) []byte {
 	if s.Packets.DropReasons == nil {
 		s.Packets.DropReasons = map[string]int64{}
 	}
+	if s.Bytes.DropReasons == nil {
+		s.Bytes.DropReasons = map[string]int64{}
+	}
+	if s.Conservation.Errors == nil {
+		s.Conservation.Errors = []string{}
+	}
 	if s.Expect == nil {
 		s.Expect = []CheckResult{}
 	}

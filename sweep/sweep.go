@@ -193,6 +193,9 @@ func RunPoint(ctx context.Context, sw *Sweep, p Point, dir string) (bool, error)
 	if err := reports.WriteSummary(dir, summary); err != nil {
 		return false, err
 	}
+	if c := res.Summary.Conservation; !c.OK {
+		return res.Summary.Complete, fmt.Errorf("the conservation check FAILED; its results cannot be trusted (please report this with the scenario): %s", strings.Join(c.Errors, "; "))
+	}
 	return res.Summary.Complete, nil
 }
 

@@ -333,7 +333,21 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
 	s.Stats.Drops[why]++
 	s.Stats.DropBytes += int64(p.Payload)
+	s.pool.Dropped(p, why.String(), int64(p.Payload))
 	s.pool.Put(p)
+}
+
+// EachPacket calls f for each packet waiting in the switch's egress
+// queues (those in its pipeline the engine holds; those being sent, the
+// ports).
+func (s *Switch) EachPacket(f func(*fabric.Packet)) {
+	for o := range s.queues {
+		for prio := range s.queues[o] {
+			for i := range s.queues[o][prio].sub {
+				s.queues[o][prio].sub[i].Each(f)
+			}
+		}
+	}
 }
 
 // sendPause asks the upstream of port i to stop priority prio for the
@@ -545,3 +559,7 @@ func (s *Switch) warmExit(p *fabric.Packet) {
 	}
 	sim.Prefetch2(q, s.ports[out])
 }
+
+// LaneKinds are the switch's lane kinds, whose events' data are packets
+// (fabric.LaneKinds says why this is asked).
+func LaneKinds() []*sim.LaneKind { return []*sim.LaneKind{exitKind} }

@@ -23,7 +23,7 @@ const (
 	exitOK       = 0
 	exitFailed   = 1 // a scenario failed to validate, or an expect: check failed
 	exitUsage    = 2 // the command line was wrong
-	exitInternal = 3 // the run could not write its results
+	exitInternal = 3 // the run could not write its results, or failed its conservation check
 )
 
 const usage = `lfsim simulates lossless RDMA fabrics (RoCEv2 with PFC) packet by packet.

@@ -150,6 +150,15 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "expect %s failed: %s\n", c.Check, c.Detail)
 		}
 	}
+	if !sum.Conservation.OK {
+		// A simulator bug, not the scenario's: said apart from warnings,
+		// and the exit status says the results are not to be trusted.
+		fmt.Fprintf(stderr, "lfsim run: the conservation check FAILED; the results in %s cannot be trusted (please report this with the scenario):\n", dir)
+		for _, e := range sum.Conservation.Errors {
+			fmt.Fprintf(stderr, "  %s\n", e)
+		}
+		return exitInternal
+	}
 	for _, c := range sum.Expect {
 		if !c.OK {
 			return exitFailed
@@ -173,7 +182,12 @@ func printSummary(w io.Writer, s *reports.Summary, dir string) {
 		s.FCT.MeanSlowdown, s.Throughput.Fairness)
 	fmt.Fprintf(w, "  bytes      %d offered, %d delivered, %d in flight, %d dropped\n",
 		s.Bytes.Offered, s.Bytes.Delivered, s.Bytes.InFlight, s.Bytes.Dropped)
-	fmt.Fprintf(w, "  packets    %d sent, %d dropped, %d retransmitted\n", s.Packets.Sent, s.Packets.Dropped, s.Packets.Retransmitted)
+	fmt.Fprintf(w, "  packets    %d sent, %d dropped, %d in flight, %d retransmitted\n", s.Packets.Sent, s.Packets.Dropped, s.Packets.InFlight, s.Packets.Retransmitted)
+	if s.Conservation.OK {
+		fmt.Fprintf(w, "  balance    every byte and packet accounted for\n")
+	} else {
+		fmt.Fprintf(w, "  balance    FAILED: %s\n", s.Conservation.Errors[0])
+	}
 	fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames, %v paused in total\n",
 		s.PFC.PauseFrames, s.PFC.ResumeFrames, (sim.Time(s.PFC.PausedNs) * sim.Nanosecond).Short())
 	for _, c := range s.Expect {

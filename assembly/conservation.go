@@ -1,0 +1,299 @@
+package assembly
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// The conservation check (DESIGN.md rule 4; summary.json's
+// conservation). At the end of every run, each term is counted on its
+// own and the equations must hold:
+//
+//	packets:   sent + flooded = delivered + dropped + in_flight
+//	PFC:       made = received + cut + discarded + in_flight
+//	bytes:     offered + copied = delivered + dropped + in_flight
+//	census:    packets found = packets out of the pool
+//
+// Sent, flooded and dropped are the counters of the hosts, switches and
+// links where they happen; what is still inside (in flight) is found by
+// a census: a walk of every wire (the engine's pending arrivals), switch
+// queue and pipeline, port and NIC buffer, which owes nothing to those
+// counters, and which must find every packet the pool has handed out. A
+// counter missed where a packet is dropped, or a packet lost track of,
+// makes an equation fail.
+//
+// Bytes are a flow's payload. An RC flow's requester holds every byte
+// until it is acknowledged, so its undelivered bytes are in flight while
+// it runs, must all be delivered when it completes, and are dropped if it
+// fails. A UD or UC flow's bytes are followed: not yet sent (the
+// requester's queue), found by the census in a packet, delivered (the
+// receiver's count, which a UC message missing a packet loses again), or
+// dropped where a link, switch or NIC discarded them (fabric.Pool.OnDrop).
+
+// maxConservationErrors bounds how many failures summary.json lists.
+const maxConservationErrors = 20
+
+// ledger follows the bytes of UD and UC flows, which no one resends:
+// what is dropped or copied on the way, by flow (FlowRun.lost, copied)
+// and by reason.
+type ledger struct {
+	flows   map[uint64]*FlowRun // by requester host and QP number (key)
+	reasons map[string]int64    // bytes dropped, by reason
+	copied  int64
+}
+
+// key names a flow by its requester QP: QP numbers are never reused on a
+// host, so the pair is unique for the whole run.
+func key(host fabric.NodeID, qpn uint32) uint64 { return uint64(host)<<32 | uint64(qpn) }
+
+// attach has the pool tell the ledger of drops and copies.
+func (l *ledger) attach(pool *fabric.Pool) {
+	l.flows, l.reasons = map[uint64]*FlowRun{}, map[string]int64{}
+	pool.OnDrop = l.dropped
+	pool.OnCopy = l.copy
+}
+
+// add follows a UD or UC flow whose requester QP is qpn on host.
+func (l *ledger) add(fr *FlowRun, host fabric.NodeID, qpn uint32) { l.flows[key(host, qpn)] = fr }
+
+// flowOf returns the UD or UC flow a data packet belongs to, or nil.
+func (l *ledger) flowOf(p *fabric.Packet) *FlowRun {
+	if p.Kind != fabric.KindData || p.Payload == 0 {
+		return nil
+	}
+	return l.flows[key(p.Src, p.SrcQP)]
+}
+
+func (l *ledger) dropped(p *fabric.Packet, reason string, payload int64) {
+	if fr := l.flows[key(p.Src, p.SrcQP)]; fr != nil && p.Kind == fabric.KindData {
+		fr.lost += payload
+		l.reasons[reason] += payload
+	}
+}
+
+func (l *ledger) copy(p *fabric.Packet) {
+	if fr := l.flowOf(p); fr != nil {
+		fr.copied += int64(p.Payload)
+		l.copied += int64(p.Payload)
+	}
+}
+
+// census is what a walk of the network found at the end of a run.
+type census struct {
+	found   int64 // distinct packets, of every kind and anywhere
+	network int64 // packets other than PFC frames on wires, in switches, being sent
+	nicRx   int64 // those that reached a NIC and wait in its receive buffer or pipeline
+	unsent  int64 // those a NIC made and has not yet handed to its port
+	pfc     int64 // PFC frames, anywhere
+	// flowBytes is the payload of each UD and UC flow in the packets
+	// found (sent, not yet delivered or dropped).
+	flowBytes map[*FlowRun]int64
+	errors    []string
+}
+
+// Where the census found a packet.
+const (
+	inNetwork = iota
+	inNICRx
+	inNICUnsent
+)
+
+// takeCensus walks every place a packet can be.
+func (n *Network) takeCensus() *census {
+	c := &census{flowBytes: map[*FlowRun]int64{}}
+	seen := map[*fabric.Packet]struct{}{}
+	add := func(p *fabric.Packet, where int) {
+		if _, dup := seen[p]; dup {
+			return // a frame being sent is the port's and its transmission's
+		}
+		seen[p] = struct{}{}
+		c.found++
+		if p.Kind == fabric.KindPause {
+			c.pfc++
+			return
+		}
+		switch where {
+		case inNICRx:
+			c.nicRx++
+		case inNICUnsent:
+			c.unsent++
+		default:
+			c.network++
+		}
+		if where != inNICUnsent {
+			if fr := n.ledger.flowOf(p); fr != nil {
+				c.flowBytes[fr] += int64(p.Payload)
+			}
+		}
+	}
+	for _, ports := range n.Fabric.Ports {
+		for _, p := range ports {
+			p.EachPacket(func(pkt *fabric.Packet) { add(pkt, inNetwork) })
+		}
+	}
+	for _, sw := range n.Switches {
+		if sw != nil {
+			sw.EachPacket(func(pkt *fabric.Packet) { add(pkt, inNetwork) })
+		}
+	}
+	for _, h := range n.HCAs {
+		if h != nil {
+			h.EachPacket(func(pkt *fabric.Packet) { add(pkt, inNICUnsent) }, func(pkt *fabric.Packet) { add(pkt, inNICRx) })
+		}
+	}
+	kinds := map[*sim.LaneKind]int{}
+	for _, k := range fabric.LaneKinds() {
+		kinds[k] = inNetwork
+	}
+	for _, k := range swtch.LaneKinds() {
+		kinds[k] = inNetwork
+	}
+	for _, k := range hca.LaneKinds() {
+		kinds[k] = inNICRx
+	}
+	unknown := 0
+	n.Eng.EachPending(func(h sim.Handler, data any) {
+		p, ok := data.(*fabric.Packet)
+		if !ok {
+			return
+		}
+		if _, nic := h.(*hca.HCA); nic {
+			add(p, inNICRx) // its receive pipeline without a lane
+			return
+		}
+		add(p, inNetwork)
+	}, func(k *sim.LaneKind, data unsafe.Pointer) {
+		where, ok := kinds[k]
+		if !ok {
+			unknown++ // whose data may not be a packet: not read
+			return
+		}
+		add((*fabric.Packet)(data), where)
+	})
+	if unknown > 0 {
+		c.errors = append(c.errors, fmt.Sprintf("census: %d events of a lane kind the census does not know (a model's LaneKinds is incomplete)", unknown))
+	}
+	return c
+}
+
+// conserve counts the packet terms into sum, checks the equations, and
+// fills sum.Conservation; the byte terms are flowRows'.
+func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string) {
+	cons := &sum.Conservation
+	cons.Errors = append(cons.Errors, c.errors...)
+	cons.Census, cons.PoolLive = c.found, int64(n.Fabric.Pool.Live)
+	if cons.Census != cons.PoolLive {
+		cons.Errors = append(cons.Errors, fmt.Sprintf("census: found %d packets, the pool has %d out", cons.Census, cons.PoolLive))
+	}
+
+	var arrived, rxDrops, misdelivered int64
+	for _, h := range n.HCAs {
+		if h != nil {
+			sum.Packets.Sent += h.Stats.TxPackets
+			arrived += h.Stats.RxPackets
+			rxDrops += h.Stats.RxBufferDrops
+			misdelivered += h.Stats.Misdelivered
+		}
+	}
+	drop := func(reason string, k int64) {
+		if k > 0 {
+			sum.Packets.DropReasons[reason] += k
+			sum.Packets.Dropped += k
+		}
+	}
+	for _, sw := range n.Switches {
+		if sw == nil {
+			continue
+		}
+		sum.Packets.Flooded += sw.Stats.Flooded
+		for r, k := range sw.Stats.Drops {
+			drop(swtch.DropReason(r).String(), k)
+		}
+	}
+	drop("loss", n.Fabric.Lost())
+	drop("link_down", n.Fabric.DownDrops())
+	drop("nic_buffer", rxDrops)
+	drop("misdelivered", misdelivered)
+	sum.Packets.Delivered = arrived - rxDrops - c.nicRx
+	sum.Packets.InFlight = c.network + c.nicRx
+	p := sum.Packets
+	if in, out := p.Sent+p.Flooded, p.Delivered+p.Dropped+p.InFlight; in != out {
+		cons.Errors = append(cons.Errors, fmt.Sprintf("packets: sent %d + flooded %d = %d, but delivered %d + dropped %d + in flight %d = %d",
+			p.Sent, p.Flooded, in, p.Delivered, p.Dropped, p.InFlight, out))
+	}
+
+	b := &cons.PFCFrames
+	var applying int64
+	for _, ports := range n.Fabric.Ports {
+		for _, pt := range ports {
+			b.Made += pt.Stats.PauseSent + pt.Stats.ResumeSent
+			b.Received += pt.Stats.PauseRecv + pt.Stats.ResumeRecv
+			b.Discarded += pt.Stats.ControlDiscarded
+			applying += pt.Applying()
+		}
+	}
+	b.Cut = n.Fabric.PausesCut()
+	b.InFlight = c.pfc - applying
+	if out := b.Received + b.Cut + b.Discarded + b.InFlight; b.Made != out {
+		cons.Errors = append(cons.Errors, fmt.Sprintf("PFC frames: made %d, but received %d + cut %d + discarded %d + in flight %d = %d",
+			b.Made, b.Received, b.Cut, b.Discarded, b.InFlight, out))
+	}
+
+	by := sum.Bytes
+	if in, out := by.Offered+by.Copied, by.Delivered+by.Dropped+by.InFlight; in != out {
+		cons.Errors = append(cons.Errors, fmt.Sprintf("bytes: offered %d + copied %d = %d, but delivered %d + dropped %d + in flight %d = %d",
+			by.Offered, by.Copied, in, by.Delivered, by.Dropped, by.InFlight, out))
+	}
+	cons.Errors = append(cons.Errors, byteErrors...)
+	if len(cons.Errors) > maxConservationErrors {
+		more := len(cons.Errors) - maxConservationErrors
+		cons.Errors = append(cons.Errors[:maxConservationErrors], fmt.Sprintf("and %d more", more))
+	}
+	cons.OK = len(cons.Errors) == 0
+	if !cons.OK {
+		sum.Warnings = append(sum.Warnings, "CONSERVATION CHECK FAILED (a simulator bug; please report it with the scenario): "+cons.Errors[0])
+	}
+}
+
+// flowBytes is one flow's byte terms, and an error if they do not add
+// up. delivered is what its receiver accepted; st its outcome.
+func (n *Network) flowBytes(fr *FlowRun, c *census, delivered int64, st hca.WCStatus) (inFlight, dropped int64, reason, err string) {
+	f := fr.Flow
+	if f.QP == "rc" {
+		switch {
+		case st == hca.WCPending:
+			inFlight = f.Size - delivered
+		case st == hca.WCSuccess:
+			if delivered != f.Size {
+				err = fmt.Sprintf("flow %d: completed with %d of its %d bytes delivered", f.ID, delivered, f.Size)
+			}
+		default:
+			dropped, reason = f.Size-delivered, st.String()
+		}
+		return inFlight, dropped, reason, err
+	}
+	inFlight = c.flowBytes[fr]
+	if l := fr.Live; l != nil && l.Requester != nil {
+		inFlight += n.HCAs[f.Src].UnsentBytes(l.Requester)
+	}
+	dropped = fr.lost
+	if st != hca.WCPending && st != hca.WCSuccess {
+		// The requester failed: what it never sent is dropped with its
+		// status (a UD or UC requester fails on local errors only).
+		if rest := f.Size + fr.copied - delivered - dropped - inFlight; rest > 0 {
+			dropped += rest
+			reason = st.String()
+		}
+	}
+	if in, out := f.Size+fr.copied, delivered+dropped+inFlight; in != out {
+		err = fmt.Sprintf("flow %d (%s): size %d + copied %d = %d, but delivered %d + dropped %d + in flight %d = %d",
+			f.ID, f.QP, f.Size, fr.copied, in, delivered, dropped, inFlight, out)
+	}
+	return inFlight, dropped, reason, err
+}
