@@ -44,16 +44,27 @@ func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 	}
 }
 
-// TestCDFErrorsShowAnExcerpt: a CDF key that names some other file gets
-// an error that shows at most a short, quoted excerpt of its line.
+// TestCDFErrorsShowAnExcerpt: a CDF key that names some other file (its
+// first line is not a point) gets an error that shows nothing of it; a
+// CDF with a bad line further on shows at most a short, quoted excerpt of
+// that line, marked as cut.
 func TestCDFErrorsShowAnExcerpt(t *testing.T) {
 	secret := "root:$6$abcdefghijklmnopqrstuvwxyz0123456789:19000:0:99999:7:::"
-	_, err := ParseCDF("shadow", []byte(secret+"\n"))
+	for _, src := range []string{secret, "HOME=/root\x00AWS_SECRET_ACCESS_KEY=abc", "# a comment\n\n" + secret} {
+		_, err := ParseCDF("other", []byte(src+"\n"))
+		if err == nil {
+			t.Fatalf("%q accepted", src)
+		}
+		if msg := err.Error(); strings.Contains(msg, "root") || strings.Contains(msg, "SECRET") || !strings.Contains(msg, "not a CDF file") {
+			t.Errorf("message %q: want it to say this is not a CDF file, and show nothing of it", msg)
+		}
+	}
+	_, err := ParseCDF("cdf", []byte("100 10\n"+secret+"\n"))
 	if err == nil {
 		t.Fatal("accepted")
 	}
 	msg := err.Error()
-	if strings.Contains(msg, "0123456789") || !strings.Contains(msg, `"root:$6$abcdefghijklmnop"...`) {
-		t.Errorf("message %q: want 24 characters of the line, quoted and marked as cut", msg)
+	if strings.Contains(msg, "0123456789") || !strings.Contains(msg, `cdf:2:`) || !strings.Contains(msg, `"root:$6$abcdefghijklmnop"...`) {
+		t.Errorf("message %q: want line 2, and 24 characters of it, quoted and marked as cut", msg)
 	}
 }

@@ -94,7 +94,9 @@ const maxCDFSize = 1 << 53
 // ParseCDF reads a CDF file: one point a line, "<size in bytes>
 // <cumulative percent 0..100>", sizes ascending, percents non-decreasing,
 // the last at 100. Blank lines and lines starting with # are skipped.
-// Errors name file:line.
+// Errors name file:line; they show a short excerpt of a bad line (excerpt)
+// only once the file has begun as a CDF, so that a key naming some other
+// file (a password file, /proc/self/environ) never has it echoed.
 func ParseCDF(file string, data []byte) (*SizeDist, error) {
 	d := &SizeDist{Name: file}
 	for i, line := range strings.Split(string(data), "\n") {
@@ -103,12 +105,22 @@ func ParseCDF(file string, data []byte) (*SizeDist, error) {
 			continue
 		}
 		f := strings.Fields(line)
-		if len(f) != 2 {
-			return nil, fmt.Errorf("%s:%d: expected \"<size in bytes> <cumulative percent>\", found %s", file, i+1, excerpt(line))
+		var x, p float64
+		var err1, err2 error
+		if len(f) == 2 {
+			x, err1 = strconv.ParseFloat(f[0], 64)
+			p, err2 = strconv.ParseFloat(f[1], 64)
 		}
-		x, err1 := strconv.ParseFloat(f[0], 64)
-		p, err2 := strconv.ParseFloat(f[1], 64)
-		if err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(p) || math.IsInf(x, 0) {
+		if len(f) != 2 || err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(p) || math.IsInf(x, 0) {
+			if len(d.Sizes) == 0 {
+				// Its first line is not a point: likely not a CDF at all
+				// (a key naming some other file), of which nothing is
+				// shown.
+				return nil, fmt.Errorf("%s:%d: not a CDF file: its first line is not \"<size in bytes> <cumulative percent>\" (not shown)", file, i+1)
+			}
+			if len(f) != 2 {
+				return nil, fmt.Errorf("%s:%d: expected \"<size in bytes> <cumulative percent>\", found %s", file, i+1, excerpt(line))
+			}
 			return nil, fmt.Errorf("%s:%d: expected two numbers, found %s", file, i+1, excerpt(line))
 		}
 		if x < 0 || p < 0 || p > 100 {

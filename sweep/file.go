@@ -143,6 +143,12 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	} else {
 		return nil, scenario.Errors{{File: file, Line: baseN.Line, Col: baseN.Column, Msg: fmt.Sprintf("base: no file %s and no example named %s", scenario.Show(bpath), scenario.Show(baseN.Value))}}
 	}
+	if root, err := scenario.ParseYAML(sw.BaseFile, sw.BaseData); err == nil && root != nil && (len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode) {
+		// Some other file: said so, and nothing of it is shown (a
+		// scenario's messages quote what they find).
+		return nil, scenario.Errors{{File: file, Line: baseN.Line, Col: baseN.Column,
+			Msg: fmt.Sprintf("base: %s is not a scenario file: its top level is not a mapping of keys such as topology and traffic (nothing of it is shown)", scenario.Show(bpath))}}
+	}
 	if _, err := assembly.Parse(sw.BaseFile, sw.BaseData); err != nil {
 		return nil, err
 	}

@@ -39,6 +39,22 @@ traffic:
 	}
 }
 
+// TestSweepBaseNotAScenario: a base that names some other file (here a
+// password file) is refused at the base key, and nothing of it is shown.
+func TestSweepBaseNotAScenario(t *testing.T) {
+	dir := t.TempDir()
+	secret := "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+	os.WriteFile(filepath.Join(dir, "passwd"), []byte(secret), 0o644)
+	os.WriteFile(filepath.Join(dir, "list"), []byte("- a\n- b\n"), 0o644)
+	for _, base := range []string{"passwd", "list"} {
+		_, err := Parse(filepath.Join(dir, "s.yaml"), []byte("base: "+base+"\nvary: {seed: [1, 2]}\n"))
+		if err == nil || !strings.Contains(err.Error(), "s.yaml:1:7: base:") || !strings.Contains(err.Error(), "is not a scenario file") ||
+			strings.Contains(err.Error(), "root") || strings.Contains(err.Error(), "- a") {
+			t.Errorf("%s: got %v", base, err)
+		}
+	}
+}
+
 func TestSweepPoints(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("seed: 7\ntopology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\n"), 0o644)
