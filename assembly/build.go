@@ -37,6 +37,7 @@ type builder struct {
 	names        []string         // all node names, once needed (allNames)
 	swNames      []string         // switch names, once needed (switchNames)
 	poissonFlows float64          // the flows the poisson generators so far are expected to make
+	mem          *memEstimate     // the topology's part of the memory estimate (memory.go), nil without a limit
 
 	declPos  map[fabric.NodeID]scenario.Pos // an explicit topology's node declarations
 	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]
@@ -73,8 +74,13 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
 	}
 	b.topology()
-	b.routes()
-	b.traffic()
+	if b.checkTopologyMemory() {
+		// Not when the topology is over the memory limit: its routes and
+		// flows are what would not fit.
+		b.routes()
+		b.traffic()
+		b.estimateMemory()
+	}
 	b.observe()
 	b.expect()
 	b.faults()

@@ -24,6 +24,9 @@ type Scenario struct {
 	Seed uint64
 	// Stop says when the run ends.
 	Stop Stop
+	// MemoryEstimate is the memory, in bytes, the scenario is estimated
+	// to need to build and run (memory.go).
+	MemoryEstimate int64
 	// Topology is the fabric graph, built by the generator named by
 	// topology.kind or from an explicit list.
 	Topology *fabric.Topology

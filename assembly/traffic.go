@@ -47,6 +47,9 @@ func (b *builder) ringAllreduce(gen int, tv *scenario.TrafficV, path string, g *
 		b.tooManyFlows(tv, total)
 		return false
 	}
+	if !b.flowsFit(tv, total) {
+		return false
+	}
 	size := int64(g.Size.V)
 	chunk := func(c int) int64 {
 		s := size / int64(n)
@@ -215,6 +218,7 @@ func (b *builder) traffic() {
 			stop = !b.ringAllreduce(i, tv, path, g, lossless)
 		case *scenario.PoissonS:
 			b.poisson(i, tv, path, g, lossless)
+			stop = !b.flowsFit(tv, 0)
 		}
 		if stop {
 			return
@@ -224,6 +228,8 @@ func (b *builder) traffic() {
 		}
 		if n := int64(len(pairs)); int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
 			b.tooManyFlows(tv, n)
+			return
+		} else if !b.flowsFit(tv, n) {
 			return
 		}
 		b.addFlows(i, tv, path, com, pairs, lossless)

@@ -1,9 +1,18 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/fabric"
 )
 
 // runGCPercent is the garbage collector's target once a network is built:
@@ -27,3 +36,62 @@ func tightenGC() {
 // settleMemory drops what building the network left behind, so that the
 // run starts from what is live.
 func settleMemory() { runtime.GC() }
+
+// defaultMemoryShare is the share of the machine's memory a scenario's
+// estimate may take by default (--max-memory): what is left is the
+// system's, the report's and other programs'.
+const defaultMemoryShare = 0.75
+
+// memoryFlag adds --max-memory to fs.
+func memoryFlag(fs *pflag.FlagSet) *string {
+	return fs.String("max-memory", "", "refuse a scenario whose memory estimate is above this: a size (16GiB), a share of the machine's memory (50%), or 0 for no limit (default 75% of the machine's memory)")
+}
+
+// setMemoryLimit applies --max-memory (flag, as given; "" for the
+// default) for cmd, and reports whether it was valid.
+func setMemoryLimit(cmd, flag string, stderr io.Writer) bool {
+	total := machineMemory()
+	var limit int64
+	switch v := strings.TrimSpace(flag); {
+	case v == "":
+		limit = int64(defaultMemoryShare * float64(total)) // 0 when unknown: no limit
+	case strings.HasSuffix(v, "%"):
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || pct <= 0 || pct > 100 {
+			fmt.Fprintf(stderr, "lfsim %s: --max-memory %s: expected a share from 0%% to 100%%\n", cmd, flag)
+			return false
+		}
+		if total == 0 {
+			fmt.Fprintf(stderr, "lfsim %s: --max-memory %s: this machine's memory is not known; give a size such as 16GiB\n", cmd, flag)
+			return false
+		}
+		limit = int64(pct / 100 * float64(total))
+	default:
+		s, err := fabric.ParseSize(v)
+		if err != nil {
+			fmt.Fprintf(stderr, "lfsim %s: --max-memory: %v\n", cmd, err)
+			return false
+		}
+		limit = int64(s)
+	}
+	assembly.SetMemoryLimit(limit)
+	return true
+}
+
+// machineMemory returns the machine's memory in bytes (MemTotal of
+// /proc/meminfo), or 0 where it is not known.
+func machineMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}

@@ -29,10 +29,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "overwrite an earlier run's files in the output directory")
 	quiet := fs.BoolP("quiet", "q", false, "print no progress line and no summary")
 	progress := fs.Bool("progress", false, "show the progress line even when stderr is not a terminal")
+	maxMem := memoryFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
+		return exitUsage
+	}
+	if !setMemoryLimit("run", *maxMem, stderr) {
 		return exitUsage
 	}
 	if fs.NArg() > 1 {

@@ -34,6 +34,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	collect := fs.Bool("collect", false, "run nothing: collect the points' results into sweep.csv and report.html")
 	force := fs.Bool("force", false, "rerun points that are already complete")
 	quiet := fs.BoolP("quiet", "q", false, "print no line per point")
+	maxMem := memoryFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
@@ -46,6 +47,9 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if *emit != "" && *emit != "slurm" {
 		fmt.Fprintf(stderr, "lfsim sweep: --emit takes slurm, not %q\n", *emit)
+		return exitUsage
+	}
+	if !setMemoryLimit("sweep", *maxMem, stderr) {
 		return exitUsage
 	}
 	sw, err := sweep.Load(fs.Arg(0))

@@ -1,21 +1,36 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/scenario"
 )
 
 func validateCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
+	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	maxMem := memoryFlag(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "lfsim validate: name one or more scenario files")
 		return exitUsage
 	}
+	if !setMemoryLimit("validate", *maxMem, stderr) {
+		return exitUsage
+	}
 	code := exitOK
-	for _, path := range args {
+	for _, path := range fs.Args() {
 		sc, err := assembly.Load(path)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
@@ -25,7 +40,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		for _, w := range sc.Warnings {
 			fmt.Fprintf(stderr, "warning: %v\n", w)
 		}
-		fmt.Fprintf(stdout, "%s: ok (%s: %d nodes, %d flows)\n", path, sc.Name, len(sc.Topology.Nodes), len(sc.Flows))
+		fmt.Fprintf(stdout, "%s: ok (%s: %d nodes, %d flows; about %s of memory)\n", path, sc.Name, len(sc.Topology.Nodes), len(sc.Flows), assembly.ShowBytes(sc.MemoryEstimate))
 	}
 	return code
 }
