@@ -37,7 +37,8 @@ type builder struct {
 	names        []string         // all node names, once needed (allNames)
 	swNames      []string         // switch names, once needed (switchNames)
 	poissonFlows float64          // the flows the poisson generators so far are expected to make
-	mem          *memEstimate     // the topology's part of the memory estimate (memory.go), nil without a limit
+	mem          *memEstimate     // the topology's part of the memory estimate (memory.go)
+	tooBig       bool             // the traffic was refused for its size: the routing tables are not computed
 
 	declPos  map[fabric.NodeID]scenario.Pos // an explicit topology's node declarations
 	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]
@@ -76,10 +77,12 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 	b.topology()
 	if b.checkTopologyMemory() {
 		// Not when the topology is over the memory limit: its routes and
-		// flows are what would not fit.
-		b.routes()
+		// flows are what would not fit. The flows come first (they do not
+		// need the routes): a scenario refused for its flows does not
+		// wait for its routing tables.
 		b.traffic()
 		b.estimateMemory()
+		b.routes()
 	}
 	b.observe()
 	b.expect()

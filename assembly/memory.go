@@ -179,6 +179,7 @@ func (b *builder) flowsFit(tv *scenario.TrafficV, n int64) bool {
 	if total <= float64(lim) {
 		return true
 	}
+	b.tooBig = true
 	b.errorf(tv.Pos, tv.Path+"."+tv.Kind, "with this generator's flows the scenario needs about %s (%s), over the memory limit of %s (lfsim --max-memory)",
 		showBytes(total), e, showBytes(float64(lim)))
 	return false

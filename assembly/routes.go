@@ -58,6 +58,9 @@ func (b *builder) routes() {
 	} else if r.Routing.Set {
 		at, path = r.Routing.Pos, "topology.routing"
 	}
+	if b.tooBig {
+		return
+	}
 	routes, loops, err := fabric.ComputeRoutes(b.t, b.s.Routing, b.s.ExplicitRoutes)
 	if err != nil {
 		b.errorf(at, path, "%v", err)

@@ -329,6 +329,7 @@ func (b *builder) hostPairs(gen int, tv *scenario.TrafficV, hl *scenario.NameLis
 }
 
 func (b *builder) tooManyFlows(tv *scenario.TrafficV, n int64) {
+	b.tooBig = true
 	b.errorf(tv.Pos, tv.Path, "this %s makes %s flows, %s in all; at most %d flows are supported", tv.Kind, count(n), count(n+int64(len(b.s.Flows))), b.lim.Flows)
 }
 
@@ -545,6 +546,7 @@ func (b *builder) poissonBounded(tv *scenario.TrafficV, path string, p *PoissonG
 		}
 	}
 	if total := float64(len(b.s.Flows)) + b.poissonFlows + n; total > float64(b.lim.Flows) {
+		b.tooBig = true
 		b.errorf(tv.Pos, path, "this poisson makes about %s flows (load × link rate × time / mean size), %s in all; at most %d flows are supported",
 			count(int64(min(n, 1e18))), count(int64(min(total, 1e18))), b.lim.Flows)
 		return false

@@ -100,13 +100,18 @@ var metaType = reflect.TypeOf(meta{})
 // Decoder walks a YAML node tree against a schema and collects
 // diagnostics.
 type Decoder struct {
-	File      string
-	errs      []Diagnostic
-	warns     []Diagnostic
-	budget    int // node visits left: aliases could otherwise expand exponentially
-	exhausted bool
-	depth     int // nesting of decode and of merge keys: an alias can refer to itself
-	dropped   int // errors beyond maxErrors
+	File   string
+	errs   []Diagnostic
+	warns  []Diagnostic
+	budget int // node visits left: aliases could otherwise expand exponentially
+	// aliasBudget is the node visits left below an alias or a merge key
+	// (inAlias > 0): what a file writes once and uses again is bounded far
+	// tighter than what it writes out, since nested aliases multiply.
+	aliasBudget int
+	inAlias     int
+	exhausted   bool
+	depth       int // nesting of decode and of merge keys: an alias can refer to itself
+	dropped     int // errors beyond maxErrors
 }
 
 // Decode decodes a parsed YAML document (root; nil for an empty file)
@@ -115,7 +120,7 @@ type Decoder struct {
 // The problems found are in the decoder, where the assembly of the
 // scenario adds its own.
 func Decode(file string, root *yaml.Node, budget int) (*File, *Decoder) {
-	d := &Decoder{File: file, budget: budget}
+	d := &Decoder{File: file, budget: budget, aliasBudget: min(budget, MaxAliasVisits)}
 	var f File
 	if root == nil {
 		d.Errorf(Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a scenario needs at least topology: and traffic:")
@@ -199,8 +204,26 @@ func (d *Decoder) Warnf(p Pos, path, format string, args ...any) {
 	d.warns = append(d.warns, Diagnostic{File: d.File, Line: p.Line, Col: p.Col, Msg: msg})
 }
 
-// spend takes one node visit from the budget.
+// MaxAliasVisits bounds the nodes a document's aliases and merge keys
+// may bring in, counted each time: 200,000, far more than sharing a few
+// defaults takes, and at most some tens of megabytes of decoding; a
+// nest of aliases that would expand to billions (an "alias bomb") stops
+// there.
+const MaxAliasVisits = 200_000
+
+// spend takes one node visit from the budget (and from the alias budget
+// below an alias or merge key).
 func (d *Decoder) spend(n *yaml.Node) bool {
+	if d.inAlias > 0 {
+		if d.aliasBudget <= 0 {
+			if !d.exhausted {
+				d.exhausted = true
+				d.Errorf(d.pos(n), "", "the aliases expand too much (over %d nodes through aliases and merge keys); stopped checking here", MaxAliasVisits)
+			}
+			return false
+		}
+		d.aliasBudget--
+	}
 	if d.budget <= 0 {
 		if !d.exhausted {
 			d.exhausted = true
@@ -236,6 +259,10 @@ func (d *Decoder) decodeInto(n *yaml.Node, ptr any, c ctx) {
 }
 
 func (d *Decoder) decode(n *yaml.Node, v reflect.Value, c ctx) {
+	if n != nil && n.Kind == yaml.AliasNode {
+		d.inAlias++
+		defer func() { d.inAlias-- }()
+	}
 	n = d.resolve(n)
 	if n == nil || !d.spend(n) || !d.enter(n, c) {
 		return
@@ -354,6 +381,8 @@ func (d *Decoder) pairs(n *yaml.Node, c ctx) []pair {
 	var own, merged []pair
 	var merge func(v *yaml.Node, depth int)
 	merge = func(v *yaml.Node, depth int) {
+		d.inAlias++
+		defer func() { d.inAlias-- }()
 		v = d.resolve(v)
 		if v == nil || depth > 8 || !d.spend(v) || !d.enter(v, c) {
 			return
