@@ -71,5 +71,10 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("bad flow %+v", fl)
 			}
 		}
+		// What validate accepts, run builds: every check that can be
+		// made before the run is made while loading (issue 25, defect 7).
+		if _, err := Build(s); err != nil {
+			t.Fatalf("the scenario loads, but Build refuses it: %v", err)
+		}
 	})
 }
