@@ -832,6 +832,16 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 				h.wakeAt(qp, qp.nextTx)
 				continue
 			}
+			if j := qp.rdJobs[0]; j.gen != h.mrGen {
+				// A region was deregistered since the READ's was
+				// last found: if it was this one, the NAK this queues
+				// goes next.
+				if h.mrs[j.mr.RKey] != j.mr {
+					h.readAccessLost(qp)
+					return h.NextPacket(port)
+				}
+				j.gen = h.mrGen
+			}
 			return h.nextReadResponse(qp)
 		}
 		if qp.State != QPRTS {

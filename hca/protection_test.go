@@ -66,7 +66,7 @@ func TestProtectionViolations(t *testing.T) {
 		wr                 func(e *protEnv) hca.SendWR
 		before             func(e *protEnv) // after set-up, before posting
 		// midDereg deregisters dst once two of the WRITE's packets
-		// have landed.
+		// have landed (or two of the READ's responses).
 		midDereg bool
 		want     hca.WCStatus
 		check    func(t *testing.T, e *protEnv)
@@ -111,6 +111,24 @@ func TestProtectionViolations(t *testing.T) {
 				t.Errorf("the %d bytes written before the deregistration are not the source's", e.landed)
 			}
 		}},
+		{name: "a region deregistered mid-READ", wr: func(e *protEnv) hca.SendWR {
+			w := read(e)
+			w.SGL[0].Len = protLen
+			return w
+		}, midDereg: true, want: hca.WCRemAccessError, check: func(t *testing.T, e *protEnv) {
+			if e.landed >= protLen {
+				t.Fatalf("the whole READ landed before the deregistration")
+			}
+			// The responses sent before the deregistration land (dst
+			// holds zeros); none is sent after it.
+			zeros := int64(bytes.Count(e.src.Buf, []byte{0}))
+			if zeros == protLen {
+				t.Errorf("every response was sent, the region deregistered after %d bytes had landed", e.landed)
+			}
+			if zeros < e.landed {
+				t.Errorf("%d bytes read, fewer than the %d that had landed", zeros, e.landed)
+			}
+		}},
 		{name: "a local SGE outside its region", wr: func(e *protEnv) hca.SendWR {
 			w := write(e)
 			w.SGL[0].Addr += protLen - 100
@@ -127,10 +145,11 @@ func TestProtectionViolations(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.midDereg {
-				for e.b.Delivered < 2*4096 && e.eng.Now() < 100*sim.Microsecond {
+				landed := func() int64 { return e.b.Delivered + e.a.ReadDelivered }
+				for landed() < 2*4096 && e.eng.Now() < 100*sim.Microsecond {
 					e.eng.Run(e.eng.Now()+50*sim.Nanosecond, nil)
 				}
-				e.landed = e.b.Delivered
+				e.landed = landed()
 				e.h[1].DeregMR(e.dst)
 			}
 			e.eng.Run(e.eng.Now()+100*sim.Microsecond, nil)

@@ -307,6 +307,7 @@ type readJob struct {
 	left int64
 	size int64
 	data []byte // snapshot, when the MR has bytes
+	gen  uint32 // HCA.mrGen when mr was last found registered
 }
 
 type atomicSaved struct {

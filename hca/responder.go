@@ -451,13 +451,28 @@ func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) 
 // queueRead adds a READ response job; the arbiter sends its packets.
 func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64) {
 	mtu := int64(h.Prof.MTU)
-	j := &readJob{psn: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n}
+	j := &readJob{psn: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n, gen: h.mrGen}
 	if b := mr.Bytes(va, n); b != nil {
 		j.data = append([]byte(nil), b...) // what the responder's DMA reads now
 	}
 	j.size = n
 	qp.rdJobs = append(qp.rdJobs, j)
 	h.activate(qp)
+}
+
+// readAccessLost ends qp's READ responses when the region they read has
+// been deregistered since the READ arrived (DeregMR): a real HCA's DMA
+// read fails there, so the responder NAKs with a remote access error at
+// the next response's PSN and moves to the error state; no response is
+// sent from a region no longer registered.
+func (h *HCA) readAccessLost(qp *QP) {
+	j := qp.rdJobs[0]
+	// The NAK answers the READ request, which is gone: a stand-in with
+	// what newAck reads of it (its sender, priority and 5-tuple).
+	req := fabric.Packet{Priority: qp.Priority, Src: qp.Remote,
+		Flow: fabric.FlowKey{SrcIP: qp.RemoteIP, DstIP: h.IP, SrcPort: fabric.RoCEv2SourcePort(qp.RemoteQPN), DstPort: fabric.RoCEv2Port}}
+	h.sendAck(qp, &req, fabric.SyndromeNAKRemAccErr, j.psn)
+	h.toErr(qp)
 }
 
 // nextReadResponse builds the next READ response packet of qp.
