@@ -73,5 +73,9 @@ func (n *Network) Lost() int64 { return n.sumLinks(func(l *Link) int64 { return 
 // PausesCut is the number of PFC frames lost to cut links.
 func (n *Network) PausesCut() int64 { return n.sumLinks(func(l *Link) int64 { return l.PausesCut }) }
 
+// CreditsCut is the number of InfiniBand flow-control packets lost to
+// cut links.
+func (n *Network) CreditsCut() int64 { return n.sumLinks(func(l *Link) int64 { return l.CreditsCut }) }
+
 // DownDrops is the number of packets (PFC frames apart) lost to cut links.
 func (n *Network) DownDrops() int64 { return n.sumLinks(func(l *Link) int64 { return l.DownDrops }) }

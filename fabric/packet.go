@@ -7,13 +7,19 @@ type PacketKind uint8
 
 // Packet kinds.
 const (
-	KindData  PacketKind = iota // a RoCEv2 request or READ response
-	KindAck                     // ACK or NAK (AETH)
-	KindCNP                     // congestion notification
-	KindPause                   // a PFC frame; never leaves the link it is sent on
+	KindData   PacketKind = iota // a RoCEv2 request or READ response
+	KindAck                      // ACK or NAK (AETH)
+	KindCNP                      // congestion notification
+	KindPause                    // a PFC frame; never leaves the link it is sent on
+	KindCredit                   // an InfiniBand flow-control packet (credit.go); never leaves its link
 )
 
-func (k PacketKind) String() string { return [...]string{"data", "ack", "cnp", "pause"}[k] }
+func (k PacketKind) String() string { return [...]string{"data", "ack", "cnp", "pause", "credit"}[k] }
+
+// LinkControl reports whether packets of kind k are the link's own (PFC
+// frames, flow-control packets): made and consumed by the ports at its
+// two ends, never forwarded, and not counted among a run's packets.
+func (k PacketKind) LinkControl() bool { return k >= KindPause }
 
 // Packet is one frame on the wire. Packets come from a Pool and go back to
 // it when consumed, so a run allocates packets only while the number in
@@ -58,6 +64,9 @@ type Packet struct {
 	// PFC fields: which priorities the frame covers (PauseQuanta below
 	// has their pause times).
 	PauseEnable uint8
+	// Link is the link layer the packet is framed for: Wire is the frame
+	// plus Ethernet's preamble and gap, or the InfiniBand packet alone.
+	Link LinkLayer
 
 	// INT is the in-band telemetry (HPCC), nil when the packet carries
 	// none: a request collects it, its ACK echoes it. Pool.AddINT gives a
@@ -108,8 +117,14 @@ type Packet struct {
 	PauseQuanta [8]uint16
 }
 
-// Frame returns the bytes the frame occupies in a buffer: header to FCS.
-func (p *Packet) Frame() int64 { return int64(p.Wire) - PreambleIFGBytes }
+// Frame returns the bytes the frame occupies in a buffer: header to FCS
+// (Ethernet), or LRH to VCRC (InfiniBand).
+func (p *Packet) Frame() int64 {
+	if p.Link == InfiniBand {
+		return int64(p.Wire)
+	}
+	return int64(p.Wire) - PreambleIFGBytes
+}
 
 // RoCEv2Wire returns the wire size of a RoCEv2 packet with opcode op and
 // payload bytes: preamble and gap, Ethernet, IPv4, UDP, BTH, the opcode's

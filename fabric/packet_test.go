@@ -24,6 +24,7 @@ func TestPacketLayout(t *testing.T) {
 		"InPrio":   unsafe.Offsetof(p.InPrio) + unsafe.Sizeof(p.InPrio),
 		"ECN":      unsafe.Offsetof(p.ECN) + unsafe.Sizeof(p.ECN),
 		"INT":      unsafe.Offsetof(p.INT) + unsafe.Sizeof(p.INT),
+		"Link":     unsafe.Offsetof(p.Link) + unsafe.Sizeof(p.Link),
 	} {
 		if end > 64 {
 			t.Errorf("Packet.%s ends at byte %d, past the first cache line", name, end)

@@ -95,13 +95,16 @@ type Port struct {
 	otherLane     *sim.Lane   // the transmit lane used before lane
 	pausesArrived int64       // the PFC frames among arrived
 	out           *Link
+	// credit is the link's InfiniBand flow control (credit.go); nil on
+	// Ethernet.
+	credit *credits
+
+	Node NodeID
 	// applying counts the PFC frames received (in PauseRecv or
 	// ResumeRecv) that wait out ResponseDelay before they act, in the
 	// engine: the conservation check's census finds them there.
-	applying int64
-
-	Node NodeID
-	Name string // "s0:p8"
+	applying int32
+	Name      string // "s0:p8"
 	// ResponseDelay is how long after a PAUSE arrives the transmitter
 	// starts honouring it (on top of finishing the frame in flight).
 	ResponseDelay sim.Time
@@ -220,8 +223,7 @@ func (p *Port) SetDown(down bool) {
 	p.out.updateFastCarry()
 	if down {
 		for pkt := p.control.Pop(); pkt != nil; pkt = p.control.Pop() {
-			p.Stats.ControlDiscarded++
-			p.pool.Put(pkt)
+			p.discardControl(pkt)
 		}
 		p.hasControl = false
 		now := p.eng.Now()
@@ -236,12 +238,27 @@ func (p *Port) SetDown(down bool) {
 		p.armWake()
 		return
 	}
+	if p.credit != nil && !p.peer.down {
+		// Both ends are up again: the link retrains, and credits
+		// start anew.
+		p.retrain()
+	}
 	p.Kick()
+}
+
+// discardControl drops a link-control packet that will not be sent (its
+// link was cut).
+func (p *Port) discardControl(pkt *Packet) {
+	p.Stats.ControlDiscarded++
+	if pkt.Kind == KindCredit {
+		p.credit.queued[pkt.Priority] = nil
+	}
+	p.pool.Put(pkt)
 }
 
 // Applying returns the PFC frames received that have yet to act
 // (ResponseDelay).
-func (p *Port) Applying() int64 { return p.applying }
+func (p *Port) Applying() int64 { return int64(p.applying) }
 
 // EachPacket calls f for each packet the port holds: the frame it is
 // sending (which the engine holds too, as its transmission's end) and
@@ -295,8 +312,7 @@ func (p *Port) Kick() {
 // frame in flight ends.
 func (p *Port) SendControl(pkt *Packet) {
 	if p.down {
-		p.Stats.ControlDiscarded++
-		p.pool.Put(pkt)
+		p.discardControl(pkt)
 		return
 	}
 	p.control.Push(pkt)
@@ -339,6 +355,13 @@ func (p *Port) startNext() {
 		p.choosing = false
 		if pkt == nil {
 			return
+		}
+	}
+	if p.credit != nil {
+		if pkt.Kind == KindCredit {
+			p.fillCredit(pkt)
+		} else {
+			p.spend(pkt)
 		}
 	}
 	p.sending = pkt
@@ -404,7 +427,7 @@ func txDone(t, d unsafe.Pointer) {
 	p.sending = nil
 	p.Stats.TxPackets++
 	p.Stats.TxBytes += infoWire(info)
-	if p.fastCarry && infoKind(info) != KindPause {
+	if p.fastCarry && !infoKind(info).LinkControl() {
 		// Link.carry's common case, without reading the link.
 		p.eng.PostLane(p.arrivalLane, unsafe.Pointer(p.peer), unsafe.Pointer(pkt))
 	} else {
@@ -429,9 +452,17 @@ func arrive(t, d unsafe.Pointer) {
 	}
 	p.Stats.RxPackets++
 	p.Stats.RxBytes += int64(pkt.Wire)
-	if pkt.Kind != KindPause {
+	if !pkt.Kind.LinkControl() {
 		pkt.InPort = int32(p.Index)
+		if p.credit != nil {
+			p.receivedBlocks(pkt)
+		}
 		p.owner.Receive(pkt, p)
+		return
+	}
+	if pkt.Kind == KindCredit {
+		p.applyCredit(pkt)
+		p.pool.Put(pkt)
 		return
 	}
 	if pkt.PauseQuanta == [8]uint16{} {
@@ -534,10 +565,12 @@ type Link struct {
 	Lost int64
 	// DownDrops counts packets (frames other than PFC frames) lost because
 	// the link was cut (Port.SetDown): sent into a cut link, or arriving
-	// at a cut port. PausesCut counts the PFC frames lost so: they are not
-	// packets (a run's packets.sent leaves them out).
+	// at a cut port. PausesCut counts the PFC frames lost so, and
+	// CreditsCut InfiniBand flow-control packets: they are not packets (a
+	// run's packets.sent leaves them out).
 	DownDrops  int64
 	PausesCut  int64
+	CreditsCut int64
 	sentDown   int64 // the frames, PFC frames too, that were sent into the cut link
 	pausesSent int64 // PFC frames handed on to the receiving port
 }
@@ -576,9 +609,12 @@ func (l *Link) carry(pkt *Packet, info int64) {
 		l.to.pool.Put(pkt)
 		return
 	}
-	if l.lossRate > 0 && kind != KindPause && l.lossRNG.Float64() < l.lossRate {
+	if l.lossRate > 0 && !kind.LinkControl() && l.lossRNG.Float64() < l.lossRate {
 		l.Lost++
 		l.to.pool.Dropped(pkt, "loss", int64(pkt.Payload))
+		if l.from.credit != nil {
+			l.from.refreshCredit(pkt.Priority)
+		}
 		l.to.pool.Put(pkt)
 		return
 	}
@@ -594,11 +630,14 @@ func (l *Link) carry(pkt *Packet, info int64) {
 
 // countCut counts a frame of kind the cut link lost.
 func (l *Link) countCut(kind PacketKind) {
-	if kind == KindPause {
+	switch kind {
+	case KindPause:
 		l.PausesCut++
-		return
+	case KindCredit:
+		l.CreditsCut++
+	default:
+		l.DownDrops++
 	}
-	l.DownDrops++
 }
 
 // InFlight returns the frames on the wire.

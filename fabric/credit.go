@@ -1,0 +1,285 @@
+package fabric
+
+import "github.com/lfsim/lfsim/sim"
+
+// InfiniBand's link-level flow control (IBTA vol. 1, 7.9): a receiver
+// grants credits for its buffer per virtual lane, in 64-byte blocks, and a
+// sender never transmits a packet on a VL without credit for all of it. So
+// an InfiniBand link never drops a packet for want of buffer.
+//
+// Each direction of a link keeps, per data VL, at the sender the total
+// blocks sent (FCTBS) and the credit limit the receiver last advertised
+// (FCCL), and at the receiver the blocks received (ABR) and its buffer's
+// use. The receiver advertises FCCL = ABR + free blocks in flow-control
+// packets that it sends back ahead of data; both counters are 12 bits,
+// modulo 4096, so at most 2048 blocks (128 KiB) can be outstanding per VL.
+// A flow-control packet also carries its sender's FCTBS, to which the
+// receiver of it sets its ABR: blocks lost on the wire are forgotten and
+// no credit leaks (7.9.4.3).
+//
+// When flow-control packets go: the spec asks for one whenever credits
+// change and at least every 65,536 symbol times. The model sends one when
+// the sender's credit, as the receiver sees it (the last FCCL less ABR),
+// falls below a low-water mark (a quarter of the buffer, and at least one
+// largest packet) and the buffer has room the last FCCL did not grant; a
+// packet already waiting to go carries the newest FCCL when it leaves.
+// This returns credits in batches of a quarter buffer at most, which a
+// credit-limited link's throughput feels by at most buffer / (4 × rate)
+// on its credit round trip; the periodic refresh only repairs credits of
+// packets lost on the wire, and is modelled as the refresh after a loss
+// (a lossy or cut link) rather than as a timer on every port. Links lose
+// no flow-control packet to random loss (as they spare PFC frames); a cut
+// link retrains when it comes back, and both ends start their counters
+// anew (7.9.4.1).
+
+// FCPacketBytes is a flow-control packet: Op (4 bits), FCTBS (12), VL (4),
+// FCCL (12) and LPCRC (16): 6 bytes.
+const FCPacketBytes = 6
+
+// BlockBytes is the unit of InfiniBand credit.
+const BlockBytes = 64
+
+// maxCreditBlocks is the most blocks a VL's buffer may grant: with 12-bit
+// counters, a sender may send while (FCCL - (FCTBS + blocks)) mod 4096 is
+// at most 2048.
+const maxCreditBlocks = 2048
+
+// MaxVLBuffer is the largest receive buffer per VL credits can use,
+// 128 KiB.
+const MaxVLBuffer = maxCreditBlocks * BlockBytes
+
+// credits is one port's flow-control state, both directions' halves: as
+// a sender (what the peer granted) and as a receiver (what it grants).
+type credits struct {
+	vls int // data VLs: 0..vls-1
+	// As a sender, per VL.
+	fctbs, fccl [8]uint16
+	// As a receiver, per VL: ABR, the buffer's size and use in blocks,
+	// the FCCL last advertised, the batch and low-water mark that send a
+	// flow-control packet, and the one waiting in the port's control
+	// queue.
+	abr             [8]uint16
+	capacity        int64
+	used            [8]int64
+	advert          [8]uint16
+	batch, lowWater int64
+	queued          [8]*Packet
+	// maxBlocks is the largest packet the port's owner sends, in blocks:
+	// a VL with less credit is marked paused, for observers.
+	maxBlocks int64
+	// FC packets made, received, and sent.
+	made, received int64
+}
+
+// EnableCredits makes the port's link InfiniBand's, with a receive buffer
+// of bufferBytes per data VL (VL 0..vls-1) at this end; maxFrame is the
+// largest packet this port's owner sends (its credit need marks a VL
+// paused for observers). Call it on both ends of a link before the run.
+// The peer's sender starts with credit for the whole buffer, as the
+// flow-control packets of link training grant it.
+func (p *Port) EnableCredits(bufferBytes int64, vls int, maxFrame int64) {
+	c := &credits{vls: vls, capacity: bufferBytes / BlockBytes, maxBlocks: IBPacketBlocks(maxFrame)}
+	c.batch, c.lowWater = 1, 2*c.maxBlocks
+	p.credit = c
+	p.retrain()
+}
+
+// retrain starts both halves of the port's credit counters anew, as link
+// training does: the receiver grants what its buffer has free, and the
+// peer's sender takes that as its limit.
+func (p *Port) retrain() {
+	c := p.credit
+	for v := 0; v < c.vls; v++ {
+		c.abr[v] = 0
+		c.advert[v] = uint16(c.capacity-c.used[v]) & 0xFFF
+		c.fctbs[v] = 0
+	}
+	if pc := p.peer.credit; pc != nil {
+		for v := 0; v < pc.vls; v++ {
+			pc.fccl[v] = c.advert[v]
+			pc.fctbs[v] = 0
+		}
+		for v := 0; v < c.vls; v++ {
+			c.fccl[v] = pc.advert[v]
+		}
+		p.peer.updateCreditMask()
+	}
+	p.updateCreditMask()
+}
+
+// Credits reports whether the port's link uses credit flow control.
+func (p *Port) Credits() bool { return p.credit != nil }
+
+// HasCredit reports whether the peer has granted room for a packet of
+// frame bytes on VL vl.
+func (p *Port) HasCredit(vl uint8, frame int64) bool {
+	c := p.credit
+	return (c.fccl[vl]-c.fctbs[vl]-uint16(IBPacketBlocks(frame)))&0xFFF <= maxCreditBlocks
+}
+
+// CreditBlocks returns the blocks of credit the peer has granted on vl.
+func (p *Port) CreditBlocks(vl uint8) int64 {
+	c := p.credit
+	return int64((c.fccl[vl] - c.fctbs[vl]) & 0xFFF)
+}
+
+// spend takes a packet's blocks from its VL's credit as it starts on the
+// wire. Sending without credit is a bug of the owner's, which must ask
+// HasCredit first.
+func (p *Port) spend(pkt *Packet) {
+	c := p.credit
+	vl := pkt.Priority
+	if !p.HasCredit(vl, pkt.Frame()) {
+		panic("fabric: " + p.Name + " sends a packet without credit")
+	}
+	c.fctbs[vl] = (c.fctbs[vl] + uint16(IBPacketBlocks(pkt.Frame()))) & 0xFFF
+	p.updateCreditMask()
+}
+
+// received counts a packet arriving into the port's receive buffer.
+func (p *Port) receivedBlocks(pkt *Packet) {
+	c := p.credit
+	vl := pkt.Priority
+	b := IBPacketBlocks(pkt.Frame())
+	c.abr[vl] = (c.abr[vl] + uint16(b)) & 0xFFF
+	c.used[vl] += b
+	if c.used[vl] > c.capacity {
+		panic("fabric: " + p.Name + " received more than its buffer's credit")
+	}
+	p.maybeAdvertise(vl)
+}
+
+// Release gives back the buffer a packet of frame bytes held on VL vl at
+// this port's receiving end (its owner has sent it on, or consumed it);
+// the peer gets the credit in a flow-control packet.
+func (p *Port) Release(vl uint8, frame int64) {
+	c := p.credit
+	c.used[vl] -= IBPacketBlocks(frame)
+	p.maybeAdvertise(vl)
+}
+
+// BufferedBlocks returns the blocks VL vl's receive buffer holds.
+func (p *Port) BufferedBlocks(vl uint8) int64 { return p.credit.used[vl] }
+
+// maybeAdvertise queues a flow-control packet for vl when the sender's
+// credit, as this end sees it, is below the low-water mark and the buffer
+// has room that the last advertisement did not grant.
+func (p *Port) maybeAdvertise(vl uint8) {
+	c := p.credit
+	if c.queued[vl] != nil || p.down {
+		return // the one waiting will carry the newest limit
+	}
+	limit := (c.abr[vl] + uint16(c.capacity-c.used[vl])) & 0xFFF
+	grant := int64((limit - c.advert[vl]) & 0xFFF)
+	if grant == 0 || grant < c.batch && int64((c.advert[vl]-c.abr[vl])&0xFFF) >= c.lowWater {
+		return
+	}
+	p.queueFC(vl)
+}
+
+// refreshCredit sends a flow-control packet on vl whatever the counters
+// say: after a packet of vl was lost on this port's link, it carries the
+// FCTBS that lets the receiver forget the lost blocks (the spec's
+// periodic packet, here sent when it is needed).
+//
+// It is called from the link as the lost packet's transmission ends,
+// before the port looks for its next frame: the packet is queued without
+// a Kick, which would start it beside the one the port is about to start.
+func (p *Port) refreshCredit(vl uint8) {
+	if p.credit.queued[vl] == nil && !p.down {
+		p.control.Push(p.newFC(vl))
+		p.hasControl = true
+	}
+}
+
+// queueFC queues a flow-control packet for vl; it takes its values as it
+// starts on the wire (fillCredit).
+func (p *Port) queueFC(vl uint8) { p.SendControl(p.newFC(vl)) }
+
+// newFC makes a flow-control packet for vl.
+func (p *Port) newFC(vl uint8) *Packet {
+	c := p.credit
+	pkt := p.pool.Get()
+	pkt.Kind = KindCredit
+	pkt.Link = InfiniBand
+	pkt.Priority = vl
+	pkt.Wire = FCPacketBytes
+	pkt.InPort = -1
+	c.queued[vl] = pkt
+	c.made++
+	return pkt
+}
+
+// fillCredit writes a flow-control packet's FCTBS and FCCL as it starts
+// on the wire: the newest.
+func (p *Port) fillCredit(pkt *Packet) {
+	c := p.credit
+	vl := pkt.Priority
+	c.queued[vl] = nil
+	c.advert[vl] = (c.abr[vl] + uint16(c.capacity-c.used[vl])) & 0xFFF
+	pkt.SetFC(c.fctbs[vl], c.advert[vl])
+}
+
+// applyCredit takes a flow-control packet from the peer: its FCCL is this
+// end's new limit as a sender, and its FCTBS this end's ABR as a
+// receiver (blocks lost on the wire are forgotten).
+func (p *Port) applyCredit(pkt *Packet) {
+	c := p.credit
+	vl := pkt.Priority
+	c.received++
+	fctbs, fccl := pkt.FC()
+	c.fccl[vl] = fccl
+	if c.abr[vl] != fctbs {
+		c.abr[vl] = fctbs
+		p.maybeAdvertise(vl)
+	}
+	p.updateCreditMask()
+	p.Kick()
+}
+
+// updateCreditMask marks paused, for observers (the deadlock detector,
+// the time a port waited), the VLs whose credit is below the largest
+// packet its owner sends.
+func (p *Port) updateCreditMask() {
+	c := p.credit
+	var mask uint8
+	for v := 0; v < c.vls; v++ {
+		if int64((c.fccl[v]-c.fctbs[v])&0xFFF) < c.maxBlocks {
+			mask |= 1 << v
+		}
+	}
+	if mask == p.paused {
+		return
+	}
+	now := p.eng.Now()
+	for v := uint8(0); v < 8; v++ {
+		was, is := p.paused&(1<<v) != 0, mask&(1<<v) != 0
+		switch {
+		case is && !was:
+			p.paused |= 1 << v
+			p.pausedSince[v] = now
+			p.pausedUntil[v] = sim.Never
+			p.pauseChanged(v, true)
+		case was && !is:
+			p.paused &^= 1 << v
+			p.pausedTotal[v] += now - p.pausedSince[v]
+			p.pauseChanged(v, false)
+		}
+	}
+}
+
+// FCPackets returns the flow-control packets the port made and received.
+func (p *Port) FCPackets() (made, received int64) {
+	if p.credit == nil {
+		return 0, 0
+	}
+	return p.credit.made, p.credit.received
+}
+
+// SetFC writes a flow-control packet's FCTBS and FCCL (12 bits each).
+func (p *Packet) SetFC(fctbs, fccl uint16) {
+	p.PauseQuanta[0], p.PauseQuanta[1] = fctbs&0xFFF, fccl&0xFFF
+}
+
+// FC returns a flow-control packet's FCTBS and FCCL.
+func (p *Packet) FC() (fctbs, fccl uint16) { return p.PauseQuanta[0], p.PauseQuanta[1] }
