@@ -36,6 +36,20 @@ func Build(s *Scenario) (*Network, error) {
 			}
 		}
 	}
+	if s.LinkLayer == fabric.InfiniBand {
+		// Every port grants credits for its buffer per VL; a port's own
+		// largest packet is its host's MTU packet, or for a switch the
+		// network's largest.
+		for id, ports := range fab.Ports {
+			frame := maxFrame
+			if s.Topology.Nodes[id].Kind == fabric.Host {
+				frame = s.hostFrame(fabric.NodeID(id))
+			}
+			for _, p := range ports {
+				p.EnableCredits(s.IB.VLBuffer, s.IB.DataVLs, frame)
+			}
+		}
+	}
 	for i, host := range s.Topology.Hosts() {
 		name := s.Topology.Nodes[host].Name
 		prof := s.HCAProfile(host)

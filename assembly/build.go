@@ -66,6 +66,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 	b.applySwitch(&s.Switch, &f.Switch, "switch")
 	b.applyHCA(&s.HCA, &f.HCA)
 	s.CC = b.ccConfig(&f.HCA)
+	b.infiniband()
 	if s.HCA.CC == "dcqcn" && !f.Switch.Has("ecn") {
 		// DCQCN needs marking switches: on by default, with the paper's
 		// kmin/kmax/pmax (switch.ecn: off turns it off).

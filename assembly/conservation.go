@@ -91,6 +91,7 @@ type census struct {
 	nicRx   int64 // those that reached a NIC and wait in its receive buffer or pipeline
 	unsent  int64 // those a NIC made and has not yet handed to its port
 	pfc     int64 // PFC frames, anywhere
+	fc      int64 // InfiniBand flow-control packets, anywhere
 	// flowBytes is the payload of each UD and UC flow in the packets
 	// found (sent, not yet delivered or dropped).
 	flowBytes map[*FlowRun]int64
@@ -114,8 +115,12 @@ func (n *Network) takeCensus() *census {
 		}
 		seen[p] = struct{}{}
 		c.found++
-		if p.Kind == fabric.KindPause {
+		switch p.Kind {
+		case fabric.KindPause:
 			c.pfc++
+			return
+		case fabric.KindCredit:
+			c.fc++
 			return
 		}
 		switch where {
@@ -240,9 +245,28 @@ func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string)
 	}
 	b.Cut = n.Fabric.PausesCut()
 	b.InFlight = c.pfc - applying
-	if out := b.Received + b.Cut + b.Discarded + b.InFlight; b.Made != out {
-		cons.Errors = append(cons.Errors, fmt.Sprintf("PFC frames: made %d, but received %d + cut %d + discarded %d + in flight %d = %d",
-			b.Made, b.Received, b.Cut, b.Discarded, b.InFlight, out))
+	fc := &cons.FCPackets
+	for _, ports := range n.Fabric.Ports {
+		for _, pt := range ports {
+			made, received := pt.FCPackets()
+			fc.Made += made
+			fc.Received += received
+		}
+	}
+	if n.Scenario.LinkLayer == fabric.InfiniBand {
+		// A port's discarded link-control packets are its link's kind.
+		fc.Discarded, b.Discarded = b.Discarded, 0
+	}
+	fc.Cut = n.Fabric.CreditsCut()
+	fc.InFlight = c.fc
+	for _, x := range []struct {
+		what string
+		b    *reports.PFCBalance
+	}{{"PFC frames", b}, {"flow-control packets", fc}} {
+		if out := x.b.Received + x.b.Cut + x.b.Discarded + x.b.InFlight; x.b.Made != out {
+			cons.Errors = append(cons.Errors, fmt.Sprintf("%s: made %d, but received %d + cut %d + discarded %d + in flight %d = %d",
+				x.what, x.b.Made, x.b.Received, x.b.Cut, x.b.Discarded, x.b.InFlight, out))
+		}
 	}
 
 	by := sum.Bytes

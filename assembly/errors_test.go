@@ -23,7 +23,7 @@ func TestErrors(t *testing.T) {
 switch:
   buffr: 12MiB
 `,
-			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, egress_fifo, flood_lossless, tagger`},
+			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, egress_fifo, flood_lossless, tagger`},
 		{"unknown top-level key", `topolgy: {kind: star, hosts: 9}
 `,
 			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},
@@ -176,7 +176,8 @@ switch:
   pfc: {xoff: {alpha: 0.125}, watchdog: {detect: 200us, restore: 1ms, action: drop}}
   ecn: {kmin: 100KiB, kmax: 400KiB, pmax: 0.2}
   scheduler: {dwrr: {0: 1, 3: 4}}
-  link_layer: infiniband
+  link_layer: ethernet
+  ib: {fecn: {threshold: 64KiB}}
 hca:
   cc: dcqcn
   dcqcn: {variant: nvidia, rpg_ai_rate: 5Mbps}
@@ -192,7 +193,8 @@ faults:
   - {at: 1ms, link: [s0, h2], action: down}
 expect: {deadlock: true}
 `,
-			`t.yaml:8:3: switch.link_layer: infiniband is not modelled yet in this version; use link_layer: ethernet`},
+			`t.yaml:9:3: switch.ib: switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)
+t.yaml:9:8: switch.ib.fecn: InfiniBand congestion control (FECN marking) is not modelled yet in this version; remove fecn`},
 		{"ports", `topology: {kind: star, hosts: 3}
 traffic: [{flow: {from: h0, to: h1, size: 1}}]
 observe:

@@ -62,6 +62,9 @@ type flowPath struct {
 	links   []fabric.TopoLink
 	latency sim.Time
 	ok      bool
+	// wire is the bytes a packet takes on the path's links (RoCEv2 or
+	// InfiniBand framing).
+	wire func(op fabric.Opcode, payload int) int64
 }
 
 // pathOf follows the path the flow's ECMP hash picks (its requester QP's
@@ -70,7 +73,7 @@ type flowPath struct {
 func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
 	t := n.Scenario.Topology
 	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
-	var p flowPath
+	p := flowPath{wire: n.Scenario.wire}
 	at, port := f.Src, 0
 	for hops := 0; hops < len(t.Nodes); hops++ {
 		ref := t.Nodes[at].Ports[port]
@@ -84,14 +87,14 @@ func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
 		p.latency += sw.Prof.Latency
 		next := n.Scenario.Routes.NextPorts(at, f.Dst)
 		if len(next) == 0 {
-			return flowPath{}
+			return flowPath{wire: p.wire}
 		}
 		port = int(next[0])
 		if len(next) > 1 {
 			port = int(fabric.PickPort(next, key.Hash(sw.ECMPSeed())))
 		}
 	}
-	return flowPath{}
+	return flowPath{wire: p.wire}
 }
 
 // oneWayDelay is the propagation delays and switch latencies along the
@@ -119,9 +122,9 @@ func (p flowPath) idealFCT(size, mtu int64) sim.Time {
 	}
 	links := p.links
 	pkts := max(1, (size+mtu-1)/mtu)
-	wire := pkts*int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 0)) + size + int64(fabric.RETHBytes)
-	pktWire := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, int(min(mtu, size))))
-	ackWire := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
+	wire := pkts*p.wire(fabric.OpWriteMiddle, 0) + size + int64(fabric.RETHBytes)
+	pktWire := p.wire(fabric.OpWriteMiddle, int(min(mtu, size)))
+	ackWire := p.wire(fabric.OpAcknowledge, 0)
 	total := 2 * p.latency
 	slow := 0
 	for i, l := range links {
@@ -146,8 +149,8 @@ func (p flowPath) baseRTT(mtu int) sim.Time {
 	if !p.ok {
 		return 0
 	}
-	pkt := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, mtu))
-	ack := int64(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
+	pkt := p.wire(fabric.OpWriteMiddle, mtu)
+	ack := p.wire(fabric.OpAcknowledge, 0)
 	rtt := 2 * p.latency
 	for _, l := range p.links {
 		rtt += 2*l.Delay + fabric.SerializationTime(pkt, l.Rate) + fabric.SerializationTime(ack, l.Rate)

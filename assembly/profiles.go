@@ -51,8 +51,13 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	if s.ECMPPerSwitch.Set {
 		p.ECMPPerSwitch = s.ECMPPerSwitch.V
 	}
-	if s.LinkLayer.Set {
-		p.LinkLayer = s.LinkLayer.V
+	if path != "switch" {
+		// The link layer is the network's: one switch cannot differ.
+		for _, k := range []string{"link_layer", "ib"} {
+			if s.Has(k) {
+				b.errorf(s.KeyPos(k), path+"."+k, "%s is the whole network's: give it in the top-level switch block", k)
+			}
+		}
 	}
 }
 
@@ -299,6 +304,19 @@ func (b *builder) checkBuffers() {
 	}
 	t, s := b.t, b.s
 	maxFrame := s.maxFrame()
+	if s.LinkLayer == fabric.InfiniBand {
+		// Credits per VL: a VL's buffer must hold the largest packet,
+		// or it would never be granted.
+		if need := fabric.IBPacketBlocks(maxFrame) * fabric.BlockBytes; s.IB.VLBuffer < need {
+			at, path := b.f.Switch.KeyPos("link_layer"), "switch.link_layer"
+			if b.f.Switch.IB.VLBuffer.Set {
+				at, path = b.f.Switch.IB.VLBuffer.Pos, "switch.ib.vl_buffer"
+			}
+			b.errorf(at, path, "a VL's buffer (%d bytes) must hold the largest packet, %d bytes (%d credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu",
+				s.IB.VLBuffer, maxFrame, need/fabric.BlockBytes)
+		}
+		return
+	}
 	type failure struct {
 		err  error
 		path string
@@ -358,9 +376,19 @@ func (b *builder) bufferPos(id fabric.NodeID) (scenario.Pos, string) {
 func (s *Scenario) maxFrame() int64 {
 	m := int64(0)
 	for _, h := range s.Topology.Hosts() {
-		m = max(m, fabric.MaxRoCEv2Frame(s.HCAProfile(h).MTU))
+		m = max(m, s.hostFrame(h))
 	}
 	return m
+}
+
+// hostFrame is the largest frame host h sends: an MTU of payload with
+// the largest headers its link layer puts around it.
+func (s *Scenario) hostFrame(h fabric.NodeID) int64 {
+	mtu := s.HCAProfile(h).MTU
+	if s.LinkLayer == fabric.InfiniBand {
+		return int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, mtu, s.HCAProfile(h).GRH))
+	}
+	return fabric.MaxRoCEv2Frame(mtu)
 }
 
 // portLinks appends to out what switch id's ports' headroom depends on,

@@ -35,10 +35,7 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 	if com.QP.Set {
 		qt = qpTypes[com.QP.V]
 	}
-	prio := b.s.HCAProfile(src).Priority
-	if com.Priority.Set {
-		prio = uint8(com.Priority.V)
-	}
+	prio := b.priorityOf(com, b.s.HCAProfile(src).Priority, path)
 	if lossless := b.losslessPriorities(); lossless != nil && !lossless[prio] {
 		b.warnLossy(com, tv, path, prio)
 	}

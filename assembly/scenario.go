@@ -24,6 +24,10 @@ type Scenario struct {
 	Seed uint64
 	// Stop says when the run ends.
 	Stop Stop
+	// LinkLayer is switch.link_layer: Ethernet (RoCEv2), or InfiniBand,
+	// whose parameters IB holds (infiniband.go).
+	LinkLayer fabric.LinkLayer
+	IB        IBConfig
 	// MemoryEstimate is the memory, in bytes, the scenario is estimated
 	// to need to build and run (memory.go).
 	MemoryEstimate int64

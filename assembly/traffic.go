@@ -120,8 +120,8 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 	if !b.poissonBounded(tv, path, &p) {
 		return
 	}
-	if g.Priority.Set {
-		p.Priority, p.PrioritySet = uint8(g.Priority.V), true
+	if g.Priority.Set || g.SL.Set {
+		p.Priority, p.PrioritySet = b.priorityOf(&g.GenCommon, 0, path), true
 	}
 	for _, h := range hosts {
 		prio := b.s.HCAProfile(h).Priority
@@ -425,10 +425,12 @@ func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com
 	}
 	warned := false
 	firstID := len(b.s.Flows)
+	given := com.Priority.Set || com.SL.Set
+	fixed := b.priorityOf(com, 0, path)
 	for _, p := range pairs {
 		prio := b.s.HCAProfile(p[0]).Priority
-		if com.Priority.Set {
-			prio = uint8(com.Priority.V)
+		if given {
+			prio = fixed
 		}
 		if lossless != nil && !lossless[prio] && !warned {
 			warned = true

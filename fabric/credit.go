@@ -19,13 +19,18 @@ import "github.com/lfsim/lfsim/sim"
 //
 // When flow-control packets go: the spec asks for one whenever credits
 // change and at least every 65,536 symbol times. The model sends one when
-// the sender's credit, as the receiver sees it (the last FCCL less ABR),
-// falls below a low-water mark (a quarter of the buffer, and at least one
-// largest packet) and the buffer has room the last FCCL did not grant; a
-// packet already waiting to go carries the newest FCCL when it leaves.
-// This returns credits in batches of a quarter buffer at most, which a
-// credit-limited link's throughput feels by at most buffer / (4 × rate)
-// on its credit round trip; the periodic refresh only repairs credits of
+// the buffer has room the last FCCL did not grant, and either that room
+// is a quarter of the buffer or more, or the sender may run short of
+// credit: the credit granted and not yet received (the last FCCL less
+// ABR) is below what the sender can send before another grant reaches it
+// (two of the largest packets, a quarter buffer, and the link's
+// bandwidth-delay product both ways). Above that holding back a grant
+// smaller than a quarter buffer costs the sender nothing; a packet
+// already waiting to go carries the newest FCCL when it leaves.
+// So a link that runs free carries one flow-control packet per quarter
+// buffer rather than one per packet, as a simulator must to stay fast,
+// and a credit-limited one (a long link, a full buffer) one per packet,
+// exactly as granted. The periodic refresh only repairs credits of
 // packets lost on the wire, and is modelled as the refresh after a loss
 // (a lossy or cut link) rather than as a timer on every port. Links lose
 // no flow-control packet to random loss (as they spare PFC frames); a cut
@@ -79,7 +84,15 @@ type credits struct {
 // flow-control packets of link training grant it.
 func (p *Port) EnableCredits(bufferBytes int64, vls int, maxFrame int64) {
 	c := &credits{vls: vls, capacity: bufferBytes / BlockBytes, maxBlocks: IBPacketBlocks(maxFrame)}
-	c.batch, c.lowWater = 1, 2*c.maxBlocks
+	// The sender never waits for credit while, at every moment, what it
+	// has been granted and not yet spent covers what it can send before
+	// the next grant reaches it: a packet being sent, a batch's worth
+	// (the longest a grant is held back), and the round trip of the
+	// link (data on its way here, the grant on its way back). Below that
+	// the receiver grants at once, packet by packet.
+	onWire := IBPacketBlocks(int64(float64(p.Rate) * p.peer.out.Delay.Seconds() / 8))
+	c.batch = max(c.capacity/4, 1)
+	c.lowWater = 2*c.maxBlocks + 2*onWire + c.batch
 	p.credit = c
 	p.retrain()
 }
@@ -283,3 +296,15 @@ func (p *Packet) SetFC(fctbs, fccl uint16) {
 
 // FC returns a flow-control packet's FCTBS and FCCL.
 func (p *Packet) FC() (fctbs, fccl uint16) { return p.PauseQuanta[0], p.PauseQuanta[1] }
+
+// ShortOf returns the VLs whose credit is below blocks, as a mask.
+func (p *Port) ShortOf(blocks int64) uint8 {
+	c := p.credit
+	var mask uint8
+	for v := 0; v < c.vls; v++ {
+		if int64((c.fccl[v]-c.fctbs[v])&0xFFF) < blocks {
+			mask |= 1 << v
+		}
+	}
+	return mask
+}

@@ -104,7 +104,7 @@ type Port struct {
 	// ResumeRecv) that wait out ResponseDelay before they act, in the
 	// engine: the conservation check's census finds them there.
 	applying int32
-	Name      string // "s0:p8"
+	Name     string // "s0:p8"
 	// ResponseDelay is how long after a PAUSE arrives the transmitter
 	// starts honouring it (on top of finishing the frame in flight).
 	ResponseDelay sim.Time

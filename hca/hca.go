@@ -777,6 +777,10 @@ func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
 	if p == nil {
 		return nil
 	}
+	if port.Credits() {
+		// ACKs, NAKs and CNPs take one credit block (at most 38 bytes).
+		return h.ctrl.PopUnpaused(port.ShortOf(1))
+	}
 	if !port.Paused(p.Priority) {
 		return h.ctrl.Pop()
 	}
@@ -821,7 +825,7 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 			continue
 		}
 		h.cursor++
-		if port.Paused(qp.Priority) {
+		if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
 			continue
 		}
 		if len(qp.rdJobs) > 0 {
@@ -904,14 +908,25 @@ func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 	if p.Dst != h.ID {
 		h.Stats.Misdelivered++
 		h.discard(p, "misdelivered")
+		h.release(p)
 		h.pool.Put(p)
 		return
 	}
 	h.Stats.RxPackets++
+	if h.port.Credits() && (h.rxRate > 0 || h.rxHung || h.rxBusy) {
+		// InfiniBand: the receive buffer is the port's per VL, and the
+		// credits it holds back stop the sender; no PAUSE.
+		h.rxq.Push(p)
+		if !h.rxBusy && !h.rxHung {
+			h.startDrain()
+		}
+		return
+	}
 	if h.rxRate > 0 || h.rxHung || h.rxBusy {
 		if h.wdTripped && h.rxq.Bytes+p.Frame() > h.Prof.RxBuffer {
 			h.Stats.RxBufferDrops++
 			h.discard(p, "nic_buffer")
+			h.release(p)
 			h.pool.Put(p)
 			return
 		}
@@ -988,6 +1003,7 @@ func (h *HCA) afterPipeline(p *fabric.Packet) {
 
 // process is the transport logic for one arrived packet.
 func (h *HCA) process(p *fabric.Packet) {
+	h.release(p)
 	qp := h.QP(p.DestQP)
 	if qp == nil {
 		if p.DestQP >= firstQPN && p.DestQP < h.nextQPN {
@@ -1030,6 +1046,54 @@ func (h *HCA) process(p *fabric.Packet) {
 		}
 	}
 	h.pool.Put(p)
+}
+
+// release gives an arrived packet's credit back to the link's sender
+// (InfiniBand): the packet has left the receive buffer.
+func (h *HCA) release(p *fabric.Packet) {
+	if h.port.Credits() {
+		h.port.Release(p.Priority, p.Frame())
+	}
+}
+
+// wire returns the bytes a packet with opcode op and payload bytes
+// occupies on the HCA's link, and the link's layer.
+func (h *HCA) wire(op fabric.Opcode, payload int) (int32, fabric.LinkLayer) {
+	if h.Prof.LinkLayer == fabric.InfiniBand {
+		return int32(fabric.IBWire(op, payload, h.Prof.GRH)), fabric.InfiniBand
+	}
+	return int32(fabric.RoCEv2Wire(op, payload)), fabric.Ethernet
+}
+
+// nextFrame returns the frame of the next packet qp would send: a READ
+// response, or its next request (as nextRequest builds it), for the
+// credit it needs on InfiniBand.
+func (h *HCA) nextFrame(qp *QP) int64 {
+	mtu := int64(h.Prof.MTU)
+	var op fabric.Opcode
+	var payload int64
+	if len(qp.rdJobs) > 0 {
+		j := qp.rdJobs[0]
+		payload = min(mtu, j.left)
+		op = fabric.OpReadResponseMiddle
+		if i := j.size - j.left; i == 0 || j.psn == j.end-1 {
+			op = fabric.OpReadResponseOnly // an AETH: First, Last and Only have one
+		}
+	} else {
+		if qp.sendIdx >= len(qp.sq) {
+			return 0
+		}
+		w := qp.sq[qp.sendIdx]
+		op = opcodeFor(w.Op, qp.sendOff, w.reqPkts)
+		if !w.Op.isRead() && !w.Op.isAtomic() {
+			payload = min(mtu, w.Size-qp.sendOff*mtu)
+		}
+	}
+	wire, link := h.wire(qp.Type.transport()|op, int(payload))
+	if link == fabric.InfiniBand {
+		return int64(wire)
+	}
+	return int64(wire) - fabric.PreambleIFGBytes
 }
 
 // discard tells the run's byte ledger (fabric.Pool.OnDrop) that p's
@@ -1088,7 +1152,7 @@ func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
 	c.Src, c.Dst = h.ID, req.Src
 	c.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
 	c.DestQP, c.SrcQP = req.SrcQP, qp.QPN
-	c.Wire = int32(fabric.RoCEv2Wire(fabric.OpCNP, 0))
+	c.Wire, c.Link = h.wire(fabric.OpCNP, 0)
 	c.InPort = -1
 	h.Stats.CNPsSent++
 	h.ctrl.Push(c)

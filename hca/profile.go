@@ -144,6 +144,13 @@ type Profile struct {
 	// CCParams holds congestion-control parameters by NVIDIA's names, as
 	// the scenario gave them.
 	CCParams map[string]string
+
+	// LinkLayer is the port's link: Ethernet (RoCEv2 framing: Ethernet,
+	// IPv4, UDP) or InfiniBand (LRH, and GRH when GRH is set; flow control
+	// by credits instead of PFC). Default Ethernet.
+	LinkLayer fabric.LinkLayer
+	// GRH adds the global route header to InfiniBand packets.
+	GRH bool
 }
 
 // AckTimeoutDuration is the local ACK timeout: 4.096 µs × 2^AckTimeout.

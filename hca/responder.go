@@ -410,7 +410,7 @@ func (h *HCA) newAck(qp *QP, req *fabric.Packet, op fabric.Opcode, psn int64) *f
 	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
 	a.PSN = uint32(psn) & psnMask
 	a.MSN = qp.msn
-	a.Wire = int32(fabric.RoCEv2Wire(a.Opcode, 0))
+	a.Wire, a.Link = h.wire(a.Opcode, 0)
 	a.InPort = -1
 	return a
 }
@@ -509,7 +509,7 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 		p.Data = j.data[i : i+payload]
 	}
 	p.Payload = int32(payload)
-	p.Wire = int32(fabric.RoCEv2Wire(p.Opcode, int(payload)))
+	p.Wire, p.Link = h.wire(p.Opcode, int(payload))
 	p.SentAt = h.eng.Now()
 	p.InPort = -1
 	h.Stats.ReadResponses++

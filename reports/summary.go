@@ -118,8 +118,10 @@ type Conservation struct {
 	// and not had back. They are equal when nothing is lost track of.
 	Census   int64 `json:"census"`
 	PoolLive int64 `json:"pool_live"`
-	// PFCFrames balance PFC frames (PFCFrames.OK).
+	// PFCFrames balance PFC frames; FCPackets InfiniBand's flow-control
+	// packets, the same way.
 	PFCFrames PFCBalance `json:"pfc_frames"`
+	FCPackets PFCBalance `json:"fc_packets"`
 	// Errors says which equation failed and by how much (a flow's bytes
 	// name the flow; at most 20 are listed).
 	Errors []string `json:"errors"`

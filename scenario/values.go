@@ -220,10 +220,22 @@ type RateV struct {
 	V   fabric.Rate
 	Pos Pos
 	Set bool
+	// IBName: the rate was given as an InfiniBand speed (EDR, 4xHDR),
+	// whose data rate V is.
+	IBName bool
 }
 
 func (r *RateV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 	if !d.scalar(n, c, "a rate such as 100Gbps") {
+		return
+	}
+	if v, ok, err := fabric.ParseIBRate(n.Value); ok {
+		// An InfiniBand speed by name (EDR, 4xHDR): its data rate.
+		if err != nil {
+			d.Errorf(d.pos(n), c.path, "%s", err)
+			return
+		}
+		r.V, r.Pos, r.Set, r.IBName = v, d.pos(n), true, true
 		return
 	}
 	v, err := fabric.ParseRate(n.Value)

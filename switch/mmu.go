@@ -94,6 +94,14 @@ func (s *Switch) charge(i int, prio uint8, frame, shared int64) {
 // release frees a frame's bytes from its ingress port and priority:
 // headroom first, then shared, then reserved.
 func (s *Switch) release(i int, prio uint8, frame int64) {
+	if s.credits {
+		// No shared pool or headroom on InfiniBand: the port's buffer
+		// per VL, whose credit goes back upstream.
+		s.ps[i].in[prio].held -= frame
+		s.bufUsed -= frame
+		s.ports[i].Release(prio, frame)
+		return
+	}
 	fromHead := min(s.ps[i].in[prio].head, frame)
 	s.ps[i].in[prio].head -= fromHead
 	rest := frame - fromHead

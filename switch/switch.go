@@ -33,7 +33,12 @@ type Switch struct {
 	ps       []portState      // per port
 	queues   [][8]egressQueue // per egress port and priority
 	pipeLane *sim.Lane        // store-and-forward's latency (forward)
-	pipeline int64            // packets admitted and not yet queued at egress
+	// cutLanes are the last two cut-through latencies and their lanes.
+	cutLanes [2]struct {
+		d sim.Time
+		l *sim.Lane
+	}
+	pipeline int64 // packets admitted and not yet queued at egress
 
 	// Buffer accounting (mmu.go), bytes.
 	sharedSize int64
@@ -57,6 +62,10 @@ type Switch struct {
 	ecnDequeue    bool  // Prof.ECN.Enabled && !Prof.ECN.AtEnqueue
 	degraded      bool  // a port is down or a forwarding entry is missing
 	floodLossless bool  // Prof.FloodLossless
+	// credits: the links are InfiniBand's (Prof.LinkLayer): a packet is
+	// admitted without a check (the upstream sent it on credit for this
+	// port's buffer), and its credit goes back when it leaves.
+	credits bool
 	// OnBlocked, if set, is told when a packet joins an empty egress
 	// queue whose priority is paused (the deadlock detector's cue).
 	OnBlocked func(s *Switch, port int, prio uint8)
@@ -150,6 +159,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		xoff: int64(prof.PFC.XOFF), xoffAlpha: prof.PFC.XOFFAlpha,
 		xon: int64(prof.PFC.XON), xonOffset: int64(prof.PFC.XONOffset),
 		cutThrough: prof.CutThrough, floodLossless: prof.FloodLossless,
+		credits:    prof.LinkLayer == "infiniband",
 		ecnEnqueue: prof.ECN.Enabled && prof.ECN.AtEnqueue,
 		ecnDequeue: prof.ECN.Enabled && !prof.ECN.AtEnqueue,
 	}
@@ -263,17 +273,21 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	prio := p.Priority
 	i := in.Index
 	p.InPrio = prio
-	toHead, why, ok := s.admit(i, prio, frame)
-	if !ok {
-		s.ps[i].stats[prio].Drops[why]++
-		s.drop(p, why)
-		return
+	if s.credits {
+		s.charge(i, prio, frame, 0) // its credit was the check
+	} else {
+		toHead, why, ok := s.admit(i, prio, frame)
+		if !ok {
+			s.ps[i].stats[prio].Drops[why]++
+			s.drop(p, why)
+			return
+		}
+		if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
+			s.ps[i].in[prio].xoff = true
+			s.sendPause(i, prio)
+		}
 	}
 	s.Stats.PeakBuffer = max(s.Stats.PeakBuffer, s.bufUsed)
-	if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
-		s.ps[i].in[prio].xoff = true
-		s.sendPause(i, prio)
-	}
 	next := s.routes.NextPorts(s.ID, p.Dst)
 	if s.degraded {
 		next = s.liveRoutes(next, p.Dst)
@@ -311,12 +325,19 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 		// The header was enough to start: the frame could have been on its
 		// way since its first bytes arrived. The saving is at most the
 		// pipeline latency, since the model sees the frame at its last bit.
-		saved := fabric.SerializationTime(int64(p.Wire)-fabric.MinFrameBytes, in.Rate)
+		saved := fabric.SerializationTime(max(0, int64(p.Wire)-fabric.MinFrameBytes), in.Rate)
 		delay = max(0, delay-saved)
 	}
 	s.pipeline++
 	p.OutPort = int32(out)
 	if s.cutThrough {
+		// Cut-through latencies differ by frame size and rate, but a
+		// run has few of each: a lane per latency (the last two
+		// remembered), as transmissions have (fabric.Port.txLane).
+		if l := s.cutLane(delay); l != nil {
+			s.eng.PostLane(l, unsafe.Pointer(s), unsafe.Pointer(p))
+			return
+		}
 		s.eng.After(delay, s, evForward, 0, p)
 		return
 	}
@@ -328,6 +349,26 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 		return
 	}
 	s.eng.After(delay, s, evForward, 0, p)
+}
+
+// cutLane returns the engine's pipeline lane for a cut-through latency d,
+// or nil (d is 0, or the engine has no lane left).
+func (s *Switch) cutLane(d sim.Time) *sim.Lane {
+	switch {
+	case d <= 0:
+		return nil
+	case s.cutLanes[0].l != nil && s.cutLanes[0].d == d:
+		return s.cutLanes[0].l
+	case s.cutLanes[1].l != nil && s.cutLanes[1].d == d:
+		s.cutLanes[0], s.cutLanes[1] = s.cutLanes[1], s.cutLanes[0]
+		return s.cutLanes[0].l
+	}
+	l := s.eng.Lane(d, exitKind)
+	if l != nil {
+		s.cutLanes[1] = s.cutLanes[0]
+		s.cutLanes[0].d, s.cutLanes[0].l = d, l
+	}
+	return l
 }
 
 func (s *Switch) drop(p *fabric.Packet, why DropReason) {
@@ -425,6 +466,9 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 // within a priority, ingress ports round robin.
 func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
 	paused := port.PausedMask() &^ port.OwnerBits[bitWDIgnore]
+	if s.credits {
+		paused = s.creditBlocked(port)
+	}
 	if ready := port.OwnerBits[bitOccupied] &^ (paused | s.weighted); ready != 0 {
 		return s.dequeue(port, uint8(bits.Len8(ready)-1)) // the highest priority ready
 	}
@@ -432,6 +476,19 @@ func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
 		return s.nextDWRR(port)
 	}
 	return nil
+}
+
+// creditBlocked returns the priorities (VLs) of port's egress whose head
+// packet the downstream has not granted credit for.
+func (s *Switch) creditBlocked(port *fabric.Port) uint8 {
+	var blocked uint8
+	occupied := port.OwnerBits[bitOccupied]
+	for vl := uint8(0); occupied != 0; vl, occupied = vl+1, occupied>>1 {
+		if occupied&1 != 0 && !port.HasCredit(vl, s.queues[port.Index][vl].peek().Frame()) {
+			blocked |= 1 << vl
+		}
+	}
+	return blocked
 }
 
 // nextDWRR is deficit weighted round robin (Shreedhar and Varghese,
@@ -445,7 +502,11 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	for tries := 0; tries < 2*n+1; tries++ {
 		prio := s.dwrrOrder[s.dwrrAt[o]]
 		q := &qs[prio]
-		if q.Len == 0 || (port.Paused(prio) && port.OwnerBits[bitWDIgnore]&(1<<prio) == 0) {
+		blocked := port.Paused(prio) && port.OwnerBits[bitWDIgnore]&(1<<prio) == 0
+		if s.credits {
+			blocked = q.Len > 0 && !port.HasCredit(prio, q.peek().Frame())
+		}
+		if q.Len == 0 || blocked {
 			if q.Len == 0 {
 				s.deficit[o][prio] = 0
 			}

@@ -1,0 +1,125 @@
+package assembly
+
+import (
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/scenario"
+)
+
+// InfiniBand: switch.link_layer: infiniband makes every link of the
+// network an InfiniBand link (fabric/credit.go), hosts included. It is a
+// parameter of the same models: the HCAs frame packets with LRH instead
+// of Ethernet, IPv4 and UDP, and hold back for credit instead of PFC
+// PAUSE; the switches admit what arrives on credit and return the credit
+// as packets leave. What has no InfiniBand meaning (PFC, ECN thresholds,
+// DCQCN, HPCC and TIMELY, selective repeat, 802.1p priorities) is an
+// error on an InfiniBand scenario, naming the counterpart where there is
+// one.
+
+// IBConfig is switch.ib as the model uses it.
+type IBConfig struct {
+	// VLBuffer is the receive buffer per input port and data VL, bytes:
+	// its 64-byte blocks are the credits a link's sender gets. Default
+	// 64 KiB, SCENARIO.md's example: NVIDIA publishes no per-VL figure
+	// for its Quantum switches; 64 KiB is more than the credit round
+	// trip of a 100 m link at 200 Gb/s (2 × 0.5 µs of fibre plus a
+	// packet's serialization: about 38 KB), so such links run at line
+	// rate on one VL.
+	VLBuffer int64
+	// DataVLs is the number of data VLs: 1, 2, 4 or 8. Default 8.
+	DataVLs int
+}
+
+// defaultIB is IBConfig's defaults.
+var defaultIB = IBConfig{VLBuffer: 64 << 10, DataVLs: 8}
+
+// infiniband reads switch.link_layer and switch.ib, and on InfiniBand
+// refuses, each at its key, what has no InfiniBand meaning, and makes the
+// switch and HCA profiles InfiniBand's.
+func (b *builder) infiniband() {
+	sw := &b.f.Switch
+	if !sw.LinkLayer.Set || sw.LinkLayer.V != "infiniband" {
+		if sw.IB.Set {
+			b.errorf(sw.KeyPos("ib"), "switch.ib", "switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)")
+		}
+		return
+	}
+	s := b.s
+	s.LinkLayer = fabric.InfiniBand
+	s.IB = defaultIB
+	if sw.IB.VLBuffer.Set {
+		s.IB.VLBuffer = int64(sw.IB.VLBuffer.V)
+	}
+	if sw.IB.DataVLs.Set {
+		s.IB.DataVLs = int(sw.IB.DataVLs.V)
+	}
+	notIB := func(has bool, at scenario.Pos, path, why string) {
+		if has {
+			b.errorf(at, path, "%s", why)
+		}
+	}
+	notIB(sw.Has("pfc"), sw.KeyPos("pfc"), "switch.pfc", "PFC is Ethernet's; on InfiniBand credits per VL keep every link lossless (switch.ib.vl_buffer sets the buffer they grant)")
+	notIB(sw.Has("ecn"), sw.KeyPos("ecn"), "switch.ecn", "ECN marking is Ethernet's; InfiniBand's congestion control marks FECN (switch.ib.fecn, not modelled yet)")
+	notIB(sw.Has("ingress_threshold"), sw.KeyPos("ingress_threshold"), "switch.ingress_threshold", "an InfiniBand switch drops nothing for want of buffer: each input port and VL has its own (switch.ib.vl_buffer)")
+	notIB(sw.Has("egress_threshold"), sw.KeyPos("egress_threshold"), "switch.egress_threshold", "an InfiniBand switch drops nothing for want of buffer: each input port and VL has its own (switch.ib.vl_buffer)")
+	notIB(sw.Has("reserved"), sw.KeyPos("reserved"), "switch.reserved", "an InfiniBand switch has no shared pool to reserve from: each input port and VL has its buffer (switch.ib.vl_buffer)")
+	notIB(sw.Has("buffer"), sw.KeyPos("buffer"), "switch.buffer", "an InfiniBand switch's buffer is per input port and VL (switch.ib.vl_buffer)")
+	notIB(sw.Tagger.Set, sw.KeyPos("tagger"), "switch.tagger", "Tagger moves packets between lossless Ethernet priorities; on InfiniBand a routing engine that uses VLs breaks credit loops (subnet_manager.routing: dfsssp or lash, to come)")
+	notIB(sw.FloodLossless.Set, sw.KeyPos("flood_lossless"), "switch.flood_lossless", "an InfiniBand switch never floods: a packet without a forwarding entry is dropped")
+	h := &b.f.HCA
+	if h.CC.Set && h.CC.V != "none" {
+		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes none, or ibcc (InfiniBand congestion control, not modelled yet)", h.CC.V)
+	}
+	for _, k := range []string{"dcqcn", "hpcc", "timely"} {
+		notIB(h.Has(k), h.KeyPos(k), "hca."+k, k+"'s parameters are Ethernet congestion control's; on InfiniBand hca.cc takes none (or ibcc, to come)")
+	}
+	notIB(h.Priority.Set, h.Priority.Pos, "hca.priority", "an 802.1p priority is Ethernet's; on InfiniBand a traffic item's sl: picks its service level (and so its VL)")
+	notIB(h.PFCWatchdog.Set, h.KeyPos("pfc_watchdog"), "hca.pfc_watchdog", "PFC is Ethernet's; an InfiniBand NIC holds back for credit and sends no PAUSE")
+	if h.Retransmit.Set && h.Retransmit.V == "selective" {
+		b.errorf(h.Retransmit.Pos, "hca.retransmit", "selective repeat (IRN) is for lossy Ethernet; InfiniBand's RC resends with go-back-N (go-back-n or go-back-0)")
+	}
+
+	p := &s.Switch
+	p.LinkLayer = "infiniband"
+	p.PFC.Priorities = []uint8{}
+	p.ECN.Enabled = false
+	p.FloodLossless = false
+	if !sw.Forwarding.Set {
+		// InfiniBand switches forward cut-through (NVIDIA's Quantum
+		// datasheets quote port-to-port latency for cut-through).
+		p.CutThrough = true
+	}
+	s.HCA.LinkLayer = fabric.InfiniBand
+	s.HCA.Priority = 0 // SL 0's VL
+	s.HCA.CC = "none"
+}
+
+// wire is the bytes a packet with opcode op and payload bytes takes on
+// the scenario's links.
+func (s *Scenario) wire(op fabric.Opcode, payload int) int64 {
+	if s.LinkLayer == fabric.InfiniBand {
+		return int64(fabric.IBWire(op, payload, s.HCA.GRH))
+	}
+	return int64(fabric.RoCEv2Wire(op, payload))
+}
+
+// vlOf returns the VL of service level sl: SL s uses VL s mod data_vls
+// (the contract's default table, [0..7, 0..7], folded onto fewer VLs).
+func (s *Scenario) vlOf(sl int64) uint8 { return uint8(sl % 8 % int64(s.IB.DataVLs)) }
+
+// priorityOf is a traffic item's priority (its VL on InfiniBand): from
+// priority: on Ethernet, sl: on InfiniBand, each refused on the other
+// link layer; def otherwise.
+func (b *builder) priorityOf(com *scenario.GenCommon, def uint8, path string) uint8 {
+	ib := b.s.LinkLayer == fabric.InfiniBand
+	switch {
+	case com.SL.Set && !ib:
+		b.errorf(com.SL.Pos, path+".sl", "sl is an InfiniBand service level; on Ethernet give priority (0..7)")
+	case com.Priority.Set && ib:
+		b.errorf(com.Priority.Pos, path+".priority", "an 802.1p priority is Ethernet's; on InfiniBand give sl (a service level, 0..15)")
+	case com.SL.Set:
+		return b.s.vlOf(com.SL.V)
+	case com.Priority.Set:
+		return uint8(com.Priority.V)
+	}
+	return def
+}
