@@ -70,6 +70,10 @@ func (h *HCA) srBuffer(qp *QP, p *fabric.Packet, psn int64) {
 		h.Stats.OutOfOrder++
 		s.have[i] = true
 		s.buf[i] = *p
+		// Its telemetry stack goes back to the pool with p: the copy
+		// must not keep it (the cumulative ACK after the replay echoes
+		// the in-order packet's).
+		s.buf[i].INT = nil
 	}
 	if a := h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN); a != nil {
 		a.SackPSN = uint32(psn) & psnMask
