@@ -21,16 +21,17 @@ import "github.com/lfsim/lfsim/sim"
 // change and at least every 65,536 symbol times. The model sends one when
 // the buffer has room the last FCCL did not grant, and either that room
 // is a quarter of the buffer or more, or the sender may run short of
-// credit: the credit granted and not yet received (the last FCCL less
-// ABR) is below what the sender can send before another grant reaches it
-// (two of the largest packets, a quarter buffer, and the link's
-// bandwidth-delay product both ways). Above that holding back a grant
-// smaller than a quarter buffer costs the sender nothing; a packet
-// already waiting to go carries the newest FCCL when it leaves.
-// So a link that runs free carries one flow-control packet per quarter
-// buffer rather than one per packet, as a simulator must to stay fast,
-// and a credit-limited one (a long link, a full buffer) one per packet,
-// exactly as granted. The periodic refresh only repairs credits of
+// credit while this end may run dry: the credit granted and not yet
+// received (the last FCCL less ABR) and the buffer's content are both
+// below what can be sent before another grant arrives (two of the
+// largest packets, a quarter buffer, and the link's bandwidth-delay
+// product both ways). Otherwise holding back a grant smaller than a
+// quarter buffer costs nothing: the sender has credit to go on, or this
+// end has enough to send while the grant travels. A packet already
+// waiting to go carries the newest FCCL when it leaves. So a link that
+// runs free, and one into a full buffer, carry one flow-control packet
+// per quarter buffer rather than one per packet, as a simulator must to
+// stay fast, and a long link one per packet, exactly as granted. The periodic refresh only repairs credits of
 // packets lost on the wire, and is modelled as the refresh after a loss
 // (a lossy or cut link) rather than as a timer on every port. Links lose
 // no flow-control packet to random loss (as they spare PFC frames); a cut
@@ -70,8 +71,9 @@ type credits struct {
 	batch, lowWater int64
 	queued          [8]*Packet
 	// maxBlocks is the largest packet the port's owner sends, in blocks:
-	// a VL with less credit is marked paused, for observers.
-	maxBlocks int64
+	// a VL with less credit is marked paused, for observers, until its
+	// credit is back at resumeAt (creditChanged).
+	maxBlocks, resumeAt int64
 	// FC packets made, received, and sent.
 	made, received int64
 }
@@ -108,6 +110,8 @@ func (p *Port) retrain() {
 		c.fctbs[v] = 0
 	}
 	if pc := p.peer.credit; pc != nil {
+		c.resumeAt = min(2*c.maxBlocks, pc.capacity)
+		pc.resumeAt = min(2*pc.maxBlocks, c.capacity)
 		for v := 0; v < pc.vls; v++ {
 			pc.fccl[v] = c.advert[v]
 			pc.fctbs[v] = 0
@@ -146,7 +150,7 @@ func (p *Port) spend(pkt *Packet) {
 		panic("fabric: " + p.Name + " sends a packet without credit")
 	}
 	c.fctbs[vl] = (c.fctbs[vl] + uint16(IBPacketBlocks(pkt.Frame()))) & 0xFFF
-	p.updateCreditMask()
+	p.creditChanged(vl)
 }
 
 // received counts a packet arriving into the port's receive buffer.
@@ -184,7 +188,7 @@ func (p *Port) maybeAdvertise(vl uint8) {
 	}
 	limit := (c.abr[vl] + uint16(c.capacity-c.used[vl])) & 0xFFF
 	grant := int64((limit - c.advert[vl]) & 0xFFF)
-	if grant == 0 || grant < c.batch && int64((c.advert[vl]-c.abr[vl])&0xFFF) >= c.lowWater {
+	if grant == 0 || grant < c.batch && (int64((c.advert[vl]-c.abr[vl])&0xFFF) >= c.lowWater || c.used[vl] >= c.lowWater) {
 		return
 	}
 	p.queueFC(vl)
@@ -246,38 +250,50 @@ func (p *Port) applyCredit(pkt *Packet) {
 		c.abr[vl] = fctbs
 		p.maybeAdvertise(vl)
 	}
-	p.updateCreditMask()
+	p.creditChanged(vl)
 	p.Kick()
 }
 
-// updateCreditMask marks paused, for observers (the deadlock detector,
-// the time a port waited), the VLs whose credit is below the largest
-// packet its owner sends.
-func (p *Port) updateCreditMask() {
+// creditChanged updates vl's bit of the paused mask observers read
+// (updateCreditMask) after its credit changed, with hysteresis: a VL
+// becomes paused when its credit is below the owner's largest packet, and
+// free again only at twice that (or the peer's whole buffer, if smaller).
+// A credit-limited link, whose credit dips below a packet at every send
+// and rises at every grant, so reads as waiting for credit all along,
+// which it is, rather than as thousands of pauses a millisecond, each
+// one a call to every observer.
+func (p *Port) creditChanged(vl uint8) {
 	c := p.credit
-	var mask uint8
-	for v := 0; v < c.vls; v++ {
-		if int64((c.fccl[v]-c.fctbs[v])&0xFFF) < c.maxBlocks {
-			mask |= 1 << v
-		}
+	avail := int64((c.fccl[vl] - c.fctbs[vl]) & 0xFFF)
+	bit := uint8(1) << vl
+	switch {
+	case p.paused&bit == 0 && avail < c.maxBlocks:
+		p.setCreditPaused(vl, true)
+	case p.paused&bit != 0 && avail >= c.resumeAt:
+		p.setCreditPaused(vl, false)
 	}
-	if mask == p.paused {
-		return
-	}
+}
+
+// setCreditPaused marks vl paused or free, keeping the time it has been.
+func (p *Port) setCreditPaused(vl uint8, paused bool) {
 	now := p.eng.Now()
-	for v := uint8(0); v < 8; v++ {
-		was, is := p.paused&(1<<v) != 0, mask&(1<<v) != 0
-		switch {
-		case is && !was:
-			p.paused |= 1 << v
-			p.pausedSince[v] = now
-			p.pausedUntil[v] = sim.Never
-			p.pauseChanged(v, true)
-		case was && !is:
-			p.paused &^= 1 << v
-			p.pausedTotal[v] += now - p.pausedSince[v]
-			p.pauseChanged(v, false)
-		}
+	if paused {
+		p.paused |= 1 << vl
+		p.pausedSince[vl] = now
+		p.pausedUntil[vl] = sim.Never
+	} else {
+		p.paused &^= 1 << vl
+		p.pausedTotal[vl] += now - p.pausedSince[vl]
+	}
+	p.pauseChanged(vl, paused)
+}
+
+// updateCreditMask marks paused, for observers (the deadlock detector,
+// the time a port waited for credit), the VLs whose credit is below the
+// largest packet its owner sends (creditChanged, VL by VL).
+func (p *Port) updateCreditMask() {
+	for v := 0; v < p.credit.vls; v++ {
+		p.creditChanged(uint8(v))
 	}
 }
 

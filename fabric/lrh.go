@@ -35,11 +35,6 @@ const (
 
 func (l LinkLayer) String() string { return [...]string{"ethernet", "infiniband"}[l] }
 
-// overhead is the bytes each packet costs on the wire beyond the packet
-// itself: Ethernet's preamble, start delimiter and inter-frame gap;
-// nothing on InfiniBand.
-func (l LinkLayer) overhead() int64 { return [...]int64{PreambleIFGBytes, 0}[l] }
-
 // IBWire returns the bytes an InfiniBand packet with opcode op and
 // payload bytes occupies: LRH, GRH when grh, BTH, the opcode's extended
 // headers, the payload padded to 4 bytes, ICRC and VCRC. For a

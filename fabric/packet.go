@@ -120,10 +120,8 @@ type Packet struct {
 // Frame returns the bytes the frame occupies in a buffer: header to FCS
 // (Ethernet), or LRH to VCRC (InfiniBand).
 func (p *Packet) Frame() int64 {
-	if p.Link == InfiniBand {
-		return int64(p.Wire)
-	}
-	return int64(p.Wire) - PreambleIFGBytes
+	// Without a branch: Link is 0 (Ethernet) or 1 (InfiniBand).
+	return int64(p.Wire) - PreambleIFGBytes + PreambleIFGBytes*int64(p.Link)
 }
 
 // RoCEv2Wire returns the wire size of a RoCEv2 packet with opcode op and

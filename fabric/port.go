@@ -357,7 +357,7 @@ func (p *Port) startNext() {
 			return
 		}
 	}
-	if p.credit != nil {
+	if pkt.Link == InfiniBand { // the packet's line, not the port's: Ethernet reads nothing more
 		if pkt.Kind == KindCredit {
 			p.fillCredit(pkt)
 		} else {
@@ -454,7 +454,7 @@ func arrive(t, d unsafe.Pointer) {
 	p.Stats.RxBytes += int64(pkt.Wire)
 	if !pkt.Kind.LinkControl() {
 		pkt.InPort = int32(p.Index)
-		if p.credit != nil {
+		if pkt.Link == InfiniBand {
 			p.receivedBlocks(pkt)
 		}
 		p.owner.Receive(pkt, p)

@@ -777,12 +777,12 @@ func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
 	if p == nil {
 		return nil
 	}
+	if !port.Paused(p.Priority) {
+		return h.ctrl.Pop()
+	}
 	if port.Credits() {
 		// ACKs, NAKs and CNPs take one credit block (at most 38 bytes).
 		return h.ctrl.PopUnpaused(port.ShortOf(1))
-	}
-	if !port.Paused(p.Priority) {
-		return h.ctrl.Pop()
 	}
 	return h.ctrl.PopUnpaused(port.PausedMask())
 }
@@ -913,7 +913,7 @@ func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 		return
 	}
 	h.Stats.RxPackets++
-	if h.port.Credits() && (h.rxRate > 0 || h.rxHung || h.rxBusy) {
+	if (h.rxRate > 0 || h.rxHung || h.rxBusy) && p.Link == fabric.InfiniBand {
 		// InfiniBand: the receive buffer is the port's per VL, and the
 		// credits it holds back stop the sender; no PAUSE.
 		h.rxq.Push(p)
@@ -1051,7 +1051,7 @@ func (h *HCA) process(p *fabric.Packet) {
 // release gives an arrived packet's credit back to the link's sender
 // (InfiniBand): the packet has left the receive buffer.
 func (h *HCA) release(p *fabric.Packet) {
-	if h.port.Credits() {
+	if p.Link == fabric.InfiniBand {
 		h.port.Release(p.Priority, p.Frame())
 	}
 }

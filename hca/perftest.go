@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -583,6 +584,13 @@ func (p *Perftest) Report() string {
 		fmt.Fprintf(&b, " CQ Moderation   : %d\n", p.Cfg.CQMod)
 	}
 	fmt.Fprintf(&b, " Mtu             : %d[B]\n", p.client.Prof.MTU)
+	// perftest's link_layer_str: InfiniBand is "IB", RoCE "Ethernet"; the
+	// transport type is IB on both.
+	link := "Ethernet"
+	if p.client.Prof.LinkLayer == fabric.InfiniBand {
+		link = "IB"
+	}
+	fmt.Fprintf(&b, " Link type       : %s\n", link)
 	inl := 0
 	if p.inline && p.op != WRRead && p.op != WRFetchAdd {
 		inl = int(p.Cfg.Size)

@@ -31,8 +31,14 @@ type Profile struct {
 	// 1024, 2048 or 4096. Default 4096 (RoCEv2 deployments with 9000-byte
 	// Ethernet frames).
 	MTU int
-	// Priority is the 802.1p priority of data packets. Default 3.
+	// Priority is the 802.1p priority of data packets. Default 3. (On
+	// InfiniBand, the VL.)
 	Priority uint8
+	// LinkLayer is the port's link: Ethernet (RoCEv2 framing: Ethernet,
+	// IPv4, UDP) or InfiniBand (LRH, and GRH when GRH is set; flow control
+	// by credits instead of PFC). Default Ethernet. Beside the MTU: every
+	// packet built reads it.
+	LinkLayer fabric.LinkLayer
 	// Retransmit is the RC recovery scheme. Default go-back-N.
 	Retransmit Retransmit
 	// RTOLow, RTOHigh and RTOLowPackets are selective repeat's
@@ -145,10 +151,6 @@ type Profile struct {
 	// the scenario gave them.
 	CCParams map[string]string
 
-	// LinkLayer is the port's link: Ethernet (RoCEv2 framing: Ethernet,
-	// IPv4, UDP) or InfiniBand (LRH, and GRH when GRH is set; flow control
-	// by credits instead of PFC). Default Ethernet.
-	LinkLayer fabric.LinkLayer
 	// GRH adds the global route header to InfiniBand packets.
 	GRH bool
 }

@@ -82,10 +82,16 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 			if !c.Queues.HasPort(ref) {
 				continue
 			}
+			// On InfiniBand a port waits for credit where Ethernet's is
+			// paused (fabric.Port's paused mask carries either).
+			paused := reports.MetricPaused
+			if p.Credits() {
+				paused = reports.MetricCreditWait
+			}
 			for _, prio := range prios {
 				where := fmt.Sprintf("%s:%d", p.Name, prio)
 				sm.queues = append(sm.queues, queueSeries{port: p, sw: sw, prio: prio,
-					queueKey: sm.series.Key(reports.MetricQueueBytes, where), pausedKey: sm.series.Key(reports.MetricPaused, where)})
+					queueKey: sm.series.Key(reports.MetricQueueBytes, where), pausedKey: sm.series.Key(paused, where)})
 			}
 		}
 		if sw != nil {

@@ -425,13 +425,19 @@ func downsample(pts []Point, n int, peak bool) ([]Point, bool) {
 
 // heatmap draws the paused series: port (and priority) × time.
 func (pg *page) heatmap(r *Run, label bool) {
-	series := r.Series[MetricPaused]
+	metric, title, what := MetricPaused, "PFC pause heat map", "paused"
+	if len(r.Wheres[MetricCreditWait]) > 0 {
+		// InfiniBand: the ports and VLs short of credit, where Ethernet's
+		// are paused.
+		metric, title, what = MetricCreditWait, "Credit wait heat map (InfiniBand: port:VL × time, short of credit)", "credit-starved"
+	}
+	series := r.Series[metric]
 	type row struct {
 		where string
 		total float64
 	}
 	var rows []row
-	for _, where := range r.Wheres[MetricPaused] {
+	for _, where := range r.Wheres[metric] {
 		s := 0.0
 		for _, p := range series[where] {
 			s += p.Value
@@ -443,13 +449,12 @@ func (pg *page) heatmap(r *Run, label bool) {
 	if len(rows) == 0 {
 		return
 	}
-	title := "PFC pause heat map"
 	if label {
 		title += ": " + r.Label
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].total > rows[j].total })
 	if len(rows) > maxHeatRows {
-		pg.note(fmt.Sprintf("the pause heat map shows the %d most paused of %d paused queues", maxHeatRows, len(rows)))
+		pg.note(fmt.Sprintf("the heat map shows the %d most %s of %d %s queues", maxHeatRows, what, len(rows), what))
 		rows = rows[:maxHeatRows]
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].where < rows[j].where })

@@ -12,6 +12,7 @@ const (
 	MetricTxGbps      = "tx_gbps"      // where: node:port; bits sent in the interval, Gb/s
 	MetricQueueBytes  = "queue_bytes"  // where: node:port:priority; egress queue depth at the sample
 	MetricPaused      = "paused"       // where: node:port:priority; fraction of the interval paused
+	MetricCreditWait  = "credit_wait"  // where: node:port:vl; fraction of the interval short of credit for a largest packet (InfiniBand)
 	MetricBufferBytes = "buffer_bytes" // where: node; shared buffer in use
 	MetricFlowGbps    = "flow_gbps"    // where: flow:ID; delivered goodput in the interval
 	MetricRCGbps      = "rc_gbps"      // where: flow:ID; the reaction point's current rate
