@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/scenario"
 )
 
 // TestIBWriteGoodput: one RC WRITE over one InfiniBand switch moves its
@@ -102,6 +103,33 @@ traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
 		_, err := Parse("t.yaml", []byte(c.src))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", strings.SplitN(c.src, "\n", 3)[1], err, c.want)
+		}
+	}
+}
+
+// TestIBLongLinkExample: the ib-long-link example's flow runs at buffer /
+// credit round trip (IBTA vol. 1, 7.9: a VL's credits are its buffer's
+// blocks): 64 KiB holds 15 packets of 4122 bytes, which cross the 50 µs
+// link and come back as credit in 100 µs plus a packet's serialization,
+// within 3%; with 128 KiB (31 packets) the rate doubles.
+func TestIBLongLinkExample(t *testing.T) {
+	src, err := scenario.ExampleSource("ib-long-link")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		buffer string
+		pkts   int64
+	}{{"64KiB", 15}, {"128KiB", 31}} {
+		sc := mustParse(t, strings.Replace(string(src), "vl_buffer: 64KiB", "vl_buffer: "+c.buffer, 1))
+		_, sum, rows := mustRun(t, sc)
+		assertConserved(t, c.buffer, sum)
+		frame := int64(fabric.IBWire(fabric.OpWriteMiddle, 4096, false))
+		rtt := 100e-6 + float64(frame*8)/100e9
+		want := float64(c.pkts*4096*8) / rtt
+		got := float64(rows[0].SizeBytes*8) / (float64(rows[0].FCTNs) * 1e-9)
+		if math.Abs(got-want)/want > 0.03 {
+			t.Errorf("vl_buffer %s: %.3f Gb/s, want %.3f (%d packets per credit round trip) within 3%%", c.buffer, got/1e9, want/1e9, c.pkts)
 		}
 	}
 }
