@@ -237,6 +237,23 @@ func (p *Port) fillCredit(pkt *Packet) {
 	pkt.SetFC(c.fctbs[vl], c.advert[vl])
 }
 
+// sendCredit puts a flow-control packet on the link at once, with the
+// newest FCTBS and FCCL. It goes ahead of data, when the frame being sent
+// ends, as the spec has it, but its 6 bytes (half a nanosecond at
+// 100 Gb/s, 0.15% of a 4 KiB packet's time) are not charged to the
+// transmitter: a frame that follows it starts at once. That saves the
+// engine an event per flow-control packet, and what it changes is well
+// below the time of a byte per packet.
+func (p *Port) sendCredit(pkt *Packet) {
+	p.fillCredit(pkt)
+	if p.OnTx != nil {
+		p.OnTx(p, pkt)
+	}
+	p.Stats.TxPackets++
+	p.Stats.TxBytes += int64(pkt.Wire)
+	p.out.carry(pkt, frameInfo(pkt))
+}
+
 // applyCredit takes a flow-control packet from the peer: its FCCL is this
 // end's new limit as a sender, and its FCTBS this end's ABR as a
 // receiver (blocks lost on the wire are forgotten).

@@ -51,4 +51,4 @@ func IBWire(op Opcode, payload int, grh bool) int {
 // IBPacketBlocks returns the 64-byte credit blocks a packet of frame
 // bytes takes in a receive buffer (IBTA vol. 1, 7.9.4: credits are
 // counted in 64-byte blocks, a partial block counting whole).
-func IBPacketBlocks(frame int64) int64 { return (frame + 63) / 64 }
+func IBPacketBlocks(frame int64) int64 { return (frame + 63) >> 6 } // frame >= 0

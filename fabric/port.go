@@ -345,9 +345,14 @@ func (p *Port) startNext() {
 		return
 	}
 	var pkt *Packet
-	if p.hasControl {
+	for p.hasControl {
 		pkt = p.control.Pop()
 		p.hasControl = p.control.Len > 0
+		if pkt.Kind != KindCredit {
+			break
+		}
+		p.sendCredit(pkt)
+		pkt = nil
 	}
 	if pkt == nil {
 		p.choosing = true
@@ -358,11 +363,7 @@ func (p *Port) startNext() {
 		}
 	}
 	if pkt.Link == InfiniBand { // the packet's line, not the port's: Ethernet reads nothing more
-		if pkt.Kind == KindCredit {
-			p.fillCredit(pkt)
-		} else {
-			p.spend(pkt)
-		}
+		p.spend(pkt)
 	}
 	p.sending = pkt
 	if p.OnTx != nil {
