@@ -26,7 +26,7 @@ switch:
 			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, egress_fifo, flood_lossless, tagger`},
 		{"unknown top-level key", `topolgy: {kind: star, hosts: 9}
 `,
-			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},
+			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, subnet_manager, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},
 		{"unknown key for the topology kind", `topology: {kind: star, hosts: 9, k: 4}
 `,
 			`t.yaml:1:34: topology: unknown key k for kind star; allowed keys are kind, hosts, link, routing, routes`},
@@ -227,7 +227,7 @@ t.yaml:2:7: seed: expected a whole number from 0 to 18446744073709551615, found 
 		{"merge and alias errors", `defaults: &d {rate: 100}
 topology: {kind: star, hosts: 2, link: {<<: *d, delay: 1us}}
 `,
-			`t.yaml:1:1: unknown top-level key defaults (did you mean faults?); allowed keys are name, description, seed, stop, topology, switch, hca, traffic, faults, observe, expect (and x-... keys, for anchors)
+			`t.yaml:1:1: unknown top-level key defaults (did you mean faults?); allowed keys are name, description, seed, stop, topology, switch, subnet_manager, hca, traffic, faults, observe, expect (and x-... keys, for anchors)
 t.yaml:1:21: topology.link.rate: ` + rateErr("100")},
 		{"text where a number is expected", `topology: {kind: star, hosts: nine}
 `,

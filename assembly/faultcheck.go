@@ -51,6 +51,12 @@ func (b *builder) fault(f *scenario.FaultS, path string) (Fault, bool) {
 		}
 		fault.Until = f.Until.V
 	}
+	if f.Convergence.Set && b.s.LinkLayer == fabric.InfiniBand {
+		b.errorf(f.Convergence.Pos, path+".convergence", "convergence is Ethernet routing's, hop by hop; on InfiniBand the subnet manager installs every switch's new table subnet_manager.sweep_delay after the change")
+	}
+	if act == "pfc-storm" && b.s.LinkLayer == fabric.InfiniBand {
+		b.errorf(f.Action.Pos, path+".action", "a PAUSE storm is PFC's; an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead)")
+	}
 	if f.Convergence.Set {
 		fault.Convergence = f.Convergence.V
 	}

@@ -130,6 +130,16 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		return
 	}
 	fs.routeGen++
+	if n.Scenario.LinkLayer == fabric.InfiniBand {
+		// The subnet manager sweeps and pushes every switch's new table:
+		// all at once, sweep_delay after the change.
+		for _, sw := range n.Switches {
+			if sw != nil {
+				n.Eng.After(n.Scenario.IB.SweepDelay, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0, 0, nil)
+			}
+		}
+		return
+	}
 	dist := switchHops(t, l.A, l.B)
 	for id, sw := range n.Switches {
 		if sw == nil || dist[id] < 0 {

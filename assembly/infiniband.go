@@ -3,6 +3,7 @@ package assembly
 import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // InfiniBand: switch.link_layer: infiniband makes every link of the
@@ -27,25 +28,49 @@ type IBConfig struct {
 	VLBuffer int64
 	// DataVLs is the number of data VLs: 1, 2, 4 or 8. Default 8.
 	DataVLs int
+	// SweepDelay is how long after a link changes state the subnet
+	// manager has new forwarding tables in every switch (at once, as it
+	// pushes them). Default 1 ms, SCENARIO.md's example: OpenSM sweeps on
+	// the port-state-change trap at once, and a heavy sweep of a small
+	// fabric takes milliseconds.
+	SweepDelay sim.Time
 }
 
 // defaultIB is IBConfig's defaults.
-var defaultIB = IBConfig{VLBuffer: 64 << 10, DataVLs: 8}
+var defaultIB = IBConfig{VLBuffer: 64 << 10, DataVLs: 8, SweepDelay: sim.Millisecond}
 
 // infiniband reads switch.link_layer and switch.ib, and on InfiniBand
 // refuses, each at its key, what has no InfiniBand meaning, and makes the
 // switch and HCA profiles InfiniBand's.
 func (b *builder) infiniband() {
 	sw := &b.f.Switch
+	sm := &b.f.SubnetManager
 	if !sw.LinkLayer.Set || sw.LinkLayer.V != "infiniband" {
 		if sw.IB.Set {
 			b.errorf(sw.KeyPos("ib"), "switch.ib", "switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)")
+		}
+		if sm.Set {
+			b.errorf(b.f.KeyPos("subnet_manager"), "subnet_manager", "a subnet manager is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand; topology.routing routes Ethernet)")
 		}
 		return
 	}
 	s := b.s
 	s.LinkLayer = fabric.InfiniBand
 	s.IB = defaultIB
+	// OpenSM's default engine is minhop.
+	s.Routing = fabric.RoutingMinHop
+	if sm.Routing.Set {
+		s.Routing = fabric.RoutingAlgo(sm.Routing.V)
+	}
+	if sm.LMC.Set && sm.LMC.V > 0 {
+		b.errorf(sm.LMC.Pos, "subnet_manager.lmc", "an LMC above 0 (several LIDs, and paths, per port) is not modelled yet in this version; remove lmc or give 0")
+	}
+	if sm.SweepDelay.Set {
+		s.IB.SweepDelay = sm.SweepDelay.V
+	}
+	if r := b.f.Topology.Route; r != nil && r.Routing.Set {
+		b.errorf(r.Routing.Pos, "topology.routing", "topology.routing routes Ethernet; on InfiniBand the subnet manager's engine does (subnet_manager.routing: minhop, updn or ftree)")
+	}
 	if sw.IB.VLBuffer.Set {
 		s.IB.VLBuffer = int64(sw.IB.VLBuffer.V)
 	}

@@ -95,6 +95,13 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}
+	if s.LinkLayer == fabric.InfiniBand {
+		// The subnet manager's forwarding tables, as OpenSM dumps them.
+		if res.Extra == nil {
+			res.Extra = map[string][]byte{}
+		}
+		res.Extra["lfts.txt"] = fabric.LFTDump(s.Topology, s.Routes, fabric.AssignLIDs(s.Topology))
+	}
 	return res
 }
 

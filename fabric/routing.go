@@ -157,9 +157,10 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 	switch algo {
 	case "":
 		algo = RoutingECMP
-	case RoutingECMP, RoutingShortest, RoutingUpDown:
+	case RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree:
 	default:
-		return nil, nil, fmt.Errorf("unknown routing %q (want %s, %s or %s)", string(algo), RoutingECMP, RoutingShortest, RoutingUpDown)
+		return nil, nil, fmt.Errorf("unknown routing %q (want %s, %s, %s, or OpenSM's %s, %s or %s)", string(algo),
+			RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree)
 	}
 	b := newRouteBuilder(t, algo)
 	b.partial = partial
@@ -171,13 +172,17 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 	}
 	b.distances()
 	var err error
-	if algo == RoutingUpDown {
+	switch algo {
+	case RoutingUpDown, RoutingUpDn, RoutingFtree:
 		err = b.upDown()
-	} else {
+	default:
 		err = b.ecmp(algo == RoutingShortest)
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if algo.IsLFT() {
+		b.pickOne(algo)
 	}
 	var dsts []NodeID
 	for _, e := range explicit {

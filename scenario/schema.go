@@ -13,17 +13,19 @@ import (
 // File is the whole file.
 type File struct {
 	meta
-	Name        StrV       `yaml:"name"`
-	Description StrV       `yaml:"description"`
-	Seed        u64V       `yaml:"seed"`
-	Stop        stopS      `yaml:"stop"`
-	Topology    TopologyV  `yaml:"topology" required:""`
-	Switch      SwitchS    `yaml:"switch"`
-	HCA         HCAS       `yaml:"hca"`
-	Traffic     []TrafficV `yaml:"traffic"`
-	Faults      []FaultS   `yaml:"faults"`
-	Observe     observeS   `yaml:"observe"`
-	Expect      ExpectS    `yaml:"expect"`
+	Name        StrV      `yaml:"name"`
+	Description StrV      `yaml:"description"`
+	Seed        u64V      `yaml:"seed"`
+	Stop        stopS     `yaml:"stop"`
+	Topology    TopologyV `yaml:"topology" required:""`
+	Switch      SwitchS   `yaml:"switch"`
+	// SubnetManager is InfiniBand's subnet manager.
+	SubnetManager SubnetManagerS `yaml:"subnet_manager"`
+	HCA           HCAS           `yaml:"hca"`
+	Traffic       []TrafficV     `yaml:"traffic"`
+	Faults        []FaultS       `yaml:"faults"`
+	Observe       observeS       `yaml:"observe"`
+	Expect        ExpectS        `yaml:"expect"`
 }
 
 type stopS struct {
@@ -373,6 +375,16 @@ type IBS struct {
 	HOQLifetime laterV `yaml:"hoq_lifetime" todo:"the head-of-queue lifetime is" use:"remove hoq_lifetime"`
 	VLArb       laterV `yaml:"vlarb" todo:"VL arbitration tables are" use:"remove vlarb (switch.scheduler orders the VLs meanwhile)"`
 	FECN        laterV `yaml:"fecn" todo:"InfiniBand congestion control (FECN marking) is" use:"remove fecn"`
+}
+
+// SubnetManagerS is subnet_manager: the InfiniBand subnet manager's
+// routing engine (OpenSM's names), its LMC, and how long after a link
+// changes state it installs new forwarding tables.
+type SubnetManagerS struct {
+	meta
+	Routing    StrV  `yaml:"routing" enum:"minhop|updn|ftree|dfsssp|lash" todoval:"dfsssp|lash" use:"use minhop, updn or ftree (the VL-based engines are to come)"`
+	LMC        IntV  `yaml:"lmc" min:"0" max:"7"`
+	SweepDelay TimeV `yaml:"sweep_delay"`
 }
 
 // laterV is the value of a key of the contract whose model is still to

@@ -1,0 +1,144 @@
+package fabric
+
+import (
+	"fmt"
+	"strings"
+)
+
+// OpenSM's unicast routing engines (linux-rdma/opensm, its
+// routing_engine option), named as OpenSM names them. An InfiniBand
+// switch forwards by a linear forwarding table: one output port per
+// destination LID, so each engine picks one port where ECMP would keep
+// several.
+//
+//   - minhop: every switch forwards on a minimum-hop port; among those it
+//     takes, destination by destination in LID order, the port that
+//     carries the fewest destinations so far, the lowest-numbered on a
+//     tie (osm_ucast_mgr.c: the "least used" port of the min-hop set).
+//     Credit loops are possible (a ring).
+//   - updn: the same choice among the ports of legal up*/down* paths
+//     (the up*/down* rule of Routes, with its automatic roots): no path
+//     goes down and then up again, so no credit loop can form
+//     (osm_ucast_updn.c).
+//   - ftree: for fat trees, the up*/down* paths with the destinations
+//     spread over the up ports in the order of their index (destination
+//     i takes the (i mod n)-th of a switch's n candidates), the D-mod-K
+//     spreading that OpenSM's ftree engine aims for, so that the
+//     destinations under one leaf leave by different spines
+//     (osm_ucast_ftree.c). On a topology that is no fat tree it is updn
+//     with this spreading.
+const (
+	RoutingMinHop RoutingAlgo = "minhop"
+	RoutingUpDn   RoutingAlgo = "updn"
+	RoutingFtree  RoutingAlgo = "ftree"
+)
+
+// IsLFT reports whether the algorithm is one of OpenSM's (one port per
+// destination).
+func (a RoutingAlgo) IsLFT() bool {
+	return a == RoutingMinHop || a == RoutingUpDn || a == RoutingFtree
+}
+
+// pickOne reduces every switch's next-hop list per destination to one
+// port, as a linear forwarding table has: by least use (minhop, updn) or
+// by destination index (ftree). A span keeps pointing into the list it
+// came from, at the chosen port.
+func (b *routeBuilder) pickOne(algo RoutingAlgo) {
+	r := b.r
+	for si := range b.sw {
+		var used map[int32]int
+		if algo != RoutingFtree {
+			used = map[int32]int{}
+		}
+		for hi := 0; hi < r.hosts; hi++ {
+			s := &r.spans[si*r.hosts+hi]
+			if s.n <= 1 {
+				if s.n == 1 && used != nil {
+					used[r.ports[s.off]]++
+				}
+				continue
+			}
+			list := r.ports[s.off : s.off+s.n]
+			pick := int32(hi % len(list))
+			if used != nil {
+				pick = 0
+				for i, p := range list {
+					if used[p] < used[list[pick]] {
+						pick = int32(i)
+					}
+				}
+				used[list[pick]]++
+			}
+			s.off, s.n = s.off+pick, 1
+		}
+	}
+}
+
+// LIDs are the local identifiers the subnet manager gives the nodes: a
+// base LID per node, in NodeID order from 1 (the SM's own port takes 1 in
+// OpenSM; here the first node does), with LMC 0: one LID per port.
+type LIDs struct {
+	base []uint16
+}
+
+// AssignLIDs gives every node of t a LID.
+func AssignLIDs(t *Topology) *LIDs {
+	l := &LIDs{base: make([]uint16, len(t.Nodes))}
+	for i := range t.Nodes {
+		l.base[i] = uint16(i + 1)
+	}
+	return l
+}
+
+// Of returns node n's LID.
+func (l *LIDs) Of(n NodeID) uint16 { return l.base[n] }
+
+// GUID is the node GUID the model gives node n: NVIDIA's OUI (0x0002c9)
+// in the top bytes, the node id below, so that dumps read like a real
+// fabric's.
+func GUID(n NodeID) uint64 { return 0x0002c90300000000 | uint64(n+1) }
+
+// LFTDump writes the switches' linear forwarding tables in the format of
+// OpenSM's dump (osm_dump.c, opensm-lfts.dump): per switch a header line
+// "Unicast lids [0-MAX] of switch Lid L guid 0xGUID ('NAME'):", then one
+// line per destination LID that has a route, "0xLID PORT # TYPE portguid
+// 0xGUID: 'NAME'", and "MAX lids dumped". A switch's own LID routes to
+// port 0. Ports are numbered from 1, as InfiniBand's are (port 0 is the
+// switch's management port): lfsim's port i is port i+1.
+func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
+	var b strings.Builder
+	maxLID := uint16(len(t.Nodes))
+	for id, n := range t.Nodes {
+		if n.Kind != Switch {
+			continue
+		}
+		at := NodeID(id)
+		fmt.Fprintf(&b, "Unicast lids [0-%d] of switch Lid %d guid 0x%016x ('%s'):\n", maxLID, lids.Of(at), GUID(at), n.Name)
+		for did, dn := range t.Nodes {
+			dst := NodeID(did)
+			kind := "Switch"
+			port := int32(-1)
+			switch {
+			case dst == at:
+				port = -1 // port 0, below
+				kind = "Switch"
+			case dn.Kind == Host:
+				kind = "Channel Adapter"
+				if next := r.NextPorts(at, dst); len(next) > 0 {
+					port = next[0]
+				} else {
+					continue
+				}
+			default:
+				// Switch LIDs: the port toward that switch on a
+				// host-free shortest path is not in the tables (they
+				// route to hosts); OpenSM routes them too, which the
+				// model does not need.
+				continue
+			}
+			fmt.Fprintf(&b, "0x%04x %03d # %s portguid 0x%016x: '%s'\n", lids.Of(dst), port+1, kind, GUID(dst), dn.Name)
+		}
+		fmt.Fprintf(&b, "%d lids dumped\n", maxLID)
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,150 @@
+package fabric
+
+import (
+	"strings"
+	"testing"
+)
+
+// walk follows the tables from host src to host dst and returns the
+// switches crossed, or nil if the path does not arrive (a missing entry
+// or a loop).
+func walk(t *Topology, r *Routes, src, dst NodeID) []NodeID {
+	at := t.Nodes[src].Ports[0].Peer
+	var path []NodeID
+	for hops := 0; hops <= len(t.Nodes); hops++ {
+		if at == dst {
+			return path
+		}
+		if t.Nodes[at].Kind != Switch {
+			return nil
+		}
+		path = append(path, at)
+		next := r.NextPorts(at, dst)
+		if len(next) != 1 {
+			return nil
+		}
+		at = t.Nodes[at].Ports[next[0]].Peer
+	}
+	return nil
+}
+
+// TestOpenSMEnginesRouteEveryPair: on a k=4 fat tree, minhop, updn and
+// ftree each give every switch one port per destination (a linear
+// forwarding table), every host reaches every other on a minimum-hop
+// path (a fat tree's up*/down* paths are its shortest ones), and with
+// updn and ftree no path goes down and then up again (up*/down*: no credit
+// loop can form).
+func TestOpenSMEnginesRouteEveryPair(t *testing.T) {
+	tp, err := FatTree(4, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := tp.Hosts()
+	for _, algo := range []RoutingAlgo{RoutingMinHop, RoutingUpDn, RoutingFtree} {
+		r, _, err := ComputeRoutes(tp, algo, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := newRouteBuilder(tp, RoutingUpDown)
+		if err := b.groupHosts(); err != nil {
+			t.Fatal(err)
+		}
+		b.distances()
+		rank := b.upDownRank(false)
+		ecmp, _, _ := ComputeRoutes(tp, RoutingECMP, nil)
+		for _, s := range hosts {
+			for _, d := range hosts {
+				if s == d {
+					continue
+				}
+				path := walk(tp, r, s, d)
+				if path == nil {
+					t.Fatalf("%s: no path %s -> %s", algo, tp.Nodes[s].Name, tp.Nodes[d].Name)
+				}
+				if want := len(walk(tp, shortestOf(ecmp), s, d)); len(path) != want {
+					t.Errorf("%s: %s -> %s crosses %d switches, the shortest path %d", algo, tp.Nodes[s].Name, tp.Nodes[d].Name, len(path), want)
+				}
+				if algo == RoutingMinHop {
+					continue
+				}
+				down := false
+				for i := 1; i < len(path); i++ {
+					up := rank[b.r.swIndex[path[i]]] < rank[b.r.swIndex[path[i-1]]]
+					if up && down {
+						t.Errorf("%s: %s -> %s goes down and then up at %s", algo, tp.Nodes[s].Name, tp.Nodes[d].Name, tp.Nodes[path[i-1]].Name)
+					}
+					down = down || !up
+				}
+			}
+		}
+	}
+}
+
+// shortestOf keeps the first port of each ECMP list: one shortest path.
+func shortestOf(r *Routes) *Routes {
+	c := *r
+	c.spans = append([]portRange(nil), r.spans...)
+	for i := range c.spans {
+		c.spans[i].n = min(c.spans[i].n, 1)
+	}
+	return &c
+}
+
+// TestOpenSMSpreadsDestinations: an edge switch of a k=4 fat tree has two
+// up ports, and every destination not under it (14 of 16) leaves by one
+// of them; minhop, updn and ftree all spread them evenly: the counts on
+// its up ports differ by at most one.
+func TestOpenSMSpreadsDestinations(t *testing.T) {
+	tp, err := FatTree(4, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edge := tp.Nodes[tp.Hosts()[0]].Ports[0].Peer
+	for _, algo := range []RoutingAlgo{RoutingMinHop, RoutingUpDn, RoutingFtree} {
+		r, _, err := ComputeRoutes(tp, algo, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[int32]int{}
+		for _, d := range tp.Hosts() {
+			if next := r.NextPorts(edge, d); tp.Nodes[tp.Nodes[edge].Ports[next[0]].Peer].Kind == Switch {
+				count[next[0]]++
+			}
+		}
+		lo, hi := 1<<30, 0
+		for _, c := range count {
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		if len(count) != 2 || hi-lo > 1 {
+			t.Errorf("%s: %s's up ports carry %v destinations; want two ports within one of each other", algo, tp.Nodes[edge].Name, count)
+		}
+	}
+}
+
+// TestLFTDump: the dump reads as OpenSM's: a header per switch, a line
+// per host LID with its port (InfiniBand numbers ports from 1), the
+// switch's own LID on port 0, and the footer.
+func TestLFTDump(t *testing.T) {
+	tp, err := Star(2, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := ComputeRoutes(tp, RoutingMinHop, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(LFTDump(tp, r, AssignLIDs(tp)))
+	// Nodes: s0 (LID 1), h0 (2), h1 (3); s0's port 0 (IB port 1) faces h0.
+	want := `Unicast lids [0-3] of switch Lid 1 guid 0x0002c90300000001 ('s0'):
+0x0001 000 # Switch portguid 0x0002c90300000001: 's0'
+0x0002 001 # Channel Adapter portguid 0x0002c90300000002: 'h0'
+0x0003 002 # Channel Adapter portguid 0x0002c90300000003: 'h1'
+3 lids dumped
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if !strings.HasPrefix(got, "Unicast lids [0-") {
+		t.Errorf("no header")
+	}
+}
