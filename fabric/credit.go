@@ -175,6 +175,14 @@ func (p *Port) Release(vl uint8, frame int64) {
 	p.maybeAdvertise(vl)
 }
 
+// BufferFull reports whether VL vl's receive buffer has no room for the
+// largest packet the peer sends: the peer waits for credit until
+// something leaves it.
+func (p *Port) BufferFull(vl uint8) bool {
+	c := p.credit
+	return c.capacity-c.used[vl] < p.peer.credit.maxBlocks
+}
+
 // BufferedBlocks returns the blocks VL vl's receive buffer holds.
 func (p *Port) BufferedBlocks(vl uint8) int64 { return p.credit.used[vl] }
 

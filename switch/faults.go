@@ -270,4 +270,11 @@ func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
 
 // IngressPaused reports whether the switch is pausing the upstream of
 // port i on priority prio (its ingress is above XOFF).
-func (s *Switch) IngressPaused(i int, prio uint8) bool { return s.ps[i].in[prio].xoff }
+func (s *Switch) IngressPaused(i int, prio uint8) bool {
+	if s.credits {
+		// InfiniBand: the input buffer of i's VL has no room for the
+		// upstream's next packet, so it grants no credit for it.
+		return s.ports[i].BufferFull(prio)
+	}
+	return s.ps[i].in[prio].xoff
+}
