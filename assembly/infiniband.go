@@ -28,6 +28,10 @@ type IBConfig struct {
 	VLBuffer int64
 	// DataVLs is the number of data VLs: 1, 2, 4 or 8. Default 8.
 	DataVLs int
+	// SL2VL is the VL of each service level, the same at every port
+	// (switch.ib.sl2vl). Default: SL s uses VL s mod 8 mod DataVLs, the
+	// contract's [0..7, 0..7] folded onto fewer VLs.
+	SL2VL [16]uint8
 	// SweepDelay is how long after a link changes state the subnet
 	// manager has new forwarding tables in every switch (at once, as it
 	// pushes them). Default 1 ms, SCENARIO.md's example: OpenSM sweeps on
@@ -77,6 +81,23 @@ func (b *builder) infiniband() {
 	if sw.IB.DataVLs.Set {
 		s.IB.DataVLs = int(sw.IB.DataVLs.V)
 	}
+	for sl := range s.IB.SL2VL {
+		s.IB.SL2VL[sl] = uint8(sl % 8 % s.IB.DataVLs)
+	}
+	if sw.IB.Has("sl2vl") {
+		if len(sw.IB.SL2VL) != 16 {
+			b.errorf(sw.IB.KeyPos("sl2vl"), "switch.ib.sl2vl", "expected the VL of each of the 16 SLs, not %d values", len(sw.IB.SL2VL))
+		}
+		for sl, v := range sw.IB.SL2VL {
+			switch {
+			case !v.Set || sl >= 16:
+			case int(v.V) >= s.IB.DataVLs:
+				b.errorf(v.Pos, "switch.ib.sl2vl", "SL %d's VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", sl, v.V, s.IB.DataVLs, s.IB.DataVLs-1)
+			default:
+				s.IB.SL2VL[sl] = uint8(v.V)
+			}
+		}
+	}
 	notIB := func(has bool, at scenario.Pos, path, why string) {
 		if has {
 			b.errorf(at, path, "%s", why)
@@ -105,6 +126,9 @@ func (b *builder) infiniband() {
 
 	p := &s.Switch
 	p.LinkLayer = "infiniband"
+	if h := sw.IB.HOQLifetime; h.Time.Set {
+		p.HOQLifetime = h.Time.V
+	}
 	p.PFC.Priorities = []uint8{}
 	p.ECN.Enabled = false
 	p.FloodLossless = false
@@ -127,9 +151,8 @@ func (s *Scenario) wire(op fabric.Opcode, payload int) int64 {
 	return int64(fabric.RoCEv2Wire(op, payload))
 }
 
-// vlOf returns the VL of service level sl: SL s uses VL s mod data_vls
-// (the contract's default table, [0..7, 0..7], folded onto fewer VLs).
-func (s *Scenario) vlOf(sl int64) uint8 { return uint8(sl % 8 % int64(s.IB.DataVLs)) }
+// vlOf returns the VL of service level sl (switch.ib.sl2vl).
+func (s *Scenario) vlOf(sl int64) uint8 { return s.IB.SL2VL[sl] }
 
 // priorityOf is a traffic item's priority (its VL on InfiniBand): from
 // priority: on Ethernet, sl: on InfiniBand, each refused on the other

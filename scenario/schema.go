@@ -370,11 +370,14 @@ type IBS struct {
 	// credits are its 64-byte blocks.
 	VLBuffer SizeV `yaml:"vl_buffer" min:"64" max:"128KiB"`
 	// DataVLs is how many data VLs the links have: 1, 2, 4 or 8.
-	DataVLs     IntV   `yaml:"data_vls" oneof:"1|2|4|8"`
-	SL2VL       laterV `yaml:"sl2vl" todo:"an SL-to-VL table is" use:"remove sl2vl (SL s uses VL s mod data_vls)"`
-	HOQLifetime laterV `yaml:"hoq_lifetime" todo:"the head-of-queue lifetime is" use:"remove hoq_lifetime"`
-	VLArb       laterV `yaml:"vlarb" todo:"VL arbitration tables are" use:"remove vlarb (switch.scheduler orders the VLs meanwhile)"`
-	FECN        laterV `yaml:"fecn" todo:"InfiniBand congestion control (FECN marking) is" use:"remove fecn"`
+	DataVLs IntV `yaml:"data_vls" oneof:"1|2|4|8"`
+	// SL2VL is the VL of each SL 0..15, the same at every port.
+	SL2VL []IntV `yaml:"sl2vl" min:"0" max:"14"`
+	// HOQLifetime is off, or how long a packet may wait at the head of
+	// an output VL before the switch discards it.
+	HOQLifetime offTimeV `yaml:"hoq_lifetime"`
+	VLArb       laterV   `yaml:"vlarb" todo:"VL arbitration tables are" use:"remove vlarb (switch.scheduler orders the VLs meanwhile)"`
+	FECN        laterV   `yaml:"fecn" todo:"InfiniBand congestion control (FECN marking) is" use:"remove fecn"`
 }
 
 // SubnetManagerS is subnet_manager: the InfiniBand subnet manager's
@@ -471,6 +474,27 @@ func (d *Decoder) autoOr(n *yaml.Node, c ctx, v nodeDecoder, what string) bool {
 	}
 	v.decodeNode(d, n, c)
 	return false
+}
+
+// offTimeV is off or a time above 0.
+type offTimeV struct {
+	Off  bool
+	Time TimeV
+}
+
+func (o *offTimeV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	if keyword(n, "off") || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool" && n.Value == "false") {
+		o.Off = true
+		return
+	}
+	if n.Kind == yaml.ScalarNode && !strings.ContainsAny(n.Value, "0123456789") {
+		d.Errorf(d.pos(n), c.path, "expected off or a time such as 1ms, found %s%s", Describe(n), d.Suggest(n.Value, []string{"off"}))
+		return
+	}
+	o.Time.decodeNode(d, n, c)
+	if o.Time.Set && o.Time.V <= 0 {
+		d.Errorf(o.Time.Pos, c.path, "expected off or a time above 0, not %s", o.Time.V)
+	}
 }
 
 // autoTimeV is auto or a time.

@@ -59,6 +59,12 @@ type Profile struct {
 	EgressFIFO bool
 	// LinkLayer is "ethernet" (PFC) or "infiniband" (credits).
 	LinkLayer string
+	// HOQLifetime, on InfiniBand, is how long a packet may wait at the
+	// head of an output VL (for credit) before the switch discards it,
+	// IB's own breaker of credit loops (IBTA vol. 1, 18.2.5.4: HOQLife,
+	// 4.096 µs × 2^value; OpenSM's default head_of_queue_lifetime is 0x12,
+	// about 1 s, and 0x14 or more is infinite). 0: off, the default.
+	HOQLifetime sim.Time
 	// FloodLossless floods a lossless packet for which the switch has no
 	// forwarding entry to every port but the one it came in on, as
 	// Ethernet switches flood unknown unicast (IEEE 802.1D) and as Guo et

@@ -11,11 +11,12 @@ const (
 	DropNoRoute                    // no route to the destination
 	DropLinkDown                   // the route leads to a cut link (before routes converge)
 	DropWatchdog                   // the PFC watchdog discarded a stalled lossless queue
+	DropHOQ                        // InfiniBand: a packet waited at the head of its output VL past the HOQ lifetime
 	NumDropReasons
 )
 
 func (r DropReason) String() string {
-	return [...]string{"buffer", "headroom", "egress", "no_route", "link_down", "watchdog"}[r]
+	return [...]string{"buffer", "headroom", "egress", "no_route", "link_down", "watchdog", "hoq_lifetime"}[r]
 }
 
 // Stats are a switch's totals.

@@ -102,6 +102,13 @@ type Switch struct {
 	wd      [][8]watchdogState
 	classes []uint8 // lossless priorities, ascending
 	lossy   uint8   // where Tagger sends a packet past the last lossless priority
+
+	// hoq is Prof.HOQLifetime; hoqSince, when it is set, the time each
+	// egress queue's head became its head, and hoqTimer each port's
+	// next check (hoq.go).
+	hoq      sim.Time
+	hoqSince [][8]sim.Time
+	hoqTimer []sim.Timer
 }
 
 // portState is what a switch keeps per port: its headroom in one cache
@@ -130,6 +137,7 @@ const (
 	evPauseRefresh
 	evWatchdog
 	evWatchdogRestore
+	evHOQ // N: the egress port whose head-of-queue lifetimes to check
 )
 
 var (
@@ -160,8 +168,12 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		xon: int64(prof.PFC.XON), xonOffset: int64(prof.PFC.XONOffset),
 		cutThrough: prof.CutThrough, floodLossless: prof.FloodLossless,
 		credits:    prof.LinkLayer == "infiniband",
+		hoq:        prof.HOQLifetime,
 		ecnEnqueue: prof.ECN.Enabled && prof.ECN.AtEnqueue,
 		ecnDequeue: prof.ECN.Enabled && !prof.ECN.AtEnqueue,
+	}
+	if s.hoq > 0 {
+		s.hoqSince, s.hoqTimer = make([][8]sim.Time, n), make([]sim.Timer, n)
 	}
 	s.perQueue = n
 	if prof.EgressFIFO {
@@ -407,6 +419,8 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evForward:
 		s.exit(ev.Data.(*fabric.Packet))
+	case evHOQ:
+		s.hoqCheck(int(ev.N))
 	case evWatchdog:
 		s.watchdogCheck(int(ev.N/8), uint8(ev.N%8))
 	case evWatchdogRestore:
@@ -435,7 +449,7 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		}
 		*q = f.queue(out, s.perQueue, len(s.ports))
 	}
-	if s.lossless&(1<<prio) == 0 && q.Bytes+p.Frame() > s.Prof.EgressThreshold.Limit(s.sharedFree()) {
+	if !s.credits && s.lossless&(1<<prio) == 0 && q.Bytes+p.Frame() > s.Prof.EgressThreshold.Limit(s.sharedFree()) {
 		s.dropQueued(p, DropEgress)
 		return
 	}
@@ -453,6 +467,9 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		s.ps[out].stats[prio].Marked++
 	}
 	q.push(p, s.eng.Now())
+	if s.credits && s.hoq > 0 && q.Len == 1 { // credits first: hoq is on a cold line
+		s.hoqSince[out][prio] = s.eng.Now()
+	}
 	port.OwnerBits[bitOccupied] |= 1 << prio
 	s.Stats.Forwarded++
 	if q.Len == 1 && s.OnBlocked != nil && port.Paused(prio) {
@@ -487,6 +504,9 @@ func (s *Switch) creditBlocked(port *fabric.Port) uint8 {
 		if occupied&1 != 0 && !port.HasCredit(vl, s.queues[port.Index][vl].peek().Frame()) {
 			blocked |= 1 << vl
 		}
+	}
+	if blocked != 0 && s.hoq > 0 {
+		s.armHOQ(port.Index)
 	}
 	return blocked
 }
@@ -535,6 +555,8 @@ func (s *Switch) pop(port *fabric.Port, prio uint8) *fabric.Packet {
 	p := q.pop(s.eng.Now())
 	if q.Len == 0 {
 		port.OwnerBits[bitOccupied] &^= 1 << prio
+	} else if s.credits && s.hoq > 0 {
+		s.hoqSince[port.Index][prio] = s.eng.Now()
 	}
 	return p
 }
