@@ -32,6 +32,9 @@ type IBConfig struct {
 	// (switch.ib.sl2vl). Default: SL s uses VL s mod 8 mod DataVLs, the
 	// contract's [0..7, 0..7] folded onto fewer VLs.
 	SL2VL [16]uint8
+	// Served is the VLs the VL arbitration tables serve (switch.ib.vlarb:
+	// a high entry, or a low one with a weight); all when none is given.
+	Served uint8
 	// SweepDelay is how long after a link changes state the subnet
 	// manager has new forwarding tables in every switch (at once, as it
 	// pushes them). Default 1 ms, SCENARIO.md's example: OpenSM sweeps on
@@ -129,6 +132,10 @@ func (b *builder) infiniband() {
 	if h := sw.IB.HOQLifetime; h.Time.Set {
 		p.HOQLifetime = h.Time.V
 	}
+	s.IB.Served = 0xFF
+	if sw.IB.Has("vlarb") {
+		b.vlArb(&sw.IB.VLArb)
+	}
 	p.PFC.Priorities = []uint8{}
 	p.ECN.Enabled = false
 	p.FloodLossless = false
@@ -140,6 +147,55 @@ func (b *builder) infiniband() {
 	s.HCA.LinkLayer = fabric.InfiniBand
 	s.HCA.Priority = 0 // SL 0's VL
 	s.HCA.CC = "none"
+}
+
+// vlArb makes switch.ib.vlarb the switches' egress scheduling: the VLs of
+// the high-priority table go first, by VL number (the model does not
+// weigh them against each other), and those of the low-priority table
+// share what is left by deficit round robin with their weights in
+// 64-byte units; high_limit (4 KiB units; 255 unlimited, 0 one packet)
+// bounds what the high table sends while the low one waits. A VL in
+// neither table, or only with weight 0, is never sent (checkBuffers
+// refuses traffic on it).
+func (b *builder) vlArb(va *scenario.VLArbS) {
+	s := b.s
+	p := &s.Switch
+	p.DWRR, p.DWRRUnit = map[uint8]int{}, fabric.BlockBytes
+	s.IB.Served = 0
+	seen := map[int64]bool{}
+	entry := func(e scenario.VLArbEntry, table string) bool {
+		switch {
+		case !e.VL.Set:
+			return false
+		case int(e.VL.V) >= s.IB.DataVLs:
+			b.errorf(e.VL.Pos, "switch.ib.vlarb."+table, "VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", e.VL.V, s.IB.DataVLs, s.IB.DataVLs-1)
+			return false
+		case seen[e.VL.V]:
+			b.errorf(e.VL.Pos, "switch.ib.vlarb."+table, "VL %d has an entry already; the model takes one entry per VL", e.VL.V)
+			return false
+		}
+		seen[e.VL.V] = true
+		return true
+	}
+	for _, e := range va.High {
+		if entry(e, "high") {
+			s.IB.Served |= 1 << e.VL.V
+		}
+	}
+	for _, e := range va.Low {
+		if entry(e, "low") && e.Weight.V > 0 {
+			p.DWRR[uint8(e.VL.V)] = int(e.Weight.V)
+			s.IB.Served |= 1 << e.VL.V
+		}
+	}
+	switch l := va.HighLimit; {
+	case !l.Set || l.V == 255:
+		p.HighLimit = 0
+	case l.V == 0:
+		p.HighLimit = 1 // one packet
+	default:
+		p.HighLimit = l.V * 4096
+	}
 }
 
 // wire is the bytes a packet with opcode op and payload bytes takes on

@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
@@ -314,6 +315,20 @@ func (b *builder) checkBuffers() {
 			}
 			b.errorf(at, path, "a VL's buffer (%d bytes) must hold the largest packet, %d bytes (%d credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu",
 				s.IB.VLBuffer, maxFrame, need/fabric.BlockBytes)
+		}
+		var used uint8
+		for _, f := range s.Flows {
+			used |= 1 << f.Priority
+		}
+		for _, t := range s.Tests {
+			if t.Kind == "perftest" {
+				used |= 1 << t.Perftest.Priority
+			} else {
+				used |= 1 << t.Pingpong.Priority
+			}
+		}
+		if left := used &^ s.IB.Served; left != 0 {
+			b.errorf(b.f.Switch.IB.KeyPos("vlarb"), "switch.ib.vlarb", "the traffic uses VL %d, which the VL arbitration tables never serve (give it an entry with a weight)", bits.TrailingZeros8(left))
 		}
 		return
 	}

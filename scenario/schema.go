@@ -376,7 +376,7 @@ type IBS struct {
 	// HOQLifetime is off, or how long a packet may wait at the head of
 	// an output VL before the switch discards it.
 	HOQLifetime offTimeV `yaml:"hoq_lifetime"`
-	VLArb       laterV   `yaml:"vlarb" todo:"VL arbitration tables are" use:"remove vlarb (switch.scheduler orders the VLs meanwhile)"`
+	VLArb       VLArbS   `yaml:"vlarb"`
 	FECN        laterV   `yaml:"fecn" todo:"InfiniBand congestion control (FECN marking) is" use:"remove fecn"`
 }
 
@@ -388,6 +388,22 @@ type SubnetManagerS struct {
 	Routing    StrV  `yaml:"routing" enum:"minhop|updn|ftree|dfsssp|lash" todoval:"dfsssp|lash" use:"use minhop, updn or ftree (the VL-based engines are to come)"`
 	LMC        IntV  `yaml:"lmc" min:"0" max:"7"`
 	SweepDelay TimeV `yaml:"sweep_delay"`
+}
+
+// VLArbS is switch.ib.vlarb: the VL arbitration tables (IBTA vol. 1,
+// 7.6.9), entries of a VL and a weight in 64-byte units.
+type VLArbS struct {
+	meta
+	High      []VLArbEntry `yaml:"high"`
+	Low       []VLArbEntry `yaml:"low"`
+	HighLimit IntV         `yaml:"high_limit" min:"0" max:"255"`
+}
+
+// VLArbEntry is one entry of a VL arbitration table.
+type VLArbEntry struct {
+	meta
+	VL     IntV `yaml:"vl" required:"" min:"0" max:"14"`
+	Weight IntV `yaml:"weight" required:"" min:"0" max:"255"`
 }
 
 // laterV is the value of a key of the contract whose model is still to

@@ -43,6 +43,17 @@ type Profile struct {
 	// weighted round robin; priorities without a weight are served first,
 	// in strict priority. nil means strict priority for all (the default).
 	DWRR map[uint8]int
+	// DWRRUnit is the bytes one unit of a DWRR weight is worth: 0 for the
+	// largest frame (the default); 64 on InfiniBand, whose VL arbitration
+	// weights count 64-byte units.
+	DWRRUnit int64
+	// HighLimit bounds the bytes the strict-priority queues (InfiniBand's
+	// high-priority VL arbitration table) may send while a DWRR queue
+	// (the low-priority table) has a packet waiting: past it, one packet
+	// of the low table goes. 0: no limit. (IBTA vol. 1, 7.6.9:
+	// Limit_Of_High_Priority, in 4 KiB units; 255 is unlimited, 0 one
+	// packet.)
+	HighLimit int64
 	// ECMPSeed perturbs the per-flow ECMP hash of this switch. Default 0.
 	ECMPSeed uint64
 	// ECMPPerSwitch mixes the switch's name into ECMPSeed

@@ -109,6 +109,11 @@ type Switch struct {
 	hoq      sim.Time
 	hoqSince [][8]sim.Time
 	hoqTimer []sim.Timer
+	// dwrrTries bounds nextDWRR's turns (New).
+	dwrrTries int
+	// highSent is, per port, what the strict priorities have sent since a
+	// weighted queue last did (Prof.HighLimit).
+	highSent []int64
 }
 
 // portState is what a switch keeps per port: its headroom in one cache
@@ -213,6 +218,24 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		s.quantum[prio] = int64(w) * maxFrame
 	}
 	sort.Slice(s.dwrrOrder, func(a, b int) bool { return s.dwrrOrder[a] < s.dwrrOrder[b] })
+	if prof.DWRRUnit > 0 {
+		for prio, w := range prof.DWRR {
+			s.quantum[prio] = int64(w) * prof.DWRRUnit
+		}
+	}
+	if prof.HighLimit > 0 {
+		s.highSent = make([]int64, n)
+	}
+	// A turn adds a quantum: a queue whose quantum is below a frame (64
+	// bytes a unit, on InfiniBand) needs several rounds to send one, and
+	// the search goes round that often before it gives up.
+	rounds := int64(1)
+	for _, prio := range s.dwrrOrder {
+		if q := s.quantum[prio]; q > 0 {
+			rounds = max(rounds, (maxFrame+q-1)/q)
+		}
+	}
+	s.dwrrTries = (2*len(s.dwrrOrder) + 1) * int(rounds)
 	for i := range s.dwrrFresh {
 		s.dwrrFresh[i] = true
 	}
@@ -487,12 +510,31 @@ func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
 		paused = s.creditBlocked(port)
 	}
 	if ready := port.OwnerBits[bitOccupied] &^ (paused | s.weighted); ready != 0 {
+		if s.weighted != 0 && s.Prof.HighLimit > 0 {
+			return s.nextHigh(port, ready, paused)
+		}
 		return s.dequeue(port, uint8(bits.Len8(ready)-1)) // the highest priority ready
 	}
 	if len(s.dwrrOrder) > 0 {
 		return s.nextDWRR(port)
 	}
 	return nil
+}
+
+// nextHigh sends the highest strict priority ready, unless the strict
+// priorities have sent Prof.HighLimit bytes while a weighted queue
+// waited: then one packet of the weighted queues goes first.
+func (s *Switch) nextHigh(port *fabric.Port, ready, paused uint8) *fabric.Packet {
+	o := port.Index
+	if s.highSent[o] >= s.Prof.HighLimit && port.OwnerBits[bitOccupied]&^paused&s.weighted != 0 {
+		if p := s.nextDWRR(port); p != nil {
+			s.highSent[o] = 0
+			return p
+		}
+	}
+	p := s.dequeue(port, uint8(bits.Len8(ready)-1))
+	s.highSent[o] += p.Frame()
+	return p
 }
 
 // creditBlocked returns the priorities (VLs) of port's egress whose head
@@ -519,7 +561,7 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	o := port.Index
 	qs := &s.queues[o]
 	n := len(s.dwrrOrder)
-	for tries := 0; tries < 2*n+1; tries++ {
+	for tries := 0; tries < s.dwrrTries; tries++ {
 		prio := s.dwrrOrder[s.dwrrAt[o]]
 		q := &qs[prio]
 		blocked := port.Paused(prio) && port.OwnerBits[bitWDIgnore]&(1<<prio) == 0
