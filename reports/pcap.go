@@ -62,7 +62,12 @@ func PcapFile(c *Capture, snapLen int) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	w := pcapgo.NewWriterNanos(&out)
-	if err := w.WriteFileHeader(uint32(snapLen), layers.LinkTypeEthernet); err != nil {
+	link := layers.LinkTypeEthernet
+	if len(c.Frames) > 0 && c.Frames[0].Pkt.Link == fabric.InfiniBand {
+		// As ibdump writes InfiniBand: ERF records (erf.go).
+		link = linkTypeERF
+	}
+	if err := w.WriteFileHeader(uint32(snapLen), link); err != nil {
 		return nil, err
 	}
 	var fb frameBuilder
@@ -106,6 +111,9 @@ func (fb *frameBuilder) build(f *CapturedFrame) ([]byte, error) {
 		fb.buf = gopacket.NewSerializeBuffer()
 	}
 	p := &f.Pkt
+	if p.Link == fabric.InfiniBand {
+		return fb.buildIB(f), nil
+	}
 	eth := &layers.Ethernet{SrcMAC: PortMAC(f.TxNode, f.TxPort), DstMAC: PortMAC(f.RxNode, f.RxPort)}
 	if err := fb.buf.Clear(); err != nil {
 		return nil, err

@@ -1,0 +1,100 @@
+package reports
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/lfsim/lfsim/fabric"
+)
+
+// InfiniBand captures are written as ibdump writes them (Mellanox's
+// ibdump; Wireshark's wiretap/erf.c reads them): a pcap of link type ERF
+// (197), each record a 16-byte ERF header and the packet from its LRH.
+// Data packets are ERF type 21 (InfiniBand), flow-control packets type 25
+// (InfiniBand link). Wireshark's InfiniBand dissector decodes both.
+//
+// What the model does not carry is filled in as follows: a node's LID is
+// its NodeID + 1 (fabric.AssignLIDs), the SL is the packet's VL (the
+// default SL-to-VL table is the identity on the VLs in use), and the
+// ICRC and VCRC are computed as the spec describes them (CRC-32 over the
+// packet with its variant fields masked; CRC-16, polynomial 0x100B, over
+// the whole packet), which the dissector shows but does not check; they
+// were not checked against a capture from hardware.
+
+// linkTypeERF is DLT_ERF.
+const linkTypeERF = layers.LinkType(197)
+
+// ERF record types.
+const (
+	erfTypeInfiniBand     = 21
+	erfTypeInfiniBandLink = 25
+)
+
+// buildIB returns an InfiniBand packet's ERF record: the ERF header, then
+// LRH, BTH, extended headers, payload and pad, ICRC and VCRC; or a
+// flow-control packet's.
+func (fb *frameBuilder) buildIB(f *CapturedFrame) []byte {
+	p := &f.Pkt
+	var pkt []byte
+	typ := byte(erfTypeInfiniBand)
+	if p.Kind == fabric.KindCredit {
+		typ = erfTypeInfiniBandLink
+		fctbs, fccl := p.FC()
+		pkt = binary.BigEndian.AppendUint16(nil, fctbs&0xFFF) // Op 0: normal flow control
+		pkt = binary.BigEndian.AppendUint16(pkt, uint16(p.Priority&0xF)<<12|fccl&0xFFF)
+		pkt = binary.BigEndian.AppendUint16(pkt, crc16IB(pkt))
+	} else {
+		fb.payload = appendTransport(fb.payload[:0], p)
+		lrh := make([]byte, fabric.LRHBytes, fabric.LRHBytes+len(fb.payload)+fabric.VCRCBytes)
+		vl := p.Priority & 0xF
+		lrh[0] = vl << 4   // VL, LVer 0
+		lrh[1] = vl<<4 | 2 // SL (the VL), LNH 2: BTH follows
+		binary.BigEndian.PutUint16(lrh[2:], uint16(p.Dst)+1)
+		binary.BigEndian.PutUint16(lrh[4:], uint16((fabric.LRHBytes+len(fb.payload))/4)&0x7FF) // LRH to ICRC, in words
+		binary.BigEndian.PutUint16(lrh[6:], uint16(p.Src)+1)
+		pkt = append(lrh, fb.payload...)
+		n := len(pkt)
+		binary.LittleEndian.PutUint32(pkt[n-fabric.ICRCBytes:], icrcIB(pkt[:n-fabric.ICRCBytes]))
+		pkt = binary.BigEndian.AppendUint16(pkt, crc16IB(pkt))
+	}
+	rec := make([]byte, 16, 16+len(pkt))
+	sec, ns := f.TimeNs/1e9, f.TimeNs%1e9
+	binary.LittleEndian.PutUint64(rec[0:], uint64(sec)<<32|uint64(ns)<<32/1e9) // 32.32 fixed point
+	rec[8] = typ
+	rec[9] = 4 // varying-length record
+	binary.BigEndian.PutUint16(rec[10:], uint16(16+len(pkt)))
+	binary.BigEndian.PutUint16(rec[14:], uint16(len(pkt)))
+	return append(rec, pkt...)
+}
+
+// icrcIB is an InfiniBand packet's invariant CRC: CRC-32 (Ethernet's
+// polynomial) over the packet from its LRH with the variant fields set to
+// ones: the LRH's VL, and the BTH's reserved byte (FECN, BECN, resv6).
+func icrcIB(pkt []byte) uint32 {
+	var head [fabric.LRHBytes + fabric.BTHBytes]byte
+	copy(head[:], pkt)
+	head[0] |= 0xF0                // VL
+	head[fabric.LRHBytes+4] = 0xFF // BTH byte 4: FECN, BECN, resv6
+	crc := crc32.Update(0, crc32.IEEETable, head[:])
+	return crc32.Update(crc, crc32.IEEETable, pkt[len(head):])
+}
+
+// crc16IB is InfiniBand's 16-bit CRC (VCRC, LPCRC): polynomial 0x100B
+// (x^16 + x^12 + x^3 + x + 1), initial value all ones, the result
+// inverted.
+func crc16IB(b []byte) uint16 {
+	crc := uint16(0xFFFF)
+	for _, x := range b {
+		crc ^= uint16(x) << 8
+		for i := 0; i < 8; i++ {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x100B
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return ^crc
+}
