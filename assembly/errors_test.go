@@ -33,11 +33,11 @@ switch:
 		{"unknown key without a near name", `topology: {kind: star, hosts: 2}
 hca: {zzz: 1}
 `,
-			`t.yaml:2:7: hca: unknown key zzz; allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
+			`t.yaml:2:7: hca: unknown key zzz; allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely`},
 		{"key in another case", `topology: {kind: star, hosts: 2}
 hca: {MTU: 1024}
 `,
-			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, dcqcn, hpcc, timely`},
+			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are mtu, priority, retransmit, ack_timeout, retry_count, rnr_retry, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely`},
 		{"unknown enum value", `topology: {kind: fat-tre, k: 4}
 `,
 			`t.yaml:1:18: topology.kind: unknown value fat-tre (did you mean fat-tree?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, explicit`},
@@ -177,7 +177,7 @@ switch:
   ecn: {kmin: 100KiB, kmax: 400KiB, pmax: 0.2}
   scheduler: {dwrr: {0: 1, 3: 4}}
   link_layer: ethernet
-  ib: {fecn: {threshold: 64KiB}}
+subnet_manager: {routing: lash}
 hca:
   cc: dcqcn
   dcqcn: {variant: nvidia, rpg_ai_rate: 5Mbps}
@@ -193,8 +193,8 @@ faults:
   - {at: 1ms, link: [s0, h2], action: down}
 expect: {deadlock: true}
 `,
-			`t.yaml:9:3: switch.ib: switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)
-t.yaml:9:8: switch.ib.fecn: InfiniBand congestion control (FECN marking) is not modelled yet in this version; remove fecn`},
+			`t.yaml:9:1: subnet_manager: a subnet manager is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand; topology.routing routes Ethernet)
+t.yaml:9:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn or ftree (the VL-based engines are to come)`},
 		{"ports", `topology: {kind: star, hosts: 3}
 traffic: [{flow: {from: h0, to: h1, size: 1}}]
 observe:

@@ -170,7 +170,7 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	if fr.Flow.Op == "read" {
 		sender, qp = n.HCAs[fr.Flow.Dst], fr.Live.Responder
 		prof = n.Scenario.HCAProfile(fr.Flow.Dst)
-		if prof.CC != "dcqcn" {
+		if prof.CC != "dcqcn" && prof.CC != "ibcc" {
 			return
 		}
 	}
@@ -186,6 +186,9 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 		qp.INT = true
 	case "timely":
 		fr.Live.CC = congestion.NewTIMELY(cc.TIMELY, path, apply)
+	case "ibcc":
+		fr.Live.CC = congestion.NewIBCC(n.Eng, cc.IBCC, path, apply)
+		qp.ECT = true // FECN-capable: the switches may mark it
 	default:
 		return
 	}

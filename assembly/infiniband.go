@@ -1,9 +1,11 @@
 package assembly
 
 import (
+	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // InfiniBand: switch.link_layer: infiniband makes every link of the
@@ -56,6 +58,12 @@ func (b *builder) infiniband() {
 		if sw.IB.Set {
 			b.errorf(sw.KeyPos("ib"), "switch.ib", "switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)")
 		}
+		if h := &b.f.HCA; h.CC.Set && h.CC.V == "ibcc" {
+			b.errorf(h.CC.Pos, "hca.cc", "ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely or none")
+		}
+		if h := &b.f.HCA; h.Has("ibcc") {
+			b.errorf(h.KeyPos("ibcc"), "hca.ibcc", "hca.ibcc is InfiniBand's congestion control's; this scenario's links are Ethernet")
+		}
 		if sm.Set {
 			b.errorf(b.f.KeyPos("subnet_manager"), "subnet_manager", "a subnet manager is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand; topology.routing routes Ethernet)")
 		}
@@ -66,8 +74,8 @@ func (b *builder) infiniband() {
 	s.IB = defaultIB
 	// OpenSM's default engine is minhop.
 	s.Routing = fabric.RoutingMinHop
-	if sm.Routing.Set {
-		s.Routing = fabric.RoutingAlgo(sm.Routing.V)
+	if a := fabric.RoutingAlgo(sm.Routing.V); sm.Routing.Set && a.IsLFT() {
+		s.Routing = a // dfsssp and lash have said they are to come
 	}
 	if sm.LMC.Set && sm.LMC.V > 0 {
 		b.errorf(sm.LMC.Pos, "subnet_manager.lmc", "an LMC above 0 (several LIDs, and paths, per port) is not modelled yet in this version; remove lmc or give 0")
@@ -107,7 +115,7 @@ func (b *builder) infiniband() {
 		}
 	}
 	notIB(sw.Has("pfc"), sw.KeyPos("pfc"), "switch.pfc", "PFC is Ethernet's; on InfiniBand credits per VL keep every link lossless (switch.ib.vl_buffer sets the buffer they grant)")
-	notIB(sw.Has("ecn"), sw.KeyPos("ecn"), "switch.ecn", "ECN marking is Ethernet's; InfiniBand's congestion control marks FECN (switch.ib.fecn, not modelled yet)")
+	notIB(sw.Has("ecn"), sw.KeyPos("ecn"), "switch.ecn", "ECN marking is Ethernet's; InfiniBand's congestion control marks FECN (switch.ib.fecn)")
 	notIB(sw.Has("ingress_threshold"), sw.KeyPos("ingress_threshold"), "switch.ingress_threshold", "an InfiniBand switch drops nothing for want of buffer: each input port and VL has its own (switch.ib.vl_buffer)")
 	notIB(sw.Has("egress_threshold"), sw.KeyPos("egress_threshold"), "switch.egress_threshold", "an InfiniBand switch drops nothing for want of buffer: each input port and VL has its own (switch.ib.vl_buffer)")
 	notIB(sw.Has("reserved"), sw.KeyPos("reserved"), "switch.reserved", "an InfiniBand switch has no shared pool to reserve from: each input port and VL has its buffer (switch.ib.vl_buffer)")
@@ -115,11 +123,11 @@ func (b *builder) infiniband() {
 	notIB(sw.Tagger.Set, sw.KeyPos("tagger"), "switch.tagger", "Tagger moves packets between lossless Ethernet priorities; on InfiniBand a routing engine that uses VLs breaks credit loops (subnet_manager.routing: dfsssp or lash, to come)")
 	notIB(sw.FloodLossless.Set, sw.KeyPos("flood_lossless"), "switch.flood_lossless", "an InfiniBand switch never floods: a packet without a forwarding entry is dropped")
 	h := &b.f.HCA
-	if h.CC.Set && h.CC.V != "none" {
-		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes none, or ibcc (InfiniBand congestion control, not modelled yet)", h.CC.V)
+	if h.CC.Set && h.CC.V != "none" && h.CC.V != "ibcc" {
+		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes ibcc (InfiniBand congestion control) or none", h.CC.V)
 	}
 	for _, k := range []string{"dcqcn", "hpcc", "timely"} {
-		notIB(h.Has(k), h.KeyPos(k), "hca."+k, k+"'s parameters are Ethernet congestion control's; on InfiniBand hca.cc takes none (or ibcc, to come)")
+		notIB(h.Has(k), h.KeyPos(k), "hca."+k, k+"'s parameters are Ethernet congestion control's; on InfiniBand hca.cc takes ibcc (hca.ibcc) or none")
 	}
 	notIB(h.Priority.Set, h.Priority.Pos, "hca.priority", "an 802.1p priority is Ethernet's; on InfiniBand a traffic item's sl: picks its service level (and so its VL)")
 	notIB(h.PFCWatchdog.Set, h.KeyPos("pfc_watchdog"), "hca.pfc_watchdog", "PFC is Ethernet's; an InfiniBand NIC holds back for credit and sends no PAUSE")
@@ -147,6 +155,35 @@ func (b *builder) infiniband() {
 	s.HCA.LinkLayer = fabric.InfiniBand
 	s.HCA.Priority = 0 // SL 0's VL
 	s.HCA.CC = "none"
+	if h.CC.Set && h.CC.V == "ibcc" {
+		s.HCA.CC = "ibcc"
+	}
+	if f := &sw.IB.FECN; f.Set {
+		// FECN marking as a constant-probability mark above the
+		// threshold, at enqueue (the port's congestion state).
+		p.ECN = swtch.ECN{Enabled: true, Kmin: f.Threshold.V, Kmax: f.Threshold.V, Pmax: 1 / float64(f.MarkingRate.V+1), AtEnqueue: true, Constant: true}
+	}
+	if s.HCA.CC == "ibcc" && !sw.IB.FECN.Set {
+		b.warnf(h.CC.Pos, "hca.cc", "hca.cc is ibcc but no switch marks FECN (switch.ib.fecn), so nothing will slow the senders")
+	}
+	c := &s.CC.IBCC
+	*c = congestion.IBCCDefaults()
+	ib := &h.IBCC
+	if ib.CCTIIncrease.Set {
+		c.CCTIIncrease = int(ib.CCTIIncrease.V)
+	}
+	if ib.CCTILimit.Set {
+		c.CCTILimit = int(ib.CCTILimit.V)
+	}
+	if ib.CCTITimer.Set {
+		c.CCTITimer = ib.CCTITimer.V
+	}
+	if ib.CCTIMin.Set {
+		c.CCTIMin = int(ib.CCTIMin.V)
+	}
+	if c.CCTIMin > c.CCTILimit {
+		b.errorf(ib.KeyPos("ccti_min"), "hca.ibcc.ccti_min", "ccti_min (%d) is above ccti_limit (%d)", c.CCTIMin, c.CCTILimit)
+	}
 }
 
 // vlArb makes switch.ib.vlarb the switches' egress scheduling: the VLs of

@@ -84,8 +84,8 @@ switch: {link_layer: infiniband, pfc: {priorities: [3]}, ecn: {kmin: 5KB}}
 hca: {cc: dcqcn, priority: 3}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB, priority: 2}}]`,
 			`t.yaml:2:34: switch.pfc: PFC is Ethernet's; on InfiniBand credits per VL keep every link lossless (switch.ib.vl_buffer sets the buffer they grant)
-t.yaml:2:58: switch.ecn: ECN marking is Ethernet's; InfiniBand's congestion control marks FECN (switch.ib.fecn, not modelled yet)
-t.yaml:3:11: hca.cc: dcqcn is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes none, or ibcc (InfiniBand congestion control, not modelled yet)
+t.yaml:2:58: switch.ecn: ECN marking is Ethernet's; InfiniBand's congestion control marks FECN (switch.ib.fecn)
+t.yaml:3:11: hca.cc: dcqcn is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes ibcc (InfiniBand congestion control) or none
 t.yaml:3:28: hca.priority: an 802.1p priority is Ethernet's; on InfiniBand a traffic item's sl: picks its service level (and so its VL)
 t.yaml:4:59: traffic[0].flow.priority: an 802.1p priority is Ethernet's; on InfiniBand give sl (a service level, 0..15)`},
 		{`topology: {kind: star, hosts: 2}
@@ -96,9 +96,17 @@ switch: {link_layer: infiniband, ib: {vl_buffer: 2KiB}}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
 			`t.yaml:2:50: switch.ib.vl_buffer: a VL's buffer (2048 bytes) must hold the largest packet, 4134 bytes (65 credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu`},
 		{`topology: {kind: star, hosts: 2}
-switch: {link_layer: infiniband, ib: {fecn: {threshold: 64KiB}}}
+switch: {link_layer: infiniband}
+subnet_manager: {routing: lash, lmc: 1}
+hca: {cc: ibcc}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
-			`t.yaml:2:39: switch.ib.fecn: InfiniBand congestion control (FECN marking) is not modelled yet in this version; remove fecn`},
+			`t.yaml:3:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn or ftree (the VL-based engines are to come)
+t.yaml:3:38: subnet_manager.lmc: an LMC above 0 (several LIDs, and paths, per port) is not modelled yet in this version; remove lmc or give 0`},
+		{`topology: {kind: star, hosts: 2}
+hca: {cc: ibcc, ibcc: {ccti_limit: 8}}
+traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
+			`t.yaml:2:11: hca.cc: ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely or none
+t.yaml:2:17: hca.ibcc: hca.ibcc is InfiniBand's congestion control's; this scenario's links are Ethernet`},
 	} {
 		_, err := Parse("t.yaml", []byte(c.src))
 		if err == nil || err.Error() != c.want {
@@ -216,5 +224,33 @@ observe: {interval: 100us}
 	_, err := Parse("t.yaml", []byte(strings.Replace(base, "VLARB", "{low: [{vl: 0, weight: 64}, {vl: 1, weight: 0}]}", 1)))
 	if err == nil || !strings.Contains(err.Error(), "the traffic uses VL 1, which the VL arbitration tables never serve") {
 		t.Errorf("a VL with weight 0 and traffic: %v", err)
+	}
+}
+
+// TestIBCCVictim: the ib-cc-victim example. The victim's fair share of
+// the s0-s1 link is what the two hot flows crossing it leave: they are
+// held to a quarter each of h3's link, so the share is half the data
+// rate. Without congestion control the victim gets under 40% of it (the
+// shared input buffer at s1 is full of packets for h3: head-of-line
+// blocking by credits, as Pfister et al. describe tree saturation); with
+// IB CC at least 80%, as the issue asks (Gran et al. report the victim
+// at close to its fair share with CC on). Measured here: 34% and 91%.
+func TestIBCCVictim(t *testing.T) {
+	src, err := scenario.ExampleSource("ib-cc-victim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := 100e9 * 4096 / float64(fabric.IBWire(fabric.OpWriteMiddle, 4096, false)) / 2
+	victim := func(s string) float64 {
+		_, sum, rows := mustRun(t, mustParse(t, s))
+		assertConserved(t, "victim", sum)
+		return float64(rows[4].DeliveredBytes) * 8 / 3e-3 / share
+	}
+	noCC := strings.Replace(strings.Replace(string(src), "cc: ibcc", "cc: none", 1), "    fecn: {threshold: 32KiB, marking_rate: 0}   # mark every packet leaving a queue above 32 KiB\n", "", 1)
+	if got := victim(noCC); got > 0.40 {
+		t.Errorf("without CC the victim has %.2f of its fair share; want under 0.40 (held back by the hot flows' credits)", got)
+	}
+	if got := victim(string(src)); got < 0.80 {
+		t.Errorf("with IB CC the victim has %.2f of its fair share; want at least 0.80", got)
 	}
 }

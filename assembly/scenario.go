@@ -225,4 +225,5 @@ type CCConfig struct {
 	DCQCN  congestion.DCQCNParams
 	HPCC   congestion.HPCCParams
 	TIMELY congestion.TIMELYParams
+	IBCC   congestion.IBCCParams
 }

@@ -36,6 +36,9 @@ type State struct {
 	Target fabric.Rate
 	Alpha  float64
 	Window int64
+	// CCTI is IB congestion control's table index (HasCCTI).
+	CCTI    int
+	HasCCTI bool
 }
 
 // Path is what a sender knows of its flow's path when it starts: the

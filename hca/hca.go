@@ -1149,6 +1149,9 @@ func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
 	c.Kind = fabric.KindCNP
 	c.Opcode = fabric.OpCNP
 	c.Priority = h.Prof.CNPPriority
+	if h.Prof.LinkLayer == fabric.InfiniBand {
+		c.Priority = req.Priority // the BECN goes back on the data's VL: there may be no other
+	}
 	c.Src, c.Dst = h.ID, req.Src
 	c.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
 	c.DestQP, c.SrcQP = req.SrcQP, qp.QPN

@@ -43,7 +43,7 @@ type Sampler struct {
 
 // flowKeys are a flow's series: its goodput and its congestion control's
 // state.
-type flowKeys struct{ gbps, rc, rt, alpha, window reports.Key }
+type flowKeys struct{ gbps, rc, rt, alpha, window, ccti reports.Key }
 
 // Flow is a flow the sampler follows (flow_gbps, and its congestion
 // control's rate, target, alpha and window).
@@ -107,7 +107,7 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 			where := fmt.Sprintf("flow:%d", f.ID)
 			key := func(metric string) reports.Key { return sm.series.Key(metric, where) }
 			sm.flowKeys = append(sm.flowKeys, flowKeys{gbps: key(reports.MetricFlowGbps), rc: key(reports.MetricRCGbps),
-				rt: key(reports.MetricRTGbps), alpha: key(reports.MetricAlpha), window: key(reports.MetricWindowBytes)})
+				rt: key(reports.MetricRTGbps), alpha: key(reports.MetricAlpha), window: key(reports.MetricWindowBytes), ccti: key(reports.MetricCCTI)})
 		}
 	}
 	sm.lastDelivd = make([]int64, len(sm.flows))
@@ -157,6 +157,9 @@ func (sm *Sampler) HandleEvent(*sim.Event) {
 		}
 		if st.Window > 0 {
 			ser.AddKey(k.window, float64(st.Window))
+		}
+		if st.HasCCTI {
+			ser.AddKey(k.ccti, float64(st.CCTI))
 		}
 	}
 	if ser.End() {

@@ -19,6 +19,7 @@ const (
 	MetricRTGbps      = "rt_gbps"      // where: flow:ID; DCQCN's target rate
 	MetricAlpha       = "alpha"        // where: flow:ID; DCQCN's alpha
 	MetricWindowBytes = "window_bytes" // where: flow:ID; HPCC's window
+	MetricCCTI        = "ccti"         // where: flow:ID; IB congestion control's table index
 )
 
 // Series holds sampled time series in OUTPUTS.md's long format. Its

@@ -377,7 +377,7 @@ type IBS struct {
 	// an output VL before the switch discards it.
 	HOQLifetime offTimeV `yaml:"hoq_lifetime"`
 	VLArb       VLArbS   `yaml:"vlarb"`
-	FECN        laterV   `yaml:"fecn" todo:"InfiniBand congestion control (FECN marking) is" use:"remove fecn"`
+	FECN        FECNS    `yaml:"fecn"`
 }
 
 // SubnetManagerS is subnet_manager: the InfiniBand subnet manager's
@@ -388,6 +388,25 @@ type SubnetManagerS struct {
 	Routing    StrV  `yaml:"routing" enum:"minhop|updn|ftree|dfsssp|lash" todoval:"dfsssp|lash" use:"use minhop, updn or ftree (the VL-based engines are to come)"`
 	LMC        IntV  `yaml:"lmc" min:"0" max:"7"`
 	SweepDelay TimeV `yaml:"sweep_delay"`
+}
+
+// FECNS is switch.ib.fecn: InfiniBand congestion control at switches
+// (IBTA vol. 1, annex A10): an output VL whose queue is above Threshold
+// marks FECN on packets, one in MarkingRate+1 on average.
+type FECNS struct {
+	meta
+	Threshold   SizeV `yaml:"threshold" required:"" min:"1"`
+	MarkingRate IntV  `yaml:"marking_rate" min:"0" max:"65535"`
+}
+
+// IBCCS is hca.ibcc: InfiniBand congestion control at the source, by the
+// annex's names.
+type IBCCS struct {
+	meta
+	CCTIIncrease IntV  `yaml:"ccti_increase" min:"0" max:"255"`
+	CCTILimit    IntV  `yaml:"ccti_limit" min:"0" max:"16383"`
+	CCTITimer    TimeV `yaml:"ccti_timer" min:"1ns"`
+	CCTIMin      IntV  `yaml:"ccti_min" min:"0" max:"16383"`
 }
 
 // VLArbS is switch.ib.vlarb: the VL arbitration tables (IBTA vol. 1,
@@ -405,12 +424,6 @@ type VLArbEntry struct {
 	VL     IntV `yaml:"vl" required:"" min:"0" max:"14"`
 	Weight IntV `yaml:"weight" required:"" min:"0" max:"255"`
 }
-
-// laterV is the value of a key of the contract whose model is still to
-// come (its todo tag says so): whatever it holds is left unread.
-type laterV struct{}
-
-func (*laterV) decodeNode(*Decoder, *yaml.Node, ctx) {}
 
 type pfcS struct {
 	meta
@@ -643,7 +656,8 @@ type HCAS struct {
 	MaxInline       SizeV   `yaml:"max_inline" max:"1KiB"`
 	RTOLow          TimeV   `yaml:"rto_low" min:"1ns"`
 	RTOHigh         TimeV   `yaml:"rto_high" min:"1ns"`
-	CC              StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|none"`
+	CC              StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|ibcc|none"`
+	IBCC            IBCCS   `yaml:"ibcc"`
 	DCQCN           DCQCNS  `yaml:"dcqcn"`
 	HPCC            HPCCS   `yaml:"hpcc"`
 	TIMELY          TIMELYS `yaml:"timely"`

@@ -9,6 +9,8 @@ func (e ECN) MarkProbability(depth int64) float64 {
 	switch {
 	case depth <= int64(e.Kmin):
 		return 0
+	case e.Constant:
+		return e.Pmax
 	case depth > int64(e.Kmax):
 		return 1
 	case e.Kmax == e.Kmin:

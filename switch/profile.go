@@ -164,6 +164,10 @@ type ECN struct {
 	// mark then reflects the queue the packet leaves behind, without its
 	// queueing delay).
 	AtEnqueue bool
+	// Constant marks with probability Pmax whenever the queue is above
+	// Kmin (Kmax unused): InfiniBand's FECN marking, with its marking
+	// rate as 1/Pmax - 1.
+	Constant bool
 }
 
 // DefaultProfile returns the documented defaults.
