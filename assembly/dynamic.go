@@ -323,6 +323,9 @@ func (p *poissonSource) HandleEvent(*sim.Event) {
 	if g.PrioritySet {
 		prio = g.Priority
 	}
+	if vl, ok := n.Scenario.IB.PairVL[[2]fabric.NodeID{p.host, dst}]; ok {
+		prio = vl // dfsssp: the pair's lane
+	}
 	f := Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
 		Start: now, Priority: prio, Generator: g.Generator, Pos: g.Pos}
 	fr := &FlowRun{Flow: f}

@@ -37,6 +37,9 @@ type IBConfig struct {
 	// Served is the VLs the VL arbitration tables serve (switch.ib.vlarb:
 	// a high entry, or a low one with a weight); all when none is given.
 	Served uint8
+	// PairVL is, with subnet_manager.routing dfsssp, the VL the subnet
+	// manager gives each source-destination pair (fabric.AssignVLs).
+	PairVL map[[2]fabric.NodeID]uint8
 	// SweepDelay is how long after a link changes state the subnet
 	// manager has new forwarding tables in every switch (at once, as it
 	// pushes them). Default 1 ms, SCENARIO.md's example: OpenSM sweeps on
@@ -186,6 +189,36 @@ func (b *builder) infiniband() {
 	}
 }
 
+// dfsssp gives every flow and program the VL of its source-destination
+// pair, which dfsssp's layering chose (fabric.AssignVLs), once the routes
+// are known; a traffic item that gives its own sl is refused.
+func (b *builder) dfsssp() {
+	s := b.s
+	if s.LinkLayer != fabric.InfiniBand || s.Routing != fabric.RoutingDFSSSP || s.Routes == nil || b.t == nil {
+		return
+	}
+	vls, err := fabric.AssignVLs(b.t, s.Routes, s.IB.DataVLs)
+	if err != nil {
+		b.errorf(b.f.SubnetManager.Routing.Pos, "subnet_manager.routing", "%v", err)
+		return
+	}
+	s.IB.PairVL = vls
+	for i := range b.f.Traffic {
+		if com := genCommon(b.f.Traffic[i].Gen); com != nil && com.SL.Set {
+			b.errorf(com.SL.Pos, b.f.Traffic[i].Path+"."+b.f.Traffic[i].Kind+".sl", "with subnet_manager.routing dfsssp the subnet manager gives each source-destination pair its SL (and VL); remove sl")
+		}
+	}
+	for i := range s.Flows {
+		f := &s.Flows[i]
+		f.Priority = vls[[2]fabric.NodeID{f.Src, f.Dst}]
+	}
+	for i := range s.Tests {
+		t := &s.Tests[i]
+		vl := vls[[2]fabric.NodeID{t.Src, t.Dst}]
+		t.Perftest.Priority, t.Pingpong.Priority = vl, vl
+	}
+}
+
 // vlArb makes switch.ib.vlarb the switches' egress scheduling: the VLs of
 // the high-priority table go first, by VL number (the model does not
 // weigh them against each other), and those of the low-priority table
@@ -263,4 +296,28 @@ func (b *builder) priorityOf(com *scenario.GenCommon, def uint8, path string) ui
 		return uint8(com.Priority.V)
 	}
 	return def
+}
+
+// genCommon returns a traffic generator's common keys (qp, op, priority,
+// sl, start), or nil for one without them.
+func genCommon(g any) *scenario.GenCommon {
+	switch g := g.(type) {
+	case *scenario.FlowS:
+		return &g.GenCommon
+	case *scenario.IncastS:
+		return &g.GenCommon
+	case *scenario.PermutationS:
+		return &g.GenCommon
+	case *scenario.AllToAllS:
+		return &g.GenCommon
+	case *scenario.RingAllreduceS:
+		return &g.GenCommon
+	case *scenario.PoissonS:
+		return &g.GenCommon
+	case *scenario.PingpongS:
+		return &g.GenCommon
+	case *scenario.PerftestS:
+		return &g.GenCommon
+	}
+	return nil
 }

@@ -100,7 +100,7 @@ switch: {link_layer: infiniband}
 subnet_manager: {routing: lash, lmc: 1}
 hca: {cc: ibcc}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
-			`t.yaml:3:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn or ftree (the VL-based engines are to come)
+			`t.yaml:3:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn, ftree or dfsssp (lash is to come)
 t.yaml:3:38: subnet_manager.lmc: an LMC above 0 (several LIDs, and paths, per port) is not modelled yet in this version; remove lmc or give 0`},
 		{`topology: {kind: star, hosts: 2}
 hca: {cc: ibcc, ibcc: {ccti_limit: 8}}
@@ -143,9 +143,11 @@ func TestIBLongLinkExample(t *testing.T) {
 }
 
 // TestIBCreditLoop: the ib-credit-loop example deadlocks with minhop (the
-// detector names the seven ring ports, in order, within 50 µs) and with
-// updn has no cycle and completes every flow: up*/down* paths never turn
-// down and then up, so the ring's credit dependencies cannot close.
+// detector names the seven ring ports, in order, within 50 µs); with
+// updn it has no cycle and completes every flow (up*/down* paths never
+// turn down and then up, so the ring's credit dependencies cannot close),
+// and so with dfsssp on two VLs (the paths that would close the loop go
+// on VL 1); dfsssp with one VL says it needs more.
 func TestIBCreditLoop(t *testing.T) {
 	src, err := scenario.ExampleSource("ib-credit-loop")
 	if err != nil {
@@ -157,11 +159,19 @@ func TestIBCreditLoop(t *testing.T) {
 	if d := sum.Deadlock; !d.Detected || d.AtNs > 50_000 || strings.Join(d.Cycle, " ") != strings.Join(want, " ") {
 		t.Errorf("minhop: deadlock %+v, want the cycle %v within 50 µs", d, want)
 	}
-	updn := strings.Replace(strings.Replace(string(src), "routing: minhop", "routing: updn", 1), "deadlock: true", "deadlock: false", 1)
-	_, sum, _ = mustRun(t, mustParse(t, updn))
-	assertConserved(t, "updn", sum)
-	if sum.Deadlock.Detected || sum.Flows.Completed != 7 {
-		t.Errorf("updn: deadlock %+v, %d of 7 flows complete", sum.Deadlock, sum.Flows.Completed)
+	for _, c := range []struct{ routing, vls string }{{"updn", "1"}, {"dfsssp", "2"}} {
+		s := strings.Replace(strings.Replace(string(src), "routing: minhop", "routing: "+c.routing, 1), "deadlock: true", "deadlock: false", 1)
+		s = strings.Replace(s, "data_vls: 1", "data_vls: "+c.vls, 1)
+		_, sum, _ := mustRun(t, mustParse(t, s))
+		assertConserved(t, c.routing, sum)
+		if sum.Deadlock.Detected || sum.Flows.Completed != 7 {
+			t.Errorf("%s: deadlock %+v, %d of 7 flows complete", c.routing, sum.Deadlock, sum.Flows.Completed)
+		}
+	}
+	// dfsssp cannot break the ring's loop with one VL, and says so.
+	one := strings.Replace(string(src), "routing: minhop", "routing: dfsssp", 1)
+	if _, err := Parse("t.yaml", []byte(one)); err == nil || !strings.Contains(err.Error(), "dfsssp needs more than 1 VLs") {
+		t.Errorf("dfsssp with one VL: %v", err)
 	}
 }
 

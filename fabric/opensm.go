@@ -36,7 +36,7 @@ const (
 // IsLFT reports whether the algorithm is one of OpenSM's (one port per
 // destination).
 func (a RoutingAlgo) IsLFT() bool {
-	return a == RoutingMinHop || a == RoutingUpDn || a == RoutingFtree
+	return a == RoutingMinHop || a == RoutingUpDn || a == RoutingFtree || a == RoutingDFSSSP
 }
 
 // pickOne reduces every switch's next-hop list per destination to one
@@ -141,4 +141,116 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 		fmt.Fprintf(&b, "%d lids dumped\n", maxLID)
 	}
 	return []byte(b.String())
+}
+
+// RoutingDFSSSP is OpenSM's dfsssp: deadlock-free single-source shortest
+// paths. The forwarding tables are minhop's here (OpenSM's sssp balances
+// with Dijkstra over link use; the model takes the least-used min-hop
+// port, which on the topologies it is used for gives the same spread);
+// what makes it deadlock-free is AssignVLs: the paths are put on virtual
+// lanes so that no lane's channel dependencies close a cycle
+// (osm_ucast_dfsssp.c: the layers, and the SL each source-destination
+// pair uses).
+const RoutingDFSSSP RoutingAlgo = "dfsssp"
+
+// MaxDFSSSPHosts bounds the hosts dfsssp lays out: its cycle checks grow
+// with the square of the hosts and the size of the dependency graph.
+const MaxDFSSSPHosts = 1024
+
+// AssignVLs puts every host pair's path (as r forwards it) on the first
+// of vls virtual lanes whose channel dependency graph stays acyclic with
+// it, pair by pair in node order, and returns the lane of each pair:
+// out[src][dst] for hosts src and dst (by NodeID; -1 where there is no
+// pair). A channel is a switch's output port; a path depends channel by
+// channel from its first switch's to its last's. It fails when a path
+// fits no lane (the fabric needs more VLs than it has).
+func AssignVLs(t *Topology, r *Routes, vls int) (map[[2]NodeID]uint8, error) {
+	hosts := t.Hosts()
+	if len(hosts) > MaxDFSSSPHosts {
+		return nil, fmt.Errorf("dfsssp lays out at most %d hosts' paths; this topology has %d", MaxDFSSSPHosts, len(hosts))
+	}
+	type channel struct {
+		node NodeID
+		port int32
+	}
+	ids := map[channel]int{}
+	id := func(c channel) int {
+		if i, ok := ids[c]; ok {
+			return i
+		}
+		ids[c] = len(ids)
+		return len(ids) - 1
+	}
+	layers := make([]map[int]map[int]bool, vls) // layer -> from -> to
+	for i := range layers {
+		layers[i] = map[int]map[int]bool{}
+	}
+	reaches := func(g map[int]map[int]bool, from, to int) bool {
+		seen := map[int]bool{from: true}
+		stack := []int{from}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if x == to {
+				return true
+			}
+			for y := range g[x] {
+				if !seen[y] {
+					seen[y] = true
+					stack = append(stack, y)
+				}
+			}
+		}
+		return false
+	}
+	out := map[[2]NodeID]uint8{}
+	for _, src := range hosts {
+		for _, dst := range hosts {
+			if src == dst {
+				continue
+			}
+			var path []int
+			at := t.Nodes[src].Ports[0].Peer
+			for hops := 0; t.Nodes[at].Kind == Switch && hops <= len(t.Nodes); hops++ {
+				next := r.NextPorts(at, dst)
+				if len(next) == 0 {
+					break
+				}
+				path = append(path, id(channel{at, next[0]}))
+				at = t.Nodes[at].Ports[next[0]].Peer
+			}
+			placed := false
+			for vl, g := range layers {
+				var added [][2]int
+				ok := true
+				for i := 0; i+1 < len(path); i++ {
+					u, v := path[i], path[i+1]
+					if g[u][v] {
+						continue
+					}
+					if reaches(g, v, u) {
+						ok = false
+						break
+					}
+					if g[u] == nil {
+						g[u] = map[int]bool{}
+					}
+					g[u][v] = true
+					added = append(added, [2]int{u, v})
+				}
+				if ok {
+					out[[2]NodeID{src, dst}] = uint8(vl)
+					placed = true
+					break
+				}
+				for _, e := range added {
+					delete(g[e[0]], e[1])
+				}
+			}
+			if !placed {
+				return nil, fmt.Errorf("dfsssp needs more than %d VLs to keep every path's dependencies acyclic (%s -> %s fits none); raise switch.ib.data_vls", vls, t.Nodes[src].Name, t.Nodes[dst].Name)
+			}
+		}
+	}
+	return out, nil
 }

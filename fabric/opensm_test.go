@@ -148,3 +148,32 @@ func TestLFTDump(t *testing.T) {
 		t.Errorf("no header")
 	}
 }
+
+// TestAssignVLsBreaksARingsLoop: on a ring of seven switches, the
+// three-hop paths clockwise close a cycle of channel dependencies with
+// minhop's tables; AssignVLs puts them on two lanes, each acyclic, and
+// cannot with one.
+func TestAssignVLsBreaksARingsLoop(t *testing.T) {
+	tp, err := Ring(7, 1, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := ComputeRoutes(tp, RoutingDFSSSP, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AssignVLs(tp, r, 1); err == nil {
+		t.Errorf("one VL: no error; the ring's shortest paths close a cycle")
+	}
+	vls, err := AssignVLs(tp, r, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[uint8]int{}
+	for _, vl := range vls {
+		used[vl]++
+	}
+	if len(used) != 2 || len(vls) != 7*6 {
+		t.Errorf("lanes used %v over %d pairs; want both lanes over 42 pairs", used, len(vls))
+	}
+}

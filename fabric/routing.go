@@ -157,10 +157,10 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 	switch algo {
 	case "":
 		algo = RoutingECMP
-	case RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree:
+	case RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingDFSSSP:
 	default:
-		return nil, nil, fmt.Errorf("unknown routing %q (want %s, %s, %s, or OpenSM's %s, %s or %s)", string(algo),
-			RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree)
+		return nil, nil, fmt.Errorf("unknown routing %q (want %s, %s, %s, or OpenSM's %s, %s, %s or %s)", string(algo),
+			RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingDFSSSP)
 	}
 	b := newRouteBuilder(t, algo)
 	b.partial = partial
