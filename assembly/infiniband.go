@@ -64,6 +64,9 @@ func (b *builder) infiniband() {
 		if h := &b.f.HCA; h.CC.Set && h.CC.V == "ibcc" {
 			b.errorf(h.CC.Pos, "hca.cc", "ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely or none")
 		}
+		if h := &b.f.HCA; h.GRH.Set {
+			b.errorf(h.GRH.Pos, "hca.grh", "a global route header is InfiniBand's; a RoCEv2 packet has its IPv4 header in that place always")
+		}
 		if h := &b.f.HCA; h.Has("ibcc") {
 			b.errorf(h.KeyPos("ibcc"), "hca.ibcc", "hca.ibcc is InfiniBand's congestion control's; this scenario's links are Ethernet")
 		}
@@ -157,6 +160,9 @@ func (b *builder) infiniband() {
 	}
 	s.HCA.LinkLayer = fabric.InfiniBand
 	s.HCA.Priority = 0 // SL 0's VL
+	if h.GRH.Set {
+		s.HCA.GRH = h.GRH.V
+	}
 	s.HCA.CC = "none"
 	if h.CC.Set && h.CC.V == "ibcc" {
 		s.HCA.CC = "ibcc"

@@ -47,13 +47,35 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame) []byte {
 		pkt = binary.BigEndian.AppendUint16(pkt, crc16IB(pkt))
 	} else {
 		fb.payload = appendTransport(fb.payload[:0], p)
-		lrh := make([]byte, fabric.LRHBytes, fabric.LRHBytes+len(fb.payload)+fabric.VCRCBytes)
+		// The packet has a GRH when its size says so (hca.grh).
+		grh := int(p.Wire) == fabric.IBWire(p.Opcode, int(p.Payload), true)
+		head := fabric.LRHBytes
+		if grh {
+			head += fabric.GRHBytes
+		}
+		lrh := make([]byte, head, head+len(fb.payload)+fabric.VCRCBytes)
 		vl := p.Priority & 0xF
 		lrh[0] = vl << 4   // VL, LVer 0
 		lrh[1] = vl<<4 | 2 // SL (the VL), LNH 2: BTH follows
+		if grh {
+			lrh[1] = vl<<4 | 3 // LNH 3: GRH follows
+		}
 		binary.BigEndian.PutUint16(lrh[2:], uint16(p.Dst)+1)
-		binary.BigEndian.PutUint16(lrh[4:], uint16((fabric.LRHBytes+len(fb.payload))/4)&0x7FF) // LRH to ICRC, in words
+		binary.BigEndian.PutUint16(lrh[4:], uint16((head+len(fb.payload))/4)&0x7FF) // LRH to ICRC, in words
 		binary.BigEndian.PutUint16(lrh[6:], uint16(p.Src)+1)
+		if grh {
+			// IPVer 6, traffic class and flow label 0, the payload length
+			// (BTH to ICRC), next header 0x1B (BTH), hop limit 64, and
+			// link-local GIDs: fe80::/64 and the port's GUID.
+			g := lrh[fabric.LRHBytes:]
+			g[0] = 6 << 4
+			binary.BigEndian.PutUint16(g[4:], uint16(len(fb.payload)))
+			g[6], g[7] = 0x1B, 64
+			g[8], g[9] = 0xfe, 0x80
+			binary.BigEndian.PutUint64(g[16:], fabric.GUID(p.Src))
+			g[24], g[25] = 0xfe, 0x80
+			binary.BigEndian.PutUint64(g[32:], fabric.GUID(p.Dst))
+		}
 		pkt = append(lrh, fb.payload...)
 		n := len(pkt)
 		binary.LittleEndian.PutUint32(pkt[n-fabric.ICRCBytes:], icrcIB(pkt[:n-fabric.ICRCBytes]))

@@ -648,19 +648,21 @@ type HCAS struct {
 	RxRate      rxRateV      `yaml:"rx_rate"`
 	PFCWatchdog nicWatchdogS `yaml:"pfc_watchdog"`
 	// NIC timing and selective repeat's timeouts (hca.Profile).
-	DoorbellLatency TimeV   `yaml:"doorbell_latency"`
-	WQEFetchLatency TimeV   `yaml:"wqe_fetch_latency"`
-	DMALatency      TimeV   `yaml:"dma_latency"`
-	TxPktLatency    TimeV   `yaml:"tx_pkt_latency"`
-	RxPktLatency    TimeV   `yaml:"rx_pkt_latency"`
-	MaxInline       SizeV   `yaml:"max_inline" max:"1KiB"`
-	RTOLow          TimeV   `yaml:"rto_low" min:"1ns"`
-	RTOHigh         TimeV   `yaml:"rto_high" min:"1ns"`
-	CC              StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|ibcc|none"`
-	IBCC            IBCCS   `yaml:"ibcc"`
-	DCQCN           DCQCNS  `yaml:"dcqcn"`
-	HPCC            HPCCS   `yaml:"hpcc"`
-	TIMELY          TIMELYS `yaml:"timely"`
+	DoorbellLatency TimeV `yaml:"doorbell_latency"`
+	WQEFetchLatency TimeV `yaml:"wqe_fetch_latency"`
+	DMALatency      TimeV `yaml:"dma_latency"`
+	TxPktLatency    TimeV `yaml:"tx_pkt_latency"`
+	RxPktLatency    TimeV `yaml:"rx_pkt_latency"`
+	MaxInline       SizeV `yaml:"max_inline" max:"1KiB"`
+	// GRH puts the global route header (40 B) on InfiniBand packets.
+	GRH     boolV   `yaml:"grh"`
+	RTOLow  TimeV   `yaml:"rto_low" min:"1ns"`
+	RTOHigh TimeV   `yaml:"rto_high" min:"1ns"`
+	CC      StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|ibcc|none"`
+	IBCC    IBCCS   `yaml:"ibcc"`
+	DCQCN   DCQCNS  `yaml:"dcqcn"`
+	HPCC    HPCCS   `yaml:"hpcc"`
+	TIMELY  TIMELYS `yaml:"timely"`
 }
 
 // nicWatchdogS is hca.pfc_watchdog: the NIC's PFC storm prevention.
