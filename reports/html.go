@@ -138,7 +138,14 @@ func (pg *page) build(runs []*Run) string {
 	pg.deadlock(runs)
 	pg.cdfs(runs)
 	pg.fctBuckets(runs)
-	pg.lines(runs, "rc_gbps", "DCQCN current rate", "reaction point's current rate Rc, Gb/s", false)
+	rateTitle, rateAxis := "DCQCN current rate", "reaction point's current rate Rc, Gb/s"
+	for _, r := range runs {
+		if len(r.Wheres[MetricCCTI]) > 0 {
+			rateTitle, rateAxis = "IB congestion control: sending rate", "source's rate from its CCT index, Gb/s"
+		}
+	}
+	pg.lines(runs, "rc_gbps", rateTitle, rateAxis, false)
+	pg.lines(runs, "ccti", "IB congestion control: CCT index", "source's Congestion Control Table index (CCTI)", false)
 	pg.lines(runs, "rt_gbps", "DCQCN target rate", "reaction point's target rate Rt, Gb/s", false)
 	pg.lines(runs, "alpha", "DCQCN alpha", "reaction point's alpha", false)
 	return pg.b.String()
