@@ -92,6 +92,9 @@ func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
 		port = int(next[0])
 		if len(next) > 1 {
 			port = int(fabric.PickPort(next, key.Hash(sw.ECMPSeed())))
+		} else if lmc := n.Scenario.IB.LMC; lmc > 0 && n.Scenario.LinkLayer == fabric.InfiniBand {
+			p, _ := n.Scenario.Routes.LFTPort(at, f.Dst, int(key.SrcPort)&(1<<lmc-1))
+			port = int(p)
 		}
 	}
 	return flowPath{wire: p.wire}

@@ -37,6 +37,10 @@ type IBConfig struct {
 	// Served is the VLs the VL arbitration tables serve (switch.ib.vlarb:
 	// a high entry, or a low one with a weight); all when none is given.
 	Served uint8
+	// LMC is subnet_manager.lmc: each host has 2^LMC LIDs, each on its
+	// own path where there are several; a QP uses the one its number
+	// picks. Default 0.
+	LMC int
 	// PairVL is, with subnet_manager.routing dfsssp, the VL the subnet
 	// manager gives each source-destination pair (fabric.AssignVLs).
 	PairVL map[[2]fabric.NodeID]uint8
@@ -83,8 +87,8 @@ func (b *builder) infiniband() {
 	if a := fabric.RoutingAlgo(sm.Routing.V); sm.Routing.Set && a.IsLFT() {
 		s.Routing = a // dfsssp and lash have said they are to come
 	}
-	if sm.LMC.Set && sm.LMC.V > 0 {
-		b.errorf(sm.LMC.Pos, "subnet_manager.lmc", "an LMC above 0 (several LIDs, and paths, per port) is not modelled yet in this version; remove lmc or give 0")
+	if sm.LMC.Set {
+		s.IB.LMC = int(sm.LMC.V)
 	}
 	if sm.SweepDelay.Set {
 		s.IB.SweepDelay = sm.SweepDelay.V
@@ -143,6 +147,7 @@ func (b *builder) infiniband() {
 
 	p := &s.Switch
 	p.LinkLayer = "infiniband"
+	p.LMC = s.IB.LMC
 	if h := sw.IB.HOQLifetime; h.Time.Set {
 		p.HOQLifetime = h.Time.V
 	}

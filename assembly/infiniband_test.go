@@ -105,11 +105,10 @@ traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
 			`t.yaml:2:50: switch.ib.vl_buffer: a VL's buffer (2048 bytes) must hold the largest packet, 4134 bytes (65 credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu`},
 		{`topology: {kind: star, hosts: 2}
 switch: {link_layer: infiniband}
-subnet_manager: {routing: lash, lmc: 1}
+subnet_manager: {routing: lash}
 hca: {cc: ibcc}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
-			`t.yaml:3:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn, ftree or dfsssp (lash is to come)
-t.yaml:3:38: subnet_manager.lmc: an LMC above 0 (several LIDs, and paths, per port) is not modelled yet in this version; remove lmc or give 0`},
+			`t.yaml:3:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn, ftree or dfsssp (lash is to come)`},
 		{`topology: {kind: star, hosts: 2}
 hca: {cc: ibcc, ibcc: {ccti_limit: 8}}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
@@ -270,5 +269,43 @@ func TestIBCCVictim(t *testing.T) {
 	}
 	if got := victim(string(src)); got < 0.80 {
 		t.Errorf("with IB CC the victim has %.2f of its fair share; want at least 0.80", got)
+	}
+}
+
+// TestIBLMC: with subnet_manager.lmc 1 each host has two LIDs (lfts.txt
+// lists both, on different ports where there are two paths), and the
+// flows of one source to one far destination, each its own QP, spread
+// over both of the edge switch's up ports, where with LMC 0 they all
+// take one.
+func TestIBLMC(t *testing.T) {
+	base := `
+stop: {at: 5ms, when: flows-done}
+topology: {kind: fat-tree, k: 4, link: {rate: EDR, delay: 100ns}}
+switch: {link_layer: infiniband}
+subnet_manager: {routing: minhop, lmc: LMC}
+traffic:
+  - flow: {from: h0, to: h15, size: 1MiB}
+  - flow: {from: h0, to: h15, size: 1MiB}
+  - flow: {from: h0, to: h15, size: 1MiB}
+  - flow: {from: h0, to: h15, size: 1MiB}
+`
+	for _, c := range []struct {
+		lmc   string
+		ports int
+	}{{"0", 1}, {"1", 2}} {
+		sc := mustParse(t, strings.Replace(base, "LMC", c.lmc, 1))
+		n, sum, _ := mustRun(t, sc)
+		assertConserved(t, "lmc "+c.lmc, sum)
+		h0, _ := sc.Topology.Lookup("h0")
+		edge := n.Fabric.Ports[h0][0].Peer().Node
+		used := 0
+		for _, p := range n.Fabric.Ports[edge] {
+			if n.Scenario.Topology.Nodes[p.Peer().Node].Kind == fabric.Switch && p.Stats.TxBytes > 1<<20 {
+				used++
+			}
+		}
+		if used != c.ports || sum.Flows.Completed != 4 {
+			t.Errorf("lmc %s: the flows left by %d up ports (want %d), %d of 4 complete", c.lmc, used, c.ports, sum.Flows.Completed)
+		}
 	}
 }

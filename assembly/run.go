@@ -100,7 +100,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 		if res.Extra == nil {
 			res.Extra = map[string][]byte{}
 		}
-		res.Extra["lfts.txt"] = fabric.LFTDump(s.Topology, s.Routes, fabric.AssignLIDs(s.Topology))
+		res.Extra["lfts.txt"] = fabric.LFTDump(s.Topology, s.Routes, fabric.AssignLIDsLMC(s.Topology, s.IB.LMC))
 	}
 	return res
 }

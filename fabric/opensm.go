@@ -45,6 +45,7 @@ func (a RoutingAlgo) IsLFT() bool {
 // came from, at the chosen port.
 func (b *routeBuilder) pickOne(algo RoutingAlgo) {
 	r := b.r
+	r.wide = append([]portRange(nil), r.spans...)
 	for si := range b.sw {
 		var used map[int32]int
 		if algo != RoutingFtree {
@@ -74,21 +75,48 @@ func (b *routeBuilder) pickOne(algo RoutingAlgo) {
 	}
 }
 
-// LIDs are the local identifiers the subnet manager gives the nodes: a
-// base LID per node, in NodeID order from 1 (the SM's own port takes 1 in
-// OpenSM; here the first node does), with LMC 0: one LID per port.
-type LIDs struct {
-	base []uint16
+// LFTPort returns the port switch at forwards the LID of host dst with
+// offset j on: the table's own entry for j 0 (NextPorts), and for the
+// other LIDs of an LMC above 0 the next candidates of the same min-hop
+// (or up*/down*) set in turn, as OpenSM spreads a port's LIDs over the
+// paths it has. ok is false without an entry.
+func (r *Routes) LFTPort(at, dst NodeID, j int) (port int32, ok bool) {
+	next := r.NextPorts(at, dst)
+	if len(next) == 0 {
+		return 0, false
+	}
+	if j == 0 || r.wide == nil {
+		return next[0], true
+	}
+	si, hi := r.swIndex[at], r.hostIndex[dst]
+	w := r.wide[int(si)*r.hosts+int(hi)]
+	s := r.spans[int(si)*r.hosts+int(hi)]
+	return r.ports[w.off+(s.off-w.off+int32(j))%w.n], true
 }
 
-// AssignLIDs gives every node of t a LID.
-func AssignLIDs(t *Topology) *LIDs {
-	l := &LIDs{base: make([]uint16, len(t.Nodes))}
+// LIDs are the local identifiers the subnet manager gives the nodes: a
+// base LID per node, in NodeID order, each node's block of 2^LMC LIDs
+// aligned as OpenSM aligns them (LID 0 is reserved: node i's base is
+// (i+1) × 2^LMC).
+type LIDs struct {
+	base []uint16
+	lmc  int
+}
+
+// AssignLIDs gives every node of t a LID (LMC 0).
+func AssignLIDs(t *Topology) *LIDs { return AssignLIDsLMC(t, 0) }
+
+// AssignLIDsLMC gives every node of t a block of 2^lmc LIDs.
+func AssignLIDsLMC(t *Topology, lmc int) *LIDs {
+	l := &LIDs{base: make([]uint16, len(t.Nodes)), lmc: lmc}
 	for i := range t.Nodes {
-		l.base[i] = uint16(i + 1)
+		l.base[i] = uint16((i + 1) << lmc)
 	}
 	return l
 }
+
+// LMC returns the LID mask control: each node has 2^LMC LIDs.
+func (l *LIDs) LMC() int { return l.lmc }
 
 // Of returns node n's LID.
 func (l *LIDs) Of(n NodeID) uint16 { return l.base[n] }
@@ -108,7 +136,7 @@ func GUID(n NodeID) uint64 { return 0x0002c90300000000 | uint64(n+1) }
 func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 	// Written by hand rather than with fmt: a k=16 fat tree's dump is
 	// 430,000 lines, and fmt made it a fifth of the run's time.
-	maxLID := uint64(len(t.Nodes))
+	maxLID := uint64((len(t.Nodes)+1)<<lids.lmc - 1)
 	switches := 0
 	for _, n := range t.Nodes {
 		if n.Kind == Switch {
@@ -121,9 +149,9 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 			b = append(b, "0123456789abcdef"[v>>(4*uint(i))&0xF])
 		}
 	}
-	line := func(dst NodeID, port int32, kind string) {
+	line := func(dst NodeID, lid uint16, port int32, kind string) {
 		b = append(b, "0x"...)
-		hex(uint64(lids.Of(dst)), 4)
+		hex(uint64(lid), 4)
 		b = append(b, ' ')
 		p := port + 1
 		b = append(b, byte('0'+p/100%10), byte('0'+p/10%10), byte('0'+p%10))
@@ -153,10 +181,14 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 			dst := NodeID(did)
 			switch {
 			case dst == at:
-				line(dst, -1, "Switch") // port 0: the switch itself
+				for j := 0; j < 1<<lids.lmc; j++ {
+					line(dst, lids.Of(dst)+uint16(j), -1, "Switch") // port 0: the switch itself
+				}
 			case dn.Kind == Host:
-				if next := r.NextPorts(at, dst); len(next) > 0 {
-					line(dst, next[0], "Channel Adapter")
+				for j := 0; j < 1<<lids.lmc; j++ {
+					if port, ok := r.LFTPort(at, dst, j); ok {
+						line(dst, lids.Of(dst)+uint16(j), port, "Channel Adapter")
+					}
 				}
 				// Switch LIDs: the tables route to hosts; OpenSM routes
 				// to switches too, which the model does not need.

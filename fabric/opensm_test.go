@@ -177,3 +177,40 @@ func TestAssignVLsBreaksARingsLoop(t *testing.T) {
 		t.Errorf("lanes used %v over %d pairs; want both lanes over 42 pairs", used, len(vls))
 	}
 }
+
+// TestLFTPortSpreadsLIDs: with an LMC above 0 the LIDs of one host leave
+// an edge switch of a k=4 fat tree by both its up ports, in turn; LID 0
+// by the table's own choice.
+func TestLFTPortSpreadsLIDs(t *testing.T) {
+	tp, err := FatTree(4, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, algo := range []RoutingAlgo{RoutingMinHop, RoutingUpDn, RoutingFtree} {
+		r, _, err := ComputeRoutes(tp, algo, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts := tp.Hosts()
+		edge := tp.Nodes[hosts[0]].Ports[0].Peer
+		far := hosts[len(hosts)-1] // in another pod
+		ports := map[int32]bool{}
+		for j := 0; j < 4; j++ {
+			p, ok := r.LFTPort(edge, far, j)
+			if !ok {
+				t.Fatalf("%s: no entry for LID offset %d", algo, j)
+			}
+			if j == 0 && p != r.NextPorts(edge, far)[0] {
+				t.Errorf("%s: LID offset 0 leaves by %d, the table says %d", algo, p, r.NextPorts(edge, far)[0])
+			}
+			ports[p] = true
+		}
+		if len(ports) != 2 {
+			t.Errorf("%s: four LIDs leave %s by %d ports; want both up ports", algo, tp.Nodes[edge].Name, len(ports))
+		}
+	}
+	lids := AssignLIDsLMC(tp, 2)
+	if lids.Of(0) != 4 || lids.Of(1) != 8 {
+		t.Errorf("LMC 2: base LIDs %d, %d; want 4, 8 (blocks of four, LID 0 reserved)", lids.Of(0), lids.Of(1))
+	}
+}

@@ -78,6 +78,10 @@ type Routes struct {
 	hostIndex []int32     // by NodeID: host index, -1 for a switch
 	spans     []portRange // [switch index*hosts + host index]
 	ports     []int32     // every next-hop list, back to back
+	// wide keeps, for OpenSM's engines (one port per destination), the
+	// candidate list each entry was chosen from, for the LIDs of an LMC
+	// above 0 (LFTPort).
+	wide []portRange
 }
 
 type portRange struct{ off, n int32 }

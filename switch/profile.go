@@ -76,6 +76,13 @@ type Profile struct {
 	// 4.096 µs × 2^value; OpenSM's default head_of_queue_lifetime is 0x12,
 	// about 1 s, and 0x14 or more is infinite). 0: off, the default.
 	HOQLifetime sim.Time
+	// LMC, on InfiniBand, is the subnet manager's LID mask control: each
+	// host has 2^LMC LIDs, each forwarded on its own path where the
+	// fabric has several (fabric.Routes.LFTPort). A QP's packets go to
+	// the LID its QP number's low LMC bits pick (through the UDP source
+	// port lfsim derives from it, which InfiniBand packets carry in the
+	// model as the flow's key). 0: one LID per port, the default.
+	LMC int
 	// FloodLossless floods a lossless packet for which the switch has no
 	// forwarding entry to every port but the one it came in on, as
 	// Ethernet switches flood unknown unicast (IEEE 802.1D) and as Guo et

@@ -340,6 +340,9 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	out := next[0]
 	if len(next) > 1 {
 		out = fabric.PickPort(next, p.Flow.Hash(s.ecmpSeed))
+	} else if s.credits && s.Prof.LMC > 0 {
+		// InfiniBand with several LIDs per port: the LID's own entry.
+		out, _ = s.routes.LFTPort(s.ID, p.Dst, int(p.Flow.SrcPort)&(1<<s.Prof.LMC-1))
 	}
 	if int(out) >= 0 && s.down > 0 && s.ports[out].Down() {
 		s.release(i, prio, frame)
