@@ -316,6 +316,9 @@ func (b *builder) checkBuffers() {
 			b.errorf(at, path, "a VL's buffer (%d bytes) must hold the largest packet, %d bytes (%d credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu",
 				s.IB.VLBuffer, maxFrame, need/fabric.BlockBytes)
 		}
+		if top := (len(t.Nodes)+1)<<s.IB.LMC - 1; top > 0xBFFF {
+			b.errorf(b.f.SubnetManager.LMC.Pos, "subnet_manager.lmc", "with LMC %d the %d nodes need LIDs up to %d; unicast LIDs end at 49151 (0xBFFF): lower lmc", s.IB.LMC, len(t.Nodes), top)
+		}
 		var used uint8
 		for _, f := range s.Flows {
 			used |= 1 << f.Priority

@@ -21,17 +21,16 @@ import "github.com/lfsim/lfsim/sim"
 // change and at least every 65,536 symbol times. The model sends one when
 // the buffer has room the last FCCL did not grant, and either that room
 // is a quarter of the buffer or more, or the sender may run short of
-// credit while this end may run dry: the credit granted and not yet
-// received (the last FCCL less ABR) and the buffer's content are both
-// below what can be sent before another grant arrives (two of the
-// largest packets, a quarter buffer, and the link's bandwidth-delay
+// credit: the credit granted and not yet received (the last FCCL less
+// ABR) is below what it can send before another grant arrives (two of
+// the largest packets, a quarter buffer, and the link's bandwidth-delay
 // product both ways). Otherwise holding back a grant smaller than a
-// quarter buffer costs nothing: the sender has credit to go on, or this
-// end has enough to send while the grant travels. A packet already
-// waiting to go carries the newest FCCL when it leaves. So a link that
-// runs free, and one into a full buffer, carry one flow-control packet
-// per quarter buffer rather than one per packet, as a simulator must to
-// stay fast, and a long link one per packet, exactly as granted. The periodic refresh only repairs credits of
+// quarter buffer costs nothing: the sender has credit to go on. A packet
+// already waiting to go carries the newest FCCL when it leaves. So a
+// link that runs free carries one flow-control packet per quarter buffer
+// rather than one per packet, as a simulator must to stay fast, and a
+// credit-limited one (a long link, a full buffer) one per packet,
+// exactly as granted. The periodic refresh only repairs credits of
 // packets lost on the wire, and is modelled as the refresh after a loss
 // (a lossy or cut link) rather than as a timer on every port. Links lose
 // no flow-control packet to random loss (as they spare PFC frames); a cut
@@ -74,6 +73,15 @@ type credits struct {
 	// a VL with less credit is marked paused, for observers, until its
 	// credit is back at resumeAt (creditChanged).
 	maxBlocks, resumeAt int64
+	// peerMax is the peer's largest packet in blocks: a sender with less
+	// credit than that waits (maybeAdvertise).
+	peerMax int64
+	// wantUp: this end's link was restored while the other end's was not
+	// (SetDown): it waits, down, to train with it. stale counts the frames
+	// that were on the wire toward this end when the link was cut, which
+	// arrive lost.
+	wantUp bool
+	stale  int64
 	// FC packets made, received, and sent.
 	made, received int64
 }
@@ -99,22 +107,28 @@ func (p *Port) EnableCredits(bufferBytes int64, vls int, maxFrame int64) {
 	p.retrain()
 }
 
-// retrain starts both halves of the port's credit counters anew, as link
-// training does: the receiver grants what its buffer has free, and the
-// peer's sender takes that as its limit.
+// retrain starts both ends' credit counters anew, as link training
+// does: each end's receiver grants what its buffer has free (ABR 0), and
+// the other end's sender takes that as its limit (FCTBS 0). With the
+// peer not yet enabled (EnableCredits on the first end) only this end's
+// receive half is set.
 func (p *Port) retrain() {
 	c := p.credit
-	for v := 0; v < c.vls; v++ {
-		c.abr[v] = 0
-		c.advert[v] = uint16(c.capacity-c.used[v]) & 0xFFF
-		c.fctbs[v] = 0
+	reset := func(c *credits) {
+		for v := 0; v < c.vls; v++ {
+			c.abr[v] = 0
+			c.advert[v] = uint16(c.capacity-c.used[v]) & 0xFFF
+			c.fctbs[v] = 0
+		}
 	}
+	reset(c)
 	if pc := p.peer.credit; pc != nil {
+		reset(pc)
 		c.resumeAt = min(2*c.maxBlocks, pc.capacity)
 		pc.resumeAt = min(2*pc.maxBlocks, c.capacity)
+		c.peerMax, pc.peerMax = pc.maxBlocks, c.maxBlocks
 		for v := 0; v < pc.vls; v++ {
 			pc.fccl[v] = c.advert[v]
-			pc.fctbs[v] = 0
 		}
 		for v := 0; v < c.vls; v++ {
 			c.fccl[v] = pc.advert[v]
@@ -122,6 +136,14 @@ func (p *Port) retrain() {
 		p.peer.updateCreditMask()
 	}
 	p.updateCreditMask()
+}
+
+// staleArrival counts off one of the frames that were on the wire toward
+// this end when its link was cut, which the cut lost: true, so that
+// arrive drops it.
+func (p *Port) staleArrival() bool {
+	p.credit.stale--
+	return true
 }
 
 // Credits reports whether the port's link uses credit flow control.
@@ -196,7 +218,13 @@ func (p *Port) maybeAdvertise(vl uint8) {
 	}
 	limit := (c.abr[vl] + uint16(c.capacity-c.used[vl])) & 0xFFF
 	grant := int64((limit - c.advert[vl]) & 0xFFF)
-	if grant == 0 || grant < c.batch && (int64((c.advert[vl]-c.abr[vl])&0xFFF) >= c.lowWater || c.used[vl] >= c.lowWater) {
+	if grant == 0 {
+		return
+	}
+	// Held back only while the sender surely has credit to go on. (Not
+	// also while this end holds much: what it holds may be stuck, and
+	// the sender would wait on a grant that nothing here would send.)
+	if remaining := int64((c.advert[vl] - c.abr[vl]) & 0xFFF); grant < c.batch && remaining >= c.lowWater {
 		return
 	}
 	p.queueFC(vl)

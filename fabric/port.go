@@ -215,6 +215,16 @@ func (p *Port) Down() bool { return p.down }
 // every pause in force ends, and the link drops what is on it and what
 // arrives. Owners flush their own queues for the port.
 func (p *Port) SetDown(down bool) {
+	if p.credit != nil {
+		// InfiniBand: a link trains, and is up, only once both ends are;
+		// an end restored first waits, down, for the other (credit.go).
+		if down {
+			p.credit.wantUp = false
+		} else if p.down && p.peer.down && !p.peer.credit.wantUp {
+			p.credit.wantUp = true
+			return
+		}
+	}
 	if p.down == down {
 		return
 	}
@@ -235,13 +245,22 @@ func (p *Port) SetDown(down bool) {
 				p.pauseChanged(prio, false)
 			}
 		}
+		if p.credit != nil {
+			// What is on the wire toward this end when the link is cut
+			// is lost, even if the cut ends before it would arrive.
+			p.credit.stale = int64(p.peer.out.InFlight())
+		}
 		p.armWake()
 		return
 	}
-	if p.credit != nil && !p.peer.down {
-		// Both ends are up again: the link retrains, and credits
-		// start anew.
+	if p.credit != nil && p.peer.credit.wantUp {
+		// The other end was waiting: both come up, the link retrains,
+		// and both ends' credits start anew.
+		p.peer.credit.wantUp = false
+		p.peer.down, p.peer.out.down = false, false
+		p.peer.out.updateFastCarry()
 		p.retrain()
+		p.peer.Kick()
 	}
 	p.Kick()
 }
@@ -445,7 +464,7 @@ func arrive(t, d unsafe.Pointer) {
 	if pkt.Kind == KindPause {
 		p.pausesArrived++
 	}
-	if p.down {
+	if pkt.Link == InfiniBand && p.credit.stale > 0 && p.staleArrival() || p.down {
 		p.out.countCut(pkt.Kind) // counted on the link of the port's own direction
 		p.pool.Dropped(pkt, "link_down", int64(pkt.Payload))
 		p.pool.Put(pkt)

@@ -781,8 +781,9 @@ func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
 		return h.ctrl.Pop()
 	}
 	if port.Credits() {
-		// ACKs, NAKs and CNPs take one credit block (at most 38 bytes).
-		return h.ctrl.PopUnpaused(port.ShortOf(1))
+		// ACKs, NAKs and CNPs fit the blocks of the largest of them, a
+		// CNP (42 bytes; 82 with a GRH: two blocks).
+		return h.ctrl.PopUnpaused(port.ShortOf(fabric.IBPacketBlocks(int64(fabric.IBWire(fabric.OpCNP, 0, h.Prof.GRH)))))
 	}
 	return h.ctrl.PopUnpaused(port.PausedMask())
 }

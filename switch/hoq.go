@@ -12,15 +12,18 @@ import "github.com/lfsim/lfsim/sim"
 // expire; a head that leaves in time is not touched.
 
 // armHOQ schedules port o's check for the earliest expiry among its
-// blocked heads, unless one is pending.
+// heads blocked for credit, unless one is pending. (A head that waits
+// behind a long transmission, with credit, is not blocked: its expiry
+// would come round again and again at the same moment.)
 func (s *Switch) armHOQ(o int) {
 	if s.hoqTimer[o].Pending() {
 		return
 	}
+	port := s.ports[o]
 	next := sim.Never
-	occupied := s.ports[o].OwnerBits[bitOccupied]
+	occupied := port.OwnerBits[bitOccupied]
 	for vl := uint8(0); occupied != 0; vl, occupied = vl+1, occupied>>1 {
-		if occupied&1 != 0 {
+		if occupied&1 != 0 && !port.HasCredit(vl, s.queues[o][vl].peek().Frame()) {
 			next = min(next, s.hoqSince[o][vl]+s.hoq)
 		}
 	}
@@ -32,6 +35,7 @@ func (s *Switch) armHOQ(o int) {
 // hoqCheck discards the heads of port o that have waited past the
 // lifetime for credit, then rearms.
 func (s *Switch) hoqCheck(o int) {
+	s.hoqTimer[o] = sim.Timer{} // this one has fired (the engine recycles it after)
 	port := s.ports[o]
 	now := s.eng.Now()
 	for vl := uint8(0); vl < 8; vl++ {
