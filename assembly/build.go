@@ -84,7 +84,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		b.traffic()
 		b.estimateMemory()
 		b.routes()
-		b.dfsssp()
+		b.layeredVLs()
 	}
 	b.observe()
 	b.expect()

@@ -324,7 +324,7 @@ func (p *poissonSource) HandleEvent(*sim.Event) {
 		prio = g.Priority
 	}
 	if vl, ok := n.Scenario.IB.PairVL[[2]fabric.NodeID{p.host, dst}]; ok {
-		prio = vl // dfsssp: the pair's lane
+		prio = vl // dfsssp, lash: the pair's lane
 	}
 	f := Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
 		Start: now, Priority: prio, Generator: g.Generator, Pos: g.Pos}

@@ -193,8 +193,7 @@ faults:
   - {at: 1ms, link: [s0, h2], action: down}
 expect: {deadlock: true}
 `,
-			`t.yaml:9:1: subnet_manager: a subnet manager is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand; topology.routing routes Ethernet)
-t.yaml:9:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn, ftree or dfsssp (lash is to come)`},
+			`t.yaml:9:1: subnet_manager: a subnet manager is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand; topology.routing routes Ethernet)`},
 		{"ports", `topology: {kind: star, hosts: 3}
 traffic: [{flow: {from: h0, to: h1, size: 1}}]
 observe:

@@ -41,7 +41,7 @@ type IBConfig struct {
 	// own path where there are several; a QP uses the one its number
 	// picks. Default 0.
 	LMC int
-	// PairVL is, with subnet_manager.routing dfsssp, the VL the subnet
+	// PairVL is, with subnet_manager.routing dfsssp or lash, the VL the subnet
 	// manager gives each source-destination pair (fabric.AssignVLs).
 	PairVL map[[2]fabric.NodeID]uint8
 	// SweepDelay is how long after a link changes state the subnet
@@ -85,7 +85,7 @@ func (b *builder) infiniband() {
 	// OpenSM's default engine is minhop.
 	s.Routing = fabric.RoutingMinHop
 	if a := fabric.RoutingAlgo(sm.Routing.V); sm.Routing.Set && a.IsLFT() {
-		s.Routing = a // dfsssp and lash have said they are to come
+		s.Routing = a
 	}
 	if sm.LMC.Set {
 		s.IB.LMC = int(sm.LMC.V)
@@ -94,7 +94,7 @@ func (b *builder) infiniband() {
 		s.IB.SweepDelay = sm.SweepDelay.V
 	}
 	if r := b.f.Topology.Route; r != nil && r.Routing.Set {
-		b.errorf(r.Routing.Pos, "topology.routing", "topology.routing routes Ethernet; on InfiniBand the subnet manager's engine does (subnet_manager.routing: minhop, updn or ftree)")
+		b.errorf(r.Routing.Pos, "topology.routing", "topology.routing routes Ethernet; on InfiniBand the subnet manager's engine does (subnet_manager.routing: minhop, updn, ftree, dfsssp or lash)")
 	}
 	if sw.IB.VLBuffer.Set {
 		s.IB.VLBuffer = int64(sw.IB.VLBuffer.V)
@@ -130,7 +130,7 @@ func (b *builder) infiniband() {
 	notIB(sw.Has("egress_threshold"), sw.KeyPos("egress_threshold"), "switch.egress_threshold", "an InfiniBand switch drops nothing for want of buffer: each input port and VL has its own (switch.ib.vl_buffer)")
 	notIB(sw.Has("reserved"), sw.KeyPos("reserved"), "switch.reserved", "an InfiniBand switch has no shared pool to reserve from: each input port and VL has its buffer (switch.ib.vl_buffer)")
 	notIB(sw.Has("buffer"), sw.KeyPos("buffer"), "switch.buffer", "an InfiniBand switch's buffer is per input port and VL (switch.ib.vl_buffer)")
-	notIB(sw.Tagger.Set, sw.KeyPos("tagger"), "switch.tagger", "Tagger moves packets between lossless Ethernet priorities; on InfiniBand a routing engine that uses VLs breaks credit loops (subnet_manager.routing: dfsssp or lash, to come)")
+	notIB(sw.Tagger.Set, sw.KeyPos("tagger"), "switch.tagger", "Tagger moves packets between lossless Ethernet priorities; on InfiniBand a routing engine that uses VLs breaks credit loops (subnet_manager.routing: dfsssp or lash)")
 	notIB(sw.FloodLossless.Set, sw.KeyPos("flood_lossless"), "switch.flood_lossless", "an InfiniBand switch never floods: a packet without a forwarding entry is dropped")
 	h := &b.f.HCA
 	if h.CC.Set && h.CC.V != "none" && h.CC.V != "ibcc" {
@@ -200,15 +200,25 @@ func (b *builder) infiniband() {
 	}
 }
 
-// dfsssp gives every flow and program the VL of its source-destination
-// pair, which dfsssp's layering chose (fabric.AssignVLs), once the routes
-// are known; a traffic item that gives its own sl is refused.
-func (b *builder) dfsssp() {
+// layeredVLs gives every flow and program the VL of its
+// source-destination pair, which the layering of dfsssp
+// (fabric.AssignVLs) or lash (fabric.AssignLASHLanes) chose, once the
+// routes are known; a traffic item that gives its own sl is refused.
+func (b *builder) layeredVLs() {
 	s := b.s
-	if s.LinkLayer != fabric.InfiniBand || s.Routing != fabric.RoutingDFSSSP || s.Routes == nil || b.t == nil {
+	if s.LinkLayer != fabric.InfiniBand || s.Routes == nil || b.t == nil {
 		return
 	}
-	vls, err := fabric.AssignVLs(b.t, s.Routes, s.IB.DataVLs)
+	var vls map[[2]fabric.NodeID]uint8
+	var err error
+	switch s.Routing {
+	case fabric.RoutingDFSSSP:
+		vls, err = fabric.AssignVLs(b.t, s.Routes, s.IB.DataVLs)
+	case fabric.RoutingLASH:
+		vls, err = fabric.AssignLASHLanes(b.t, s.IB.DataVLs)
+	default:
+		return
+	}
 	if err != nil {
 		b.errorf(b.f.SubnetManager.Routing.Pos, "subnet_manager.routing", "%v", err)
 		return
@@ -216,7 +226,7 @@ func (b *builder) dfsssp() {
 	s.IB.PairVL = vls
 	for i := range b.f.Traffic {
 		if com := genCommon(b.f.Traffic[i].Gen); com != nil && com.SL.Set {
-			b.errorf(com.SL.Pos, b.f.Traffic[i].Path+"."+b.f.Traffic[i].Kind+".sl", "with subnet_manager.routing dfsssp the subnet manager gives each source-destination pair its SL (and VL); remove sl")
+			b.errorf(com.SL.Pos, b.f.Traffic[i].Path+"."+b.f.Traffic[i].Kind+".sl", "with subnet_manager.routing %s the subnet manager gives each source-destination pair its SL (and VL); remove sl", s.Routing)
 		}
 	}
 	for i := range s.Flows {

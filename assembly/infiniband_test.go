@@ -107,8 +107,8 @@ traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
 switch: {link_layer: infiniband}
 subnet_manager: {routing: lash}
 hca: {cc: ibcc}
-traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
-			`t.yaml:3:18: subnet_manager.routing: lash is not modelled yet in this version; use minhop, updn, ftree or dfsssp (lash is to come)`},
+traffic: [{flow: {from: h0, to: h1, size: 1MiB, sl: 1}}]`,
+			`t.yaml:5:53: traffic[0].flow.sl: with subnet_manager.routing lash the subnet manager gives each source-destination pair its SL (and VL); remove sl`},
 		{`topology: {kind: star, hosts: 2}
 hca: {cc: ibcc, ibcc: {ccti_limit: 8}}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
@@ -153,8 +153,8 @@ func TestIBLongLinkExample(t *testing.T) {
 // detector names the seven ring ports, in order, within 50 µs); with
 // updn it has no cycle and completes every flow (up*/down* paths never
 // turn down and then up, so the ring's credit dependencies cannot close),
-// and so with dfsssp on two VLs (the paths that would close the loop go
-// on VL 1); dfsssp with one VL says it needs more.
+// and so with dfsssp and with lash on two VLs (the paths that would
+// close the loop go on VL 1); with one VL each says it needs more.
 func TestIBCreditLoop(t *testing.T) {
 	src, err := scenario.ExampleSource("ib-credit-loop")
 	if err != nil {
@@ -166,7 +166,7 @@ func TestIBCreditLoop(t *testing.T) {
 	if d := sum.Deadlock; !d.Detected || d.AtNs > 50_000 || strings.Join(d.Cycle, " ") != strings.Join(want, " ") {
 		t.Errorf("minhop: deadlock %+v, want the cycle %v within 50 µs", d, want)
 	}
-	for _, c := range []struct{ routing, vls string }{{"updn", "1"}, {"dfsssp", "2"}} {
+	for _, c := range []struct{ routing, vls string }{{"updn", "1"}, {"dfsssp", "2"}, {"lash", "2"}} {
 		s := strings.Replace(strings.Replace(string(src), "routing: minhop", "routing: "+c.routing, 1), "deadlock: true", "deadlock: false", 1)
 		s = strings.Replace(s, "data_vls: 1", "data_vls: "+c.vls, 1)
 		_, sum, _ := mustRun(t, mustParse(t, s))
@@ -175,10 +175,12 @@ func TestIBCreditLoop(t *testing.T) {
 			t.Errorf("%s: deadlock %+v, %d of 7 flows complete", c.routing, sum.Deadlock, sum.Flows.Completed)
 		}
 	}
-	// dfsssp cannot break the ring's loop with one VL, and says so.
-	one := strings.Replace(string(src), "routing: minhop", "routing: dfsssp", 1)
-	if _, err := Parse("t.yaml", []byte(one)); err == nil || !strings.Contains(err.Error(), "dfsssp needs more than 1 VLs") {
-		t.Errorf("dfsssp with one VL: %v", err)
+	// dfsssp and lash cannot break the ring's loop with one VL, and say so.
+	for _, algo := range []string{"dfsssp", "lash"} {
+		one := strings.Replace(string(src), "routing: minhop", "routing: "+algo, 1)
+		if _, err := Parse("t.yaml", []byte(one)); err == nil || !strings.Contains(err.Error(), algo+" needs more than 1 VLs") {
+			t.Errorf("%s with one VL: %v", algo, err)
+		}
 	}
 }
 

@@ -36,16 +36,20 @@ const (
 // IsLFT reports whether the algorithm is one of OpenSM's (one port per
 // destination).
 func (a RoutingAlgo) IsLFT() bool {
-	return a == RoutingMinHop || a == RoutingUpDn || a == RoutingFtree || a == RoutingDFSSSP
+	return a == RoutingMinHop || a == RoutingUpDn || a == RoutingFtree || a == RoutingDFSSSP || a == RoutingLASH
 }
 
 // pickOne reduces every switch's next-hop list per destination to one
 // port, as a linear forwarding table has: by least use (minhop, updn) or
-// by destination index (ftree). A span keeps pointing into the list it
+// by destination index (ftree), or as lash's trees go (pickLASH). A span keeps pointing into the list it
 // came from, at the chosen port.
 func (b *routeBuilder) pickOne(algo RoutingAlgo) {
 	r := b.r
 	r.wide = append([]portRange(nil), r.spans...)
+	if algo == RoutingLASH {
+		b.pickLASH()
+		return
+	}
 	for si := range b.sw {
 		var used map[int32]int
 		if algo != RoutingFtree {

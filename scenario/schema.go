@@ -385,7 +385,7 @@ type IBS struct {
 // changes state it installs new forwarding tables.
 type SubnetManagerS struct {
 	meta
-	Routing    StrV  `yaml:"routing" enum:"minhop|updn|ftree|dfsssp|lash" todoval:"lash" use:"use minhop, updn, ftree or dfsssp (lash is to come)"`
+	Routing    StrV  `yaml:"routing" enum:"minhop|updn|ftree|dfsssp|lash"`
 	LMC        IntV  `yaml:"lmc" min:"0" max:"7"`
 	SweepDelay TimeV `yaml:"sweep_delay"`
 }
