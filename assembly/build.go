@@ -37,8 +37,12 @@ type builder struct {
 	names        []string         // all node names, once needed (allNames)
 	swNames      []string         // switch names, once needed (switchNames)
 	poissonFlows float64          // the flows the poisson generators so far are expected to make
-	mem          *memEstimate     // the topology's part of the memory estimate (memory.go)
-	tooBig       bool             // the traffic was refused for its size: the routing tables are not computed
+	// hcaArbPos and hcaArbPath are the last hca.vlarb block that narrowed
+	// the VLs served (Scenario.IB.HCAServed).
+	hcaArbPos  scenario.Pos
+	hcaArbPath string
+	mem        *memEstimate // the topology's part of the memory estimate (memory.go)
+	tooBig     bool         // the traffic was refused for its size: the routing tables are not computed
 
 	declPos  map[fabric.NodeID]scenario.Pos // an explicit topology's node declarations
 	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]

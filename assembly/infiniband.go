@@ -3,6 +3,7 @@ package assembly
 import (
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
@@ -34,6 +35,9 @@ type IBConfig struct {
 	// (switch.ib.sl2vl). Default: SL s uses VL s mod 8 mod DataVLs, the
 	// contract's [0..7, 0..7] folded onto fewer VLs.
 	SL2VL [16]uint8
+	// HCAServed is the VLs every HCA's tables serve (hca.vlarb, a host's
+	// hca.vlarb), 0xFF where none has its own.
+	HCAServed uint8
 	// Served is the VLs the VL arbitration tables serve (switch.ib.vlarb:
 	// a high entry, or a low one with a weight); all when none is given.
 	Served uint8
@@ -73,6 +77,9 @@ func (b *builder) infiniband() {
 		}
 		if h := &b.f.HCA; h.Has("ibcc") {
 			b.errorf(h.KeyPos("ibcc"), "hca.ibcc", "hca.ibcc is InfiniBand's congestion control's; this scenario's links are Ethernet")
+		}
+		if h := &b.f.HCA; h.Has("vlarb") {
+			b.errorf(h.KeyPos("vlarb"), "hca.vlarb", "VL arbitration is InfiniBand's; on Ethernet a NIC sends its QPs in round robin (switch.scheduler weighs priorities at the switches)")
 		}
 		if sm.Set {
 			b.errorf(b.f.KeyPos("subnet_manager"), "subnet_manager", "a subnet manager is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand; topology.routing routes Ethernet)")
@@ -151,9 +158,12 @@ func (b *builder) infiniband() {
 	if h := sw.IB.HOQLifetime; h.Time.Set {
 		p.HOQLifetime = h.Time.V
 	}
-	s.IB.Served = 0xFF
+	s.IB.Served, s.IB.HCAServed = 0xFF, 0xFF
 	if sw.IB.Has("vlarb") {
 		b.vlArb(&sw.IB.VLArb)
+	}
+	if h.Has("vlarb") {
+		b.hcaVLArb(&s.HCA, &h.VLArb, "hca.vlarb")
 	}
 	p.PFC.Priorities = []uint8{}
 	p.ECN.Enabled = false
@@ -240,29 +250,30 @@ func (b *builder) layeredVLs() {
 	}
 }
 
-// vlArb makes switch.ib.vlarb the switches' egress scheduling: the VLs of
-// the high-priority table go first, by VL number (the model does not
-// weigh them against each other), and those of the low-priority table
-// share what is left by deficit round robin with their weights in
-// 64-byte units; high_limit (4 KiB units; 255 unlimited, 0 one packet)
-// bounds what the high table sends while the low one waits. A VL in
-// neither table, or only with weight 0, is never sent (checkBuffers
-// refuses traffic on it).
-func (b *builder) vlArb(va *scenario.VLArbS) {
+// vlTables is a VL arbitration table pair as a file gives it
+// (switch.ib.vlarb, hca.vlarb).
+type vlTables struct {
+	high   uint16    // VLs of the high-priority table
+	weight [16]int64 // low table: weight in 64-byte units, 0 for none
+	served uint8     // VLs either table serves
+	limit  int64     // high_limit in bytes (4 KiB units); 0 unlimited, 1 one packet
+}
+
+// parseVLArb checks a table pair: VLs that are data VLs, one entry each.
+// A VL in neither table, or only with weight 0, is never sent.
+func (b *builder) parseVLArb(va *scenario.VLArbS, path string) vlTables {
 	s := b.s
-	p := &s.Switch
-	p.DWRR, p.DWRRUnit = map[uint8]int{}, fabric.BlockBytes
-	s.IB.Served = 0
+	var t vlTables
 	seen := map[int64]bool{}
 	entry := func(e scenario.VLArbEntry, table string) bool {
 		switch {
 		case !e.VL.Set:
 			return false
 		case int(e.VL.V) >= s.IB.DataVLs:
-			b.errorf(e.VL.Pos, "switch.ib.vlarb."+table, "VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", e.VL.V, s.IB.DataVLs, s.IB.DataVLs-1)
+			b.errorf(e.VL.Pos, path+"."+table, "VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", e.VL.V, s.IB.DataVLs, s.IB.DataVLs-1)
 			return false
 		case seen[e.VL.V]:
-			b.errorf(e.VL.Pos, "switch.ib.vlarb."+table, "VL %d has an entry already; the model takes one entry per VL", e.VL.V)
+			b.errorf(e.VL.Pos, path+"."+table, "VL %d has an entry already; the model takes one entry per VL", e.VL.V)
 			return false
 		}
 		seen[e.VL.V] = true
@@ -270,22 +281,65 @@ func (b *builder) vlArb(va *scenario.VLArbS) {
 	}
 	for _, e := range va.High {
 		if entry(e, "high") {
-			s.IB.Served |= 1 << e.VL.V
+			t.high |= 1 << e.VL.V
+			t.served |= 1 << e.VL.V
 		}
 	}
 	for _, e := range va.Low {
 		if entry(e, "low") && e.Weight.V > 0 {
-			p.DWRR[uint8(e.VL.V)] = int(e.Weight.V)
-			s.IB.Served |= 1 << e.VL.V
+			t.weight[e.VL.V] = e.Weight.V
+			t.served |= 1 << e.VL.V
 		}
 	}
 	switch l := va.HighLimit; {
 	case !l.Set || l.V == 255:
-		p.HighLimit = 0
 	case l.V == 0:
-		p.HighLimit = 1 // one packet
+		t.limit = 1 // one packet
 	default:
-		p.HighLimit = l.V * 4096
+		t.limit = l.V * 4096
+	}
+	return t
+}
+
+// vlArb makes switch.ib.vlarb the switches' egress scheduling: the VLs of
+// the high-priority table go first, by VL number (the model does not
+// weigh them against each other), and those of the low-priority table
+// share what is left by deficit round robin with their weights in
+// 64-byte units; high_limit (4 KiB units; 255 unlimited, 0 one packet)
+// bounds what the high table sends while the low one waits. Unless
+// hca.vlarb gives their own, the HCAs arbitrate with the same tables.
+func (b *builder) vlArb(va *scenario.VLArbS) {
+	s := b.s
+	t := b.parseVLArb(va, "switch.ib.vlarb")
+	p := &s.Switch
+	p.DWRR, p.DWRRUnit = map[uint8]int{}, fabric.BlockBytes
+	for vl, w := range t.weight {
+		if w > 0 {
+			p.DWRR[uint8(vl)] = int(w)
+		}
+	}
+	p.HighLimit = t.limit
+	s.IB.Served = t.served
+	s.HCA.VLArb = t.hca()
+}
+
+// hca is the tables as an HCA's profile takes them.
+func (t vlTables) hca() *hca.VLArb {
+	a := &hca.VLArb{High: t.high, HighLimit: t.limit}
+	for vl, w := range t.weight {
+		a.Weight[vl] = w * fabric.BlockBytes
+	}
+	return a
+}
+
+// hcaVLArb applies an hca.vlarb block (the top-level one or a host's) to
+// p, and narrows the VLs served to those its tables serve too.
+func (b *builder) hcaVLArb(p *hca.Profile, va *scenario.VLArbS, path string) {
+	t := b.parseVLArb(va, path)
+	p.VLArb = t.hca()
+	if b.s.IB.HCAServed&^t.served != 0 {
+		b.s.IB.HCAServed &= t.served
+		b.hcaArbPos, b.hcaArbPath = va.Pos, path
 	}
 }
 

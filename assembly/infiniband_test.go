@@ -246,6 +246,64 @@ observe: {interval: 100us}
 	}
 }
 
+// TestIBHCAVLArbitration: one host sends on VL 0 and VL 1 at once, so
+// its own port is where the VLs meet. Without tables its QPs take turns
+// (half each); with hca.vlarb's low-table weights 64 and 192 VL 0 gets
+// 25% of the bytes within 2% (IBTA vol. 1, 7.6.9), with the switches'
+// tables the HCA's default the same, and the HCA's own tables win over
+// the switches' (75%: the switch does not queue, its egress being as
+// fast as the host's). A high-priority VL 1 takes the port (unlimited)
+// or, with high_limit 0, lets one VL 0 packet go after each of its own.
+func TestIBHCAVLArbitration(t *testing.T) {
+	base := `
+stop: {at: 2ms}
+topology: {kind: star, hosts: 2, link: {rate: EDR, delay: 100ns}}
+switch:
+  link_layer: infiniband
+  ib: {data_vls: 2SWARB}
+HCA
+traffic:
+  - flow: {from: h0, to: h1, size: 64MiB, sl: 0}
+  - flow: {from: h0, to: h1, size: 64MiB, sl: 1}
+`
+	const w13 = "{low: [{vl: 0, weight: 64}, {vl: 1, weight: 192}]}"
+	for _, c := range []struct {
+		sw, hca string
+		vl0     float64 // VL 0's share of the bytes delivered
+	}{
+		{"", "", 0.5},
+		{"", "hca: {vlarb: " + w13 + "}", 0.25},
+		{", vlarb: " + w13, "", 0.25},
+		{", vlarb: " + w13, "hca: {vlarb: {low: [{vl: 0, weight: 192}, {vl: 1, weight: 64}]}}", 0.75},
+		{"", "hca: {vlarb: {high: [{vl: 1, weight: 255}], low: [{vl: 0, weight: 64}]}}", 0},
+		{"", "hca: {vlarb: {high: [{vl: 1, weight: 255}], low: [{vl: 0, weight: 64}], high_limit: 0}}", 0.5},
+	} {
+		src := strings.Replace(strings.Replace(base, "SWARB", c.sw, 1), "HCA", c.hca, 1)
+		_, sum, rows := mustRun(t, mustParse(t, src))
+		assertConserved(t, c.sw+c.hca, sum)
+		share := float64(rows[0].DeliveredBytes) / float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes)
+		if math.Abs(share-c.vl0) > 0.02 {
+			t.Errorf("switch %q, %q: VL 0 has %.3f of the bytes, want %.2f within 0.02", c.sw, c.hca, share, c.vl0)
+		}
+		// The port is busy all the time: the two flows together move the
+		// data rate's worth of payload (within 1%).
+		total := float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes) * 8 / 2e-3
+		if rate := 100e9 * 4096 / float64(fabric.IBWire(fabric.OpWriteMiddle, 4096, false)); total < 0.99*rate {
+			t.Errorf("switch %q, %q: %.2f Gb/s together, want the port's %.2f", c.sw, c.hca, total/1e9, rate/1e9)
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{strings.Replace(strings.Replace(base, "SWARB", "", 1), "HCA", "hca: {vlarb: {low: [{vl: 0, weight: 64}]}}", 1),
+			"t.yaml:7:14: hca.vlarb: the traffic uses VL 1, which an HCA's VL arbitration tables never serve (give it an entry with a weight)"},
+		{"topology: {kind: star, hosts: 2}\nhca: {vlarb: {low: [{vl: 0, weight: 1}]}}\ntraffic: [{flow: {from: h0, to: h1, size: 1}}]",
+			"t.yaml:2:7: hca.vlarb: VL arbitration is InfiniBand's; on Ethernet a NIC sends its QPs in round robin (switch.scheduler weighs priorities at the switches)"},
+	} {
+		if _, err := Parse("t.yaml", []byte(c.src)); err == nil || err.Error() != c.want {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
+	}
+}
+
 // TestIBCCVictim: the ib-cc-victim example. The victim's fair share of
 // the s0-s1 link is what the two hot flows crossing it leave: they are
 // held to a quarter each of h3's link, so the share is half the data

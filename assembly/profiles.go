@@ -332,6 +332,8 @@ func (b *builder) checkBuffers() {
 		}
 		if left := used &^ s.IB.Served; left != 0 {
 			b.errorf(b.f.Switch.IB.KeyPos("vlarb"), "switch.ib.vlarb", "the traffic uses VL %d, which the VL arbitration tables never serve (give it an entry with a weight)", bits.TrailingZeros8(left))
+		} else if left := used &^ s.IB.HCAServed; left != 0 {
+			b.errorf(b.hcaArbPos, b.hcaArbPath, "the traffic uses VL %d, which an HCA's VL arbitration tables never serve (give it an entry with a weight)", bits.TrailingZeros8(left))
 		}
 		return
 	}

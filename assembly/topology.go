@@ -223,6 +223,13 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 			p := b.s.HCA
 			b.applyHCA(&p, &h.HCA)
 			b.noNodeCCParams(&h.HCA, h.Path+".hca")
+			if h.HCA.Has("vlarb") {
+				if b.s.LinkLayer == fabric.InfiniBand {
+					b.hcaVLArb(&p, &h.HCA.VLArb, h.Path+".hca.vlarb")
+				} else {
+					b.errorf(h.HCA.KeyPos("vlarb"), h.Path+".hca.vlarb", "VL arbitration is InfiniBand's; this scenario's links are Ethernet")
+				}
+			}
 			if b.s.HCAProfiles == nil {
 				b.s.HCAProfiles = map[fabric.NodeID]hca.Profile{}
 			}

@@ -69,7 +69,7 @@ type HCA struct {
 	nextQPN uint32
 	ID      fabric.NodeID
 
-	active    []*QP // QPs with work, in round-robin order
+	active    []*QP // QPs with work, in round-robin order (without arb)
 	ctrl      fabric.PacketQueue
 	rxBusy    bool
 	rxHung    bool
@@ -88,6 +88,10 @@ type HCA struct {
 	Prof Profile
 	Name string
 	IP   uint32
+
+	// arb is the port's VL arbitration (Profile.VLArb), which keeps a
+	// ring of QPs per VL in place of active; nil without one.
+	arb *vlArbiter
 
 	pds     []*PD
 	mrs     map[uint32]*MR // by key (lkey == rkey)
@@ -154,6 +158,9 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip u
 	h := &HCA{ID: id, Name: name, IP: ip, Prof: prof, eng: eng, pool: pool, port: port,
 		rxRate: prof.RxRate, rxLatency: prof.RxPktLatency,
 		qps: map[uint32]*QP{}, nextQPN: firstQPN, mrs: map[uint32]*MR{}, nextKey: 0x100, nextVA: 0x10000}
+	if prof.VLArb != nil {
+		h.arb = newVLArbiter(*prof.VLArb, int64(fabric.IBWire(fabric.OpWriteOnlyImm, prof.MTU, prof.GRH)))
+	}
 	port.SetOwner(h)
 	// Choosing a frame and taking one start from the HCA's first two
 	// lines: the port asks for them an event ahead.
@@ -252,13 +259,17 @@ func (h *HCA) DestroyQP(qp *QP) error {
 		h.lastQP = nil
 	}
 	if qp.active {
-		for i, x := range h.active {
+		ring, cursor := &h.active, &h.cursor
+		if h.arb != nil {
+			ring, cursor = &h.arb.rings[qp.ring], &h.arb.cursors[qp.ring]
+		}
+		for i, x := range *ring {
 			if x == qp {
 				// As NextPacket would drop it when its turn came: the
 				// QPs after it keep their order and the cursor its QP.
-				h.deactivate(i)
-				if i < h.cursor {
-					h.cursor--
+				h.deactivate(ring, i)
+				if i < *cursor {
+					*cursor--
 				}
 				break
 			}
@@ -765,7 +776,12 @@ func (h *HCA) deliverCompletion(pw *pendingWC) {
 func (h *HCA) activate(qp *QP) {
 	if !qp.active && qp.hasWork() {
 		qp.active = true
-		h.active = append(h.active, qp)
+		if h.arb != nil {
+			qp.ring = qp.Priority & 15
+			h.arb.rings[qp.ring] = append(h.arb.rings[qp.ring], qp)
+		} else {
+			h.active = append(h.active, qp)
+		}
 	}
 	h.port.Kick()
 }
@@ -788,11 +804,13 @@ func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
 	return h.ctrl.PopUnpaused(port.PausedMask())
 }
 
-func (h *HCA) deactivate(i int) {
-	h.active[i].active = false
-	copy(h.active[i:], h.active[i+1:])
-	h.active[len(h.active)-1] = nil
-	h.active = h.active[:len(h.active)-1]
+// deactivate takes the i-th QP out of its transmit ring.
+func (h *HCA) deactivate(ring *[]*QP, i int) {
+	r := *ring
+	r[i].active = false
+	copy(r[i:], r[i+1:])
+	r[len(r)-1] = nil
+	*ring = r[:len(r)-1]
 }
 
 // NextPacket is the transmit arbiter: control packets (ACK, NAK, atomic
@@ -816,59 +834,77 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 		return p
 	}
 	now := h.eng.Now()
-	for n := len(h.active); n > 0; n-- {
-		if h.cursor >= len(h.active) {
-			h.cursor = 0
+	if h.arb != nil {
+		return h.arb.next(h, port, now)
+	}
+	return h.fromRing(&h.active, &h.cursor, port, now)
+}
+
+// fromRing takes one packet from the next QP of ring in round-robin
+// order (from *cursor) that may send now, dropping the QPs that have no
+// work left; nil if none may.
+func (h *HCA) fromRing(ring *[]*QP, cursor *int, port *fabric.Port, now sim.Time) *fabric.Packet {
+	for n := len(*ring); n > 0; n-- {
+		if *cursor >= len(*ring) {
+			*cursor = 0
 		}
-		qp := h.active[h.cursor]
+		qp := (*ring)[*cursor]
 		if !qp.hasWork() {
-			h.deactivate(h.cursor)
+			h.deactivate(ring, *cursor)
 			continue
 		}
-		h.cursor++
-		if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
-			continue
+		*cursor++
+		if p := h.sendFrom(qp, port, now); p != nil {
+			return p
 		}
-		if len(qp.rdJobs) > 0 {
-			// READ responses are the responder's data: its rate limiter
-			// (congestion control's reaction point) paces them as it paces
-			// requests.
-			if qp.Rate > 0 && qp.nextTx > now {
-				h.wakeAt(qp, qp.nextTx)
-				continue
-			}
-			if j := qp.rdJobs[0]; j.gen != h.mrGen {
-				// A region was deregistered since the READ's was
-				// last found: if it was this one, the NAK this queues
-				// goes next.
-				if h.mrs[j.mr.RKey] != j.mr {
-					h.readAccessLost(qp)
-					return h.NextPacket(port)
-				}
-				j.gen = h.mrGen
-			}
-			return h.nextReadResponse(qp)
-		}
-		if qp.State != QPRTS {
-			continue
-		}
-		if qp.srPending() {
-			if p := h.srRetransmit(qp, now); p != nil {
-				return p
-			}
-			if qp.sendIdx >= len(qp.sq) {
-				continue
-			}
-		}
-		if t := h.holdUntil(qp); t > now {
-			if t != sim.Never {
-				h.wakeAt(qp, t)
-			}
-			continue
-		}
-		return h.nextRequest(qp)
 	}
 	return nil
+}
+
+// sendFrom takes qp's next packet if it may send one now; nil if not
+// (and a wake timer if time holds it back).
+func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
+	if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
+		return nil
+	}
+	if len(qp.rdJobs) > 0 {
+		// READ responses are the responder's data: its rate limiter
+		// (congestion control's reaction point) paces them as it paces
+		// requests.
+		if qp.Rate > 0 && qp.nextTx > now {
+			h.wakeAt(qp, qp.nextTx)
+			return nil
+		}
+		if j := qp.rdJobs[0]; j.gen != h.mrGen {
+			// A region was deregistered since the READ's was
+			// last found: if it was this one, the NAK this queues
+			// goes next.
+			if h.mrs[j.mr.RKey] != j.mr {
+				h.readAccessLost(qp)
+				return h.NextPacket(port)
+			}
+			j.gen = h.mrGen
+		}
+		return h.nextReadResponse(qp)
+	}
+	if qp.State != QPRTS {
+		return nil
+	}
+	if qp.srPending() {
+		if p := h.srRetransmit(qp, now); p != nil {
+			return p
+		}
+		if qp.sendIdx >= len(qp.sq) {
+			return nil
+		}
+	}
+	if t := h.holdUntil(qp); t > now {
+		if t != sim.Never {
+			h.wakeAt(qp, t)
+		}
+		return nil
+	}
+	return h.nextRequest(qp)
 }
 
 // wakeAt has the transmit arbiter look at qp again at t, when its rate

@@ -153,6 +153,11 @@ type Profile struct {
 
 	// GRH adds the global route header to InfiniBand packets.
 	GRH bool
+	// VLArb is the port's VL arbitration on InfiniBand (IBTA vol. 1,
+	// 7.6.9; OpenSM sets a CA port's with qos_ca_vlarb_high/low and
+	// qos_ca_high_limit): nil sends the QPs with work in round robin
+	// whatever their VL.
+	VLArb *VLArb
 }
 
 // AckTimeoutDuration is the local ACK timeout: 4.096 µs × 2^AckTimeout.

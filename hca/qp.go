@@ -262,6 +262,7 @@ type QP struct {
 	lastTx    sim.Time // when the last request started, and its size,
 	lastWire  int64    // to respace nextTx when the rate changes
 	active    bool     // in the HCA's transmit list
+	ring      uint8    // with VL arbitration, the VL whose ring it is in
 	destroyed bool     // DestroyQP: gone from the HCA's table
 	sr        *srState // selective repeat (Profile.Retransmit == Selective)
 	basePSN   int64

@@ -409,8 +409,8 @@ type IBCCS struct {
 	CCTIMin      IntV  `yaml:"ccti_min" min:"0" max:"16383"`
 }
 
-// VLArbS is switch.ib.vlarb: the VL arbitration tables (IBTA vol. 1,
-// 7.6.9), entries of a VL and a weight in 64-byte units.
+// VLArbS is switch.ib.vlarb or hca.vlarb: the VL arbitration tables
+// (IBTA vol. 1, 7.6.9), entries of a VL and a weight in 64-byte units.
 type VLArbS struct {
 	meta
 	High      []VLArbEntry `yaml:"high"`
@@ -655,7 +655,10 @@ type HCAS struct {
 	RxPktLatency    TimeV `yaml:"rx_pkt_latency"`
 	MaxInline       SizeV `yaml:"max_inline" max:"1KiB"`
 	// GRH puts the global route header (40 B) on InfiniBand packets.
-	GRH     boolV   `yaml:"grh"`
+	GRH boolV `yaml:"grh"`
+	// VLArb is the HCA port's VL arbitration tables (InfiniBand), as
+	// switch.ib.vlarb gives the switches'.
+	VLArb   VLArbS  `yaml:"vlarb"`
 	RTOLow  TimeV   `yaml:"rto_low" min:"1ns"`
 	RTOHigh TimeV   `yaml:"rto_high" min:"1ns"`
 	CC      StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|ibcc|none"`
