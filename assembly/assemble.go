@@ -67,6 +67,21 @@ func Build(s *Scenario) (*Network, error) {
 		}
 		n.Switches[id] = sw
 	}
+	if len(s.IB.PortSL2VL) > 0 {
+		// Every port has a table, switch.ib.sl2vl where the file gives
+		// none: a packet moved to another VL returns to its SL's usual VL
+		// at the next switch.
+		for _, sw := range n.Switches {
+			if sw != nil {
+				for out := range fab.Ports[sw.ID] {
+					sw.SetSL2VL(out, -1, s.IB.SL2VL)
+				}
+			}
+		}
+		for _, t := range s.IB.PortSL2VL {
+			n.Switches[t.Switch].SetSL2VL(t.Out, t.In, t.Table)
+		}
+	}
 	if err := n.buildFlows(); err != nil {
 		return nil, err
 	}

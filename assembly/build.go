@@ -89,6 +89,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		b.estimateMemory()
 		b.routes()
 		b.layeredVLs()
+		b.sl2vlPorts()
 	}
 	b.observe()
 	b.expect()

@@ -323,11 +323,12 @@ func (p *poissonSource) HandleEvent(*sim.Event) {
 	if g.PrioritySet {
 		prio = g.Priority
 	}
+	sl := g.SL
 	if vl, ok := n.Scenario.IB.PairVL[[2]fabric.NodeID{p.host, dst}]; ok {
-		prio = vl // dfsssp, lash: the pair's lane
+		prio, sl = vl, vl // dfsssp, lash: the pair's lane, as SL and VL
 	}
 	f := Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
-		Start: now, Priority: prio, Generator: g.Generator, Pos: g.Pos}
+		Start: now, Priority: prio, SL: sl, Generator: g.Generator, Pos: g.Pos}
 	fr := &FlowRun{Flow: f}
 	n.Flows = append(n.Flows, fr)
 	n.startFlowRun(fr, now)

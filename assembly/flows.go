@@ -21,6 +21,7 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE
 		dst.Connect(rs, src.ID, src.IP, rq.QPN)
 	}
 	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
+	rq.SL, rs.SL = f.SL, f.SL
 	mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
 	part := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
 	var wqes []*hca.WQE

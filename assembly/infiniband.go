@@ -1,6 +1,8 @@
 package assembly
 
 import (
+	"fmt"
+
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
@@ -35,6 +37,10 @@ type IBConfig struct {
 	// (switch.ib.sl2vl). Default: SL s uses VL s mod 8 mod DataVLs, the
 	// contract's [0..7, 0..7] folded onto fewer VLs.
 	SL2VL [16]uint8
+	// PortSL2VL are the switch ports' own SL-to-VL tables
+	// (switch.ib.sl2vl_ports), in file order (a later entry for the same
+	// ports wins).
+	PortSL2VL []PortSL2VL
 	// HCAServed is the VLs every HCA's tables serve (hca.vlarb, a host's
 	// hca.vlarb), 0xFF where none has its own.
 	HCAServed uint8
@@ -242,11 +248,13 @@ func (b *builder) layeredVLs() {
 	for i := range s.Flows {
 		f := &s.Flows[i]
 		f.Priority = vls[[2]fabric.NodeID{f.Src, f.Dst}]
+		f.SL = f.Priority // OpenSM gives the pair its lane as SL; SL2VL maps it to that VL
 	}
 	for i := range s.Tests {
 		t := &s.Tests[i]
 		vl := vls[[2]fabric.NodeID{t.Src, t.Dst}]
 		t.Perftest.Priority, t.Pingpong.Priority = vl, vl
+		t.Perftest.SL, t.Pingpong.SL = vl, vl
 	}
 }
 
@@ -352,6 +360,65 @@ func (s *Scenario) wire(op fabric.Opcode, payload int) int64 {
 	return int64(fabric.RoCEv2Wire(op, payload))
 }
 
+// PortSL2VL is a switch output port's SL-to-VL table for the packets
+// from input port In (-1: from every input port).
+type PortSL2VL struct {
+	Switch  fabric.NodeID
+	Out, In int
+	Table   [16]uint8
+}
+
+// sl2vlPorts reads switch.ib.sl2vl_ports once the topology is known.
+func (b *builder) sl2vlPorts() {
+	ib := &b.f.Switch.IB
+	if len(ib.SL2VLPorts) == 0 || b.t == nil {
+		return
+	}
+	if b.s.LinkLayer != fabric.InfiniBand {
+		return // switch.ib itself is refused
+	}
+	for i := range ib.SL2VLPorts {
+		e := &ib.SL2VLPorts[i]
+		path := fmt.Sprintf("switch.ib.sl2vl_ports[%d]", i)
+		refs := b.ports(e.Port, path+".port", false, false)
+		if len(refs) != 1 {
+			continue
+		}
+		out := refs[0]
+		if b.t.Nodes[out.Node].Kind != fabric.Switch {
+			b.errorf(e.Port.Pos, path+".port", "%s is a host's port; every HCA port maps SLs with switch.ib.sl2vl", scenario.Show(e.Port.V))
+			continue
+		}
+		t := PortSL2VL{Switch: out.Node, Out: out.Port, In: -1}
+		if e.In.Set {
+			in := b.ports(e.In, path+".in", false, false)
+			if len(in) != 1 {
+				continue
+			}
+			if in[0].Node != out.Node {
+				b.errorf(e.In.Pos, path+".in", "%s is not a port of %s: a table maps the packets that cross one switch from in to port", scenario.Show(e.In.V), b.t.Nodes[out.Node].Name)
+				continue
+			}
+			t.In = in[0].Port
+		}
+		if len(e.SL2VL) != 16 {
+			b.errorf(e.KeyPos("sl2vl"), path+".sl2vl", "expected the VL of each of the 16 SLs, not %d values", len(e.SL2VL))
+			continue
+		}
+		ok := true
+		for sl, v := range e.SL2VL {
+			if int(v.V) >= b.s.IB.DataVLs {
+				b.errorf(v.Pos, path+".sl2vl", "SL %d's VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", sl, v.V, b.s.IB.DataVLs, b.s.IB.DataVLs-1)
+				ok = false
+			}
+			t.Table[sl] = uint8(v.V)
+		}
+		if ok {
+			b.s.IB.PortSL2VL = append(b.s.IB.PortSL2VL, t)
+		}
+	}
+}
+
 // vlOf returns the VL of service level sl (switch.ib.sl2vl).
 func (s *Scenario) vlOf(sl int64) uint8 { return s.IB.SL2VL[sl] }
 
@@ -371,6 +438,14 @@ func (b *builder) priorityOf(com *scenario.GenCommon, def uint8, path string) ui
 		return uint8(com.Priority.V)
 	}
 	return def
+}
+
+// slOf is a traffic item's InfiniBand service level: sl:, or 0.
+func slOf(com *scenario.GenCommon) uint8 {
+	if com.SL.Set {
+		return uint8(com.SL.V)
+	}
+	return 0
 }
 
 // genCommon returns a traffic generator's common keys (qp, op, priority,

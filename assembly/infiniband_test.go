@@ -304,6 +304,57 @@ traffic:
 	}
 }
 
+// TestIBPortSL2VL: two hosts send on SL 0 to a third through one
+// switch whose output port weighs VL 0 and VL 1 at 64:192. Both on VL 0
+// share the port half and half; when that port's own table (for the
+// packets from h1's port: IBTA vol. 1, 7.6.6 indexes a switch's table by
+// input and output port) maps SL 0 to VL 1, h1's packets leave on VL 1
+// and take 75% within 2%; a table for every input port moves both,
+// half and half again.
+func TestIBPortSL2VL(t *testing.T) {
+	base := `
+stop: {at: 2ms}
+topology: {kind: star, hosts: 3, link: {rate: EDR, delay: 100ns}}
+switch:
+  link_layer: infiniband
+  ib:
+    data_vls: 2
+    vlarb: {low: [{vl: 0, weight: 64}, {vl: 1, weight: 192}]}
+    sl2vl_ports: [PORTS]
+traffic:
+  - flow: {from: h0, to: h2, size: 64MiB, sl: 0}
+  - flow: {from: h1, to: h2, size: 64MiB, sl: 0}
+`
+	ones := "[1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"
+	for _, c := range []struct {
+		ports string
+		h0    float64 // h0's share of the bytes delivered
+	}{
+		{"", 0.5},
+		{"{port: s0->h2, in: s0->h1, sl2vl: " + ones + "}", 0.25},
+		{"{port: s0:p2, in: s0:p0, sl2vl: " + ones + "}", 0.75},
+		{"{port: s0->h2, sl2vl: " + ones + "}", 0.5},
+	} {
+		_, sum, rows := mustRun(t, mustParse(t, strings.Replace(base, "PORTS", c.ports, 1)))
+		assertConserved(t, c.ports, sum)
+		share := float64(rows[0].DeliveredBytes) / float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes)
+		if math.Abs(share-c.h0) > 0.02 {
+			t.Errorf("%q: h0 has %.3f of the bytes, want %.2f within 0.02", c.ports, share, c.h0)
+		}
+	}
+	for _, c := range []struct{ ports, want string }{
+		{"{port: h0->s0, sl2vl: " + ones + "}", `t.yaml:9:26: switch.ib.sl2vl_ports[0].port: h0->s0 is a host's port; every HCA port maps SLs with switch.ib.sl2vl`},
+		{"{port: s0->h2, sl2vl: [0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}", `t.yaml:9:45: switch.ib.sl2vl_ports[0].sl2vl: SL 1's VL 2 is not a data VL: the links have 2 (VL 0..1; switch.ib.data_vls)`},
+		{"{port: s0->h2, sl2vl: [0, 1]}", `t.yaml:9:34: switch.ib.sl2vl_ports[0].sl2vl: expected the VL of each of the 16 SLs, not 2 values`},
+		{"{port: s0->h2, in: h1->s0, sl2vl: " + ones + "}", `t.yaml:9:38: switch.ib.sl2vl_ports[0].in: h1->s0 is not a port of s0: a table maps the packets that cross one switch from in to port`},
+	} {
+		_, err := Parse("t.yaml", []byte(strings.Replace(base, "PORTS", c.ports, 1)))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("got %v\nwant %s", err, c.want)
+		}
+	}
+}
+
 // TestIBCCVictim: the ib-cc-victim example. The victim's fair share of
 // the s0-s1 link is what the two hot flows crossing it leave: they are
 // held to a quarter each of h3's link, so the share is half the data

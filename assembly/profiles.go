@@ -320,19 +320,34 @@ func (b *builder) checkBuffers() {
 			b.errorf(b.f.SubnetManager.LMC.Pos, "subnet_manager.lmc", "with LMC %d the %d nodes need LIDs up to %d; unicast LIDs end at 49151 (0xBFFF): lower lmc", s.IB.LMC, len(t.Nodes), top)
 		}
 		var used uint8
+		var sls uint16
 		for _, f := range s.Flows {
 			used |= 1 << f.Priority
+			sls |= 1 << f.SL
 		}
 		for _, t := range s.Tests {
 			if t.Kind == "perftest" {
 				used |= 1 << t.Perftest.Priority
+				sls |= 1 << t.Perftest.SL
 			} else {
 				used |= 1 << t.Pingpong.Priority
+				sls |= 1 << t.Pingpong.SL
+			}
+		}
+		for _, g := range s.Poisson {
+			sls |= 1 << g.SL
+		}
+		sent := used                       // by the HCAs
+		for _, t := range s.IB.PortSL2VL { // the VLs the ports' own tables move them to
+			for sl := range t.Table {
+				if sls&(1<<sl) != 0 {
+					used |= 1 << t.Table[sl]
+				}
 			}
 		}
 		if left := used &^ s.IB.Served; left != 0 {
 			b.errorf(b.f.Switch.IB.KeyPos("vlarb"), "switch.ib.vlarb", "the traffic uses VL %d, which the VL arbitration tables never serve (give it an entry with a weight)", bits.TrailingZeros8(left))
-		} else if left := used &^ s.IB.HCAServed; left != 0 {
+		} else if left := sent &^ s.IB.HCAServed; left != 0 {
 			b.errorf(b.hcaArbPos, b.hcaArbPath, "the traffic uses VL %d, which an HCA's VL arbitration tables never serve (give it an entry with a weight)", bits.TrailingZeros8(left))
 		}
 		return

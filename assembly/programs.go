@@ -63,7 +63,7 @@ func (b *builder) perftestConfig(g *scenario.PerftestS, tv *scenario.TrafficV, p
 	com := &g.GenCommon
 	c := hca.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
 		QPs: int(g.QPs.V), TxDepth: int(g.TxDepth.V), CQMod: int(g.CQMod.V), RxDepth: int(g.RxDepth.V),
-		Priority: prio, Start: com.Start.V}
+		Priority: prio, SL: slOf(com), Start: com.Start.V}
 	c = hca.PerftestDefaults(c)
 	if err := hca.CheckPerftest(c, mtu); err != nil {
 		at := tv.Pos
@@ -87,7 +87,7 @@ func (b *builder) perftestConfig(g *scenario.PerftestS, tv *scenario.TrafficV, p
 // ibv_*_pingpong defaults filled in; a UD message must fit one MTU.
 func (b *builder) pingpongConfig(g *scenario.PingpongS, tv *scenario.TrafficV, path string, qt hca.QPType, prio uint8, mtu int) (hca.PingpongConfig, bool) {
 	c := hca.PingpongDefaults(hca.PingpongConfig{Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
-		RxDepth: int(g.RxDepth.V), Priority: prio, Start: g.Start.V})
+		RxDepth: int(g.RxDepth.V), Priority: prio, SL: slOf(&g.GenCommon), Start: g.Start.V})
 	if qt == hca.UD && c.Size > int64(mtu) {
 		at := g.Size.Pos
 		if !g.Size.Set {

@@ -138,7 +138,8 @@ type Flow struct {
 	Op       string   // "write" (the only one modelled); read, send, write_imm, atomic later
 	Size     int64    // bytes, at least 1
 	Start    sim.Time // when the work request is posted; default 0
-	Priority uint8    // 802.1p priority, 0..7; default the source HCA's priority
+	Priority uint8    // 802.1p priority, 0..7; default the source HCA's priority (on InfiniBand the VL)
+	SL       uint8    // InfiniBand service level, 0..15; default 0
 	// Generator is the index in traffic: of the generator that made the
 	// flow, and Pos where that generator is in the file.
 	Generator int
@@ -168,6 +169,7 @@ type PoissonGen struct {
 	Until    sim.Time
 	QP, Op   string
 	Priority uint8
+	SL       uint8 // InfiniBand service level
 	// PrioritySet says Priority was given; otherwise each flow takes its
 	// source HCA's priority.
 	PrioritySet bool

@@ -122,6 +122,7 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 	}
 	if g.Priority.Set || g.SL.Set {
 		p.Priority, p.PrioritySet = b.priorityOf(&g.GenCommon, 0, path), true
+		p.SL = slOf(&g.GenCommon)
 	}
 	for _, h := range hosts {
 		prio := b.s.HCAProfile(h).Priority
@@ -438,7 +439,7 @@ func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com
 		}
 		f := Flow{
 			ID: len(b.s.Flows), Src: p[0], Dst: p[1], QP: qp, Op: op,
-			Size: int64(size.V), Start: com.Start.V, Priority: prio,
+			Size: int64(size.V), Start: com.Start.V, Priority: prio, SL: slOf(com),
 			Generator: gen, Pos: tv.Pos,
 		}
 		if sizes != nil {

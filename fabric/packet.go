@@ -95,7 +95,12 @@ type Packet struct {
 
 	// AETH fields.
 	Syndrome uint8
-	MSN      uint32
+	// SL is the InfiniBand service level (LRH), 0..15: the VL a packet
+	// takes on each link is its SL through that port's SL-to-VL table
+	// (the switch rewrites Priority where a port has its own). Here, in
+	// the AETH's padding, because only such a port reads it.
+	SL  uint8
+	MSN uint32
 	// SackPSN is, on a selective-repeat NAK (IRN's NACK, which carries
 	// the cumulative PSN in PSN), the PSN that arrived out of order.
 	SackPSN uint32

@@ -355,7 +355,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 	case to == QPReset:
 		h.toErr(qp) // flush what is posted, then forget it
 		*qp = QP{QPN: qp.QPN, Type: qp.Type, PD: qp.PD, SendCQ: qp.SendCQ, RecvCQ: qp.RecvCQ, SRQ: qp.SRQ,
-			SigAll: qp.SigAll, Priority: qp.Priority, Access: qp.Access, QKey: qp.QKey,
+			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, Access: qp.Access, QKey: qp.QKey,
 			timeoutExp: qp.timeoutExp, retryCnt: qp.retryCnt, rnrRetry: qp.rnrRetry, minRNRTimer: qp.minRNRTimer,
 			maxRdAtomic: qp.maxRdAtomic, maxDestRdAtomic: qp.maxDestRdAtomic, maxSend: qp.maxSend, maxRecv: qp.maxRecv}
 		return nil
@@ -1187,7 +1187,7 @@ func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
 	c.Opcode = fabric.OpCNP
 	c.Priority = h.Prof.CNPPriority
 	if h.Prof.LinkLayer == fabric.InfiniBand {
-		c.Priority = req.Priority // the BECN goes back on the data's VL: there may be no other
+		c.Priority, c.SL = qp.Priority, req.SL // the BECN goes back on the data's SL and VL: there may be no other
 	}
 	c.Src, c.Dst = h.ID, req.Src
 	c.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}

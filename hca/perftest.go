@@ -93,6 +93,8 @@ type PerftestConfig struct {
 	TxDepth, CQMod, RxDepth int
 	// Priority is the 802.1p priority of the QPs.
 	Priority uint8
+	// SL is the QPs' InfiniBand service level (Priority is its VL).
+	SL uint8
 	// Start is when both sides start.
 	Start sim.Time
 }
@@ -222,6 +224,7 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 		}
 		q.c, q.s = client.CreateQPWith(caps(cpd, ccq)), server.CreateQPWith(caps(spd, scq))
 		q.c.Priority, q.s.Priority = cfg.Priority, cfg.Priority
+		q.c.SL, q.s.SL = cfg.SL, cfg.SL
 		if cfg.Type == UD {
 			for _, x := range []struct {
 				h  *HCA

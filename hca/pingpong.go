@@ -50,6 +50,7 @@ type PingpongConfig struct {
 	// Iters is -n, default 1000; RxDepth -r, default 500.
 	Iters, RxDepth int
 	Priority       uint8
+	SL             uint8 // InfiniBand service level (Priority is its VL)
 	Start          sim.Time
 }
 
@@ -85,7 +86,7 @@ func NewPingpong(client, server *HCA, c PingpongConfig) (*Pingpong, error) {
 		side := i
 		cq.OnEvent = func(cq *CQ) { p.event(side, cq) }
 		p.qp[i] = h.CreateQPWith(QPCaps{Type: c.Type, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: c.RxDepth})
-		p.qp[i].Priority = c.Priority
+		p.qp[i].Priority, p.qp[i].SL = c.Priority, c.SL
 	}
 	for i, h := range p.h {
 		qp, peer := p.qp[i], p.h[1-i]

@@ -196,6 +196,7 @@ type QP struct {
 	RemoteIP  uint32
 	State     QPState
 	Priority  uint8
+	SL        uint8 // InfiniBand service level its packets carry (the VL is Priority)
 	PD        *PD
 	SendCQ    *CQ
 	RecvCQ    *CQ

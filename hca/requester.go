@@ -60,7 +60,7 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	mtu := int64(h.Prof.MTU)
 	p := h.pool.Get()
 	p.Kind = fabric.KindData
-	p.Priority = qp.Priority
+	p.Priority, p.SL = qp.Priority, qp.SL
 	if qp.ECT {
 		p.ECN = fabric.ECT0
 	}

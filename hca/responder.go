@@ -404,7 +404,12 @@ func (h *HCA) newAck(qp *QP, req *fabric.Packet, op fabric.Opcode, psn int64) *f
 	a := h.pool.Get()
 	a.Kind = fabric.KindAck
 	a.Opcode = fabric.TransportRC | op
-	a.Priority = req.Priority
+	a.Priority, a.SL = req.Priority, req.SL
+	if h.Prof.LinkLayer == fabric.InfiniBand {
+		// The QP's own VL for its SL: a switch port's SL-to-VL table may
+		// have moved the request to another VL on its last link.
+		a.Priority = qp.Priority
+	}
 	a.Src, a.Dst = h.ID, req.Src
 	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
 	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
@@ -469,7 +474,7 @@ func (h *HCA) readAccessLost(qp *QP) {
 	j := qp.rdJobs[0]
 	// The NAK answers the READ request, which is gone: a stand-in with
 	// what newAck reads of it (its sender, priority and 5-tuple).
-	req := fabric.Packet{Priority: qp.Priority, Src: qp.Remote,
+	req := fabric.Packet{Priority: qp.Priority, SL: qp.SL, Src: qp.Remote,
 		Flow: fabric.FlowKey{SrcIP: qp.RemoteIP, DstIP: h.IP, SrcPort: fabric.RoCEv2SourcePort(qp.RemoteQPN), DstPort: fabric.RoCEv2Port}}
 	h.sendAck(qp, &req, fabric.SyndromeNAKRemAccErr, j.psn)
 	h.toErr(qp)
@@ -496,7 +501,7 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 	p := h.pool.Get()
 	p.Kind = fabric.KindData
 	p.Opcode = fabric.TransportRC | op
-	p.Priority = qp.Priority
+	p.Priority, p.SL = qp.Priority, qp.SL
 	if qp.ECT {
 		p.ECN = fabric.ECT0
 	}

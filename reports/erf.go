@@ -54,11 +54,11 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame) []byte {
 			head += fabric.GRHBytes
 		}
 		lrh := make([]byte, head, head+len(fb.payload)+fabric.VCRCBytes)
-		vl := p.Priority & 0xF
+		vl, sl := p.Priority&0xF, p.SL&0xF
 		lrh[0] = vl << 4   // VL, LVer 0
-		lrh[1] = vl<<4 | 2 // SL (the VL), LNH 2: BTH follows
+		lrh[1] = sl<<4 | 2 // SL, LNH 2: BTH follows
 		if grh {
-			lrh[1] = vl<<4 | 3 // LNH 3: GRH follows
+			lrh[1] = sl<<4 | 3 // LNH 3: GRH follows
 		}
 		binary.BigEndian.PutUint16(lrh[2:], uint16(p.Dst)+1)
 		binary.BigEndian.PutUint16(lrh[4:], uint16((head+len(fb.payload))/4)&0x7FF) // LRH to ICRC, in words

@@ -371,8 +371,11 @@ type IBS struct {
 	VLBuffer SizeV `yaml:"vl_buffer" min:"64" max:"128KiB"`
 	// DataVLs is how many data VLs the links have: 1, 2, 4 or 8.
 	DataVLs IntV `yaml:"data_vls" oneof:"1|2|4|8"`
-	// SL2VL is the VL of each SL 0..15, the same at every port.
+	// SL2VL is the VL of each SL 0..15, at every port that has no table
+	// of its own.
 	SL2VL []IntV `yaml:"sl2vl" min:"0" max:"14"`
+	// SL2VLPorts gives switch ports tables of their own.
+	SL2VLPorts []PortSL2VLS `yaml:"sl2vl_ports"`
 	// HOQLifetime is off, or how long a packet may wait at the head of
 	// an output VL before the switch discards it.
 	HOQLifetime offTimeV `yaml:"hoq_lifetime"`
@@ -407,6 +410,16 @@ type IBCCS struct {
 	CCTILimit    IntV  `yaml:"ccti_limit" min:"0" max:"16383"`
 	CCTITimer    TimeV `yaml:"ccti_timer" min:"1ns"`
 	CCTIMin      IntV  `yaml:"ccti_min" min:"0" max:"16383"`
+}
+
+// PortSL2VLS is one entry of switch.ib.sl2vl_ports: the SL-to-VL table
+// of a switch's output port, for the packets from one input port (in) or
+// from all.
+type PortSL2VLS struct {
+	meta
+	Port  StrV   `yaml:"port" required:""`
+	In    StrV   `yaml:"in"`
+	SL2VL []IntV `yaml:"sl2vl" required:"" min:"0" max:"14"`
 }
 
 // VLArbS is switch.ib.vlarb or hca.vlarb: the VL arbitration tables

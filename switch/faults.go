@@ -278,3 +278,21 @@ func (s *Switch) IngressPaused(i int, prio uint8) bool {
 	}
 	return s.ps[i].in[prio].xoff
 }
+
+// SetSL2VL gives the packets that leave by port out, having come in by
+// port in (every input port when in is -1), the VL table holds for their
+// SL (IBTA vol. 1, 7.6.6: a switch's SL-to-VL mapping table is indexed
+// by input and output port). Elsewhere a packet keeps the VL it came in
+// on, which the sending port's table chose.
+func (s *Switch) SetSL2VL(out, in int, table [16]uint8) {
+	n := len(s.ports)
+	if s.sl2vl == nil {
+		s.sl2vl = make([]*[16]uint8, n*n)
+	}
+	t := &table
+	for i := 0; i < n; i++ {
+		if in < 0 || i == in {
+			s.sl2vl[out*n+i] = t
+		}
+	}
+}

@@ -78,6 +78,10 @@ type Switch struct {
 	down    int             // ports whose link is cut (PortDown), to skip reading the ports while none is
 	missing []fabric.NodeID // destinations whose forwarding entry is gone
 	rank    []int32         // up*/down* ranks by NodeID, for Tagger
+	// sl2vl holds InfiniBand SL-to-VL tables of its own for some pairs
+	// of output and input port ([out*ports+in]; SetSL2VL); nil where the
+	// VL a packet came in on is the VL it leaves on.
+	sl2vl []*[16]uint8
 
 	ecnRNG *rand.Rand
 
@@ -352,6 +356,11 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	}
 	if s.rank != nil {
 		s.tag(p, in, int(out))
+	}
+	if s.sl2vl != nil {
+		if t := s.sl2vl[int(out)*len(s.ports)+i]; t != nil {
+			p.Priority = t[p.SL&15]
+		}
 	}
 	s.forward(p, in, int(out))
 }
