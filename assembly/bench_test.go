@@ -2,7 +2,9 @@ package assembly
 
 import (
 	"testing"
+	"time"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -40,3 +42,60 @@ func BenchmarkRunFatTreeK4AllToAll(b *testing.B) { benchmarkExample(b, "fat-tree
 
 // BenchmarkRunLeafSpinePermutation crosses 400 Gb/s fabric links.
 func BenchmarkRunLeafSpinePermutation(b *testing.B) { benchmarkExample(b, "leaf-spine-permutation") }
+
+// BenchmarkCreditsVsPFC measures what InfiniBand's credits cost against
+// RoCEv2's PFC with the routing held the same: the k=16 fat-tree
+// permutation of the bench suite (1,024 hosts, 8 MB WRITEs, 100 Gb/s,
+// 1 µs links) cut at 1 ms, on both link layers over OpenSM's minhop
+// tables (on Ethernet put in place of ECMP's, which no file can ask
+// for: the suite's two runs differ in routing as well, and minhop's one
+// path per destination collides more than ECMP's hash). It reports
+// packet-hops per wall second with and without the flow-control packets
+// and PFC frames, and the payload delivered per wall second.
+// docs/PERFORMANCE.md quotes it.
+func BenchmarkCreditsVsPFC(b *testing.B) {
+	const base = `
+stop: {at: 1ms}
+topology: {kind: fat-tree, k: 16, link: {rate: 100Gbps, delay: 1us}}
+observe: {interval: 100us, queues: none, flows: none, links: none}
+traffic:
+  - permutation: {hosts: all, size: 8MB}
+`
+	for _, c := range []struct{ name, head string }{
+		{"rocev2-minhop", ""},
+		{"ib-minhop", "switch: {link_layer: infiniband}\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			sc, err := Parse("bench.yaml", []byte(c.head+base))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sc.LinkLayer != fabric.InfiniBand {
+				sc.Routes, _, err = fabric.ComputeRoutes(sc.Topology, fabric.RoutingMinHop, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			var hops, control, bytes int64
+			var run time.Duration
+			for i := 0; i < b.N; i++ {
+				n, err := Build(sc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				sum := n.Run(nil).Summary
+				run += time.Since(start)
+				hops += sum.PacketHops
+				control += sum.Conservation.FCPackets.Received + sum.Conservation.PFCFrames.Received
+				bytes += sum.Bytes.Delivered
+			}
+			sec := run.Seconds()
+			b.ReportMetric(float64(hops)/sec, "packet-hops/s")
+			b.ReportMetric(float64(hops-control)/sec, "data-hops/s")
+			b.ReportMetric(float64(bytes)/sec/1e6, "MB-delivered/s")
+			b.ReportMetric(float64(control)/float64(b.N), "control-hops/op")
+		})
+	}
+}
