@@ -253,7 +253,8 @@ func (s *Switch) Waiting(o int, prio uint8) bool {
 
 // QueueHolds reports whether the egress queue of port o and priority prio
 // holds packets that came in on port in with priority inPrio (charged to
-// that ingress; they differ only where Tagger moved them).
+// that ingress; they differ only where Tagger or a port's own SL-to-VL
+// table moved them).
 func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
 	q := &s.queues[o][prio]
 	if len(q.sub) == 1 { // one FIFO for every ingress port
@@ -262,7 +263,7 @@ func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
 	if q.sub == nil || q.sub[in].Len == 0 {
 		return false
 	}
-	if s.rank == nil {
+	if s.rank == nil && s.sl2vl == nil { // nothing moves a packet to another priority (VL)
 		return prio == inPrio
 	}
 	return q.sub[in].Any(func(p *fabric.Packet) bool { return p.InPrio == inPrio })
