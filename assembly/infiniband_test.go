@@ -246,6 +246,13 @@ observe: {interval: 100us}
 	if err == nil || !strings.Contains(err.Error(), "the traffic uses VL 1, which the VL arbitration tables never serve") {
 		t.Errorf("a VL with weight 0 and traffic: %v", err)
 	}
+	// A poisson generator's flows are made during the run: its VL counts too.
+	_, err = Parse("t.yaml", []byte(`topology: {kind: star, hosts: 3}
+switch: {link_layer: infiniband, ib: {data_vls: 2, vlarb: {low: [{vl: 0, weight: 64}]}}}
+traffic: [{poisson: {hosts: all, load: 50%, sizes: websearch, until: 1ms, sl: 1}}]`))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:2:52: switch.ib.vlarb: the traffic uses VL 1") {
+		t.Errorf("poisson on an unserved VL: %v", err)
+	}
 }
 
 // TestIBHCAVLArbitration: one host sends on VL 0 and VL 1 at once, so

@@ -336,6 +336,13 @@ func (b *builder) checkBuffers() {
 		}
 		for _, g := range s.Poisson {
 			sls |= 1 << g.SL
+			for _, h := range g.Hosts {
+				vl := s.HCAProfile(h).Priority
+				if g.PrioritySet {
+					vl = g.Priority
+				}
+				used |= 1 << vl
+			}
 		}
 		sent := used                       // by the HCAs
 		for _, t := range s.IB.PortSL2VL { // the VLs the ports' own tables move them to
