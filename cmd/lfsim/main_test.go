@@ -129,3 +129,22 @@ func TestListAndUsage(t *testing.T) {
 		t.Errorf("unknown command: exit %d, %q", code, stderr)
 	}
 }
+
+// TestRunConsoleSpeaksInfiniBand: an InfiniBand run's console line is
+// about credits (flow-control packets, time waiting for credit), not
+// PFC, which an InfiniBand fabric does not have; an Ethernet run keeps
+// its pfc line.
+func TestRunConsoleSpeaksInfiniBand(t *testing.T) {
+	for _, c := range []struct{ example, want, not string }{
+		{"ib-incast-8to1", "  credits    ", "  pfc  "},
+		{"incast-8to1", "  pfc        ", "  credits  "},
+	} {
+		code, stdout, stderr := lfsim(t, "run", c.example, "-o", t.TempDir())
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", c.example, code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, c.want) || strings.Contains(stdout, c.not) {
+			t.Errorf("%s: console:\n%s\nwant a line starting %q and none %q", c.example, stdout, c.want, c.not)
+		}
+	}
+}

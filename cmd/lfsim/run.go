@@ -192,8 +192,14 @@ func printSummary(w io.Writer, s *reports.Summary, dir string) {
 	} else {
 		fmt.Fprintf(w, "  balance    FAILED: %s\n", s.Conservation.Errors[0])
 	}
-	fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames, %v paused in total\n",
-		s.PFC.PauseFrames, s.PFC.ResumeFrames, (sim.Time(s.PFC.PausedNs) * sim.Nanosecond).Short())
+	if fc := s.Conservation.FCPackets; fc.Made > 0 {
+		// InfiniBand: no PFC; what waited, waited for credit.
+		fmt.Fprintf(w, "  credits    %d flow-control packets, %v waiting for credit in total\n",
+			fc.Made, (sim.Time(s.PFC.PausedNs) * sim.Nanosecond).Short())
+	} else {
+		fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames, %v paused in total\n",
+			s.PFC.PauseFrames, s.PFC.ResumeFrames, (sim.Time(s.PFC.PausedNs) * sim.Nanosecond).Short())
+	}
 	for _, c := range s.Expect {
 		mark := "ok  "
 		if !c.OK {
