@@ -120,12 +120,9 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 	}
 	n := len(b.sw)
 	next := b.lashNext()
-	maxPorts := 0
-	for _, id := range b.sw {
-		maxPorts = max(maxPorts, len(t.Nodes[id].Ports))
-	}
-	// path lists the channels (switch index × ports + port) from switch
-	// i to switch j; nil if j cannot be reached.
+	base, channels := switchChannels(t)
+	// path lists the channels from switch i to switch j; nil if j
+	// cannot be reached.
 	path := func(i, j int) []int {
 		var out []int
 		for at := i; at != j; {
@@ -133,7 +130,7 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 			if p < 0 || len(out) > n {
 				return nil
 			}
-			out = append(out, at*maxPorts+int(p))
+			out = append(out, base[b.sw[at]]+int(p))
 			at = int(b.r.swIndex[t.Nodes[b.sw[at]].Ports[p].Peer])
 		}
 		return out
@@ -178,7 +175,7 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 				return nil, fmt.Errorf("lash needs more than %d VLs to keep every switch pair's path acyclic (%s <-> %s fits none); raise switch.ib.data_vls",
 					vls, t.Nodes[b.sw[p.i]].Name, t.Nodes[b.sw[p.j]].Name)
 			}
-			l := newCDG(n * maxPorts)
+			l := newCDG(channels)
 			fits(l, p)
 			layers = append(layers, l)
 			count = append(count, 0)
@@ -250,6 +247,20 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 		}
 	}
 	return out, nil
+}
+
+// switchChannels numbers the channels of t, a channel being a switch's
+// output port: switch node id's port p is channel base[id]+p, of n in
+// all (hosts have none).
+func switchChannels(t *Topology) (base []int, n int) {
+	base = make([]int, len(t.Nodes))
+	for id, node := range t.Nodes {
+		base[id] = n
+		if node.Kind == Switch {
+			n += len(node.Ports)
+		}
+	}
+	return base, n
 }
 
 // cdg is one layer's channel dependency graph over channels 0..n-1,

@@ -230,39 +230,10 @@ func AssignVLs(t *Topology, r *Routes, vls int) (map[[2]NodeID]uint8, error) {
 	if len(hosts) > MaxDFSSSPHosts {
 		return nil, fmt.Errorf("dfsssp lays out at most %d hosts' paths; this topology has %d", MaxDFSSSPHosts, len(hosts))
 	}
-	type channel struct {
-		node NodeID
-		port int32
-	}
-	ids := map[channel]int{}
-	id := func(c channel) int {
-		if i, ok := ids[c]; ok {
-			return i
-		}
-		ids[c] = len(ids)
-		return len(ids) - 1
-	}
-	layers := make([]map[int]map[int]bool, vls) // layer -> from -> to
+	base, channels := switchChannels(t)
+	layers := make([]*cdg, vls)
 	for i := range layers {
-		layers[i] = map[int]map[int]bool{}
-	}
-	reaches := func(g map[int]map[int]bool, from, to int) bool {
-		seen := map[int]bool{from: true}
-		stack := []int{from}
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if x == to {
-				return true
-			}
-			for y := range g[x] {
-				if !seen[y] {
-					seen[y] = true
-					stack = append(stack, y)
-				}
-			}
-		}
-		return false
+		layers[i] = newCDG(channels)
 	}
 	out := map[[2]NodeID]uint8{}
 	for _, src := range hosts {
@@ -277,35 +248,15 @@ func AssignVLs(t *Topology, r *Routes, vls int) (map[[2]NodeID]uint8, error) {
 				if len(next) == 0 {
 					break
 				}
-				path = append(path, id(channel{at, next[0]}))
+				path = append(path, base[at]+int(next[0]))
 				at = t.Nodes[at].Ports[next[0]].Peer
 			}
 			placed := false
 			for vl, g := range layers {
-				var added [][2]int
-				ok := true
-				for i := 0; i+1 < len(path); i++ {
-					u, v := path[i], path[i+1]
-					if g[u][v] {
-						continue
-					}
-					if reaches(g, v, u) {
-						ok = false
-						break
-					}
-					if g[u] == nil {
-						g[u] = map[int]bool{}
-					}
-					g[u][v] = true
-					added = append(added, [2]int{u, v})
-				}
-				if ok {
+				if g.add(path) {
 					out[[2]NodeID{src, dst}] = uint8(vl)
 					placed = true
 					break
-				}
-				for _, e := range added {
-					delete(g[e[0]], e[1])
 				}
 			}
 			if !placed {
