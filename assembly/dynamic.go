@@ -319,10 +319,7 @@ func (p *poissonSource) HandleEvent(*sim.Event) {
 	now := n.Eng.Now()
 	size, dst := p.next()
 	g := p.g
-	prio := n.Scenario.HCAProfile(p.host).Priority
-	if g.PrioritySet {
-		prio = g.Priority
-	}
+	prio := n.Scenario.poissonPriority(g, p.host)
 	sl := g.SL
 	if vl, ok := n.Scenario.IB.PairVL[[2]fabric.NodeID{p.host, dst}]; ok {
 		prio, sl = vl, vl // dfsssp, lash: the pair's lane, as SL and VL

@@ -193,11 +193,7 @@ func (n *Network) prioritiesInUse() []uint8 {
 	}
 	for _, g := range n.Scenario.Poisson {
 		for _, h := range g.Hosts {
-			p := n.Scenario.HCAProfile(h).Priority
-			if g.PrioritySet {
-				p = g.Priority
-			}
-			used[p] = true
+			used[n.Scenario.poissonPriority(&g, h)] = true
 		}
 	}
 	for _, sw := range n.Switches {

@@ -337,11 +337,7 @@ func (b *builder) checkBuffers() {
 		for _, g := range s.Poisson {
 			sls |= 1 << g.SL
 			for _, h := range g.Hosts {
-				vl := s.HCAProfile(h).Priority
-				if g.PrioritySet {
-					vl = g.Priority
-				}
-				used |= 1 << vl
+				used |= 1 << s.poissonPriority(&g, h)
 			}
 		}
 		sent := used                       // by the HCAs

@@ -118,6 +118,16 @@ func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
 	return s.HCA
 }
 
+// poissonPriority is the priority (on InfiniBand the VL) of generator
+// g's flows from host h: the generator's when it gives one, else h's
+// HCA's.
+func (s *Scenario) poissonPriority(g *PoissonGen, h fabric.NodeID) uint8 {
+	if g.PrioritySet {
+		return g.Priority
+	}
+	return s.HCAProfile(h).Priority
+}
+
 // Stop says when a run ends: at At, or earlier when a condition holds.
 type Stop struct {
 	// At is stop.at, default 10ms (also when a when: condition is given,

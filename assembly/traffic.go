@@ -125,11 +125,7 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 		p.SL = slOf(&g.GenCommon)
 	}
 	for _, h := range hosts {
-		prio := b.s.HCAProfile(h).Priority
-		if p.PrioritySet {
-			prio = p.Priority
-		}
-		if lossless != nil && !lossless[prio] {
+		if prio := b.s.poissonPriority(&p, h); lossless != nil && !lossless[prio] {
 			b.warnLossy(&g.GenCommon, tv, path, prio)
 			break
 		}
