@@ -66,12 +66,11 @@ func pcapIncast(t *testing.T) []byte {
 	return []byte(s)
 }
 
-// TestPcapInTshark: Wireshark's dissectors (tshark) read lfsim's pcaps
-// of the incast and count the same RoCE opcodes, ECN-CE marks and PFC
-// frames, with the same per-priority quanta, as lfsim's own counters.
-func TestPcapInTshark(t *testing.T) {
-	tshark := needTool(t, "tshark")
-	sc, err := assembly.Parse("incast-pcap.yaml", pcapIncast(t))
+// runAndWrite parses src as file, runs it, and writes its results to a
+// temporary folder, which it returns with the network and the results.
+func runAndWrite(t *testing.T, file string, src []byte) (*assembly.Network, *reports.Results, string) {
+	t.Helper()
+	sc, err := assembly.Parse(file, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +83,16 @@ func TestPcapInTshark(t *testing.T) {
 	if err := reports.WriteRun(dir, res); err != nil {
 		t.Fatal(err)
 	}
+	return net, res, dir
+}
+
+// TestPcapInTshark: Wireshark's dissectors (tshark) read lfsim's pcaps
+// of the incast and count the same RoCE opcodes, ECN-CE marks and PFC
+// frames, with the same per-priority quanta, as lfsim's own counters.
+func TestPcapInTshark(t *testing.T) {
+	tshark := needTool(t, "tshark")
+	net, res, dir := runAndWrite(t, "incast-pcap.yaml", pcapIncast(t))
+	sc := net.Scenario
 	h8, _ := sc.Topology.Lookup("h8")
 	h0, _ := sc.Topology.Lookup("h0")
 	fields := func(file, filter string, f ...string) [][]string {
@@ -217,19 +226,8 @@ func TestIBCaptureInTshark(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := strings.Replace(strings.Replace(string(src), "size: 4MiB", "size: 64KiB", 1), "  queues: all", "  queues: all\n  pcap: [h8]", 1)
-	sc, err := assembly.Parse("ib.yaml", []byte(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := assembly.Build(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := net.Run(nil)
-	dir := t.TempDir()
-	if err := reports.WriteRun(dir, res); err != nil {
-		t.Fatal(err)
-	}
+	net, _, dir := runAndWrite(t, "ib.yaml", []byte(s))
+	sc := net.Scenario
 	out, err := exec.Command(tshark, "-r", filepath.Join(dir, "h8.pcap"), "-T", "fields", "-E", "separator=,",
 		"-e", "erf.types.type", "-e", "infiniband.bth.opcode", "-e", "infiniband.lrh.dlid").Output()
 	if err != nil {
