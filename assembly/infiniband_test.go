@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -237,10 +238,7 @@ observe: {interval: 100us}
 	} {
 		_, sum, rows := mustRun(t, mustParse(t, strings.Replace(base, "VLARB", c.vlarb, 1)))
 		assertConserved(t, c.vlarb, sum)
-		share := float64(rows[0].DeliveredBytes) / float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes)
-		if math.Abs(share-c.vl0) > 0.02 {
-			t.Errorf("%s: VL 0 has %.3f of the bytes, want %.2f within 0.02", c.vlarb, share, c.vl0)
-		}
+		assertFirstShare(t, c.vlarb+": VL 0", rows, c.vl0)
 	}
 	_, err := Parse("t.yaml", []byte(strings.Replace(base, "VLARB", "{low: [{vl: 0, weight: 64}, {vl: 1, weight: 0}]}", 1)))
 	if err == nil || !strings.Contains(err.Error(), "the traffic uses VL 1, which the VL arbitration tables never serve") {
@@ -290,10 +288,7 @@ traffic:
 		src := strings.Replace(strings.Replace(base, "SWARB", c.sw, 1), "HCA", c.hca, 1)
 		_, sum, rows := mustRun(t, mustParse(t, src))
 		assertConserved(t, c.sw+c.hca, sum)
-		share := float64(rows[0].DeliveredBytes) / float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes)
-		if math.Abs(share-c.vl0) > 0.02 {
-			t.Errorf("switch %q, %q: VL 0 has %.3f of the bytes, want %.2f within 0.02", c.sw, c.hca, share, c.vl0)
-		}
+		assertFirstShare(t, fmt.Sprintf("switch %q, %q: VL 0", c.sw, c.hca), rows, c.vl0)
 		// The port is busy all the time: the two flows together move the
 		// data rate's worth of payload (within 1%).
 		total := float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes) * 8 / 2e-3
@@ -346,10 +341,7 @@ traffic:
 	} {
 		_, sum, rows := mustRun(t, mustParse(t, strings.Replace(base, "PORTS", c.ports, 1)))
 		assertConserved(t, c.ports, sum)
-		share := float64(rows[0].DeliveredBytes) / float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes)
-		if math.Abs(share-c.h0) > 0.02 {
-			t.Errorf("%q: h0 has %.3f of the bytes, want %.2f within 0.02", c.ports, share, c.h0)
-		}
+		assertFirstShare(t, fmt.Sprintf("%q: h0", c.ports), rows, c.h0)
 	}
 	for _, c := range []struct{ ports, want string }{
 		{"{port: h0->s0, sl2vl: " + ones + "}", `t.yaml:9:26: switch.ib.sl2vl_ports[0].port: h0->s0 is a host's port; every HCA port maps SLs with switch.ib.sl2vl`},
@@ -386,6 +378,16 @@ func TestIBCreditLoopAcrossVLs(t *testing.T) {
 	want := []string{"s0:p1", "s1:p1", "s2:p1", "s3:p1", "s4:p1", "s5:p1", "s6:p1"}
 	if d := sum.Deadlock; !d.Detected || strings.Join(d.Cycle, " ") != strings.Join(want, " ") {
 		t.Errorf("deadlock %+v, want the cycle %v", d, want)
+	}
+}
+
+// assertFirstShare checks that the first of two flows delivered want of
+// their bytes, within 0.02 (the arbitration tests' tolerance).
+func assertFirstShare(t *testing.T, what string, rows []reports.FlowRow, want float64) {
+	t.Helper()
+	share := float64(rows[0].DeliveredBytes) / float64(rows[0].DeliveredBytes+rows[1].DeliveredBytes)
+	if math.Abs(share-want) > 0.02 {
+		t.Errorf("%s has %.3f of the bytes, want %.2f within 0.02", what, share, want)
 	}
 }
 
