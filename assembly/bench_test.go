@@ -77,7 +77,7 @@ traffic:
 				}
 			}
 			b.ReportAllocs()
-			var hops, control, bytes int64
+			var hops, control, bytes, events int64
 			var run time.Duration
 			for i := 0; i < b.N; i++ {
 				n, err := Build(sc)
@@ -90,12 +90,14 @@ traffic:
 				hops += sum.PacketHops
 				control += sum.Conservation.FCPackets.Received + sum.Conservation.PFCFrames.Received
 				bytes += sum.Bytes.Delivered
+				events += int64(sum.Events)
 			}
 			sec := run.Seconds()
 			b.ReportMetric(float64(hops)/sec, "packet-hops/s")
 			b.ReportMetric(float64(hops-control)/sec, "data-hops/s")
 			b.ReportMetric(float64(bytes)/sec/1e6, "MB-delivered/s")
 			b.ReportMetric(float64(control)/float64(b.N), "control-hops/op")
+			b.ReportMetric(float64(events)/float64(b.N), "events/op")
 		})
 	}
 }

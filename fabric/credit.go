@@ -1,6 +1,10 @@
 package fabric
 
-import "github.com/lfsim/lfsim/sim"
+import (
+	"unsafe"
+
+	"github.com/lfsim/lfsim/sim"
+)
 
 // InfiniBand's link-level flow control (IBTA vol. 1, 7.9): a receiver
 // grants credits for its buffer per virtual lane, in 64-byte blocks, and a
@@ -53,37 +57,55 @@ const maxCreditBlocks = 2048
 // 128 KiB.
 const MaxVLBuffer = maxCreditBlocks * BlockBytes
 
-// credits is one port's flow-control state, both directions' halves: as
-// a sender (what the peer granted) and as a receiver (what it grants).
-type credits struct {
-	vls int // data VLs: 0..vls-1
-	// As a sender, per VL.
-	fctbs, fccl [8]uint16
-	// As a receiver, per VL: ABR, the buffer's size and use in blocks,
-	// the FCCL last advertised, the batch and low-water mark that send a
-	// flow-control packet, and the one waiting in the port's control
-	// queue.
-	abr             [8]uint16
-	capacity        int64
-	used            [8]int64
-	advert          [8]uint16
-	batch, lowWater int64
-	queued          [8]*Packet
+// CreditState is one port's flow-control state, both directions' halves:
+// as a sender (what the peer granted) and as a receiver (what it grants).
+//
+// Every packet sent or received on the port reads the first line (the
+// sizes and marks) and its VL's record, two VLs to a line: two lines,
+// where the counters kept as arrays of eight, one array a field, spread a
+// packet's reads over five (TestCreditsLayout). The struct is 384 bytes,
+// an allocation class whose objects start on a line.
+//
+// A port's owner that frees receive buffer far from the port's own
+// events (a switch, as a packet leaves by another port) keeps the port's
+// CreditState (Port.CreditState) and gives the buffer back through it,
+// asking for its lines with the packet's: the port's own lines stay
+// where they are.
+type CreditState struct {
+	// stale counts the frames that were on the wire toward this end when
+	// the link was cut, which arrive lost (SetDown).
+	stale int64
+	// capacity is the receive buffer per VL in blocks; batch and lowWater
+	// the grant and the sender's remaining credit that send a
+	// flow-control packet (maybeAdvertise).
+	capacity, batch, lowWater int64
 	// maxBlocks is the largest packet the port's owner sends, in blocks:
 	// a VL with less credit is marked paused, for observers, until its
 	// credit is back at resumeAt (creditChanged).
 	maxBlocks, resumeAt int64
-	// peerMax is the peer's largest packet in blocks: a sender with less
-	// credit than that waits (maybeAdvertise).
-	peerMax int64
+	// made counts the flow-control packets the port made (each VL's
+	// record counts those it received).
+	made int64
+	port *Port // whose state this is
+	vl   [8]vlCredit
+	vls  int // data VLs: 0..vls-1
 	// wantUp: this end's link was restored while the other end's was not
-	// (SetDown): it waits, down, to train with it. stale counts the frames
-	// that were on the wire toward this end when the link was cut, which
-	// arrive lost.
+	// (SetDown): it waits, down, to train with it.
 	wantUp bool
-	stale  int64
-	// FC packets made, received, and sent.
-	made, received int64
+	_      [55]byte // to 384 bytes
+}
+
+// vlCredit is one VL's counters (IBTA vol. 1, 7.9.4): as a sender, the
+// total blocks sent (FCTBS) and the limit last granted (FCCL); as a
+// receiver, the adjusted blocks received (ABR), the FCCL last advertised,
+// the blocks the buffer holds, and the flow-control packet waiting in the
+// port's control queue, which will carry the newest limit; and the
+// flow-control packets received for the VL. 32 bytes: two VLs to a line.
+type vlCredit struct {
+	fctbs, fccl, abr, advert uint16
+	used                     int64
+	queued                   *Packet
+	received                 int64
 }
 
 // EnableCredits makes the port's link InfiniBand's, with a receive buffer
@@ -93,7 +115,7 @@ type credits struct {
 // The peer's sender starts with credit for the whole buffer, as the
 // flow-control packets of link training grant it.
 func (p *Port) EnableCredits(bufferBytes int64, vls int, maxFrame int64) {
-	c := &credits{vls: vls, capacity: bufferBytes / BlockBytes, maxBlocks: IBPacketBlocks(maxFrame)}
+	c := &CreditState{vls: vls, capacity: bufferBytes / BlockBytes, maxBlocks: IBPacketBlocks(maxFrame), port: p}
 	// The sender never waits for credit while, at every moment, what it
 	// has been granted and not yet spent covers what it can send before
 	// the next grant reaches it: a packet being sent, a batch's worth
@@ -114,11 +136,11 @@ func (p *Port) EnableCredits(bufferBytes int64, vls int, maxFrame int64) {
 // receive half is set.
 func (p *Port) retrain() {
 	c := p.credit
-	reset := func(c *credits) {
+	reset := func(c *CreditState) {
 		for v := 0; v < c.vls; v++ {
-			c.abr[v] = 0
-			c.advert[v] = uint16(c.capacity-c.used[v]) & 0xFFF
-			c.fctbs[v] = 0
+			c.vl[v].abr = 0
+			c.vl[v].advert = uint16(c.capacity-c.vl[v].used) & 0xFFF
+			c.vl[v].fctbs = 0
 		}
 	}
 	reset(c)
@@ -126,12 +148,11 @@ func (p *Port) retrain() {
 		reset(pc)
 		c.resumeAt = min(2*c.maxBlocks, pc.capacity)
 		pc.resumeAt = min(2*pc.maxBlocks, c.capacity)
-		c.peerMax, pc.peerMax = pc.maxBlocks, c.maxBlocks
 		for v := 0; v < pc.vls; v++ {
-			pc.fccl[v] = c.advert[v]
+			pc.vl[v].fccl = c.vl[v].advert
 		}
 		for v := 0; v < c.vls; v++ {
-			c.fccl[v] = pc.advert[v]
+			c.vl[v].fccl = pc.vl[v].advert
 		}
 		p.peer.updateCreditMask()
 	}
@@ -152,37 +173,38 @@ func (p *Port) Credits() bool { return p.credit != nil }
 // HasCredit reports whether the peer has granted room for a packet of
 // frame bytes on VL vl.
 func (p *Port) HasCredit(vl uint8, frame int64) bool {
-	c := p.credit
-	return (c.fccl[vl]-c.fctbs[vl]-uint16(IBPacketBlocks(frame)))&0xFFF <= maxCreditBlocks
+	v := &p.credit.vl[vl&7]
+	return (v.fccl-v.fctbs-uint16(IBPacketBlocks(frame)))&0xFFF <= maxCreditBlocks
 }
 
 // CreditBlocks returns the blocks of credit the peer has granted on vl.
 func (p *Port) CreditBlocks(vl uint8) int64 {
-	c := p.credit
-	return int64((c.fccl[vl] - c.fctbs[vl]) & 0xFFF)
+	v := &p.credit.vl[vl&7]
+	return int64((v.fccl - v.fctbs) & 0xFFF)
 }
 
 // spend takes a packet's blocks from its VL's credit as it starts on the
 // wire. Sending without credit is a bug of the owner's, which must ask
 // HasCredit first.
 func (p *Port) spend(pkt *Packet) {
-	c := p.credit
-	vl := pkt.Priority
+	vl := pkt.Priority & 7
 	if !p.HasCredit(vl, pkt.Frame()) {
 		panic("fabric: " + p.Name + " sends a packet without credit")
 	}
-	c.fctbs[vl] = (c.fctbs[vl] + uint16(IBPacketBlocks(pkt.Frame()))) & 0xFFF
+	v := &p.credit.vl[vl]
+	v.fctbs = (v.fctbs + uint16(IBPacketBlocks(pkt.Frame()))) & 0xFFF
 	p.creditChanged(vl)
 }
 
 // received counts a packet arriving into the port's receive buffer.
 func (p *Port) receivedBlocks(pkt *Packet) {
 	c := p.credit
-	vl := pkt.Priority
+	vl := pkt.Priority & 7
 	b := IBPacketBlocks(pkt.Frame())
-	c.abr[vl] = (c.abr[vl] + uint16(b)) & 0xFFF
-	c.used[vl] += b
-	if c.used[vl] > c.capacity {
+	v := &c.vl[vl]
+	v.abr = (v.abr + uint16(b)) & 0xFFF
+	v.used += b
+	if v.used > c.capacity {
 		panic("fabric: " + p.Name + " received more than its buffer's credit")
 	}
 	p.maybeAdvertise(vl)
@@ -191,10 +213,24 @@ func (p *Port) receivedBlocks(pkt *Packet) {
 // Release gives back the buffer a packet of frame bytes held on VL vl at
 // this port's receiving end (its owner has sent it on, or consumed it);
 // the peer gets the credit in a flow-control packet.
-func (p *Port) Release(vl uint8, frame int64) {
-	c := p.credit
-	c.used[vl] -= IBPacketBlocks(frame)
-	p.maybeAdvertise(vl)
+func (p *Port) Release(vl uint8, frame int64) { p.credit.Release(vl, frame) }
+
+// CreditState returns the port's flow-control state, nil on Ethernet:
+// the same for the whole run (a link's retraining resets its counters).
+func (p *Port) CreditState() *CreditState { return p.credit }
+
+// Release is Port.Release, reading the port itself only when a
+// flow-control packet goes.
+func (c *CreditState) Release(vl uint8, frame int64) {
+	vl &= 7
+	c.vl[vl].used -= IBPacketBlocks(frame)
+	c.maybeAdvertise(vl)
+}
+
+// Lines returns the address of the state's first line and of VL vl's
+// record, for an owner to ask for before Release (sim.PrefetchAddr2).
+func (c *CreditState) Lines(vl uint8) (uintptr, uintptr) {
+	return uintptr(unsafe.Pointer(c)), uintptr(unsafe.Pointer(&c.vl[vl&7]))
 }
 
 // BufferFull reports whether VL vl's receive buffer has no room for the
@@ -202,32 +238,36 @@ func (p *Port) Release(vl uint8, frame int64) {
 // something leaves it.
 func (p *Port) BufferFull(vl uint8) bool {
 	c := p.credit
-	return c.capacity-c.used[vl] < p.peer.credit.maxBlocks
+	return c.capacity-c.vl[vl].used < p.peer.credit.maxBlocks
 }
 
 // BufferedBlocks returns the blocks VL vl's receive buffer holds.
-func (p *Port) BufferedBlocks(vl uint8) int64 { return p.credit.used[vl] }
+func (p *Port) BufferedBlocks(vl uint8) int64 { return p.credit.vl[vl].used }
 
 // maybeAdvertise queues a flow-control packet for vl when the sender's
 // credit, as this end sees it, is below the low-water mark and the buffer
 // has room that the last advertisement did not grant.
-func (p *Port) maybeAdvertise(vl uint8) {
-	c := p.credit
-	if c.queued[vl] != nil || p.down {
+func (p *Port) maybeAdvertise(vl uint8) { p.credit.maybeAdvertise(vl) }
+
+func (c *CreditState) maybeAdvertise(vl uint8) {
+	v := &c.vl[vl&7]
+	if v.queued != nil {
 		return // the one waiting will carry the newest limit
 	}
-	limit := (c.abr[vl] + uint16(c.capacity-c.used[vl])) & 0xFFF
-	grant := int64((limit - c.advert[vl]) & 0xFFF)
+	limit := (v.abr + uint16(c.capacity-v.used)) & 0xFFF
+	grant := int64((limit - v.advert) & 0xFFF)
 	if grant == 0 {
 		return
 	}
 	// Held back only while the sender surely has credit to go on. (Not
 	// also while this end holds much: what it holds may be stuck, and
 	// the sender would wait on a grant that nothing here would send.)
-	if remaining := int64((c.advert[vl] - c.abr[vl]) & 0xFFF); grant < c.batch && remaining >= c.lowWater {
+	if remaining := int64((v.advert - v.abr) & 0xFFF); grant < c.batch && remaining >= c.lowWater {
 		return
 	}
-	p.queueFC(vl)
+	if !c.port.down {
+		c.port.queueFC(vl)
+	}
 }
 
 // refreshCredit sends a flow-control packet on vl whatever the counters
@@ -239,7 +279,7 @@ func (p *Port) maybeAdvertise(vl uint8) {
 // before the port looks for its next frame: the packet is queued without
 // a Kick, which would start it beside the one the port is about to start.
 func (p *Port) refreshCredit(vl uint8) {
-	if p.credit.queued[vl] == nil && !p.down {
+	if p.credit.vl[vl].queued == nil && !p.down {
 		p.control.Push(p.newFC(vl))
 		p.hasControl = true
 	}
@@ -258,7 +298,7 @@ func (p *Port) newFC(vl uint8) *Packet {
 	pkt.Priority = vl
 	pkt.Wire = FCPacketBytes
 	pkt.InPort = -1
-	c.queued[vl] = pkt
+	c.vl[vl].queued = pkt
 	c.made++
 	return pkt
 }
@@ -267,10 +307,10 @@ func (p *Port) newFC(vl uint8) *Packet {
 // on the wire: the newest.
 func (p *Port) fillCredit(pkt *Packet) {
 	c := p.credit
-	vl := pkt.Priority
-	c.queued[vl] = nil
-	c.advert[vl] = (c.abr[vl] + uint16(c.capacity-c.used[vl])) & 0xFFF
-	pkt.SetFC(c.fctbs[vl], c.advert[vl])
+	v := &c.vl[pkt.Priority&7]
+	v.queued = nil
+	v.advert = (v.abr + uint16(c.capacity-v.used)) & 0xFFF
+	pkt.SetFC(v.fctbs, v.advert)
 }
 
 // sendCredit puts a flow-control packet on the link at once, with the
@@ -295,12 +335,13 @@ func (p *Port) sendCredit(pkt *Packet) {
 // receiver (blocks lost on the wire are forgotten).
 func (p *Port) applyCredit(pkt *Packet) {
 	c := p.credit
-	vl := pkt.Priority
-	c.received++
+	vl := pkt.Priority & 7
 	fctbs, fccl := pkt.FC()
-	c.fccl[vl] = fccl
-	if c.abr[vl] != fctbs {
-		c.abr[vl] = fctbs
+	v := &c.vl[vl]
+	v.received++
+	v.fccl = fccl
+	if v.abr != fctbs {
+		v.abr = fctbs
 		p.maybeAdvertise(vl)
 	}
 	p.creditChanged(vl)
@@ -317,7 +358,7 @@ func (p *Port) applyCredit(pkt *Packet) {
 // one a call to every observer.
 func (p *Port) creditChanged(vl uint8) {
 	c := p.credit
-	avail := int64((c.fccl[vl] - c.fctbs[vl]) & 0xFFF)
+	avail := int64((c.vl[vl&7].fccl - c.vl[vl&7].fctbs) & 0xFFF)
 	bit := uint8(1) << vl
 	switch {
 	case p.paused&bit == 0 && avail < c.maxBlocks:
@@ -355,7 +396,10 @@ func (p *Port) FCPackets() (made, received int64) {
 	if p.credit == nil {
 		return 0, 0
 	}
-	return p.credit.made, p.credit.received
+	for v := range p.credit.vl {
+		received += p.credit.vl[v].received
+	}
+	return p.credit.made, received
 }
 
 // SetFC writes a flow-control packet's FCTBS and FCCL (12 bits each).
@@ -371,7 +415,7 @@ func (p *Port) ShortOf(blocks int64) uint8 {
 	c := p.credit
 	var mask uint8
 	for v := 0; v < c.vls; v++ {
-		if int64((c.fccl[v]-c.fctbs[v])&0xFFF) < blocks {
+		if int64((c.vl[v].fccl-c.vl[v].fctbs)&0xFFF) < blocks {
 			mask |= 1 << v
 		}
 	}

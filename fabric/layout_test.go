@@ -42,3 +42,23 @@ func TestPortHotFields(t *testing.T) {
 		t.Errorf("Port is %d bytes; its allocation class must stay 640 (a multiple of 64)", size)
 	}
 }
+
+// TestCreditsLayout: a packet sent or received on an InfiniBand port
+// reads its credit state's first line and its VL's record, two records
+// to a line, and the state fills the 384-byte allocation class, whose
+// objects start on a line.
+func TestCreditsLayout(t *testing.T) {
+	var c CreditState
+	cacheline.InLines(t, "CreditState", 0, 0, map[string]uintptr{
+		"stale": unsafe.Offsetof(c.stale), "capacity": unsafe.Offsetof(c.capacity),
+		"batch": unsafe.Offsetof(c.batch), "lowWater": unsafe.Offsetof(c.lowWater),
+		"maxBlocks": unsafe.Offsetof(c.maxBlocks), "resumeAt": unsafe.Offsetof(c.resumeAt),
+		"made": unsafe.Offsetof(c.made), "port": unsafe.Offsetof(c.port) + 7,
+	})
+	if off, size := unsafe.Offsetof(c.vl), unsafe.Sizeof(c.vl[0]); off != 64 || size != 32 {
+		t.Errorf("the VL records start at byte %d, %d bytes each; want 64 and 32 (two to a line)", off, size)
+	}
+	if size := unsafe.Sizeof(c); size != 384 {
+		t.Errorf("CreditState is %d bytes; want 384, an allocation class of whole lines", size)
+	}
+}

@@ -97,7 +97,7 @@ type Port struct {
 	out           *Link
 	// credit is the link's InfiniBand flow control (credit.go); nil on
 	// Ethernet.
-	credit *credits
+	credit *CreditState
 
 	Node NodeID
 	// applying counts the PFC frames received (in PauseRecv or
@@ -270,7 +270,7 @@ func (p *Port) SetDown(down bool) {
 func (p *Port) discardControl(pkt *Packet) {
 	p.Stats.ControlDiscarded++
 	if pkt.Kind == KindCredit {
-		p.credit.queued[pkt.Priority] = nil
+		p.credit.vl[pkt.Priority].queued = nil
 	}
 	p.pool.Put(pkt)
 }

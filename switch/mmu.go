@@ -99,7 +99,7 @@ func (s *Switch) release(i int, prio uint8, frame int64) {
 		// per VL, whose credit goes back upstream.
 		s.ps[i].in[prio].held -= frame
 		s.bufUsed -= frame
-		s.ports[i].Release(prio, frame)
+		s.rxCredit[i].Release(prio, frame)
 		return
 	}
 	fromHead := min(s.ps[i].in[prio].head, frame)

@@ -71,6 +71,12 @@ type Switch struct {
 	OnBlocked func(s *Switch, port int, prio uint8)
 	Stats     Stats // its first three counters are per packet
 
+	// rxCredit is each port's credit state on InfiniBand
+	// (fabric.Port.CreditState): a packet that leaves gives its ingress
+	// port's buffer back through it, its lines asked for with the
+	// packet's (dequeue).
+	rxCredit []*fabric.CreditState
+
 	// Prof is the switch's profile, fixed once New returns.
 	Prof    Profile
 	Name    string
@@ -190,6 +196,12 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	if prof.ECMPPerSwitch {
 		s.ecmpSeed = fabric.SwitchECMPSeed(prof.ECMPSeed, name)
+	}
+	if s.credits {
+		s.rxCredit = make([]*fabric.CreditState, n)
+		for i, p := range ports {
+			s.rxCredit[i] = p.CreditState()
+		}
 	}
 	for i, p := range ports {
 		fabric.SetWarmTx(p, &s.queues[i])
@@ -551,11 +563,16 @@ func (s *Switch) nextHigh(port *fabric.Port, ready, paused uint8) *fabric.Packet
 
 // creditBlocked returns the priorities (VLs) of port's egress whose head
 // packet the downstream has not granted credit for.
+//
+// Only the VLs the port marks paused can be blocked: an InfiniBand port
+// marks a VL paused while its credit is below the largest packet the
+// switch sends (fabric.Port.creditChanged), so on the others any head
+// fits, and its packet, most likely a line not in the cache, is not read.
 func (s *Switch) creditBlocked(port *fabric.Port) uint8 {
 	var blocked uint8
-	occupied := port.OwnerBits[bitOccupied]
-	for vl := uint8(0); occupied != 0; vl, occupied = vl+1, occupied>>1 {
-		if occupied&1 != 0 && !port.HasCredit(vl, s.queues[port.Index][vl].peek().Frame()) {
+	short := port.OwnerBits[bitOccupied] & port.PausedMask()
+	for vl := uint8(0); short != 0; vl, short = vl+1, short>>1 {
+		if short&1 != 0 && !port.HasCredit(vl, s.queues[port.Index][vl].peek().Frame()) {
 			blocked |= 1 << vl
 		}
 	}
@@ -578,7 +595,7 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 		q := &qs[prio]
 		blocked := port.Paused(prio) && port.OwnerBits[bitWDIgnore]&(1<<prio) == 0
 		if s.credits {
-			blocked = q.Len > 0 && !port.HasCredit(prio, q.peek().Frame())
+			blocked = q.Len > 0 && port.Paused(prio) && !port.HasCredit(prio, q.peek().Frame()) // creditBlocked
 		}
 		if q.Len == 0 || blocked {
 			if q.Len == 0 {
@@ -628,6 +645,11 @@ func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 		in := int(q.nextFIFO)
 		if len(q.sub) > 1 {
 			sim.Prefetch3(q.next, &q.sub[in], &s.ps[in].in[prio])
+			if s.credits {
+				// Its ingress port's credit lines, for the VL it likely
+				// came on (the same, unless SL2VL moves it).
+				sim.PrefetchAddr2(s.rxCredit[in].Lines(prio))
+			}
 		} else {
 			sim.Prefetch2(q.next, &q.sub[in])
 		}
