@@ -66,6 +66,7 @@ func Build(s *Scenario) (*Network, error) {
 			return nil, err
 		}
 		n.Switches[id] = sw
+		n.balanced = n.balanced || sw.Prof.LoadBalance != swtch.ECMP
 	}
 	if len(s.IB.PortSL2VL) > 0 {
 		// Every port has a table, switch.ib.sl2vl where the file gives

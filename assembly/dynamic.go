@@ -164,6 +164,9 @@ func (n *Network) closeRequester(fr *FlowRun) {
 	l := fr.Live
 	fr.status, fr.done, fr.retransmits = fr.outcome()
 	fr.readDelivered = l.Requester.ReadDelivered
+	if fr.Flow.Op == "read" && n.balanced {
+		fr.order = orderOf(l.Requester)
+	}
 	fr.requesterClosed = true
 	if err := n.HCAs[fr.Flow.Src].DestroyQP(l.Requester); err != nil {
 		panic(err) // the runner destroys each QP once
@@ -196,6 +199,9 @@ func (n *Network) closeResponder(fr *FlowRun) {
 	}
 	dst := n.HCAs[fr.Flow.Dst]
 	fr.respDelivered = l.Responder.Delivered
+	if fr.Flow.Op != "read" && n.balanced {
+		fr.order = orderOf(l.Responder)
+	}
 	if err := dst.DestroyQP(l.Responder); err != nil {
 		panic(err)
 	}

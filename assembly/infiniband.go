@@ -145,6 +145,7 @@ func (b *builder) infiniband() {
 	notIB(sw.Has("buffer"), sw.KeyPos("buffer"), "switch.buffer", "an InfiniBand switch's buffer is per input port and VL (switch.ib.vl_buffer)")
 	notIB(sw.Tagger.Set, sw.KeyPos("tagger"), "switch.tagger", "Tagger moves packets between lossless Ethernet priorities; on InfiniBand a routing engine that uses VLs breaks credit loops (subnet_manager.routing: dfsssp or lash)")
 	notIB(sw.FloodLossless.Set, sw.KeyPos("flood_lossless"), "switch.flood_lossless", "an InfiniBand switch never floods: a packet without a forwarding entry is dropped")
+	notIB(sw.LoadBalance.Set && sw.LoadBalance.V != "ecmp", sw.KeyPos("load_balance"), "switch.load_balance", "an InfiniBand switch forwards by its LFT, one port per destination LID; adaptive routing over InfiniBand is not modelled yet (spread a flow's paths with subnet_manager.lmc)")
 	h := &b.f.HCA
 	if h.CC.Set && h.CC.V != "none" && h.CC.V != "ibcc" {
 		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes ibcc (InfiniBand congestion control) or none", h.CC.V)

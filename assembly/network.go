@@ -7,6 +7,7 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -36,6 +37,9 @@ type Network struct {
 	// polling: Run checks its stop condition only after events that
 	// call poll; polled: one did.
 	polling, polled bool
+	// balanced: a switch spreads flows other than by ECMP, and flows.csv
+	// says how each flow's data arrived (FlowRun.arrivalOrder).
+	balanced bool
 	dyn             dynamic // flows that start during the run (dynamic.go)
 	ledger          ledger  // UD and UC bytes dropped and copied (conservation.go)
 }
@@ -74,6 +78,35 @@ type FlowRun struct {
 	started         bool // its QPs were made and its work requests posted
 	arrived         bool // its data has arrived (the flows waiting for it started)
 	requesterClosed bool
+	// order is the arrival order of the flow's data, kept when its
+	// receiving QP closed (arrivalOrder).
+	order *reports.FlowOrder
+}
+
+// arrivalOrder is how the flow's data packets arrived at its receiving
+// QP (the requester for a READ, else the responder), also after it
+// closed.
+func (fr *FlowRun) arrivalOrder() *reports.FlowOrder {
+	if fr.order != nil {
+		return fr.order
+	}
+	if fr.Live == nil {
+		return &reports.FlowOrder{Paths: 1}
+	}
+	qp := fr.Live.Responder
+	if fr.Flow.Op == "read" {
+		qp = fr.Live.Requester
+	}
+	return orderOf(qp)
+}
+
+// orderOf is what qp measured of its data's arrival.
+func orderOf(qp *hca.QP) *reports.FlowOrder {
+	if qp == nil {
+		return &reports.FlowOrder{Paths: 1}
+	}
+	paths, _, distMax, distMean := qp.Order()
+	return &reports.FlowOrder{Paths: paths, ReorderMax: distMax, ReorderMean: distMean}
 }
 
 // FlowLive is what a running flow holds; each side's part is nil once

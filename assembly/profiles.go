@@ -52,12 +52,38 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	if s.ECMPPerSwitch.Set {
 		p.ECMPPerSwitch = s.ECMPPerSwitch.V
 	}
+	b.applyLoadBalance(p, s, path)
 	if path != "switch" {
 		// The link layer is the network's: one switch cannot differ.
 		for _, k := range []string{"link_layer", "ib"} {
 			if s.Has(k) {
 				b.errorf(s.KeyPos(k), path+"."+k, "%s is the whole network's: give it in the top-level switch block", k)
 			}
+		}
+	}
+}
+
+// applyLoadBalance sets the switch's load balancing (swtch.LoadBalance)
+// and its modes' parameters, each only with the mode it tunes.
+func (b *builder) applyLoadBalance(p *swtch.Profile, s *scenario.SwitchS, path string) {
+	if s.LoadBalance.Set {
+		p.LoadBalance, _ = swtch.ParseLoadBalance(s.LoadBalance.V) // the schema checked the name
+	}
+	if s.FlowletTimeout.Set {
+		p.FlowletTimeout = s.FlowletTimeout.V
+	}
+	if s.Spray.Set {
+		p.Spray, _ = swtch.ParseSprayMode(s.Spray.V)
+	}
+	if s.AdaptiveBias.Set {
+		p.AdaptiveBias = s.AdaptiveBias.V
+	}
+	for _, c := range []struct {
+		key  string
+		mode swtch.LoadBalance
+	}{{"flowlet_timeout", swtch.Flowlet}, {"spray", swtch.Spray}, {"adaptive_bias", swtch.Adaptive}} {
+		if s.Has(c.key) && p.LoadBalance != c.mode {
+			b.errorf(s.KeyPos(c.key), path+"."+c.key, "%s tunes load_balance: %s, and this switch's load_balance is %s", c.key, c.mode, p.LoadBalance)
 		}
 	}
 }
@@ -200,6 +226,23 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	}
 	if h.Retransmit.Set {
 		p.Retransmit = retransmits[h.Retransmit.V]
+	}
+	if h.Placement.Set {
+		p.Placement = hca.InOrder
+		if h.Placement.V == "direct" {
+			p.Placement = hca.Direct
+		}
+	}
+	set(&p.ReorderWindow, h.ReorderWindow)
+	if p.Placement == hca.Direct && p.Retransmit == hca.GoBack0 && (h.Placement.Set || h.Retransmit.Set) {
+		at := h.Placement.Pos
+		if !h.Placement.Set {
+			at = h.Retransmit.Pos
+		}
+		b.errorf(at, "hca.placement", "direct placement keeps what arrives ahead of a gap, and go-back-0 resends whole messages; use retransmit: go-back-n or selective")
+	}
+	if h.ReorderWindow.Set && p.Placement != hca.Direct {
+		b.errorf(h.ReorderWindow.Pos, "hca.reorder_window", "reorder_window tunes placement: direct, and placement is %s", p.Placement)
 	}
 	set(&p.AckTimeout, h.AckTimeout)
 	set(&p.RetryCount, h.RetryCount)

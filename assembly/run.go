@@ -179,6 +179,9 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 			StartNs: f.Start.Nanoseconds(), Retransmits: retransmits,
 			Status: st.String(),
 		}
+		if n.balanced {
+			row.Order = fr.arrivalOrder()
+		}
 		switch st {
 		case hca.WCPending:
 		case hca.WCSuccess:

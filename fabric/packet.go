@@ -99,8 +99,14 @@ type Packet struct {
 	// takes on each link is its SL through that port's SL-to-VL table
 	// (the switch rewrites Priority where a port has its own). Here, in
 	// the AETH's padding, because only such a port reads it.
-	SL  uint8
-	MSN uint32
+	SL uint8
+	// Path numbers the path a packet took where switches spread a flow
+	// (load balancing other than ECMP): at each switch with a choice of n
+	// ports, Path = Path × n + the index of the port taken, modulo 2^16
+	// (exact up to 65,536 paths; a k=16 fat tree has 64 between pods).
+	// The receiver counts a flow's distinct paths. In the AETH's padding.
+	Path uint16
+	MSN  uint32
 	// SackPSN is, on a selective-repeat NAK (IRN's NACK, which carries
 	// the cumulative PSN in PSN), the PSN that arrived out of order.
 	SackPSN uint32

@@ -21,7 +21,7 @@ type Stats struct {
 	RNRNaksSent   int64
 	Timeouts      int64
 	Duplicates    int64 // request packets received twice
-	OutOfOrder    int64 // request packets received ahead of a gap (dropped)
+	OutOfOrder    int64 // request packets received ahead of a gap (dropped or held)
 	// NoRecvDrops counts UD (and UC) messages dropped because no RECV was
 	// posted; UCDroppedMsgs UC messages with a missing packet; QKeyDrops
 	// UD datagrams with the wrong Q_Key; BadQPDrops packets for a QP that
@@ -88,6 +88,12 @@ type HCA struct {
 	Prof Profile
 	Name string
 	IP   uint32
+	// Placed counts WRITE and READ response packets placed at their
+	// address ahead of a gap (direct placement, reorder.go); ReorderHeld
+	// the SEND (and other) request packets held until the gap fills, as
+	// a SEND must land in order. (Not in Stats, whose size keeps Prof on
+	// a line.)
+	Placed, ReorderHeld int64
 
 	// arb is the port's VL arbitration (Profile.VLArb), which keeps a
 	// ring of QPs per VL in place of active; nil without one.

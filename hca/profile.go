@@ -48,6 +48,16 @@ type Profile struct {
 	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout.
 	RTOLow, RTOHigh sim.Time
 	RTOLowPackets   int
+	// Placement is how the RC receiver treats packets that arrive ahead
+	// of a gap (reorder.go). Default InOrder.
+	Placement Placement
+	// ReorderWindow is, with direct placement, how many PSNs past a gap
+	// may arrive before the gap counts as a loss and the receiver NAKs
+	// it. Default 256 (1 MiB at MTU 4096, about 84 µs at 100 Gb/s): well
+	// above the reorder that spraying over a PFC-bounded fat tree makes
+	// (the k=8 permutation test measures it), well below the buffer of
+	// 512 packets (srWindow).
+	ReorderWindow int
 	// AckTimeout is the local ACK timeout exponent: 4.096 µs × 2^AckTimeout
 	// (InfiniBand spec, C9-140). Default 14 (67 ms), as perftest sets.
 	AckTimeout int
@@ -174,6 +184,7 @@ func DefaultProfile() Profile {
 		MTU:           4096,
 		Priority:      3,
 		Retransmit:    GoBackN,
+		ReorderWindow: 256,
 		RTOLow:        100 * sim.Microsecond,
 		RTOHigh:       320 * sim.Microsecond,
 		RTOLowPackets: 3,

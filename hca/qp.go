@@ -266,6 +266,9 @@ type QP struct {
 	ring      uint8    // with VL arbitration, the VL whose ring it is in
 	destroyed bool     // DestroyQP: gone from the HCA's table
 	sr        *srState // selective repeat (Profile.Retransmit == Selective)
+	rx        *rxOrder // arrival order and paths, once not in order on one path
+	lastPath  uint16   // the path of the last data packet received
+	rdHave    []bool   // READ responses placed ahead of a gap, by PSN % srWindow
 	basePSN   int64
 
 	// Responder.

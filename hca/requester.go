@@ -268,9 +268,13 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 		return // duplicate or stale
 	}
 	want := w.FirstPSN + w.respPkts
+	qp.noteArrival(p, psn, want)
 	switch {
 	case psn < want:
 		return // duplicate
+	case psn > want && h.Prof.Placement == Direct && psn-want < srWindow:
+		h.placeResponse(qp, w, p, psn, want)
+		return
 	case psn > want:
 		// A response went missing: ask again from it, once per gap.
 		if w.retryAt != want {
@@ -286,6 +290,13 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 	}
 	w.respPkts++
 	qp.ReadDelivered += int64(p.Payload)
+	if qp.rdHave != nil {
+		// Responses placed ahead of this one now join it.
+		for w.respPkts < w.NPkts && qp.rdHave[(w.FirstPSN+w.respPkts)%srWindow] {
+			qp.rdHave[(w.FirstPSN+w.respPkts)%srWindow] = false
+			w.respPkts++
+		}
+	}
 	if w.respPkts == w.NPkts {
 		w.respDone = true
 	}

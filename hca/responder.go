@@ -49,6 +49,7 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 	}
 	psn := expand(p.PSN, qp.ePSN)
 	op := p.Opcode.Operation()
+	qp.noteArrival(p, psn, qp.ePSN)
 	if qp.Type == UC {
 		if psn != qp.ePSN {
 			// A gap: the message in progress is lost.
@@ -77,9 +78,11 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 	switch {
 	case psn == qp.ePSN:
 		h.accept(qp, p, psn, op)
-		if h.Prof.Retransmit == Selective {
+		if qp.sr != nil {
 			h.srReplay(qp, p)
 		}
+	case psn > qp.ePSN && h.Prof.Placement == Direct:
+		h.placeAhead(qp, p, psn)
 	case psn > qp.ePSN && h.Prof.Retransmit == Selective:
 		h.srBuffer(qp, p, psn)
 	case psn > qp.ePSN:

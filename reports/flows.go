@@ -19,17 +19,43 @@ type FlowRow struct {
 	Slowdown       float64
 	Retransmits    int64
 	Status         string // work completion status, or "incomplete"
+	// Order is the arrival order of the flow's data, measured under load
+	// balancing other than ECMP (nil otherwise): flows.csv has its three
+	// columns then (FlowsOrderHeader).
+	Order *FlowOrder
+}
+
+// FlowOrder is how a flow's data packets arrived: over how many distinct
+// paths, and how far out of order (a packet's distance is how many PSNs
+// past it had arrived before it; the mean is over the packets that came
+// late).
+type FlowOrder struct {
+	Paths       int
+	ReorderMax  int64
+	ReorderMean float64
 }
 
 // FlowsHeader is flows.csv's header, the OUTPUTS.md contract.
 var FlowsHeader = []string{"id", "src", "dst", "qp", "op", "size_bytes", "delivered_bytes",
 	"start_ns", "end_ns", "fct_ns", "slowdown", "retransmits", "status"}
 
+// FlowsOrderHeader are the columns flows.csv gains when rows carry an
+// Order (OUTPUTS.md: under load balancing other than ECMP).
+var FlowsOrderHeader = []string{"paths", "reorder_max", "reorder_mean"}
+
 // FlowsCSV renders flows.csv.
 func FlowsCSV(rows []FlowRow) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write(FlowsHeader)
+	order := false
+	for _, r := range rows {
+		order = order || r.Order != nil
+	}
+	if order {
+		_ = w.Write(append(append([]string(nil), FlowsHeader...), FlowsOrderHeader...))
+	} else {
+		_ = w.Write(FlowsHeader)
+	}
 	i := strconv.Itoa
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, r := range rows {
@@ -38,8 +64,16 @@ func FlowsCSV(rows []FlowRow) []byte {
 			end, fct = n(r.EndNs), n(r.FCTNs)
 			slow = strconv.FormatFloat(r.Slowdown, 'f', 4, 64)
 		}
-		_ = w.Write([]string{i(r.ID), r.Src, r.Dst, r.QP, r.Op, n(r.SizeBytes), n(r.DeliveredBytes),
-			n(r.StartNs), end, fct, slow, n(r.Retransmits), r.Status})
+		rec := []string{i(r.ID), r.Src, r.Dst, r.QP, r.Op, n(r.SizeBytes), n(r.DeliveredBytes),
+			n(r.StartNs), end, fct, slow, n(r.Retransmits), r.Status}
+		if order {
+			if o := r.Order; o != nil {
+				rec = append(rec, i(o.Paths), n(o.ReorderMax), strconv.FormatFloat(o.ReorderMean, 'f', 2, 64))
+			} else {
+				rec = append(rec, "", "", "")
+			}
+		}
+		_ = w.Write(rec)
 	}
 	w.Flush()
 	return b.Bytes()

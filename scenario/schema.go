@@ -355,6 +355,13 @@ type SwitchS struct {
 	// infiniband (credits per VL); IB its InfiniBand parameters.
 	LinkLayer StrV `yaml:"link_layer" enum:"ethernet|infiniband"`
 	IB        IBS  `yaml:"ib"`
+	// LoadBalance is how a switch chooses among equal-cost ports;
+	// FlowletTimeout, Spray and AdaptiveBias tune its modes
+	// (swtch.Profile).
+	LoadBalance    StrV  `yaml:"load_balance" enum:"ecmp|flowlet|adaptive|spray"`
+	FlowletTimeout TimeV `yaml:"flowlet_timeout" min:"1ns"`
+	Spray          StrV  `yaml:"spray" enum:"round-robin|random|entropy"`
+	AdaptiveBias   SizeV `yaml:"adaptive_bias"`
 	// EgressFIFO is one FIFO per egress port and priority (swtch.Profile).
 	EgressFIFO boolV `yaml:"egress_fifo"`
 	// FloodLossless and Tagger are the deadlock cures (swtch.Profile).
@@ -650,16 +657,20 @@ func (w *dwrrV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 
 type HCAS struct {
 	meta
-	MTU         IntV         `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
-	Priority    IntV         `yaml:"priority" min:"0" max:"7"`
-	Retransmit  StrV         `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
-	AckTimeout  IntV         `yaml:"ack_timeout" min:"0" max:"31"`
-	RetryCount  IntV         `yaml:"retry_count" min:"0" max:"7"`
-	RNRRetry    IntV         `yaml:"rnr_retry" min:"0" max:"7"`
-	MaxRdAtomic IntV         `yaml:"max_rd_atomic" min:"1" max:"255"`
-	AckEvery    IntV         `yaml:"ack_every" min:"1" max:"65536"`
-	RxRate      rxRateV      `yaml:"rx_rate"`
-	PFCWatchdog nicWatchdogS `yaml:"pfc_watchdog"`
+	MTU        IntV `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
+	Priority   IntV `yaml:"priority" min:"0" max:"7"`
+	Retransmit StrV `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
+	// Placement and ReorderWindow: how the RC receiver takes packets
+	// ahead of a gap (hca.Placement).
+	Placement     StrV         `yaml:"placement" enum:"in-order|direct"`
+	ReorderWindow IntV         `yaml:"reorder_window" min:"1" max:"511"`
+	AckTimeout    IntV         `yaml:"ack_timeout" min:"0" max:"31"`
+	RetryCount    IntV         `yaml:"retry_count" min:"0" max:"7"`
+	RNRRetry      IntV         `yaml:"rnr_retry" min:"0" max:"7"`
+	MaxRdAtomic   IntV         `yaml:"max_rd_atomic" min:"1" max:"255"`
+	AckEvery      IntV         `yaml:"ack_every" min:"1" max:"65536"`
+	RxRate        rxRateV      `yaml:"rx_rate"`
+	PFCWatchdog   nicWatchdogS `yaml:"pfc_watchdog"`
 	// NIC timing and selective repeat's timeouts (hca.Profile).
 	DoorbellLatency TimeV `yaml:"doorbell_latency"`
 	WQEFetchLatency TimeV `yaml:"wqe_fetch_latency"`

@@ -62,6 +62,20 @@ type Profile struct {
 	// false hashes the same way on every switch, as identical switches do
 	// out of the box, which polarises multi-tier fabrics.
 	ECMPPerSwitch bool
+	// LoadBalance is how the switch chooses among equal-cost ports
+	// (balance.go). Default ECMP, per-flow hashing.
+	LoadBalance LoadBalance
+	// FlowletTimeout is the gap within a flow after which flowlet mode
+	// may move it to another port. Default 50 µs, SCENARIO.md's: several
+	// RTTs of a datacenter fabric at 100 Gb/s, long enough for the queues
+	// on the old path to drain.
+	FlowletTimeout sim.Time
+	// Spray is how spray mode picks a packet's port. Default round robin.
+	Spray SprayMode
+	// AdaptiveBias is how many fewer bytes another port must have queued
+	// than the flow's hashed port for adaptive mode to take it. Default 0:
+	// the least loaded port, ties to the hashed one.
+	AdaptiveBias fabric.Size
 	// EgressFIFO queues each egress port and priority in one FIFO, as a
 	// shared-memory switch's MMU queues per class of service and the HPCC
 	// authors' simulator does. Default false: a FIFO per ingress port,
@@ -193,10 +207,11 @@ func DefaultProfile() Profile {
 		},
 		// DCQCN paper defaults (Zhu et al., SIGCOMM 2015): Kmin 5 KB,
 		// Kmax 200 KB, Pmax 1%. Marking is off until asked for.
-		ECN:           ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
-		LinkLayer:     "ethernet",
-		FloodLossless: true,
-		ECMPPerSwitch: true,
+		ECN:            ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
+		LinkLayer:      "ethernet",
+		FloodLossless:  true,
+		ECMPPerSwitch:  true,
+		FlowletTimeout: 50 * sim.Microsecond,
 	}
 }
 

@@ -66,6 +66,8 @@ type Switch struct {
 	// admitted without a check (the upstream sent it on credit for this
 	// port's buffer), and its credit goes back when it leaves.
 	credits bool
+	// balance is Prof.LoadBalance; lb its state, nil for ECMP.
+	balance LoadBalance
 	// OnBlocked, if set, is told when a packet joins an empty egress
 	// queue whose priority is paused (the deadlock detector's cue).
 	OnBlocked func(s *Switch, port int, prio uint8)
@@ -76,6 +78,8 @@ type Switch struct {
 	// port's buffer back through it, its lines asked for with the
 	// packet's (dequeue).
 	rxCredit []*fabric.CreditState
+
+	lb *balancer
 
 	// Prof is the switch's profile, fixed once New returns.
 	Prof    Profile
@@ -186,6 +190,9 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		hoq:        prof.HOQLifetime,
 		ecnEnqueue: prof.ECN.Enabled && prof.ECN.AtEnqueue,
 		ecnDequeue: prof.ECN.Enabled && !prof.ECN.AtEnqueue,
+	}
+	if s.balance = prof.LoadBalance; s.balance != ECMP {
+		s.lb = newBalancer(s)
 	}
 	if s.hoq > 0 {
 		s.hoqSince, s.hoqTimer = make([][8]sim.Time, n), make([]sim.Timer, n)
@@ -355,7 +362,13 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	}
 	out := next[0]
 	if len(next) > 1 {
-		out = fabric.PickPort(next, p.Flow.Hash(s.ecmpSeed))
+		if s.balance == ECMP {
+			out = fabric.PickPort(next, p.Flow.Hash(s.ecmpSeed))
+		} else {
+			k := s.choose(p, next)
+			out = next[k]
+			p.Path = p.Path*uint16(len(next)) + uint16(k)
+		}
 	} else if s.credits && s.Prof.LMC > 0 {
 		// InfiniBand with several LIDs per port: the LID's own entry.
 		out, _ = s.routes.LFTPort(s.ID, p.Dst, int(p.Flow.SrcPort)&(1<<s.Prof.LMC-1))
@@ -389,6 +402,9 @@ func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 	}
 	s.pipeline++
 	p.OutPort = int32(out)
+	if s.balance == Adaptive {
+		s.lb.committed[out] += p.Frame() // until exit
+	}
 	if s.cutThrough {
 		// Cut-through latencies differ by frame size and rate, but a
 		// run has few of each: a lane per latency (the last two
@@ -692,6 +708,9 @@ var exitKind = &sim.LaneKind{
 // route chose (Packet.OutPort).
 func (s *Switch) exit(p *fabric.Packet) {
 	s.pipeline--
+	if s.balance == Adaptive {
+		s.lb.committed[p.OutPort] -= p.Frame()
+	}
 	s.enqueue(p, int(p.OutPort))
 }
 

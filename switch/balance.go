@@ -1,0 +1,215 @@
+package swtch
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Load balancing: how a switch chooses among the equal-cost ports its
+// routes give toward a destination (fabric.Routes.NextPorts). ECMP hashes
+// the flow, so a flow keeps one path and two elephants may share an
+// uplink while another idles; the others spread a flow's packets:
+//
+//   - flowlet: a flow keeps its port while its packets come close
+//     together; after a gap longer than FlowletTimeout its next packet
+//     (the first of a new flowlet) takes a port at random, as LetFlow
+//     does (Vanini et al., NSDI 2017; CONGA, Alizadeh et al., SIGCOMM
+//     2014, chooses by congestion instead). The gap lets the flowlet
+//     before it drain, so flowlets rarely reorder. Flows share a
+//     flowlet table of FlowletEntries entries by hash, as in hardware.
+//   - adaptive: every packet takes the eligible port with the fewest
+//     bytes queued for it (its egress queues, all priorities, and the
+//     packets in the pipeline bound for it), as switch vendors describe
+//     adaptive routing. A tie goes to the first in the group counting
+//     from the flow's hashed port, so equal loads keep ECMP's choice.
+//     AdaptiveBias favours the hashed port: another wins only with more
+//     than AdaptiveBias bytes less.
+//   - spray: every packet takes the next port of the group in turn (a
+//     counter per destination), one at random, or the one its entropy
+//     hashes to: the flow's key mixed with the packet's PSN, as a sender
+//     that varies the entropy value per packet (UET's entropy; a RoCEv2
+//     NIC that varies the UDP source port) makes it.
+//
+// Every choice is deterministic: the random ones draw from the switch's
+// own stream (sim.Engine.Rand), so the same seed gives the same paths.
+// A choice is among the ports the routes give: with routing: updown
+// those keep to up*/down* order, and no choice can close a buffer
+// cycle that the routes do not already allow.
+
+// LoadBalance is how a switch chooses among equal-cost ports.
+type LoadBalance uint8
+
+// The load-balancing modes (SCENARIO.md: switch.load_balance).
+const (
+	ECMP LoadBalance = iota
+	Flowlet
+	Adaptive
+	Spray
+)
+
+var loadBalanceNames = [...]string{"ecmp", "flowlet", "adaptive", "spray"}
+
+func (l LoadBalance) String() string {
+	if int(l) < len(loadBalanceNames) {
+		return loadBalanceNames[l]
+	}
+	return fmt.Sprintf("LoadBalance(%d)", uint8(l))
+}
+
+// ParseLoadBalance returns the mode named s.
+func ParseLoadBalance(s string) (LoadBalance, bool) {
+	for i, n := range loadBalanceNames {
+		if n == s {
+			return LoadBalance(i), true
+		}
+	}
+	return ECMP, false
+}
+
+// SprayMode is how spray picks a packet's port.
+type SprayMode uint8
+
+// The spray modes (SCENARIO.md: switch.spray).
+const (
+	SprayRoundRobin SprayMode = iota
+	SprayRandom
+	SprayEntropy
+)
+
+var sprayNames = [...]string{"round-robin", "random", "entropy"}
+
+func (m SprayMode) String() string {
+	if int(m) < len(sprayNames) {
+		return sprayNames[m]
+	}
+	return fmt.Sprintf("SprayMode(%d)", uint8(m))
+}
+
+// ParseSprayMode returns the mode named s.
+func ParseSprayMode(s string) (SprayMode, bool) {
+	for i, n := range sprayNames {
+		if n == s {
+			return SprayMode(i), true
+		}
+	}
+	return SprayRoundRobin, false
+}
+
+// FlowletEntries is the size of a switch's flowlet table: flows whose
+// hashes meet in an entry share its port and its gap clock, as they do in
+// a hardware table (CONGA's has 64 K entries for a whole leaf; this is
+// per switch, and smaller, since a simulated switch sees fewer flows).
+const FlowletEntries = 4096
+
+// balancer is a switch's state for the modes other than ECMP.
+type balancer struct {
+	rng *rand.Rand
+	// committed is, per egress port, the bytes of packets chosen for it
+	// that are still in the pipeline (adaptive's load counts them).
+	committed []int64
+	// flowlets: per entry, when its last packet passed and its port.
+	flowletSeen []sim.Time
+	flowletPort []int32
+	// rr is spray's round-robin counter per destination host.
+	rr map[fabric.NodeID]uint32
+	// Flowlets counts the flowlets started (a flowlet table entry's gap
+	// passed, or its first packet).
+	Flowlets int64
+}
+
+func newBalancer(s *Switch) *balancer {
+	b := &balancer{rng: s.eng.Rand("switch/" + s.Name + "/balance")}
+	switch s.Prof.LoadBalance {
+	case Adaptive:
+		b.committed = make([]int64, len(s.ports))
+	case Flowlet:
+		b.flowletSeen = make([]sim.Time, FlowletEntries)
+		b.flowletPort = make([]int32, FlowletEntries)
+		for i := range b.flowletSeen {
+			b.flowletSeen[i] = -1
+		}
+	case Spray:
+		b.rr = map[fabric.NodeID]uint32{}
+	}
+	return b
+}
+
+// choose returns the index in next (two or more ports) of the port
+// packet p takes.
+func (s *Switch) choose(p *fabric.Packet, next []int32) int {
+	b := s.lb
+	n := uint64(len(next))
+	switch s.balance {
+	case Flowlet:
+		h := p.Flow.Hash(s.ecmpSeed)
+		e := h % FlowletEntries
+		now := s.eng.Now()
+		last := b.flowletSeen[e]
+		b.flowletSeen[e] = now
+		if last >= 0 && now-last <= s.Prof.FlowletTimeout {
+			if k := indexOf(next, b.flowletPort[e]); k >= 0 {
+				return k
+			}
+		}
+		b.Flowlets++
+		k := int(b.rng.Uint64N(n))
+		b.flowletPort[e] = next[k]
+		return k
+	case Adaptive:
+		start := p.Flow.Hash(s.ecmpSeed) % n
+		best := int(start)
+		bestLoad := s.portLoad(int(next[best])) - int64(s.Prof.AdaptiveBias)
+		for i := uint64(1); i < n; i++ {
+			k := int((start + i) % n)
+			if l := s.portLoad(int(next[k])); l < bestLoad {
+				best, bestLoad = k, l
+			}
+		}
+		return best
+	case Spray:
+		switch s.Prof.Spray {
+		case SprayRandom:
+			return int(b.rng.Uint64N(n))
+		case SprayEntropy:
+			k := p.Flow
+			k.SrcPort ^= uint16(p.PSN) ^ uint16(p.PSN>>16)
+			return int(k.Hash(s.ecmpSeed) % n)
+		default:
+			c := b.rr[p.Dst]
+			b.rr[p.Dst] = c + 1
+			return int(uint64(c) % n)
+		}
+	}
+	return int(p.Flow.Hash(s.ecmpSeed) % n) // ECMP: fabric.PickPort's choice
+}
+
+// portLoad is the bytes queued at egress port o, all priorities, and
+// those in the pipeline bound for it.
+func (s *Switch) portLoad(o int) int64 {
+	load := s.lb.committed[o]
+	for prio := range s.queues[o] {
+		load += s.queues[o][prio].Bytes
+	}
+	return load
+}
+
+// indexOf returns the index of port p in ports, or -1.
+func indexOf(ports []int32, p int32) int {
+	for i, q := range ports {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// Flowlets returns the flowlets the switch started (flowlet mode).
+func (s *Switch) Flowlets() int64 {
+	if s.lb == nil {
+		return 0
+	}
+	return s.lb.Flowlets
+}
