@@ -40,8 +40,8 @@ type Network struct {
 	// balanced: a switch spreads flows other than by ECMP, and flows.csv
 	// says how each flow's data arrived (FlowRun.arrivalOrder).
 	balanced bool
-	dyn             dynamic // flows that start during the run (dynamic.go)
-	ledger          ledger  // UD and UC bytes dropped and copied (conservation.go)
+	dyn      dynamic // flows that start during the run (dynamic.go)
+	ledger   ledger  // UD and UC bytes dropped and copied (conservation.go)
 }
 
 // FlowRun is one flow's state during a run, and its record after.

@@ -266,15 +266,18 @@ type QP struct {
 	ring      uint8    // with VL arbitration, the VL whose ring it is in
 	destroyed bool     // DestroyQP: gone from the HCA's table
 	sr        *srState // selective repeat (Profile.Retransmit == Selective)
-	rx        *rxOrder // arrival order and paths, once not in order on one path
-	lastPath  uint16   // the path of the last data packet received
 	rdHave    []bool   // READ responses placed ahead of a gap, by PSN % srWindow
 	basePSN   int64
 
 	// Responder.
-	rq         []*recvWQE
-	ePSN       int64 // next PSN expected
-	nakSent    bool  // a sequence-error NAK is outstanding
+	rq      []*recvWQE
+	ePSN    int64 // next PSN expected
+	nakSent bool  // a sequence-error NAK is outstanding
+	// lastPath is the path of the last data packet received, rx what was
+	// measured of their order once not all came in order on one path
+	// (reorder.go): beside ePSN, which every arrival reads.
+	lastPath   uint16
+	rx         *rxOrder
 	msn        uint32
 	msgStart   int64    // PSN of the first packet of the message in progress
 	inMsg      bool     // UC/RC: inside a multi-packet message
