@@ -1,6 +1,8 @@
 package hca
 
 import (
+	"math/bits"
+
 	"github.com/lfsim/lfsim/fabric"
 )
 
@@ -47,15 +49,26 @@ type rxOrder struct {
 	// Reordered counts the packets that arrived after a later PSN;
 	// DistSum and DistMax sum and bound their distance (high - 1 - PSN).
 	Reordered, DistSum, DistMax int64
-	// paths holds the distinct fabric.Packet.Path values seen.
-	paths map[uint16]struct{}
+	// paths is a bitmap of the fabric.Packet.Path values seen, as long
+	// as the largest needs (a word for a k=16 fat tree's 64 paths).
+	paths []uint64
 }
 
 func (q *QP) order() *rxOrder {
 	if q.rx == nil {
-		q.rx = &rxOrder{paths: map[uint16]struct{}{q.lastPath: {}}}
+		q.rx = &rxOrder{}
+		q.rx.addPath(q.lastPath)
 	}
 	return q.rx
+}
+
+// addPath sets path's bit.
+func (o *rxOrder) addPath(path uint16) {
+	w := int(path / 64)
+	if w >= len(o.paths) {
+		o.paths = append(o.paths, make([]uint64, w+1-len(o.paths))...)
+	}
+	o.paths[w] |= 1 << (path % 64)
 }
 
 // noteArrival records data packet p with PSN psn arriving at qp: its path,
@@ -65,8 +78,7 @@ func (q *QP) order() *rxOrder {
 // order, and costs a comparison.
 func (q *QP) noteArrival(p *fabric.Packet, psn, expected int64) {
 	if p.Path != q.lastPath {
-		o := q.order()
-		o.paths[p.Path] = struct{}{}
+		q.order().addPath(p.Path)
 		q.lastPath = p.Path
 	}
 	if q.rx == nil && psn <= expected {
@@ -94,7 +106,10 @@ func (q *QP) Order() (paths int, reordered, distMax int64, distMean float64) {
 	if o.Reordered > 0 {
 		distMean = float64(o.DistSum) / float64(o.Reordered)
 	}
-	return len(o.paths), o.Reordered, o.DistMax, distMean
+	for _, w := range o.paths {
+		paths += bits.OnesCount64(w)
+	}
+	return paths, o.Reordered, o.DistMax, distMean
 }
 
 // placeAhead takes request p with PSN psn past the gap at ePSN under

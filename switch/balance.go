@@ -113,8 +113,9 @@ type balancer struct {
 	// flowlets: per entry, when its last packet passed and its port.
 	flowletSeen []sim.Time
 	flowletPort []int32
-	// rr is spray's round-robin counter per destination host.
-	rr map[fabric.NodeID]uint32
+	// rr is spray's round-robin counter per destination, by node id
+	// (grown to the largest seen).
+	rr []uint32
 	// Flowlets counts the flowlets started (a flowlet table entry's gap
 	// passed, or its first packet).
 	Flowlets int64
@@ -131,8 +132,6 @@ func newBalancer(s *Switch) *balancer {
 		for i := range b.flowletSeen {
 			b.flowletSeen[i] = -1
 		}
-	case Spray:
-		b.rr = map[fabric.NodeID]uint32{}
 	}
 	return b
 }
@@ -178,8 +177,12 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 			k.SrcPort ^= uint16(p.PSN) ^ uint16(p.PSN>>16)
 			return int(k.Hash(s.ecmpSeed) % n)
 		default:
-			c := b.rr[p.Dst]
-			b.rr[p.Dst] = c + 1
+			d := int(p.Dst)
+			if d >= len(b.rr) {
+				b.rr = append(b.rr, make([]uint32, d+1-len(b.rr))...)
+			}
+			c := b.rr[d]
+			b.rr[d] = c + 1
 			return int(uint64(c) % n)
 		}
 	}
