@@ -54,7 +54,7 @@ func TestLoadBalancePermutation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("four k=8 runs")
 	}
-	ecmp, rtECMP, _ := balanceRun(t, 8, "16MiB", "load_balance: ecmp", "")
+	ecmp, rtECMP, nECMP := balanceRun(t, 8, "16MiB", "load_balance: ecmp", "")
 	spray, rtSpray, nSpray := balanceRun(t, 8, "16MiB", "load_balance: spray", ", placement: direct")
 	adaptive, _, _ := balanceRun(t, 8, "16MiB", "load_balance: adaptive", ", placement: direct")
 	flowlet, _, _ := balanceRun(t, 8, "16MiB", "load_balance: flowlet", "")
@@ -74,8 +74,13 @@ func TestLoadBalancePermutation(t *testing.T) {
 	if flowlet < ecmp*0.85 || flowlet > ecmp*1.15 {
 		t.Errorf("flowlet's share %.3f, want ECMP's %.3f within 15%%: RDMA flows at line rate have no gap to split at", flowlet, ecmp)
 	}
-	// Every flow between pods used most of the 16 paths, and its reorder
-	// stayed inside the window.
+	// summary.json's uplinks: the busiest of the 256 uplinks over the
+	// mean, 4.23 under ECMP and 1.07 sprayed (2026-11-26).
+	ue, us := nECMP.uplinks(), nSpray.uplinks()
+	if ue == nil || us == nil || ue.Count != 256 || ue.Imbalance < 2 || us.Imbalance > 1.2 {
+		t.Errorf("uplinks: ecmp %+v, spray %+v; want 256 uplinks, ECMP's imbalance above 2 and spray's below 1.2", ue, us)
+	}
+	// Every flow's reorder stayed inside the window.
 	for _, fr := range nSpray.Flows {
 		o := fr.arrivalOrder()
 		if o.ReorderMax >= 256 {

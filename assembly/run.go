@@ -124,6 +124,7 @@ func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []r
 	for _, w := range s.Warnings {
 		sum.Warnings = append(sum.Warnings, w.Error())
 	}
+	sum.Uplinks = n.uplinks()
 	c := n.takeCensus()
 	rows, byteErrors := n.flowRows(sum, now, c)
 	n.countPackets(sum)
@@ -283,4 +284,39 @@ func reportTopology(t *fabric.Topology) *reports.Topo {
 		out.Links = append(out.Links, reports.TopoLink{A: t.PortName(l.A, l.APort), B: t.PortName(l.B, l.BPort), RateGbps: l.Rate.Gbps()})
 	}
 	return out
+}
+
+// uplinks measures the bytes each uplink sent (reports.Uplinks): a
+// switch's port whose peer is a switch nearer the roots of the up*/down*
+// order (fabric.UpDownRanks). nil when the fabric has none, or no order.
+func (n *Network) uplinks() *reports.Uplinks {
+	rank, err := fabric.UpDownRanks(n.Scenario.Topology)
+	if err != nil {
+		return nil
+	}
+	u := &reports.Uplinks{}
+	var total int64
+	for id, ports := range n.Fabric.Ports {
+		if rank[id] < 0 {
+			continue // a host
+		}
+		for _, p := range ports {
+			peer := p.Peer()
+			if peer == nil || rank[peer.Node] < 0 || rank[peer.Node] >= rank[id] {
+				continue
+			}
+			b := p.Stats.TxBytes
+			u.Count++
+			total += b
+			u.MaxBytes = max(u.MaxBytes, b)
+		}
+	}
+	if u.Count == 0 {
+		return nil
+	}
+	u.MeanBytes = float64(total) / float64(u.Count)
+	if u.MeanBytes > 0 {
+		u.Imbalance = float64(u.MaxBytes) / u.MeanBytes
+	}
+	return u
 }

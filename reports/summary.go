@@ -31,9 +31,12 @@ type Summary struct {
 	// flows sorted by size and cut into 20 buckets of 5% of them each
 	// (fewer with fewer than 20 flows), as the published RDMA
 	// congestion-control evaluations plot them.
-	FCTBuckets []FCTBucket   `json:"fct_buckets"`
-	Throughput Throughput    `json:"throughput"`
-	Expect     []CheckResult `json:"expect"`
+	FCTBuckets []FCTBucket `json:"fct_buckets"`
+	Throughput Throughput  `json:"throughput"`
+	// Uplinks is the load on the fabric's uplinks (omitted for a fabric
+	// with none, such as one switch).
+	Uplinks *Uplinks      `json:"uplinks,omitempty"`
+	Expect  []CheckResult `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
 	// lossless configuration that dropped packets).
 	Warnings []string `json:"warnings"`
@@ -201,4 +204,16 @@ type CheckResult struct {
 	Check  string `json:"check"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+}
+
+// Uplinks is how evenly the fabric's uplinks carried the run's traffic:
+// a switch's port toward a switch nearer the roots of the up*/down*
+// order (in a fat tree, edge to aggregation and aggregation to core).
+// Imbalance is the busiest uplink's bytes over the mean: 1 is perfectly
+// even, and per-flow ECMP's collisions raise it (switch.load_balance).
+type Uplinks struct {
+	Count     int     `json:"count"`
+	MeanBytes float64 `json:"mean_bytes"`
+	MaxBytes  int64   `json:"max_bytes"`
+	Imbalance float64 `json:"imbalance"`
 }
