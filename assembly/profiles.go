@@ -67,13 +67,13 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 // and its modes' parameters, each only with the mode it tunes.
 func (b *builder) applyLoadBalance(p *swtch.Profile, s *scenario.SwitchS, path string) {
 	if s.LoadBalance.Set {
-		p.LoadBalance, _ = swtch.ParseLoadBalance(s.LoadBalance.V) // the schema checked the name
+		p.LoadBalance = loadBalances[s.LoadBalance.V] // the schema checked the name
 	}
 	if s.FlowletTimeout.Set {
 		p.FlowletTimeout = s.FlowletTimeout.V
 	}
 	if s.Spray.Set {
-		p.Spray, _ = swtch.ParseSprayMode(s.Spray.V)
+		p.Spray = sprayModes[s.Spray.V]
 	}
 	if s.AdaptiveBias.Set {
 		p.AdaptiveBias = s.AdaptiveBias.V
@@ -210,6 +210,12 @@ func applyQueueing(p *swtch.Profile, s *scenario.SwitchS) {
 
 var retransmits = map[string]hca.Retransmit{"go-back-n": hca.GoBackN, "go-back-0": hca.GoBack0, "selective": hca.Selective}
 
+var placements = map[string]hca.Placement{"in-order": hca.InOrder, "direct": hca.Direct}
+
+var loadBalances = map[string]swtch.LoadBalance{"ecmp": swtch.ECMP, "flowlet": swtch.Flowlet, "adaptive": swtch.Adaptive, "spray": swtch.Spray}
+
+var sprayModes = map[string]swtch.SprayMode{"round-robin": swtch.SprayRoundRobin, "random": swtch.SprayRandom, "entropy": swtch.SprayEntropy}
+
 // applyHCA overrides p with what block h gives.
 func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if !h.Set {
@@ -228,10 +234,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		p.Retransmit = retransmits[h.Retransmit.V]
 	}
 	if h.Placement.Set {
-		p.Placement = hca.InOrder
-		if h.Placement.V == "direct" {
-			p.Placement = hca.Direct
-		}
+		p.Placement = placements[h.Placement.V]
 	}
 	set(&p.ReorderWindow, h.ReorderWindow)
 	if p.Placement == hca.Direct && p.Retransmit == hca.GoBack0 && (h.Placement.Set || h.Retransmit.Set) {

@@ -116,31 +116,8 @@ func (q *QP) Order() (paths int, reordered, distMax int64, distMean float64) {
 // direct placement: a WRITE's packet is placed, any other held; the gap
 // is NAKed once when ReorderWindow PSNs past it have arrived.
 func (h *HCA) placeAhead(qp *QP, p *fabric.Packet, psn int64) {
-	s := qp.srs()
-	if s.buf == nil {
-		s.buf, s.have = make([]fabric.Packet, srWindow), make([]bool, srWindow)
-	}
-	if psn-qp.ePSN >= srWindow {
-		h.Stats.OutOfOrder++
-		h.gapLost(qp, p, psn)
-		return // beyond the bitmap: dropped, recovered by the NAK or a timeout
-	}
-	i := psn % srWindow
-	if s.have[i] {
-		h.Stats.Duplicates++
-	} else {
-		h.Stats.OutOfOrder++
-		if placeable(p.Opcode.Operation()) {
-			h.Placed++
-		} else {
-			h.ReorderHeld++
-		}
-		s.have[i] = true
-		s.buf[i] = *p
-		s.buf[i].INT = nil // it goes back to the pool with p (srBuffer)
-	}
-	if psn-qp.ePSN >= int64(h.Prof.ReorderWindow) {
-		h.gapLost(qp, p, psn)
+	if !h.srKeep(qp, p, psn, true) || psn-qp.ePSN >= int64(h.Prof.ReorderWindow) {
+		h.gapLost(qp, p, psn) // beyond the buffer (dropped) or past the window
 	}
 }
 

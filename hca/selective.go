@@ -55,29 +55,48 @@ func (q *QP) srs() *srState {
 
 // srBuffer keeps the out-of-order request p (psn > ePSN) and SACKs it.
 func (h *HCA) srBuffer(qp *QP, p *fabric.Packet, psn int64) {
-	s := qp.srs()
-	if s.buf == nil {
-		s.buf, s.have = make([]fabric.Packet, srWindow), make([]bool, srWindow)
-	}
-	if psn-qp.ePSN >= srWindow {
-		h.Stats.OutOfOrder++
+	if !h.srKeep(qp, p, psn, false) {
 		return // beyond the bitmap: dropped, recovered by timeout
-	}
-	i := psn % srWindow
-	if s.have[i] {
-		h.Stats.Duplicates++
-	} else {
-		h.Stats.OutOfOrder++
-		s.have[i] = true
-		s.buf[i] = *p
-		// Its telemetry stack goes back to the pool with p: the copy
-		// must not keep it (the cumulative ACK after the replay echoes
-		// the in-order packet's).
-		s.buf[i].INT = nil
 	}
 	if a := h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN); a != nil {
 		a.SackPSN = uint32(psn) & psnMask
 	}
+}
+
+// srKeep keeps a copy of the out-of-order request p (psn > ePSN) for its
+// replay once the gap fills (srReplay), counting it out of order, or as
+// a duplicate if kept already; with placed, also as placed (a WRITE's)
+// or held (any other) for direct placement. It returns false when psn is
+// beyond the buffer, and p is not kept.
+func (h *HCA) srKeep(qp *QP, p *fabric.Packet, psn int64, placed bool) bool {
+	s := qp.srs()
+	if s.buf == nil {
+		s.buf, s.have = make([]fabric.Packet, srWindow), make([]bool, srWindow)
+	}
+	i := psn % srWindow
+	switch {
+	case psn-qp.ePSN >= srWindow:
+		h.Stats.OutOfOrder++
+		return false
+	case s.have[i]:
+		h.Stats.Duplicates++
+		return true
+	}
+	h.Stats.OutOfOrder++
+	if placed {
+		if placeable(p.Opcode.Operation()) {
+			h.Placed++
+		} else {
+			h.ReorderHeld++
+		}
+	}
+	s.have[i] = true
+	s.buf[i] = *p
+	// Its telemetry stack goes back to the pool with p: the copy must
+	// not keep it (the cumulative ACK after the replay echoes the
+	// in-order packet's).
+	s.buf[i].INT = nil
+	return true
 }
 
 // srReplay executes the buffered packets that the in-order packet p made

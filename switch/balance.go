@@ -59,16 +59,6 @@ func (l LoadBalance) String() string {
 	return fmt.Sprintf("LoadBalance(%d)", uint8(l))
 }
 
-// ParseLoadBalance returns the mode named s.
-func ParseLoadBalance(s string) (LoadBalance, bool) {
-	for i, n := range loadBalanceNames {
-		if n == s {
-			return LoadBalance(i), true
-		}
-	}
-	return ECMP, false
-}
-
 // SprayMode is how spray picks a packet's port.
 type SprayMode uint8
 
@@ -86,16 +76,6 @@ func (m SprayMode) String() string {
 		return sprayNames[m]
 	}
 	return fmt.Sprintf("SprayMode(%d)", uint8(m))
-}
-
-// ParseSprayMode returns the mode named s.
-func ParseSprayMode(s string) (SprayMode, bool) {
-	for i, n := range sprayNames {
-		if n == s {
-			return SprayMode(i), true
-		}
-	}
-	return SprayRoundRobin, false
 }
 
 // FlowletEntries is the size of a switch's flowlet table: flows whose
@@ -116,9 +96,6 @@ type balancer struct {
 	// rr is spray's round-robin counter per destination, by node id
 	// (grown to the largest seen).
 	rr []uint32
-	// Flowlets counts the flowlets started (a flowlet table entry's gap
-	// passed, or its first packet).
-	Flowlets int64
 }
 
 func newBalancer(s *Switch) *balancer {
@@ -153,7 +130,6 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 				return k
 			}
 		}
-		b.Flowlets++
 		k := int(b.rng.Uint64N(n))
 		b.flowletPort[e] = next[k]
 		return k
@@ -168,7 +144,7 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 			}
 		}
 		return best
-	case Spray:
+	default: // Spray (ECMP never asks: Receive hashes)
 		switch s.Prof.Spray {
 		case SprayRandom:
 			return int(b.rng.Uint64N(n))
@@ -186,7 +162,6 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 			return int(uint64(c) % n)
 		}
 	}
-	return int(p.Flow.Hash(s.ecmpSeed) % n) // ECMP: fabric.PickPort's choice
 }
 
 // portLoad is the bytes queued at egress port o, all priorities, and
@@ -207,12 +182,4 @@ func indexOf(ports []int32, p int32) int {
 		}
 	}
 	return -1
-}
-
-// Flowlets returns the flowlets the switch started (flowlet mode).
-func (s *Switch) Flowlets() int64 {
-	if s.lb == nil {
-		return 0
-	}
-	return s.lb.Flowlets
 }
