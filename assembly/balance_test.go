@@ -142,3 +142,55 @@ func TestLoadBalanceKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptiveRoutingDeadlock: issue 29's buffer cycle. On a ring of four
+// switches every flow crosses to the opposite switch, which the shortest
+// paths reach both ways round. Adaptive routing sends each flow's packets
+// both ways, so every link of one direction carries packets that turn
+// onto the next link of that direction, and under PFC those queues wait
+// on each other round the ring: the detector names the four ports, one
+// per switch, all facing the same way. It happens whatever the ECMP seed
+// (the tie rule's start). Per-flow ECMP closes the cycle only when its
+// hashes turn enough flows the same way (2026-11-26: seeds 0-5 deadlock,
+// 6 and 7 do not), and with routing: updown the routes forbid the turn
+// that closes it, so adaptive routing finishes every flow.
+func TestAdaptiveRoutingDeadlock(t *testing.T) {
+	base := exampleText(t, "deadlock-adaptive-ring")
+	ecmpDeadlocks := 0
+	for seed := 0; seed < 8; seed++ {
+		sw := fmt.Sprintf("switch: {load_balance: adaptive, ecmp_seed: %d}", seed)
+		src := patch(t, base, "switch: {load_balance: adaptive}", sw)
+		_, r := runSource(t, "ring.yaml", src)
+		d := r.Summary.Deadlock
+		if !d.Detected || len(d.Cycle) != 4 {
+			t.Errorf("seed %d, adaptive: deadlock %+v, want a cycle of four ports", seed, d)
+		} else {
+			dir := d.Cycle[0][strings.Index(d.Cycle[0], ":"):]
+			seen := map[string]bool{}
+			for _, p := range d.Cycle {
+				sw, port, _ := strings.Cut(p, ":")
+				seen[sw] = true
+				if ":"+port != dir {
+					t.Errorf("seed %d: cycle %v turns both ways round the ring", seed, d.Cycle)
+				}
+			}
+			if len(seen) != 4 {
+				t.Errorf("seed %d: cycle %v, want one port on each switch", seed, d.Cycle)
+			}
+		}
+		_, r = runSource(t, "ring.yaml", patch(t, src, "routing: ecmp", "routing: updown"))
+		if d := r.Summary.Deadlock; d.Detected || r.Summary.Flows.Completed != 8 {
+			t.Errorf("seed %d, adaptive with routing updown: deadlock %+v, %d of 8 flows; want none and all", seed, d, r.Summary.Flows.Completed)
+		}
+		_, r = runSource(t, "ring.yaml", patch(t, src, "load_balance: adaptive", "load_balance: ecmp", ", placement: direct", ""))
+		if r.Summary.Deadlock.Detected {
+			ecmpDeadlocks++
+		} else if r.Summary.Flows.Completed != 8 {
+			t.Errorf("seed %d, ECMP: no deadlock but %d of 8 flows", seed, r.Summary.Flows.Completed)
+		}
+	}
+	t.Logf("ECMP deadlocked with %d of 8 seeds, adaptive routing with every one", ecmpDeadlocks)
+	if ecmpDeadlocks == 8 {
+		t.Error("ECMP deadlocked with every seed: the test no longer shows a cycle that only adaptive routing makes certain")
+	}
+}
