@@ -37,7 +37,7 @@ func flowPairs(s *Scenario) []string {
 
 func TestExamplesLoad(t *testing.T) {
 	ex := scenario.Examples()
-	want := []string{"deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "fat-tree-k4-all-to-all", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "incast-8to1", "incast-dcqcn", "leaf-spine-permutation", "livelock-go-back-0", "pfc-storm", "routing-loop", "single-write", "slow-receiver"}
+	want := []string{"adaptive-degraded-uplink", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "fat-tree-k4-all-to-all", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "incast-8to1", "incast-dcqcn", "leaf-spine-permutation", "livelock-go-back-0", "pfc-storm", "routing-loop", "single-write", "slow-receiver"}
 	var names []string
 	for _, e := range ex {
 		names = append(names, e.Name)
