@@ -86,7 +86,7 @@ func (l *ledger) copy(p *fabric.Packet) {
 
 // census is what a walk of the network found at the end of a run.
 type census struct {
-	found   int64 // distinct packets, of every kind and anywhere
+	found   int64 // distinct packets, of every kind and anywhere (kept ahead of a gap too)
 	network int64 // packets other than PFC frames on wires, in switches, being sent
 	nicRx   int64 // those that reached a NIC and wait in its receive buffer or pipeline
 	unsent  int64 // those a NIC made and has not yet handed to its port
@@ -103,6 +103,7 @@ const (
 	inNetwork = iota
 	inNICRx
 	inNICUnsent
+	inNICKept // received, kept ahead of a gap until it fills: counted once
 )
 
 // takeCensus walks every place a packet can be.
@@ -124,6 +125,8 @@ func (n *Network) takeCensus() *census {
 			return
 		}
 		switch where {
+		case inNICKept:
+			return
 		case inNICRx:
 			c.nicRx++
 		case inNICUnsent:
@@ -149,7 +152,8 @@ func (n *Network) takeCensus() *census {
 	}
 	for _, h := range n.HCAs {
 		if h != nil {
-			h.EachPacket(func(pkt *fabric.Packet) { add(pkt, inNICUnsent) }, func(pkt *fabric.Packet) { add(pkt, inNICRx) })
+			h.EachPacket(func(pkt *fabric.Packet) { add(pkt, inNICUnsent) }, func(pkt *fabric.Packet) { add(pkt, inNICRx) },
+				func(pkt *fabric.Packet) { add(pkt, inNICKept) })
 		}
 	}
 	kinds := map[*sim.LaneKind]int{}

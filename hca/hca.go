@@ -2,6 +2,7 @@ package hca
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"unsafe"
 
@@ -62,7 +63,8 @@ type HCA struct {
 	rxLane *sim.Lane // the receive pipeline's latency (afterPipeline)
 	lastQP *QP       // the QP that QP found last: a packet's QP is most often the one before's
 	// qps holds the QPs that exist, by number; DestroyQP deletes them, so
-	// the table holds the live QPs only (lookups only: never iterated).
+	// the table holds the live QPs only (lookups, and EachPacket's walk
+	// in QP-number order).
 	// nextQPN is the number the next QP gets: numbers are never reused.
 	qps     map[uint32]*QP
 	cursor  int
@@ -282,6 +284,7 @@ func (h *HCA) DestroyQP(qp *QP) error {
 		}
 	}
 	qp.queuedAck = nil
+	h.srFree(qp)
 	qp.sr = nil
 	qp.atomics = nil
 	qp.curMR = nil
@@ -1088,6 +1091,10 @@ func (h *HCA) process(p *fabric.Packet) {
 			qp.CC.OnCNP(h.eng.Now())
 		}
 	}
+	if qp.sr != nil && qp.sr.held == p {
+		qp.sr.held = nil // kept ahead of a gap (srKeep): its replay frees it
+		return
+	}
 	h.pool.Put(p)
 }
 
@@ -1146,12 +1153,26 @@ func (h *HCA) discard(p *fabric.Packet, reason string) {
 }
 
 // EachPacket calls unsent for each packet the HCA has made but not yet
-// handed to its port (ACKs, NAKs and CNPs waiting their turn), and
-// received for each arrival waiting in its receive buffer (those in the
-// receive pipeline the engine holds: LaneKinds).
-func (h *HCA) EachPacket(unsent, received func(*fabric.Packet)) {
+// handed to its port (ACKs, NAKs and CNPs waiting their turn), received
+// for each arrival waiting in its receive buffer (those in the receive
+// pipeline the engine holds: LaneKinds), and kept for each request
+// received ahead of a gap and kept for its replay (selective repeat,
+// direct placement).
+func (h *HCA) EachPacket(unsent, received, kept func(*fabric.Packet)) {
 	h.ctrl.Each(unsent)
 	h.rxq.Each(received)
+	qpns := slices.Sorted(maps.Keys(h.qps)) // a destroyed QP kept none (srFree)
+	for _, n := range qpns {
+		qp := h.qps[n]
+		if qp.sr == nil {
+			continue
+		}
+		for _, p := range qp.sr.buf {
+			if p != nil {
+				kept(p)
+			}
+		}
+	}
 }
 
 // UnsentBytes returns the payload of qp's posted SENDs and WRITEs that

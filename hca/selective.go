@@ -29,9 +29,13 @@ const (
 )
 
 type srState struct {
-	// Responder: buffered out-of-order request packets by PSN % srWindow.
-	buf  []fabric.Packet
-	have []bool
+	// Responder: the out-of-order request packets kept, by PSN %
+	// srWindow (nil where none): the packets themselves, out of the pool
+	// until their replay (a pointer per slot, where a copy was 192 bytes
+	// to write and 96 KiB per QP). held is the packet srKeep kept during
+	// the current HCA.process, which must then not return it to the pool.
+	buf  []*fabric.Packet
+	held *fabric.Packet
 	// Requester: SACKed PSNs by PSN % srSackWindow, valid from base.
 	sack       []bool
 	base       int64
@@ -63,22 +67,23 @@ func (h *HCA) srBuffer(qp *QP, p *fabric.Packet, psn int64) {
 	}
 }
 
-// srKeep keeps a copy of the out-of-order request p (psn > ePSN) for its
-// replay once the gap fills (srReplay), counting it out of order, or as
-// a duplicate if kept already; with placed, also as placed (a WRITE's)
-// or held (any other) for direct placement. It returns false when psn is
-// beyond the buffer, and p is not kept.
+// srKeep keeps the out-of-order request p (psn > ePSN) for its replay
+// once the gap fills (srReplay), counting it out of order, or as a
+// duplicate if one is kept already (p then goes back to the pool as
+// usual); with placed, also as placed (a WRITE's) or held (any other)
+// for direct placement. It returns false when psn is beyond the buffer,
+// and p is not kept.
 func (h *HCA) srKeep(qp *QP, p *fabric.Packet, psn int64, placed bool) bool {
 	s := qp.srs()
 	if s.buf == nil {
-		s.buf, s.have = make([]fabric.Packet, srWindow), make([]bool, srWindow)
+		s.buf = make([]*fabric.Packet, srWindow)
 	}
 	i := psn % srWindow
 	switch {
 	case psn-qp.ePSN >= srWindow:
 		h.Stats.OutOfOrder++
 		return false
-	case s.have[i]:
+	case s.buf[i] != nil:
 		h.Stats.Duplicates++
 		return true
 	}
@@ -90,32 +95,39 @@ func (h *HCA) srKeep(qp *QP, p *fabric.Packet, psn int64, placed bool) bool {
 			h.ReorderHeld++
 		}
 	}
-	s.have[i] = true
-	s.buf[i] = *p
-	// Its telemetry stack goes back to the pool with p: the copy must
-	// not keep it (the cumulative ACK after the replay echoes the
-	// in-order packet's).
-	s.buf[i].INT = nil
+	s.buf[i], s.held = p, p
 	return true
+}
+
+// srFree returns the packets a QP kept to the pool (the QP is destroyed).
+func (h *HCA) srFree(qp *QP) {
+	if s := qp.sr; s != nil {
+		for i, p := range s.buf {
+			if p != nil {
+				s.buf[i] = nil
+				h.pool.Put(p)
+			}
+		}
+	}
 }
 
 // srReplay executes the buffered packets that the in-order packet p made
 // contiguous, then acknowledges cumulatively.
 func (h *HCA) srReplay(qp *QP, p *fabric.Packet) {
 	s := qp.sr
-	if s == nil || s.have == nil {
+	if s == nil || s.buf == nil {
 		return
 	}
 	n := 0
 	for qp.State == QPRTR || qp.State == QPRTS || qp.State == QPSQD {
 		i := qp.ePSN % srWindow
-		if !s.have[i] || expand(s.buf[i].PSN, qp.ePSN) != qp.ePSN {
+		b := s.buf[i]
+		if b == nil || expand(b.PSN, qp.ePSN) != qp.ePSN {
 			break
 		}
-		s.have[i] = false
-		b := &s.buf[i]
+		s.buf[i] = nil
 		h.accept(qp, b, qp.ePSN, b.Opcode.Operation())
-		b.Data = nil
+		h.pool.Put(b)
 		n++
 	}
 	if n > 0 && qp.Type == RC && qp.State != QPErr {
