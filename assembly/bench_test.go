@@ -101,3 +101,48 @@ traffic:
 		})
 	}
 }
+
+// BenchmarkSprayVsECMP is issue 29's speed bar: the bench suite's k=16
+// fat-tree permutation (1,024 hosts, 8 MB WRITEs, no CC) run to the end
+// with ECMP, and sprayed round robin to NICs that place out of order.
+// Spraying finishes the flows six times sooner, so its packets are all
+// in the fabric at once and its NICs keep reordered packets: the bar is
+// its packet-hops per wall second within 15% of ECMP's (2026-11-26:
+// 0.83-0.94 of it by wall time, 0.87 by cycles; docs/PERFORMANCE.md,
+// "Load balancing: what spraying costs").
+func BenchmarkSprayVsECMP(b *testing.B) {
+	const base = `
+stop: {at: 20ms, when: flows-done}
+topology: {kind: fat-tree, k: 16, link: {rate: 100Gbps, delay: 1us}}
+observe: {interval: 100us, queues: none, flows: none, links: none}
+traffic:
+  - permutation: {hosts: all, size: 8MB}
+`
+	for _, c := range []struct{ name, head string }{
+		{"ecmp", ""},
+		{"spray", "switch: {load_balance: spray}\nhca: {placement: direct}\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			sc, err := Parse("bench.yaml", []byte(c.head+base))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			var hops, events int64
+			var run time.Duration
+			for i := 0; i < b.N; i++ {
+				n, err := Build(sc)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				sum := n.Run(nil).Summary
+				run += time.Since(start)
+				hops += sum.PacketHops
+				events += int64(sum.Events)
+			}
+			b.ReportMetric(float64(hops)/run.Seconds(), "packet-hops/s")
+			b.ReportMetric(float64(events)/float64(b.N), "events/op")
+		})
+	}
+}

@@ -86,6 +86,9 @@ const FlowletEntries = 4096
 
 // balancer is a switch's state for the modes other than ECMP.
 type balancer struct {
+	// rr is spray's round-robin counter per destination, by node id
+	// (grown to the largest seen).
+	rr  []uint32
 	rng *rand.Rand
 	// committed is, per egress port, the bytes of packets chosen for it
 	// that are still in the pipeline (adaptive's load counts them).
@@ -93,9 +96,6 @@ type balancer struct {
 	// flowlets: per entry, when its last packet passed and its port.
 	flowletSeen []sim.Time
 	flowletPort []int32
-	// rr is spray's round-robin counter per destination, by node id
-	// (grown to the largest seen).
-	rr []uint32
 }
 
 func newBalancer(s *Switch) *balancer {

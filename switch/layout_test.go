@@ -25,7 +25,7 @@ func TestSwitchHotFields(t *testing.T) {
 		"reserved": unsafe.Offsetof(s.reserved), "xoff": unsafe.Offsetof(s.xoff), "xon": unsafe.Offsetof(s.xon),
 		"xonOffset": unsafe.Offsetof(s.xonOffset), "xoffAlpha": unsafe.Offsetof(s.xoffAlpha),
 		"ID": unsafe.Offsetof(s.ID), "lossless": unsafe.Offsetof(s.lossless), "degraded": unsafe.Offsetof(s.degraded),
-		"OnBlocked":        unsafe.Offsetof(s.OnBlocked),
+		"balance": unsafe.Offsetof(s.balance), "lb": unsafe.Offsetof(s.lb) + 7,
 		"Stats.Forwarded":  unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.Forwarded),
 		"Stats.PeakBuffer": unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.PeakBuffer),
 	})

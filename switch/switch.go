@@ -68,10 +68,8 @@ type Switch struct {
 	credits bool
 	// balance is Prof.LoadBalance; lb its state, nil for ECMP.
 	balance LoadBalance
-	// OnBlocked, if set, is told when a packet joins an empty egress
-	// queue whose priority is paused (the deadlock detector's cue).
-	OnBlocked func(s *Switch, port int, prio uint8)
-	Stats     Stats // its first three counters are per packet
+	lb      *balancer
+	Stats   Stats // its first three counters are per packet
 
 	// rxCredit is each port's credit state on InfiniBand
 	// (fabric.Port.CreditState): a packet that leaves gives its ingress
@@ -79,7 +77,10 @@ type Switch struct {
 	// packet's (dequeue).
 	rxCredit []*fabric.CreditState
 
-	lb *balancer
+	// OnBlocked, if set, is told when a packet joins an empty egress
+	// queue whose priority is paused (the deadlock detector's cue; read
+	// only then, so out of the hot lines).
+	OnBlocked func(s *Switch, port int, prio uint8)
 
 	// Prof is the switch's profile, fixed once New returns.
 	Prof    Profile
@@ -535,7 +536,7 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 	}
 	port.OwnerBits[bitOccupied] |= 1 << prio
 	s.Stats.Forwarded++
-	if q.Len == 1 && s.OnBlocked != nil && port.Paused(prio) {
+	if q.Len == 1 && port.Paused(prio) && s.OnBlocked != nil {
 		s.OnBlocked(s, out, prio)
 	}
 	port.Kick()
