@@ -79,9 +79,18 @@ func TestLoadBalancePermutation(t *testing.T) {
 	}
 	// summary.json's uplinks: the busiest of the 256 uplinks over the
 	// mean, 4.23 under ECMP and 1.07 sprayed (2026-11-26).
-	ue, us := nECMP.uplinks(), nSpray.uplinks()
+	ue, rows := nECMP.uplinks()
+	us, _ := nSpray.uplinks()
 	if ue == nil || us == nil || ue.Count != 256 || ue.Imbalance < 2 || us.Imbalance > 1.2 {
 		t.Errorf("uplinks: ecmp %+v, spray %+v; want 256 uplinks, ECMP's imbalance above 2 and spray's below 1.2", ue, us)
+	}
+	// uplinks.csv's rows: one per uplink, summing to the summary's mean.
+	var total int64
+	for _, r := range rows {
+		total += r.Bytes
+	}
+	if len(rows) != 256 || float64(total)/256 != ue.MeanBytes || rows[0].Port == "" || rows[0].Peer == "" {
+		t.Errorf("uplinks.csv: %d rows, %d bytes in all (summary's mean %.0f), first %+v", len(rows), total, ue.MeanBytes, rows[:min(1, len(rows))])
 	}
 	// Every flow's reorder stayed inside the window.
 	for _, fr := range nSpray.Flows {

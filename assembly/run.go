@@ -87,11 +87,11 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	if reason == "time" && s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
 		reason = "flows-done"
 	}
-	sum, rows := n.collect(reason, v)
+	sum, rows, uplinks := n.collect(reason, v)
 	sum.Warnings = append(sum.Warnings, sm.Warnings()...)
 	sum.Warnings = append(sum.Warnings, capt.Warnings()...)
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFC: log.Rows(), Captures: capt.Captures(),
-		Topology: reportTopology(s.Topology)}
+		Topology: reportTopology(s.Topology), Uplinks: uplinks}
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}
@@ -107,7 +107,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 
 // collect makes the summary and flow rows at the end of a run; v is the
 // observers' view, for the expectations.
-func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []reports.FlowRow) {
+func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []reports.FlowRow, []reports.UplinkRow) {
 	s := n.Scenario
 	now := n.Eng.Now()
 	sum := &reports.Summary{
@@ -124,7 +124,8 @@ func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []r
 	for _, w := range s.Warnings {
 		sum.Warnings = append(sum.Warnings, w.Error())
 	}
-	sum.Uplinks = n.uplinks()
+	var uplinks []reports.UplinkRow
+	sum.Uplinks, uplinks = n.uplinks()
 	c := n.takeCensus()
 	rows, byteErrors := n.flowRows(sum, now, c)
 	n.countPackets(sum)
@@ -140,7 +141,7 @@ func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []r
 	n.faultSummary(sum)
 	sum.Expect = observe.Check(v, &s.Expect, len(n.Flows), sum)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
-	return sum, rows
+	return sum, rows, uplinks
 }
 
 // flowRows are flows.csv's rows, one per flow offered by now (sorted by
@@ -286,15 +287,18 @@ func reportTopology(t *fabric.Topology) *reports.Topo {
 	return out
 }
 
-// uplinks measures the bytes each uplink sent (reports.Uplinks): a
-// switch's port whose peer is a switch nearer the roots of the up*/down*
-// order (fabric.UpDownRanks). nil when the fabric has none, or no order.
-func (n *Network) uplinks() *reports.Uplinks {
-	rank, err := fabric.UpDownRanks(n.Scenario.Topology)
+// uplinks measures the bytes each uplink sent (reports.Uplinks, and
+// uplinks.csv's rows in node and port order): a switch's port whose peer
+// is a switch nearer the roots of the up*/down* order
+// (fabric.UpDownRanks). nil when the fabric has none, or no order.
+func (n *Network) uplinks() (*reports.Uplinks, []reports.UplinkRow) {
+	t := n.Scenario.Topology
+	rank, err := fabric.UpDownRanks(t)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	u := &reports.Uplinks{}
+	var rows []reports.UplinkRow
 	var total int64
 	for id, ports := range n.Fabric.Ports {
 		if rank[id] < 0 {
@@ -306,17 +310,18 @@ func (n *Network) uplinks() *reports.Uplinks {
 				continue
 			}
 			b := p.Stats.TxBytes
+			rows = append(rows, reports.UplinkRow{Port: t.PortName(fabric.NodeID(id), p.Index), Peer: t.PortName(peer.Node, peer.Index), Bytes: b})
 			u.Count++
 			total += b
 			u.MaxBytes = max(u.MaxBytes, b)
 		}
 	}
 	if u.Count == 0 {
-		return nil
+		return nil, nil
 	}
 	u.MeanBytes = float64(total) / float64(u.Count)
 	if u.MeanBytes > 0 {
 		u.Imbalance = float64(u.MaxBytes) / u.MeanBytes
 	}
-	return u
+	return u, rows
 }

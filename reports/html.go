@@ -127,6 +127,7 @@ func (pg *page) build(runs []*Run) string {
 	pg.topology(runs[0])
 	pg.lines(runs, MetricFlowGbps, "Throughput per flow", "Gb/s delivered per sampling interval", false)
 	pg.lines(runs, MetricTxGbps, "Throughput per link", "Gb/s sent by each port per sampling interval", false)
+	pg.uplinks(runs)
 	pg.lines(runs, MetricQueueBytes, "Queue depth", "egress queue bytes (node:port:priority) at each sample", true)
 	pg.lines(runs, MetricBufferBytes, "Shared buffer use", "bytes of each switch's shared buffer in use", true)
 	for _, r := range runs {
@@ -182,6 +183,14 @@ func (pg *page) summaryTable(runs []*Run) {
 	row("PFC pause / resume frames", func(s *Summary) string { return fmt.Sprintf("%d / %d", s.PFC.PauseFrames, s.PFC.ResumeFrames) })
 	row("paused in total", func(s *Summary) string { return fmtNs(float64(s.PFC.PausedNs)) })
 	row("ECN marked / CNPs", func(s *Summary) string { return fmt.Sprintf("%d / %d", s.ECN.Marked, s.ECN.CNPs) })
+	if hasUplinks(runs) {
+		row("uplink imbalance (busiest / mean)", func(s *Summary) string {
+			if s.Uplinks == nil {
+				return "no uplinks"
+			}
+			return fmt.Sprintf("%.2f (%d uplinks)", s.Uplinks.Imbalance, s.Uplinks.Count)
+		})
+	}
 	row("deadlock", func(s *Summary) string {
 		if !s.Deadlock.Detected {
 			return "none"
@@ -741,4 +750,62 @@ func fmtNs(ns float64) string {
 		return fmt.Sprintf("%.4gµs", ns/1e3)
 	}
 	return fmt.Sprintf("%.4gns", ns)
+}
+
+// hasUplinks reports whether some run measured its uplinks.
+func hasUplinks(runs []*Run) bool {
+	for _, r := range runs {
+		if r.Summary.Uplinks != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// uplinks draws each run's uplinks (uplinks.csv) from the busiest to the
+// idlest, each as its bytes over the run's mean: a flat line at 1 is a
+// perfectly even fabric; per-flow ECMP's collisions show as a few
+// uplinks far above it and many below.
+func (pg *page) uplinks(runs []*Run) {
+	c := charts.NewLine()
+	c.SetGlobalOptions(charts.WithInitializationOpts(pg.init("uplinks", "360px")),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(len(runs) > 1), Type: "scroll"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: 100, Name: "uplinks, busiest first (%)"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Name: "bytes sent / mean"}),
+		charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "40", Left: "60", Right: "80"}),
+		charts.WithAnimation(false))
+	drawn := false
+	for _, r := range runs {
+		n := len(r.Uplinks)
+		if n == 0 {
+			continue
+		}
+		loads := make([]float64, n)
+		var total float64
+		for i, u := range r.Uplinks {
+			loads[i] = float64(u.Bytes)
+			total += loads[i]
+		}
+		if total == 0 {
+			continue
+		}
+		sort.Sort(sort.Reverse(sort.Float64Slice(loads)))
+		mean := total / float64(n)
+		step := max(1, n/maxCDFPoints)
+		var data []opts.LineData
+		for i := 0; i < n; i += step {
+			data = append(data, opts.LineData{Value: []any{Round(float64(i)*100/float64(n), 3), Round(loads[i]/mean, 4)}})
+		}
+		if (n-1)%step != 0 {
+			data = append(data, opts.LineData{Value: []any{Round(float64(n-1)*100/float64(n), 3), Round(loads[n-1]/mean, 4)}})
+		}
+		c.AddSeries(r.Label, data, charts.WithLineChartOpts(opts.LineChart{Step: "end", ShowSymbol: opts.Bool(n < 50)}))
+		drawn = true
+	}
+	if !drawn {
+		return
+	}
+	pg.section("Uplink load", "bytes each uplink (a switch's port toward the core) sent over the run, over the mean, busiest first: flat at 1 is an even spread (switch.load_balance); uplinks.csv holds every port")
+	pg.chart(c)
 }

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -32,5 +34,39 @@ func TestChartAsRenderSnippet(t *testing.T) {
 		if got := pg.b.String(); got != want {
 			t.Errorf("with a function %v: page.chart wrote\n%s\nRenderSnippet gives\n%s", withFunc, got, want)
 		}
+	}
+}
+
+// TestUplinkLoad: uplinks.csv survives the round trip, and the report
+// gains the summary's imbalance row and the uplink load chart, busiest
+// uplink first, over the mean.
+func TestUplinkLoad(t *testing.T) {
+	dir := t.TempDir()
+	rows := []UplinkRow{{"s0:p2", "s4:p0", 300}, {"s0:p3", "s5:p0", 100}, {"s1:p2", "s4:p1", 0}, {"s1:p3", "s5:p1", 400}}
+	s := &Summary{Scenario: "lb", Complete: true, Uplinks: &Uplinks{Count: 4, MeanBytes: 200, MaxBytes: 400, Imbalance: 2}}
+	if err := WriteRun(dir, &Results{Summary: s, Uplinks: rows}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.Uplinks, rows) {
+		t.Fatalf("uplinks.csv read back as %+v, want %+v", r.Uplinks, rows)
+	}
+	page := string(BuildHTML([]*Run{r}))
+	for _, want := range []string{"<h2>Uplink load</h2>", "uplink imbalance (busiest / mean)", "2.00 (4 uplinks)", "[0,2]", "[75,0]"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	// A run without uplinks has neither.
+	dir = t.TempDir()
+	if err := WriteRun(dir, &Results{Summary: &Summary{Scenario: "star", Complete: true}}); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = LoadRun(dir)
+	if page := string(BuildHTML([]*Run{r})); strings.Contains(page, "Uplink load") || strings.Contains(page, "uplink imbalance") {
+		t.Error("a run without uplinks has an uplink section")
 	}
 }

@@ -63,15 +63,17 @@ type Run struct {
 	Series map[string]map[string][]Point
 	Wheres map[string][]string
 	PFC    []PFCRow
-	Topo   *Topo // nil when the run has no topology.json
+	// Uplinks are uplinks.csv's rows (none when the run wrote none).
+	Uplinks []UplinkRow
+	Topo    *Topo // nil when the run has no topology.json
 	// Params are the scenario's settings (scenario.yaml flattened to
 	// dotted keys, with the run's seed), for labelling overlaid runs.
 	Params map[string]string
 }
 
 // LoadRun reads a run directory: summary.json is required; flows.csv,
-// timeseries.csv, pfc.csv, topology.json and scenario.yaml are read when
-// present.
+// timeseries.csv, pfc.csv, uplinks.csv, topology.json and scenario.yaml
+// are read when present.
 func LoadRun(dir string) (*Run, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
@@ -139,6 +141,9 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := r.loadUplinks(filepath.Join(dir, "uplinks.csv")); err != nil {
 		return nil, err
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "topology.json")); err == nil {

@@ -75,6 +75,9 @@ func TestLoadRunRejectsBadRows(t *testing.T) {
 		{"pfc.csv", pfc + "200,s0,p1,9,0\n", `pfc.csv:3: priority 9 or quanta 0 out of range`},
 		{"pfc.csv", pfc + "2e5,s0,p1,3,0\n", `pfc.csv:3: time_ns: "2e5" is not a whole number`},
 		{"pfc.csv", pfc + "200,s0,p1,3\n", `pfc.csv:3: expected the 5 fields of time_ns,node,port,priority,quanta, found 4`},
+		{"uplinks.csv", "port,peer,bytes\ns0:p2,s4:p0,12\ns0:p3,s5:p0,1.5\n", `uplinks.csv:3: bytes: "1.5" is not a whole number`},
+		{"uplinks.csv", "port,peer,bytes\ns0:p2,s4:p0,-1\n", `uplinks.csv:2: bytes -1: want 0 or more`},
+		{"uplinks.csv", "port,peer,bytes\ns0:p2,12\n", `uplinks.csv:2: expected the 3 fields of port,peer,bytes, found 2`},
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"scenario": "t", "complete": true}`), 0o644)

@@ -66,7 +66,7 @@ func PrepareDir(dir string, force bool) error {
 
 // RunFiles are the files a run writes beside summary.json and its
 // captures (NAME.pcap).
-var RunFiles = []string{"flows.csv", "pfc.csv", "timeseries.csv", "topology.json", "perftest.txt", "lfts.txt", "scenario.yaml", "report.html"}
+var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "timeseries.csv", "topology.json", "perftest.txt", "lfts.txt", "scenario.yaml", "report.html"}
 
 // earlierCaptures are the pcap files an earlier run in dir may have
 // written: one per host (HOST.pcap) and per port (NODE_pN.pcap) of the
@@ -207,6 +207,8 @@ type Results struct {
 	SnapLen int
 	// Topology, when not nil, is written as topology.json for the report.
 	Topology *Topo
+	// Uplinks are uplinks.csv's rows, written when there are some.
+	Uplinks []UplinkRow
 }
 
 // WriteRun writes a run's files into dir: summary.json last, so that a
@@ -235,6 +237,9 @@ func WriteRunFiles(dir string, r *Results) error {
 	files := []file{
 		{"flows.csv", bytesOf(FlowsCSV(r.Flows))},
 		{"pfc.csv", func(w io.Writer) error { return WritePFCCSV(w, r.PFC) }},
+	}
+	if len(r.Uplinks) > 0 {
+		files = append(files, file{"uplinks.csv", bytesOf(UplinksCSV(r.Uplinks))})
 	}
 	if r.Series != nil {
 		files = append(files, file{"timeseries.csv", r.Series.WriteCSV})
