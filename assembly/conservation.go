@@ -126,7 +126,8 @@ func (n *Network) takeCensus() *census {
 		}
 		switch where {
 		case inNICKept:
-			return
+			// received: not in the packet terms, but a UC flow's bytes
+			// not yet delivered
 		case inNICRx:
 			c.nicRx++
 		case inNICUnsent:

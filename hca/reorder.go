@@ -166,3 +166,71 @@ func (h *HCA) placeResponse(qp *QP, w *WQE, p *fabric.Packet, psn, want int64) {
 		h.rewind(qp, want)
 	}
 }
+
+// ucPlace is the UC responder under direct placement. UC has no
+// acknowledgements and never resends, so a gap is taken for a loss only
+// once ReorderWindow later PSNs have arrived past it (or one beyond the
+// buffer): until then what comes after it is kept (a WRITE's packets
+// placed, a SEND's held) and taken in, in order, when the gap fills. A
+// gap given up loses the message it falls in, as UC loses any message it
+// misses a packet of (ucInOrder), and what was kept of that message goes
+// with it; a packet that comes after its gap was given up is discarded.
+func (h *HCA) ucPlace(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
+	switch {
+	case psn < qp.ePSN:
+		h.Stats.OutOfOrder++
+		h.discard(p, "uc_incomplete")
+	case psn > qp.ePSN:
+		if h.srKeep(qp, p, psn, true) {
+			for psn-qp.ePSN >= int64(h.Prof.ReorderWindow) && h.ucSkip(qp) {
+			}
+			return
+		}
+		// Beyond the buffer: every gap before it is given up.
+		for h.ucSkip(qp) {
+		}
+		h.ucInOrder(qp, p, psn, op)
+		h.ucReplay(qp)
+	default:
+		h.ucInOrder(qp, p, psn, op)
+		h.ucReplay(qp)
+	}
+}
+
+// ucReplay takes in the kept packets that follow ePSN without a gap.
+func (h *HCA) ucReplay(qp *QP) {
+	for qp.sr != nil && qp.sr.buf != nil {
+		i := qp.ePSN % srWindow
+		b := qp.sr.buf[i]
+		if b == nil || expand(b.PSN, qp.ePSN) != qp.ePSN {
+			return
+		}
+		qp.sr.buf[i] = nil
+		h.ucInOrder(qp, b, qp.ePSN, b.Opcode.Operation())
+		h.pool.Put(b)
+	}
+}
+
+// ucSkip gives up the gap at ePSN: the lowest kept packet is taken in as
+// the next in order (ucInOrder drops the message the gap fell in), then
+// those after it without a gap. It reports whether a packet was kept.
+func (h *HCA) ucSkip(qp *QP) bool {
+	s := qp.sr
+	if s == nil || s.buf == nil {
+		return false
+	}
+	for d := int64(1); d < srWindow; d++ {
+		psn := qp.ePSN + d
+		i := psn % srWindow
+		b := s.buf[i]
+		if b == nil || expand(b.PSN, qp.ePSN) != psn {
+			continue
+		}
+		s.buf[i] = nil
+		h.ucInOrder(qp, b, psn, b.Opcode.Operation())
+		h.pool.Put(b)
+		h.ucReplay(qp)
+		return true
+	}
+	return false
+}

@@ -51,28 +51,11 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 	op := p.Opcode.Operation()
 	qp.noteArrival(p, psn, qp.ePSN)
 	if qp.Type == UC {
-		if psn != qp.ePSN {
-			// A gap: the message in progress is lost.
-			h.Stats.OutOfOrder++
-			if qp.inMsg {
-				h.ucDrop(qp, p)
-			}
-			qp.ePSN = psn
-		}
-		if !isFirst(op) && !qp.inMsg {
-			// The rest of a message whose start was lost (counted once).
-			h.discard(p, "uc_incomplete")
-			qp.ePSN = psn + 1
-			if isLast(op) {
-				if !qp.ucDiscard {
-					h.Stats.UCDroppedMsgs++
-				}
-				qp.ucDiscard = false
-			}
+		if h.Prof.Placement == Direct {
+			h.ucPlace(qp, p, psn, op)
 			return
 		}
-		qp.ucDiscard = false
-		h.accept(qp, p, psn, op)
+		h.ucInOrder(qp, p, psn, op)
 		return
 	}
 	switch {
@@ -573,4 +556,32 @@ func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
 	}
 	qp.LastDelivery = now
 	h.completeRecv(qp, r, wc)
+}
+
+// ucInOrder is the UC responder for a packet taken in order: a gap
+// before it loses the message in progress (UC never resends), and the
+// rest of a message whose start was lost is discarded.
+func (h *HCA) ucInOrder(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
+	if psn != qp.ePSN {
+		// A gap: the message in progress is lost.
+		h.Stats.OutOfOrder++
+		if qp.inMsg {
+			h.ucDrop(qp, p)
+		}
+		qp.ePSN = psn
+	}
+	if !isFirst(op) && !qp.inMsg {
+		// The rest of a message whose start was lost (counted once).
+		h.discard(p, "uc_incomplete")
+		qp.ePSN = psn + 1
+		if isLast(op) {
+			if !qp.ucDiscard {
+				h.Stats.UCDroppedMsgs++
+			}
+			qp.ucDiscard = false
+		}
+		return
+	}
+	qp.ucDiscard = false
+	h.accept(qp, p, psn, op)
 }

@@ -99,12 +99,15 @@ func (h *HCA) srKeep(qp *QP, p *fabric.Packet, psn int64, placed bool) bool {
 	return true
 }
 
-// srFree returns the packets a QP kept to the pool (the QP is destroyed).
+// srFree returns the packets a QP kept to the pool (the QP is
+// destroyed): their payload is dropped, as a packet for a destroyed QP's
+// is (a UC flow's byte ledger hears of it).
 func (h *HCA) srFree(qp *QP) {
 	if s := qp.sr; s != nil {
 		for i, p := range s.buf {
 			if p != nil {
 				s.buf[i] = nil
+				h.discard(p, "closed_qp")
 				h.pool.Put(p)
 			}
 		}
