@@ -98,6 +98,23 @@ func (r *Routes) LFTPort(at, dst NodeID, j int) (port int32, ok bool) {
 	return r.ports[w.off+(s.off-w.off+int32(j))%w.n], true
 }
 
+// Groups returns the tables' adaptive-routing groups: for each switch
+// and destination, every port the routing engine chose the LFT's one
+// from (the min-hop ports for minhop, the up*/down*-legal ones for updn
+// and ftree), as the subnet manager hands a switch with adaptive routing
+// its port groups (NVIDIA's AR groups, beside the LFT). NextPorts on the
+// result gives the group, sorted; the tables themselves are shared, not
+// copied. Tables not made by an OpenSM engine (one port per destination)
+// are their own groups.
+func (r *Routes) Groups() *Routes {
+	if r.wide == nil {
+		return r
+	}
+	g := *r
+	g.spans, g.wide = r.wide, nil
+	return &g
+}
+
 // LIDs are the local identifiers the subnet manager gives the nodes: a
 // base LID per node, in NodeID order, each node's block of 2^LMC LIDs
 // aligned as OpenSM aligns them (LID 0 is reserved: node i's base is

@@ -33,6 +33,9 @@ import (
 //     that varies the entropy value per packet (UET's entropy; a RoCEv2
 //     NIC that varies the UDP source port) makes it.
 //
+// On InfiniBand the choice is among the subnet manager's adaptive-routing
+// groups (groups, fabric.Routes.Groups) instead of the LFT's one port.
+//
 // Every choice is deterministic: the random ones draw from the switch's
 // own stream (sim.Engine.Rand), so the same seed gives the same paths.
 // A choice is among the ports the routes give: with routing: updown
@@ -111,6 +114,17 @@ func newBalancer(s *Switch) *balancer {
 		}
 	}
 	return b
+}
+
+// groups returns the tables an InfiniBand switch that balances load
+// forwards by: the subnet manager's adaptive-routing groups
+// (fabric.Routes.Groups) in place of the LFT's one port per destination.
+// Ethernet's routes are groups already (ECMP's equal-cost ports).
+func (s *Switch) groups(r *fabric.Routes) *fabric.Routes {
+	if s.credits && s.balance != ECMP && r != nil {
+		return r.Groups()
+	}
+	return r
 }
 
 // choose returns the index in next (two or more ports) of the port

@@ -33,6 +33,7 @@ func (s *Switch) Routes() *fabric.Routes { return s.routes }
 // SetRoutes installs new tables (routes recomputed after a failure); only
 // this switch's rows are used. Packets already queued keep their egress.
 func (s *Switch) SetRoutes(r *fabric.Routes) {
+	r = s.groups(r)
 	s.routes = r
 	for _, p := range s.ports {
 		p.SetWarmRoutes(r, s.ID)

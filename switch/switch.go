@@ -194,6 +194,8 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	if s.balance = prof.LoadBalance; s.balance != ECMP {
 		s.lb = newBalancer(s)
+		routes = s.groups(routes)
+		s.routes = routes
 	}
 	if s.hoq > 0 {
 		s.hoqSince, s.hoqTimer = make([][8]sim.Time, n), make([]sim.Timer, n)
