@@ -108,8 +108,9 @@ traffic:
 // Spraying finishes the flows six times sooner, so its packets are all
 // in the fabric at once and its NICs keep reordered packets: the bar is
 // its packet-hops per wall second within 15% of ECMP's (2026-11-26:
-// 0.83-0.94 of it by wall time, 0.87 by cycles; docs/PERFORMANCE.md,
-// "Load balancing: what spraying costs").
+// 0.89 by the medians of five alternated runs, 0.89 by cycles; single
+// pairs range 0.8-0.94; docs/PERFORMANCE.md, "Load balancing: what
+// spraying costs").
 func BenchmarkSprayVsECMP(b *testing.B) {
 	const base = `
 stop: {at: 20ms, when: flows-done}

@@ -49,9 +49,12 @@ type rxOrder struct {
 	// Reordered counts the packets that arrived after a later PSN;
 	// DistSum and DistMax sum and bound their distance (high - 1 - PSN).
 	Reordered, DistSum, DistMax int64
-	// paths is a bitmap of the fabric.Packet.Path values seen, as long
-	// as the largest needs (a word for a k=16 fat tree's 64 paths).
-	paths []uint64
+	// paths0 and paths are a bitmap of the fabric.Packet.Path values
+	// seen: paths0 the first 64 (a k=16 fat tree's paths: the word is in
+	// the struct's one line, which every sprayed packet reads), paths
+	// the rest, as long as the largest needs.
+	paths0 uint64
+	paths  []uint64
 }
 
 func (q *QP) order() *rxOrder {
@@ -64,7 +67,11 @@ func (q *QP) order() *rxOrder {
 
 // addPath sets path's bit.
 func (o *rxOrder) addPath(path uint16) {
-	w := int(path / 64)
+	if path < 64 {
+		o.paths0 |= 1 << path
+		return
+	}
+	w := int(path/64) - 1
 	if w >= len(o.paths) {
 		o.paths = append(o.paths, make([]uint64, w+1-len(o.paths))...)
 	}
@@ -106,6 +113,7 @@ func (q *QP) Order() (paths int, reordered, distMax int64, distMean float64) {
 	if o.Reordered > 0 {
 		distMean = float64(o.DistSum) / float64(o.Reordered)
 	}
+	paths = bits.OnesCount64(o.paths0)
 	for _, w := range o.paths {
 		paths += bits.OnesCount64(w)
 	}

@@ -89,9 +89,10 @@ const FlowletEntries = 4096
 
 // balancer is a switch's state for the modes other than ECMP.
 type balancer struct {
-	// rr is spray's round-robin counter per destination, by node id
-	// (grown to the largest seen).
-	rr  []uint32
+	// rr is spray's round robin per destination, by node id (grown to
+	// the largest seen): the index in the group of the port the next
+	// packet takes, two bytes each so that a line holds 32 destinations.
+	rr  []uint16
 	rng *rand.Rand
 	// committed is, per egress port, the bytes of packets chosen for it
 	// that are still in the pipeline (adaptive's load counts them).
@@ -169,11 +170,14 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 		default:
 			d := int(p.Dst)
 			if d >= len(b.rr) {
-				b.rr = append(b.rr, make([]uint32, d+1-len(b.rr))...)
+				b.rr = append(b.rr, make([]uint16, d+1-len(b.rr))...)
 			}
-			c := b.rr[d]
-			b.rr[d] = c + 1
-			return int(uint64(c) % n)
+			c := uint64(b.rr[d])
+			if c >= n {
+				c = 0 // the group shrank (a link down)
+			}
+			b.rr[d] = uint16((c + 1) % n)
+			return int(c)
 		}
 	}
 }
