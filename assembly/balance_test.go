@@ -165,6 +165,24 @@ func TestLoadBalanceKeys(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", c.src, err, c.want)
 		}
 	}
+	// One switch's own block is held to the same rules.
+	src := `topology:
+  kind: explicit
+  hosts: [a, b]
+  switches: [{name: s1, switch: {load_balance: adaptive}}, s2, s3]
+  links: [[a, s1], [b, s3], [s1, s2], [s1, s3], [s2, s3]]
+switch: {link_layer: infiniband}
+subnet_manager: {routing: lash}
+traffic:
+  - flow: {from: a, to: b, size: 1MiB}
+`
+	want := "lb.yaml:4:34: topology.switches[0].switch.load_balance: lash gives each destination one path"
+	if _, err := Parse("lb.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("one switch's adaptive routing over lash: got %v, want %q", err, want)
+	}
+	if _, err := Parse("lb.yaml", []byte(strings.Replace(src, "routing: lash", "routing: updn", 1))); err != nil {
+		t.Errorf("one switch's adaptive routing over updn: %v", err)
+	}
 }
 
 // TestAdaptiveRoutingDeadlock: issue 29's buffer cycle. On a ring of four

@@ -145,17 +145,7 @@ func (b *builder) infiniband() {
 	notIB(sw.Has("buffer"), sw.KeyPos("buffer"), "switch.buffer", "an InfiniBand switch's buffer is per input port and VL (switch.ib.vl_buffer)")
 	notIB(sw.Tagger.Set, sw.KeyPos("tagger"), "switch.tagger", "Tagger moves packets between lossless Ethernet priorities; on InfiniBand a routing engine that uses VLs breaks credit loops (subnet_manager.routing: dfsssp or lash)")
 	notIB(sw.FloodLossless.Set, sw.KeyPos("flood_lossless"), "switch.flood_lossless", "an InfiniBand switch never floods: a packet without a forwarding entry is dropped")
-	if lb := sw.LoadBalance; lb.Set && lb.V != "ecmp" {
-		// Adaptive routing over the subnet manager's port groups
-		// (swtch.Switch.groups): the engines whose VLs break credit
-		// loops path by path cannot have it, nor LMC's LIDs.
-		switch {
-		case s.Routing == fabric.RoutingDFSSSP || s.Routing == fabric.RoutingLASH:
-			b.errorf(sw.KeyPos("load_balance"), "switch.load_balance", "%s gives each destination one path and the virtual lanes that keep those paths free of credit loops; a packet that takes another port of the group may close one (load_balance %s goes with subnet_manager.routing: minhop, updn or ftree)", s.Routing, lb.V)
-		case s.IB.LMC > 0:
-			b.errorf(sw.KeyPos("load_balance"), "switch.load_balance", "with load_balance %s a switch chooses among its group's ports itself, and subnet_manager.lmc's extra LIDs would choose nothing: use one or the other", lb.V)
-		}
-	}
+	b.ibLoadBalance(sw, "switch")
 	h := &b.f.HCA
 	if h.CC.Set && h.CC.V != "none" && h.CC.V != "ibcc" {
 		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes ibcc (InfiniBand congestion control) or none", h.CC.V)
@@ -481,4 +471,22 @@ func genCommon(g any) *scenario.GenCommon {
 		return &g.GenCommon
 	}
 	return nil
+}
+
+// ibLoadBalance refuses, on InfiniBand, a switch block (path) whose
+// load_balance its routing cannot have. Adaptive routing chooses among
+// the subnet manager's port groups (swtch.Switch.groups): the engines
+// whose VLs break credit loops path by path cannot have it, nor LMC's
+// LIDs.
+func (b *builder) ibLoadBalance(sw *scenario.SwitchS, path string) {
+	lb, s := sw.LoadBalance, b.s
+	if !lb.Set || lb.V == "ecmp" {
+		return
+	}
+	switch {
+	case s.Routing == fabric.RoutingDFSSSP || s.Routing == fabric.RoutingLASH:
+		b.errorf(sw.KeyPos("load_balance"), path+".load_balance", "%s gives each destination one path and the virtual lanes that keep those paths free of credit loops; a packet that takes another port of the group may close one (load_balance %s goes with subnet_manager.routing: minhop, updn or ftree)", s.Routing, lb.V)
+	case s.IB.LMC > 0:
+		b.errorf(sw.KeyPos("load_balance"), path+".load_balance", "with load_balance %s a switch chooses among its group's ports itself, and subnet_manager.lmc's extra LIDs would choose nothing: use one or the other", lb.V)
+	}
 }

@@ -53,6 +53,9 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 		p.ECMPPerSwitch = s.ECMPPerSwitch.V
 	}
 	b.applyLoadBalance(p, s, path)
+	if path != "switch" && b.s.LinkLayer == fabric.InfiniBand {
+		b.ibLoadBalance(s, path) // the top-level block's is checked with the rest of InfiniBand's
+	}
 	if path != "switch" {
 		// The link layer is the network's: one switch cannot differ.
 		for _, k := range []string{"link_layer", "ib"} {
