@@ -187,6 +187,25 @@ func TestIBCreditLoop(t *testing.T) {
 	}
 }
 
+// TestIBCreditLoopThatFillsLate: a credit loop whose last buffer fills
+// after the senders into it ran short of credit (the packets they had
+// credit for were still on the wire) changes no port's pause state when
+// it closes, and a frozen loop makes no event after that: the detector
+// must look again while a queue waits on a buffer that is still filling.
+// The ring of deadlock-adaptive-ring on InfiniBand with minhop's LFTs
+// closes such a loop counter-clockwise; before that fix it stalled for
+// good and was never named (2026-11-26).
+func TestIBCreditLoopThatFillsLate(t *testing.T) {
+	src := patch(t, exampleText(t, "deadlock-adaptive-ring"), "routing: ecmp}", "}",
+		"switch: {load_balance: adaptive}", "switch: {link_layer: infiniband}\nsubnet_manager: {routing: minhop}",
+		", placement: direct", "")
+	_, r := runSource(t, "ring-ib.yaml", src)
+	want := "s0:p3 s3:p3 s2:p3 s1:p3"
+	if d := r.Summary.Deadlock; !d.Detected || strings.Join(d.Cycle, " ") != want || d.AtNs > 100_000 {
+		t.Errorf("deadlock %+v; want the cycle %s within 100 µs", d, want)
+	}
+}
+
 // TestIBHOQLifetime: with switch.ib.hoq_lifetime the credit loop of
 // ib-credit-loop is broken by discards, which summary.json counts under
 // hoq_lifetime: a head that waited 20 µs for credit is dropped, its

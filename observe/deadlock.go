@@ -176,6 +176,21 @@ func (d *Detector) pauseEnded(p *fabric.Port, g int, prio uint8, now sim.Time) {
 
 func (d *Detector) blocked(*swtch.Switch, int, uint8) { d.trigger() }
 
+// filling reports whether queue q waits for credit (InfiniBand) that its
+// peer switch's input buffer does not yet refuse: the packets the peer
+// granted credit for are still on the wire, or leave as others come. No
+// pause changes when that buffer fills, so the detector looks again
+// rather than wait for an event that a frozen credit loop never makes.
+func (d *Detector) filling(q qnode) bool {
+	p := q.sw.Ports()[q.port]
+	if p.CreditState() == nil {
+		return false // Ethernet: the peer's XOFF and this port's pause change together
+	}
+	peer := p.Peer()
+	sw := d.v.Switches[peer.Node]
+	return sw != nil && !sw.IngressPaused(peer.Index, q.prio)
+}
+
 // waitsOn reports whether queue a waits on queue b.
 func waitsOn(a, b qnode) bool {
 	peer := a.sw.Ports()[a.port].Peer()
@@ -202,10 +217,21 @@ func (d *Detector) check() {
 	}
 	d.cand = nil
 	d.nodes = d.nodes[:0]
+	filling := false
 	for _, q := range d.paused {
 		if q.sw.Waiting(q.port, q.prio) {
 			d.nodes = append(d.nodes, q)
+			filling = filling || d.filling(q)
 		}
+	}
+	if filling {
+		// Defer a search that could find this state's cycle only once
+		// buffers filled, should it find none now (cand stays nil).
+		defer func() {
+			if d.cand == nil {
+				d.trigger()
+			}
+		}()
 	}
 	if len(d.nodes) < 2 {
 		return
