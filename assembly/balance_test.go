@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
 )
 
@@ -244,6 +245,13 @@ func TestAdaptiveRoutingDeadlock(t *testing.T) {
 	if d := r.Summary.Deadlock; !d.Detected || len(d.Cycle) != 4 {
 		t.Errorf("InfiniBand, adaptive over minhop: deadlock %+v, want a credit loop of four ports", d)
 	}
+	// (minhop's LFTs alone deadlock this ring too: the groups are what
+	// must be seen working, each flow's packets both ways round.)
+	for _, f := range r.Flows {
+		if f.Order == nil || f.Order.Paths != 2 {
+			t.Errorf("InfiniBand, adaptive over minhop: flow %d took %+v paths, want both ways round", f.ID, f.Order)
+		}
+	}
 	_, r = runSource(t, "ring-ib.yaml", patch(t, ib, "routing: minhop", "routing: updn"))
 	if d := r.Summary.Deadlock; d.Detected || r.Summary.Flows.Completed != 8 {
 		t.Errorf("InfiniBand, adaptive over updn: deadlock %+v, %d of 8 flows; want none and all", d, r.Summary.Flows.Completed)
@@ -328,6 +336,18 @@ traffic:
 		t.Error("no packet kept ahead of a gap when the run stopped: the test no longer checks their census")
 	}
 	t.Logf("%d packets kept at the stop; census %d, pool %d", kept, sum.Conservation.Census, sum.Conservation.PoolLive)
+	// Resetting a QP (ibv_modify_qp to RESET) returns what it kept to
+	// the pool: the census and the pool still agree.
+	for _, fr := range n.Flows {
+		if l := fr.Live; l != nil && l.Responder != nil {
+			if err := n.HCAs[fr.Flow.Dst].ModifyQP(l.Responder, hca.QPAttr{State: hca.QPReset}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if c := n.takeCensus(); c.found != int64(n.Fabric.Pool.Live) {
+		t.Errorf("after resetting the responders: census %d, pool %d", c.found, n.Fabric.Pool.Live)
+	}
 }
 
 // TestUCPlacement: UC never resends, so a NIC that takes packets in

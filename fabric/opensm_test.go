@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -212,5 +213,26 @@ func TestLFTPortSpreadsLIDs(t *testing.T) {
 	lids := AssignLIDsLMC(tp, 2)
 	if lids.Of(0) != 4 || lids.Of(1) != 8 {
 		t.Errorf("LMC 2: base LIDs %d, %d; want 4, 8 (blocks of four, LID 0 reserved)", lids.Of(0), lids.Of(1))
+	}
+}
+
+// TestGroups: an OpenSM engine's adaptive-routing groups hold every port
+// its LFT entry was chosen from (on the triangle, minhop's s1 reaches c
+// only directly, and a host on a square both ways round), and a pinned
+// route is its entry's only candidate, in the LFT and the group alike.
+func TestGroups(t *testing.T) {
+	sq := explicitTopo(t, []string{"a", "c"}, []string{"s1", "s2", "s3", "s4"},
+		[][2]string{{"a", "s1"}, {"c", "s3"}, {"s1", "s2"}, {"s2", "s3"}, {"s3", "s4"}, {"s4", "s1"}})
+	r := mustRoutes(t, sq, RoutingMinHop, nil)
+	s1, c := mustID(t, sq, "s1"), mustID(t, sq, "c")
+	if lft, g := r.NextPorts(s1, c), r.Groups().NextPorts(s1, c); len(lft) != 1 || !slices.Equal(g, []int32{1, 2}) {
+		t.Errorf("minhop s1 -> c: LFT %v, group %v; want one port and the group [1 2] (both ways round)", lft, g)
+	}
+	pinned := mustRoutes(t, sq, RoutingMinHop, routesByName(t, sq, [3]string{"s1", "c", "s4"}))
+	if lft, g := pinned.NextPorts(s1, c), pinned.Groups().NextPorts(s1, c); !slices.Equal(lft, []int32{2}) || !slices.Equal(g, []int32{2}) {
+		t.Errorf("pinned s1 -> c via s4: LFT %v, group %v; want [2] for both", lft, g)
+	}
+	if e := mustRoutes(t, sq, RoutingECMP, nil); e.Groups() != e {
+		t.Error("ECMP's tables are their own groups")
 	}
 }

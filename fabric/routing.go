@@ -421,7 +421,14 @@ func (g switchGraph) Edge(uid, vid int64) graph.Edge {
 }
 
 func (b *routeBuilder) setSpan(si, hi int32, s portRange) {
-	b.r.spans[int(si)*b.r.hosts+int(hi)] = s
+	i := int(si)*b.r.hosts + int(hi)
+	b.r.spans[i] = s
+	if b.r.wide != nil {
+		// After pickOne (an explicit route): the pinned ports are the
+		// entry's only candidates too, for LMC's LIDs and the adaptive-
+		// routing groups (Groups) alike.
+		b.r.wide[i] = s
+	}
 }
 
 // emit stores a next-hop list of switch si and returns its span; a list

@@ -363,6 +363,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 		return nil
 	case to == QPReset:
 		h.toErr(qp) // flush what is posted, then forget it
+		h.srFree(qp)
 		*qp = QP{QPN: qp.QPN, Type: qp.Type, PD: qp.PD, SendCQ: qp.SendCQ, RecvCQ: qp.RecvCQ, SRQ: qp.SRQ,
 			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, Access: qp.Access, QKey: qp.QKey,
 			timeoutExp: qp.timeoutExp, retryCnt: qp.retryCnt, rnrRetry: qp.rnrRetry, minRNRTimer: qp.minRNRTimer,

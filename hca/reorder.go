@@ -205,9 +205,10 @@ func (h *HCA) ucPlace(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 	}
 }
 
-// ucReplay takes in the kept packets that follow ePSN without a gap.
+// ucReplay takes in the kept packets that follow ePSN without a gap,
+// while the QP receives (an access error moves it to ERR).
 func (h *HCA) ucReplay(qp *QP) {
-	for qp.sr != nil && qp.sr.buf != nil {
+	for qp.sr != nil && qp.sr.buf != nil && receives(qp) {
 		i := qp.ePSN % srWindow
 		b := qp.sr.buf[i]
 		if b == nil || expand(b.PSN, qp.ePSN) != qp.ePSN {
@@ -224,7 +225,7 @@ func (h *HCA) ucReplay(qp *QP) {
 // those after it without a gap. It reports whether a packet was kept.
 func (h *HCA) ucSkip(qp *QP) bool {
 	s := qp.sr
-	if s == nil || s.buf == nil {
+	if s == nil || s.buf == nil || !receives(qp) {
 		return false
 	}
 	for d := int64(1); d < srWindow; d++ {
@@ -235,10 +236,22 @@ func (h *HCA) ucSkip(qp *QP) bool {
 			continue
 		}
 		s.buf[i] = nil
+		// The gap is lost (srKeep counted b out of order already): the
+		// message in progress goes, and b is next in order.
+		if qp.inMsg {
+			h.ucDrop(qp, b)
+		}
+		qp.ePSN = psn
 		h.ucInOrder(qp, b, psn, b.Opcode.Operation())
 		h.pool.Put(b)
 		h.ucReplay(qp)
 		return true
 	}
 	return false
+}
+
+// receives reports whether qp's receive side takes packets (RTR, RTS or
+// SQD).
+func receives(qp *QP) bool {
+	return qp.State == QPRTR || qp.State == QPRTS || qp.State == QPSQD
 }

@@ -381,6 +381,10 @@ func (h *HCA) invalidRequest(qp *QP, p *fabric.Packet, psn int64) {
 	}
 	h.ucDrop(qp, p)
 	h.discard(p, "invalid_request")
+	// The packet is taken: what follows is in order, and the rest of its
+	// message is discarded as incomplete (under direct placement a PSN
+	// left expected would hold every later packet back as past a gap).
+	qp.ePSN = psn + 1
 }
 
 // newAck builds an ACK-family packet (op: Acknowledge or Atomic

@@ -206,6 +206,9 @@ func (e *scriptEnv) exec(line string) (out []string, err error) {
 		if o["retransmit"] == "go-back-0" {
 			prof.Retransmit = hca.GoBack0
 		}
+		if o["placement"] == "direct" {
+			prof.Placement = hca.Direct
+		}
 		rate, delay := 100*fabric.Gbps, sim.Microsecond
 		if v, ok := o["rate"]; ok {
 			rate, _ = fabric.ParseRate(v)
