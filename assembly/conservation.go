@@ -46,6 +46,9 @@ type ledger struct {
 	flows   map[uint64]*FlowRun // by requester host and QP number (key)
 	reasons map[string]int64    // bytes dropped, by reason
 	copied  int64
+	// onLost, if set, hears of a flow that lost bytes (after they are
+	// counted): a datagram flow may be done with its data then.
+	onLost func(fr *FlowRun)
 }
 
 // key names a flow by its requester QP: QP numbers are never reused on a
@@ -74,6 +77,9 @@ func (l *ledger) dropped(p *fabric.Packet, reason string, payload int64) {
 	if fr := l.flows[key(p.Src, p.SrcQP)]; fr != nil && p.Kind == fabric.KindData {
 		fr.lost += payload
 		l.reasons[reason] += payload
+		if l.onLost != nil {
+			l.onLost(fr)
+		}
 	}
 }
 

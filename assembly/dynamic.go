@@ -46,6 +46,7 @@ func (n *Network) buildFlows() error {
 	n.dyn.waiting = make([]int32, len(s.Flows))
 	n.dyn.dependents = make([][]int, len(s.Flows))
 	n.ledger.attach(n.Fabric.Pool)
+	n.ledger.onLost = n.datagramProgress
 	for _, f := range s.Flows {
 		if n.HCAs[f.Src] == nil || n.HCAs[f.Dst] == nil {
 			return fmt.Errorf("flow %d: %s -> %s is not between two hosts", f.ID, s.Topology.Nodes[f.Src].Name, s.Topology.Nodes[f.Dst].Name)
@@ -71,12 +72,11 @@ func (n *Network) buildFlows() error {
 		}
 		h.OnComplete = func(qp *hca.QP, w *hca.WQE) {
 			if fr := n.dyn.reqs[qp]; fr != nil && w == fr.Live.WQEs[len(fr.Live.WQEs)-1] {
-				n.completed++
 				if fr.Flow.Op == "read" || fr.Flow.Op == "atomic" {
 					n.arrived(fr) // the data is at the requester
 				}
 				n.closeRequester(fr)
-				n.poll()
+				n.maybeDone(fr)
 			}
 		}
 		h.OnWrite = func(qp *hca.QP, _ *hca.MR, _ uint64, _ int64) {
@@ -162,7 +162,7 @@ func (n *Network) closeRequester(fr *FlowRun) {
 		return
 	}
 	l := fr.Live
-	fr.status, fr.done, fr.retransmits = fr.outcome()
+	fr.status, fr.done, fr.retransmits = fr.sendOutcome()
 	fr.readDelivered = l.Requester.ReadDelivered
 	if fr.Flow.Op == "read" && n.balanced {
 		fr.order = orderOf(l.Requester)
@@ -186,8 +186,45 @@ func (n *Network) closeRequester(fr *FlowRun) {
 func (n *Network) responderArrived(fr *FlowRun) {
 	n.arrived(fr)
 	if fr.Flow.QP != "rc" {
+		n.datagramProgress(fr)
 		n.closeResponder(fr)
 	}
+}
+
+// maybeDone counts fr complete (Network.completed) once its requester has
+// closed and, for UC and UD, unless a request failed, once every byte has
+// been delivered or lost; the run may then stop (flows-done).
+func (n *Network) maybeDone(fr *FlowRun) {
+	if fr.counted || !fr.requesterClosed {
+		return
+	}
+	if fr.Flow.QP != "rc" && fr.status == hca.WCSuccess && !fr.dataDone {
+		return
+	}
+	fr.counted = true
+	n.completed++
+	n.poll()
+}
+
+// datagramProgress marks a UC or UD flow's data done when every byte has
+// been delivered or lost (copies a flooding switch made count on both
+// sides), as it arrives or is dropped. A flow whose last bytes were lost
+// closes its responder too, as one whose data all arrived does, but in
+// an event of the responder's host of its own (closer), not inside the
+// drop: that may be at a switch, or in the middle of the responder's
+// handling of the QP.
+func (n *Network) datagramProgress(fr *FlowRun) {
+	if fr.Flow.QP == "rc" || fr.dataDone || !fr.started {
+		return
+	}
+	if fr.ResponderDelivered()+fr.lost < fr.Flow.Size+fr.copied {
+		return
+	}
+	fr.dataDone, fr.dataDoneAt = true, n.Eng.Now()
+	if !fr.arrived && fr.Live != nil && fr.Live.Responder != nil {
+		n.Eng.After(0, n.dyn.closer, 0, 0, fr)
+	}
+	n.maybeDone(fr)
 }
 
 // closeResponder records what the responder delivered, destroys its QP

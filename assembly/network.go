@@ -78,6 +78,12 @@ type FlowRun struct {
 	started         bool // its QPs were made and its work requests posted
 	arrived         bool // its data has arrived (the flows waiting for it started)
 	requesterClosed bool
+	// dataDone: a UC or UD flow's every byte has been delivered or lost,
+	// at dataDoneAt (datagramProgress); counted: the flow is in
+	// Network.completed (maybeDone).
+	dataDone   bool
+	dataDoneAt sim.Time
+	counted    bool
 	// order is the arrival order of the flow's data, kept when its
 	// receiving QP closed (arrivalOrder).
 	order *reports.FlowOrder
@@ -147,7 +153,25 @@ func (tr *TestRun) Done() bool {
 // outcome is the flow's status, completion time and retransmitted packets
 // over its work requests: the first that did not succeed decides the
 // status (the rest are flushed behind it), else the last one's completion.
+//
+// A UC or UD flow's requests complete when sent, before their data lands:
+// such a flow is complete only once every byte has been delivered or
+// lost, at that time (datagramProgress), and pending until then.
 func (fr *FlowRun) outcome() (st hca.WCStatus, done sim.Time, retransmits int64) {
+	st, done, retransmits = fr.sendOutcome()
+	if fr.Flow.QP != "rc" && st == hca.WCSuccess {
+		if !fr.dataDone {
+			return hca.WCPending, 0, retransmits
+		}
+		done = fr.dataDoneAt
+	}
+	return st, done, retransmits
+}
+
+// sendOutcome is the requester's side of outcome: the first work
+// request's status that is not success (or success), and when the last
+// completed.
+func (fr *FlowRun) sendOutcome() (st hca.WCStatus, done sim.Time, retransmits int64) {
 	if fr.requesterClosed {
 		return fr.status, fr.done, fr.retransmits
 	}

@@ -184,9 +184,14 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 		if n.balanced {
 			row.Order = fr.arrivalOrder()
 		}
-		switch st {
-		case hca.WCPending:
-		case hca.WCSuccess:
+		switch {
+		case st == hca.WCPending:
+		case st == hca.WCSuccess && f.QP != "rc" && delivered < f.Size:
+			// A UC or UD flow done with bytes lost: it ended (when the
+			// last was lost), but did not complete, and its time is no
+			// completion time.
+			row.EndNs = done.Nanoseconds()
+		case st == hca.WCSuccess:
 			sum.Flows.Completed++
 			fct := done - f.Start
 			row.EndNs, row.FCTNs = done.Nanoseconds(), fct.Nanoseconds()

@@ -660,8 +660,8 @@ func (pg *page) cdfs(runs []*Run) {
 		for _, r := range runs {
 			var xs []float64
 			for _, f := range r.Flows {
-				if f.Status != "success" {
-					continue
+				if f.Status != "success" || f.DeliveredBytes < f.SizeBytes {
+					continue // not completed (a datagram flow's sends succeed when its data is lost)
 				}
 				if which == "fct" {
 					xs = append(xs, float64(f.FCTNs)/1e3)
