@@ -457,3 +457,33 @@ func TestLoadBalanceInfiniBand(t *testing.T) {
 		t.Errorf("uplinks: LFT %+v, adaptive %+v; want the LFT's imbalance above 3 and adaptive routing's below 1.5", ul, ua)
 	}
 }
+
+// TestLoadBalanceLabMutations: each scenario of the load-balancing part
+// of the ecmp-polarisation lab holds its expectations only because of
+// the key it teaches: changing that key as its README suggests breaks at
+// least one (the lab does not pass by accident).
+func TestLoadBalanceLabMutations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("five k=8 runs")
+	}
+	for _, c := range []struct{ name, from, to string }{
+		{"collisions", "switch: {load_balance: ecmp}\nhca: {cc: none}", "switch: {load_balance: spray}\nhca: {cc: none, placement: direct}"},
+		{"flowlets", "flowlet_timeout: 2us", "flowlet_timeout: 50us"},
+		{"adaptive", "placement: direct", "placement: in-order"},
+		{"spray", "placement: direct", "placement: in-order"},
+		{"spray-in-order", "hca: {cc: none}", "hca: {cc: none, placement: direct}"},
+	} {
+		src := exampleText(t, "labs/ecmp-polarisation/"+c.name)
+		_, sum, _ := mustRun(t, mustParse(t, patch(t, src, c.from, c.to)))
+		var failed []string
+		for _, e := range sum.Expect {
+			if !e.OK {
+				failed = append(failed, e.Check)
+			}
+		}
+		t.Logf("%s with %q: failed %v", c.name, c.to, failed)
+		if len(failed) == 0 {
+			t.Errorf("%s: with %q every expectation still holds", c.name, c.to)
+		}
+	}
+}

@@ -196,6 +196,10 @@ func (b *builder) expect() {
 	se.MaxPauseFraction = b.pauseChecks(&e.MaxPauseFraction, "expect.max_pause_fraction")
 	se.MinMeanSlowdown, se.MinMeanSlowdownAt = given(e.MinMeanSlowdown.Set, e.MinMeanSlowdown.V, e, "min_mean_slowdown")
 	se.MaxMeanSlowdown, se.MaxMeanSlowdownAt = given(e.MaxMeanSlowdown.Set, e.MaxMeanSlowdown.V, e, "max_mean_slowdown")
+	se.MinRetransmitted, se.MinRetransmittedAt = given(e.MinRetransmitted.Set, e.MinRetransmitted.V, e, "min_retransmitted")
+	se.MaxRetransmitted, se.MaxRetransmittedAt = given(e.MaxRetransmitted.Set, e.MaxRetransmitted.V, e, "max_retransmitted")
+	se.MinUplinkImbalance, se.MinUplinkImbalanceAt = given(e.MinUplinkImbalance.Set, e.MinUplinkImbalance.V, e, "min_uplink_imbalance")
+	se.MaxUplinkImbalance, se.MaxUplinkImbalanceAt = given(e.MaxUplinkImbalance.Set, e.MaxUplinkImbalance.V, e, "max_uplink_imbalance")
 }
 
 // pauseChecks reads expect.max_pause_fraction or min_pause_fraction.

@@ -335,6 +335,41 @@ func TestExpectMeanSlowdown(t *testing.T) {
 	}
 }
 
+// TestExpectRetransmittedAndImbalance: expect's min/max_retransmitted
+// bound summary packets.retransmitted and min/max_uplink_imbalance its
+// uplinks.imbalance, each failure citing its line; a fabric without
+// uplinks (a star) fails an imbalance check and says why.
+func TestExpectRetransmittedAndImbalance(t *testing.T) {
+	src := `topology: {kind: star, hosts: 2}
+faults: [{at: 0, link: [h0, s0], action: loss, rate: 1e-2}]
+traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]
+expect:
+  min_retransmitted: 1
+  max_retransmitted: 0
+  max_uplink_imbalance: 1.5
+`
+	_, sum, _ := mustRun(t, mustParse(t, src))
+	got := map[string]reports.CheckResult{}
+	for _, c := range sum.Expect {
+		got[c.Check] = c
+	}
+	if sum.Packets.Retransmitted == 0 {
+		t.Fatal("nothing retransmitted over a 1% lossy link")
+	}
+	if c := got["min_retransmitted"]; !c.OK {
+		t.Errorf("min_retransmitted: %+v, want it to hold", c)
+	}
+	if c := got["max_retransmitted"]; c.OK || !strings.Contains(c.Detail, "expected at most 0 (expected at t.yaml:6:3)") {
+		t.Errorf("max_retransmitted: %+v, want it to fail citing t.yaml:6:3", c)
+	}
+	if c := got["max_uplink_imbalance"]; c.OK || c.Detail != "the fabric has no uplinks (expected at t.yaml:7:3)" {
+		t.Errorf("max_uplink_imbalance on a star: %+v", c)
+	}
+	if _, err := Parse("s.yaml", []byte(strings.Replace(src, "max_uplink_imbalance: 1.5", "max_uplink_imbalance: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:7:25") {
+		t.Errorf("an imbalance bound of 0.5: %v, want an error at s.yaml:7:25", err)
+	}
+}
+
 // TestLabs: SCENARIO.md's labs are tested by their own expect: sections.
 // Every lab has a README with a title that tells how to run each of its
 // scenarios; every scenario loads without warnings, checks more than that

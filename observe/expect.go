@@ -33,6 +33,16 @@ type Expect struct {
 	// how much slower flows finish.
 	MinMeanSlowdown, MaxMeanSlowdown     *float64
 	MinMeanSlowdownAt, MaxMeanSlowdownAt string
+	// MinRetransmitted and MaxRetransmitted bound the packets resent
+	// (summary packets.retransmitted): spurious retransmissions are a
+	// lesson of their own.
+	MinRetransmitted, MaxRetransmitted     *int64
+	MinRetransmittedAt, MaxRetransmittedAt string
+	// MinUplinkImbalance and MaxUplinkImbalance bound the busiest uplink
+	// over the mean (summary uplinks.imbalance); a fabric without uplinks
+	// fails either.
+	MinUplinkImbalance, MaxUplinkImbalance     *float64
+	MinUplinkImbalanceAt, MaxUplinkImbalanceAt string
 	// MaxPauseFraction bounds the fraction of the run a port spends paused;
 	// MinPauseFraction asks that it spend at least so much (a storm that
 	// must reach it).
@@ -89,6 +99,31 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 		add("max_mean_slowdown", sum.FCT.MeanSlowdown <= *e.MaxMeanSlowdown, e.MaxMeanSlowdownAt,
 			"mean slowdown %.4f, expected at most %.4f", sum.FCT.MeanSlowdown, *e.MaxMeanSlowdown)
 	}
+	if e.MinRetransmitted != nil {
+		add("min_retransmitted", sum.Packets.Retransmitted >= *e.MinRetransmitted, e.MinRetransmittedAt,
+			"%d packets retransmitted, expected at least %d", sum.Packets.Retransmitted, *e.MinRetransmitted)
+	}
+	if e.MaxRetransmitted != nil {
+		add("max_retransmitted", sum.Packets.Retransmitted <= *e.MaxRetransmitted, e.MaxRetransmittedAt,
+			"%d packets retransmitted, expected at most %d", sum.Packets.Retransmitted, *e.MaxRetransmitted)
+	}
+	imbalance := func(check string, bound *float64, at string, min bool) {
+		if bound == nil {
+			return
+		}
+		u := sum.Uplinks
+		if u == nil {
+			add(check, false, at, "the fabric has no uplinks")
+			return
+		}
+		if min {
+			add(check, u.Imbalance >= *bound, at, "uplink imbalance %.4f, expected at least %.4f", u.Imbalance, *bound)
+		} else {
+			add(check, u.Imbalance <= *bound, at, "uplink imbalance %.4f, expected at most %.4f", u.Imbalance, *bound)
+		}
+	}
+	imbalance("min_uplink_imbalance", e.MinUplinkImbalance, e.MinUplinkImbalanceAt, true)
+	imbalance("max_uplink_imbalance", e.MaxUplinkImbalance, e.MaxUplinkImbalanceAt, false)
 	if e.Deadlock != nil {
 		d := sum.Deadlock
 		detail := "no deadlock"

@@ -1052,6 +1052,12 @@ type ExpectS struct {
 	// Min/MaxMeanSlowdown bound summary.json's fct.mean_slowdown.
 	MinMeanSlowdown numV `yaml:"min_mean_slowdown" min:"1"`
 	MaxMeanSlowdown numV `yaml:"max_mean_slowdown" min:"1"`
+	// Min/MaxRetransmitted bound summary.json's packets.retransmitted;
+	// Min/MaxUplinkImbalance its uplinks.imbalance.
+	MinRetransmitted   IntV `yaml:"min_retransmitted" min:"0"`
+	MaxRetransmitted   IntV `yaml:"max_retransmitted" min:"0"`
+	MinUplinkImbalance numV `yaml:"min_uplink_imbalance" min:"1"`
+	MaxUplinkImbalance numV `yaml:"max_uplink_imbalance" min:"1"`
 }
 
 // allOrIntV is all or a whole number.
