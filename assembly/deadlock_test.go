@@ -338,3 +338,25 @@ func TestDeadlockWithEgressFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlockLabMutations: each cure of the deadlock lab holds its
+// "no deadlock" only because of the cure: undoing it as the README says
+// brings the deadlock back.
+func TestDeadlockLabMutations(t *testing.T) {
+	bounce := exampleText(t, "deadlock-clos-bounce")
+	i, j := strings.Index(bounce, "  # What the failed"), strings.Index(bounce, "\nhca: {cc: none}")
+	pinned := bounce[i:j]
+	for _, c := range []struct{ name, from, to string }{
+		{"clos-low-load", "size: 64KiB", "size: 4MiB"},
+		{"clos-updown", "  routing: updown\n", "  routing: updown\n" + pinned + "\n"},
+		{"clos-tagger", "tagger: true", "tagger: false"},
+		{"no-lossless-flooding", "flood_lossless: false", "flood_lossless: true "},
+		{"ring-updown", "routing: updown", "routing: ecmp"},
+	} {
+		src := patch(t, exampleText(t, "labs/deadlock/"+c.name), c.from, c.to)
+		_, r := runSource(t, c.name+".yaml", src)
+		if !r.Summary.Deadlock.Detected {
+			t.Errorf("%s with %q: no deadlock; the cure it teaches is not what prevents it", c.name, strings.TrimSpace(c.to))
+		}
+	}
+}
