@@ -67,4 +67,27 @@ traffic:
 	if b := sum.Bytes; sum.StopReason != "flows-done" || b.InFlight != 0 || b.Delivered != b.Offered || sum.Flows.Completed != 16 {
 		t.Errorf("UC: stopped by %s, bytes %+v, %d of 16 completed; want everything delivered when flows-done stops the run", sum.StopReason, b, sum.Flows.Completed)
 	}
+	// UC over the lossy link: a message that lost a packet is lost
+	// whole, including the last one of a flow, whose receiver sees no
+	// later packet to tell it of the gap (its QP gives the message up
+	// when the flow's bytes are all accounted for, and closes).
+	lossyUC := patch(t, src, "sizes: 1000, qp: ud", "sizes: 64KiB, qp: uc")
+	_, sum, rows = mustRun(t, mustParse(t, lossyUC))
+	assertConserved(t, "uc, lossy", sum)
+	b = sum.Bytes
+	if sum.StopReason != "flows-done" || b.InFlight != 0 || b.DropReasons["loss"] == 0 || b.DropReasons["uc_incomplete"] == 0 {
+		t.Errorf("UC, lossy: stopped by %s, bytes %+v; want flows-done, nothing in flight, loss and uc_incomplete", sum.StopReason, b)
+	}
+	short := 0
+	for _, r := range rows {
+		if r.DeliveredBytes != 0 && r.DeliveredBytes != r.SizeBytes {
+			t.Errorf("UC flow %d: %d of %d bytes delivered; a UC message is delivered whole or not at all", r.ID, r.DeliveredBytes, r.SizeBytes)
+		}
+		if r.DeliveredBytes == 0 {
+			short++
+		}
+	}
+	if short == 0 || sum.Flows.Completed != len(rows)-short {
+		t.Errorf("UC, lossy: %d flows lost, %d of %d completed", short, sum.Flows.Completed, len(rows))
+	}
 }

@@ -89,6 +89,11 @@ func (n *Network) buildFlows() error {
 				n.responderArrived(fr)
 			}
 		}
+		h.OnUCPacket = func(qp *hca.QP) {
+			if fr := n.dyn.resps[qp]; fr != nil {
+				n.datagramProgress(fr)
+			}
+		}
 	}
 	for gi := range s.Poisson {
 		g := &s.Poisson[gi]
@@ -235,13 +240,14 @@ func (n *Network) closeResponder(fr *FlowRun) {
 		return
 	}
 	dst := n.HCAs[fr.Flow.Dst]
-	fr.respDelivered = l.Responder.Delivered
 	if fr.Flow.Op != "read" && n.balanced {
 		fr.order = orderOf(l.Responder)
 	}
 	if err := dst.DestroyQP(l.Responder); err != nil {
 		panic(err)
 	}
+	// After the destruction, which gives up a UC message in progress.
+	fr.respDelivered = l.Responder.Delivered
 	dst.DeregMR(l.mr)
 	delete(n.dyn.resps, l.Responder)
 	l.Responder, l.mr = nil, nil

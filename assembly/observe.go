@@ -200,6 +200,7 @@ func (b *builder) expect() {
 	se.MaxRetransmitted, se.MaxRetransmittedAt = given(e.MaxRetransmitted.Set, e.MaxRetransmitted.V, e, "max_retransmitted")
 	se.MinUplinkImbalance, se.MinUplinkImbalanceAt = given(e.MinUplinkImbalance.Set, e.MinUplinkImbalance.V, e, "min_uplink_imbalance")
 	se.MaxUplinkImbalance, se.MaxUplinkImbalanceAt = given(e.MaxUplinkImbalance.Set, e.MaxUplinkImbalance.V, e, "max_uplink_imbalance")
+	se.MaxFlowsCompleted, se.MaxFlowsCompletedAt = given(e.MaxFlowsCompleted.Set, e.MaxFlowsCompleted.V, e, "max_flows_completed")
 }
 
 // pauseChecks reads expect.max_pause_fraction or min_pause_fraction.

@@ -129,6 +129,11 @@ type HCA struct {
 	OnWrite func(qp *QP, mr *MR, addr uint64, n int64)
 	// OnAsyncEvent, if set, receives asynchronous events.
 	OnAsyncEvent func(ev AsyncEvent)
+	// OnUCPacket, if set, is told after each UC request packet the QP
+	// took in or discarded: a UC message's packets may land with no
+	// completion to say so (the message lost one), and a runner that
+	// waits for a flow's data to be delivered or lost hears of them here.
+	OnUCPacket func(qp *QP)
 }
 
 // firstQPN is the first QP number handed out: QP0 and QP1 are the special
@@ -261,6 +266,7 @@ func (h *HCA) DestroyQP(qp *QP) error {
 		return ErrInvalidState
 	}
 	h.toErr(qp)
+	h.abandonUC(qp)
 	qp.destroyed = true
 	delete(h.qps, qp.QPN)
 	if h.lastQP == qp {

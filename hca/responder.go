@@ -53,9 +53,12 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 	if qp.Type == UC {
 		if h.Prof.Placement == Direct {
 			h.ucPlace(qp, p, psn, op)
-			return
+		} else {
+			h.ucInOrder(qp, p, psn, op)
 		}
-		h.ucInOrder(qp, p, psn, op)
+		if h.OnUCPacket != nil {
+			h.OnUCPacket(qp)
+		}
 		return
 	}
 	switch {
@@ -101,6 +104,20 @@ func (h *HCA) ucDrop(qp *QP, p *fabric.Packet) {
 	qp.inMsg = false
 	qp.curRecvOff = 0
 	qp.curMR = nil
+}
+
+// abandonUC gives up a UC message in progress on a QP being destroyed:
+// its packets that landed are no longer delivered (as ucDrop has it),
+// and the byte ledger hears of them as dropped, uc_incomplete, under the
+// requester that sent them.
+func (h *HCA) abandonUC(qp *QP) {
+	if qp.Type != UC || !qp.inMsg || qp.ucMsgBytes == 0 {
+		return
+	}
+	qp.Delivered -= qp.ucMsgBytes
+	h.Stats.UCDroppedMsgs++
+	h.pool.Dropped(&fabric.Packet{Kind: fabric.KindData, Src: qp.Remote, SrcQP: qp.RemoteQPN, Dst: h.ID, DestQP: qp.QPN}, "uc_incomplete", qp.ucMsgBytes)
+	qp.ucMsgBytes, qp.inMsg = 0, false
 }
 
 // duplicate handles a request the responder has already executed.

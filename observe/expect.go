@@ -22,8 +22,12 @@ type Expect struct {
 	Storm      *bool
 	StormAt    string
 	// FlowsCompleted is how many flows must complete; -1 means all.
-	FlowsCompleted   *int
-	FlowsCompletedAt string
+	// MaxFlowsCompleted is how many may, at most (a lab whose lesson is
+	// that some flows do not).
+	FlowsCompleted      *int
+	FlowsCompletedAt    string
+	MaxFlowsCompleted   *int64
+	MaxFlowsCompletedAt string
 	// MinFairness is the lowest acceptable Jain's index of the flows'
 	// throughputs, 0..1.
 	MinFairness   *float64
@@ -86,6 +90,10 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 		}
 		add("flows_completed", sum.Flows.Completed >= want, e.FlowsCompletedAt,
 			"%d completed, expected %s", sum.Flows.Completed, label)
+	}
+	if e.MaxFlowsCompleted != nil {
+		add("max_flows_completed", int64(sum.Flows.Completed) <= *e.MaxFlowsCompleted, e.MaxFlowsCompletedAt,
+			"%d completed of %d, expected at most %d", sum.Flows.Completed, sum.Flows.Total, *e.MaxFlowsCompleted)
 	}
 	if e.MinFairness != nil {
 		add("min_fairness", sum.Throughput.Fairness >= *e.MinFairness, e.MinFairnessAt,

@@ -1058,6 +1058,9 @@ type ExpectS struct {
 	MaxRetransmitted   IntV `yaml:"max_retransmitted" min:"0"`
 	MinUplinkImbalance numV `yaml:"min_uplink_imbalance" min:"1"`
 	MaxUplinkImbalance numV `yaml:"max_uplink_imbalance" min:"1"`
+	// MaxFlowsCompleted is a ceiling on summary flows.completed, for a
+	// lab whose lesson is that some flows do not complete.
+	MaxFlowsCompleted IntV `yaml:"max_flows_completed" min:"0"`
 }
 
 // allOrIntV is all or a whole number.
