@@ -370,6 +370,27 @@ expect:
 	}
 }
 
+// TestTransportsLabMutations: the transports lab's expectations hold
+// because its link is lossy: without the loss, RC resends nothing and UC
+// and UD complete every message, and each scenario fails a check.
+func TestTransportsLabMutations(t *testing.T) {
+	for _, name := range []string{"rc", "uc", "ud"} {
+		src := exampleText(t, "labs/transports/"+name)
+		i := strings.Index(src, "faults:")
+		j := strings.Index(src, "traffic:")
+		_, r := runSource(t, name+".yaml", src[:i]+src[j:])
+		failed := 0
+		for _, c := range r.Summary.Expect {
+			if !c.OK {
+				failed++
+			}
+		}
+		if failed == 0 {
+			t.Errorf("%s without the lossy link: every expectation still holds", name)
+		}
+	}
+}
+
 // TestLabs: SCENARIO.md's labs are tested by their own expect: sections.
 // Every lab has a README with a title that tells how to run each of its
 // scenarios; every scenario loads without warnings, checks more than that
