@@ -533,3 +533,17 @@ faults:
 		t.Errorf("%d packets still queued toward the hung host after 2 ms, %d discarded; want none left", q, sum.Packets.DropReasons["hoq_lifetime"])
 	}
 }
+
+// TestInfiniBandLabMutations: the infiniband lab's lessons hold because
+// of what it teaches: minhop in place of updn closes the credit loop, and
+// the incast without PFC drops packets.
+func TestInfiniBandLabMutations(t *testing.T) {
+	_, r := runSource(t, "loop.yaml", patch(t, exampleText(t, "labs/infiniband/loop-updn"), "routing: updn", "routing: minhop"))
+	if !r.Summary.Deadlock.Detected {
+		t.Error("loop-updn with minhop: no credit loop")
+	}
+	_, r = runSource(t, "nopfc.yaml", patch(t, exampleText(t, "labs/infiniband/incast-pfc"), "pfc: {priorities: [3], xoff: 96KiB, xon: 80KiB, headroom: auto}", "pfc: {priorities: []}"))
+	if r.Summary.Packets.Dropped == 0 {
+		t.Error("incast-pfc without PFC: nothing dropped")
+	}
+}
