@@ -360,3 +360,33 @@ func TestDeadlockLabMutations(t *testing.T) {
 		}
 	}
 }
+
+// TestStormLabMutations: the pfc-storm lab's watchdogs are what keep its
+// scenarios' checks: without the switch watchdog the storm reaches the
+// spine, and without the NIC's the hung port stays paused.
+func TestStormLabMutations(t *testing.T) {
+	for _, c := range []struct{ name, from, to string }{
+		{"switch-watchdog", "\nswitch:\n  pfc:\n    watchdog: {detect: 100us, restore: 1ms, action: drop}", ""},
+		{"nic-watchdog", ", pfc_watchdog: {after: 200us}", ""},
+	} {
+		src := exampleText(t, "labs/pfc-storm/"+c.name)
+		i := strings.Index(src, c.from)
+		if i < 0 {
+			t.Fatalf("%s: %q not in the scenario", c.name, c.from)
+		}
+		j := i + len(c.from)
+		if k := strings.Index(src[j:], "\n"); c.name == "switch-watchdog" && k >= 0 {
+			j += k // the comment after the watchdog line
+		}
+		_, r := runSource(t, c.name+".yaml", src[:i]+c.to+src[j:])
+		failed := 0
+		for _, e := range r.Summary.Expect {
+			if !e.OK {
+				failed++
+			}
+		}
+		if failed == 0 {
+			t.Errorf("%s without its watchdog: every check still holds", c.name)
+		}
+	}
+}
