@@ -90,4 +90,30 @@ traffic:
 	if short == 0 || sum.Flows.Completed != len(rows)-short {
 		t.Errorf("UC, lossy: %d flows lost, %d of %d completed", short, sum.Flows.Completed, len(rows))
 	}
+	// A ring all-reduce over UC: each step's flows start when the
+	// previous step's data has arrived, which a flow must not miss by
+	// closing as its last packet lands (its WRITE's data is in memory a
+	// DMA later). All 24 flows complete, for WRITE and for SEND.
+	for _, op := range []string{"write", "send"} {
+		ring := `
+stop: {at: 50ms, when: flows-done}
+topology: {kind: star, hosts: 4, link: {rate: 100Gbps, delay: 1us}}
+traffic:
+  - ring_allreduce: {hosts: [h0, h1, h2, h3], size: 64KiB, qp: uc, op: ` + op + `}
+`
+		_, sum, _ = mustRun(t, mustParse(t, ring))
+		if sum.StopReason != "flows-done" || sum.Flows.Completed != 24 {
+			t.Errorf("UC ring all-reduce (%s): stopped by %s at %d ns, %d of 24 flows completed", op, sum.StopReason, sum.SimTimeNs, sum.Flows.Completed)
+		}
+	}
+	// UC WRITEs under direct placement over the lossy link: a gap near a
+	// message's end never fills and no later PSN gives it up, yet once
+	// every byte is delivered, lost or kept the flow ends, and what was
+	// kept is dropped with its message.
+	direct := patch(t, lossyUC, "op: send", "op: write", "traffic:", "hca: {placement: direct}\ntraffic:")
+	_, sum, _ = mustRun(t, mustParse(t, direct))
+	assertConserved(t, "uc direct, lossy", sum)
+	if b := sum.Bytes; sum.StopReason != "flows-done" || b.InFlight != 0 || b.DropReasons["uc_incomplete"] == 0 {
+		t.Errorf("UC direct, lossy: stopped by %s, bytes %+v; want flows-done, nothing in flight", sum.StopReason, b)
+	}
 }

@@ -218,17 +218,39 @@ func (n *Network) maybeDone(fr *FlowRun) {
 // an event of the responder's host of its own (closer), not inside the
 // drop: that may be at a switch, or in the middle of the responder's
 // handling of the QP.
+//
+// A flow whose every byte was delivered is done when its arrival is seen
+// (responderArrived: the WRITE's data landed or the RECV completed, a
+// DMA after the last packet), as the flows waiting for it start then;
+// what the responder keeps past a gap that can no longer fill (direct
+// placement: every byte is delivered, lost or kept, so nothing of the
+// flow is left on the wire) counts as lost, and goes when it closes.
 func (n *Network) datagramProgress(fr *FlowRun) {
-	if fr.Flow.QP == "rc" || fr.dataDone || !fr.started {
+	if fr.Flow.QP == "rc" || fr.dataDone || fr.closing || !fr.started {
 		return
 	}
-	if fr.ResponderDelivered()+fr.lost < fr.Flow.Size+fr.copied {
-		return
+	delivered := fr.ResponderDelivered()
+	var kept int64
+	if l := fr.Live; l != nil && l.Responder != nil {
+		kept = l.Responder.KeptBytes()
 	}
-	fr.dataDone, fr.dataDoneAt = true, n.Eng.Now()
+	switch {
+	case delivered+fr.lost+kept < fr.Flow.Size+fr.copied:
+		return // some of it is still on its way
+	case delivered >= fr.Flow.Size && !fr.arrived:
+		return // all delivered: done at its arrival (responderArrived)
+	}
+	fr.dataDoneAt = n.Eng.Now()
 	if !fr.arrived && fr.Live != nil && fr.Live.Responder != nil {
-		n.Eng.After(0, n.dyn.closer, 0, 0, fr)
+		// Bytes lost: done once the responder has closed (what it kept
+		// dropped with it), in an event of its own.
+		if !fr.closing {
+			fr.closing = true
+			n.Eng.After(0, n.dyn.closer, closeDatagram, 0, fr)
+		}
+		return
 	}
+	fr.dataDone = true
 	n.maybeDone(fr)
 }
 
@@ -260,7 +282,18 @@ func (n *Network) closeResponder(fr *FlowRun) {
 // close: an event at the responder's host, with the FlowRun as its data.
 type closer struct{ n *Network }
 
-func (c *closer) HandleEvent(ev *sim.Event) { c.n.closeResponder(ev.Data.(*FlowRun)) }
+func (c *closer) HandleEvent(ev *sim.Event) {
+	fr := ev.Data.(*FlowRun)
+	c.n.closeResponder(fr)
+	if ev.Kind == closeDatagram {
+		fr.dataDone = true
+		c.n.maybeDone(fr)
+	}
+}
+
+// closer event kinds: an RC requester's close reaching the responder
+// (0), and a datagram flow whose bytes are all delivered or lost.
+const closeDatagram int32 = 1
 
 // arrived is called, at the flow's receiver, when its data has arrived:
 // the flows waiting for it and for nothing else start now (or at their

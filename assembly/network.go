@@ -84,6 +84,7 @@ type FlowRun struct {
 	dataDone   bool
 	dataDoneAt sim.Time
 	counted    bool
+	closing    bool // a datagram flow's responder is about to close (closer)
 	// order is the arrival order of the flow's data, kept when its
 	// receiving QP closed (arrivalOrder).
 	order *reports.FlowOrder

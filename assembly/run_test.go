@@ -368,6 +368,10 @@ expect:
 	if _, err := Parse("s.yaml", []byte(strings.Replace(src, "max_uplink_imbalance: 1.5", "max_uplink_imbalance: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:7:25") {
 		t.Errorf("an imbalance bound of 0.5: %v, want an error at s.yaml:7:25", err)
 	}
+	both := strings.Replace(src, "max_uplink_imbalance: 1.5", "flows_completed: 1\n  max_flows_completed: 0", 1)
+	if _, err := Parse("s.yaml", []byte(both)); err == nil || !strings.Contains(err.Error(), "s.yaml:8:24: expect.max_flows_completed: 0 is below flows_completed (1)") {
+		t.Errorf("a ceiling below the floor: %v", err)
+	}
 }
 
 // TestTransportsLabMutations: the transports lab's expectations hold

@@ -214,7 +214,7 @@ func (h *HCA) ucReplay(qp *QP) {
 		if b == nil || expand(b.PSN, qp.ePSN) != qp.ePSN {
 			return
 		}
-		qp.sr.buf[i] = nil
+		qp.sr.take(i)
 		h.ucInOrder(qp, b, qp.ePSN, b.Opcode.Operation())
 		h.pool.Put(b)
 	}
@@ -235,7 +235,7 @@ func (h *HCA) ucSkip(qp *QP) bool {
 		if b == nil || expand(b.PSN, qp.ePSN) != psn {
 			continue
 		}
-		s.buf[i] = nil
+		s.take(i)
 		// The gap is lost (srKeep counted b out of order already): the
 		// message in progress goes, and b is next in order.
 		if qp.inMsg {

@@ -36,6 +36,8 @@ type srState struct {
 	// the current HCA.process, which must then not return it to the pool.
 	buf  []*fabric.Packet
 	held *fabric.Packet
+	// keptBytes is the payload of the packets in buf (QP.KeptBytes).
+	keptBytes int64
 	// Requester: SACKed PSNs by PSN % srSackWindow, valid from base.
 	sack       []bool
 	base       int64
@@ -96,18 +98,42 @@ func (h *HCA) srKeep(qp *QP, p *fabric.Packet, psn int64, placed bool) bool {
 		}
 	}
 	s.buf[i], s.held = p, p
+	s.keptBytes += int64(p.Payload)
 	return true
 }
 
-// srFree returns the packets a QP kept to the pool (the QP is
-// destroyed): their payload is dropped, as a packet for a destroyed QP's
-// is (a UC flow's byte ledger hears of it).
+// take empties slot i of the ring and returns its packet.
+func (s *srState) take(i int64) *fabric.Packet {
+	p := s.buf[i]
+	s.buf[i] = nil
+	s.keptBytes -= int64(p.Payload)
+	return p
+}
+
+// KeptBytes is the payload of the request packets the QP keeps past a
+// gap (selective repeat, direct placement): received, neither taken in
+// nor lost.
+func (q *QP) KeptBytes() int64 {
+	if q.sr == nil {
+		return 0
+	}
+	return q.sr.keptBytes
+}
+
+// srFree returns the packets a QP kept to the pool (the QP is destroyed
+// or reset): their payload is dropped, as a packet for a destroyed QP's
+// is, or on UC as the rest of messages that lost a packet (a UC flow's
+// byte ledger hears of it).
 func (h *HCA) srFree(qp *QP) {
+	reason := "closed_qp"
+	if qp.Type == UC {
+		reason = "uc_incomplete"
+	}
 	if s := qp.sr; s != nil {
 		for i, p := range s.buf {
 			if p != nil {
-				s.buf[i] = nil
-				h.discard(p, "closed_qp")
+				s.take(int64(i))
+				h.discard(p, reason)
 				h.pool.Put(p)
 			}
 		}
@@ -128,7 +154,7 @@ func (h *HCA) srReplay(qp *QP, p *fabric.Packet) {
 		if b == nil || expand(b.PSN, qp.ePSN) != qp.ePSN {
 			break
 		}
-		s.buf[i] = nil
+		s.take(i)
 		h.accept(qp, b, qp.ePSN, b.Opcode.Operation())
 		h.pool.Put(b)
 		n++

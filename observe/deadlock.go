@@ -164,9 +164,12 @@ func (d *Detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 	d.paused = d.paused[:last]
 }
 
-// pauseEnded checks a finished pause for a storm.
+// pauseEnded checks a finished pause for a storm. An InfiniBand port's
+// "pause" is a wait for credit, which a receiver that drains slowly
+// (an incast's) holds for as long as it is busy: there is no PAUSE to
+// storm, and a credit loop is the deadlock detector's.
 func (d *Detector) pauseEnded(p *fabric.Port, g int, prio uint8, now sim.Time) {
-	if d.Storm || now-d.since[g][prio] < stormAfter {
+	if d.Storm || now-d.since[g][prio] < stormAfter || p.CreditState() != nil {
 		return
 	}
 	if d.v.Switches[p.Peer().Node] != nil {
