@@ -38,6 +38,9 @@ Usage:
   lfsim list          list the embedded example scenarios and labs
   lfsim lab [NAME]    print a lab's exercise (what to run, observe and
                       change); without NAME, list the labs
+  lfsim lab check NAME
+                      run a lab's scenarios, writing nothing, and say
+                      which of their expectations hold
   lfsim report DIR... rebuild DIR/report.html from a run's files; with
                       several runs, overlay them in ./report.html (-o FILE)
   lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]

@@ -148,3 +148,33 @@ func TestRunConsoleSpeaksInfiniBand(t *testing.T) {
 		}
 	}
 }
+
+// TestLabCheck: `lfsim lab check NAME` runs the lab's scenarios, writing
+// nothing, prints each expectation with its outcome, and exits 0 when
+// all hold; an unknown lab is a usage error naming the labs.
+func TestLabCheck(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, out, errOut := lfsim(t, "lab", "check", "transports")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"labs/transports/rc: 2 of 2 expectations hold",
+		"  ok   min_retransmitted: 209 packets retransmitted, expected at least 100",
+		"labs/transports/uc: 2 of 2 expectations hold",
+		"transports: 3 scenarios in ",
+		"the lab shows what it teaches",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("lab check wrote %d files into the working directory", len(entries))
+	}
+	code, _, errOut = lfsim(t, "lab", "check", "transport")
+	if code != exitUsage || !strings.Contains(errOut, "no lab named transport (did you mean transports?)") {
+		t.Errorf("a misspelt lab: exit %d, %q", code, errOut)
+	}
+}

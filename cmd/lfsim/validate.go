@@ -85,8 +85,12 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 	switch len(args) {
 	case 0:
 		printLabs(stdout)
-		fmt.Fprintf(stdout, "\n`lfsim lab NAME` prints a lab's exercise.\n")
+		fmt.Fprintf(stdout, "\n`lfsim lab NAME` prints a lab's exercise; `lfsim lab check NAME` runs its scenarios and says which expectations hold.\n")
 		return exitOK
+	case 2:
+		if args[0] == "check" {
+			return labCheck(args[1], stdout, stderr)
+		}
 	case 1:
 		text, err := scenario.LabREADME(args[0])
 		if err != nil {
@@ -96,7 +100,7 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, text)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lfsim lab takes one lab name at most\n")
+	fmt.Fprintf(stderr, "lfsim lab takes one lab name at most, or check and a lab name\n")
 	return exitUsage
 }
 
