@@ -395,6 +395,40 @@ func TestTransportsLabMutations(t *testing.T) {
 	}
 }
 
+// numberedQuestions counts the numbered items under a README's
+// "Questions" headings.
+func numberedQuestions(readme string) int {
+	n, in := 0, false
+	for _, line := range strings.Split(readme, "\n") {
+		if strings.HasPrefix(line, "#") {
+			in = strings.HasSuffix(strings.TrimSpace(line), "Questions")
+			continue
+		}
+		if in && numbered(line) {
+			n++
+		}
+	}
+	return n
+}
+
+// numberedItems counts the lines that start a numbered item.
+func numberedItems(text string) (n int) {
+	for _, line := range strings.Split(text, "\n") {
+		if numbered(line) {
+			n++
+		}
+	}
+	return n
+}
+
+func numbered(line string) bool {
+	i := 0
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	return i > 0 && strings.HasPrefix(line[i:], ". ")
+}
+
 // TestLabs: SCENARIO.md's labs are tested by their own expect: sections.
 // Every lab has a README with a title that tells how to run each of its
 // scenarios; every scenario loads without warnings, checks more than that
@@ -411,6 +445,11 @@ func TestLabs(t *testing.T) {
 		}
 		if len(l.Scenarios) < 2 {
 			t.Errorf("%s: %d scenarios; a lab compares at least two", l.Name, len(l.Scenarios))
+		}
+		// The teacher's notes answer every question, and only there.
+		answers, err := scenario.LabAnswers(l.Name)
+		if q, a := numberedQuestions(readme), numberedItems(answers); err != nil || q == 0 || q != a {
+			t.Errorf("%s: %d questions in the README, %d answers in ANSWERS.md (%v)", l.Name, q, a, err)
 		}
 		for _, name := range l.Scenarios {
 			if !strings.Contains(readme, "lfsim run "+name+"\n") {

@@ -68,6 +68,19 @@ func LabREADME(name string) (string, error) {
 	return string(data), nil
 }
 
+// LabAnswers returns a lab's teacher's notes (ANSWERS.md: the answers to
+// its README's questions, kept apart from the student's text).
+func LabAnswers(name string) (string, error) {
+	if _, err := LabREADME(name); err != nil {
+		return "", err
+	}
+	data, err := labFS.ReadFile("labs/" + name + "/ANSWERS.md")
+	if err != nil {
+		return "", fmt.Errorf("lab %s has no teacher's notes", name)
+	}
+	return string(data), nil
+}
+
 func labError(name string) error {
 	var names []string
 	for _, l := range Labs() {

@@ -36,8 +36,10 @@ Usage:
                       check scenario files and report every error with
                       file:line:column
   lfsim list          list the embedded example scenarios and labs
-  lfsim lab [NAME]    print a lab's exercise (what to run, observe and
-                      change); without NAME, list the labs
+  lfsim lab [NAME] [--answers]
+                      print a lab's exercise (what to run, observe and
+                      change), or with --answers its teacher's notes;
+                      without NAME, list the labs
   lfsim lab check NAME
                       run a lab's scenarios, writing nothing, and say
                       which of their expectations hold

@@ -177,4 +177,12 @@ func TestLabCheck(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "no lab named transport (did you mean transports?)") {
 		t.Errorf("a misspelt lab: exit %d, %q", code, errOut)
 	}
+	// The teacher's notes, apart from the README.
+	code, out, _ = lfsim(t, "lab", "transports", "--answers")
+	if code != exitOK || !strings.HasPrefix(out, "# RC, UC and UD: teacher's notes") {
+		t.Errorf("lab transports --answers: exit %d, %.60q", code, out)
+	}
+	if _, readme, _ := lfsim(t, "lab", "transports"); strings.Contains(readme, "teacher's notes") {
+		t.Error("the student's README holds the teacher's notes")
+	}
 }

@@ -91,6 +91,15 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 		if args[0] == "check" {
 			return labCheck(args[1], stdout, stderr)
 		}
+		if args[1] == "--answers" {
+			text, err := scenario.LabAnswers(args[0])
+			if err != nil {
+				fmt.Fprintf(stderr, "lfsim lab: %v\n", err)
+				return exitUsage
+			}
+			fmt.Fprint(stdout, text)
+			return exitOK
+		}
 	case 1:
 		text, err := scenario.LabREADME(args[0])
 		if err != nil {
@@ -100,7 +109,7 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, text)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lfsim lab takes one lab name at most, or check and a lab name\n")
+	fmt.Fprintf(stderr, "lfsim lab takes one lab name at most (with --answers for the teacher's notes), or check and a lab name\n")
 	return exitUsage
 }
 
