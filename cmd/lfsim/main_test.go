@@ -149,6 +149,35 @@ func TestRunConsoleSpeaksInfiniBand(t *testing.T) {
 	}
 }
 
+// TestConsoleTellsTheOutcome: the console says what happened whatever
+// expect: asked: a deadlock with its cycle, a storm, the flows that
+// failed by status, the drops by reason, and that no flow completed
+// rather than an FCT of 0.
+func TestConsoleTellsTheOutcome(t *testing.T) {
+	for _, c := range []struct {
+		example string
+		want    []string
+	}{
+		{"deadlock-clos-bounce", []string{
+			"  flows      0 of 6 completed: no flow completed, so no FCT or fairness\n",
+			"  DEADLOCK   at 61.43us: s0:p0 -> l0:p3 -> s1:p1 -> l1:p2 -> s0:p0 ",
+			"; most: h6:p0, 77% of the run (by l0:p1)\n",
+		}},
+		{"pfc-storm", []string{"  STORM      a switch held a port paused", "; of those, FCT p50 1.376ms"}},
+		{"livelock-go-back-0", []string{"  failed     1 flows ended in error: retry_exc_err 1\n", "  drops      loss 14 (packets, by reason)\n"}},
+	} {
+		code, stdout, stderr := lfsim(t, "run", c.example, "-o", t.TempDir())
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\n%s%s", c.example, code, stdout, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s: the console lacks %q:\n%s", c.example, w, stdout)
+			}
+		}
+	}
+}
+
 // TestLabCheck: `lfsim lab check NAME` runs the lab's scenarios, writing
 // nothing, prints each expectation with its outcome, and exits 0 when
 // all hold; an unknown lab is a usage error naming the labs.

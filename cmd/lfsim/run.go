@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -125,6 +127,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
 		return exitInternal
 	}
+	// The console names the flows that failed, by status.
+	failed := map[string]int{}
+	for _, f := range res.Flows {
+		if f.Status != "success" && f.Status != "incomplete" {
+			failed[f.Status]++
+		}
+	}
 	// The report reads the files back; the run's copies can go first.
 	res.Flows, res.Series, res.PFC, res.Captures = nil, nil, nil, nil
 	summary := reports.SummaryJSON(sum)
@@ -147,7 +156,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			stdout.Write(txt) // perftest and pingpong print their results, as the tools do
 			fmt.Fprintln(stdout)
 		}
-		printSummary(stdout, sum, dir)
+		printSummary(stdout, sum, failed, dir)
 	}
 	for _, c := range sum.Expect {
 		if !c.OK {
@@ -174,31 +183,73 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func printSummary(w io.Writer, s *reports.Summary, dir string) {
+// printSummary is the console's account of a run: what ended it, the
+// flows and their failures, the bytes and packets and where they were
+// dropped, what paused (or, on InfiniBand, waited for credit), a deadlock
+// or storm whenever one was found, and the expectations. failed counts
+// the flows that ended with a status other than success, by status.
+func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir string) {
+	short := func(ns int64) string { return (sim.Time(ns) * sim.Nanosecond).Short() }
 	state := "complete"
 	if !s.Complete {
 		state = "INCOMPLETE (interrupted)"
 	}
 	fmt.Fprintf(w, "%s: %s, stopped by %s at %v simulated, %.2fs wall, %d events\n",
-		s.Scenario, state, s.StopReason, (sim.Time(s.SimTimeNs) * sim.Nanosecond).Short(), s.WallSeconds, s.Events)
-	fmt.Fprintf(w, "  flows      %d of %d completed; FCT p50 %v, p99 %v; mean slowdown %.3f; fairness %.3f\n",
-		s.Flows.Completed, s.Flows.Total, (sim.Time(s.FCT.P50Ns) * sim.Nanosecond).Short(), (sim.Time(s.FCT.P99Ns) * sim.Nanosecond).Short(),
-		s.FCT.MeanSlowdown, s.Throughput.Fairness)
+		s.Scenario, state, s.StopReason, short(s.SimTimeNs), s.WallSeconds, s.Events)
+	if s.Flows.Completed == 0 {
+		fmt.Fprintf(w, "  flows      0 of %d completed: no flow completed, so no FCT or fairness\n", s.Flows.Total)
+	} else {
+		fmt.Fprintf(w, "  flows      %d of %d completed; of those, FCT p50 %v, p99 %v; mean slowdown %.3f; fairness %.3f\n",
+			s.Flows.Completed, s.Flows.Total, short(s.FCT.P50Ns), short(s.FCT.P99Ns), s.FCT.MeanSlowdown, s.Throughput.Fairness)
+	}
+	if len(failed) > 0 {
+		n := 0
+		for _, k := range failed {
+			n += k
+		}
+		fmt.Fprintf(w, "  failed     %d flows ended in error: %s\n", n, tally(failed))
+	}
 	fmt.Fprintf(w, "  bytes      %d offered, %d delivered, %d in flight, %d dropped\n",
 		s.Bytes.Offered, s.Bytes.Delivered, s.Bytes.InFlight, s.Bytes.Dropped)
 	fmt.Fprintf(w, "  packets    %d sent, %d dropped, %d in flight, %d retransmitted\n", s.Packets.Sent, s.Packets.Dropped, s.Packets.InFlight, s.Packets.Retransmitted)
+	if len(s.Packets.DropReasons) > 0 {
+		drops := map[string]int{}
+		for r, n := range s.Packets.DropReasons {
+			drops[r] = int(n)
+		}
+		fmt.Fprintf(w, "  drops      %s (packets, by reason)\n", tally(drops))
+	}
 	if s.Conservation.OK {
 		fmt.Fprintf(w, "  balance    every byte and packet accounted for\n")
 	} else {
 		fmt.Fprintf(w, "  balance    FAILED: %s\n", s.Conservation.Errors[0])
 	}
+	// The most paused port, over the run: the spread lists the ports in
+	// the order they were first paused.
+	var most reports.PFCSpread
+	for _, p := range s.PFC.Spread {
+		if p.PausedFraction > most.PausedFraction {
+			most = p
+		}
+	}
+	worst := ""
+	if most.Port != "" {
+		worst = fmt.Sprintf("; most: %s, %.0f%% of the run (by %s)", most.Port, 100*most.PausedFraction, most.By)
+	}
 	if fc := s.Conservation.FCPackets; fc.Made > 0 {
 		// InfiniBand: no PFC; what waited, waited for credit.
-		fmt.Fprintf(w, "  credits    %d flow-control packets, %v waiting for credit in total\n",
-			fc.Made, (sim.Time(s.PFC.PausedNs) * sim.Nanosecond).Short())
+		fmt.Fprintf(w, "  credits    %d flow-control packets; ports waited for credit %v, summed over ports and VLs%s\n",
+			fc.Made, short(s.PFC.PausedNs), worst)
 	} else {
-		fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames, %v paused in total\n",
-			s.PFC.PauseFrames, s.PFC.ResumeFrames, (sim.Time(s.PFC.PausedNs) * sim.Nanosecond).Short())
+		fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames; ports paused %v, summed over ports and priorities%s\n",
+			s.PFC.PauseFrames, s.PFC.ResumeFrames, short(s.PFC.PausedNs), worst)
+	}
+	if d := s.Deadlock; d.Detected {
+		fmt.Fprintf(w, "  DEADLOCK   at %v: %s (a cycle of paused queues, data flowing from each to the next)\n",
+			short(d.AtNs), strings.Join(append(d.Cycle, d.Cycle[0]), " -> "))
+	}
+	if s.PFC.StormDetected {
+		fmt.Fprintf(w, "  STORM      a switch held a port paused for 100us or more without a break (a PFC storm); pfc.spread in summary.json says where it spread\n")
 	}
 	for _, c := range s.Expect {
 		mark := "ok  "
@@ -208,6 +259,26 @@ func printSummary(w io.Writer, s *reports.Summary, dir string) {
 		fmt.Fprintf(w, "  expect     %s %s: %s\n", mark, c.Check, c.Detail)
 	}
 	fmt.Fprintf(w, "  results    %s\n", dir)
+}
+
+// tally renders counts by name as "name n, name n", the largest first
+// (ties by name).
+func tally(counts map[string]int) string {
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func isTerminal(f *os.File) bool {
