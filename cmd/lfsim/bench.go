@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,11 +45,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	stopAt := fs.String("stop-at", "", "override stop.at (e.g. 2ms)")
 	cpuProf := fs.String("cpuprofile", "", "with one scenario and -n 1: write a CPU profile of its run (go tool pprof)")
 	vs := fs.String("vs", "", "another lfsim binary to pair with this one: the two run in turn and a second table gives the ratios of their run times")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if *child {
 		return benchChild(fs.Arg(0), *stopAt, *cpuProf, stdout, stderr)

@@ -1,8 +1,9 @@
 // Command lfsim runs packet-level simulations of lossless RDMA fabrics.
 //
 //	lfsim run [FILE|NAME] [-o DIR] [--seed N] [--force] [-q]
-//	lfsim validate FILE...
+//	lfsim validate FILE|NAME...
 //	lfsim list
+//	lfsim lab [NAME] [--answers] | lfsim lab check NAME
 //	lfsim report DIR...
 //	lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
 //	lfsim bench [NAME...] [-n RUNS] [--vs OTHER-LFSIM]
@@ -13,9 +14,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit codes.
@@ -32,9 +36,9 @@ Usage:
   lfsim run [FILE|NAME] [-o DIR] [--seed N] [--force] [-q] [--progress]
                       run a scenario file, or an embedded example by name
                       (default: %s); flags may come before or after it
-  lfsim validate FILE...
-                      check scenario files and report every error with
-                      file:line:column
+  lfsim validate FILE|NAME...
+                      check scenario files (or examples and lab scenarios,
+                      by name) and report every error with file:line:column
   lfsim list          list the embedded example scenarios and labs
   lfsim lab [NAME] [--answers]
                       print a lab's exercise (what to run, observe and
@@ -59,6 +63,22 @@ Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
 pfc.csv, report.html, pcaps) unless -o says
 otherwise; an earlier run there is kept unless --force.
 `
+
+// parseFlags parses a subcommand's flags. pflag says nothing of an
+// error when it continues on one: a wrong flag or value is said here,
+// with the subcommand's flags, and is a usage error (exit 2); -h prints
+// them and exits 0. ok is false when the command should return code.
+func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, pflag.ErrHelp):
+		return exitOK, false
+	}
+	fmt.Fprintf(stderr, "lfsim %s: %v\nflags of lfsim %s:\n%s", fs.Name(), err, fs.Name(), fs.FlagUsages())
+	return exitUsage, false
+}
 
 func main() {
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))

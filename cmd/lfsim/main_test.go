@@ -215,3 +215,29 @@ func TestLabCheck(t *testing.T) {
 		t.Error("the student's README holds the teacher's notes")
 	}
 }
+
+// TestWrongFlagsSay: a wrong flag or flag value is a usage error (exit 2)
+// that says what was wrong and lists the subcommand's flags, for every
+// subcommand with flags; validate takes example names, as run does.
+func TestWrongFlagsSay(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--sed", "3"}, "lfsim run: unknown flag: --sed\nflags of lfsim run:\n"},
+		{[]string{"run", "--seed", "abc"}, `lfsim run: invalid argument "abc" for "--seed" flag`},
+		{[]string{"validate", "--bogus", "x.yaml"}, "lfsim validate: unknown flag: --bogus\nflags of lfsim validate:\n"},
+		{[]string{"sweep", "-j", "many", "s.yaml"}, `lfsim sweep: invalid argument "many" for "-j`},
+		{[]string{"report", "--nope"}, "lfsim report: unknown flag: --nope\nflags of lfsim report:\n"},
+		{[]string{"bench", "--zz"}, "lfsim bench: unknown flag: --zz\nflags of lfsim bench:\n"},
+	} {
+		code, _, stderr := lfsim(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	code, stdout, stderr := lfsim(t, "validate", "incast-8to1", "labs/transports/uc")
+	if code != exitOK || !strings.Contains(stdout, "incast-8to1: ok") || !strings.Contains(stdout, "labs/transports/uc: ok") {
+		t.Errorf("validate by name: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

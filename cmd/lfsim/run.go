@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,11 +31,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.BoolP("quiet", "q", false, "print no progress line and no summary")
 	progress := fs.Bool("progress", false, "show the progress line even when stderr is not a terminal")
 	maxMem := memoryFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if !setMemoryLimit("run", *maxMem, stderr) {
 		return exitUsage

@@ -35,11 +35,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	force := fs.Bool("force", false, "rerun points that are already complete")
 	quiet := fs.BoolP("quiet", "q", false, "print no line per point")
 	maxMem := memoryFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "lfsim sweep: give one sweep file (base:, vary:, repeat:)")

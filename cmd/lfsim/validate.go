@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -16,14 +15,11 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("validate", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	maxMem := memoryFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "lfsim validate: name one or more scenario files")
+		fmt.Fprintln(stderr, "lfsim validate: name one or more scenario files (or examples, by name)")
 		return exitUsage
 	}
 	if !setMemoryLimit("validate", *maxMem, stderr) {
@@ -31,7 +27,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range fs.Args() {
-		sc, err := assembly.Load(path)
+		sc, err := assembly.LoadNamed(path) // a file, or an example or lab scenario by name, as lfsim run takes
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			code = exitFailed
