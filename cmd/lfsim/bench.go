@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/assembly"
+	suite "github.com/lfsim/lfsim/bench"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -39,7 +40,7 @@ type benchResult struct {
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "bench", "folder of the suite's scenarios")
+	dir := fs.String("dir", "bench", "folder of the suite's scenarios (default: ./bench, or the suite embedded in the binary when there is none)")
 	runs := fs.IntP("runs", "n", 3, "runs per scenario (the table shows medians)")
 	child := fs.Bool("child", false, "internal: run one scenario and print its figures as JSON")
 	stopAt := fs.String("stop-at", "", "override stop.at (e.g. 2ms)")
@@ -51,13 +52,28 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if *child {
 		return benchChild(fs.Arg(0), *stopAt, *cpuProf, stdout, stderr)
 	}
+	if m, _ := filepath.Glob(filepath.Join(*dir, "*.yaml")); len(m) == 0 && !fs.Changed("dir") {
+		// Not in the repository: the suite embedded in the binary, written
+		// out for the runs (each a process, the other build's too).
+		tmp, err := os.MkdirTemp("", "lfsim-bench-")
+		if err != nil {
+			fmt.Fprintf(stderr, "lfsim bench: %v\n", err)
+			return exitInternal
+		}
+		defer os.RemoveAll(tmp)
+		if err := os.CopyFS(tmp, suite.Files); err != nil {
+			fmt.Fprintf(stderr, "lfsim bench: %v\n", err)
+			return exitInternal
+		}
+		*dir = tmp
+	}
 	var files []string
 	if fs.NArg() == 0 {
 		m, _ := filepath.Glob(filepath.Join(*dir, "*.yaml"))
 		sort.Strings(m)
 		files = m
 		if len(files) == 0 {
-			fmt.Fprintf(stderr, "lfsim bench: no scenarios in %s/ (run from the repository root, or give --dir)\n", *dir)
+			fmt.Fprintf(stderr, "lfsim bench: no scenarios in %s/\n", *dir)
 			return exitUsage
 		}
 	}

@@ -106,3 +106,20 @@ func TestBenchVs(t *testing.T) {
 		}
 	})
 }
+
+// TestBenchFromAnywhere: outside the repository (no ./bench) lfsim bench
+// runs the suite embedded in the binary, and leaves no temporary files.
+func TestBenchFromAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("LFSIM_TEST_AS_MAIN", "1")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	code, stdout, stderr := lfsim(t, "bench", "incast-64", "-n", "1")
+	if code != exitOK || !regexp.MustCompile(`(?m)^\s*incast-64\s+190044\s+59017\s`).MatchString(stdout) {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left %d files in TMPDIR", len(left))
+	}
+}
