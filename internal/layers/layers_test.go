@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"sweep":         {"reports", "scenario", "assembly"},
 	"bench":         append(slices.Clone(models), "scenario", "observe", "assembly"),
 	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "assembly", "internal/cacheline"),
-	"cmd/lfsim":     append(slices.Clone(models), "scenario", "observe", "assembly", "sweep", "bench/ceiling"),
+	"cmd/lfsim":     append(slices.Clone(models), "scenario", "observe", "assembly", "sweep", "bench", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may
