@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -115,5 +116,31 @@ traffic:
 	assertConserved(t, "uc direct, lossy", sum)
 	if b := sum.Bytes; sum.StopReason != "flows-done" || b.InFlight != 0 || b.DropReasons["uc_incomplete"] == 0 {
 		t.Errorf("UC direct, lossy: stopped by %s, bytes %+v; want flows-done, nothing in flight", sum.StopReason, b)
+	}
+}
+
+// TestFinishBound: a run that is to stop when its flows are done, whose
+// flows cannot finish by stop.at even alone, says so before it starts,
+// naming the host, its bytes and the time they need at its link rate;
+// one that can, or that stops at a time of its choosing, says nothing.
+func TestFinishBound(t *testing.T) {
+	src := `topology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}
+stop: {at: 1ms, when: flows-done}
+traffic:
+  - flow: {from: h0, to: h2, size: 8MiB}
+  - flow: {from: h1, to: h2, size: 8MiB, start: 100us}
+`
+	s := mustParse(t, src)
+	want := "t.yaml:2:12: stop.at: the flows cannot finish by stop.at (1ms): h2 must receive 16.0 MiB, which takes until 1.342ms at its link's 100Gbps even alone"
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0].Error(), want) {
+		t.Errorf("warnings %v, want one with %q", s.Warnings, want)
+	}
+	for _, ok := range []string{
+		strings.Replace(src, "at: 1ms", "at: 2ms", 1),
+		strings.Replace(src, "stop: {at: 1ms, when: flows-done}", "stop: {at: 1ms}", 1),
+	} {
+		if s := mustParse(t, ok); len(s.Warnings) != 0 {
+			t.Errorf("%q: warnings %v, want none", ok, s.Warnings)
+		}
 	}
 }
