@@ -373,6 +373,9 @@ func LabelRuns(runs []*Run) {
 	}
 	var differ []string
 	for k := range keys {
+		if k == "name" || strings.HasPrefix(k, "expect.") {
+			continue // what the runs are called, and what they check, are not settings
+		}
 		v0, ok0 := runs[0].Params[k]
 		for _, r := range runs[1:] {
 			if v, ok := r.Params[k]; ok != ok0 || v != v0 {

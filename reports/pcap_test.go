@@ -45,4 +45,19 @@ func TestLabelRuns(t *testing.T) {
 	if a.Label != "switch.ecn.kmin=20KiB" || b.Label != "switch.ecn.kmin=50KiB" {
 		t.Errorf("labels %q, %q", a.Label, b.Label)
 	}
+	// A lab's scenarios differ in their names and their expect: sections
+	// too; the labels keep to the settings.
+	c := &Run{Dir: "c", Params: map[string]string{"switch.load_balance": "ecmp", "name": "lb-collisions", "expect.min_mean_slowdown": "2"}}
+	d := &Run{Dir: "d", Params: map[string]string{"switch.load_balance": "spray", "name": "lb-spray", "expect.max_mean_slowdown": "1.1"}}
+	LabelRuns([]*Run{c, d})
+	if c.Label != "switch.load_balance=ecmp" || d.Label != "switch.load_balance=spray" {
+		t.Errorf("labels %q, %q", c.Label, d.Label)
+	}
+	// Runs that differ only in name keep their folders' names.
+	e := &Run{Dir: "e", Label: "e", Params: map[string]string{"name": "one"}}
+	f := &Run{Dir: "f", Label: "f", Params: map[string]string{"name": "two"}}
+	LabelRuns([]*Run{e, f})
+	if e.Label != "e" || f.Label != "f" {
+		t.Errorf("labels %q, %q", e.Label, f.Label)
+	}
 }
