@@ -57,6 +57,8 @@ Usage:
                       run the performance suite (bench/*.yaml) and print
                       events/s, packet-hops/s and peak memory; with --vs,
                       also run another build in turn and print the ratios
+  lfsim completion bash|zsh|fish
+                      print a shell completion script (source it)
   lfsim help          show this
 
 Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
@@ -105,11 +107,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return sweepCmd(args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
+	case "completion":
+		return completionCmd(args[1:], stdout, stderr)
+	case "__complete":
+		return completeCmd(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintf(stdout, usage, defaultScenario())
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help"}))
+	fmt.Fprintf(stderr, "lfsim: unknown command %q%s\n\n", args[0], suggest(args[0], commands))
 	fmt.Fprintf(stderr, usage, defaultScenario())
 	return exitUsage
 }

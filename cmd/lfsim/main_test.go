@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -239,5 +240,55 @@ func TestWrongFlagsSay(t *testing.T) {
 	code, stdout, stderr := lfsim(t, "validate", "incast-8to1", "labs/transports/uc")
 	if code != exitOK || !strings.Contains(stdout, "incast-8to1: ok") || !strings.Contains(stdout, "labs/transports/uc: ok") {
 		t.Errorf("validate by name: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestCompletion: lfsim __complete offers what may come next, from the
+// binary itself (subcommands, each one's flags from its own --help,
+// examples, lab scenarios, labs, the suite), and the bash script sourced
+// into a real bash completes through it.
+func TestCompletion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--", "ru"}, "run\n"},
+		{[]string{"run", "--", "--se"}, "--seed\n"},
+		{[]string{"run", "--", "incast-"}, "incast-8to1\nincast-dcqcn\n"},
+		{[]string{"validate", "--", "labs/transports/u"}, "labs/transports/uc\nlabs/transports/ud\n"},
+		{[]string{"lab", "check", "--", "de"}, "deadlock\n"},
+		{[]string{"lab", "--", "--"}, "--answers\n"},
+		{[]string{"bench", "--", "incast"}, "incast-64\n"},
+		{[]string{"sweep", "--", "--col"}, "--collect\n"},
+		{[]string{"completion", "--", "f"}, "fish\n"},
+		{[]string{"report", "--", "x"}, ""}, // directories: the shell's own
+	} {
+		code, stdout, _ := lfsim(t, append([]string{"__complete"}, c.args...)...)
+		if code != exitOK || stdout != c.want {
+			t.Errorf("__complete %v: exit %d, %q; want %q", c.args, code, stdout, c.want)
+		}
+	}
+	if code, _, stderr := lfsim(t, "completion", "bsh"); code != exitUsage || !strings.Contains(stderr, "did you mean bash?") {
+		t.Errorf("completion bsh: exit %d, %q", code, stderr)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(bin, "lfsim")); err != nil {
+		t.Fatal(err)
+	}
+	_, script, _ := lfsim(t, "completion", "bash")
+	cmd := exec.Command(bash, "-c", script+`
+COMP_WORDS=(lfsim run incast-8); COMP_CWORD=2; _lfsim; echo "${COMPREPLY[@]}"`)
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "LFSIM_TEST_AS_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "incast-8to1" {
+		t.Errorf("bash completion of `lfsim run incast-8`: %q, %v", out, err)
 	}
 }
