@@ -143,4 +143,13 @@ traffic:
 			t.Errorf("%q: warnings %v, want none", ok, s.Warnings)
 		}
 	}
+	// A host with no link is an error, not a panic in the bound.
+	unlinked := `topology: {kind: explicit, hosts: [a, b, c], switches: [s1], links: [[a, s1], [b, s1]]}
+stop: {at: 1ms, when: flows-done}
+traffic:
+  - flow: {from: c, to: a, size: 8MiB}
+`
+	if _, err := Parse("u.yaml", []byte(unlinked)); err == nil || !strings.Contains(err.Error(), "c") {
+		t.Errorf("an unlinked host's flow: %v, want an error", err)
+	}
 }

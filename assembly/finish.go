@@ -53,6 +53,9 @@ func (b *builder) finishBound() {
 	// Hosts in id order, so that the message is the same every time.
 	for h := range b.t.Nodes {
 		id := fabric.NodeID(h)
+		if len(b.t.Nodes[h].Ports) == 0 {
+			continue // an unlinked host: an error said elsewhere
+		}
 		for _, side := range []struct {
 			m    map[fabric.NodeID]*load
 			verb string

@@ -47,6 +47,11 @@ _lfsim() {
 	local cur="${COMP_WORDS[COMP_CWORD]}"
 	local IFS=$'\n'
 	COMPREPLY=($(lfsim __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" -- "$cur" 2>/dev/null))
+	case "${COMP_WORDS[1]}" in
+	run|validate|sweep)
+		# scenario files beside the names lfsim knows
+		[[ $cur == -* ]] || COMPREPLY+=($(compgen -f -- "$cur"));;
+	esac
 }
 complete -o default -F _lfsim lfsim
 `
@@ -84,8 +89,15 @@ func completions(words []string, cur string) []string {
 		return commands
 	}
 	cmd := words[0]
+	flags, takesValue := flagsOf(cmd)
+	if len(words) > 1 && takesValue[words[len(words)-1]] {
+		return nil // a flag's value: a file or folder, the shell's own
+	}
 	if strings.HasPrefix(cur, "-") {
-		return flagsOf(cmd)
+		if cmd == "lab" && (len(words) != 2 || words[1] == "check") {
+			return nil // --answers follows a lab's name
+		}
+		return flags
 	}
 	switch cmd {
 	case "run", "validate":
@@ -116,28 +128,37 @@ func completions(words []string, cur string) []string {
 	return nil // file names: the shell's own
 }
 
-// flagRE finds a flag's long name in a flag set's usage.
-var flagRE = regexp.MustCompile(`(?m)^\s+(?:-\w, )?(--[\w-]+)`)
+// flagRE finds a flag in a flag set's usage: its short name, its long
+// name and, for a flag that takes a value, the value's type.
+var flagRE = regexp.MustCompile(`(?m)^\s+(?:-(\w), )?(--[\w-]+)( \w+)?`)
 
-// flagsOf returns a subcommand's flags, read from its own --help.
-func flagsOf(cmd string) []string {
+// flagsOf returns a subcommand's flags (long names, sorted), read from its
+// own --help, and which of them (long and short) take a value.
+func flagsOf(cmd string) (flags []string, takesValue map[string]bool) {
+	takesValue = map[string]bool{}
 	switch cmd {
 	case "run", "validate", "report", "sweep", "bench":
 	case "lab":
-		return []string{"--answers"}
+		return []string{"--answers"}, takesValue
 	default:
-		return nil
+		return nil, takesValue
 	}
 	var help bytes.Buffer
 	Main([]string{cmd, "--help"}, io.Discard, &help)
-	var out []string
 	for _, m := range flagRE.FindAllStringSubmatch(help.String(), -1) {
-		if m[1] != "--child" { // internal
-			out = append(out, m[1])
+		if m[2] == "--child" { // internal
+			continue
+		}
+		flags = append(flags, m[2])
+		if m[3] != "" {
+			takesValue[m[2]] = true
+			if m[1] != "" {
+				takesValue["-"+m[1]] = true
+			}
 		}
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(flags)
+	return flags, takesValue
 }
 
 // suiteNames are the embedded performance suite's scenarios, by name.

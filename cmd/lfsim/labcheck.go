@@ -57,7 +57,7 @@ func labCheck(name string, stdout, stderr io.Writer) int {
 			mark := "ok  "
 			if !c.OK {
 				mark = "FAIL"
-				code = exitFailed
+				code = max(code, exitFailed)
 			}
 			fmt.Fprintf(stdout, "  %s %s: %s\n", mark, c.Check, c.Detail)
 		}

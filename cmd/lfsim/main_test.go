@@ -257,11 +257,15 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", "--", "incast-"}, "incast-8to1\nincast-dcqcn\n"},
 		{[]string{"validate", "--", "labs/transports/u"}, "labs/transports/uc\nlabs/transports/ud\n"},
 		{[]string{"lab", "check", "--", "de"}, "deadlock\n"},
-		{[]string{"lab", "--", "--"}, "--answers\n"},
+		{[]string{"lab", "transports", "--", "--"}, "--answers\n"},
 		{[]string{"bench", "--", "incast"}, "incast-64\n"},
 		{[]string{"sweep", "--", "--col"}, "--collect\n"},
 		{[]string{"completion", "--", "f"}, "fish\n"},
-		{[]string{"report", "--", "x"}, ""}, // directories: the shell's own
+		{[]string{"report", "--", "x"}, ""},         // directories: the shell's own
+		{[]string{"run", "-o", "--", "in"}, ""},     // a flag's value: the shell's own
+		{[]string{"bench", "--vs", "--", "in"}, ""}, // likewise
+		{[]string{"run", "--force", "--", "incast-8"}, "incast-8to1\n"},
+		{[]string{"lab", "check", "--", "--"}, ""},
 	} {
 		code, stdout, _ := lfsim(t, append([]string{"__complete"}, c.args...)...)
 		if code != exitOK || stdout != c.want {
@@ -284,11 +288,15 @@ func TestCompletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, script, _ := lfsim(t, "completion", "bash")
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "incast-4to1.yaml"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bash, "-c", script+`
-COMP_WORDS=(lfsim run incast-8); COMP_CWORD=2; _lfsim; echo "${COMPREPLY[@]}"`)
+cd "$1"; COMP_WORDS=(lfsim run incast-); COMP_CWORD=2; _lfsim; echo "${COMPREPLY[@]}"`, "bash", work)
 	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "LFSIM_TEST_AS_MAIN=1")
 	out, err := cmd.CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != "incast-8to1" {
-		t.Errorf("bash completion of `lfsim run incast-8`: %q, %v", out, err)
+	if err != nil || strings.TrimSpace(string(out)) != "incast-8to1 incast-dcqcn incast-4to1.yaml" {
+		t.Errorf("bash completion of `lfsim run incast-`: %q, %v", out, err)
 	}
 }

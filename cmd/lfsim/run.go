@@ -240,12 +240,12 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 		fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames; ports paused %v, summed over ports and priorities%s\n",
 			s.PFC.PauseFrames, s.PFC.ResumeFrames, short(s.PFC.PausedNs), worst)
 	}
-	if d := s.Deadlock; d.Detected {
+	if d := s.Deadlock; d.Detected && len(d.Cycle) > 0 {
 		fmt.Fprintf(w, "  DEADLOCK   at %v: %s (a cycle of paused queues, data flowing from each to the next)\n",
 			short(d.AtNs), strings.Join(append(d.Cycle, d.Cycle[0]), " -> "))
 	}
 	if s.PFC.StormDetected {
-		fmt.Fprintf(w, "  STORM      a switch held a port paused for 100us or more without a break (a PFC storm); pfc.spread in summary.json says where it spread\n")
+		fmt.Fprintf(w, "  STORM      a switch held a port paused for 100us or more without a break (pfc.storm_detected: a stuck NIC, or congestion that long); pfc.spread in summary.json says where pauses spread\n")
 	}
 	for _, c := range s.Expect {
 		mark := "ok  "

@@ -97,6 +97,10 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 	case 1:
+		if args[0] == "check" {
+			fmt.Fprintf(stderr, "lfsim lab check: name a lab to check (lfsim lab lists them)\n")
+			return exitUsage
+		}
 		text, err := scenario.LabREADME(args[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "lfsim lab: %v\n", err)
