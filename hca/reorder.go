@@ -198,25 +198,10 @@ func (h *HCA) ucPlace(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 		for h.ucSkip(qp) {
 		}
 		h.ucInOrder(qp, p, psn, op)
-		h.ucReplay(qp)
+		h.replay(qp)
 	default:
 		h.ucInOrder(qp, p, psn, op)
-		h.ucReplay(qp)
-	}
-}
-
-// ucReplay takes in the kept packets that follow ePSN without a gap,
-// while the QP receives (an access error moves it to ERR).
-func (h *HCA) ucReplay(qp *QP) {
-	for qp.sr != nil && qp.sr.buf != nil && receives(qp) {
-		i := qp.ePSN % srWindow
-		b := qp.sr.buf[i]
-		if b == nil || expand(b.PSN, qp.ePSN) != qp.ePSN {
-			return
-		}
-		qp.sr.take(i)
-		h.ucInOrder(qp, b, qp.ePSN, b.Opcode.Operation())
-		h.pool.Put(b)
+		h.replay(qp)
 	}
 }
 
@@ -244,7 +229,7 @@ func (h *HCA) ucSkip(qp *QP) bool {
 		qp.ePSN = psn
 		h.ucInOrder(qp, b, psn, b.Opcode.Operation())
 		h.pool.Put(b)
-		h.ucReplay(qp)
+		h.replay(qp)
 		return true
 	}
 	return false

@@ -143,25 +143,32 @@ func (h *HCA) srFree(qp *QP) {
 // srReplay executes the buffered packets that the in-order packet p made
 // contiguous, then acknowledges cumulatively.
 func (h *HCA) srReplay(qp *QP, p *fabric.Packet) {
-	s := qp.sr
-	if s == nil || s.buf == nil {
-		return
+	if h.replay(qp) > 0 && qp.Type == RC && qp.State != QPErr {
+		h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
 	}
-	n := 0
-	for qp.State == QPRTR || qp.State == QPRTS || qp.State == QPSQD {
+}
+
+// replay takes in the kept packets that follow ePSN without a gap, while
+// the QP receives, as if each arrived in order now (UC's through
+// ucInOrder, which drops what follows a lost start), returning each to
+// the pool; it returns how many.
+func (h *HCA) replay(qp *QP) (n int) {
+	for qp.sr != nil && qp.sr.buf != nil && receives(qp) {
 		i := qp.ePSN % srWindow
-		b := s.buf[i]
+		b := qp.sr.buf[i]
 		if b == nil || expand(b.PSN, qp.ePSN) != qp.ePSN {
 			break
 		}
-		s.take(i)
-		h.accept(qp, b, qp.ePSN, b.Opcode.Operation())
+		qp.sr.take(i)
+		if qp.Type == UC {
+			h.ucInOrder(qp, b, qp.ePSN, b.Opcode.Operation())
+		} else {
+			h.accept(qp, b, qp.ePSN, b.Opcode.Operation())
+		}
 		h.pool.Put(b)
 		n++
 	}
-	if n > 0 && qp.Type == RC && qp.State != QPErr {
-		h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
-	}
+	return n
 }
 
 // ---- requester
