@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
@@ -64,18 +63,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		defer os.RemoveAll(tmp)
 		// Ctrl-C or SIGTERM would end the process before the defer:
 		// the folder goes then too.
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		defer func() {
-			signal.Stop(sigs)
-			close(sigs)
-		}()
-		go func() {
-			if _, ok := <-sigs; ok {
-				os.RemoveAll(tmp)
-				os.Exit(130)
-			}
-		}()
+		defer onInterrupt(func() {
+			os.RemoveAll(tmp)
+			os.Exit(130)
+		})()
 		if err := os.CopyFS(tmp, suite.Files); err != nil {
 			fmt.Fprintf(stderr, "lfsim bench: %v\n", err)
 			return exitInternal

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/pflag"
 )
@@ -80,6 +82,22 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 	}
 	fmt.Fprintf(stderr, "lfsim %s: %v\nflags of lfsim %s:\n%s", fs.Name(), err, fs.Name(), fs.FlagUsages())
 	return exitUsage, false
+}
+
+// onInterrupt calls f, in a goroutine of its own, for each Ctrl-C or
+// SIGTERM (how a scheduler stops a job) until stop is called.
+func onInterrupt(f func()) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for range sigs {
+			f()
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(sigs)
+	}
 }
 
 func main() {

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -85,19 +83,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// disk.
 	var running atomic.Pointer[assembly.Network]
 	running.Store(net)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer func() {
-		signal.Stop(sigs)
-		close(sigs)
-	}()
-	go func() {
-		for range sigs {
-			if n := running.Load(); n != nil {
-				n.Interrupt()
-			}
+	defer onInterrupt(func() {
+		if n := running.Load(); n != nil {
+			n.Interrupt()
 		}
-	}()
+	})()
 
 	start := time.Now()
 	var show func(now sim.Time, events uint64)
