@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -43,6 +44,23 @@ func BenchmarkRunFatTreeK4AllToAll(b *testing.B) { benchmarkExample(b, "fat-tree
 // BenchmarkRunLeafSpinePermutation crosses 400 Gb/s fabric links.
 func BenchmarkRunLeafSpinePermutation(b *testing.B) { benchmarkExample(b, "leaf-spine-permutation") }
 
+// timedRuns builds and runs sc b.N times, handing each run's summary to
+// each, and returns the time the runs took, building left out.
+func timedRuns(b *testing.B, sc *Scenario, each func(sum *reports.Summary)) (run time.Duration) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		n, err := Build(sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		sum := n.Run(nil).Summary
+		run += time.Since(start)
+		each(sum)
+	}
+	return run
+}
+
 // BenchmarkCreditsVsPFC measures what InfiniBand's credits cost against
 // RoCEv2's PFC with the routing held the same: the k=16 fat-tree
 // permutation of the bench suite (1,024 hosts, 8 MB WRITEs, 100 Gb/s,
@@ -76,22 +94,13 @@ traffic:
 					b.Fatal(err)
 				}
 			}
-			b.ReportAllocs()
 			var hops, control, bytes, events int64
-			var run time.Duration
-			for i := 0; i < b.N; i++ {
-				n, err := Build(sc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				sum := n.Run(nil).Summary
-				run += time.Since(start)
+			run := timedRuns(b, sc, func(sum *reports.Summary) {
 				hops += sum.PacketHops
 				control += sum.Conservation.FCPackets.Received + sum.Conservation.PFCFrames.Received
 				bytes += sum.Bytes.Delivered
 				events += int64(sum.Events)
-			}
+			})
 			sec := run.Seconds()
 			b.ReportMetric(float64(hops)/sec, "packet-hops/s")
 			b.ReportMetric(float64(hops-control)/sec, "data-hops/s")
@@ -128,20 +137,11 @@ traffic:
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
 			var hops, events int64
-			var run time.Duration
-			for i := 0; i < b.N; i++ {
-				n, err := Build(sc)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				sum := n.Run(nil).Summary
-				run += time.Since(start)
+			run := timedRuns(b, sc, func(sum *reports.Summary) {
 				hops += sum.PacketHops
 				events += int64(sum.Events)
-			}
+			})
 			b.ReportMetric(float64(hops)/run.Seconds(), "packet-hops/s")
 			b.ReportMetric(float64(events)/float64(b.N), "events/op")
 		})
