@@ -89,12 +89,7 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		if args[1] == "--answers" {
 			text, err := scenario.LabAnswers(args[0])
-			if err != nil {
-				fmt.Fprintf(stderr, "lfsim lab: %v\n", err)
-				return exitUsage
-			}
-			fmt.Fprint(stdout, text)
-			return exitOK
+			return printLabText(stdout, stderr, text, err)
 		}
 	case 1:
 		if args[0] == "check" {
@@ -102,15 +97,21 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		text, err := scenario.LabREADME(args[0])
-		if err != nil {
-			fmt.Fprintf(stderr, "lfsim lab: %v\n", err)
-			return exitUsage
-		}
-		fmt.Fprint(stdout, text)
-		return exitOK
+		return printLabText(stdout, stderr, text, err)
 	}
 	fmt.Fprintf(stderr, "lfsim lab takes one lab name at most (with --answers for the teacher's notes), or check and a lab name\n")
 	return exitUsage
+}
+
+// printLabText prints a lab's README or teacher's notes, or the error
+// that there is none.
+func printLabText(stdout, stderr io.Writer, text string, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim lab: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprint(stdout, text)
+	return exitOK
 }
 
 // suggest returns " (did you mean X?)" when a candidate is close to s.
