@@ -22,52 +22,46 @@ func (b *builder) finishBound() {
 	if !s.Stop.WhenFlowsDone || s.Stop.At == sim.Never || len(s.Flows) == 0 || b.t == nil {
 		return
 	}
+	// Payload each host must send and receive (a READ's data comes
+	// back), from its first flow's start; by node id.
 	type load struct {
 		bytes int64
 		start sim.Time
 	}
-	in := map[fabric.NodeID]*load{}
-	out := map[fabric.NodeID]*load{}
-	add := func(m map[fabric.NodeID]*load, h fabric.NodeID, f *Flow) {
-		l := m[h]
-		if l == nil {
-			l = &load{start: f.Start}
-			m[h] = l
-		}
-		l.bytes += f.Size
-		l.start = min(l.start, f.Start)
-	}
+	sides := [2][]load{make([]load, len(b.t.Nodes)), make([]load, len(b.t.Nodes))}
+	verbs := [2]string{"send", "receive"}
 	for i := range s.Flows {
 		f := &s.Flows[i]
-		src, dst := f.Src, f.Dst
+		ends := [2]fabric.NodeID{f.Src, f.Dst}
 		if f.Op == "read" {
-			src, dst = dst, src // the data comes back
+			ends[0], ends[1] = f.Dst, f.Src
 		}
-		add(out, src, f)
-		add(in, dst, f)
+		for k, h := range ends {
+			l := &sides[k][h]
+			if l.bytes == 0 || f.Start < l.start {
+				l.start = f.Start
+			}
+			l.bytes += f.Size
+		}
 	}
 	var worst sim.Time
 	var host fabric.NodeID
 	var bytes int64
 	var verb string
-	// Hosts in id order, so that the message is the same every time.
-	for h := range b.t.Nodes {
-		id := fabric.NodeID(h)
-		if len(b.t.Nodes[h].Ports) == 0 {
+	var rate fabric.Rate
+	for h, n := range b.t.Nodes { // in id order: the same message every time
+		if len(n.Ports) == 0 {
 			continue // an unlinked host: an error said elsewhere
 		}
-		for _, side := range []struct {
-			m    map[fabric.NodeID]*load
-			verb string
-		}{{out, "send"}, {in, "receive"}} {
-			l := side.m[id]
-			if l == nil {
+		r := b.t.Links[n.Ports[0].Link].Rate
+		for k := range sides {
+			l := sides[k][h]
+			if l.bytes == 0 {
 				continue
 			}
-			rate := b.t.Links[b.t.Nodes[h].Ports[0].Link].Rate
-			need := l.start + sim.Time(math.Ceil(float64(l.bytes)*8/float64(rate)*float64(sim.Second)))
+			need := l.start + sim.Time(math.Ceil(float64(l.bytes)*8/float64(r)*float64(sim.Second)))
 			if need > worst {
-				worst, host, bytes, verb = need, id, l.bytes, side.verb
+				worst, host, bytes, verb, rate = need, fabric.NodeID(h), l.bytes, verbs[k], r
 			}
 		}
 	}
@@ -79,7 +73,6 @@ func (b *builder) finishBound() {
 	if st.At.Set {
 		pos = st.At.Pos
 	}
-	rate := b.t.Links[b.t.Nodes[host].Ports[0].Link].Rate
 	b.warnf(pos, "stop.at", "the flows cannot finish by stop.at (%s): %s must %s %s, which takes until %s at its link's %s even alone; raise stop.at to at least that to see them end",
 		s.Stop.At, b.t.Nodes[host].Name, verb, ShowBytes(bytes), worst.Short(), rate)
 }
