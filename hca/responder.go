@@ -114,10 +114,9 @@ func (h *HCA) abandonUC(qp *QP) {
 	if qp.Type != UC || !qp.inMsg || qp.ucMsgBytes == 0 {
 		return
 	}
-	qp.Delivered -= qp.ucMsgBytes
-	h.Stats.UCDroppedMsgs++
-	h.pool.Dropped(&fabric.Packet{Kind: fabric.KindData, Src: qp.Remote, SrcQP: qp.RemoteQPN, Dst: h.ID, DestQP: qp.QPN}, "uc_incomplete", qp.ucMsgBytes)
-	qp.ucMsgBytes, qp.inMsg = 0, false
+	// No packet ends it: one that names the requester stands in for the
+	// byte ledger.
+	h.ucDrop(qp, &fabric.Packet{Kind: fabric.KindData, Src: qp.Remote, SrcQP: qp.RemoteQPN, Dst: h.ID, DestQP: qp.QPN})
 }
 
 // duplicate handles a request the responder has already executed.
