@@ -76,6 +76,13 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		// kmin/kmax/pmax (switch.ecn: off turns it off).
 		s.Switch.ECN.Enabled = true
 	}
+	if s.HCA.CC == "dctcp" && !f.Switch.Has("ecn") {
+		// DCTCP needs switches that mark every packet above K.
+		s.Switch.ECN = dctcpMarking
+	}
+	if !s.Switch.ECN.Enabled && s.HCA.CC == "dctcp" {
+		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "hca.cc is dctcp but ECN marking is off: DCTCP slows down only for marks, so its windows will grow until PFC holds them")
+	}
 	if s.Switch.ECN.Enabled && s.HCA.CC == "none" {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
 	}

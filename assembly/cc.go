@@ -6,13 +6,14 @@ import (
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
 )
 
-// ccConfig reads hca.dcqcn, hca.hpcc and hca.timely over their defaults:
+// ccConfig reads hca.dcqcn, hca.hpcc, hca.timely and hca.dctcp over their defaults:
 // DCQCN's variant (default nvidia, what ConnectX NICs run) picks its
 // defaults, then each key given overrides one.
 func (b *builder) ccConfig(h *scenario.HCAS) CCConfig {
-	c := CCConfig{DCQCN: congestion.DCQCNNvidia(), HPCC: congestion.HPCCDefaults(), TIMELY: congestion.TIMELYDefaults()}
+	c := CCConfig{DCQCN: congestion.DCQCNNvidia(), HPCC: congestion.HPCCDefaults(), TIMELY: congestion.TIMELYDefaults(), DCTCP: congestion.DCTCPDefaults()}
 	d := &h.DCQCN
 	if d.Variant.Set && d.Variant.V == "paper" {
 		c.DCQCN = congestion.DCQCNPaper()
@@ -20,7 +21,33 @@ func (b *builder) ccConfig(h *scenario.HCAS) CCConfig {
 	b.dcqcnConfig(&c.DCQCN, d)
 	b.hpccConfig(&c.HPCC, &h.HPCC)
 	b.timelyConfig(&c.TIMELY, h)
+	b.dctcpConfig(&c.DCTCP, &h.DCTCP)
 	return c
+}
+
+// dctcpMarking is the switches' ECN marking under hca.cc: dctcp when
+// switch.ecn is not given: every packet that arrives to a queue above
+// K = 100 KB is marked (kmin = kmax, pmax 1, at enqueue), DCTCP's single
+// threshold on the instantaneous queue (Alizadeh et al., SIGCOMM 2010,
+// section 3.1). Their guideline
+// K > C × RTT / 7 (section 3.4) then holds for paths of up to 100 Gb/s
+// with round trips up to 57 us.
+var dctcpMarking = swtch.ECN{Enabled: true, Kmin: 100 * fabric.KB, Kmax: 100 * fabric.KB, Pmax: 1, AtEnqueue: true}
+
+// dctcpConfig overrides p with hca.dctcp (d).
+func (b *builder) dctcpConfig(p *congestion.DCTCPParams, d *scenario.DCTCPS) {
+	if d.G.Set {
+		if d.G.V <= 0 {
+			b.errorf(d.G.Pos, "hca.dctcp.g", "g is the weight of each window's marked fraction in alpha; it must be above 0 (RFC 8257 recommends 1/16)")
+		}
+		p.G = d.G.V
+	}
+	if d.InitialAlpha.Set {
+		p.InitialAlpha = d.InitialAlpha.V
+	}
+	if d.InitialWindow.Set {
+		p.InitialWindow = int64(d.InitialWindow.V)
+	}
 }
 
 // dcqcnConfig overrides p with hca.dcqcn (d), under mlxconfig's names.
@@ -118,7 +145,7 @@ func setInt(dst *int, v scenario.IntV) {
 
 // noNodeCCParams rejects congestion parameters in a per-host override.
 func (b *builder) noNodeCCParams(h *scenario.HCAS, path string) {
-	for _, k := range []string{"dcqcn", "hpcc", "timely"} {
+	for _, k := range []string{"dcqcn", "hpcc", "timely", "dctcp"} {
 		if h.Has(k) {
 			b.errorf(h.KeyPos(k), path+"."+k, "congestion-control parameters are the same for every host: set them under the top-level hca:, not per host")
 		}
@@ -128,8 +155,11 @@ func (b *builder) noNodeCCParams(h *scenario.HCAS, path string) {
 // applyCCToProfile sets what an algorithm needs of the NIC: DCQCN's
 // notification point sends at most one CNP per QP per
 // min_time_between_cnps, in the paper variant one per window of that
-// length (hca.Profile.CNPWindowed); HPCC acknowledges every packet, as the paper's
-// senders see every ACK.
+// length (hca.Profile.CNPWindowed); HPCC acknowledges every packet, as the
+// paper's senders see every ACK; DCTCP's receiver acknowledges every
+// packet too and echoes CE marks in its ACKs instead of sending CNPs (as
+// a TCP receiver with delayed ACKs off: the paper's section 3.1 echoes
+// each mark exactly).
 func applyCCToProfile(p *hca.Profile, c *CCConfig) {
 	switch p.CC {
 	case "dcqcn":
@@ -137,5 +167,8 @@ func applyCCToProfile(p *hca.Profile, c *CCConfig) {
 		p.CNPWindowed = c.DCQCN.Variant == "paper"
 	case "hpcc":
 		p.AckEvery = 1
+	case "dctcp":
+		p.AckEvery = 1
+		p.EchoECN = true
 	}
 }

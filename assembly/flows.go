@@ -166,8 +166,8 @@ func (p flowPath) baseRTT(mtu int) sim.Time {
 // its host runs, wired to the HCA's rate limiter: the requester's, or for
 // a READ the responder's, whose READ responses are the data (the
 // requester, as notification point, sends its CNPs back to it). Only
-// DCQCN controls READs: HPCC and TIMELY react to ACKs, and READ responses
-// have none (build warns).
+// DCQCN controls READs: HPCC, TIMELY and DCTCP react to ACKs, and READ
+// responses have none (build warns).
 func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	sender, qp := src, fr.Live.Requester
 	prof := n.Scenario.HCAProfile(fr.Flow.Src)
@@ -178,7 +178,7 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 			return
 		}
 	}
-	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU)}
+	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU), MTU: prof.MTU}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	cc := &n.Scenario.CC
 	switch prof.CC {
@@ -190,6 +190,9 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 		qp.INT = true
 	case "timely":
 		fr.Live.CC = congestion.NewTIMELY(cc.TIMELY, path, apply)
+	case "dctcp":
+		fr.Live.CC = congestion.NewDCTCP(cc.DCTCP, path, apply)
+		qp.ECT = true
 	case "ibcc":
 		fr.Live.CC = congestion.NewIBCC(n.Eng, cc.IBCC, path, apply)
 		qp.ECT = true // FECN-capable: the switches may mark it

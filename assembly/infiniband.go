@@ -76,7 +76,7 @@ func (b *builder) infiniband() {
 			b.errorf(sw.KeyPos("ib"), "switch.ib", "switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)")
 		}
 		if h := &b.f.HCA; h.CC.Set && h.CC.V == "ibcc" {
-			b.errorf(h.CC.Pos, "hca.cc", "ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely or none")
+			b.errorf(h.CC.Pos, "hca.cc", "ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely, dctcp or none")
 		}
 		if h := &b.f.HCA; h.GRH.Set {
 			b.errorf(h.GRH.Pos, "hca.grh", "a global route header is InfiniBand's; a RoCEv2 packet has its IPv4 header in that place always")
@@ -150,7 +150,7 @@ func (b *builder) infiniband() {
 	if h.CC.Set && h.CC.V != "none" && h.CC.V != "ibcc" {
 		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes ibcc (InfiniBand congestion control) or none", h.CC.V)
 	}
-	for _, k := range []string{"dcqcn", "hpcc", "timely"} {
+	for _, k := range []string{"dcqcn", "hpcc", "timely", "dctcp"} {
 		notIB(h.Has(k), h.KeyPos(k), "hca."+k, k+"'s parameters are Ethernet congestion control's; on InfiniBand hca.cc takes ibcc (hca.ibcc) or none")
 	}
 	notIB(h.Priority.Set, h.Priority.Pos, "hca.priority", "an 802.1p priority is Ethernet's; on InfiniBand a traffic item's sl: picks its service level (and so its VL)")

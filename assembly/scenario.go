@@ -237,5 +237,6 @@ type CCConfig struct {
 	DCQCN  congestion.DCQCNParams
 	HPCC   congestion.HPCCParams
 	TIMELY congestion.TIMELYParams
+	DCTCP  congestion.DCTCPParams
 	IBCC   congestion.IBCCParams
 }

@@ -378,7 +378,7 @@ func (b *builder) qpOp(tv *scenario.TrafficV, path string, com *scenario.GenComm
 	}
 	if op == "read" {
 		for _, s := range srcs {
-			if cc := b.s.HCAProfile(s).CC; cc == "hpcc" || cc == "timely" {
+			if cc := b.s.HCAProfile(s).CC; cc == "hpcc" || cc == "timely" || cc == "dctcp" {
 				b.warnf(opAt, path+".op", "%s does not control READs: the data is the responder's READ responses, which no ACK answers, so they go at line rate (DCQCN does control them)", strings.ToUpper(cc))
 				break
 			}

@@ -1,6 +1,6 @@
 // Package congestion holds the congestion controls a QP's sender (the
-// reaction point) can run: DCQCN in its paper and NVIDIA forms, HPCC and
-// TIMELY. Each is per-QP state driven by three events the HCA reports
+// reaction point) can run: DCQCN in its paper and NVIDIA forms, HPCC,
+// TIMELY, DCTCP and InfiniBand's CCA. Each is per-QP state driven by three events the HCA reports
 // (a request sent, an ACK received, a CNP received) and by its own timers
 // on the engine; it answers with a rate and optionally a window through
 // the Apply function it was made with. No goroutines, no wall clock.
@@ -30,12 +30,14 @@ type Sender interface {
 }
 
 // State is a reaction point's state at one time. Algorithms without a
-// target rate or an alpha report zero there.
+// target rate, a window or an alpha report zero there.
 type State struct {
 	Rate   fabric.Rate
 	Target fabric.Rate
 	Alpha  float64
 	Window int64
+	// HasAlpha says Alpha is the algorithm's (DCQCN, DCTCP).
+	HasAlpha bool
 	// CCTI is IB congestion control's table index (HasCCTI).
 	CCTI    int
 	HasCCTI bool
@@ -43,10 +45,12 @@ type State struct {
 
 // Path is what a sender knows of its flow's path when it starts: the
 // rate of its own link and the base round-trip time (propagation,
-// serialization of one packet per hop, switch latencies, both ways).
+// serialization of one packet per hop, switch latencies, both ways) and
+// the payload bytes of a full packet (the MTU), for window-based senders.
 type Path struct {
 	LineRate fabric.Rate
 	BaseRTT  sim.Time
+	MTU      int
 }
 
 // clampRate keeps r within [lo, hi].

@@ -162,7 +162,7 @@ func (d *DCQCN) Params() DCQCNParams { return d.p }
 // State reports rc, rt and alpha.
 func (d *DCQCN) State(now sim.Time) State {
 	d.updateAlpha(now)
-	return State{Rate: fabric.Rate(d.rc), Target: fabric.Rate(d.rt), Alpha: d.alpha}
+	return State{Rate: fabric.Rate(d.rc), Target: fabric.Rate(d.rt), Alpha: d.alpha, HasAlpha: true}
 }
 
 // updateAlpha applies the alpha periods that have ended by now: the

@@ -116,6 +116,11 @@ type Packet struct {
 	// DETH: the Q_Key of a UD datagram (SrcQP above is the DETH's
 	// source QP).
 	QKey uint32
+	// ECE is, on an ACK, how many CE-marked requests it acknowledges:
+	// the responder's ECN-Echo, which DCTCP reads (TCP's ECE flag, one
+	// per ACK with delayed ACKs off; RoCE itself echoes with CNPs). Here,
+	// in QKey's padding, because an ACK has no DETH.
+	ECE uint16
 	// AtomicETH: swap or add data (SwapAdd) and compare data (Compare);
 	// AtomicAckETH: the original remote value (OrigData).
 	SwapAdd, Compare, OrigData uint64

@@ -19,10 +19,14 @@ type CongestionControl interface {
 }
 
 // echo copies into an ACK what congestion control needs of the request it
-// acknowledges: its send time, and its telemetry (with the INT header's
-// bytes on the wire).
+// acknowledges: its send time, its CE mark (counted in ECE, which a
+// coalesced ACK sums), and its telemetry (with the INT header's bytes on
+// the wire).
 func (h *HCA) echo(ack, req *fabric.Packet) {
 	ack.Echo = req.SentAt
+	if req.ECN == fabric.CE && ack.ECE < 1<<16-1 {
+		ack.ECE++
+	}
 	if req.INT != nil {
 		if ack.INT == nil {
 			ack.Wire += fabric.INTHeaderBytes

@@ -1071,7 +1071,9 @@ func (h *HCA) process(p *fabric.Packet) {
 	}
 	if p.ECN == fabric.CE && p.Kind == fabric.KindData {
 		h.Stats.ECNMarked++
-		h.maybeCNP(qp, p)
+		if !h.Prof.EchoECN {
+			h.maybeCNP(qp, p)
+		}
 	}
 	switch p.Kind {
 	case fabric.KindData:

@@ -151,11 +151,15 @@ type Profile struct {
 	// a CNP goes out for the first mark at least CNPInterval after the
 	// last CNP.
 	CNPWindowed bool
+	// EchoECN makes the responder answer CE marks only with its ACKs'
+	// ECN-Echo count (fabric.Packet.ECE), sending no CNP: DCTCP's
+	// receiver, whose sender reads the echo.
+	EchoECN bool
 	// QKey is the default Q_Key of UD QPs (perftest's 0x11111111).
 	QKey uint32
 
 	// CC is the congestion control: "none" (PFC only), "dcqcn", "hpcc",
-	// "timely". Default "none" until the congestion models land.
+	// "timely", "dctcp" or, on InfiniBand, "ibcc". Default "none".
 	CC string
 	// CCParams holds congestion-control parameters by NVIDIA's names, as
 	// the scenario gave them.

@@ -153,6 +153,8 @@ func (sm *Sampler) HandleEvent(*sim.Event) {
 		ser.AddKey(k.rc, st.Rate.Gbps())
 		if st.Target > 0 {
 			ser.AddKey(k.rt, st.Target.Gbps())
+		}
+		if st.HasAlpha {
 			ser.AddKey(k.alpha, st.Alpha)
 		}
 		if st.Window > 0 {

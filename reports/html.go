@@ -141,14 +141,18 @@ func (pg *page) build(runs []*Run) string {
 	pg.fctBuckets(runs)
 	rateTitle, rateAxis := "DCQCN current rate", "reaction point's current rate Rc, Gb/s"
 	for _, r := range runs {
-		if len(r.Wheres[MetricCCTI]) > 0 {
+		switch {
+		case len(r.Wheres[MetricCCTI]) > 0:
 			rateTitle, rateAxis = "IB congestion control: sending rate", "source's rate from its CCT index, Gb/s"
+		case len(r.Wheres[MetricRTGbps]) == 0:
+			rateTitle, rateAxis = "Reaction point's current rate", "sending rate the congestion control allows, Gb/s"
 		}
 	}
 	pg.lines(runs, "rc_gbps", rateTitle, rateAxis, false)
+	pg.lines(runs, "window_bytes", "Congestion window (HPCC, DCTCP)", "bytes the sender may have in flight", false)
 	pg.lines(runs, "ccti", "IB congestion control: CCT index", "source's Congestion Control Table index (CCTI)", false)
 	pg.lines(runs, "rt_gbps", "DCQCN target rate", "reaction point's target rate Rt, Gb/s", false)
-	pg.lines(runs, "alpha", "DCQCN alpha", "reaction point's alpha", false)
+	pg.lines(runs, "alpha", "Alpha (DCQCN, DCTCP)", "reaction point's alpha", false)
 	return pg.b.String()
 }
 

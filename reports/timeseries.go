@@ -17,8 +17,8 @@ const (
 	MetricFlowGbps    = "flow_gbps"    // where: flow:ID; delivered goodput in the interval
 	MetricRCGbps      = "rc_gbps"      // where: flow:ID; the reaction point's current rate
 	MetricRTGbps      = "rt_gbps"      // where: flow:ID; DCQCN's target rate
-	MetricAlpha       = "alpha"        // where: flow:ID; DCQCN's alpha
-	MetricWindowBytes = "window_bytes" // where: flow:ID; HPCC's window
+	MetricAlpha       = "alpha"        // where: flow:ID; DCQCN's or DCTCP's alpha
+	MetricWindowBytes = "window_bytes" // where: flow:ID; HPCC's or DCTCP's window
 	MetricCCTI        = "ccti"         // where: flow:ID; IB congestion control's table index
 )
 

@@ -685,11 +685,20 @@ type HCAS struct {
 	VLArb   VLArbS  `yaml:"vlarb"`
 	RTOLow  TimeV   `yaml:"rto_low" min:"1ns"`
 	RTOHigh TimeV   `yaml:"rto_high" min:"1ns"`
-	CC      StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|ibcc|none"`
+	CC      StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|dctcp|ibcc|none"`
 	IBCC    IBCCS   `yaml:"ibcc"`
 	DCQCN   DCQCNS  `yaml:"dcqcn"`
 	HPCC    HPCCS   `yaml:"hpcc"`
 	TIMELY  TIMELYS `yaml:"timely"`
+	DCTCP   DCTCPS  `yaml:"dctcp"`
+}
+
+// DCTCPS is hca.dctcp: DCTCP's parameters (congestion.DCTCPParams).
+type DCTCPS struct {
+	meta
+	G             fracV `yaml:"g"`
+	InitialAlpha  fracV `yaml:"initial_alpha"`
+	InitialWindow SizeV `yaml:"initial_window" min:"1B"`
 }
 
 // nicWatchdogS is hca.pfc_watchdog: the NIC's PFC storm prevention.
