@@ -71,6 +71,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 	b.applyHCA(&s.HCA, &f.HCA)
 	s.CC = b.ccConfig(&f.HCA)
 	b.infiniband()
+	b.rocev1()
 	if s.HCA.CC == "dcqcn" && !f.Switch.Has("ecn") {
 		// DCQCN needs marking switches: on by default, with the paper's
 		// kmin/kmax/pmax (switch.ecn: off turns it off).

@@ -18,7 +18,7 @@ import (
 // topology without the cut links) and installs them switch by switch, the
 // ends of the link at once and a switch d hops away d × convergence
 // later, so that switches disagree for a while (transient loops and
-// bounces).
+// bounces); or on every switch at once (installAtOnce).
 
 // faultState is what the runner keeps across faults.
 type faultState struct {
@@ -130,12 +130,10 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		return
 	}
 	fs.routeGen++
-	if n.Scenario.LinkLayer == fabric.InfiniBand {
-		// The subnet manager sweeps and pushes every switch's new table:
-		// all at once, sweep_delay after the change.
+	if at, once := n.installAtOnce(convergence); once {
 		for _, sw := range n.Switches {
 			if sw != nil {
-				n.Eng.After(n.Scenario.IB.SweepDelay, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0, 0, nil)
+				n.Eng.After(at, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0, 0, nil)
 			}
 		}
 		return
@@ -147,6 +145,24 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		}
 		n.Eng.After(sim.Time(dist[id])*convergence, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0, 0, nil)
 	}
+}
+
+// installAtOnce says whether every switch takes its new table at one
+// time, and how long after the change: on InfiniBand the subnet manager
+// sweeps and pushes them all, sweep_delay later; RoCEv1's bridges move
+// to the new spanning tree together, convergence later, because RSTP's
+// proposal and agreement (IEEE 802.1D-2004, 17.10) hold a port
+// discarding until both its ends agree, so the tree never loops while it
+// changes (a frame meanwhile is lost, not looped). Routed Ethernet
+// installs hop by hop.
+func (n *Network) installAtOnce(convergence sim.Time) (sim.Time, bool) {
+	switch {
+	case n.Scenario.LinkLayer == fabric.InfiniBand:
+		return n.Scenario.IB.SweepDelay, true
+	case n.Scenario.Routing == fabric.RoutingSpanningTree:
+		return convergence, true
+	}
+	return 0, false
 }
 
 // entryAging removes a switch's entry for a host whose link is still cut.

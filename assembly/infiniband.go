@@ -358,6 +358,9 @@ func (s *Scenario) wire(op fabric.Opcode, payload int) int64 {
 	if s.LinkLayer == fabric.InfiniBand {
 		return int64(fabric.IBWire(op, payload, s.HCA.GRH))
 	}
+	if s.HCA.Transport == fabric.RoCEv1 {
+		return int64(fabric.RoCEv1Wire(op, payload))
+	}
 	return int64(fabric.RoCEv2Wire(op, payload))
 }
 

@@ -53,6 +53,9 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 		p.ECMPPerSwitch = s.ECMPPerSwitch.V
 	}
 	b.applyLoadBalance(p, s, path)
+	if path != "switch" && b.s.HCA.Transport == fabric.RoCEv1 {
+		b.rocev1Switch(s, path) // the top-level block's is checked with the rest of RoCEv1's
+	}
 	if path != "switch" && b.s.LinkLayer == fabric.InfiniBand {
 		b.ibLoadBalance(s, path) // the top-level block's is checked with the rest of InfiniBand's
 	}
@@ -230,6 +233,9 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		}
 	}
 	set(&p.MTU, h.MTU)
+	if h.Transport.Set && h.Transport.V == "rocev1" {
+		p.Transport = fabric.RoCEv1
+	}
 	if h.Priority.Set {
 		p.Priority = uint8(h.Priority.V)
 	}

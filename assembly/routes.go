@@ -12,7 +12,10 @@ func (b *builder) routes() {
 	if r == nil || b.t == nil {
 		return
 	}
-	if r.Routing.Set {
+	switch {
+	case r.Routing.Set && b.s.HCA.Transport == fabric.RoCEv1:
+		b.errorf(r.Routing.Pos, "topology.routing", "RoCEv1 frames are bridged, not routed: switches forward them by MAC along one spanning tree, so there is no routing to choose (hca.transport: rocev2 routes them)")
+	case r.Routing.Set:
 		b.s.Routing = fabric.RoutingAlgo(r.Routing.V)
 	}
 	errs := b.d.ErrorCount()

@@ -223,6 +223,9 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 			p := b.s.HCA
 			b.applyHCA(&p, &h.HCA)
 			b.noNodeCCParams(&h.HCA, h.Path+".hca")
+			if h.HCA.Transport.Set {
+				b.errorf(h.HCA.Transport.Pos, h.Path+".hca.transport", "every NIC of a fabric frames RDMA the same way (a RoCEv1 NIC and a RoCEv2 NIC cannot talk): set hca.transport at the top level")
+			}
 			if h.HCA.Has("vlarb") {
 				if b.s.LinkLayer == fabric.InfiniBand {
 					b.hcaVLArb(&p, &h.HCA.VLArb, h.Path+".hca.vlarb")

@@ -11,12 +11,11 @@ import (
 // sends packets, ack acknowledges them one ACK per packet (as the
 // receiver does under cc: dctcp), some CE-marked.
 type dctcpHarness struct {
-	d      *DCTCP
-	a      applied
-	next   uint32 // next PSN to send
-	acked  uint32 // next PSN to acknowledge
-	mtu    float64
-	sentAt []uint32
+	d     *DCTCP
+	a     applied
+	next  uint32 // next PSN to send
+	acked uint32 // next PSN to acknowledge
+	mtu   float64
 }
 
 func newDCTCPHarness(p DCTCPParams, startPSN uint32) *dctcpHarness {

@@ -161,10 +161,10 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 	switch algo {
 	case "":
 		algo = RoutingECMP
-	case RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingDFSSSP, RoutingLASH:
+	case RoutingECMP, RoutingShortest, RoutingUpDown, RoutingSpanningTree, RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingDFSSSP, RoutingLASH:
 	default:
-		return nil, nil, fmt.Errorf("unknown routing %q (want %s, %s, %s, or OpenSM's %s, %s, %s, %s or %s)", string(algo),
-			RoutingECMP, RoutingShortest, RoutingUpDown, RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingDFSSSP, RoutingLASH)
+		return nil, nil, fmt.Errorf("unknown routing %q (want %s, %s, %s, %s, or OpenSM's %s, %s, %s, %s or %s)", string(algo),
+			RoutingECMP, RoutingShortest, RoutingUpDown, RoutingSpanningTree, RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingDFSSSP, RoutingLASH)
 	}
 	b := newRouteBuilder(t, algo)
 	b.partial = partial
@@ -179,6 +179,8 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 	switch algo {
 	case RoutingUpDown, RoutingUpDn, RoutingFtree:
 		err = b.upDown()
+	case RoutingSpanningTree:
+		err = b.spanningTree()
 	default:
 		err = b.ecmp(algo == RoutingShortest)
 	}

@@ -1121,6 +1121,9 @@ func (h *HCA) wire(op fabric.Opcode, payload int) (int32, fabric.LinkLayer) {
 	if h.Prof.LinkLayer == fabric.InfiniBand {
 		return int32(fabric.IBWire(op, payload, h.Prof.GRH)), fabric.InfiniBand
 	}
+	if h.Prof.Transport == fabric.RoCEv1 {
+		return int32(fabric.RoCEv1Wire(op, payload)), fabric.Ethernet
+	}
 	return int32(fabric.RoCEv2Wire(op, payload)), fabric.Ethernet
 }
 

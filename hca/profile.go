@@ -167,6 +167,9 @@ type Profile struct {
 
 	// GRH adds the global route header to InfiniBand packets.
 	GRH bool
+	// Transport frames the packets on Ethernet: RoCEv2 (default) or
+	// RoCEv1 (hca.transport).
+	Transport fabric.Transport
 	// VLArb is the port's VL arbitration on InfiniBand (IBTA vol. 1,
 	// 7.6.9; OpenSM sets a CA port's with qos_ca_vlarb_high/low and
 	// qos_ca_high_limit): nil sends the QPs with work in round robin

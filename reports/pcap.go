@@ -114,6 +114,9 @@ func (fb *frameBuilder) build(f *CapturedFrame) ([]byte, error) {
 	if p.Link == fabric.InfiniBand {
 		return fb.buildIB(f), nil
 	}
+	if p.Kind != fabric.KindPause && isRoCEv1(p) {
+		return fb.buildRoCEv1(f)
+	}
 	eth := &layers.Ethernet{SrcMAC: PortMAC(f.TxNode, f.TxPort), DstMAC: PortMAC(f.RxNode, f.RxPort)}
 	if err := fb.buf.Clear(); err != nil {
 		return nil, err

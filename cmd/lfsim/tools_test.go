@@ -261,3 +261,63 @@ func TestIBCaptureInTshark(t *testing.T) {
 		}
 	}
 }
+
+// TestRoCEv1PcapInTshark: tshark reads lfsim's RoCEv1 frames as RoCE:
+// an 802.1Q tag with the packet's priority, EtherType 0x8915, a GRH from
+// the sending host's link-local GID to the receiver's with the BTH's
+// length, and the same RC opcodes as lfsim counted at the receiver. With
+// the frames kept whole, no frame is malformed and every FCS is good.
+func TestRoCEv1PcapInTshark(t *testing.T) {
+	tshark := needTool(t, "tshark")
+	net, res, dir := runAndWrite(t, "v1.yaml", []byte(`
+name: v1
+topology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}
+hca: {transport: rocev1, mtu: 1024}
+observe: {pcap: [h2]}
+traffic:
+  - incast: {to: h2, from: [h0, h1], size: 64KiB}
+`))
+	whole, err := reports.PcapFile(res.Captures[0], 1<<16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "whole.pcap")
+	if err := os.WriteFile(file, whole, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A RoCEv1 frame says nothing of its length before the FCS, so
+	// tshark is told every frame has one (eth.fcs: Always).
+	out, err := exec.Command(tshark, "-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE", "-r", file, "-T", "fields", "-E", "separator=,",
+		"-e", "eth.type", "-e", "vlan.priority", "-e", "vlan.etype", "-e", "infiniband.grh.ipver", "-e", "infiniband.grh.nxthdr",
+		"-e", "infiniband.grh.sgid", "-e", "infiniband.bth.opcode", "-e", "eth.fcs.status", "-e", "_ws.malformed").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, _ := net.Scenario.Topology.Lookup("h2")
+	count := map[string]int{}
+	rows := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(l, ",")
+		if len(f) != 9 {
+			t.Fatalf("tshark row %q", l)
+		}
+		rows++
+		if f[0] != "0x8100" || f[1] != "3" || f[2] != "0x8915" || f[3] != "6" || f[4] != "27" || f[7] != "1" || f[8] != "" {
+			t.Errorf("frame %d: eth.type %s, PCP %s, inner type %s, GRH version %s, next header %s, FCS %s, malformed %q; want 0x8100, 3, 0x8915, 6, 27, good (1), not malformed", rows, f[0], f[1], f[2], f[3], f[4], f[7], f[8])
+		}
+		if !strings.HasPrefix(f[5], "fe80::") {
+			t.Errorf("frame %d: source GID %s, want a link-local one", rows, f[5])
+		}
+		count[f[6]]++
+	}
+	h := net.HCAs[h2]
+	// Two 64 KiB WRITEs of 64 packets at MTU 1024: First, 62 Middle, Last.
+	for op, want := range map[string]int{"6": 2, "7": 124, "8": 2, "17": int(h.Stats.AcksSent)} {
+		if count[op] != want {
+			t.Errorf("tshark counts %d frames of opcode %s; want %d", count[op], op, want)
+		}
+	}
+	if rows != int(net.Fabric.Ports[h2][0].Stats.TxPackets+net.Fabric.Ports[h2][0].Peer().Stats.TxPackets) {
+		t.Errorf("%d frames in the capture", rows)
+	}
+}
