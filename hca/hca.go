@@ -887,6 +887,13 @@ func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
 		// READ responses are the responder's data: its rate limiter
 		// (congestion control's reaction point) paces them as it paces
 		// requests.
+		if j := qp.rdJobs[0]; j.nak != 0 {
+			// The responses owed before a failed request are sent: its
+			// NAK goes next (failAfterReads).
+			qp.rdJobs = nil
+			h.sendAck(qp, h.standIn(qp), j.nak, j.psn)
+			return h.NextPacket(port)
+		}
 		if qp.Rate > 0 && qp.nextTx > now {
 			h.wakeAt(qp, qp.nextTx)
 			return nil

@@ -238,3 +238,49 @@ func TestModifyQPMask(t *testing.T) {
 		t.Errorf("state %v, want RTS", qp.State)
 	}
 }
+
+// TestReadResponsesBeforeTheNAK: three 16 KiB READs posted back to back,
+// the third with a key no region has. The responder has the first two's
+// responses to send when the third arrives; it answers in PSN order, so
+// they go out whole and complete with their data, and the third's NAK
+// follows them (before, the NAK went ahead of them, the responder's QP
+// went to the error state at once, and all three failed). A WRITE posted
+// after the READs is flushed.
+func TestReadResponsesBeforeTheNAK(t *testing.T) {
+	e := newProtEnv(t, 0, 0, false)
+	const n = 16 << 10
+	for i := range 3 {
+		wr := hca.SendWR{ID: uint64(i), Op: hca.WRRead, SGL: []hca.SGE{{Addr: e.src.Addr + uint64(i*n), Len: n, LKey: e.src.LKey}},
+			RemoteAddr: e.dst.Addr + uint64(i*n), RKey: e.dst.RKey, Signaled: true}
+		if i == 2 {
+			wr.RKey |= 1 << 31
+		}
+		if _, err := e.h[0].PostSend(e.a, wr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.h[0].PostSend(e.a, hca.SendWR{ID: 3, Op: hca.WRWrite, SGL: []hca.SGE{{Addr: e.src.Addr, Len: 64, LKey: e.src.LKey}},
+		RemoteAddr: e.dst.Addr, RKey: e.dst.RKey, Signaled: true}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range e.dst.Buf {
+		e.dst.Buf[i] = byte(i)
+	}
+	e.eng.Run(sim.Millisecond, nil)
+	got := map[uint64]hca.WCStatus{}
+	for _, wc := range e.h[0].DefaultCQ().Poll(16) {
+		got[wc.WRID] = wc.Status
+	}
+	want := map[uint64]hca.WCStatus{0: hca.WCSuccess, 1: hca.WCSuccess, 2: hca.WCRemAccessError, 3: hca.WCFlushed}
+	for id, st := range want {
+		if got[id] != st {
+			t.Errorf("WR %d: %v, want %v (all: %v)", id, got[id], st, got)
+		}
+	}
+	if !bytes.Equal(e.src.Buf[:2*n], e.dst.Buf[:2*n]) {
+		t.Errorf("the first two READs' data did not land")
+	}
+	if !bytes.Equal(e.src.Buf[2*n:3*n], bytes.Repeat([]byte{0x5a}, n)) {
+		t.Errorf("the refused READ's buffer changed")
+	}
+}

@@ -316,6 +316,9 @@ type readJob struct {
 	size int64
 	data []byte // snapshot, when the MR has bytes
 	gen  uint32 // HCA.mrGen when mr was last found registered
+	// nak, when not 0, makes the job a NAK with this syndrome at psn,
+	// held behind the READ responses queued before it (failAfterReads).
+	nak uint8
 }
 
 type atomicSaved struct {

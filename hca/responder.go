@@ -377,6 +377,9 @@ func (h *HCA) rnrNak(qp *QP, p *fabric.Packet, psn int64) {
 // (IBTA vol. 1, 9.9.3.1.2: a class C error).
 func (h *HCA) accessError(qp *QP, p *fabric.Packet, psn int64) {
 	if qp.Type == RC {
+		if h.failAfterReads(qp, fabric.SyndromeNAKRemAccErr, psn) {
+			return
+		}
 		h.sendAck(qp, p, fabric.SyndromeNAKRemAccErr, psn)
 	} else {
 		if qp.inMsg {
@@ -391,6 +394,9 @@ func (h *HCA) accessError(qp *QP, p *fabric.Packet, psn int64) {
 // QP to ERR.
 func (h *HCA) invalidRequest(qp *QP, p *fabric.Packet, psn int64) {
 	if qp.Type == RC {
+		if h.failAfterReads(qp, fabric.SyndromeNAKInvReq, psn) {
+			return
+		}
 		h.sendAck(qp, p, fabric.SyndromeNAKInvReq, psn)
 		h.toErr(qp)
 		return
@@ -471,6 +477,33 @@ func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64) {
 	h.activate(qp)
 }
 
+// failAfterReads handles a request at psn that puts RC qp in the error
+// state while it still owes responses to earlier READs: a responder
+// answers requests in PSN order (IBTA vol. 1, chapter 9: a response's
+// PSN follows the last one's), so the NAK
+// (syndrome) goes after those responses, not ahead of them as ACKs and
+// NAKs otherwise do. The QP is in the error state at once: what arrives
+// later is discarded, and its queues are flushed; the owed responses and
+// the NAK still go. It reports false when nothing is owed (the caller
+// NAKs now).
+func (h *HCA) failAfterReads(qp *QP, syndrome uint8, psn int64) bool {
+	jobs := qp.rdJobs
+	if len(jobs) == 0 {
+		return false
+	}
+	h.toErr(qp)
+	qp.rdJobs = append(jobs, &readJob{psn: psn, nak: syndrome})
+	h.activate(qp)
+	return true
+}
+
+// standIn is a request packet for a NAK that answers one no longer at
+// hand: what newAck reads of it (its sender, priority and 5-tuple).
+func (h *HCA) standIn(qp *QP) *fabric.Packet {
+	return &fabric.Packet{Priority: qp.Priority, SL: qp.SL, Src: qp.Remote,
+		Flow: fabric.FlowKey{SrcIP: qp.RemoteIP, DstIP: h.IP, SrcPort: fabric.RoCEv2SourcePort(qp.RemoteQPN), DstPort: fabric.RoCEv2Port}}
+}
+
 // readAccessLost ends qp's READ responses when the region they read has
 // been deregistered since the READ arrived (DeregMR): a real HCA's DMA
 // read fails there, so the responder NAKs with a remote access error at
@@ -478,11 +511,7 @@ func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64) {
 // sent from a region no longer registered.
 func (h *HCA) readAccessLost(qp *QP) {
 	j := qp.rdJobs[0]
-	// The NAK answers the READ request, which is gone: a stand-in with
-	// what newAck reads of it (its sender, priority and 5-tuple).
-	req := fabric.Packet{Priority: qp.Priority, SL: qp.SL, Src: qp.Remote,
-		Flow: fabric.FlowKey{SrcIP: qp.RemoteIP, DstIP: h.IP, SrcPort: fabric.RoCEv2SourcePort(qp.RemoteQPN), DstPort: fabric.RoCEv2Port}}
-	h.sendAck(qp, &req, fabric.SyndromeNAKRemAccErr, j.psn)
+	h.sendAck(qp, h.standIn(qp), fabric.SyndromeNAKRemAccErr, j.psn)
 	h.toErr(qp)
 }
 
