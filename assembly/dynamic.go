@@ -33,6 +33,8 @@ type dynamic struct {
 	capped     bool                 // a poisson source stopped at the flow limit
 	closer     *closer
 	wcs        [16]hca.WC // what the runner polls its CQs into
+	// completions counts the flows' send work completions by status.
+	completions [16]int64
 }
 
 // buildFlows makes a FlowRun per flow of the scenario, in id order: flows
@@ -71,7 +73,11 @@ func (n *Network) buildFlows() error {
 			continue
 		}
 		h.OnComplete = func(qp *hca.QP, w *hca.WQE) {
-			if fr := n.dyn.reqs[qp]; fr != nil && w == fr.Live.WQEs[len(fr.Live.WQEs)-1] {
+			fr := n.dyn.reqs[qp]
+			if fr != nil {
+				n.dyn.completions[w.Status]++
+			}
+			if fr != nil && w == fr.Live.WQEs[len(fr.Live.WQEs)-1] {
 				if fr.Flow.Op == "read" || fr.Flow.Op == "atomic" {
 					n.arrived(fr) // the data is at the requester
 				}

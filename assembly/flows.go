@@ -22,12 +22,15 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE
 	}
 	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
 	rq.SL, rs.SL = f.SL, f.SL
-	mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
+	mr, rkey := remoteRegion(dst, f)
 	part := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
+	if f.Messages > 0 {
+		part = min(part, (f.Size+int64(f.Messages)-1)/int64(f.Messages))
+	}
 	var wqes []*hca.WQE
 	for off := int64(0); off == 0 || off < f.Size; off += part {
 		size := min(part, f.Size-off)
-		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: mr.Addr + uint64(off), RKey: mr.RKey}
+		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: mr.Addr + uint64(off), RKey: rkey}
 		switch f.Op {
 		case "write":
 			wr.Op = hca.WRWrite
@@ -54,6 +57,31 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE
 		wqes = append(wqes, src.PostSendAt(rq, wr, f.Start))
 	}
 	return rq, rs, mr, wqes
+}
+
+// remoteRegion registers the responder's region for flow f (a region of
+// the flow's size without bytes, every access allowed, unless
+// flow.remote_mr says otherwise) and returns it with the key the requests
+// carry: a key no region has, under remote_mr.rkey: invalid (regions'
+// keys step by 0x100 from a small base, so the high bit is never one).
+func remoteRegion(dst *hca.HCA, f Flow) (*hca.MR, uint32) {
+	r := f.Remote
+	if r == nil {
+		mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
+		return mr, mr.RKey
+	}
+	pd, length := dst.DefaultPD(), f.Size
+	if r.OtherPD {
+		pd = dst.AllocPD()
+	}
+	if r.Length > 0 {
+		length = r.Length
+	}
+	mr := dst.RegMR(pd, length, nil, r.Access)
+	if r.BadRKey {
+		return mr, mr.RKey | 1<<31
+	}
+	return mr, mr.RKey
 }
 
 // flowPath is the way a flow's packets take: the links they cross, in

@@ -201,6 +201,9 @@ func (b *builder) expect() {
 	se.MinUplinkImbalance, se.MinUplinkImbalanceAt = given(e.MinUplinkImbalance.Set, e.MinUplinkImbalance.V, e, "min_uplink_imbalance")
 	se.MaxUplinkImbalance, se.MaxUplinkImbalanceAt = given(e.MaxUplinkImbalance.Set, e.MaxUplinkImbalance.V, e, "max_uplink_imbalance")
 	se.MaxFlowsCompleted, se.MaxFlowsCompletedAt = given(e.MaxFlowsCompleted.Set, e.MaxFlowsCompleted.V, e, "max_flows_completed")
+	for _, w := range e.WorkCompletions.Items {
+		se.WorkCompletions = append(se.WorkCompletions, observe.WCCheck{Status: w.Status.V, N: w.N.V, At: cite(w.Status.Pos)})
+	}
 	if fc := e.FlowsCompleted; fc.N.Set && e.MaxFlowsCompleted.Set && fc.N.V > e.MaxFlowsCompleted.V {
 		b.errorf(e.MaxFlowsCompleted.Pos, "expect.max_flows_completed", "%d is below flows_completed (%d): no run could meet both", e.MaxFlowsCompleted.V, fc.N.V)
 	}

@@ -211,6 +211,12 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 	for r, k := range n.ledger.reasons {
 		sum.Bytes.DropReasons[r] += k
 	}
+	sum.Flows.WorkCompletions = map[string]int64{}
+	for st, k := range n.dyn.completions {
+		if k > 0 {
+			sum.Flows.WorkCompletions[hca.WCStatus(st).String()] = k
+		}
+	}
 	sum.Bytes.Copied = n.ledger.copied
 	sum.FCT = reports.FCT{
 		P50Ns:        int64(reports.Quantile(0.5, fcts)),

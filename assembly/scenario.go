@@ -144,8 +144,8 @@ type Stop struct {
 type Flow struct {
 	ID       int
 	Src, Dst fabric.NodeID
-	QP       string   // "rc" (the only one modelled); uc, ud later
-	Op       string   // "write" (the only one modelled); read, send, write_imm, atomic later
+	QP       string   // "rc", "uc" or "ud"
+	Op       string   // "write", "read", "send", "write_imm" or "atomic"
 	Size     int64    // bytes, at least 1
 	Start    sim.Time // when the work request is posted; default 0
 	Priority uint8    // 802.1p priority, 0..7; default the source HCA's priority (on InfiniBand the VL)
@@ -159,6 +159,12 @@ type Flow struct {
 	// starts at the last arrival, or at Start if that is later. Empty: it
 	// starts at Start.
 	After []int
+	// Messages is how many work requests carry the flow (flow.messages);
+	// 0 means one, or as many as the largest message size needs.
+	Messages int32
+	// Remote is how the responder registers the flow's region
+	// (flow.remote_mr); nil: with every access, at the flow's size.
+	Remote *RemoteMR
 }
 
 // PoissonGen is one poisson generator. Each host of Hosts starts flows

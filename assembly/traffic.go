@@ -229,7 +229,11 @@ func (b *builder) traffic() {
 		} else if !b.flowsFit(tv, n) {
 			return
 		}
+		n := len(b.s.Flows)
 		b.addFlows(i, tv, path, com, pairs, lossless)
+		if g, ok := tv.Gen.(*scenario.FlowS); ok && len(b.s.Flows) == n+1 {
+			b.flowExtras(g, path, &b.s.Flows[n])
+		}
 	}
 }
 

@@ -52,6 +52,16 @@ type Expect struct {
 	// must reach it).
 	MaxPauseFraction []PauseFractionCheck
 	MinPauseFraction []PauseFractionCheck
+	// WorkCompletions asks for exactly N of the flows' work completions
+	// with each status listed (summary flows.work_completions).
+	WorkCompletions []WCCheck
+}
+
+// WCCheck asks for exactly N work completions with status Status.
+type WCCheck struct {
+	Status string
+	N      int64
+	At     string
 }
 
 // PauseFractionCheck says port Port may be paused at most (or, in
@@ -132,6 +142,10 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 	}
 	imbalance("min_uplink_imbalance", e.MinUplinkImbalance, e.MinUplinkImbalanceAt, true)
 	imbalance("max_uplink_imbalance", e.MaxUplinkImbalance, e.MaxUplinkImbalanceAt, false)
+	for _, c := range e.WorkCompletions {
+		got := sum.Flows.WorkCompletions[c.Status]
+		add("work_completions", got == c.N, c.At, "%d work completions %s, expected %d", got, c.Status, c.N)
+	}
 	if e.Deadlock != nil {
 		d := sum.Deadlock
 		detail := "no deadlock"

@@ -49,6 +49,11 @@ type Summary struct {
 type FlowCounts struct {
 	Total     int `json:"total"`
 	Completed int `json:"completed"`
+	// WorkCompletions counts the work completions of the flows' work
+	// requests at their requesters, by status as libibverbs names it
+	// (success, rem_access_err, wr_flush_err, ...): a flow posted as
+	// several messages has one per message.
+	WorkCompletions map[string]int64 `json:"work_completions"`
 }
 
 // ByteCounts are the flows' payload bytes, which DESIGN.md's

@@ -793,7 +793,29 @@ type FlowS struct {
 	From StrV  `yaml:"from" required:""`
 	To   StrV  `yaml:"to" required:""`
 	Size SizeV `yaml:"size" required:"" min:"1"`
+	// Messages posts the flow as that many work requests, back to back
+	// on its QP, over consecutive parts of the responder's region.
+	Messages IntV `yaml:"messages" min:"1" max:"65536"`
+	// RemoteMR is how the responder registers the region the flow's
+	// WRITEs, READs or atomics name (hca.RegMR), and the key they carry.
+	RemoteMR RemoteMRS `yaml:"remote_mr"`
 	GenCommon
+}
+
+// RemoteMRS is flow.remote_mr: the responder's memory region as
+// ibv_reg_mr registers it, for a lab on memory protection.
+type RemoteMRS struct {
+	meta
+	// Access lists ibv_access_flags by their verbs names; default all.
+	Access []StrV `yaml:"access" enum:"local_write|remote_write|remote_read|remote_atomic"`
+	// Length is the region's size; default the flow's size.
+	Length SizeV `yaml:"length" min:"1"`
+	// RKey: valid (default), or invalid: the requests carry a key no
+	// region has (mistyped, or of a region deregistered since).
+	RKey StrV `yaml:"rkey" enum:"valid|invalid"`
+	// PD: own (default: the responder QP's), or other: the region is in
+	// another protection domain of the same host.
+	PD StrV `yaml:"pd" enum:"own|other"`
 }
 
 type IncastS struct {
@@ -1073,6 +1095,50 @@ type ExpectS struct {
 	// MaxFlowsCompleted is a ceiling on summary flows.completed, for a
 	// lab whose lesson is that some flows do not complete.
 	MaxFlowsCompleted IntV `yaml:"max_flows_completed" min:"0"`
+	// WorkCompletions asks for exactly so many of the flows' work
+	// completions with each status listed (summary flows.work_completions).
+	WorkCompletions WCCountsV `yaml:"work_completions"`
+}
+
+// WCStatuses are the work completion statuses as libibverbs names them
+// (IBV_WC_SUCCESS is success), which hca.WCStatus prints.
+var WCStatuses = []string{"success", "retry_exc_err", "wr_flush_err", "rem_access_err",
+	"rnr_retry_exc_err", "rem_inv_req_err", "loc_len_err", "loc_prot_err", "loc_qp_op_err", "rem_op_err"}
+
+// WCCountsV is a mapping of work completion status to a count.
+type WCCountsV struct {
+	Items []WCCount
+	Pos   Pos
+	Set   bool
+}
+
+// WCCount is one status of expect.work_completions and its count.
+type WCCount struct {
+	Status StrV
+	N      IntV
+}
+
+func (w *WCCountsV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	w.Pos, w.Set = d.pos(n), true
+	if n.Kind != yaml.MappingNode {
+		d.Errorf(d.pos(n), c.path, "expected a mapping of status: count (such as rem_access_err: 1), found %s", Describe(n))
+		return
+	}
+	seen := map[string]bool{}
+	for _, p := range d.pairs(n, c) {
+		var it WCCount
+		d.decodeInto(p.key, &it.Status, ctx{path: c.path, key: d.pos(p.key), tag: reflect.StructTag(`enum:"` + strings.Join(WCStatuses, "|") + `"`)})
+		d.decodeInto(p.val, &it.N, ctx{path: c.path + "." + Show(p.key.Value), key: d.pos(p.key), tag: `min:"0"`})
+		if !it.Status.Set || !it.N.Set {
+			continue
+		}
+		if seen[it.Status.V] {
+			d.Errorf(it.Status.Pos, c.path, "%s is given twice", it.Status.V)
+			continue
+		}
+		seen[it.Status.V] = true
+		w.Items = append(w.Items, it)
+	}
 }
 
 // allOrIntV is all or a whole number.

@@ -194,6 +194,11 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 			n += k
 		}
 		fmt.Fprintf(w, "  failed     %d flows ended in error: %s\n", n, tally(failed))
+		wcs := map[string]int{}
+		for st, k := range s.Flows.WorkCompletions {
+			wcs[st] = int(k)
+		}
+		fmt.Fprintf(w, "  wcs        %s (work completions at the requesters)\n", tally(wcs))
 	}
 	fmt.Fprintf(w, "  bytes      %d offered, %d delivered, %d in flight, %d dropped\n",
 		s.Bytes.Offered, s.Bytes.Delivered, s.Bytes.InFlight, s.Bytes.Dropped)
