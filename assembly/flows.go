@@ -47,7 +47,9 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE
 			if t == hca.UD {
 				size += 40 // the GRH
 			}
-			if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
+			if f.RecvAt > f.Start {
+				dst.PostRecvAt(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}, f.RecvAt)
+			} else if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
 				panic(err) // the loader keeps a flow's parts within the receive queue
 			}
 		}

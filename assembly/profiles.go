@@ -259,6 +259,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	set(&p.AckTimeout, h.AckTimeout)
 	set(&p.RetryCount, h.RetryCount)
 	set(&p.RNRRetry, h.RNRRetry)
+	set(&p.MinRNRTimer, h.MinRNRTimer)
 	set(&p.MaxRdAtomic, h.MaxRdAtomic)
 	set(&p.AckEvery, h.AckEvery)
 	for _, t := range []struct {

@@ -22,7 +22,7 @@ var accessFlags = map[string]hca.Access{
 	"remote_read": hca.AccessRemoteRead, "remote_atomic": hca.AccessRemoteAtomic,
 }
 
-// flowExtras reads flow.messages and flow.remote_mr into f.
+// flowExtras reads flow.messages, flow.recv_at and flow.remote_mr into f.
 func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 	if g.Messages.Set {
 		m := g.Messages.V
@@ -36,6 +36,12 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 		default:
 			f.Messages = int32(m)
 		}
+	}
+	if g.RecvAt.Set {
+		if f.Op != "send" && f.Op != "write_imm" {
+			b.errorf(g.RecvAt.Pos, path+".recv_at", "a %s consumes no RECV: recv_at goes with op: send or write_imm", f.Op)
+		}
+		f.RecvAt = g.RecvAt.V
 	}
 	r := &g.RemoteMR
 	if !r.Set {

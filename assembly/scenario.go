@@ -165,6 +165,9 @@ type Flow struct {
 	// Remote is how the responder registers the flow's region
 	// (flow.remote_mr); nil: with every access, at the flow's size.
 	Remote *RemoteMR
+	// RecvAt is when the responder posts the RECVs its SENDs consume
+	// (flow.recv_at); at the flow's start when earlier.
+	RecvAt sim.Time
 }
 
 // PoissonGen is one poisson generator. Each host of Hosts starts flows

@@ -155,6 +155,7 @@ const (
 	evWrite
 	evStorm
 	evNICWatchdog
+	evPostRecv
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -644,6 +645,20 @@ func (h *HCA) PostRecv(qp *QP, wr RecvWR) error {
 	return nil
 }
 
+// PostRecvAt posts wr at time at (now or later), for programs scheduled
+// ahead (a traffic generator whose receiver posts its RECVs late). A
+// RECV that PostRecv would refuse then (the QP destroyed, its queue
+// full) is not posted, as an application's failed ibv_post_recv posts
+// nothing.
+func (h *HCA) PostRecvAt(qp *QP, wr RecvWR, at sim.Time) {
+	h.eng.Schedule(at, h, evPostRecv, 0, &postRecv{qp: qp, wr: wr})
+}
+
+type postRecv struct {
+	qp *QP
+	wr RecvWR
+}
+
 // PostSRQRecv posts a receive on a shared receive queue.
 func (h *HCA) PostSRQRecv(s *SRQ, wr RecvWR) error {
 	if len(s.rq) >= s.Max {
@@ -688,6 +703,9 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 			return
 		}
 		h.post(p.qp, p.wqe)
+	case evPostRecv:
+		p := ev.Data.(*postRecv)
+		_ = h.PostRecv(p.qp, p.wr) // refused: not posted (PostRecvAt)
 	case evTimeout:
 		h.timerFired(ev.Data.(*QP))
 	case evWake:

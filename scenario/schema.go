@@ -670,6 +670,7 @@ type HCAS struct {
 	AckTimeout    IntV         `yaml:"ack_timeout" min:"0" max:"31"`
 	RetryCount    IntV         `yaml:"retry_count" min:"0" max:"7"`
 	RNRRetry      IntV         `yaml:"rnr_retry" min:"0" max:"7"`
+	MinRNRTimer   IntV         `yaml:"min_rnr_timer" min:"0" max:"31"`
 	MaxRdAtomic   IntV         `yaml:"max_rd_atomic" min:"1" max:"255"`
 	AckEvery      IntV         `yaml:"ack_every" min:"1" max:"65536"`
 	RxRate        rxRateV      `yaml:"rx_rate"`
@@ -799,6 +800,9 @@ type FlowS struct {
 	// RemoteMR is how the responder registers the region the flow's
 	// WRITEs, READs or atomics name (hca.RegMR), and the key they carry.
 	RemoteMR RemoteMRS `yaml:"remote_mr"`
+	// RecvAt is when the responder's application posts the RECVs the
+	// flow's SENDs need; default the flow's start.
+	RecvAt TimeV `yaml:"recv_at"`
 	GenCommon
 }
 
