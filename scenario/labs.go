@@ -25,7 +25,8 @@ type Lab struct {
 	Scenarios []string // names to run, e.g. "labs/pfc-head-of-line/pfc", sorted
 }
 
-// Labs lists the built-in labs, sorted by name.
+// Labs lists the built-in labs in the course's order (Course), then any
+// other by name.
 func Labs() []Lab {
 	dirs, err := fs.ReadDir(labFS, "labs")
 	if err != nil {
@@ -53,6 +54,15 @@ func Labs() []Lab {
 		sort.Strings(l.Scenarios)
 		out = append(out, l)
 	}
+	rank := func(name string) int {
+		for i, c := range Course {
+			if c.Name == name {
+				return i
+			}
+		}
+		return len(Course)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rank(out[i].Name) < rank(out[j].Name) })
 	return out
 }
 

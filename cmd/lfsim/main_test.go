@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/scenario"
 )
 
 func lfsim(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -298,5 +301,44 @@ cd "$1"; COMP_WORDS=(lfsim run incast-); COMP_CWORD=2; _lfsim; echo "${COMPREPLY
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "incast-8to1 incast-dcqcn incast-4to1.yaml" {
 		t.Errorf("bash completion of `lfsim run incast-`: %q, %v", out, err)
+	}
+}
+
+// TestLabCourse: `lfsim lab` lists the course's twelve labs in order,
+// numbered, each built one with its time and scenarios and each other
+// one with what it waits for; every built lab is in the course.
+func TestLabCourse(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := labCmd(nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	built := map[string]bool{}
+	for _, l := range scenario.Labs() {
+		built[l.Name] = true
+	}
+	inCourse := map[string]bool{}
+	lines := strings.Split(out.String(), "\n")
+	n := 0
+	for _, line := range lines {
+		if len(line) < 4 || line[2] != ' ' || strings.TrimSpace(line[:2]) == "" {
+			continue
+		}
+		n++
+		c := scenario.Course[n-1]
+		if !strings.HasPrefix(strings.TrimSpace(line), fmt.Sprintf("%d  %s ", n, c.Name)) {
+			t.Errorf("line %d is %q, want lab %d, %s", n, line, n, c.Name)
+		}
+		inCourse[c.Name] = true
+		if built[c.Name] != strings.Contains(line, fmt.Sprintf("about %d min", c.Minutes)) || built[c.Name] == strings.Contains(line, "not built yet") {
+			t.Errorf("lab %s (built %v): %q", c.Name, built[c.Name], line)
+		}
+	}
+	if n != 12 {
+		t.Errorf("%d numbered labs, want 12:\n%s", n, out.String())
+	}
+	for name := range built {
+		if !inCourse[name] {
+			t.Errorf("lab %s is not in the course", name)
+		}
 	}
 }

@@ -64,15 +64,34 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printLabs lists the labs with their titles and scenarios.
+// printLabs lists the course's labs in order, with the time each takes
+// a student, its title and scenarios; a lab not built yet says what it
+// waits for. Built labs outside the course follow.
 func printLabs(w io.Writer) {
 	labs := scenario.Labs()
+	built := map[string]scenario.Lab{}
 	width := 0
 	for _, l := range labs {
+		built[l.Name] = l
 		width = max(width, len(l.Name))
 	}
+	for _, c := range scenario.Course {
+		width = max(width, len(c.Name))
+	}
+	listed := map[string]bool{}
+	for i, c := range scenario.Course {
+		l, ok := built[c.Name]
+		if !ok {
+			fmt.Fprintf(w, "%2d  %-*s  %s: not built yet, it needs %s\n", i+1, width, c.Name, c.Topic, c.Needs)
+			continue
+		}
+		listed[c.Name] = true
+		fmt.Fprintf(w, "%2d  %-*s  %s, about %d min\n    %-*s  run: %s\n", i+1, width, l.Name, l.Title, c.Minutes, width, "", strings.Join(l.Scenarios, ", "))
+	}
 	for _, l := range labs {
-		fmt.Fprintf(w, "  %-*s  %s\n  %-*s  run: %s\n", width, l.Name, l.Title, width, "", strings.Join(l.Scenarios, ", "))
+		if !listed[l.Name] {
+			fmt.Fprintf(w, "    %-*s  %s\n    %-*s  run: %s\n", width, l.Name, l.Title, width, "", strings.Join(l.Scenarios, ", "))
+		}
 	}
 }
 
