@@ -97,10 +97,14 @@ func (pg *page) init(title string, height string) opts.Initialization {
 // BuildHTML renders report.html for one run, or for several overlaid
 // (one line per run in each chart, labelled by what differs between
 // them). The page needs no network: ECharts is inlined.
-func BuildHTML(runs []*Run) []byte {
+func BuildHTML(runs []*Run) []byte { return buildHTML(runs, nil) }
+
+// buildHTML renders the page; extra, when not nil, adds its sections
+// first (a sweep's comparison).
+func buildHTML(runs []*Run, extra func(*page)) []byte {
 	LabelRuns(runs)
 	pg := &page{}
-	body := pg.build(runs)
+	body := pg.build(runs, extra)
 	var out strings.Builder
 	title := "lfsim report: " + runs[0].Summary.Scenario
 	if len(runs) > 1 {
@@ -122,7 +126,10 @@ func BuildHTML(runs []*Run) []byte {
 	return []byte(out.String())
 }
 
-func (pg *page) build(runs []*Run) string {
+func (pg *page) build(runs []*Run, extra func(*page)) string {
+	if extra != nil {
+		extra(pg)
+	}
 	pg.summaryTable(runs)
 	pg.topology(runs[0])
 	pg.lines(runs, MetricFlowGbps, "Throughput per flow", "Gb/s delivered per sampling interval", false)
@@ -157,7 +164,8 @@ func (pg *page) build(runs []*Run) string {
 }
 
 func (pg *page) summaryTable(runs []*Run) {
-	pg.b.WriteString("<h2>Summary</h2>\n<table>\n<tr><th></th>")
+	// A wide table (many runs) scrolls inside its box, not the page.
+	pg.b.WriteString("<h2>Summary</h2>\n<div style=\"overflow-x:auto;max-width:100%\">\n<table>\n<tr><th></th>")
 	for _, r := range runs {
 		fmt.Fprintf(&pg.b, "<th>%s</th>", html.EscapeString(r.Label))
 	}
@@ -212,11 +220,36 @@ func (pg *page) summaryTable(runs []*Run) {
 		}
 		return strings.Join(parts, ", ")
 	})
-	pg.b.WriteString("</table>\n")
+	pg.b.WriteString("</table>\n</div>\n")
+	pg.warnings(runs)
+}
+
+// warnings lists the runs' warnings, each text once: with the run it
+// came from, or how many runs gave it.
+func (pg *page) warnings(runs []*Run) {
+	var order []string
+	by := map[string][]string{} // looked up; order kept in order
 	for _, r := range runs {
 		for _, w := range r.Summary.Warnings {
-			fmt.Fprintf(&pg.b, "<p class=\"note\">warning (%s): %s</p>\n", html.EscapeString(r.Label), html.EscapeString(w))
+			if _, seen := by[w]; !seen {
+				order = append(order, w)
+			}
+			by[w] = append(by[w], r.Label)
 		}
+	}
+	for _, w := range order {
+		who := by[w][0]
+		switch n := len(by[w]); {
+		case n == len(runs) && n > 1:
+			who = fmt.Sprintf("all %d runs", n)
+		case n > 1:
+			who = fmt.Sprintf("%d runs: %s", n, strings.Join(by[w], "; "))
+		}
+		if who == "" {
+			fmt.Fprintf(&pg.b, "<p class=\"note\">warning: %s</p>\n", html.EscapeString(w))
+			continue
+		}
+		fmt.Fprintf(&pg.b, "<p class=\"note\">warning (%s): %s</p>\n", html.EscapeString(who), html.EscapeString(w))
 	}
 }
 

@@ -218,7 +218,7 @@ func Collect(sw *Sweep, dir string) (complete, missing int, err error) {
 	}
 	head = append(head, Columns...)
 	b.WriteString(csvLine(head))
-	var runs []*reports.Run
+	var runs []reports.SweepPoint
 	for _, p := range sw.Points {
 		pd := PointDir(dir, sw, p)
 		s, err := readSummary(pd)
@@ -248,7 +248,7 @@ func Collect(sw *Sweep, dir string) (complete, missing int, err error) {
 		if err != nil {
 			return complete, missing, err
 		}
-		runs = append(runs, r)
+		runs = append(runs, reports.SweepPoint{Values: p.Values, Run: r})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return complete, missing, err
@@ -257,7 +257,11 @@ func Collect(sw *Sweep, dir string) (complete, missing int, err error) {
 		return complete, missing, err
 	}
 	if len(runs) > 0 {
-		if err := reports.WriteFileAtomic(dir, "report.html", reports.BuildHTML(runs)); err != nil {
+		axes := make([]reports.SweepAxis, len(sw.Params))
+		for i, p := range sw.Params {
+			axes[i] = reports.SweepAxis{Path: p.Path, Values: p.Values}
+		}
+		if err := reports.WriteFileAtomic(dir, "report.html", reports.BuildSweepHTML(axes, runs)); err != nil {
 			return complete, missing, err
 		}
 	}

@@ -1,0 +1,55 @@
+package reports
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestSweepComparison: a 2 × 3 sweep repeated twice draws each metric
+// that some point has against each axis: a line per value of the other
+// axis, at the mean of the two seeds, with a band (min, max − min)
+// where they differ; metrics zero in every point are named, not drawn.
+func TestSweepComparison(t *testing.T) {
+	axes := []SweepAxis{{Path: "hca.cc", Values: []string{"dcqcn", "none"}}, {Path: "switch.ecn.kmin", Values: []string{"5KB", "50KB", "100KB"}}}
+	var points []SweepPoint
+	for cc := range 2 {
+		for k := range 3 {
+			for seed := range 2 {
+				s := Summary{Scenario: "s", Complete: true, SimTimeNs: 1000, Flows: FlowCounts{Total: 4, Completed: 4}}
+				// Mean slowdown: 1 + cc + k, seeds ±0.5 apart only for kmin=5KB.
+				s.FCT.MeanSlowdown = float64(1 + cc + k)
+				if k == 0 {
+					s.FCT.MeanSlowdown += float64(seed) - 0.5
+				}
+				s.Bytes.Delivered = 1000 // 8 Gb/s over 1 us
+				points = append(points, SweepPoint{Values: []int{cc, k}, Run: &Run{Summary: s, Label: "p"}})
+			}
+		}
+	}
+	page := string(BuildSweepHTML(axes, points))
+	for _, want := range []string{"<h2>Comparison</h2>", "Mean FCT slowdown against hca.cc", "Mean FCT slowdown against switch.ecn.kmin",
+		"Goodput against hca.cc", "kmin=5KB", "cc=dcqcn", "Not charted, being zero or absent in every point: "} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	for _, absent := range []string{"Drops against", "ECN marks against", "Peak queue against"} {
+		if strings.Contains(page, absent) {
+			t.Errorf("the report charts %q, zero or absent everywhere", absent)
+		}
+	}
+	// Against hca.cc, the line for kmin=5KB has means 1 and 2 and a band
+	// from 0.5, 1 wide; the kmin=50KB line (2, 3) has no band.
+	for _, want := range []string{`"name":"kmin=5KB","type":"line"`, `"name":"kmin=5KB (seed min)"`, `"name":"kmin=5KB (seed max − min)"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `"name":"kmin=50KB (seed min)"`) {
+		t.Error("a band for kmin=50KB, whose seeds agree")
+	}
+	if m := regexp.MustCompile(`"name":"kmin=5KB","type":"line".*?"data":\[(.*?)\]`).FindStringSubmatch(page); m == nil || !strings.Contains(m[1], `{"value":1}`) || !strings.Contains(m[1], `{"value":2}`) {
+		t.Errorf("kmin=5KB's means: %v, want 1 and 2", m)
+	}
+}
