@@ -88,7 +88,7 @@ func TestDefaultExample(t *testing.T) {
 	if s.Expect.Drops == nil || *s.Expect.Drops != 0 || s.Expect.FlowsCompleted == nil || *s.Expect.FlowsCompleted != -1 {
 		t.Errorf("expect %+v", s.Expect)
 	}
-	if got := s.Expect.DropsAt; got != "examples/incast-8to1.yaml:28:3" {
+	if got := s.Expect.DropsAt; got != "examples/incast-8to1.yaml:29:3" {
 		t.Errorf("drops check at %s", got)
 	}
 	if l := s.Topology.Links[0]; l.Rate != 100*fabric.Gbps || l.Delay != sim.Microsecond {
@@ -261,7 +261,7 @@ func TestRoutingLoopIsAWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"examples/routing-loop.yaml:18:3: topology.routes: the pinned routes make a loop: traffic for c loops s1 -> s2 -> s3 -> s1 (allowed, e.g. to build a deadlock on purpose)"}
+	want := []string{"examples/routing-loop.yaml:19:3: topology.routes: the pinned routes make a loop: traffic for c loops s1 -> s2 -> s3 -> s1 (allowed, e.g. to build a deadlock on purpose)"}
 	var got []string
 	for _, w := range s.Warnings {
 		got = append(got, w.Error())

@@ -14,7 +14,7 @@ import (
 )
 
 // commands are lfsim's subcommands, as completion offers them.
-var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help", "completion"}
+var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help", "completion", "schema"}
 
 // completionCmd is `lfsim completion bash|zsh|fish`: a script that has the
 // shell ask lfsim itself (`lfsim __complete WORDS... -- CURRENT`) what
@@ -122,6 +122,11 @@ func completions(words []string, cur string) []string {
 		return out
 	case "completion":
 		return []string{"bash", "zsh", "fish"}
+	case "schema":
+		if len(words) == 1 {
+			return []string{"scenario", "sweep"}
+		}
+		return nil
 	case "bench":
 		return suiteNames()
 	}

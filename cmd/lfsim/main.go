@@ -61,6 +61,9 @@ Usage:
                       also run another build in turn and print the ratios
   lfsim completion bash|zsh|fish
                       print a shell completion script (source it)
+  lfsim schema [scenario|sweep]
+                      print the format's JSON Schema (for an editor's
+                      yaml-language-server)
   lfsim help          show this
 
 Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
@@ -127,6 +130,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return benchCmd(args[1:], stdout, stderr)
 	case "completion":
 		return completionCmd(args[1:], stdout, stderr)
+	case "schema":
+		return schemaCmd(args[1:], stdout, stderr)
 	case "__complete":
 		return completeCmd(args[1:], stdout)
 	case "help", "-h", "--help":

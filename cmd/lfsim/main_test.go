@@ -342,3 +342,22 @@ func TestLabCourse(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaCommand: `lfsim schema` prints the scenario format's JSON
+// Schema, `lfsim schema sweep` the sweep format's, both valid JSON with
+// their $id; anything else is a usage error.
+func TestSchemaCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		id   string
+	}{{[]string{"schema"}, scenario.SchemaID}, {[]string{"schema", "scenario"}, scenario.SchemaID}, {[]string{"schema", "sweep"}, "sweep.schema.json"}} {
+		code, out, errs := lfsim(t, tc.args...)
+		var doc map[string]any
+		if code != exitOK || json.Unmarshal([]byte(out), &doc) != nil || !strings.HasSuffix(fmt.Sprint(doc["$id"]), tc.id) {
+			t.Errorf("%v: exit %d, $id %v, stderr %q", tc.args, code, doc["$id"], errs)
+		}
+	}
+	if code, _, errs := lfsim(t, "schema", "topology"); code != exitUsage || !strings.Contains(errs, "scenario (the default) or sweep") {
+		t.Errorf("schema topology: exit %d, %q", code, errs)
+	}
+}

@@ -1,0 +1,63 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
+)
+
+// TestSweepJSONSchema: SWEEPS.md's example validates against the sweep
+// schema (a real validator, draft 2020-12), and what Load refuses for its
+// shape the schema refuses too.
+func TestSweepJSONSchema(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSONSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(SchemaID, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(SchemaID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asJSON := func(src string) any {
+		var v any
+		if err := yaml.Unmarshal([]byte(src), &v); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(v)
+		d, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	good := `base: incast-8to1.yaml
+vary:
+  switch.ecn.kmin: [20KiB, 50KiB, 100KiB]
+  hca.dcqcn.rpg_ai_rate: [5Mbps, 40Mbps]
+  traffic[0].poisson.load: [30%, 50%]
+repeat: 3
+`
+	if err := s.Validate(asJSON(good)); err != nil {
+		t.Errorf("SWEEPS.md's example fails: %v", err)
+	}
+	for _, bad := range []string{
+		"vary: {switch.ecn.kmin: [1KiB]}\n",             // no base
+		"base: x.yaml\n",                                // no vary
+		"base: x.yaml\nvary: {switch.ecn.kmin: []}\n",   // an empty list
+		"base: x.yaml\nvary: {switch.ecn.kmin: 5KiB}\n", // not a list
+		"base: x.yaml\nvary: {a: [1]}\nrepeat: 0\n",     // repeat below 1
+		"base: x.yaml\nvary: {a: [1]}\nrepeats: 3\n",    // an unknown key
+		"base: x.yaml\nvary: {\"switch..ecn\": [1]}\n",  // not a path
+	} {
+		if err := s.Validate(asJSON(bad)); err == nil {
+			t.Errorf("the schema accepts\n%s", bad)
+		}
+	}
+}
