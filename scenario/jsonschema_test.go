@@ -97,7 +97,12 @@ func TestJSONSchemaRejects(t *testing.T) {
 	if err := s.Validate(yamlAsJSON(t, []byte(ok))); err != nil {
 		t.Fatalf("a good file fails: %v", err)
 	}
+	several, err := os.ReadFile("../assembly/testdata/several-errors.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ name, src string }{
+		{"the loader's several-errors test file", string(several)},
 		{"unknown top-level key", ok + "colour: blue\n"},
 		{"unknown key in a block", "topology: {kind: star, hosts: 2}\nswitch: {bufer: 1MiB}\n"},
 		{"missing topology", "traffic: []\n"},
