@@ -8,6 +8,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -138,6 +139,12 @@ func (b *builder) observe() {
 			}
 			so.Flows.Flows = append(so.Flows.Flows, int(id.V))
 		}
+	}
+	switch sl := &o.Snaplen; {
+	case sl.Full:
+		so.SnapLen = reports.FullSnapLen
+	case sl.Set:
+		so.SnapLen = int(sl.Bytes.V)
 	}
 	if b.t != nil {
 		for i, p := range o.Pcap {

@@ -91,7 +91,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	sum.Warnings = append(sum.Warnings, sm.Warnings()...)
 	sum.Warnings = append(sum.Warnings, capt.Warnings()...)
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFC: log.Rows(), Captures: capt.Captures(),
-		Topology: reportTopology(s.Topology), Uplinks: uplinks}
+		Topology: reportTopology(s.Topology), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}

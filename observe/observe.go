@@ -49,8 +49,10 @@ type Config struct {
 	// and priority) and Flows (flow_gbps): default all.
 	Links, Queues, Flows Selector
 	// Pcap lists the ports whose traffic to write as pcap (a host name
-	// stands for its ports), written as NAME.pcap.
-	Pcap []PortRef
+	// stands for its ports), written as NAME.pcap; SnapLen is how many
+	// bytes of each frame they keep (0: reports.DefaultSnapLen).
+	Pcap    []PortRef
+	SnapLen int
 	// DeadlockAfter is how long a cycle of paused, non-empty queues must
 	// hold before it is reported, default 50us (observe.deadlock.after).
 	DeadlockAfter sim.Time

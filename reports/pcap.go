@@ -14,9 +14,18 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 )
 
-// DefaultSnapLen is how many bytes of each frame a pcap keeps; the frame's
-// real length is recorded beside it, as a capture with a snap length does.
+// DefaultSnapLen is how many bytes of each frame a pcap keeps unless
+// observe.snaplen says otherwise; the frame's real length is recorded
+// beside it, as a capture with a snap length does. 128 bytes hold every
+// header lfsim writes: the largest are a RoCEv2 atomic with HPCC's
+// telemetry (Ethernet 14, IPv4 20, UDP 8, INT 42, BTH 12, AtomicETH 28:
+// 124), a RoCEv1 atomic (98) and an InfiniBand one with a GRH (88),
+// while a capture of 4 KiB packets is about 30 times smaller than whole
+// frames. FullSnapLen (observe.snaplen: full) keeps every byte.
 const DefaultSnapLen = 128
+
+// FullSnapLen is tcpdump's largest snap length, more than any frame.
+const FullSnapLen = 262144
 
 // Capture is what one observed port carried, both directions, for
 // NAME.pcap.

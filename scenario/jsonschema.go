@@ -299,6 +299,11 @@ func (*allOrIntV) jsonSchema(*schemaGen, reflect.StructTag) map[string]any {
 	return anyOf(constant("all"), map[string]any{"type": "integer", "minimum": 0})
 }
 
+func (*SnaplenV) jsonSchema(*schemaGen, reflect.StructTag) map[string]any {
+	return anyOf(constant("full"), map[string]any{"type": "integer", "minimum": 64, "maximum": 262144},
+		map[string]any{"type": "string", "pattern": sizePattern})
+}
+
 func (*PauseChecksV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any {
 	one := g.ref(reflect.TypeOf(pauseCheckS{}))
 	return anyOf(one, map[string]any{"type": "array", "items": one})

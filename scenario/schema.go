@@ -1026,7 +1026,30 @@ type observeS struct {
 	Queues   SelV      `yaml:"queues"`
 	Flows    flowSelV  `yaml:"flows"`
 	Pcap     []StrV    `yaml:"pcap"`
+	Snaplen  SnaplenV  `yaml:"snaplen"`
 	Deadlock deadlockS `yaml:"deadlock"`
+}
+
+// SnaplenV is observe.snaplen: full, or how many bytes of each frame a
+// pcap keeps (64 to 262144, tcpdump's largest).
+type SnaplenV struct {
+	Full  bool
+	Bytes SizeV
+	Set   bool
+}
+
+func (s *SnaplenV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	if keyword(n, "full") {
+		s.Full, s.Set = true, true
+		return
+	}
+	if n.Kind == yaml.ScalarNode && !strings.ContainsAny(n.Value, "0123456789") {
+		d.Errorf(d.pos(n), c.path, "expected full or a size such as 128, found %s%s", Describe(n), d.Suggest(n.Value, []string{"full"}))
+		return
+	}
+	c.tag = `min:"64" max:"262144"`
+	s.Bytes.decodeNode(d, n, c)
+	s.Set = s.Bytes.Set
 }
 
 type deadlockS struct {

@@ -1,0 +1,55 @@
+package assembly
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
+)
+
+// TestSnaplen: observe.snaplen sets how much of each frame the pcaps
+// keep: 128 bytes by default (every header), whole frames with full, or
+// the bytes given; each frame's real length is kept beside it.
+func TestSnaplen(t *testing.T) {
+	// The largest frame: a WRITE First, 4096 bytes and a RETH, header to
+	// FCS.
+	first := fabric.RoCEv2Wire(fabric.OpWriteFirst, 4096) - fabric.PreambleIFGBytes
+	for _, tc := range []struct {
+		key  string
+		want int // the largest captured length of a 4 KiB packet
+	}{{"", 128}, {"  snaplen: full\n", first}, {"  snaplen: 256\n", 256}} {
+		_, r := runSource(t, "s.yaml", "topology: {kind: star, hosts: 2}\nobserve:\n  pcap: [h1]\n"+tc.key+"traffic:\n  - flow: {from: h0, to: h1, size: 64KiB}\n")
+		data, err := reports.PcapFile(r.Captures[0], r.SnapLen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var longest, wire int
+		pr, err := pcapgo.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			_, ci, err := pr.ReadPacketData()
+			if err != nil {
+				break
+			}
+			longest, wire = max(longest, ci.CaptureLength), max(wire, ci.Length)
+		}
+		if longest != tc.want || wire != first {
+			t.Errorf("%q: frames kept up to %d bytes of %d; want %d of %d", tc.key, longest, wire, tc.want, first)
+		}
+	}
+	for _, tc := range []struct{ v, want string }{
+		{"all", "t.yaml:2:32: observe.snaplen: expected full or a size such as 128, found \"all\""},
+		{"32", "t.yaml:2:32: observe.snaplen: 32 is out of range; expected 64..262144"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nobserve: {pcap: [h1], snaplen: "+tc.v+"}\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("snaplen %s: %v, want %q", tc.v, err, tc.want)
+		}
+	}
+}
