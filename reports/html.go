@@ -40,6 +40,47 @@ type page struct {
 	b     strings.Builder
 	notes []string // what was downsampled
 	n     int      // charts, for ids
+	// colors gives each series name one colour on the whole page, in the
+	// order names first appear, so that a flow or port looks the same in
+	// every chart.
+	colors map[string]string
+}
+
+// seriesPalette is ECharts' default palette and its darker half, for
+// series coloured by name.
+var seriesPalette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc",
+	"#2f4b9a", "#5a8f3c", "#c29a1c", "#b53b3b", "#3e8fb0", "#22704a", "#c25a26", "#6b3f86", "#b04f98"}
+
+// color is name's colour on this page.
+func (pg *page) color(name string) string {
+	if pg.colors == nil {
+		pg.colors = map[string]string{}
+	}
+	c, ok := pg.colors[name]
+	if !ok {
+		c = seriesPalette[len(pg.colors)%len(seriesPalette)]
+		pg.colors[name] = c
+	}
+	return c
+}
+
+// seriesName is how a chart names a series: a flow as its hosts and id
+// ("h0→h8 #3", from flows.csv), anything else as recorded.
+func seriesName(r *Run, where string) string {
+	id, ok := strings.CutPrefix(where, "flow:")
+	if !ok {
+		return where
+	}
+	if r.flowNames == nil {
+		r.flowNames = make(map[string]string, len(r.Flows))
+		for _, f := range r.Flows {
+			r.flowNames[fmt.Sprint(f.ID)] = fmt.Sprintf("%s→%s #%d", f.Src, f.Dst, f.ID)
+		}
+	}
+	if n, ok := r.flowNames[id]; ok {
+		return n
+	}
+	return where
 }
 
 func (pg *page) section(title, text string) {
@@ -398,9 +439,9 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 					rank += p.Value
 				}
 			}
-			name := where
+			name := seriesName(r, where)
 			if len(runs) > 1 {
-				name = r.Label + " · " + where
+				name = r.Label + " · " + name
 			}
 			ls = append(ls, line{name, pts, rank})
 		}
@@ -436,7 +477,9 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 		for i, p := range pts {
 			data[i] = opts.LineData{Value: []any{Round(float64(p.TimeNs)/1e3, 3), Round(p.Value, 4)}}
 		}
-		c.AddSeries(l.name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+		color := pg.color(l.name)
+		c.AddSeries(l.name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), charts.WithLineStyleOpts(opts.LineStyle{Color: color}))
 	}
 	if downsampled {
 		how := "bucket means"

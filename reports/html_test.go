@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -68,5 +70,57 @@ func TestUplinkLoad(t *testing.T) {
 	r, _ = LoadRun(dir)
 	if page := string(BuildHTML([]*Run{r})); strings.Contains(page, "Uplink load") || strings.Contains(page, "uplink imbalance") {
 		t.Error("a run without uplinks has an uplink section")
+	}
+}
+
+// TestFlowSeriesNamesAndColours: a flow's series is named by its hosts
+// and id (h0→h8 #3, not flow:3), and has the same colour in every chart
+// of the page (its throughput and its reaction point's rate here).
+func TestFlowSeriesNamesAndColours(t *testing.T) {
+	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{}, Wheres: map[string][]string{}}
+	for id, src := range []string{"h0", "h1", "h2"} {
+		r.Flows = append(r.Flows, FlowRow{ID: id, Src: src, Dst: "h8"})
+		for _, m := range []string{MetricFlowGbps, MetricRCGbps} {
+			where := fmt.Sprintf("flow:%d", id)
+			if r.Series[m] == nil {
+				r.Series[m] = map[string][]Point{}
+			}
+			// Ranks differ between the charts: flow 2 is first in one,
+			// last in the other, so the charts add the series in
+			// different orders.
+			v := float64(id + 1)
+			if m == MetricRCGbps {
+				v = float64(10 - id)
+			}
+			r.Series[m][where] = []Point{{TimeNs: 1000, Value: v}, {TimeNs: 2000, Value: v}}
+			r.Wheres[m] = append(r.Wheres[m], where)
+		}
+	}
+	page := string(BuildHTML([]*Run{r}))
+	re := regexp.MustCompile(`"name":"(h[0-9]→h8 #[0-9])","type":"line".*?"itemStyle":\{"color":"(#[0-9a-f]+)"\}`)
+	colours := map[string]map[string]bool{}
+	for _, m := range re.FindAllStringSubmatch(page, -1) {
+		if colours[m[1]] == nil {
+			colours[m[1]] = map[string]bool{}
+		}
+		colours[m[1]][m[2]] = true
+	}
+	if len(colours) != 3 {
+		t.Fatalf("flow series found: %v; want h0→h8 #0, h1→h8 #1, h2→h8 #2", colours)
+	}
+	seen := map[string]string{}
+	for name, cs := range colours {
+		if len(cs) != 1 {
+			t.Errorf("%s has colours %v; want one", name, cs)
+		}
+		for c := range cs {
+			if other, dup := seen[c]; dup {
+				t.Errorf("%s and %s share colour %s", name, other, c)
+			}
+			seen[c] = name
+		}
+	}
+	if strings.Contains(page, `"name":"flow:`) {
+		t.Error("a series is still named flow:N")
 	}
 }

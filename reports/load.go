@@ -69,6 +69,8 @@ type Run struct {
 	// Params are the scenario's settings (scenario.yaml flattened to
 	// dotted keys, with the run's seed), for labelling overlaid runs.
 	Params map[string]string
+
+	flowNames map[string]string // "3" -> "h0→h8 #3" (seriesName)
 }
 
 // LoadRun reads a run directory: summary.json is required; flows.csv,
