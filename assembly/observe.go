@@ -208,6 +208,10 @@ func (b *builder) expect() {
 	se.MinUplinkImbalance, se.MinUplinkImbalanceAt = given(e.MinUplinkImbalance.Set, e.MinUplinkImbalance.V, e, "min_uplink_imbalance")
 	se.MaxUplinkImbalance, se.MaxUplinkImbalanceAt = given(e.MaxUplinkImbalance.Set, e.MaxUplinkImbalance.V, e, "max_uplink_imbalance")
 	se.MaxFlowsCompleted, se.MaxFlowsCompletedAt = given(e.MaxFlowsCompleted.Set, e.MaxFlowsCompleted.V, e, "max_flows_completed")
+	se.MinPeakQueue, se.MinPeakQueueAt = given(e.MinPeakQueue.Set, int64(e.MinPeakQueue.V), e, "min_peak_queue")
+	se.MaxPeakQueue, se.MaxPeakQueueAt = given(e.MaxPeakQueue.Set, int64(e.MaxPeakQueue.V), e, "max_peak_queue")
+	se.MinMeanQueue, se.MinMeanQueueAt = given(e.MinMeanQueue.Set, int64(e.MinMeanQueue.V), e, "min_mean_queue")
+	se.MaxMeanQueue, se.MaxMeanQueueAt = given(e.MaxMeanQueue.Set, int64(e.MaxMeanQueue.V), e, "max_mean_queue")
 	for _, w := range e.WorkCompletions.Items {
 		se.WorkCompletions = append(se.WorkCompletions, observe.WCCheck{Status: w.Status.V, N: w.N.V, At: cite(w.Status.Pos)})
 	}

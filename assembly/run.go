@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -87,7 +88,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	if reason == "time" && s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
 		reason = "flows-done"
 	}
-	sum, rows, uplinks := n.collect(reason, v)
+	sum, rows, uplinks := n.collect(reason, v, sm.Peak())
 	sum.Warnings = append(sum.Warnings, sm.Warnings()...)
 	sum.Warnings = append(sum.Warnings, capt.Warnings()...)
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFC: log.Rows(), Captures: capt.Captures(),
@@ -107,7 +108,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 
 // collect makes the summary and flow rows at the end of a run; v is the
 // observers' view, for the expectations.
-func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []reports.FlowRow, []reports.UplinkRow) {
+func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePeak) (*reports.Summary, []reports.FlowRow, []reports.UplinkRow) {
 	s := n.Scenario
 	now := n.Eng.Now()
 	sum := &reports.Summary{
@@ -126,6 +127,7 @@ func (n *Network) collect(reason string, v *observe.View) (*reports.Summary, []r
 	}
 	var uplinks []reports.UplinkRow
 	sum.Uplinks, uplinks = n.uplinks()
+	sum.Queues = n.queueDepths(peak)
 	c := n.takeCensus()
 	rows, byteErrors := n.flowRows(sum, now, c)
 	n.countPackets(sum)
@@ -302,6 +304,34 @@ func reportTopology(t *fabric.Topology) *reports.Topo {
 // uplinks.csv's rows in node and port order): a switch's port whose peer
 // is a switch nearer the roots of the up*/down* order
 // (fabric.UpDownRanks). nil when the fabric has none, or no order.
+// queueDepths completes the sampler's peak with the switch egress queue
+// whose time-averaged depth over the run was the largest; nil when no
+// queue ever held a byte.
+func (n *Network) queueDepths(peak *reports.QueuePeak) *reports.QueuePeak {
+	q := reports.QueuePeak{}
+	if peak != nil {
+		q = *peak
+	}
+	for id, sw := range n.Switches {
+		if sw == nil {
+			continue
+		}
+		for port := range sw.Ports() {
+			for prio := uint8(0); prio < 8; prio++ {
+				if m := sw.QueueStats(port, prio).MeanBytes; m > q.MeanBytes {
+					q.MeanBytes = m
+					q.MeanQueue = fmt.Sprintf("%s:%d", n.Scenario.Topology.PortName(fabric.NodeID(id), port), prio)
+				}
+			}
+		}
+	}
+	if q.PeakBytes == 0 && q.MeanBytes == 0 {
+		return nil
+	}
+	q.MeanBytes = math.Round(q.MeanBytes)
+	return &q
+}
+
 func (n *Network) uplinks() (*reports.Uplinks, []reports.UplinkRow) {
 	t := n.Scenario.Topology
 	rank, err := fabric.UpDownRanks(t)

@@ -55,6 +55,14 @@ type Expect struct {
 	// WorkCompletions asks for exactly N of the flows' work completions
 	// with each status listed (summary flows.work_completions).
 	WorkCompletions []WCCheck
+	// MinPeakQueue and MaxPeakQueue bound the largest switch egress
+	// queue sampled (summary queues.peak_bytes), bytes.
+	MinPeakQueue, MaxPeakQueue     *int64
+	MinPeakQueueAt, MaxPeakQueueAt string
+	// MinMeanQueue and MaxMeanQueue bound the largest time-averaged
+	// switch egress queue (summary queues.mean_bytes), bytes.
+	MinMeanQueue, MaxMeanQueue     *int64
+	MinMeanQueueAt, MaxMeanQueueAt string
 }
 
 // WCCheck asks for exactly N work completions with status Status.
@@ -142,6 +150,29 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 	}
 	imbalance("min_uplink_imbalance", e.MinUplinkImbalance, e.MinUplinkImbalanceAt, true)
 	imbalance("max_uplink_imbalance", e.MaxUplinkImbalance, e.MaxUplinkImbalanceAt, false)
+	peak := func(check string, bound *int64, at string, min bool) {
+		if bound == nil {
+			return
+		}
+		var got int64
+		where := "no switch queue held a byte"
+		switch q := sum.Queues; {
+		case q == nil:
+		case strings.HasSuffix(check, "mean_queue"):
+			got, where = int64(q.MeanBytes), fmt.Sprintf("mean queue %.0f bytes at %s", q.MeanBytes, q.MeanQueue)
+		default:
+			got, where = q.PeakBytes, fmt.Sprintf("peak queue %d bytes at %s", q.PeakBytes, q.PeakQueue)
+		}
+		if min {
+			add(check, got >= *bound, at, "%s, expected at least %d", where, *bound)
+		} else {
+			add(check, got <= *bound, at, "%s, expected at most %d", where, *bound)
+		}
+	}
+	peak("min_peak_queue", e.MinPeakQueue, e.MinPeakQueueAt, true)
+	peak("max_peak_queue", e.MaxPeakQueue, e.MaxPeakQueueAt, false)
+	peak("min_mean_queue", e.MinMeanQueue, e.MinMeanQueueAt, true)
+	peak("max_mean_queue", e.MaxMeanQueue, e.MaxMeanQueueAt, false)
 	for _, c := range e.WorkCompletions {
 		got := sum.Flows.WorkCompletions[c.Status]
 		add("work_completions", got == c.N, c.At, "%d work completions %s, expected %d", got, c.Status, c.N)

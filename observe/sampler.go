@@ -39,6 +39,9 @@ type Sampler struct {
 	ccs        []congestion.Sender
 	flowKeys   []flowKeys
 	lastDelivd []int64
+
+	// peak is the largest switch egress queue sampled, and where and when.
+	peak reports.QueuePeak
 }
 
 // flowKeys are a flow's series: its goodput and its congestion control's
@@ -57,6 +60,7 @@ type Flow struct {
 }
 
 type queueSeries struct {
+	where      string // node:port:priority
 	port       *fabric.Port
 	sw         *swtch.Switch // nil for a host's port
 	prio       uint8
@@ -90,7 +94,7 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 			}
 			for _, prio := range prios {
 				where := fmt.Sprintf("%s:%d", p.Name, prio)
-				sm.queues = append(sm.queues, queueSeries{port: p, sw: sw, prio: prio,
+				sm.queues = append(sm.queues, queueSeries{where: where, port: p, sw: sw, prio: prio,
 					queueKey: sm.series.Key(reports.MetricQueueBytes, where), pausedKey: sm.series.Key(paused, where)})
 			}
 		}
@@ -114,6 +118,16 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 	return sm
 }
 
+// Peak is the largest switch egress queue the samples saw (nil when no
+// switch queue is sampled, or none ever held a byte).
+func (sm *Sampler) Peak() *reports.QueuePeak {
+	if sm.peak.PeakBytes == 0 {
+		return nil
+	}
+	p := sm.peak
+	return &p
+}
+
 // HandleEvent takes one sample.
 func (sm *Sampler) HandleEvent(*sim.Event) {
 	now := sm.eng.Now()
@@ -131,7 +145,11 @@ func (sm *Sampler) HandleEvent(*sim.Event) {
 	for i := range sm.queues {
 		q := &sm.queues[i]
 		if q.sw != nil {
-			ser.AddKey(q.queueKey, float64(q.sw.QueueBytes(q.port.Index, q.prio)))
+			b := q.sw.QueueBytes(q.port.Index, q.prio)
+			ser.AddKey(q.queueKey, float64(b))
+			if b > sm.peak.PeakBytes {
+				sm.peak = reports.QueuePeak{PeakBytes: b, PeakQueue: q.where, PeakAtNs: now.Nanoseconds()}
+			}
 		}
 		paused := q.port.PausedTime(q.prio)
 		ser.AddKey(q.pausedKey, float64(paused-q.lastPaused)/float64(dt))

@@ -81,6 +81,12 @@ var sweepMetrics = []sweepMetric{
 		}
 		return float64(s.PFC.PausedNs) / float64(s.SimTimeNs), true
 	}},
+	{"Mean queue", "KB", "the deepest switch egress queue, time-averaged over the run (summary queues.mean_bytes)", func(r *Run) (float64, bool) {
+		if r.Summary.Queues == nil {
+			return 0, false
+		}
+		return r.Summary.Queues.MeanBytes / 1e3, true
+	}},
 	{"Peak queue", "KB", "the largest egress queue at any sample (observe.interval)", func(r *Run) (float64, bool) {
 		peak, any := 0.0, false
 		for _, pts := range r.Series[MetricQueueBytes] {

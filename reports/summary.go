@@ -35,8 +35,11 @@ type Summary struct {
 	Throughput Throughput  `json:"throughput"`
 	// Uplinks is the load on the fabric's uplinks (omitted for a fabric
 	// with none, such as one switch).
-	Uplinks *Uplinks      `json:"uplinks,omitempty"`
-	Expect  []CheckResult `json:"expect"`
+	Uplinks *Uplinks `json:"uplinks,omitempty"`
+	// Queues is the largest switch egress queue sampled (omitted when no
+	// queue held a byte at a sample).
+	Queues *QueuePeak    `json:"queues,omitempty"`
+	Expect []CheckResult `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
 	// lossless configuration that dropped packets).
 	Warnings []string `json:"warnings"`
@@ -195,6 +198,19 @@ type FCTBucket struct {
 	Count       int     `json:"count"`
 	P50Slowdown float64 `json:"p50_slowdown"`
 	P99Slowdown float64 `json:"p99_slowdown"`
+}
+
+// QueuePeak says how deep the switches' egress queues ran: the largest
+// the time series sampled (every observe.interval: a peak between
+// samples is not seen), its queue (node:port:priority) and when; and the
+// queue with the largest time-averaged depth over the run (exact, not
+// sampled) and that average.
+type QueuePeak struct {
+	PeakBytes int64   `json:"peak_bytes"`
+	PeakQueue string  `json:"peak_queue"`
+	PeakAtNs  int64   `json:"peak_at_ns"`
+	MeanBytes float64 `json:"mean_bytes"`
+	MeanQueue string  `json:"mean_queue"`
 }
 
 // Throughput summarises the flows' throughputs.

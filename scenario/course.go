@@ -20,7 +20,7 @@ var Course = []CourseLab{
 	{Name: "one-and-two-sided", Topic: "One-sided and two-sided operations", Minutes: 25},
 	{Name: "memory-protection", Topic: "Memory protection", Minutes: 20},
 	{Name: "pfc-head-of-line", Topic: "PFC and head-of-line blocking", Minutes: 20},
-	{Name: "tuning-dcqcn", Topic: "Tuning DCQCN", Minutes: 30, Needs: "expectations over a sweep's points: lfsim lab check runs scenarios, not sweeps"},
+	{Name: "tuning-dcqcn", Topic: "Tuning DCQCN", Minutes: 30},
 	{Name: "pfc-storm", Topic: "PFC storm and the watchdog", Minutes: 25},
 	{Name: "deadlock", Topic: "Deadlock", Minutes: 30},
 	{Name: "infiniband", Topic: "InfiniBand credits against PFC", Minutes: 30},

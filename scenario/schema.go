@@ -1125,6 +1125,13 @@ type ExpectS struct {
 	// WorkCompletions asks for exactly so many of the flows' work
 	// completions with each status listed (summary flows.work_completions).
 	WorkCompletions WCCountsV `yaml:"work_completions"`
+	// Min/MaxPeakQueue bound summary queues.peak_bytes, the largest
+	// switch egress queue sampled; Min/MaxMeanQueue queues.mean_bytes,
+	// the largest time-averaged one.
+	MinPeakQueue SizeV `yaml:"min_peak_queue"`
+	MaxPeakQueue SizeV `yaml:"max_peak_queue"`
+	MinMeanQueue SizeV `yaml:"min_mean_queue"`
+	MaxMeanQueue SizeV `yaml:"max_mean_queue"`
 }
 
 // WCStatuses are the work completion statuses as libibverbs names them
