@@ -102,6 +102,9 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 			sw.PortDown(end[1], !up)
 		} else {
 			n.Fabric.Ports[end[0]][end[1]].SetDown(!up)
+			if h := n.HCAs[end[0]]; h != nil {
+				h.PortChanged(up)
+			}
 		}
 	}
 	aSw, bSw := n.Switches[l.A], n.Switches[l.B]

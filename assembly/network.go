@@ -32,7 +32,8 @@ type Network struct {
 	completed   int
 	faults      *faultState // faults.go
 	det         *observe.Detector
-	noDetector  bool // for the detector's benchmark only
+	events      *eventLog // the HCAs' asynchronous events (Run)
+	noDetector  bool      // for the detector's benchmark only
 	interrupted atomic.Bool
 	// polling: Run checks its stop condition only after events that
 	// call poll; polled: one did.

@@ -35,6 +35,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	sm := observe.NewSampler(v, &s.Observe, n.prioritiesInUse(), sampled)
 	sm.Start()
 	log := observe.NewPFCLog(v)
+	n.logEvents()
 	capt := observe.NewCapturer(v, s.Observe.Pcap)
 	if !n.noDetector {
 		n.det = observe.StartDetector(v, s.Observe.DeadlockAfter)
@@ -91,10 +92,20 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	sum, rows, uplinks := n.collect(reason, v, sm.Peak())
 	sum.Warnings = append(sum.Warnings, sm.Warnings()...)
 	sum.Warnings = append(sum.Warnings, capt.Warnings()...)
+	if n.events.dropped > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("events.csv holds the first %d asynchronous events only; %d more were not kept", maxEvents, n.events.dropped))
+	}
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFC: log.Rows(), Captures: capt.Captures(),
 		Topology: reportTopology(s.Topology), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
+	res.Events = n.events.rows
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
+	}
+	if len(s.AsyncWatch) > 0 {
+		if res.Extra == nil {
+			res.Extra = map[string][]byte{}
+		}
+		res.Extra["asyncwatch.txt"] = n.asyncwatchReport()
 	}
 	if s.LinkLayer == fabric.InfiniBand {
 		// The subnet manager's forwarding tables, as OpenSM dumps them.

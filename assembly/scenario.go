@@ -91,6 +91,9 @@ type Scenario struct {
 	// not in flows.csv or the summary's flow and byte counts; their
 	// results go to perftest.txt.
 	Tests []Test
+	// AsyncWatch lists the hosts an asyncwatch generator watches, in
+	// host order, each once; their events go to asyncwatch.txt.
+	AsyncWatch []fabric.NodeID
 	// Faults are the faults: entries that are modelled (action: loss).
 	Faults []Fault
 	// Observe says what to record.

@@ -216,6 +216,8 @@ func (b *builder) traffic() {
 		case *scenario.PoissonS:
 			b.poisson(i, tv, path, g, lossless)
 			stop = !b.flowsFit(tv, 0)
+		case *scenario.AsyncwatchS:
+			b.asyncwatch(g, path)
 		}
 		if stop {
 			return

@@ -452,6 +452,18 @@ func (h *HCA) QPs() []*QP {
 	return out
 }
 
+// PortChanged tells the HCA its link went down (up false) or came back:
+// it raises IBV_EVENT_PORT_ERR or IBV_EVENT_PORT_ACTIVE ("Link became
+// unavailable / active on a port", ibv_get_async_event(3)).
+func (h *HCA) PortChanged(up bool) {
+	t := EventPortErr
+	if up {
+		t = EventPortActive
+	}
+	h.asyncEvent(AsyncEvent{Type: t})
+}
+
+// asyncEvent raises ev: counted, and given to OnAsyncEvent.
 func (h *HCA) asyncEvent(ev AsyncEvent) {
 	h.Stats.AsyncEvents++
 	if h.OnAsyncEvent != nil {

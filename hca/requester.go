@@ -457,4 +457,10 @@ func (h *HCA) toErr(qp *QP) {
 	}
 	qp.rq = nil
 	qp.rdJobs = nil
+	if qp.SRQ != nil {
+		// Its RECVs are the SRQ's: the application learns that this QP
+		// will take no more of them ("Last WQE Reached on a QP
+		// associated with an SRQ", ibv_get_async_event(3)).
+		h.asyncEvent(AsyncEvent{Type: EventQPLastWQE, QP: qp})
+	}
 }

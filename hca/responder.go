@@ -376,6 +376,7 @@ func (h *HCA) rnrNak(qp *QP, p *fabric.Packet, psn int64) {
 // accessError NAKs a protection violation and moves the QP to ERR
 // (IBTA vol. 1, 9.9.3.1.2: a class C error).
 func (h *HCA) accessError(qp *QP, p *fabric.Packet, psn int64) {
+	h.asyncEvent(AsyncEvent{Type: EventQPAccessErr, QP: qp})
 	if qp.Type == RC {
 		if h.failAfterReads(qp, fabric.SyndromeNAKRemAccErr, psn) {
 			return
@@ -393,6 +394,7 @@ func (h *HCA) accessError(qp *QP, p *fabric.Packet, psn int64) {
 // invalidRequest NAKs a malformed or unsupported request and moves the
 // QP to ERR.
 func (h *HCA) invalidRequest(qp *QP, p *fabric.Packet, psn int64) {
+	h.asyncEvent(AsyncEvent{Type: EventQPReqErr, QP: qp})
 	if qp.Type == RC {
 		if h.failAfterReads(qp, fabric.SyndromeNAKInvReq, psn) {
 			return

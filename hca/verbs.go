@@ -3,6 +3,7 @@ package hca
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
@@ -281,23 +282,49 @@ type SRQ struct {
 // Len is the number of RECVs posted and not consumed.
 func (s *SRQ) Len() int { return len(s.rq) }
 
-// AsyncEventType is an asynchronous event (ibv_event_type).
+// AsyncEventType is an asynchronous event, numbered as libibverbs'
+// enum ibv_event_type numbers it (verbs.h), for the events the model
+// raises.
 type AsyncEventType uint8
 
 // Asynchronous events.
 const (
-	EventCQErr           AsyncEventType = iota // IBV_EVENT_CQ_ERR: a CQ overflowed
-	EventQPFatal                               // IBV_EVENT_QP_FATAL: a QP entered ERR
-	EventSQDrained                             // IBV_EVENT_SQ_DRAINED: SQD reached with nothing outstanding
-	EventQPLastWQE                             // IBV_EVENT_QP_LAST_WQE_REACHED
-	EventCommEstablished                       // IBV_EVENT_COMM_EST
+	EventCQErr       AsyncEventType = 0  // IBV_EVENT_CQ_ERR: a CQ overflowed
+	EventQPFatal     AsyncEventType = 1  // IBV_EVENT_QP_FATAL: a QP's requester entered ERR (retries exhausted, a local protection error)
+	EventQPReqErr    AsyncEventType = 2  // IBV_EVENT_QP_REQ_ERR: a responder got an invalid request and entered ERR
+	EventQPAccessErr AsyncEventType = 3  // IBV_EVENT_QP_ACCESS_ERR: a responder refused a remote access and entered ERR
+	EventSQDrained   AsyncEventType = 5  // IBV_EVENT_SQ_DRAINED: SQD reached with nothing outstanding
+	EventPortActive  AsyncEventType = 9  // IBV_EVENT_PORT_ACTIVE: the port's link came up
+	EventPortErr     AsyncEventType = 10 // IBV_EVENT_PORT_ERR: the port's link went down
+	EventQPLastWQE   AsyncEventType = 16 // IBV_EVENT_QP_LAST_WQE_REACHED: a QP on an SRQ entered ERR
 )
 
+// String is the event's name as libibverbs spells it (ibv_asyncwatch
+// prints it), "IBV_EVENT_PORT_ERR".
 func (t AsyncEventType) String() string {
-	return [...]string{"cq_err", "qp_fatal", "sq_drained", "qp_last_wqe_reached", "comm_est"}[t]
+	switch t {
+	case EventCQErr:
+		return "IBV_EVENT_CQ_ERR"
+	case EventQPFatal:
+		return "IBV_EVENT_QP_FATAL"
+	case EventQPReqErr:
+		return "IBV_EVENT_QP_REQ_ERR"
+	case EventQPAccessErr:
+		return "IBV_EVENT_QP_ACCESS_ERR"
+	case EventSQDrained:
+		return "IBV_EVENT_SQ_DRAINED"
+	case EventPortActive:
+		return "IBV_EVENT_PORT_ACTIVE"
+	case EventPortErr:
+		return "IBV_EVENT_PORT_ERR"
+	case EventQPLastWQE:
+		return "IBV_EVENT_QP_LAST_WQE_REACHED"
+	}
+	return "IBV_EVENT_" + strconv.Itoa(int(t))
 }
 
-// AsyncEvent is one asynchronous event.
+// AsyncEvent is one asynchronous event: on a QP, a CQ, or (neither) the
+// HCA's port, port 1.
 type AsyncEvent struct {
 	Type AsyncEventType
 	QP   *QP

@@ -185,6 +185,7 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 		pg.spread(r, len(runs) > 1)
 	}
 	pg.deadlock(runs)
+	pg.events(runs)
 	pg.cdfs(runs)
 	pg.fctBuckets(runs)
 	rateTitle, rateAxis := "DCQCN current rate", "reaction point's current rate Rc, Gb/s"

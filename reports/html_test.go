@@ -124,3 +124,27 @@ func TestFlowSeriesNamesAndColours(t *testing.T) {
 		t.Error("a series is still named flow:N")
 	}
 }
+
+// TestEventsRoundTrip: events.csv survives the round trip, and the
+// report gains the events' timeline and table.
+func TestEventsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	rows := []EventRow{{100_000, "h0", "IBV_EVENT_PORT_ERR", 10, "port 1"}, {300_000, "h0", "IBV_EVENT_PORT_ACTIVE", 9, "port 1"},
+		{4_856, "h1", "IBV_EVENT_QP_ACCESS_ERR", 3, "qp 0x000002 flow 0 responder"}}
+	if err := WriteRun(dir, &Results{Summary: &Summary{Scenario: "ev", Complete: true}, Events: rows}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.Events, rows) {
+		t.Fatalf("events.csv read back as %+v, want %+v", r.Events, rows)
+	}
+	page := string(BuildHTML([]*Run{r}))
+	for _, want := range []string{"<h2>Asynchronous events</h2>", `"name":"IBV_EVENT_PORT_ERR","type":"scatter"`, "<td>IBV_EVENT_QP_ACCESS_ERR (3)</td><td>qp 0x000002 flow 0 responder</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}

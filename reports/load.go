@@ -65,7 +65,9 @@ type Run struct {
 	PFC    []PFCRow
 	// Uplinks are uplinks.csv's rows (none when the run wrote none).
 	Uplinks []UplinkRow
-	Topo    *Topo // nil when the run has no topology.json
+	// Events are events.csv's rows (none when the run wrote none).
+	Events []EventRow
+	Topo   *Topo // nil when the run has no topology.json
 	// Params are the scenario's settings (scenario.yaml flattened to
 	// dotted keys, with the run's seed), for labelling overlaid runs.
 	Params map[string]string
@@ -147,6 +149,9 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 	}
 	if err := r.loadUplinks(filepath.Join(dir, "uplinks.csv")); err != nil {
 		return nil, err
+	}
+	if err := r.loadEvents(filepath.Join(dir, "events.csv")); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "events.csv"), err)
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, "topology.json")); err == nil {
 		var t Topo

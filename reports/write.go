@@ -66,7 +66,7 @@ func PrepareDir(dir string, force bool) error {
 
 // RunFiles are the files a run writes beside summary.json and its
 // captures (NAME.pcap).
-var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "timeseries.csv", "topology.json", "perftest.txt", "lfts.txt", "scenario.yaml", "report.html"}
+var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "events.csv", "timeseries.csv", "topology.json", "perftest.txt", "asyncwatch.txt", "lfts.txt", "scenario.yaml", "report.html"}
 
 // earlierCaptures are the pcap files an earlier run in dir may have
 // written: one per host (HOST.pcap) and per port (NODE_pN.pcap) of the
@@ -199,6 +199,9 @@ type Results struct {
 	Flows   []FlowRow
 	Series  *Series  // nil: no timeseries.csv
 	PFC     []PFCRow // pfc.csv
+	// Events are the HCAs' asynchronous events (events.csv, written
+	// when there is one).
+	Events []EventRow
 	// Extra holds further files by name (perftest.txt).
 	Extra map[string][]byte
 	// Captures are observe.pcap's ports, written as NAME.pcap.
@@ -240,6 +243,9 @@ func WriteRunFiles(dir string, r *Results) error {
 	}
 	if len(r.Uplinks) > 0 {
 		files = append(files, file{"uplinks.csv", bytesOf(UplinksCSV(r.Uplinks))})
+	}
+	if len(r.Events) > 0 {
+		files = append(files, file{"events.csv", bytesOf(EventsCSV(r.Events))})
 	}
 	if r.Series != nil {
 		files = append(files, file{"timeseries.csv", r.Series.WriteCSV})

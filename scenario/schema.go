@@ -926,6 +926,14 @@ var generators = []struct {
 	{"pingpong", true, func() any { return &PingpongS{} }},
 	{"ring_allreduce", true, func() any { return &RingAllreduceS{} }},
 	{"poisson", true, func() any { return &PoissonS{} }},
+	{"asyncwatch", true, func() any { return &AsyncwatchS{} }},
+}
+
+// AsyncwatchS is ibv_asyncwatch on each of hosts: it prints every
+// asynchronous event their HCAs raise.
+type AsyncwatchS struct {
+	meta
+	Hosts NameListV `yaml:"hosts" required:""`
 }
 
 // TrafficV is one item of traffic:, a mapping with one key, the

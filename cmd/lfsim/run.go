@@ -138,9 +138,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if !*quiet {
-		if txt, ok := res.Extra["perftest.txt"]; ok {
-			stdout.Write(txt) // perftest and pingpong print their results, as the tools do
-			fmt.Fprintln(stdout)
+		for _, name := range []string{"perftest.txt", "asyncwatch.txt"} {
+			if txt, ok := res.Extra[name]; ok {
+				stdout.Write(txt) // the programs print their results, as the tools do
+				fmt.Fprintln(stdout)
+			}
 		}
 		printSummary(stdout, sum, failed, dir)
 	}
