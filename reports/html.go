@@ -465,10 +465,10 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 	c.SetGlobalOptions(charts.WithInitializationOpts(pg.init(metric, "420px")),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (µs)", Scale: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (µs)", NameLocation: "middle", NameGap: 25, Scale: opts.Bool(true)}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(true)}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}, opts.DataZoom{Type: "inside", XAxisIndex: []int{0}}),
-		charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "70", Left: "70", Right: "30"}),
+		charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "90", Left: "70", Right: "30"}),
 		charts.WithAnimation(false))
 	downsampled := false
 	for _, l := range all {
@@ -600,7 +600,7 @@ func (pg *page) heatmap(r *Run, label bool) {
 	height := fmt.Sprintf("%dpx", 140+14*len(rows))
 	h.SetGlobalOptions(charts.WithInitializationOpts(pg.init("heatmap", height)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xs, Name: "time"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xs, Name: "time", NameLocation: "middle", NameGap: 25}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: ys}),
 		charts.WithGridOpts(opts.Grid{Top: "20", Bottom: "60", Left: "110", Right: "30"}),
 		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
@@ -685,9 +685,9 @@ func (pg *page) spread(r *Run, label bool) {
 	s.SetGlobalOptions(charts.WithInitializationOpts(pg.init("spread", height)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (µs)", Scale: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (µs)", NameLocation: "middle", NameGap: 25, Scale: opts.Bool(true)}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true)}),
-		charts.WithGridOpts(opts.Grid{Top: "40", Bottom: "60", Left: "150", Right: "30"}),
+		charts.WithGridOpts(opts.Grid{Top: "40", Bottom: "80", Left: "150", Right: "30"}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}),
 		charts.WithAnimation(false))
 	s.AddSeries("PAUSE sent", pauses, charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 4}))
