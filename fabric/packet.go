@@ -121,6 +121,9 @@ type Packet struct {
 	// per ACK with delayed ACKs off; RoCE itself echoes with CNPs). Here,
 	// in QKey's padding, because an ACK has no DETH.
 	ECE uint16
+	// SE is BTH's solicited-event bit, on the last packet of a SEND or
+	// WRITE with immediate posted with IBV_SEND_SOLICITED.
+	SE bool
 	// AtomicETH: swap or add data (SwapAdd) and compare data (Compare);
 	// AtomicAckETH: the original remote value (OrigData).
 	SwapAdd, Compare, OrigData uint64

@@ -156,6 +156,7 @@ const (
 	evStorm
 	evNICWatchdog
 	evPostRecv
+	evCQPeriod
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -715,6 +716,8 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 			return
 		}
 		h.post(p.qp, p.wqe)
+	case evCQPeriod:
+		ev.Data.(*CQ).periodOver()
 	case evPostRecv:
 		p := ev.Data.(*postRecv)
 		_ = h.PostRecv(p.qp, p.wr) // refused: not posted (PostRecvAt)

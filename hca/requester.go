@@ -112,6 +112,9 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		if w.Op.hasImm() && i == w.reqPkts-1 {
 			p.Imm = w.wr.Imm
 		}
+		if w.wr.Solicited && i == w.reqPkts-1 && (w.Op == WRSend || w.Op == WRSendImm || w.Op == WRWriteImm) {
+			p.SE = true
+		}
 		p.AckReq = i == w.reqPkts-1 || (h.Prof.AckEvery > 0 && (psn+1-w.FirstPSN)%int64(h.Prof.AckEvery) == 0)
 	}
 	p.Opcode = qp.Type.transport() | op

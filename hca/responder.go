@@ -203,7 +203,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 		qp.curRecvOff += payload
 		if isLast(op) {
 			qp.curRecv = nil
-			wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: qp.curRecvOff, Src: p.Src, SrcQP: p.SrcQP}
+			wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: qp.curRecvOff, Src: p.Src, SrcQP: p.SrcQP, Solicited: p.SE}
 			if op == fabric.OpSendLastImm || op == fabric.OpSendOnlyImm {
 				wc.Imm, wc.HasImm = p.Imm, true
 			}
@@ -280,7 +280,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			qp.curMR = nil
 		}
 		if r != nil {
-			h.completeRecv(qp, r, WC{Status: WCSuccess, Opcode: WCOpRecvImm, ByteLen: qp.msgLen, Imm: p.Imm, HasImm: true, Src: p.Src, SrcQP: p.SrcQP})
+			h.completeRecv(qp, r, WC{Status: WCSuccess, Opcode: WCOpRecvImm, ByteLen: qp.msgLen, Imm: p.Imm, HasImm: true, Src: p.Src, SrcQP: p.SrcQP, Solicited: p.SE})
 		}
 	case fabric.OpReadRequest:
 		if !rc {
@@ -587,7 +587,7 @@ func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
 		return
 	}
 	n := int64(p.Payload)
-	wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: grhBytes + n, SrcQP: p.SrcQP, Src: p.Src}
+	wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: grhBytes + n, SrcQP: p.SrcQP, Src: p.Src, Solicited: p.SE}
 	if op := p.Opcode.Operation(); op == fabric.OpSendOnlyImm {
 		wc.Imm, wc.HasImm = p.Imm, true
 	}

@@ -135,7 +135,12 @@ type SendWR struct {
 	// (IBV_SEND_INLINE): no DMA read of the payload, at most
 	// Profile.MaxInline bytes.
 	Inline bool
-	Imm    uint32
+	// Solicited sets the solicited-event bit on the message's last
+	// packet (IBV_SEND_SOLICITED; SEND and WRITE with immediate): a
+	// receiver whose CQ is armed for solicited completions only gets an
+	// event for it.
+	Solicited bool
+	Imm       uint32
 	// RemoteAddr and RKey name the remote memory of WRITE, READ and
 	// atomics.
 	RemoteAddr uint64
@@ -204,6 +209,10 @@ type WC struct {
 	SrcQP   uint32 // UD: the sender's QP
 	Src     fabric.NodeID
 	At      sim.Time
+	// Solicited: a RECV completion whose message had the solicited-event
+	// bit (IBV_SEND_SOLICITED at the sender; BTH's SE). ibv_wc has no
+	// such field; the completion channel reads it (CQ.ReqNotify).
+	Solicited bool
 }
 
 func (w WC) String() string {
@@ -226,10 +235,14 @@ type CQ struct {
 	Depth     int
 	Overflows int64
 	OnEvent   func(cq *CQ)
+	// Channel, if set, is the completion channel's event handler
+	// (ibv_get_cq_event): called once per ReqNotify, as cqevents.go says.
+	Channel func(cq *CQ)
 
 	hca     *HCA
 	entries []WC
 	head    int
+	notify  cqNotify
 }
 
 // Poll removes and returns up to n completions, oldest first
@@ -269,6 +282,7 @@ func (c *CQ) push(wc WC) {
 	if c.OnEvent != nil {
 		c.OnEvent(c)
 	}
+	c.channel(wc)
 }
 
 // SRQ is a shared receive queue: QPs created with it take their RECVs

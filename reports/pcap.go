@@ -186,7 +186,11 @@ func appendTransport(b []byte, p *fabric.Packet) []byte {
 	if op == fabric.OpCNP {
 		pad = 0
 	}
-	b = append(b, byte(op), byte(pad<<4), 0xFF, 0xFF, 0,
+	se := byte(0)
+	if p.SE {
+		se = 0x80
+	}
+	b = append(b, byte(op), se|byte(pad<<4), 0xFF, 0xFF, 0,
 		byte(p.DestQP>>16), byte(p.DestQP>>8), byte(p.DestQP))
 	ack := byte(0)
 	if p.AckReq {
