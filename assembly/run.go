@@ -377,3 +377,22 @@ func (n *Network) uplinks() (*reports.Uplinks, []reports.UplinkRow) {
 	}
 	return u, rows
 }
+
+// BytesProgress is how far a run that stops when its flows are done has
+// got: the payload delivered of all its flows' bytes. ok is false when
+// that is not the measure: the run stops on time alone, or some of its
+// traffic is not known before it runs (poisson flows) or is not flows
+// (perftest, pingpong).
+func (n *Network) BytesProgress() (done, total int64, ok bool) {
+	s := n.Scenario
+	if !s.Stop.WhenFlowsDone || len(s.Poisson) > 0 || len(n.Tests) > 0 || len(n.Flows) == 0 {
+		return 0, 0, false
+	}
+	for _, fr := range n.Flows {
+		total += fr.Flow.Size
+		if fr.started {
+			done += min(fr.delivered(), fr.Flow.Size)
+		}
+	}
+	return done, total, total > 0
+}

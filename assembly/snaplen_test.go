@@ -53,3 +53,27 @@ func TestSnaplen(t *testing.T) {
 		}
 	}
 }
+
+// TestBytesProgress: a run that stops when its flows are done measures
+// its progress in bytes delivered of those offered, from 0 to all of
+// them; a run that stops on time, or whose traffic is not all known in
+// advance, does not.
+func TestBytesProgress(t *testing.T) {
+	const topo = "topology: {kind: star, hosts: 3}\n"
+	n := buildSource(t, "p.yaml", "stop: {at: 10ms, when: flows-done}\n"+topo+"traffic:\n  - incast: {to: h2, from: [h0, h1], size: 1MiB}\n")
+	if d, total, ok := n.BytesProgress(); !ok || d != 0 || total != 2<<20 {
+		t.Errorf("before the run: %d of %d (%v), want 0 of 2 MiB", d, total, ok)
+	}
+	n.Run(nil)
+	if d, total, ok := n.BytesProgress(); !ok || d != total {
+		t.Errorf("after the run: %d of %d (%v), want all", d, total, ok)
+	}
+	for _, src := range []string{
+		"stop: {at: 1ms}\n" + topo + "traffic:\n  - flow: {from: h0, to: h1, size: 1MiB}\n",
+		"stop: {at: 1ms, when: flows-done}\n" + topo + "traffic:\n  - poisson: {hosts: all, load: 10%, sizes: 4096, until: 100us}\n",
+	} {
+		if _, _, ok := buildSource(t, "p.yaml", src).BytesProgress(); ok {
+			t.Errorf("bytes are the measure of\n%s", src)
+		}
+	}
+}

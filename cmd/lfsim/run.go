@@ -70,7 +70,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	tightenGC()
+	showProgress := !*quiet && (*progress || isTerminal(os.Stderr))
+	endBuild := func() {}
+	if showProgress {
+		endBuild = building(stderr, sc.Name)
+	}
 	net, err := assembly.Build(sc)
+	endBuild()
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
@@ -92,8 +98,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var show func(now sim.Time, events uint64)
 	endProgress := func() {}
-	if !*quiet && (*progress || isTerminal(os.Stderr)) {
-		show, endProgress = newProgress(stderr, sc.Stop.At)
+	if showProgress {
+		show, endProgress = newProgress(stderr, sc.Stop.At, net.BytesProgress)
 	}
 	res := net.Run(show)
 	sum := res.Summary
