@@ -286,20 +286,3 @@ func csvLine(fields []string) string {
 	return b.String()
 }
 
-// Slurm returns an sbatch script that runs the sweep as a job array, one
-// point per task: exe is the lfsim binary, sweepFile and dir absolute.
-func Slurm(sw *Sweep, exe, sweepFile, dir string) []byte {
-	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-	var b strings.Builder
-	fmt.Fprintf(&b, "#!/bin/bash\n")
-	fmt.Fprintf(&b, "# lfsim sweep %s: %d points, one per array task.\n", sw.Name, len(sw.Points))
-	fmt.Fprintf(&b, "# Submit with: sbatch %s\n", q(filepath.Join(dir, "sweep.sbatch")))
-	fmt.Fprintf(&b, "# When every task has finished: %s sweep %s -o %s --collect\n", q(exe), q(sweepFile), q(dir))
-	fmt.Fprintf(&b, "#SBATCH --job-name=lfsim-%s\n", sw.Name)
-	fmt.Fprintf(&b, "#SBATCH --array=0-%d\n", len(sw.Points)-1)
-	fmt.Fprintf(&b, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n")
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(dir, "slurm", "%A_%a.out"))
-	fmt.Fprintf(&b, "set -euo pipefail\n")
-	fmt.Fprintf(&b, "exec %s sweep %s -o %s --index \"$SLURM_ARRAY_TASK_ID\"\n", q(exe), q(sweepFile), q(dir))
-	return []byte(b.String())
-}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -30,7 +31,17 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	out := fs.StringP("output", "o", "", "the sweep's folder (default lfsim-out/NAME, NAME the sweep file's)")
 	jobs := fs.IntP("jobs", "j", 0, "points run at once (default GOMAXPROCS)")
 	index := fs.Int("index", -1, "run only point I (0-based; default $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX when set)")
-	emit := fs.String("emit", "", "write a cluster script instead of running: slurm")
+	emit := fs.String("emit", "", "write a cluster job instead of running: slurm (sweep.sbatch) or kubernetes (sweep.job.yaml)")
+	var cl sweep.Cluster
+	fs.StringVar(&cl.Exe, "lfsim", "lfsim", "--emit: the lfsim binary as the cluster's nodes find it (a path, or a name on their PATH)")
+	fs.StringVar(&cl.Time, "time", "", "--emit slurm: each task's time limit (sbatch --time, e.g. 1:00:00)")
+	fs.StringVar(&cl.Mem, "mem", "", "--emit: each task's memory (sbatch --mem, e.g. 4G; kubernetes: a request and limit, e.g. 4Gi)")
+	fs.StringVar(&cl.Partition, "partition", "", "--emit slurm: the partition (sbatch --partition)")
+	fs.StringVar(&cl.Account, "account", "", "--emit slurm: the account (sbatch --account)")
+	fs.StringVar(&cl.Image, "image", "", "--emit kubernetes: the container image that has lfsim")
+	fs.StringVar(&cl.Claim, "claim", "lfsim-work", "--emit kubernetes: the persistent volume claim holding the sweep file, its base and the output")
+	fs.StringVar(&cl.Workdir, "workdir", "/work", "--emit kubernetes: where the volume is mounted in the pods")
+	fs.IntVar(&cl.Parallelism, "parallelism", 0, "--emit kubernetes: pods at once (default every point)")
 	collect := fs.Bool("collect", false, "run nothing: collect the points' results into sweep.csv and report.html")
 	force := fs.Bool("force", false, "rerun points that are already complete")
 	quiet := fs.BoolP("quiet", "q", false, "print no line per point")
@@ -42,8 +53,12 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lfsim sweep: give one sweep file (base:, vary:, repeat:)")
 		return exitUsage
 	}
-	if *emit != "" && *emit != "slurm" {
-		fmt.Fprintf(stderr, "lfsim sweep: --emit takes slurm, not %q\n", *emit)
+	if *emit != "" && *emit != "slurm" && *emit != "kubernetes" {
+		fmt.Fprintf(stderr, "lfsim sweep: --emit takes slurm or kubernetes, not %q\n", *emit)
+		return exitUsage
+	}
+	if *emit == "kubernetes" && cl.Image == "" {
+		fmt.Fprintln(stderr, "lfsim sweep: --emit kubernetes needs --image, a container image that has lfsim")
 		return exitUsage
 	}
 	if !setMemoryLimit("sweep", *maxMem, stderr) {
@@ -58,15 +73,17 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		dir = filepath.Join("lfsim-out", sw.Name)
 	}
+	if *emit == "kubernetes" {
+		return emitKubernetes(sw, cl, fs.Arg(0), dir, stdout, stderr)
+	}
 	if *emit == "slurm" {
-		exe, err1 := os.Executable()
 		file, err2 := filepath.Abs(fs.Arg(0))
 		adir, err3 := filepath.Abs(dir)
-		if err := errors.Join(err1, err2, err3, os.MkdirAll(filepath.Join(adir, "slurm"), 0o755)); err != nil {
+		if err := errors.Join(err2, err3, os.MkdirAll(filepath.Join(adir, "slurm"), 0o755)); err != nil {
 			fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
 			return exitInternal
 		}
-		if err := reports.WriteFileAtomic(adir, "sweep.sbatch", sweep.Slurm(sw, exe, file, adir)); err != nil {
+		if err := reports.WriteFileAtomic(adir, "sweep.sbatch", sweep.SlurmScript(sw, cl, file, adir)); err != nil {
 			fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
 			return exitInternal
 		}
@@ -125,4 +142,28 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		code = exitFailed
 	}
 	return code
+}
+
+// emitKubernetes writes sweep.job.yaml, an Indexed Job over the sweep's
+// points. The sweep file and the output folder are named relative to the
+// volume the pods mount, which is this directory's content: both must be
+// relative paths inside it.
+func emitKubernetes(sw *sweep.Sweep, cl sweep.Cluster, file, dir string, stdout, stderr io.Writer) int {
+	for _, p := range []string{file, dir} {
+		if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
+			fmt.Fprintf(stderr, "lfsim sweep: --emit kubernetes: %s must be a path inside the volume, relative to this directory (the volume's root)\n", p)
+			return exitUsage
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+		return exitInternal
+	}
+	if err := reports.WriteFileAtomic(dir, "sweep.job.yaml", sweep.KubernetesJob(sw, cl, file, dir)); err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+		return exitInternal
+	}
+	fmt.Fprintf(stdout, "%s: %d points; apply with: kubectl apply -f %s\nthen collect with: lfsim sweep %s -o %s --collect\n",
+		filepath.Join(dir, "sweep.job.yaml"), len(sw.Points), filepath.Join(dir, "sweep.job.yaml"), file, dir)
+	return exitOK
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // --emit slurm writes a job array over the points; --index (or
@@ -42,5 +44,79 @@ func TestSweepCommand(t *testing.T) {
 	o.Reset()
 	if code := Main([]string{"sweep", sf, "-o", out, "-q"}, &o, &e); code != exitOK || !strings.Contains(o.String(), "3 of 3 points complete") {
 		t.Fatalf("whole sweep: %d %q %s", code, o.String(), e.String())
+	}
+}
+
+// TestSweepEmitCluster: --emit slurm takes the binary's path on the
+// cluster (default lfsim, on its PATH; never this build's path) and the
+// resource flags; --emit kubernetes writes an Indexed Job over the
+// points whose pods mount the volume that holds the sweep, and needs an
+// image.
+func TestSweepEmitCluster(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("b.yaml", []byte("stop: {at: 1ms, when: flows-done}\ntopology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 64KiB}}]\n"), 0o644)
+	os.WriteFile("s.yaml", []byte("base: b.yaml\nvary:\n  traffic[0].flow.size: [16KiB, 32KiB, 64KiB]\n"), 0o644)
+	var o, e bytes.Buffer
+	if code := Main([]string{"sweep", "s.yaml", "-o", "out", "--emit", "slurm", "--time", "0:30:00", "--mem", "4G", "--partition", "short", "--account", "netlab"}, &o, &e); code != exitOK {
+		t.Fatalf("emit slurm: %d %s", code, e.String())
+	}
+	script, _ := os.ReadFile(filepath.Join("out", "sweep.sbatch"))
+	for _, want := range []string{"#SBATCH --time=0:30:00\n", "#SBATCH --mem=4G\n", "#SBATCH --partition=short\n", "#SBATCH --account=netlab\n", "exec 'lfsim' sweep '"} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("sweep.sbatch lacks %q:\n%s", want, script)
+		}
+	}
+	if code := Main([]string{"sweep", "s.yaml", "-o", "out", "--emit", "kubernetes"}, &o, &e); code != exitUsage || !strings.Contains(e.String(), "needs --image") {
+		t.Errorf("kubernetes without an image: %d %q", code, e.String())
+	}
+	e.Reset()
+	if code := Main([]string{"sweep", "s.yaml", "-o", "out", "--emit", "kubernetes", "--image", "lfsim:1", "--mem", "2Gi", "--parallelism", "2"}, &o, &e); code != exitOK {
+		t.Fatalf("emit kubernetes: %d %s", code, e.String())
+	}
+	data, err := os.ReadFile(filepath.Join("out", "sweep.job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+		Metadata   struct{ Name string }
+		Spec       struct {
+			CompletionMode string `yaml:"completionMode"`
+			Completions    int
+			Parallelism    int
+			Template       struct {
+				Spec struct {
+					Containers []struct {
+						Image        string
+						Command      []string
+						VolumeMounts []struct {
+							MountPath string `yaml:"mountPath"`
+						} `yaml:"volumeMounts"`
+						Resources struct{ Limits map[string]string }
+					}
+					Volumes []struct {
+						PersistentVolumeClaim struct {
+							ClaimName string `yaml:"claimName"`
+						} `yaml:"persistentVolumeClaim"`
+					}
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &job); err != nil {
+		t.Fatalf("sweep.job.yaml: %v\n%s", err, data)
+	}
+	c := job.Spec.Template.Spec.Containers
+	if job.APIVersion != "batch/v1" || job.Kind != "Job" || job.Metadata.Name != "lfsim-s" || job.Spec.CompletionMode != "Indexed" ||
+		job.Spec.Completions != 3 || job.Spec.Parallelism != 2 || len(c) != 1 || c[0].Image != "lfsim:1" ||
+		strings.Join(c[0].Command, " ") != "lfsim sweep /work/s.yaml -o /work/out -q" || c[0].VolumeMounts[0].MountPath != "/work" ||
+		c[0].Resources.Limits["memory"] != "2Gi" || job.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "lfsim-work" {
+		t.Errorf("sweep.job.yaml:\n%s", data)
+	}
+	e.Reset()
+	if code := Main([]string{"sweep", "s.yaml", "-o", filepath.Join(dir, "abs"), "--emit", "kubernetes", "--image", "x"}, &o, &e); code != exitUsage || !strings.Contains(e.String(), "inside the volume") {
+		t.Errorf("an absolute output: %d %q", code, e.String())
 	}
 }
