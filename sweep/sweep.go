@@ -285,4 +285,3 @@ func csvLine(fields []string) string {
 	b.WriteByte('\n')
 	return b.String()
 }
-
