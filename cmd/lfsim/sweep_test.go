@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -118,5 +121,61 @@ func TestSweepEmitCluster(t *testing.T) {
 	e.Reset()
 	if code := Main([]string{"sweep", "s.yaml", "-o", filepath.Join(dir, "abs"), "--emit", "kubernetes", "--image", "x"}, &o, &e); code != exitUsage || !strings.Contains(e.String(), "inside the volume") {
 		t.Errorf("an absolute output: %d %q", code, e.String())
+	}
+}
+
+// TestSlurmSweep: on a real Slurm (CI starts a single-node one with
+// .ci/start-slurm.sh and sets LFSIM_SLURM=1), the script --emit slurm
+// writes is submitted with sbatch, runs a task per point, and --collect
+// then gives the same sweep.csv as the sweep run here (the folder column
+// aside).
+func TestSlurmSweep(t *testing.T) {
+	if os.Getenv("LFSIM_SLURM") != "1" {
+		t.Skip("needs a running Slurm: set LFSIM_SLURM=1 where one is up (.ci/start-slurm.sh starts one)")
+	}
+	sbatch := needTool(t, "sbatch")
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("b.yaml", []byte("stop: {at: 1ms, when: flows-done}\ntopology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 64KiB}}]\n"), 0o644)
+	os.WriteFile("s.yaml", []byte("base: b.yaml\nvary:\n  traffic[0].flow.size: [16KiB, 32KiB, 64KiB]\n  hca.mtu: [1024, 4096]\n"), 0o644)
+	var o, e bytes.Buffer
+	// The tasks run this test binary as lfsim (LFSIM_TEST_AS_MAIN, which
+	// sbatch passes on with the rest of the environment).
+	t.Setenv("LFSIM_TEST_AS_MAIN", "1")
+	if code := Main([]string{"sweep", "s.yaml", "-o", "slurm-out", "--emit", "slurm", "--lfsim", os.Args[0], "--time", "5:00"}, &o, &e); code != exitOK {
+		t.Fatalf("emit: %d %s", code, e.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sbatch, "--wait", filepath.Join("slurm-out", "sweep.sbatch"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		logs, _ := filepath.Glob(filepath.Join("slurm-out", "slurm", "*.out"))
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			t.Logf("%s:\n%s", l, b)
+		}
+		t.Fatalf("sbatch --wait: %v\n%s", err, out)
+	}
+	t.Setenv("LFSIM_TEST_AS_MAIN", "")
+	o.Reset()
+	if code := Main([]string{"sweep", "s.yaml", "-o", "slurm-out", "--collect"}, &o, &e); code != exitOK || !strings.Contains(o.String(), "6 of 6 points complete") {
+		t.Fatalf("collect: %d %q %s", code, o.String(), e.String())
+	}
+	if code := Main([]string{"sweep", "s.yaml", "-o", "local-out", "-q"}, &o, &e); code != exitOK {
+		t.Fatalf("local sweep: %d %s", code, e.String())
+	}
+	cut := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(name, "sweep.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			rows = append(rows, l[:strings.LastIndexByte(l, ',')]) // the folder column differs
+		}
+		return strings.Join(rows, "\n")
+	}
+	if a, b := cut("slurm-out"), cut("local-out"); a != b {
+		t.Errorf("sweep.csv on Slurm:\n%s\nhere:\n%s", a, b)
 	}
 }
