@@ -168,7 +168,11 @@ func (b *browser) open(t *testing.T, path string) ([]string, time.Duration) {
 func TestReportsInChromium(t *testing.T) {
 	b := newBrowser(t)
 	art := artifactDir(t)
-	for _, e := range scenario.Examples() {
+	examples := scenario.Examples()
+	if testing.Short() {
+		examples = examples[:min(3, len(examples))] // -short: a few pages, not every example's
+	}
+	for _, e := range examples {
 		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
 		b.mu.Lock()
 		b.errors, b.requests = nil, nil

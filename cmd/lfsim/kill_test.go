@@ -133,6 +133,9 @@ func tempFiles(dir string) []string {
 // are there, and with --force it redoes the run completely and leaves no
 // temporary file.
 func TestKillRunAtRandomMoments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 25 runs killed one after another")
+	}
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "long.yaml")
 	if err := os.WriteFile(scen, []byte(killLong), 0o644); err != nil {
@@ -175,6 +178,9 @@ func TestKillRunAtRandomMoments(t *testing.T) {
 // again, it skips the complete ones, redoes the rest, and ends with every
 // point complete, a full sweep.csv and no temporary file.
 func TestKillSweepAtRandomMoments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: sweeps killed one after another")
+	}
 	dir := t.TempDir()
 	base := strings.Replace(killLong, "400ms", "60ms", 1)
 	if err := os.WriteFile(filepath.Join(dir, "long.yaml"), []byte(base), 0o644); err != nil {
