@@ -61,6 +61,10 @@ Usage:
                       also run another build in turn and print the ratios
   lfsim completion bash|zsh|fish
                       print a shell completion script (source it)
+  lfsim devinfo [SCENARIO] [HOST]
+                      what ibv_devinfo -v prints for the simulated HCAs
+  lfsim devices [SCENARIO]
+                      what ibv_devices prints
   lfsim schema [scenario|sweep]
                       print the format's JSON Schema (for an editor's
                       yaml-language-server)
@@ -132,6 +136,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return completionCmd(args[1:], stdout, stderr)
 	case "schema":
 		return schemaCmd(args[1:], stdout, stderr)
+	case "devinfo":
+		return devinfoCmd(args[1:], stdout, stderr)
+	case "devices":
+		return devicesCmd(args[1:], stdout, stderr)
 	case "__complete":
 		return completeCmd(args[1:], stdout)
 	case "help", "-h", "--help":

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -359,5 +361,69 @@ func TestSchemaCommand(t *testing.T) {
 	}
 	if code, _, errs := lfsim(t, "schema", "topology"); code != exitUsage || !strings.Contains(errs, "scenario (the default) or sweep") {
 		t.Errorf("schema topology: exit %d, %q", code, errs)
+	}
+}
+
+// TestDevinfo: lfsim devinfo's fields, parsed as a script parses
+// ibv_devinfo -v, are the model's own values for the host: its profile's
+// MTU, max_rd_atomic and largest message, its link's width and speed,
+// its LID on InfiniBand, its GIDs; lfsim devices lists each host's
+// device with the node GUID devinfo prints.
+func TestDevinfo(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ src, host string }{
+		{"topology: {kind: star, hosts: 3, link: {rate: 200Gbps}}\nhca: {mtu: 1024, max_rd_atomic: 4}\n", "h2"},
+		{"topology: {kind: star, hosts: 3, link: {rate: 4xEDR}}\nswitch: {link_layer: infiniband, ib: {data_vls: 4}}\nsubnet_manager: {lmc: 1}\n", "h1"},
+	} {
+		file := filepath.Join(dir, "d.yaml")
+		os.WriteFile(file, []byte(tc.src), 0o644)
+		code, out, errs := lfsim(t, "devinfo", file, tc.host)
+		if code != exitOK {
+			t.Fatalf("devinfo: %d %s", code, errs)
+		}
+		fields := map[string]string{}
+		for _, l := range strings.Split(out, "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(l), ":"); ok && !strings.HasPrefix(l, "#") {
+				fields[k] = strings.TrimSpace(v)
+			}
+		}
+		sc, err := assembly.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, _ := sc.Topology.Lookup(tc.host)
+		p := sc.HCAProfile(h)
+		ib := sc.LinkLayer == fabric.InfiniBand
+		lid := "0"
+		if ib {
+			lid = fmt.Sprint(fabric.AssignLIDsLMC(sc.Topology, sc.IB.LMC).Of(h))
+		}
+		rate := sc.Topology.Links[sc.Topology.Nodes[h].Ports[0].Link].Rate
+		want := map[string]string{
+			"hca_id": "lfsim0", "active_mtu": fmt.Sprintf("%d (%d)", p.MTU, map[int]int{1024: 3, 4096: 5}[p.MTU]),
+			"max_qp_init_rd_atom": fmt.Sprint(p.MaxRdAtomic), "max_qp_rd_atom": fmt.Sprint(p.MaxDestRdAtomic),
+			"max_msg_sz": fmt.Sprintf("0x%x", p.MaxMsgSize), "port_lid": lid, "port_lmc": fmt.Sprintf("0x%02x", sc.IB.LMC),
+			"link_layer": map[bool]string{true: "InfiniBand", false: "Ethernet"}[ib],
+			"effective_speed": fmt.Sprintf("%.1f Gbps", float64(rate)/1e9), "active_width": "4X (2)",
+			"active_speed": map[fabric.Rate]string{200 * fabric.Gbps: "50.0 Gbps (64)", 100 * fabric.Gbps: "25.0 Gbps (32)"}[rate],
+			"node_guid": fmt.Sprintf("%04x:%04x:%04x:%04x", fabric.GUID(h)>>48, fabric.GUID(h)>>32&0xffff, fabric.GUID(h)>>16&0xffff, fabric.GUID(h)&0xffff),
+		}
+		if ib {
+			want["max_vl_num"] = "4 (3)"
+		} else {
+			want["GID[  1]"] = "::ffff:10.0.0.3, RoCE v2"
+		}
+		for k, v := range want {
+			if fields[k] != v {
+				t.Errorf("%s %s: %s is %q, want %q", tc.host, map[bool]string{true: "ib", false: "ethernet"}[ib], k, fields[k], v)
+			}
+		}
+		code, out, _ = lfsim(t, "devices", file)
+		if code != exitOK || !strings.Contains(out, fmt.Sprintf("    lfsim0          \t%016x\n", fabric.GUID(h))) {
+			t.Errorf("devices:\n%s", out)
+		}
+	}
+	if code, _, errs := lfsim(t, "devinfo", "incast-8to1", "h99"); code != exitUsage || !strings.Contains(errs, "has no host h99") {
+		t.Errorf("devinfo of a missing host: %d %q", code, errs)
 	}
 }
