@@ -403,10 +403,10 @@ func TestDevinfo(t *testing.T) {
 			"hca_id": "lfsim0", "active_mtu": fmt.Sprintf("%d (%d)", p.MTU, map[int]int{1024: 3, 4096: 5}[p.MTU]),
 			"max_qp_init_rd_atom": fmt.Sprint(p.MaxRdAtomic), "max_qp_rd_atom": fmt.Sprint(p.MaxDestRdAtomic),
 			"max_msg_sz": fmt.Sprintf("0x%x", p.MaxMsgSize), "port_lid": lid, "port_lmc": fmt.Sprintf("0x%02x", sc.IB.LMC),
-			"link_layer": map[bool]string{true: "InfiniBand", false: "Ethernet"}[ib],
+			"link_layer":      map[bool]string{true: "InfiniBand", false: "Ethernet"}[ib],
 			"effective_speed": fmt.Sprintf("%.1f Gbps", float64(rate)/1e9), "active_width": "4X (2)",
 			"active_speed": map[fabric.Rate]string{200 * fabric.Gbps: "50.0 Gbps (64)", 100 * fabric.Gbps: "25.0 Gbps (32)"}[rate],
-			"node_guid": fmt.Sprintf("%04x:%04x:%04x:%04x", fabric.GUID(h)>>48, fabric.GUID(h)>>32&0xffff, fabric.GUID(h)>>16&0xffff, fabric.GUID(h)&0xffff),
+			"node_guid":    fmt.Sprintf("%04x:%04x:%04x:%04x", fabric.GUID(h)>>48, fabric.GUID(h)>>32&0xffff, fabric.GUID(h)>>16&0xffff, fabric.GUID(h)&0xffff),
 		}
 		if ib {
 			want["max_vl_num"] = "4 (3)"
