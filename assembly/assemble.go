@@ -95,9 +95,12 @@ func Build(s *Scenario) (*Network, error) {
 	for _, t := range s.Tests {
 		tr := &TestRun{Test: t}
 		var err error
-		if t.Kind == "perftest" {
+		switch t.Kind {
+		case "perftest":
 			tr.Perftest, err = hca.NewPerftest(n.HCAs[t.Src], n.HCAs[t.Dst], t.Perftest)
-		} else {
+		case "rping":
+			tr.Rping, err = hca.NewRping(n.HCAs[t.Src], n.HCAs[t.Dst], t.Rping)
+		default:
 			tr.Pingpong, err = hca.NewPingpong(n.HCAs[t.Src], n.HCAs[t.Dst], t.Pingpong)
 		}
 		if err != nil {

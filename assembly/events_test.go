@@ -56,3 +56,31 @@ faults:
 		t.Error("asyncwatch watched h2, which it was not asked to")
 	}
 }
+
+// TestRpingGenerator: the rping traffic item runs rping -C -S -v -V
+// between its client and server; its lines go to perftest.txt with the
+// other programs'; a flows-done run waits for it; a QP other than RC and
+// a buffer too small for the message are errors at their keys.
+func TestRpingGenerator(t *testing.T) {
+	_, r := runSource(t, "rp.yaml", "stop: {at: 10ms, when: flows-done}\ntopology: {kind: star, hosts: 2}\ntraffic:\n  - rping: {client: h0, server: h1, count: 3}\n")
+	txt := string(r.Extra["perftest.txt"])
+	for _, want := range []string{"# h0 (client): rping -c -C 3 -S 64 -v -V\nping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqr\n",
+		"ping data: rdma-ping-2: CDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrst\n# h1 (server)"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("perftest.txt lacks\n%s\nit is\n%s", want, txt)
+		}
+	}
+	if r.Summary.StopReason != "flows-done" {
+		t.Errorf("stopped by %s", r.Summary.StopReason)
+	}
+	for _, tc := range []struct{ item, want string }{
+		{"{client: h0, server: h1, count: 3, qp: ud}", "t.yaml:3:51: traffic[0].rping.qp: rping runs on an RC QP"},
+		{"{client: h0, server: h1, count: 3, size: 8}", "t.yaml:3:53: traffic[0].rping.size: an rping buffer of 8 bytes cannot hold its message"},
+		{"{client: h0, server: h9, count: 3}", "traffic[0].rping.server: unknown host h9"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - rping: "+tc.item+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.item, err, tc.want)
+		}
+	}
+}

@@ -136,6 +136,7 @@ type TestRun struct {
 	Test     Test
 	Perftest *hca.Perftest
 	Pingpong *hca.Pingpong
+	Rping    *hca.Rping
 }
 
 // Done reports whether the program has finished (the client's loop, and
@@ -143,6 +144,9 @@ type TestRun struct {
 func (tr *TestRun) Done() bool {
 	if tr.Perftest != nil {
 		return tr.Perftest.Done || tr.Perftest.Err != ""
+	}
+	if tr.Rping != nil {
+		return tr.Rping.Done != 0 || tr.Rping.Err != ""
 	}
 	for _, s := range tr.Pingpong.Sides {
 		if !s.Done && s.Err == "" {

@@ -1,6 +1,8 @@
 package assembly
 
 import (
+	"fmt"
+
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
 )
@@ -17,9 +19,19 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		from, to, com = g.From, g.To, &g.GenCommon
 	case *scenario.PingpongS:
 		from, to, com = g.From, g.To, &g.GenCommon
+	case *scenario.RpingS:
+		from, to, com = g.Client, g.Server, &g.GenCommon
 	}
-	src, ok1 := b.hostIf(from, path+".from")
-	dst, ok2 := b.hostIf(to, path+".to")
+	fromKey, toKey := ".from", ".to"
+	if tv.Kind == "rping" {
+		fromKey, toKey = ".client", ".server"
+		if com.QP.Set && com.QP.V != "rc" {
+			b.errorf(com.QP.Pos, path+".qp", "rping runs on an RC QP (READ and WRITE need one), not %s; remove qp:", com.QP.V)
+			return
+		}
+	}
+	src, ok1 := b.hostIf(from, path+fromKey)
+	dst, ok2 := b.hostIf(to, path+toKey)
 	if com.Op.Set {
 		b.errorf(com.Op.Pos, path+".op", "%s chooses its operation itself (perftest's test:, pingpong always SENDs); remove op:", tv.Kind)
 		ok1 = false
@@ -47,6 +59,14 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		t.Perftest, ok = b.perftestConfig(g, tv, path, qt, prio, mtu)
 	case *scenario.PingpongS:
 		t.Pingpong, ok = b.pingpongConfig(g, tv, path, qt, prio, mtu)
+	case *scenario.RpingS:
+		t.Rping = hca.RpingConfig{Count: int(g.Count.V), Size: int64(g.Size.V), Verbose: !g.Verbose.Set || g.Verbose.V,
+			Validate: !g.Validate.Set || g.Validate.V, Priority: prio, SL: slOf(com), Start: com.Start.V}
+		ok = true
+		if min := int64(len(fmt.Sprintf("rdma-ping-%d: ", t.Rping.Count-1)) + 1); g.Size.Set && t.Rping.Size < min {
+			b.errorf(g.Size.Pos, path+".size", "an rping buffer of %d bytes cannot hold its message \"rdma-ping-%d: \"; size must be at least %d", t.Rping.Size, t.Rping.Count-1, min)
+			ok = false
+		}
 	}
 	if !ok {
 		return

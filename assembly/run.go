@@ -292,6 +292,11 @@ func (n *Network) perftestReport() []byte {
 			b.WriteString(tr.Perftest.Report())
 			continue
 		}
+		if tr.Rping != nil {
+			fmt.Fprintf(&b, "# traffic[%d] rping %s -> %s (connected out of band, not by rdma_cm)\n", t.Generator, src, dst)
+			b.WriteString(tr.Rping.Report())
+			continue
+		}
 		c := t.Pingpong
 		fmt.Fprintf(&b, "# traffic[%d] pingpong %s %s -> %s: ibv_%s_pingpong -s %d -n %d -r %d\n", t.Generator, c.Type, src, dst, c.Type, c.Size, c.Iters, c.RxDepth)
 		b.WriteString(tr.Pingpong.Report())

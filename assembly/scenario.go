@@ -202,12 +202,13 @@ type PoissonGen struct {
 // Test is one perftest or pingpong generator: a verbs program on Src (the
 // client) and Dst (the server).
 type Test struct {
-	// Kind is "perftest" or "pingpong"; the matching config is set, with
+	// Kind is "perftest", "pingpong" or "rping"; the matching config is set, with
 	// the tools' defaults filled in.
 	Kind     string
 	Src, Dst fabric.NodeID
 	Perftest hca.PerftestConfig
 	Pingpong hca.PingpongConfig
+	Rping    hca.RpingConfig
 	// Generator is the index in traffic:, Pos where it is in the file.
 	Generator int
 	Pos       scenario.Pos

@@ -209,7 +209,7 @@ func (b *builder) traffic() {
 		case *scenario.AllToAllS:
 			com = &g.GenCommon
 			pairs, ok, stop = b.hostPairs(i, tv, &g.Hosts, path)
-		case *scenario.PerftestS, *scenario.PingpongS:
+		case *scenario.PerftestS, *scenario.PingpongS, *scenario.RpingS:
 			b.test(i, tv, path)
 		case *scenario.RingAllreduceS:
 			stop = !b.ringAllreduce(i, tv, path, g, lossless)

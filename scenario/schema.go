@@ -927,6 +927,21 @@ var generators = []struct {
 	{"ring_allreduce", true, func() any { return &RingAllreduceS{} }},
 	{"poisson", true, func() any { return &PoissonS{} }},
 	{"asyncwatch", true, func() any { return &AsyncwatchS{} }},
+	{"rping", true, func() any { return &RpingS{} }},
+}
+
+// RpingS is librdmacm's rping between a client and a server: -C count,
+// -S size, -v (verbose, default on: the ping data is the output) and -V
+// (validate, default on).
+type RpingS struct {
+	meta
+	Client   StrV  `yaml:"client" required:""`
+	Server   StrV  `yaml:"server" required:""`
+	Count    IntV  `yaml:"count" required:"" min:"1" max:"1000000"`
+	Size     SizeV `yaml:"size" max:"1GiB"`
+	Verbose  boolV `yaml:"verbose"`
+	Validate boolV `yaml:"validate"`
+	GenCommon
 }
 
 // AsyncwatchS is ibv_asyncwatch on each of hosts: it prints every

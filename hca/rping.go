@@ -1,0 +1,275 @@
+package hca
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Rping runs librdmacm's rping (rdma-core's librdmacm/examples/rping.c)
+// between a client and a server, over an RC QP connected at Start (the
+// tool connects with rdma_cm; here the connection is made out of band,
+// in no time, until connection management is modelled). Each of Count
+// iterations moves real bytes:
+//
+//  1. the client fills its start buffer with "rdma-ping-N: " and a
+//     rolling run of letters, and SENDs the buffer's address, rkey and
+//     size (struct rping_rdma_info, big-endian);
+//  2. the server READs that buffer into its own, and SENDs a go-ahead;
+//  3. the client SENDs its rdma buffer's address, rkey and size;
+//  4. the server WRITEs what it read into that buffer, waits for the
+//     WRITE's completion, and SENDs a go-ahead;
+//  5. the client compares the two buffers (-V) and prints "ping data: "
+//     and the string (-v).
+//
+// The server prints "server ping data: " and the string after each READ
+// (-v).
+type Rping struct {
+	Cfg RpingConfig
+	// Lines are what the two sides print, in the tools' words.
+	Client, Server []string
+	// Done is when the client ended its last iteration (0 until then);
+	// Iters the iterations it completed; Err the first failure.
+	Done  sim.Time
+	Iters int
+	Err   string
+
+	h   [2]*HCA // client, server
+	qp  [2]*QP
+	cq  [2]*CQ
+	mr  [2]struct{ send, recv, rdma, start *MR } // start: the client's only
+	ack int                                      // the client's go-aheads received in this iteration
+	// the server's state: what the last advert named
+	remote struct {
+		addr uint64
+		rkey uint32
+		size uint32
+	}
+	serverState int
+}
+
+// RpingConfig is one rping: -C count, -S size, -v, -V.
+type RpingConfig struct {
+	Count    int   // -C; at least 1
+	Size     int64 // -S; default 64 (rping's), at least the message's prefix
+	Verbose  bool  // -v
+	Validate bool  // -V
+	Priority uint8
+	SL       uint8
+	Start    sim.Time
+}
+
+// rpingInfoBytes is struct rping_rdma_info: buf (8), rkey (4), size (4).
+const rpingInfoBytes = 16
+
+// Server states: what it waits for.
+const (
+	rpingReadAdv = iota
+	rpingReadDone
+	rpingWriteAdv
+	rpingWriteDone
+)
+
+// NewRping sets up an rping from client to server and starts it at
+// c.Start.
+func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
+	if c.Size == 0 {
+		c.Size = 64
+	}
+	if c.Count < 1 {
+		return nil, fmt.Errorf("rping needs a count of at least 1 (-C), not %d", c.Count)
+	}
+	if min := int64(len(fmt.Sprintf("rdma-ping-%d: ", c.Count-1)) + 1); c.Size < min {
+		return nil, fmt.Errorf("an rping buffer of %d bytes cannot hold its message; -S must be at least %d", c.Size, min)
+	}
+	r := &Rping{Cfg: c, h: [2]*HCA{client, server}}
+	for i, h := range r.h {
+		pd := h.AllocPD()
+		r.cq[i] = h.CreateCQ(64)
+		side := i
+		r.cq[i].OnEvent = func(cq *CQ) { r.event(side, cq) }
+		r.qp[i] = h.CreateQPWith(QPCaps{Type: RC, PD: pd, SendCQ: r.cq[i], RecvCQ: r.cq[i], SigAll: true})
+		r.qp[i].Priority, r.qp[i].SL = c.Priority, c.SL
+		m := &r.mr[i]
+		m.send = h.RegMR(pd, rpingInfoBytes, make([]byte, rpingInfoBytes), AccessLocalWrite)
+		m.recv = h.RegMR(pd, rpingInfoBytes, make([]byte, rpingInfoBytes), AccessLocalWrite)
+		m.rdma = h.RegMR(pd, c.Size, make([]byte, c.Size), AccessLocalWrite|AccessRemoteRead|AccessRemoteWrite)
+		if i == 0 {
+			m.start = h.RegMR(pd, c.Size, make([]byte, c.Size), AccessLocalWrite|AccessRemoteRead|AccessRemoteWrite)
+		}
+	}
+	for i, h := range r.h {
+		// rping's QPs allow remote READ and WRITE (rping_create_qp's
+		// qp_access_flags, set by rdma_cm).
+		h.must(h.ModifyQP(r.qp[i], QPAttr{State: QPInit, Access: AccessLocalWrite | AccessRemoteRead | AccessRemoteWrite}))
+		h.Connect(r.qp[i], r.h[1-i].ID, r.h[1-i].IP, r.qp[1-i].QPN)
+		r.postRecv(i)
+	}
+	client.eng.Schedule(c.Start, r, 0, 0, nil)
+	return r, nil
+}
+
+// HandleEvent starts the client's first iteration.
+func (r *Rping) HandleEvent(*sim.Event) { r.clientIteration() }
+
+func (r *Rping) postRecv(i int) {
+	m := r.mr[i].recv
+	r.h[i].must(r.h[i].PostRecv(r.qp[i], RecvWR{ID: 1, SGL: []SGE{{Addr: m.Addr, Len: rpingInfoBytes, LKey: m.LKey}}}))
+}
+
+// sendInfo SENDs side i's advert of buf (rping_format_send), or with buf
+// nil the server's go-ahead (its send buffer, unformatted).
+func (r *Rping) sendInfo(i int, buf *MR) {
+	s := r.mr[i].send
+	if buf != nil {
+		binary.BigEndian.PutUint64(s.Buf[0:], buf.Addr)
+		binary.BigEndian.PutUint32(s.Buf[8:], buf.RKey)
+		binary.BigEndian.PutUint32(s.Buf[12:], uint32(r.Cfg.Size))
+	}
+	if _, err := r.h[i].PostSend(r.qp[i], SendWR{ID: 2, Op: WRSend, SGL: []SGE{{Addr: s.Addr, Len: rpingInfoBytes, LKey: s.LKey}}, Signaled: true}); err != nil {
+		r.fail("post send error " + err.Error())
+	}
+}
+
+// clientIteration starts iteration r.Iters: the start buffer's text and
+// its advert.
+func (r *Rping) clientIteration() {
+	buf := r.mr[0].start.Buf
+	n := copy(buf, fmt.Sprintf("rdma-ping-%d: ", r.Iters))
+	c := byte(65 + r.Iters%58) // rping's start letter: 'A' on, one more each ping, back to 'A' after 'z'
+	for i := n; i < len(buf); i++ {
+		buf[i] = c
+		if c++; c > 122 {
+			c = 65
+		}
+	}
+	buf[len(buf)-1] = 0
+	r.ack = 0
+	r.sendInfo(0, r.mr[0].start)
+}
+
+func (r *Rping) fail(msg string) {
+	if r.Err == "" {
+		r.Err = msg
+	}
+}
+
+// event handles side i's completions.
+func (r *Rping) event(i int, cq *CQ) {
+	for _, wc := range cq.Poll(cq.Len()) {
+		if r.Err != "" || r.Done != 0 {
+			continue
+		}
+		if wc.Status != WCSuccess {
+			r.fail(fmt.Sprintf("cq completion failed status %d (%s, wr %d, side %d)", wc.Status, wc.Status, wc.WRID, i))
+			continue
+		}
+		if i == 0 {
+			r.clientCompletion(wc)
+		} else {
+			r.serverCompletion(wc)
+		}
+	}
+}
+
+func (r *Rping) clientCompletion(wc WC) {
+	if wc.Opcode != WCOpRecv {
+		return // its SENDs
+	}
+	r.postRecv(0)
+	r.ack++
+	if r.ack == 1 { // RDMA_WRITE_ADV: the server has read; advertise the sink
+		r.sendInfo(0, r.mr[0].rdma)
+		return
+	}
+	// RDMA_WRITE_COMPLETE: the server wrote the data back.
+	start, got := r.mr[0].start.Buf, r.mr[0].rdma.Buf
+	if r.Cfg.Validate && !bytes.Equal(start, got) {
+		r.fail("data mismatch!")
+		return
+	}
+	if r.Cfg.Verbose {
+		r.Client = append(r.Client, "ping data: "+cstring(got))
+	}
+	r.Iters++
+	if r.Iters == r.Cfg.Count {
+		r.Done = r.h[0].eng.Now()
+		return
+	}
+	r.clientIteration()
+}
+
+func (r *Rping) serverCompletion(wc WC) {
+	m := &r.mr[1]
+	switch {
+	case wc.Opcode == WCOpRecv:
+		info := m.recv.Buf
+		r.remote.addr = binary.BigEndian.Uint64(info[0:])
+		r.remote.rkey = binary.BigEndian.Uint32(info[8:])
+		r.remote.size = binary.BigEndian.Uint32(info[12:])
+		r.postRecv(1)
+		switch r.serverState {
+		case rpingReadAdv: // issue the RDMA READ
+			r.serverState = rpingReadDone
+			r.rdma(WRRead, int64(r.remote.size))
+		case rpingWriteAdv: // RDMA WRITE the echo data
+			r.serverState = rpingWriteDone
+			r.rdma(WRWrite, int64(len(cstring(m.rdma.Buf))+1))
+		default:
+			r.fail(fmt.Sprintf("wait for RDMA_READ_ADV state %d", r.serverState))
+		}
+	case wc.Opcode == WCOpRead && r.serverState == rpingReadDone:
+		if r.Cfg.Verbose {
+			r.Server = append(r.Server, "server ping data: "+cstring(m.rdma.Buf))
+		}
+		r.serverState = rpingWriteAdv
+		r.sendInfo(1, nil) // tell the client to continue
+	case wc.Opcode == WCOpWrite && r.serverState == rpingWriteDone:
+		r.serverState = rpingReadAdv
+		r.sendInfo(1, nil) // tell the client to begin again
+	}
+}
+
+// rdma posts the server's READ from, or WRITE to, the advertised buffer.
+func (r *Rping) rdma(op WROpcode, n int64) {
+	m := r.mr[1].rdma
+	if _, err := r.h[1].PostSend(r.qp[1], SendWR{ID: 3, Op: op, SGL: []SGE{{Addr: m.Addr, Len: n, LKey: m.LKey}},
+		RemoteAddr: r.remote.addr, RKey: r.remote.rkey, Signaled: true}); err != nil {
+		r.fail("post send error " + err.Error())
+	}
+}
+
+// cstring is b up to its first NUL.
+func cstring(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// Report is what each side printed, under a comment naming it.
+func (r *Rping) Report() string {
+	var b strings.Builder
+	for i, role := range []string{"client", "server"} {
+		fmt.Fprintf(&b, "# %s (%s): rping -%c -C %d -S %d%s\n", r.h[i].Name, role, role[0], r.Cfg.Count, r.Cfg.Size, map[bool]string{true: " -v", false: ""}[r.Cfg.Verbose]+map[bool]string{true: " -V", false: ""}[r.Cfg.Validate])
+		lines := r.Client
+		if i == 1 {
+			lines = r.Server
+		}
+		for _, l := range lines {
+			fmt.Fprintln(&b, l)
+		}
+		if i == 0 {
+			switch {
+			case r.Err != "":
+				fmt.Fprintln(&b, r.Err)
+			case r.Done == 0:
+				fmt.Fprintf(&b, "incomplete: %d of %d pings when the run stopped\n", r.Iters, r.Cfg.Count)
+			}
+		}
+	}
+	return b.String()
+}
