@@ -330,8 +330,10 @@ func (pg *page) topology(r *Run) {
 	if r.Topo == nil || len(r.Topo.Nodes) == 0 {
 		return
 	}
-	pg.section("Topology", "Links are coloured by the fraction of the run their more paused end spent paused (grey: never; orange to dark red: more); a deadlock cycle is drawn in red, thick. Hover for details.")
 	t := r.Topo
+	if len(t.Nodes) <= maxTopoNodes {
+		pg.section("Topology", "Links are coloured by the fraction of the run their more paused end spent paused (grey: never; orange to dark red: more); a deadlock cycle is drawn in red, thick. Hover for details.")
+	}
 	adj := map[string][]string{}
 	for _, l := range t.Links {
 		a, b := nodeOf(l.A), nodeOf(l.B)
@@ -365,6 +367,10 @@ func (pg *page) topology(r *Run) {
 		}
 		byLevel[l] = append(byLevel[l], n.Name)
 		maxLevel = max(maxLevel, l)
+	}
+	if len(t.Nodes) > maxTopoNodes {
+		pg.topologySummary(r, level, maxLevel)
+		return
 	}
 	width := 1000.0
 	var nodes []opts.GraphNode

@@ -192,3 +192,96 @@ func TestThroughputSmoothingAndOthers(t *testing.T) {
 		}
 	}
 }
+
+// fatTreeTopo is a k-ary fat tree as topology.json names it: k pods of
+// k/2 edge and k/2 aggregation switches, (k/2)² cores, k³/4 hosts.
+func fatTreeTopo(k int) *Topo {
+	t := &Topo{}
+	sw := 0
+	port := map[string]int{}
+	link := func(a, b string) {
+		t.Links = append(t.Links, TopoLink{A: fmt.Sprintf("%s:p%d", a, port[a]), B: fmt.Sprintf("%s:p%d", b, port[b]), RateGbps: 100})
+		port[a]++
+		port[b]++
+	}
+	newSwitch := func() string {
+		n := fmt.Sprintf("s%d", sw)
+		sw++
+		t.Nodes = append(t.Nodes, TopoNode{Name: n, Kind: "switch"})
+		return n
+	}
+	var cores []string
+	for i := 0; i < k*k/4; i++ {
+		cores = append(cores, newSwitch())
+	}
+	host := 0
+	for p := 0; p < k; p++ {
+		var edges, aggs []string
+		for i := 0; i < k/2; i++ {
+			edges = append(edges, newSwitch())
+			aggs = append(aggs, newSwitch())
+		}
+		for i, a := range aggs {
+			for _, e := range edges {
+				link(e, a)
+			}
+			for j := 0; j < k/2; j++ {
+				link(a, cores[i*k/2+j])
+			}
+		}
+		for _, e := range edges {
+			for j := 0; j < k/2; j++ {
+				h := fmt.Sprintf("h%d", host)
+				host++
+				t.Nodes = append(t.Nodes, TopoNode{Name: h, Kind: "host"})
+				link(h, e)
+			}
+		}
+	}
+	return t
+}
+
+// TestLargeTopologySummarised: a fat tree past maxTopoNodes draws as one
+// node per pod and the cores as one node, with the links between them
+// merged, so the picture can be read and the page stays small (issue:
+// under 10 MB at k=64); a small fabric is still drawn node by node.
+func TestLargeTopologySummarised(t *testing.T) {
+	for _, tc := range []struct {
+		k          int
+		summarised bool
+	}{{4, false}, {8, false}, {16, true}, {64, true}} {
+		r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Topo: fatTreeTopo(tc.k)}
+		page := string(BuildHTML([]*Run{r}))
+		if got := strings.Contains(page, "Topology (summarised)"); got != tc.summarised {
+			t.Errorf("k=%d (%d nodes): summarised %v, want %v", tc.k, len(r.Topo.Nodes), got, tc.summarised)
+			continue
+		}
+		if !tc.summarised {
+			if !strings.Contains(page, `"name":"h15"`) || strings.Count(page, `"source":"`) != len(r.Topo.Links) {
+				t.Errorf("k=%d: not drawn node by node", tc.k)
+			}
+			continue
+		}
+		// k pods of k/2 edge + k/2 agg switches and k²/4 hosts each.
+		pod := fmt.Sprintf("%d switches, %d hosts", tc.k, tc.k*tc.k/4)
+		if n := strings.Count(page, pod); n != tc.k {
+			t.Errorf("k=%d: %d groups read %q, want %d", tc.k, n, pod, tc.k)
+		}
+		cores := fmt.Sprintf("%d top-tier switches", tc.k*tc.k/4)
+		if tc.k*tc.k/4 > maxTopSwitches && !strings.Contains(page, cores) {
+			t.Errorf("k=%d: no %q node", tc.k, cores)
+		}
+		// Each pod's k²/4 uplinks are one line to the cores, or to
+		// each of the k²/4 cores when they are drawn one by one.
+		links := tc.k
+		if tc.k*tc.k/4 <= maxTopSwitches {
+			links = tc.k * tc.k * tc.k / 4
+		}
+		if n := strings.Count(page, `"source":"`); n != links {
+			t.Errorf("k=%d: %d links drawn, want %d", tc.k, n, links)
+		}
+		if len(page) > 10<<20 {
+			t.Errorf("k=%d: page is %d bytes, want under 10 MB", tc.k, len(page))
+		}
+	}
+}
