@@ -106,8 +106,9 @@ type HCA struct {
 	nextKey uint32
 	nextVA  uint64
 
-	defPD *PD
-	defCQ *CQ
+	// cold holds what a packet never touches: the default PD and CQ,
+	// and the connection manager.
+	cold *hcaCold
 
 	rxq       fabric.PacketQueue // waiting for the receive drain (rxBusy)
 	rxPauseAt sim.Time
@@ -134,6 +135,21 @@ type HCA struct {
 	// completion to say so (the message lost one), and a runner that
 	// waits for a flow's data to be delivered or lost hears of them here.
 	OnUCPacket func(qp *QP)
+}
+
+// hcaCold is the HCA's state that no packet touches, made when first
+// needed.
+type hcaCold struct {
+	defPD *PD
+	defCQ *CQ
+	cm    *CM // the connection manager, once asked for (CM)
+}
+
+func (h *HCA) coldPart() *hcaCold {
+	if h.cold == nil {
+		h.cold = &hcaCold{}
+	}
+	return h.cold
 }
 
 // firstQPN is the first QP number handed out: QP0 and QP1 are the special
@@ -236,8 +252,15 @@ func (h *HCA) CreateSRQ(pd *PD, max int) *SRQ { return &SRQ{PD: pd, Max: max} }
 
 // CreateQPWith makes a QP in the RESET state (ibv_create_qp).
 func (h *HCA) CreateQPWith(c QPCaps) *QP {
+	qp := h.newQP(h.nextQPN, c)
+	h.nextQPN++
+	return qp
+}
+
+// newQP makes QP number qpn (QP1, the GSI QP, is the CM's).
+func (h *HCA) newQP(qpn uint32, c QPCaps) *QP {
 	p := h.Prof
-	qp := &QP{QPN: h.nextQPN, Type: c.Type, State: QPReset, Priority: p.Priority,
+	qp := &QP{QPN: qpn, Type: c.Type, State: QPReset, Priority: p.Priority,
 		PD: c.PD, SendCQ: c.SendCQ, RecvCQ: c.RecvCQ, SRQ: c.SRQ, SigAll: c.SigAll,
 		QKey: p.QKey, timeoutExp: p.AckTimeout, retryCnt: p.RetryCount, rnrRetry: p.RNRRetry,
 		minRNRTimer: p.MinRNRTimer, maxRdAtomic: p.MaxRdAtomic, maxDestRdAtomic: p.MaxDestRdAtomic,
@@ -249,7 +272,6 @@ func (h *HCA) CreateQPWith(c QPCaps) *QP {
 		qp.maxRecv = p.MaxRecvWR
 	}
 	h.qps[qp.QPN] = qp
-	h.nextQPN++
 	return qp
 }
 
@@ -305,11 +327,12 @@ func (h *HCA) NumQPs() int { return len(h.qps) }
 
 // defaults returns the PD and CQ of the simple API, made on first use.
 func (h *HCA) defaults() (*PD, *CQ) {
-	if h.defPD == nil {
-		h.defPD = h.AllocPD()
-		h.defCQ = h.CreateCQ(1 << 30)
+	c := h.coldPart()
+	if c.defPD == nil {
+		c.defPD = h.AllocPD()
+		c.defCQ = h.CreateCQ(1 << 30)
 	}
-	return h.defPD, h.defCQ
+	return c.defPD, c.defCQ
 }
 
 // DefaultPD is the protection domain of QPs made by CreateQP.
@@ -1098,6 +1121,12 @@ func (h *HCA) afterPipeline(p *fabric.Packet) {
 func (h *HCA) process(p *fabric.Packet) {
 	h.release(p)
 	qp := h.QP(p.DestQP)
+	if qp == nil && p.DestQP == gsiQPN && p.Kind == fabric.KindData {
+		// The host's CM is always there (the kernel's): QP1 is made when
+		// the first MAD comes, so that a REQ to a port nobody listens on
+		// is refused with a REJ.
+		qp = h.CM().qp
+	}
 	if qp == nil {
 		if p.DestQP >= firstQPN && p.DestQP < h.nextQPN {
 			h.Stats.ClosedQPDrops++

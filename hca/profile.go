@@ -175,6 +175,9 @@ type Profile struct {
 	// qos_ca_high_limit): nil sends the QPs with work in round robin
 	// whatever their VL.
 	VLArb *VLArb
+	// CM is the connection manager's timing and constants (cm.go); nil
+	// means DefaultCMProfile.
+	CM *CMProfile
 }
 
 // AckTimeoutDuration is the local ACK timeout: 4.096 µs × 2^AckTimeout.
