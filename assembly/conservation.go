@@ -300,6 +300,9 @@ func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string)
 // up. delivered is what its receiver accepted; st its outcome.
 func (n *Network) flowBytes(fr *FlowRun, c *census, delivered int64, st hca.WCStatus) (inFlight, dropped int64, reason, err string) {
 	f := fr.Flow
+	if fr.cmFail != "" {
+		return 0, f.Size - delivered, fr.cmFail, "" // never sent
+	}
 	if f.QP == "rc" {
 		switch {
 		case st == hca.WCPending:

@@ -32,7 +32,8 @@ type dynamic struct {
 	sources    int                  // poisson sources with an arrival to come
 	capped     bool                 // a poisson source stopped at the flow limit
 	closer     *closer
-	wcs        [16]hca.WC // what the runner polls its CQs into
+	listening  map[*hca.HCA]bool // hosts whose flows' listener is up (connect.go; lookups only)
+	wcs        [16]hca.WC        // what the runner polls its CQs into
 	// completions counts the flows' send work completions by status.
 	completions [16]int64
 }
@@ -116,8 +117,16 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	src, dst := n.HCAs[fr.Flow.Src], n.HCAs[fr.Flow.Dst]
 	l := &FlowLive{}
 	fr.Live = l
-	l.Requester, l.Responder, l.mr, l.WQEs = startFlow(src, dst, fr.Flow)
-	fr.wrs, fr.started = int32(len(l.WQEs)), true
+	var wrs []hca.SendWR
+	l.Requester, l.Responder, l.mr, wrs = startFlow(src, dst, fr.Flow)
+	if fr.Flow.CM {
+		n.connectFlow(fr, src, dst, wrs)
+	} else {
+		for _, wr := range wrs {
+			l.WQEs = append(l.WQEs, src.PostSendAt(l.Requester, wr, fr.Flow.Start))
+		}
+	}
+	fr.wrs, fr.started = int32(len(wrs)), true
 	path := n.pathOf(fr.Flow, l.Requester)
 	fr.Ideal = path.idealFCT(fr.Flow.Size, int64(src.Prof.MTU))
 	if fr.Flow.QP == "rc" {
@@ -179,6 +188,10 @@ func (n *Network) closeRequester(fr *FlowRun) {
 		fr.order = orderOf(l.Requester)
 	}
 	fr.requesterClosed = true
+	if l.conn != nil {
+		l.conn.Disconnect()
+		l.conn = nil
+	}
 	if err := n.HCAs[fr.Flow.Src].DestroyQP(l.Requester); err != nil {
 		panic(err) // the runner destroys each QP once
 	}

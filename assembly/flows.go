@@ -9,14 +9,16 @@ import (
 
 // startFlow makes the flow's QP pair (qp: rc, uc or ud), registers the
 // responder's memory (a region of the flow's size, without bytes), posts
-// the RECVs that SEND and WRITE with immediate consume, and posts the
-// work requests at the flow's start: one, or for a flow longer than the
-// NIC's largest message (hca.Profile.MaxMsgSize) as many as it takes,
-// back to back on the same QP, as an application must.
-func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE) {
+// the RECVs that SEND and WRITE with immediate consume, and returns the
+// work requests to post at the flow's start (or, with connect: cm, when
+// the connection is made): one, or for a flow longer than the NIC's
+// largest message (hca.Profile.MaxMsgSize) as many as it takes, back to
+// back on the same QP, as an application must. Without connect: cm the
+// QPs are connected now, out of band.
+func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.SendWR) {
 	t := map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}[f.QP]
 	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
-	if t != hca.UD {
+	if t != hca.UD && !f.CM {
 		src.Connect(rq, dst.ID, dst.IP, rs.QPN)
 		dst.Connect(rs, src.ID, src.IP, rq.QPN)
 	}
@@ -27,7 +29,7 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE
 	if f.Messages > 0 {
 		part = min(part, (f.Size+int64(f.Messages)-1)/int64(f.Messages))
 	}
-	var wqes []*hca.WQE
+	var wrs []hca.SendWR
 	for off := int64(0); off == 0 || off < f.Size; off += part {
 		size := min(part, f.Size-off)
 		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: mr.Addr + uint64(off), RKey: rkey}
@@ -56,9 +58,9 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []*hca.WQE
 		if t == hca.UD {
 			wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, rs.QPN, rs.QKey
 		}
-		wqes = append(wqes, src.PostSendAt(rq, wr, f.Start))
+		wrs = append(wrs, wr)
 	}
-	return rq, rs, mr, wqes
+	return rq, rs, mr, wrs
 }
 
 // remoteRegion registers the responder's region for flow f (a region of

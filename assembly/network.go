@@ -86,6 +86,10 @@ type FlowRun struct {
 	dataDoneAt sim.Time
 	counted    bool
 	closing    bool // a datagram flow's responder is about to close (closer)
+	// connectedAt is when a connect: cm flow's connection was made (0:
+	// not, or connect: instant); cmFail the status of one that failed.
+	connectedAt sim.Time
+	cmFail      string
 	// order is the arrival order of the flow's data, kept when its
 	// receiving QP closed (arrivalOrder).
 	order *reports.FlowOrder
@@ -127,8 +131,9 @@ type FlowLive struct {
 	// CC is the requester's congestion control, nil with cc: none.
 	CC congestion.Sender
 
-	mr         *hca.MR  // the responder's region
-	closeDelay sim.Time // the path's one-way delay: how long the close takes to reach the responder
+	mr         *hca.MR     // the responder's region
+	closeDelay sim.Time    // the path's one-way delay: how long the close takes to reach the responder
+	conn       *hca.CMConn // the requester's connection, with connect: cm
 }
 
 // TestRun is a perftest or pingpong program during a run.

@@ -274,6 +274,22 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.MaxInline.Set {
 		p.MaxInline = int(h.MaxInline.V)
 	}
+	if h.CM.Set {
+		cm := hca.DefaultCMProfile()
+		if p.CM != nil {
+			cm = *p.CM
+		}
+		if h.CM.QPCommand.Set {
+			cm.QPCommand = h.CM.QPCommand.V
+		}
+		if h.CM.MADProcessing.Set {
+			cm.MADProcessing = h.CM.MADProcessing.V
+		}
+		if h.CM.RecvQueue.Set {
+			cm.RecvQueue = int(h.CM.RecvQueue.V)
+		}
+		p.CM = &cm
+	}
 	if p.RTOLow > p.RTOHigh && (h.RTOLow.Set || h.RTOHigh.Set) {
 		at := h.RTOLow.Pos
 		if !h.RTOLow.Set {

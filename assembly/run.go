@@ -141,6 +141,7 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	sum.Queues = n.queueDepths(peak)
 	c := n.takeCensus()
 	rows, byteErrors := n.flowRows(sum, now, c)
+	sum.Connections = n.connections()
 	n.countPackets(sum)
 	n.conserve(sum, c, byteErrors)
 	if sum.Packets.DropReasons["headroom"] > 0 {
@@ -197,7 +198,15 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 		if n.balanced {
 			row.Order = fr.arrivalOrder()
 		}
+		if f.CM {
+			row.CM = true
+			if fr.connectedAt > 0 {
+				row.ConnectNs = (fr.connectedAt - f.Start).Nanoseconds()
+			}
+		}
 		switch {
+		case fr.cmFail != "":
+			row.Status, row.EndNs = fr.cmFail, done.Nanoseconds()
 		case st == hca.WCPending:
 		case st == hca.WCSuccess && f.QP != "rc" && delivered < f.Size:
 			// A UC or UD flow done with bytes lost: it ended (when the

@@ -171,6 +171,10 @@ type Flow struct {
 	// RecvAt is when the responder posts the RECVs its SENDs consume
 	// (flow.recv_at); at the flow's start when earlier.
 	RecvAt sim.Time
+	// CM connects the flow's QPs with rdma_cm (flow.connect: cm) from
+	// its start; its work requests are posted when the connection is
+	// made.
+	CM bool
 }
 
 // PoissonGen is one poisson generator. Each host of Hosts starts flows

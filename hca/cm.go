@@ -226,6 +226,8 @@ type ConnectParams struct {
 	// is infinite).
 	RetryCount, RNRRetry uint8
 	OnEvent              func(c *CMConn, e CMEvent)
+	// At is when to call rdma_connect: now when earlier.
+	At sim.Time
 }
 
 // CM returns the host's connection manager, making it (and QP1) the
@@ -263,6 +265,15 @@ func (h *HCA) CM() *CM {
 	return cm
 }
 
+// ExistingCM is the host's connection manager, or nil when nothing has
+// asked for it.
+func (h *HCA) ExistingCM() *CM {
+	if h.cold == nil {
+		return nil
+	}
+	return h.cold.cm
+}
+
 func (cm *CM) postRecv(i int) {
 	slot := int64(grhBytes + madBytes)
 	cm.h.must(cm.h.PostRecv(cm.qp, RecvWR{ID: uint64(i), SGL: []SGE{{Addr: cm.recv.Addr + uint64(int64(i)*slot), Len: slot, LKey: cm.recv.LKey}}}))
@@ -282,7 +293,7 @@ func (cm *CM) Listen(l *CMListener) error {
 // rdma_connect), now. Its QP creation and move to INIT take the command
 // interface, then the REQ goes; the connection is ESTABLISHED when the
 // REP has come and the QP is in RTS (the RTU is on its way). Events go
-// to p.OnEvent.
+// to p.OnEvent. With p.At later than now, all this starts then.
 func (cm *CM) Connect(qp *QP, p ConnectParams) (*CMConn, error) {
 	if qp.Type != RC && qp.Type != UC {
 		return nil, fmt.Errorf("rdma_connect takes an RC or UC QP, not %s (UD uses SIDR, which lfsim does not model)", qp.Type)
@@ -309,6 +320,18 @@ func (cm *CM) Connect(qp *QP, p ConnectParams) (*CMConn, error) {
 	}
 	c.tid = uint64(cm.hiTID)<<32 | uint64(c.LocalID)
 	c.wait = cm.prof.reqTimeout()
+	if now := cm.h.eng.Now(); p.At > now {
+		c.Start = p.At
+		cm.h.eng.Schedule(p.At, cm, cmRun, 0, func() { cm.connect(c, retry, rnr) })
+		return c, nil
+	}
+	cm.connect(c, retry, rnr)
+	return c, nil
+}
+
+// connect is rdma_connect's work from address resolution to the REQ.
+func (cm *CM) connect(c *CMConn, retry, rnr uint8) {
+	qp := c.QP
 	// rdma_cm's header names the active side's port: an ephemeral one
 	// (Linux's ip_local_port_range, 32768-60999).
 	src := uint16(32768 + cm.rng.IntN(60999-32768+1))
@@ -327,7 +350,6 @@ func (cm *CM) Connect(qp *QP, p ConnectParams) (*CMConn, error) {
 			Private: c.Private})
 		c.arm()
 	})
-	return c, nil
 }
 
 // toInit moves a new QP to INIT with the access ib_cm gives it (a QP

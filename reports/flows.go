@@ -23,6 +23,12 @@ type FlowRow struct {
 	// balancing other than ECMP (nil otherwise): flows.csv has its three
 	// columns then (FlowsOrderHeader).
 	Order *FlowOrder
+	// CM says the flow connected with rdma_cm (flow.connect: cm), and
+	// ConnectNs how long from its start the connection took (0: it was
+	// not made): flows.csv has a connect_ns column then
+	// (FlowsConnectHeader), after the order columns.
+	CM        bool
+	ConnectNs int64
 }
 
 // FlowOrder is how a flow's data packets arrived: over how many distinct
@@ -43,19 +49,27 @@ var FlowsHeader = []string{"id", "src", "dst", "qp", "op", "size_bytes", "delive
 // Order (OUTPUTS.md: under load balancing other than ECMP).
 var FlowsOrderHeader = []string{"paths", "reorder_max", "reorder_mean"}
 
+// FlowsConnectHeader is the column flows.csv gains when a flow connects
+// with rdma_cm (OUTPUTS.md).
+var FlowsConnectHeader = []string{"connect_ns"}
+
 // FlowsCSV renders flows.csv.
 func FlowsCSV(rows []FlowRow) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	order := false
+	order, cm := false, false
 	for _, r := range rows {
 		order = order || r.Order != nil
+		cm = cm || r.CM
 	}
+	header := append([]string(nil), FlowsHeader...)
 	if order {
-		_ = w.Write(append(append([]string(nil), FlowsHeader...), FlowsOrderHeader...))
-	} else {
-		_ = w.Write(FlowsHeader)
+		header = append(header, FlowsOrderHeader...)
 	}
+	if cm {
+		header = append(header, FlowsConnectHeader...)
+	}
+	_ = w.Write(header)
 	i := strconv.Itoa
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, r := range rows {
@@ -71,6 +85,13 @@ func FlowsCSV(rows []FlowRow) []byte {
 				rec = append(rec, i(o.Paths), n(o.ReorderMax), strconv.FormatFloat(o.ReorderMean, 'f', 2, 64))
 			} else {
 				rec = append(rec, "", "", "")
+			}
+		}
+		if cm {
+			if r.CM && r.ConnectNs > 0 {
+				rec = append(rec, n(r.ConnectNs))
+			} else {
+				rec = append(rec, "")
 			}
 		}
 		_ = w.Write(rec)

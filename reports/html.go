@@ -246,6 +246,18 @@ func (pg *page) summaryTable(runs []*Run) {
 			return fmt.Sprintf("%.2f (%d uplinks)", s.Uplinks.Imbalance, s.Uplinks.Count)
 		})
 	}
+	for _, r := range runs {
+		if r.Summary.Connections != nil {
+			row("rdma_cm connections, set-up mean / max", func(s *Summary) string {
+				c := s.Connections
+				if c == nil {
+					return "none"
+				}
+				return fmt.Sprintf("%d of %d, %s / %s", c.Established, c.Requested, fmtNs(float64(c.SetupMeanNs)), fmtNs(float64(c.SetupMaxNs)))
+			})
+			break
+		}
+	}
 	row("deadlock", func(s *Summary) string {
 		if !s.Deadlock.Detected {
 			return "none"

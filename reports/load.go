@@ -95,8 +95,12 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
 	err = eachCSV(filepath.Join(dir, "flows.csv"), func(rec []string) error {
-		if len(rec) != len(FlowsHeader) && len(rec) != len(FlowsHeader)+len(FlowsOrderHeader) {
-			return fmt.Errorf("expected the %d fields of %s (and with load balancing %s), found %d", len(FlowsHeader), strings.Join(FlowsHeader, ","), strings.Join(FlowsOrderHeader, ","), len(rec))
+		base, ord, con := len(FlowsHeader), len(FlowsOrderHeader), len(FlowsConnectHeader)
+		hasOrder := len(rec) == base+ord || len(rec) == base+ord+con
+		hasConnect := len(rec) == base+con || len(rec) == base+ord+con
+		if len(rec) != base && !hasOrder && !hasConnect {
+			return fmt.Errorf("expected the %d fields of %s (and with load balancing %s, with connect: cm %s), found %d", len(FlowsHeader), strings.Join(FlowsHeader, ","),
+				strings.Join(FlowsOrderHeader, ","), strings.Join(FlowsConnectHeader, ","), len(rec))
 		}
 		var p fieldParser
 		// end_ns, fct_ns and slowdown are empty for a flow not complete.
@@ -104,7 +108,11 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 			SizeBytes: p.int(rec, 5, FlowsHeader, false), DeliveredBytes: p.int(rec, 6, FlowsHeader, false),
 			StartNs: p.int(rec, 7, FlowsHeader, false), EndNs: p.int(rec, 8, FlowsHeader, true), FCTNs: p.int(rec, 9, FlowsHeader, true),
 			Slowdown: p.float(rec, 10, FlowsHeader, true), Retransmits: p.int(rec, 11, FlowsHeader, false), Status: rec[12]}
-		if len(rec) > len(FlowsHeader) && rec[13] != "" {
+		if hasConnect {
+			row.CM = true
+			row.ConnectNs = p.int(rec[len(rec)-1:], 0, FlowsConnectHeader, true)
+		}
+		if hasOrder && rec[13] != "" {
 			h := FlowsOrderHeader
 			o := rec[len(FlowsHeader):]
 			row.Order = &FlowOrder{Paths: int(p.int(o, 0, h, false)), ReorderMax: p.int(o, 1, h, false), ReorderMean: p.float(o, 2, h, false)}

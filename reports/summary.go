@@ -38,14 +38,39 @@ type Summary struct {
 	Uplinks *Uplinks `json:"uplinks,omitempty"`
 	// Queues is the largest switch egress queue sampled (omitted when no
 	// queue held a byte at a sample).
-	Queues *QueuePeak    `json:"queues,omitempty"`
-	Expect []CheckResult `json:"expect"`
+	Queues *QueuePeak `json:"queues,omitempty"`
+	// Connections is the flows' rdma_cm connection set-up (omitted when
+	// no flow has connect: cm).
+	Connections *Connections  `json:"connections,omitempty"`
+	Expect      []CheckResult `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
 	// lossless configuration that dropped packets).
 	Warnings []string `json:"warnings"`
 	// StopReason says why the run ended: "time", "flows-done" or
 	// "interrupted".
 	StopReason string `json:"stop_reason"`
+}
+
+// Connections is how the flows with connect: cm were connected.
+type Connections struct {
+	// Requested is the flows that called rdma_connect; Established
+	// those whose connection was made; Failed the others that ended
+	// (rejected, or unreachable after the CM's retries).
+	Requested   int `json:"requested"`
+	Established int `json:"established"`
+	Failed      int `json:"failed"`
+	// SetupMeanNs and SetupMaxNs are over the established connections:
+	// from the flow's start to ESTABLISHED at its source (flows.csv's
+	// connect_ns). TotalNs is from the first start to the last
+	// ESTABLISHED.
+	SetupMeanNs int64 `json:"setup_mean_ns"`
+	SetupMaxNs  int64 `json:"setup_max_ns"`
+	TotalNs     int64 `json:"total_ns"`
+	// MADs is the CM messages every host sent (REQ, REP, RTU, REJ, DREQ,
+	// DREP), resends included; MADsResent those sent again after a
+	// timeout.
+	MADs       int64 `json:"mads"`
+	MADsResent int64 `json:"mads_resent"`
 }
 
 // FlowCounts counts flows (messages).

@@ -32,8 +32,7 @@ func (pg *page) topologySummary(r *Run, level map[string]int, top int) {
 	paused := pausedByPort(r)
 	// Union-find over the nodes below the top tier.
 	parent := map[string]string{}
-	var find func(string) string
-	find = func(x string) string {
+	find := func(x string) string {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
@@ -56,7 +55,6 @@ func (pg *page) topologySummary(r *Run, level map[string]int, top int) {
 		name, detail    string
 		hosts, switches int
 		heat            float64 // the most paused link inside
-		x, y            float64
 		first           string // its first node, for a stable order
 	}
 	groups := map[string]*group{} // by root; order kept in order

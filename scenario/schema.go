@@ -695,6 +695,17 @@ type HCAS struct {
 	HPCC    HPCCS   `yaml:"hpcc"`
 	TIMELY  TIMELYS `yaml:"timely"`
 	DCTCP   DCTCPS  `yaml:"dctcp"`
+	// CM is the connection manager's timing (hca.CMProfile), for flows
+	// with connect: cm.
+	CM CMS `yaml:"cm"`
+}
+
+// CMS is hca.cm: the connection manager's timing (hca.CMProfile).
+type CMS struct {
+	meta
+	QPCommand     TimeV `yaml:"qp_command"`
+	MADProcessing TimeV `yaml:"mad_processing"`
+	RecvQueue     IntV  `yaml:"recv_queue" min:"1" max:"65536"`
 }
 
 // DCTCPS is hca.dctcp: DCTCP's parameters (congestion.DCTCPParams).
@@ -803,6 +814,10 @@ type FlowS struct {
 	// RecvAt is when the responder's application posts the RECVs the
 	// flow's SENDs need; default the flow's start.
 	RecvAt TimeV `yaml:"recv_at"`
+	// Connect is how the flow's QPs are connected: instant (default: out
+	// of band, in no time, at the start) or cm (rdma_cm's exchange of
+	// REQ, REP and RTU on the wire, from the start).
+	Connect StrV `yaml:"connect" enum:"instant|cm"`
 	GenCommon
 }
 

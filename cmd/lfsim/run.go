@@ -196,6 +196,13 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 		fmt.Fprintf(w, "  flows      %d of %d completed; of those, FCT p50 %v, p99 %v; mean slowdown %.3f; fairness %.3f\n",
 			s.Flows.Completed, s.Flows.Total, short(s.FCT.P50Ns), short(s.FCT.P99Ns), s.FCT.MeanSlowdown, s.Throughput.Fairness)
 	}
+	if c := s.Connections; c != nil {
+		fmt.Fprintf(w, "  connect    %d of %d connections made by rdma_cm", c.Established, c.Requested)
+		if c.Established > 0 {
+			fmt.Fprintf(w, ", set-up %v mean, %v max, all in %v", short(c.SetupMeanNs), short(c.SetupMaxNs), short(c.TotalNs))
+		}
+		fmt.Fprintf(w, "; %d CM MADs, %d resent\n", c.MADs, c.MADsResent)
+	}
 	if len(failed) > 0 {
 		n := 0
 		for _, k := range failed {

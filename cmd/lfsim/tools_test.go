@@ -321,3 +321,57 @@ traffic:
 		t.Errorf("%d frames in the capture", rows)
 	}
 }
+
+// TestCMInTshark: Wireshark's InfiniBand dissector reads the CM MADs of
+// a flow with connect: cm as rdma_cm's: a ConnectRequest for service
+// port 7471 (rdma_cm's TCP port space) naming the requester's QP, a
+// ConnectReply naming the responder's, a ReadyToUse, in that order, and
+// after the flow a DisconnectRequest and its reply, none malformed; the
+// REQ's starting PSN is the first WRITE's PSN.
+func TestCMInTshark(t *testing.T) {
+	tshark := needTool(t, "tshark")
+	src := "stop: {at: 3ms}\ntopology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}\n" +
+		"observe: {pcap: [h1], snaplen: full}\ntraffic:\n  - flow: {from: h0, to: h1, size: 64KiB, connect: cm}\n"
+	_, res, dir := runAndWrite(t, "cm-pcap.yaml", []byte(src))
+	if res.Flows[0].Status != "success" {
+		t.Fatalf("flow: %s", res.Flows[0].Status)
+	}
+	out, err := exec.Command(tshark, "-r", filepath.Join(dir, "h1.pcap"), "-T", "fields", "-E", "separator=,",
+		"-e", "infiniband.mad.attributeid", "-e", "infiniband.cm.req.serviceid.dport", "-e", "infiniband.cm.req.localqpn",
+		"-e", "infiniband.cm.req.startpsn", "-e", "infiniband.cm.rep.localqpn", "-e", "infiniband.bth.opcode",
+		"-e", "infiniband.bth.psn", "-e", "_ws.malformed").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mads []string
+	var reqPSN, firstWrite string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(l, ",")
+		if f[7] != "" {
+			t.Errorf("malformed frame: %s", l)
+		}
+		switch {
+		case f[0] == "0x0010":
+			mads = append(mads, "REQ")
+			if f[1] != "0x1d2f" || f[2] != "0x000002" {
+				t.Errorf("REQ: port %s, QPN %s; want 0x1d2f (7471), 0x000002", f[1], f[2])
+			}
+			reqPSN = f[3]
+		case f[0] == "0x0013":
+			mads = append(mads, "REP")
+			if f[4] == "" {
+				t.Errorf("REP without its QPN: %s", l)
+			}
+		case f[0] != "":
+			mads = append(mads, f[0])
+		case f[5] == "6" && firstWrite == "":
+			firstWrite = f[6]
+		}
+	}
+	if strings.Join(mads, " ") != "REQ REP 0x0014 0x0015 0x0016" {
+		t.Errorf("CM MADs on h1's link: %v; want REQ, REP, RTU (0x0014), then after the flow DREQ (0x0015) and DREP (0x0016)", mads)
+	}
+	if psn, err := strconv.ParseInt(strings.TrimPrefix(reqPSN, "0x"), 16, 64); err != nil || strconv.FormatInt(psn, 10) != firstWrite {
+		t.Errorf("REQ's starting PSN %s; the first WRITE's PSN %s", reqPSN, firstWrite)
+	}
+}

@@ -1,0 +1,138 @@
+package assembly
+
+import (
+	"encoding/binary"
+
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Flows with connect: cm. The source's application calls rdma_connect at
+// the flow's start, with the flow's id in the REQ's private data; the
+// destination's application listens on flowPort and accepts a request
+// with the flow's responder QP, as a server that learns from the
+// private data which of its buffers a client wants. The work requests go
+// when the source sees ESTABLISHED; the flow's time runs from its start,
+// so its FCT includes the set-up (flows.csv's connect_ns says how much).
+// A connection that fails (rejected, or unreachable after the CM's
+// retries) ends the flow with cm_rejected, cm_unreachable or
+// cm_connect_error, its bytes never sent. When the flow completes, its
+// source disconnects (DREQ, DREP).
+
+// flowPort is the port the flows' listeners take (rdma_server's 7471).
+const flowPort = 7471
+
+// connectFlow starts fr's connection.
+func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) {
+	n.listenForFlows(dst)
+	var private [4]byte
+	binary.BigEndian.PutUint32(private[:], uint32(fr.Flow.ID))
+	l := fr.Live
+	conn, err := src.CM().Connect(l.Requester, hca.ConnectParams{Dest: dst.ID, DestIP: dst.IP, Port: flowPort,
+		Private: private[:], At: fr.Flow.Start,
+		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
+			switch e {
+			case hca.CMEstablished:
+				fr.connectedAt = c.Established
+				if l := fr.Live; l != nil && l.Requester != nil {
+					for _, wr := range wrs {
+						w, err := src.PostSend(l.Requester, wr)
+						if err != nil {
+							panic(err) // the loader keeps a flow's parts within the send queue
+						}
+						l.WQEs = append(l.WQEs, w)
+					}
+				}
+			case hca.CMRejected, hca.CMUnreachable, hca.CMConnectError:
+				n.connectFailed(fr, e)
+			}
+		}})
+	if err != nil {
+		panic(err) // the loader allows connect: cm on RC and UC only
+	}
+	l.conn = conn
+}
+
+// listenForFlows starts h's listener for the flows into it, once.
+func (n *Network) listenForFlows(h *hca.HCA) {
+	if n.dyn.listening == nil {
+		n.dyn.listening = map[*hca.HCA]bool{}
+	}
+	if n.dyn.listening[h] {
+		return
+	}
+	n.dyn.listening[h] = true
+	err := h.CM().Listen(&hca.CMListener{Port: flowPort, OnRequest: func(_ *hca.CMConn, private []byte) *hca.QP {
+		id := int(binary.BigEndian.Uint32(private))
+		if id >= len(n.Flows) {
+			return nil
+		}
+		fr := n.Flows[id]
+		if fr.Live == nil || fr.Live.Responder == nil || fr.Flow.Dst != h.ID {
+			return nil // rdma_reject: no such flow here (any longer)
+		}
+		return fr.Live.Responder
+	}})
+	if err != nil {
+		panic(err)
+	}
+}
+
+// cmStatus is how flows.csv names a failed connection.
+var cmStatus = map[hca.CMEvent]string{hca.CMRejected: "cm_rejected", hca.CMUnreachable: "cm_unreachable", hca.CMConnectError: "cm_connect_error"}
+
+// connectFailed ends fr: its connection failed, nothing was sent.
+func (n *Network) connectFailed(fr *FlowRun, e hca.CMEvent) {
+	if fr.requesterClosed {
+		return
+	}
+	fr.Live.conn = nil
+	n.closeRequester(fr)
+	fr.cmFail = cmStatus[e]
+	fr.status, fr.done = hca.WCFlushed, n.Eng.Now()
+	n.maybeDone(fr)
+}
+
+// connections sums up the flows' rdma_cm connections (nil: no flow has
+// connect: cm).
+func (n *Network) connections() *reports.Connections {
+	var c reports.Connections
+	first, last := sim.Never, sim.Time(0)
+	var sum int64
+	for _, fr := range n.Flows {
+		if !fr.Flow.CM || !fr.started {
+			continue
+		}
+		c.Requested++
+		first = min(first, fr.Flow.Start)
+		switch {
+		case fr.connectedAt > 0:
+			c.Established++
+			d := (fr.connectedAt - fr.Flow.Start).Nanoseconds()
+			sum += d
+			c.SetupMaxNs = max(c.SetupMaxNs, d)
+			last = max(last, fr.connectedAt)
+		case fr.cmFail != "":
+			c.Failed++
+		}
+	}
+	if c.Requested == 0 {
+		return nil
+	}
+	if c.Established > 0 {
+		c.SetupMeanNs = sum / int64(c.Established)
+		c.TotalNs = (last - first).Nanoseconds()
+	}
+	for _, h := range n.HCAs {
+		if h == nil || h.ExistingCM() == nil {
+			continue
+		}
+		cm := h.ExistingCM()
+		for _, k := range cm.Sent {
+			c.MADs += k
+		}
+		c.MADsResent += cm.Retransmitted
+	}
+	return &c
+}

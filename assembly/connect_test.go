@@ -1,0 +1,68 @@
+package assembly
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// TestConnectCM: a flow with connect: cm first connects with rdma_cm.
+// On an idle two-host network its set-up takes eight QP commands, two
+// MADs' processing and the REQ's and REP's one-way times
+// (hca.TestCMConnectOne): here each one-way time is the wire's plus the
+// NIC's latencies a UD SEND meets (doorbell, WQE fetch, the DMA read of
+// the MAD, transmit, receive, and the DMA write into the receive
+// buffer). The WRITE then takes what it takes with connect: instant,
+// and the flow's FCT is the sum; its source disconnects after (DREQ and
+// DREP). Three flows to one host share its listener.
+func TestConnectCM(t *testing.T) {
+	const base = "stop: {at: 20ms, when: flows-done}\ntopology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\ntraffic:\n"
+	_, inst := runSource(t, "i.yaml", base+"  - flow: {from: h0, to: h1, size: 1MiB}\n")
+	n, r := runSource(t, "c.yaml", base+"  - flow: {from: h0, to: h1, size: 1MiB, connect: cm}\n  - flow: {from: h2, to: h1, size: 1MiB, connect: cm, start: 5ms}\n")
+	p := hca.DefaultCMProfile()
+	w := fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 256)
+	ow := 2*fabric.SerializationTime(int64(w), 100*fabric.Gbps) + 2*sim.Microsecond + n.Switches[0].Prof.Latency
+	hp := hca.DefaultProfile()
+	ow += hp.DoorbellLatency + hp.WQEFetchLatency + 2*hp.DMALatency + hp.TxPktLatency + hp.RxPktLatency
+	want := (8*p.QPCommand + 2*p.MADProcessing + 2*ow).Nanoseconds()
+	for _, f := range r.Flows {
+		if f.Status != "success" || !f.CM || f.ConnectNs != want {
+			t.Errorf("flow %d: %s, connect_ns %d; want success in %d", f.ID, f.Status, f.ConnectNs, want)
+		}
+		if d := f.FCTNs - (f.ConnectNs + inst.Flows[0].FCTNs); d < -100 || d > 100 {
+			t.Errorf("flow %d: FCT %d ns; want connect_ns %d + the instant flow's %d", f.ID, f.FCTNs, f.ConnectNs, inst.Flows[0].FCTNs)
+		}
+	}
+	csv := string(reports.FlowsCSV(r.Flows))
+	if !strings.HasSuffix(strings.SplitN(csv, "\n", 2)[0], ",status,connect_ns") {
+		t.Errorf("flows.csv header: %s", strings.SplitN(csv, "\n", 2)[0])
+	}
+	for _, h := range n.HCAs {
+		if h != nil && h.Name == "h1" && (h.CM().Sent[hca.AttrREP] != 2 || h.CM().Sent[hca.AttrDREP] != 1) {
+			// The run stops when the last flow completes, before its
+			// DREQ arrives: one DREP, for the first.
+			t.Errorf("h1 sent %v; want two REPs and one DREP", h.CM().Sent)
+		}
+	}
+	// hca.cm sets the timing: eight commands of 20 µs in place of 222.
+	_, r2 := runSource(t, "c2.yaml", strings.Replace(base, "traffic:", "hca: {cm: {qp_command: 20us}}\ntraffic:", 1)+"  - flow: {from: h0, to: h1, size: 1MiB, connect: cm}\n")
+	if got := r2.Flows[0].ConnectNs; got != want-8*(p.QPCommand-20*sim.Microsecond).Nanoseconds() {
+		t.Errorf("with hca.cm.qp_command 20us: connect_ns %d, want %d", got, want-8*(p.QPCommand-20*sim.Microsecond).Nanoseconds())
+	}
+	if c := r.Summary.Connections; c == nil || c.Requested != 2 || c.Established != 2 || c.SetupMaxNs != want || c.MADs != 3+3+2+1 { // REQ, REP, RTU each; both DREQs, one DREP
+		t.Errorf("summary.json connections: %+v", c)
+	}
+	for _, tc := range []struct{ flow, want string }{
+		{"{from: h0, to: h1, size: 1KiB, qp: ud, op: send, connect: cm}", "traffic[0].flow.connect: a UD QP has no connection"},
+		{"{from: h0, to: h1, size: 1MiB, connect: tcp}", "traffic[0].flow.connect"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: "+tc.flow+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.flow, err, tc.want)
+		}
+	}
+}
