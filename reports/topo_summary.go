@@ -55,7 +55,7 @@ func (pg *page) topologySummary(r *Run, level map[string]int, top int) {
 		name, detail    string
 		hosts, switches int
 		heat            float64 // the most paused link inside
-		first           string // its first node, for a stable order
+		first           string  // its first node, for a stable order
 	}
 	groups := map[string]*group{} // by root; order kept in order
 	var order []*group
