@@ -151,6 +151,9 @@ func (tr *TestRun) Done() bool {
 		return tr.Perftest.Done || tr.Perftest.Err != ""
 	}
 	if tr.Rping != nil {
+		if tr.Rping.Cfg.CM {
+			return tr.Rping.Closed != 0 || tr.Rping.Err != "" // its disconnect printed too
+		}
 		return tr.Rping.Done != 0 || tr.Rping.Err != ""
 	}
 	for _, s := range tr.Pingpong.Sides {

@@ -3,6 +3,7 @@ package assembly
 import (
 	"fmt"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
 )
@@ -61,8 +62,12 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		t.Pingpong, ok = b.pingpongConfig(g, tv, path, qt, prio, mtu)
 	case *scenario.RpingS:
 		t.Rping = hca.RpingConfig{Count: int(g.Count.V), Size: int64(g.Size.V), Verbose: !g.Verbose.Set || g.Verbose.V,
-			Validate: !g.Validate.Set || g.Validate.V, Priority: prio, SL: slOf(com), Start: com.Start.V}
+			Validate: !g.Validate.Set || g.Validate.V, Priority: prio, SL: slOf(com), Start: com.Start.V, CM: g.Connect.V == "cm"}
 		ok = true
+		if t.Rping.CM && b.s.LinkLayer == fabric.InfiniBand {
+			b.errorf(g.Connect.Pos, path+".connect", "connect: cm on InfiniBand needs path records from the subnet manager, which lfsim does not model yet (use connect: instant)")
+			ok = false
+		}
 		if min := int64(len(fmt.Sprintf("rdma-ping-%d: ", t.Rping.Count-1)) + 1); g.Size.Set && t.Rping.Size < min {
 			b.errorf(g.Size.Pos, path+".size", "an rping buffer of %d bytes cannot hold its message \"rdma-ping-%d: \"; size must be at least %d", t.Rping.Size, t.Rping.Count-1, min)
 			ok = false

@@ -302,7 +302,14 @@ func (n *Network) perftestReport() []byte {
 			continue
 		}
 		if tr.Rping != nil {
-			fmt.Fprintf(&b, "# traffic[%d] rping %s -> %s (connected out of band, not by rdma_cm)\n", t.Generator, src, dst)
+			how := "connected out of band, not by rdma_cm (connect: cm for that)"
+			if r := tr.Rping; r.Cfg.CM {
+				how = "connected by rdma_cm, not yet"
+				if r.Connected > 0 {
+					how = fmt.Sprintf("connected by rdma_cm in %v", (r.Connected - r.Cfg.Start).Short())
+				}
+			}
+			fmt.Fprintf(&b, "# traffic[%d] rping %s -> %s (%s)\n", t.Generator, src, dst, how)
 			b.WriteString(tr.Rping.Report())
 			continue
 		}

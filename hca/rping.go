@@ -10,10 +10,12 @@ import (
 )
 
 // Rping runs librdmacm's rping (rdma-core's librdmacm/examples/rping.c)
-// between a client and a server, over an RC QP connected at Start (the
-// tool connects with rdma_cm; here the connection is made out of band,
-// in no time, until connection management is modelled). Each of Count
-// iterations moves real bytes:
+// between a client and a server, over an RC QP. With Cfg.CM the client
+// connects as the tool does, with rdma_cm (REQ, REP, RTU to the server's
+// port 7174, CM.Connect) from Start, pings once ESTABLISHED, and
+// disconnects after the last ping (DREQ, DREP), printing the tool's
+// DISCONNECT lines; without it the QPs are connected out of band at
+// Start, in no time. Each of Count iterations moves real bytes:
 //
 //  1. the client fills its start buffer with "rdma-ping-N: " and a
 //     rolling run of letters, and SENDs the buffer's address, rkey and
@@ -36,6 +38,10 @@ type Rping struct {
 	Done  sim.Time
 	Iters int
 	Err   string
+	// Connected is when the client's connection was made (with CM), and
+	// Closed when it saw DISCONNECTED after the last ping.
+	Connected, Closed sim.Time
+	conn              *CMConn
 
 	h   [2]*HCA // client, server
 	qp  [2]*QP
@@ -60,7 +66,12 @@ type RpingConfig struct {
 	Priority uint8
 	SL       uint8
 	Start    sim.Time
+	// CM connects with rdma_cm (rping's own way) rather than out of band.
+	CM bool
 }
+
+// rpingPort is rping's default port (-p 7174).
+const rpingPort = 7174
 
 // rpingInfoBytes is struct rping_rdma_info: buf (8), rkey (4), size (4).
 const rpingInfoBytes = 16
@@ -101,6 +112,9 @@ func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
 			m.start = h.RegMR(pd, c.Size, make([]byte, c.Size), AccessLocalWrite|AccessRemoteRead|AccessRemoteWrite)
 		}
 	}
+	if c.CM {
+		return r, r.connect()
+	}
 	for i, h := range r.h {
 		// rping's QPs allow remote READ and WRITE (rping_create_qp's
 		// qp_access_flags, set by rdma_cm).
@@ -110,6 +124,47 @@ func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
 	}
 	client.eng.Schedule(c.Start, r, 0, 0, nil)
 	return r, nil
+}
+
+// connect has the server listen and the client connect, as rping does
+// with rdma_cm: the server posts its RECV before it accepts, the client
+// before it connects (rping_setup_buffers), and the client's first ping
+// goes at ESTABLISHED.
+func (r *Rping) connect() error {
+	client, server := r.h[0], r.h[1]
+	for i, h := range r.h {
+		// rdma_create_qp leaves the QP in INIT, where RECVs may be posted.
+		h.must(h.ModifyQP(r.qp[i], QPAttr{State: QPInit, Access: AccessLocalWrite | AccessRemoteRead | AccessRemoteWrite}))
+		r.postRecv(i)
+	}
+	err := server.CM().Listen(&CMListener{Port: rpingPort,
+		OnRequest: func(*CMConn, []byte) *QP { return r.qp[1] },
+		OnEvent: func(_ *CMConn, e CMEvent) {
+			if e == CMDisconnected {
+				// The server's loop, waiting for the next advert, sees
+				// the state DISCONNECTED (10) and ends.
+				r.Server = append(r.Server, "server DISCONNECT EVENT...", fmt.Sprintf("wait for RDMA_READ_ADV state %d", CMDisconnected))
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	r.conn, err = client.CM().Connect(r.qp[0], ConnectParams{Dest: server.ID, DestIP: server.IP, Port: rpingPort, At: r.Cfg.Start,
+		OnEvent: func(c *CMConn, e CMEvent) {
+			switch e {
+			case CMEstablished:
+				r.Connected = c.Established
+				r.clientIteration()
+			case CMDisconnected:
+				r.Closed = client.eng.Now()
+				r.Client = append(r.Client, "client DISCONNECT EVENT...")
+			case CMRejected:
+				r.fail(fmt.Sprintf("cma event %s, error %d", e, c.Reason))
+			case CMUnreachable, CMConnectError:
+				r.fail(fmt.Sprintf("cma event %s, error %d", e, -110))
+			}
+		}})
+	return err
 }
 
 // HandleEvent starts the client's first iteration.
@@ -197,6 +252,9 @@ func (r *Rping) clientCompletion(wc WC) {
 	r.Iters++
 	if r.Iters == r.Cfg.Count {
 		r.Done = r.h[0].eng.Now()
+		if r.conn != nil {
+			r.conn.Disconnect()
+		}
 		return
 	}
 	r.clientIteration()

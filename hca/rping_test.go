@@ -49,3 +49,49 @@ func TestRping(t *testing.T) {
 		t.Errorf("10 pings took %v, want the closed form %v (%v per ping)", r.Done, want, perPing)
 	}
 }
+
+// TestRpingCM: rping connected with rdma_cm as the tool does. The
+// connection takes what TestCMConnectOne's closed form says (8 QP
+// commands, 2 MADs' processing, the REQ's and REP's one-way times); the
+// ten pings then take exactly what they take without it, but for the RTU
+// that goes just ahead of the first; after the last
+// the client disconnects, and both print the tool's DISCONNECT lines
+// (the server's loop, waiting for the next advert, sees state 10,
+// DISCONNECTED).
+func TestRpingCM(t *testing.T) {
+	sp := swtch.DefaultProfile()
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile().Zero(), sp)
+	plain, err := hca.NewRping(h[0], h[1], hca.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(sim.Second, nil)
+	eng, h, _ = star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile().Zero(), sp)
+	r, err := hca.NewRping(h[0], h[1], hca.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true, CM: true, Start: sim.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(sim.Second, nil)
+	if r.Err != "" || r.Iters != 10 || r.Closed == 0 {
+		t.Fatalf("%d of 10 pings, error %q, closed %v", r.Iters, r.Err, r.Closed)
+	}
+	p := hca.DefaultCMProfile()
+	w := fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 256)
+	ow := 2*fabric.SerializationTime(int64(w), 100*fabric.Gbps) + 2*sim.Microsecond + sp.Latency
+	if want := sim.Millisecond + 8*p.QPCommand + 2*p.MADProcessing + 2*ow; r.Connected != want {
+		t.Errorf("connected at %v, want %v", r.Connected, want)
+	}
+	// The RTU leaves just before the first advert, which waits for it on
+	// the client's link and again, less its own length, at the switch.
+	ser := func(w int) sim.Time { return fabric.SerializationTime(int64(w), 100*fabric.Gbps) }
+	rtu := 2*ser(w) - ser(fabric.RoCEv2Wire(fabric.OpSendOnly, 16))
+	if got, want := r.Done-r.Connected, plain.Done+rtu; got != want {
+		t.Errorf("ten pings after the connection took %v; want as without rdma_cm (%v) and the RTU ahead of the first (%v)", got, plain.Done, rtu)
+	}
+	if n := len(r.Client); n != 11 || r.Client[10] != "client DISCONNECT EVENT..." || r.Client[0] != plain.Client[0] {
+		t.Errorf("client lines:\n%s", strings.Join(r.Client, "\n"))
+	}
+	if n := len(r.Server); n != 12 || r.Server[10] != "server DISCONNECT EVENT..." || r.Server[11] != "wait for RDMA_READ_ADV state 10" {
+		t.Errorf("server lines:\n%s", strings.Join(r.Server, "\n"))
+	}
+}

@@ -956,6 +956,9 @@ type RpingS struct {
 	Size     SizeV `yaml:"size" max:"1GiB"`
 	Verbose  boolV `yaml:"verbose"`
 	Validate boolV `yaml:"validate"`
+	// Connect: instant (default, out of band) or cm (rdma_cm, as the
+	// tool connects).
+	Connect StrV `yaml:"connect" enum:"instant|cm"`
 	GenCommon
 }
 
