@@ -100,6 +100,10 @@ func Build(s *Scenario) (*Network, error) {
 			tr.Perftest, err = hca.NewPerftest(n.HCAs[t.Src], n.HCAs[t.Dst], t.Perftest)
 		case "rping":
 			tr.Rping, err = hca.NewRping(n.HCAs[t.Src], n.HCAs[t.Dst], t.Rping)
+		case "rdma_server":
+			tr.Server = hca.NewRdmaServer(n.HCAs[t.Src], t.Port, t.Start)
+		case "rdma_client":
+			tr.Client = hca.NewRdmaClient(n.HCAs[t.Src], t.Dst, n.HCAs[t.Dst].IP, t.Port, t.Start)
 		default:
 			tr.Pingpong, err = hca.NewPingpong(n.HCAs[t.Src], n.HCAs[t.Dst], t.Pingpong)
 		}

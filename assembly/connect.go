@@ -20,8 +20,10 @@ import (
 // cm_connect_error, its bytes never sent. When the flow completes, its
 // source disconnects (DREQ, DREP).
 
-// flowPort is the port the flows' listeners take (rdma_server's 7471).
-const flowPort = 7471
+// flowPort is the port the flows' listeners take: perftest's (18515),
+// whose -R connects with rdma_cm as these flows do; rdma_server keeps
+// its own 7471.
+const flowPort = 18515
 
 // connectFlow starts fr's connection.
 func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) {

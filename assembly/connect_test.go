@@ -66,3 +66,37 @@ func TestConnectCM(t *testing.T) {
 		}
 	}
 }
+
+// TestRdmaExamples: rdma_server and rdma_client as traffic items print
+// the programs' lines into perftest.txt; a client whose server is not
+// listening is refused; the loader refuses a client of itself and two
+// servers on one port.
+func TestRdmaExamples(t *testing.T) {
+	n, r := runSource(t, "e.yaml", "stop: {at: 50ms, when: flows-done}\ntopology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\ntraffic:\n"+
+		"  - rdma_server: {host: h1}\n  - rdma_client: {host: h0, server: h1, start: 1us}\n  - rdma_client: {host: h2, server: h0}\n")
+	if r.Summary.StopReason != "flows-done" || r.Summary.SimTimeNs >= 50_000_000 {
+		t.Errorf("the run did not end when the programs did: %s at %d ns", r.Summary.StopReason, r.Summary.SimTimeNs)
+	}
+	got := string(r.Extra["perftest.txt"])
+	for _, want := range []string{
+		"# traffic[0] rdma_server on h1: rdma_server -p 7471\nrdma_server: start\nrdma_server: end 0\n",
+		"# traffic[1] rdma_client on h0: rdma_client -s h1 -p 7471\nrdma_client: start\nrdma_client: end 0\n",
+		"# traffic[2] rdma_client on h2: rdma_client -s h0 -p 7471\nrdma_client: start\nrdma_connect: Connection refused\nrdma_client: end -1\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("perftest.txt lacks\n%s\nit has\n%s", want, got)
+		}
+	}
+	if n.Tests[1].Client.Connected == 0 {
+		t.Error("the client never connected")
+	}
+	for _, tc := range []struct{ items, want string }{
+		{"  - rdma_client: {host: h0, server: h0}\n", "traffic[0].rdma_client.server: an rdma_client on h0 connecting to itself"},
+		{"  - rdma_server: {host: h0}\n  - rdma_server: {host: h0, port: 7471}\n", "traffic[1].rdma_server.host: h0 already runs an rdma_server on port 7471"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n"+tc.items))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.items, err, tc.want)
+		}
+	}
+}

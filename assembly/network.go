@@ -142,6 +142,8 @@ type TestRun struct {
 	Perftest *hca.Perftest
 	Pingpong *hca.Pingpong
 	Rping    *hca.Rping
+	Server   *hca.RdmaServer
+	Client   *hca.RdmaClient
 }
 
 // Done reports whether the program has finished (the client's loop, and
@@ -149,6 +151,12 @@ type TestRun struct {
 func (tr *TestRun) Done() bool {
 	if tr.Perftest != nil {
 		return tr.Perftest.Done || tr.Perftest.Err != ""
+	}
+	if tr.Server != nil {
+		return tr.Server.Done != 0
+	}
+	if tr.Client != nil {
+		return tr.Client.Done != 0
 	}
 	if tr.Rping != nil {
 		if tr.Rping.Cfg.CM {

@@ -123,3 +123,44 @@ func (b *builder) pingpongConfig(g *scenario.PingpongS, tv *scenario.TrafficV, p
 	}
 	return c, true
 }
+
+// rdmaExample reads an rdma_server or rdma_client generator into Tests.
+func (b *builder) rdmaExample(gen int, tv *scenario.TrafficV, path string) {
+	t := Test{Kind: tv.Kind, Generator: gen, Pos: tv.Pos, Port: hca.RdmaServerPort}
+	var host scenario.StrV
+	var port scenario.IntV
+	ok := true
+	switch g := tv.Gen.(type) {
+	case *scenario.RdmaServerS:
+		host, port, t.Start = g.Host, g.Port, g.Start.V
+		t.Src, ok = b.hostIf(host, path+".host")
+		t.Dst = t.Src
+	case *scenario.RdmaClientS:
+		host, port, t.Start = g.Host, g.Port, g.Start.V
+		var ok2 bool
+		t.Src, ok = b.hostIf(host, path+".host")
+		t.Dst, ok2 = b.hostIf(g.Server, path+".server")
+		if ok && ok2 && t.Src == t.Dst {
+			b.errorf(g.Server.Pos, path+".server", "an rdma_client on %s connecting to itself", scenario.Show(g.Server.V))
+			return
+		}
+		ok = ok && ok2
+	}
+	if !ok {
+		return
+	}
+	if b.s.LinkLayer == fabric.InfiniBand {
+		b.errorf(tv.Pos, path, "%s connects with rdma_cm, which on InfiniBand needs path records from the subnet manager; lfsim does not model that yet", tv.Kind)
+		return
+	}
+	if port.Set {
+		t.Port = uint16(port.V)
+	}
+	for _, o := range b.s.Tests {
+		if tv.Kind == "rdma_server" && o.Kind == "rdma_server" && o.Src == t.Src && o.Port == t.Port {
+			b.errorf(host.Pos, path+".host", "%s already runs an rdma_server on port %d (traffic[%d])", scenario.Show(host.V), t.Port, o.Generator)
+			return
+		}
+	}
+	b.s.Tests = append(b.s.Tests, t)
+}

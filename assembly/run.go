@@ -301,6 +301,16 @@ func (n *Network) perftestReport() []byte {
 			b.WriteString(tr.Perftest.Report())
 			continue
 		}
+		if tr.Server != nil {
+			fmt.Fprintf(&b, "# traffic[%d] rdma_server on %s: rdma_server -p %d\n", t.Generator, src, t.Port)
+			b.WriteString(tr.Server.Report())
+			continue
+		}
+		if tr.Client != nil {
+			fmt.Fprintf(&b, "# traffic[%d] rdma_client on %s: rdma_client -s %s -p %d\n", t.Generator, src, dst, t.Port)
+			b.WriteString(tr.Client.Report())
+			continue
+		}
 		if tr.Rping != nil {
 			how := "connected out of band, not by rdma_cm (connect: cm for that)"
 			if r := tr.Rping; r.Cfg.CM {

@@ -213,6 +213,10 @@ type Test struct {
 	Perftest hca.PerftestConfig
 	Pingpong hca.PingpongConfig
 	Rping    hca.RpingConfig
+	// Port and Start are rdma_server's and rdma_client's (Src the host;
+	// Dst the client's server, the server itself for rdma_server).
+	Port  uint16
+	Start sim.Time
 	// Generator is the index in traffic:, Pos where it is in the file.
 	Generator int
 	Pos       scenario.Pos

@@ -218,6 +218,8 @@ func (b *builder) traffic() {
 			stop = !b.flowsFit(tv, 0)
 		case *scenario.AsyncwatchS:
 			b.asyncwatch(g, path)
+		case *scenario.RdmaServerS, *scenario.RdmaClientS:
+			b.rdmaExample(i, tv, path)
 		}
 		if stop {
 			return

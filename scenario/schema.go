@@ -943,6 +943,28 @@ var generators = []struct {
 	{"poisson", true, func() any { return &PoissonS{} }},
 	{"asyncwatch", true, func() any { return &AsyncwatchS{} }},
 	{"rping", true, func() any { return &RpingS{} }},
+	{"rdma_server", true, func() any { return &RdmaServerS{} }},
+	{"rdma_client", true, func() any { return &RdmaClientS{} }},
+}
+
+// RdmaServerS is librdmacm's rdma_server on a host: it listens on port
+// (-p, default 7471) from start and serves one rdma_client.
+type RdmaServerS struct {
+	meta
+	Host  StrV  `yaml:"host" required:""`
+	Port  IntV  `yaml:"port" min:"1" max:"65535"`
+	Start TimeV `yaml:"start"`
+}
+
+// RdmaClientS is librdmacm's rdma_client on a host: from start it
+// connects to server's port (-s, -p; default 7471) with rdma_cm, sends
+// 16 bytes and waits for 16 back.
+type RdmaClientS struct {
+	meta
+	Host   StrV  `yaml:"host" required:""`
+	Server StrV  `yaml:"server" required:""`
+	Port   IntV  `yaml:"port" min:"1" max:"65535"`
+	Start  TimeV `yaml:"start"`
 }
 
 // RpingS is librdmacm's rping between a client and a server: -C count,
