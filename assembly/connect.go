@@ -96,45 +96,48 @@ func (n *Network) connectFailed(fr *FlowRun, e hca.CMEvent) {
 	n.maybeDone(fr)
 }
 
-// connections sums up the flows' rdma_cm connections (nil: no flow has
-// connect: cm).
+// connections sums up the rdma_cm connections the hosts started (flows
+// with connect: cm, and the programs that connect with rdma_cm); nil
+// when none did.
 func (n *Network) connections() *reports.Connections {
 	var c reports.Connections
-	first, last := sim.Never, sim.Time(0)
-	var sum int64
-	for _, fr := range n.Flows {
-		if !fr.Flow.CM || !fr.started {
-			continue
-		}
-		c.Requested++
-		first = min(first, fr.Flow.Start)
-		switch {
-		case fr.connectedAt > 0:
-			c.Established++
-			d := (fr.connectedAt - fr.Flow.Start).Nanoseconds()
-			sum += d
-			c.SetupMaxNs = max(c.SetupMaxNs, d)
-			last = max(last, fr.connectedAt)
-		case fr.cmFail != "":
-			c.Failed++
-		}
-	}
-	if c.Requested == 0 {
-		return nil
-	}
-	if c.Established > 0 {
-		c.SetupMeanNs = sum / int64(c.Established)
-		c.TotalNs = (last - first).Nanoseconds()
-	}
+	var a hca.CMActiveStats
+	first := true
 	for _, h := range n.HCAs {
-		if h == nil || h.ExistingCM() == nil {
-			continue
+		if h == nil {
+			continue // a switch
 		}
 		cm := h.ExistingCM()
+		if cm == nil {
+			continue
+		}
 		for _, k := range cm.Sent {
 			c.MADs += k
 		}
 		c.MADsResent += cm.Retransmitted
+		x := cm.Active
+		if x.Requested == 0 {
+			continue
+		}
+		if first || x.FirstStart < a.FirstStart {
+			a.FirstStart = x.FirstStart
+		}
+		first = false
+		a.Requested += x.Requested
+		a.Established += x.Established
+		a.Failed += x.Failed
+		a.SetupSum += x.SetupSum
+		a.SetupMax = max(a.SetupMax, x.SetupMax)
+		a.LastEstablished = max(a.LastEstablished, x.LastEstablished)
+	}
+	if a.Requested == 0 {
+		return nil
+	}
+	c.Requested, c.Established, c.Failed = a.Requested, a.Established, a.Failed
+	if a.Established > 0 {
+		c.SetupMeanNs = (a.SetupSum / sim.Time(a.Established)).Nanoseconds()
+		c.SetupMaxNs = a.SetupMax.Nanoseconds()
+		c.TotalNs = (a.LastEstablished - a.FirstStart).Nanoseconds()
 	}
 	return &c
 }

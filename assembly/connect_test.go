@@ -100,3 +100,30 @@ func TestRdmaExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectingLabMutations: the change each scenario of the lab
+// connecting teaches makes one of its expectations fail.
+func TestConnectingLabMutations(t *testing.T) {
+	for _, m := range []struct{ name, from, to string }{
+		{"one-connection", "traffic:", "hca: {cm: {qp_command: 20us}}\ntraffic:"},
+		{"one-connection", ", connect: cm}", "}"},
+		{"thousand-connections", "count: 1000", "count: 100"},
+		{"rping", "connect: cm", "connect: instant"},
+		{"no-server", "  - rdma_server: {host: h1, port: 7472}\n", "  - rdma_server: {host: h1, port: 7472}\n  - rdma_server: {host: h1}\n"},
+	} {
+		src := exampleText(t, "labs/connecting/"+m.name)
+		if !strings.Contains(src, m.from) {
+			t.Fatalf("%s no longer has %q", m.name, m.from)
+		}
+		_, r := runSource(t, m.name+".yaml", strings.Replace(src, m.from, m.to, 1))
+		failed := 0
+		for _, c := range r.Summary.Expect {
+			if !c.OK {
+				failed++
+			}
+		}
+		if failed == 0 {
+			t.Errorf("%s with %q: every expectation still holds", m.name, m.to)
+		}
+	}
+}

@@ -212,6 +212,10 @@ func (b *builder) expect() {
 	se.MaxPeakQueue, se.MaxPeakQueueAt = given(e.MaxPeakQueue.Set, int64(e.MaxPeakQueue.V), e, "max_peak_queue")
 	se.MinMeanQueue, se.MinMeanQueueAt = given(e.MinMeanQueue.Set, int64(e.MinMeanQueue.V), e, "min_mean_queue")
 	se.MaxMeanQueue, se.MaxMeanQueueAt = given(e.MaxMeanQueue.Set, int64(e.MaxMeanQueue.V), e, "max_mean_queue")
+	se.MinSetupTime, se.MinSetupTimeAt = given(e.MinSetupTime.Set, e.MinSetupTime.V.Nanoseconds(), e, "min_setup_time")
+	se.MaxSetupTime, se.MaxSetupTimeAt = given(e.MaxSetupTime.Set, e.MaxSetupTime.V.Nanoseconds(), e, "max_setup_time")
+	se.ConnectionsEstablished, se.ConnectionsEstablishedAt = given(e.ConnectionsEstablished.Set, e.ConnectionsEstablished.V, e, "connections_established")
+	se.ConnectionsFailed, se.ConnectionsFailedAt = given(e.ConnectionsFailed.Set, e.ConnectionsFailed.V, e, "connections_failed")
 	for _, w := range e.WorkCompletions.Items {
 		se.WorkCompletions = append(se.WorkCompletions, observe.WCCheck{Status: w.Status.V, N: w.N.V, At: cite(w.Status.Pos)})
 	}

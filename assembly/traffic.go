@@ -235,8 +235,14 @@ func (b *builder) traffic() {
 		}
 		n := len(b.s.Flows)
 		b.addFlows(i, tv, path, com, pairs, lossless)
-		if g, ok := tv.Gen.(*scenario.FlowS); ok && len(b.s.Flows) == n+1 {
-			b.flowExtras(g, path, &b.s.Flows[n])
+		if g, ok := tv.Gen.(*scenario.FlowS); ok {
+			errs := b.d.ErrorCount()
+			for j := n; j < len(b.s.Flows); j++ {
+				b.flowExtras(g, path, &b.s.Flows[j])
+				if b.d.ErrorCount() > errs {
+					break // said once, not count times
+				}
+			}
 		}
 	}
 }
@@ -252,7 +258,15 @@ func (b *builder) flowPair(g *scenario.FlowS, path string) ([][2]fabric.NodeID, 
 		b.errorf(g.To.Pos, path+".to", "a flow from %s to itself", scenario.Show(g.To.V))
 		return nil, false
 	}
-	return [][2]fabric.NodeID{{src, dst}}, true
+	n := 1
+	if g.Count.Set {
+		n = int(g.Count.V)
+	}
+	pairs := make([][2]fabric.NodeID, n)
+	for i := range pairs {
+		pairs[i] = [2]fabric.NodeID{src, dst}
+	}
+	return pairs, true
 }
 
 // incastPairs are an incast's pairs: each sender of from: (from: all,

@@ -53,6 +53,18 @@ type CM struct {
 	// no connection (stale, or duplicates after the end).
 	Sent, Received         map[CMAttr]int64
 	Retransmitted, Dropped int64
+	// Active sums up the connections this host started (rdma_connect).
+	Active CMActiveStats
+}
+
+// CMActiveStats are a host's connections as the active side: how many
+// it started, made and lost (rejected, unreachable), the set-up times
+// of those made (from rdma_connect to ESTABLISHED), the first start and
+// the last ESTABLISHED.
+type CMActiveStats struct {
+	Requested, Established, Failed int
+	SetupSum, SetupMax             sim.Time
+	FirstStart, LastEstablished    sim.Time
 }
 
 type cmDest struct {
@@ -76,10 +88,10 @@ type CMProfile struct {
 	// Default 222 µs: with it, 1,000 connections between two hosts take
 	// what librdmacm's cmtime measured for them in rdma-core pull request
 	// 1448 (2024; the hardware is not stated): the last is made after
-	// 888.6 ms (4,000 commands of the passive side, its bottleneck), the
-	// first after 449.1 ms (the active side's 2,000 creates and moves to
-	// INIT run before the first REP's two commands) — the model gives
-	// 888.8 and 444.9 ms (TestCMThousandConnections).
+	// 888.6 ms (each side runs four commands per connection, 4,000 in
+	// all), the first after 449.1 ms (the active side's 2,000 creates
+	// and moves to INIT run before the first REP's two commands) — the
+	// model gives 888.9 and 444.4 ms (TestCMThousandConnections).
 	QPCommand sim.Time
 	// MADProcessing is the host's CM work for one received MAD, up to
 	// the application's callback, one MAD at a time. Default 10 µs, an
@@ -398,6 +410,23 @@ func (cm *CM) newConn(qp *QP) *CMConn {
 }
 
 func (c *CMConn) event(e CMEvent) {
+	if c.Active {
+		a := &c.cm.Active
+		switch e {
+		case CMAddrResolved:
+			if a.Requested == 0 || c.Start < a.FirstStart {
+				a.FirstStart = c.Start
+			}
+			a.Requested++
+		case CMEstablished:
+			a.Established++
+			a.SetupSum += c.Established - c.Start
+			a.SetupMax = max(a.SetupMax, c.Established-c.Start)
+			a.LastEstablished = max(a.LastEstablished, c.Established)
+		case CMRejected, CMUnreachable, CMConnectError:
+			a.Failed++
+		}
+	}
 	if c.OnEvent != nil {
 		c.OnEvent(c, e)
 	}

@@ -63,6 +63,13 @@ type Expect struct {
 	// switch egress queue (summary queues.mean_bytes), bytes.
 	MinMeanQueue, MaxMeanQueue     *int64
 	MinMeanQueueAt, MaxMeanQueueAt string
+	// MinSetupTime and MaxSetupTime bound the rdma_cm connections' set-up
+	// (summary connections.total_ns), ns; ConnectionsEstablished and
+	// ConnectionsFailed ask for exactly so many made and lost.
+	MinSetupTime, MaxSetupTime                    *int64
+	MinSetupTimeAt, MaxSetupTimeAt                string
+	ConnectionsEstablished, ConnectionsFailed     *int64
+	ConnectionsEstablishedAt, ConnectionsFailedAt string
 }
 
 // WCCheck asks for exactly N work completions with status Status.
@@ -173,6 +180,35 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 	peak("max_peak_queue", e.MaxPeakQueue, e.MaxPeakQueueAt, false)
 	peak("min_mean_queue", e.MinMeanQueue, e.MinMeanQueueAt, true)
 	peak("max_mean_queue", e.MaxMeanQueue, e.MaxMeanQueueAt, false)
+	conns := sum.Connections
+	if conns == nil {
+		conns = &reports.Connections{}
+	}
+	setup := func(check string, bound *int64, at string, min bool) {
+		if bound == nil {
+			return
+		}
+		short := func(ns int64) string { return (sim.Time(ns) * sim.Nanosecond).Short() }
+		where := fmt.Sprintf("connections made in %s (%d)", short(conns.TotalNs), conns.Established)
+		if conns.Established == 0 {
+			where = "no rdma_cm connection made"
+		}
+		if min {
+			add(check, conns.Established > 0 && conns.TotalNs >= *bound, at, "%s, expected at least %s", where, short(*bound))
+		} else {
+			add(check, conns.Established > 0 && conns.TotalNs <= *bound, at, "%s, expected at most %s", where, short(*bound))
+		}
+	}
+	setup("min_setup_time", e.MinSetupTime, e.MinSetupTimeAt, true)
+	setup("max_setup_time", e.MaxSetupTime, e.MaxSetupTimeAt, false)
+	if e.ConnectionsEstablished != nil {
+		add("connections_established", int64(conns.Established) == *e.ConnectionsEstablished, e.ConnectionsEstablishedAt,
+			"%d rdma_cm connections made of %d started, expected %d", conns.Established, conns.Requested, *e.ConnectionsEstablished)
+	}
+	if e.ConnectionsFailed != nil {
+		add("connections_failed", int64(conns.Failed) == *e.ConnectionsFailed, e.ConnectionsFailedAt,
+			"%d rdma_cm connections failed (rejected or unreachable) of %d started, expected %d", conns.Failed, conns.Requested, *e.ConnectionsFailed)
+	}
 	for _, c := range e.WorkCompletions {
 		got := sum.Flows.WorkCompletions[c.Status]
 		add("work_completions", got == c.N, c.At, "%d work completions %s, expected %d", got, c.Status, c.N)

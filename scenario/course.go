@@ -24,7 +24,7 @@ var Course = []CourseLab{
 	{Name: "pfc-storm", Topic: "PFC storm and the watchdog", Minutes: 25},
 	{Name: "deadlock", Topic: "Deadlock", Minutes: 30},
 	{Name: "infiniband", Topic: "InfiniBand credits against PFC", Minutes: 30},
-	{Name: "connecting", Topic: "Connecting: rdma_cm and rping", Minutes: 25, Needs: "connection management, REQ, REP and RTU as MADs, and rping"},
+	{Name: "connecting", Topic: "Connecting: rdma_cm and rping", Minutes: 25},
 	{Name: "lossless-or-not", Topic: "Do we need a lossless network?", Minutes: 30, Needs: "iWARP over TCP"},
 	{Name: "ecmp-polarisation", Topic: "Load balancing", Minutes: 30},
 }

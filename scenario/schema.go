@@ -818,6 +818,9 @@ type FlowS struct {
 	// of band, in no time, at the start) or cm (rdma_cm's exchange of
 	// REQ, REP and RTU on the wire, from the start).
 	Connect StrV `yaml:"connect" enum:"instant|cm"`
+	// Count makes that many such flows, each on its own QP pair (a
+	// thousand connections from one host: count: 1000, connect: cm).
+	Count IntV `yaml:"count" min:"1" max:"1000000"`
 	GenCommon
 }
 
@@ -1195,6 +1198,14 @@ type ExpectS struct {
 	MaxPeakQueue SizeV `yaml:"max_peak_queue"`
 	MinMeanQueue SizeV `yaml:"min_mean_queue"`
 	MaxMeanQueue SizeV `yaml:"max_mean_queue"`
+	// Min/MaxSetupTime bound summary connections.total_ns, from the
+	// first rdma_connect to the last ESTABLISHED; ConnectionsEstablished
+	// and ConnectionsFailed ask for exactly so many rdma_cm connections
+	// made and lost (connections.established, connections.failed).
+	MinSetupTime           TimeV `yaml:"min_setup_time"`
+	MaxSetupTime           TimeV `yaml:"max_setup_time"`
+	ConnectionsEstablished IntV  `yaml:"connections_established" min:"0"`
+	ConnectionsFailed      IntV  `yaml:"connections_failed" min:"0"`
 }
 
 // WCStatuses are the work completion statuses as libibverbs names them
