@@ -102,6 +102,8 @@ func Build(s *Scenario) (*Network, error) {
 			tr.Rping, err = hca.NewRping(n.HCAs[t.Src], n.HCAs[t.Dst], t.Rping)
 		case "rdma_server":
 			tr.Server = hca.NewRdmaServer(n.HCAs[t.Src], t.Port, t.Start)
+		case "mckey":
+			tr.Mckey, err = n.startMckey(t)
 		case "rdma_client":
 			tr.Client = hca.NewRdmaClient(n.HCAs[t.Src], t.Dst, n.HCAs[t.Dst].IP, t.Port, t.Start)
 		default:

@@ -37,6 +37,7 @@ type builder struct {
 	names        []string         // all node names, once needed (allNames)
 	swNames      []string         // switch names, once needed (switchNames)
 	poissonFlows float64          // the flows the poisson generators so far are expected to make
+	groups       int              // multicast groups given out (mckey)
 	// hcaArbPos and hcaArbPath are the last hca.vlarb block that narrowed
 	// the VLs served (Scenario.IB.HCAServed).
 	hcaArbPos  scenario.Pos

@@ -127,3 +127,62 @@ func TestConnectingLabMutations(t *testing.T) {
 		}
 	}
 }
+
+// TestMckey: mckey with one sender and seven receivers in a k=4 fat
+// tree. Each receiver gets every message once, hosts outside the group
+// none; the sender's link carries each message once and no link more
+// than once (the switches copy along the group's tree: 6 copies per
+// message for 7 receivers); each side prints the tool's lines, after
+// the tool's 3 s pause.
+func TestMckey(t *testing.T) {
+	const count = 100
+	n, r := runSource(t, "m.yaml", "stop: {at: 4s, when: flows-done}\ntopology: {kind: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}\n"+
+		"observe: {interval: 1ms}\ntraffic:\n  - mckey: {sender: h0, receivers: [h1, h2, h5, h8, h11, h14, h15], count: 100, size: 1KiB}\n")
+	m := n.Tests[0].Mckey
+	for i, got := range m.Received {
+		if got != count {
+			t.Errorf("receiver %d got %d of %d", i, got, count)
+		}
+	}
+	if m.Done < 3*sim.Second || r.Summary.StopReason != "flows-done" {
+		t.Errorf("done at %v (%s); the transfers start after the 3 s pause", m.Done, r.Summary.StopReason)
+	}
+	if p := r.Summary.Packets; p.Sent != count || p.Replicated != 6*count || p.Delivered != 7*count || p.Dropped != 0 {
+		t.Errorf("packets %+v; want %d sent, %d replicated, %d delivered", p, count, 6*count, 7*count)
+	}
+	topo := n.Scenario.Topology
+	for id, ports := range n.Fabric.Ports {
+		for _, port := range ports {
+			if port == nil {
+				continue
+			}
+			name := topo.Nodes[id].Name
+			if port.Stats.TxPackets > count {
+				t.Errorf("%s:p%d sent %d packets; a tree link carries each of the %d messages once", name, port.Index, port.Stats.TxPackets, count)
+			}
+			if name == "h0" && port.Stats.TxPackets != count {
+				t.Errorf("the sender's link carried %d packets, want %d", port.Stats.TxPackets, count)
+			}
+			if (name == "h3" || name == "h4") && port.Peer().Stats.TxPackets != 0 {
+				t.Errorf("%s, not in the group, was sent %d packets", name, port.Peer().Stats.TxPackets)
+			}
+		}
+	}
+	out := string(r.Extra["perftest.txt"])
+	for _, want := range []string{"# h0: mckey -m 239.1.1.1 -s -C 100 -S 1024\nmckey: starting client\nmckey: joining\nmckey: joined dgid: ::ffff:239.1.1.1 mlid 0x0 sl 0\ninitiating data transfers\ndata transfers complete\ntest complete\nreturn status 0\n",
+		"# h15: mckey -m 239.1.1.1 -C 100 -S 1024\nmckey: starting server\nmckey: joining\nmckey: joined dgid: ::ffff:239.1.1.1 mlid 0x0 sl 0\nreceiving data transfers\ndata transfers complete\ntest complete\nreturn status 0\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("perftest.txt lacks\n%s\nit has\n%s", want, out)
+		}
+	}
+	for _, tc := range []struct{ item, want string }{
+		{"{sender: h0, receivers: [h0, h1]}", "traffic[0].mckey.receivers: h0 is the sender"},
+		{"{sender: h0, receivers: [h1], size: 8KiB}", "larger than active mtu 4096"},
+		{"{sender: h0, receivers: [h1], group: 10.0.0.1}", "traffic[0].mckey.group: 10.0.0.1 is not an IPv4 multicast address"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - mckey: "+tc.item+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.item, err, tc.want)
+		}
+	}
+}

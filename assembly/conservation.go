@@ -228,6 +228,7 @@ func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string)
 			continue
 		}
 		sum.Packets.Flooded += sw.Stats.Flooded
+		sum.Packets.Replicated += sw.Stats.Replicated
 		for r, k := range sw.Stats.Drops {
 			drop(swtch.DropReason(r).String(), k)
 		}
@@ -239,9 +240,9 @@ func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string)
 	sum.Packets.Delivered = arrived - rxDrops - c.nicRx
 	sum.Packets.InFlight = c.network + c.nicRx
 	p := sum.Packets
-	if in, out := p.Sent+p.Flooded, p.Delivered+p.Dropped+p.InFlight; in != out {
-		cons.Errors = append(cons.Errors, fmt.Sprintf("packets: sent %d + flooded %d = %d, but delivered %d + dropped %d + in flight %d = %d",
-			p.Sent, p.Flooded, in, p.Delivered, p.Dropped, p.InFlight, out))
+	if in, out := p.Sent+p.Flooded+p.Replicated, p.Delivered+p.Dropped+p.InFlight; in != out {
+		cons.Errors = append(cons.Errors, fmt.Sprintf("packets: sent %d + flooded %d + replicated %d = %d, but delivered %d + dropped %d + in flight %d = %d",
+			p.Sent, p.Flooded, p.Replicated, in, p.Delivered, p.Dropped, p.InFlight, out))
 	}
 
 	b := &cons.PFCFrames

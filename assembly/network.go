@@ -144,6 +144,7 @@ type TestRun struct {
 	Rping    *hca.Rping
 	Server   *hca.RdmaServer
 	Client   *hca.RdmaClient
+	Mckey    *hca.Mckey
 }
 
 // Done reports whether the program has finished (the client's loop, and
@@ -154,6 +155,9 @@ func (tr *TestRun) Done() bool {
 	}
 	if tr.Server != nil {
 		return tr.Server.Done != 0
+	}
+	if tr.Mckey != nil {
+		return tr.Mckey.Done != 0
 	}
 	if tr.Client != nil {
 		return tr.Client.Done != 0

@@ -301,6 +301,11 @@ func (n *Network) perftestReport() []byte {
 			b.WriteString(tr.Perftest.Report())
 			continue
 		}
+		if tr.Mckey != nil {
+			fmt.Fprintf(&b, "# traffic[%d] mckey from %s to %d receivers\n", t.Generator, src, len(t.Receivers))
+			b.WriteString(tr.Mckey.Report())
+			continue
+		}
 		if tr.Server != nil {
 			fmt.Fprintf(&b, "# traffic[%d] rdma_server on %s: rdma_server -p %d\n", t.Generator, src, t.Port)
 			b.WriteString(tr.Server.Report())

@@ -217,6 +217,9 @@ type Test struct {
 	// Dst the client's server, the server itself for rdma_server).
 	Port  uint16
 	Start sim.Time
+	// Mckey and Receivers are mckey's (Src the sender).
+	Mckey     hca.MckeyConfig
+	Receivers []fabric.NodeID
 	// Generator is the index in traffic:, Pos where it is in the file.
 	Generator int
 	Pos       scenario.Pos

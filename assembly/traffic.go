@@ -220,6 +220,8 @@ func (b *builder) traffic() {
 			b.asyncwatch(g, path)
 		case *scenario.RdmaServerS, *scenario.RdmaClientS:
 			b.rdmaExample(i, tv, path)
+		case *scenario.MckeyS:
+			b.mckey(i, tv, path, g)
 		}
 		if stop {
 			return

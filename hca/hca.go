@@ -143,6 +143,9 @@ type hcaCold struct {
 	defPD *PD
 	defCQ *CQ
 	cm    *CM // the connection manager, once asked for (CM)
+	// mcast is, per multicast group, the QPs attached to it
+	// (AttachMcast; looked up, never iterated).
+	mcast map[fabric.NodeID][]*QP
 }
 
 func (h *HCA) coldPart() *hcaCold {
@@ -1021,7 +1024,7 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 // then the per-packet pipeline (RxPktLatency) runs before the transport
 // logic sees it.
 func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
-	if p.Dst != h.ID {
+	if p.Dst != h.ID && !h.member(p.Dst) {
 		h.Stats.Misdelivered++
 		h.discard(p, "misdelivered")
 		h.release(p)
@@ -1126,6 +1129,11 @@ func (h *HCA) process(p *fabric.Packet) {
 		// the first MAD comes, so that a REQ to a port nobody listens on
 		// is refused with a REJ.
 		qp = h.CM().qp
+	}
+	if qp == nil && fabric.IsMulticast(p.Dst) && p.DestQP == fabric.MulticastQPN {
+		h.receiveMulticast(p)
+		h.pool.Put(p)
+		return
 	}
 	if qp == nil {
 		if p.DestQP >= firstQPN && p.DestQP < h.nextQPN {

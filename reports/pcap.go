@@ -147,6 +147,11 @@ func (fb *frameBuilder) build(f *CapturedFrame) ([]byte, error) {
 		return appendFCS(fb.buf.Bytes()), nil
 	}
 	eth.EthernetType = layers.EthernetTypeIPv4
+	if d := p.Flow.DstIP; fabric.IsMulticastIP(d) {
+		// An IPv4 multicast group's MAC (RFC 1112 §6.4): 01:00:5e and
+		// the address's low 23 bits.
+		eth.DstMAC = net.HardwareAddr{0x01, 0x00, 0x5e, byte(d >> 16 & 0x7f), byte(d >> 8), byte(d)}
+	}
 	ip := &layers.IPv4{
 		Version: 4, IHL: 5, TOS: DSCP(p.Priority)<<2 | uint8(p.ECN&3),
 		Flags: layers.IPv4DontFragment, TTL: 64, Protocol: layers.IPProtocolUDP,

@@ -111,13 +111,16 @@ type ByteCounts struct {
 	Copied int64 `json:"copied"`
 }
 
-// PacketCounts count packets other than PFC frames: sent + flooded =
-// delivered + dropped + in_flight (Conservation).
+// PacketCounts count packets other than PFC frames: sent + flooded +
+// replicated = delivered + dropped + in_flight (Conservation).
 type PacketCounts struct {
 	// Sent counts the packets hosts sent (data, ACKs, NAKs, CNPs,
-	// retransmissions included); Flooded the extra copies switches made.
-	Sent    int64 `json:"sent"`
-	Flooded int64 `json:"flooded"`
+	// retransmissions included); Flooded the extra copies switches made
+	// of packets without a forwarding entry, Replicated those they made
+	// of multicast packets (omitted when none).
+	Sent       int64 `json:"sent"`
+	Flooded    int64 `json:"flooded"`
+	Replicated int64 `json:"replicated,omitempty"`
 	// Delivered counts the packets that reached the host they were for
 	// and its transport took (after the NIC's receive buffer and
 	// pipeline).

@@ -948,6 +948,23 @@ var generators = []struct {
 	{"rping", true, func() any { return &RpingS{} }},
 	{"rdma_server", true, func() any { return &RdmaServerS{} }},
 	{"rdma_client", true, func() any { return &RdmaClientS{} }},
+	{"mckey", true, func() any { return &MckeyS{} }},
+}
+
+// MckeyS is librdmacm's mckey: a sender and receivers of a multicast
+// group (-m group, default 239.1.1.1; -C count, default 10; -S size,
+// default 100 bytes, at most the MTU); settle is the tool's pause
+// between the join and the transfers (its sleep(3), default 3s).
+type MckeyS struct {
+	meta
+	Sender    StrV      `yaml:"sender" required:""`
+	Receivers NameListV `yaml:"receivers" required:""`
+	Group     StrV      `yaml:"group"`
+	Count     IntV      `yaml:"count" min:"1" max:"1000000"`
+	Size      SizeV     `yaml:"size" min:"1"`
+	Settle    TimeV     `yaml:"settle"`
+	Priority  IntV      `yaml:"priority" min:"0" max:"7"`
+	Start     TimeV     `yaml:"start"`
 }
 
 // RdmaServerS is librdmacm's rdma_server on a host: it listens on port

@@ -30,6 +30,9 @@ type Stats struct {
 	// made by flooding lossless packets that had no forwarding entry.
 	WatchdogTrips int64
 	Flooded       int64
+	// Replicated counts the extra copies of multicast packets (a packet
+	// sent on n ports of its group's tree makes n-1).
+	Replicated int64
 }
 
 // PortPrio are the counters of one port and priority. Tx and Marked count

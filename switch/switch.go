@@ -129,6 +129,9 @@ type Switch struct {
 	// highSent is, per port, what the strict priorities have sent since a
 	// weighted queue last did (Prof.HighLimit).
 	highSent []int64
+	// mcast is, per multicast group, the ports of the group's tree at
+	// this switch (SetMulticast; looked up, never iterated).
+	mcast map[fabric.NodeID][]int32
 }
 
 // portState is what a switch keeps per port: its headroom in one cache
@@ -354,6 +357,10 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		next = s.liveRoutes(next, p.Dst)
 	}
 	if len(next) == 0 {
+		if fabric.IsMulticast(p.Dst) {
+			s.multicast(p, i, frame)
+			return
+		}
 		if s.lossless&(1<<prio) != 0 && s.floodLossless {
 			s.flood(p, i, frame)
 			return

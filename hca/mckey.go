@@ -1,0 +1,179 @@
+package hca
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// Mckey is librdmacm's mckey (rdma-core's librdmacm/examples/mckey.c):
+// one sender (mckey -s, "client") and receivers ("server") join a
+// multicast group with rdma_join_multicast; each receiver posts Count
+// RECVs; after the tool's pause for the switches to learn the group
+// (sleep(3): Settle) the sender posts Count SEND with immediate of Size
+// bytes (unsignaled, the immediate its QP number) to the group, and
+// each receiver waits until it has Count completions. The fabric's
+// switches copy each datagram along the group's tree
+// (fabric.MulticastTree), so the sender sends each message once.
+//
+// What each prints, from the program's printf calls (RoCE: the group's
+// GID is its IPv4-mapped address, its MLID 0):
+//
+//	mckey: starting client
+//	mckey: joining
+//	mckey: joined dgid: ::ffff:239.1.1.1 mlid 0x0 sl 0
+//	initiating data transfers
+//	data transfers complete
+//	test complete
+//	return status 0
+//
+// and a receiver "starting server" and "receiving data transfers" in
+// their places. A receiver that loses a message never completes, as the
+// tool waits for ever; lfsim's report says how many it received.
+type Mckey struct {
+	Cfg MckeyConfig
+	// Lines are what each host printed: the sender's first, then each
+	// receiver's in Cfg order; Received what each receiver took.
+	Lines    [][]string
+	Received []int
+	// Done is when the last receiver had all its messages (0 until then).
+	Done sim.Time
+
+	h    []*HCA // sender, receivers
+	qp   []*QP
+	done int
+}
+
+// MckeyConfig is one mckey run: -m group, -C count, -S size.
+type MckeyConfig struct {
+	Group   fabric.NodeID // the group's NodeID (fabric.MulticastGroup)
+	GroupIP uint32        // its IPv4 address, 239.x.y.z
+	Count   int           // -C; default 10 (the tool's)
+	Size    int64         // -S; default 100 (the tool's), at most the MTU
+	// Settle is the pause between the join and the transfers: the tool's
+	// sleep(3), "to give SM chance to configure switches". Default 3 s.
+	Settle   sim.Time
+	Start    sim.Time
+	Priority uint8
+	SL       uint8
+}
+
+// mckeyQKey is the Q_Key rdma_cm gives UD QPs of the UDP port space
+// (librdmacm's RDMA_UDP_QKEY).
+const mckeyQKey = 0x01234567
+
+// MckeyDefaults fills in the tool's defaults.
+func MckeyDefaults(c MckeyConfig) MckeyConfig {
+	if c.Count == 0 {
+		c.Count = 10
+	}
+	if c.Size == 0 {
+		c.Size = 100
+	}
+	if c.Settle == 0 {
+		c.Settle = 3 * sim.Second
+	}
+	return c
+}
+
+// NewMckey sets up mckey on sender and receivers, its QPs attached to
+// the group, and starts it at c.Start. The group's tree must be in the
+// switches' tables (the joins are not timed).
+func NewMckey(sender *HCA, receivers []*HCA, c MckeyConfig) (*Mckey, error) {
+	c = MckeyDefaults(c)
+	if c.Size > int64(sender.Prof.MTU) {
+		return nil, fmt.Errorf("mckey: message_size %d is larger than active mtu %d", c.Size, sender.Prof.MTU)
+	}
+	m := &Mckey{Cfg: c, h: append([]*HCA{sender}, receivers...), Received: make([]int, len(receivers))}
+	m.Lines = make([][]string, len(m.h))
+	for i, h := range m.h {
+		pd := h.AllocPD()
+		cq := h.CreateCQ(2 * c.Count)
+		side := i
+		cq.OnEvent = func(cq *CQ) { m.completions(side, cq) }
+		qp := h.CreateQPWith(QPCaps{Type: UD, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: c.Count, MaxRecv: c.Count})
+		qp.Priority, qp.SL = c.Priority, c.SL
+		h.must(h.ModifyQP(qp, QPAttr{State: QPInit, QKey: mckeyQKey}))
+		h.must(h.ModifyQP(qp, QPAttr{State: QPRTR}))
+		h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
+		if err := h.AttachMcast(qp, c.Group); err != nil {
+			return nil, err
+		}
+		m.qp = append(m.qp, qp)
+	}
+	sender.eng.Schedule(c.Start, m, 0, 0, nil)
+	sender.eng.Schedule(c.Start+c.Settle, m, 1, 0, nil)
+	return m, nil
+}
+
+// HandleEvent is the program's start (kind 0: join) and the end of its
+// pause (kind 1: the transfers).
+func (m *Mckey) HandleEvent(ev *sim.Event) {
+	c := m.Cfg
+	if ev.Kind == 0 {
+		ip := fmt.Sprintf("%d.%d.%d.%d", c.GroupIP>>24, c.GroupIP>>16&0xff, c.GroupIP>>8&0xff, c.GroupIP&0xff)
+		for i, h := range m.h {
+			role := map[bool]string{true: "client", false: "server"}[i == 0]
+			m.Lines[i] = append(m.Lines[i], "mckey: starting "+role, "mckey: joining",
+				fmt.Sprintf("mckey: joined dgid: ::ffff:%s mlid 0x0 sl %d", ip, c.SL))
+			if i > 0 {
+				for k := 0; k < c.Count; k++ {
+					h.must(h.PostRecv(m.qp[i], RecvWR{ID: uint64(k), Length: c.Size + grhBytes}))
+				}
+			}
+		}
+		return
+	}
+	s := m.h[0]
+	m.Lines[0] = append(m.Lines[0], "initiating data transfers")
+	ah := &AH{Dest: c.Group, DestIP: c.GroupIP}
+	for k := 0; k < c.Count; k++ {
+		_, err := s.PostSend(m.qp[0], SendWR{ID: uint64(k), Op: WRSendImm, Length: c.Size, Imm: m.qp[0].QPN,
+			AH: ah, RemoteQPN: fabric.MulticastQPN, RemoteQKey: mckeyQKey})
+		s.must(err)
+	}
+	m.Lines[0] = append(m.Lines[0], "data transfers complete", "test complete", "return status 0")
+	for i := 1; i < len(m.h); i++ {
+		m.Lines[i] = append(m.Lines[i], "receiving data transfers")
+	}
+}
+
+// completions counts a receiver's messages.
+func (m *Mckey) completions(i int, cq *CQ) {
+	for _, wc := range cq.Poll(cq.Len()) {
+		if i == 0 || wc.Opcode != WCOpRecv || wc.Status != WCSuccess {
+			continue
+		}
+		m.Received[i-1]++
+		if m.Received[i-1] == m.Cfg.Count {
+			m.Lines[i] = append(m.Lines[i], "data transfers complete", "test complete", "return status 0")
+			if m.done++; m.done == len(m.Received) {
+				m.Done = m.h[i].eng.Now()
+			}
+		}
+	}
+}
+
+// Report is what each host printed, under a comment naming it, and for
+// a receiver still waiting how many messages it has.
+func (m *Mckey) Report() string {
+	var b strings.Builder
+	c := m.Cfg
+	ip := fmt.Sprintf("%d.%d.%d.%d", c.GroupIP>>24, c.GroupIP>>16&0xff, c.GroupIP>>8&0xff, c.GroupIP&0xff)
+	for i, h := range m.h {
+		flag := ""
+		if i == 0 {
+			flag = " -s"
+		}
+		fmt.Fprintf(&b, "# %s: mckey -m %s%s -C %d -S %d\n", h.Name, ip, flag, c.Count, c.Size)
+		for _, l := range m.Lines[i] {
+			fmt.Fprintln(&b, l)
+		}
+		if i > 0 && m.Received[i-1] < c.Count {
+			fmt.Fprintf(&b, "incomplete: %d of %d messages received when the run stopped\n", m.Received[i-1], c.Count)
+		}
+	}
+	return b.String()
+}
