@@ -3,6 +3,7 @@ package assembly
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -216,6 +217,15 @@ func (b *builder) expect() {
 	se.MaxSetupTime, se.MaxSetupTimeAt = given(e.MaxSetupTime.Set, e.MaxSetupTime.V.Nanoseconds(), e, "max_setup_time")
 	se.ConnectionsEstablished, se.ConnectionsEstablishedAt = given(e.ConnectionsEstablished.Set, e.ConnectionsEstablished.V, e, "connections_established")
 	se.ConnectionsFailed, se.ConnectionsFailedAt = given(e.ConnectionsFailed.Set, e.ConnectionsFailed.V, e, "connections_failed")
+	se.MinUsecPerIter, se.MinUsecPerIterAt = given(e.MinUsecPerIter.Set, e.MinUsecPerIter.V, e, "min_usec_per_iter")
+	se.MaxUsecPerIter, se.MaxUsecPerIterAt = given(e.MaxUsecPerIter.Set, e.MaxUsecPerIter.V, e, "max_usec_per_iter")
+	if (se.MinUsecPerIter != nil || se.MaxUsecPerIter != nil) && b.flowsOK && !slices.ContainsFunc(b.s.Tests, func(t Test) bool { return t.Kind == "pingpong" }) {
+		at := e.MinUsecPerIter.Pos
+		if !e.MinUsecPerIter.Set {
+			at = e.MaxUsecPerIter.Pos
+		}
+		b.errorf(at, "expect", "min_usec_per_iter and max_usec_per_iter check pingpong programs, and traffic has none")
+	}
 	for _, w := range e.WorkCompletions.Items {
 		se.WorkCompletions = append(se.WorkCompletions, observe.WCCheck{Status: w.Status.V, N: w.N.V, At: cite(w.Status.Pos)})
 	}

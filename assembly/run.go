@@ -154,6 +154,7 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	}
 	n.faultSummary(sum)
 	sum.Expect = observe.Check(v, &s.Expect, len(n.Flows), sum)
+	sum.Expect = append(sum.Expect, n.pingpongChecks()...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
 	return sum, rows, uplinks
 }

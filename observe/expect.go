@@ -70,6 +70,10 @@ type Expect struct {
 	MinSetupTimeAt, MaxSetupTimeAt                string
 	ConnectionsEstablished, ConnectionsFailed     *int64
 	ConnectionsEstablishedAt, ConnectionsFailedAt string
+	// MinUsecPerIter and MaxUsecPerIter bound every pingpong's time per
+	// iteration; the runner checks them (it has the programs).
+	MinUsecPerIter, MaxUsecPerIter     *float64
+	MinUsecPerIterAt, MaxUsecPerIterAt string
 }
 
 // WCCheck asks for exactly N work completions with status Status.

@@ -1223,6 +1223,10 @@ type ExpectS struct {
 	MaxSetupTime           TimeV `yaml:"max_setup_time"`
 	ConnectionsEstablished IntV  `yaml:"connections_established" min:"0"`
 	ConnectionsFailed      IntV  `yaml:"connections_failed" min:"0"`
+	// Min/MaxUsecPerIter bound every pingpong's time per iteration (its
+	// client's "usec/iter" line in perftest.txt).
+	MinUsecPerIter numV `yaml:"min_usec_per_iter" min:"0"`
+	MaxUsecPerIter numV `yaml:"max_usec_per_iter" min:"0"`
 }
 
 // WCStatuses are the work completion statuses as libibverbs names them

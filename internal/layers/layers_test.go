@@ -36,6 +36,9 @@ var allowed = map[string][]string{
 	"internal/layers":    {},
 	// The format knows no model: only the value types below (valueTypes).
 	"scenario": {"sim", "fabric"},
+	// Lab 1's skeleton: a student's verbs program uses the verbs (hca)
+	// and time (sim) only.
+	"scenario/labs/first-verbs-program/pingpong": {"sim", "hca"},
 	// The observers read the models; they know no scenario file.
 	"observe":       append(slices.Clone(models), "internal/cacheline"),
 	"assembly":      append(slices.Clone(models), "scenario", "observe", "internal/cacheline"),
