@@ -56,6 +56,22 @@ func Build(s *Scenario) (*Network, error) {
 		applyCCToProfile(&prof, &s.CC)
 		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
 	}
+	if s.LinkLayer == fabric.InfiniBand {
+		// The SA on the subnet manager's host answers rdma_cm's path
+		// queries.
+		sm := s.IB.SMHost
+		if !s.IB.SMHostSet {
+			sm = s.Topology.Hosts()[0]
+		}
+		lids := fabric.AssignLIDsLMC(s.Topology, s.IB.LMC)
+		ref := s.Topology.Nodes[sm].Ports[0]
+		sa := &hca.SubnetAdmin{Node: sm, IP: n.HCAs[sm].IP, LID: lids.Of, Rate: s.Topology.Links[ref.Link].Rate}
+		for _, h := range n.HCAs {
+			if h != nil {
+				h.SetSubnetAdmin(sa)
+			}
+		}
+	}
 	for id, node := range s.Topology.Nodes {
 		if node.Kind != fabric.Switch {
 			continue

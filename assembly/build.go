@@ -94,6 +94,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		// flows are what would not fit. The flows come first (they do not
 		// need the routes): a scenario refused for its flows does not
 		// wait for its routing tables.
+		b.smHost()
 		b.traffic()
 		b.finishBound()
 		b.estimateMemory()

@@ -214,3 +214,41 @@ func TestFirstVerbsProgramLabMutations(t *testing.T) {
 		t.Errorf("max_usec_per_iter without a pingpong: %v", err)
 	}
 }
+
+// TestConnectCMInfiniBand: on InfiniBand, rdma_resolve_route asks the SA
+// (on subnet_manager.host) for a path record before the QP commands and
+// the REQ: a SubnAdmGet and its GetResp on the wire, one MAD's one-way
+// time each way plus the SA's and the client's processing, more than
+// with the SA on the client's own host (asked without the wire, its
+// processing only). rping and rdma_client connect the same way.
+func TestConnectCMInfiniBand(t *testing.T) {
+	const base = "stop: {at: 20ms, when: flows-done}\ntopology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\nswitch: {link_layer: infiniband}\n"
+	flow := "traffic:\n  - flow: {from: h0, to: h1, size: 64KiB, connect: cm}\n"
+	nFar, far := runSource(t, "far.yaml", base+"subnet_manager: {host: h2}\n"+flow)
+	_, near := runSource(t, "near.yaml", base+"subnet_manager: {host: h0}\n"+flow)
+	p, hp := hca.DefaultCMProfile(), hca.DefaultProfile()
+	w := fabric.IBWire(fabric.TransportUD|fabric.OpSendOnly, 256, false)
+	ow := 2*fabric.SerializationTime(int64(w), 100*fabric.Gbps) + 2*sim.Microsecond + nFar.Switches[0].Prof.Latency +
+		hp.DoorbellLatency + hp.WQEFetchLatency + 2*hp.DMALatency + hp.TxPktLatency + hp.RxPktLatency
+	f, n := far.Flows[0], near.Flows[0]
+	if f.Status != "success" || n.Status != "success" {
+		t.Fatalf("flows: %s, %s", f.Status, n.Status)
+	}
+	// A one-way time is the propagation, the switch and the NICs, and at
+	// most two serializations (fewer where the switch cuts through).
+	least := (p.MADProcessing + 2*(ow-2*fabric.SerializationTime(int64(w), 100*fabric.Gbps))).Nanoseconds()
+	most := (p.MADProcessing + 2*ow).Nanoseconds()
+	if got := f.ConnectNs - n.ConnectNs; got < least || got > most {
+		t.Errorf("the SA across the fabric adds %d ns to the set-up (%d against %d); want two MADs' one-way times and the SA's processing, within [%d, %d]", got, f.ConnectNs, n.ConnectNs, least, most)
+	}
+	if c := far.Summary.Connections; c == nil || c.MADs != 6 { // PathRecord Get and GetResp, REQ, REP, RTU, DREQ
+		t.Errorf("connections: %+v", c)
+	}
+	_, r := runSource(t, "prog.yaml", base+"traffic:\n  - rping: {client: h0, server: h1, count: 3, connect: cm}\n  - rdma_server: {host: h2}\n  - rdma_client: {host: h1, server: h2}\n")
+	if c := r.Summary.Connections; c == nil || c.Established != 2 {
+		t.Errorf("rping and rdma_client on InfiniBand: %+v", c)
+	}
+	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nsubnet_manager: {host: h0}\n")); err == nil || !strings.Contains(err.Error(), "subnet_manager") {
+		t.Errorf("subnet_manager.host on Ethernet: %v", err)
+	}
+}

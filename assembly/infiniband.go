@@ -51,6 +51,10 @@ type IBConfig struct {
 	// own path where there are several; a QP uses the one its number
 	// picks. Default 0.
 	LMC int
+	// SMHost is subnet_manager.host, where the SA answers path queries
+	// (hca.SubnetAdmin); the first host by default.
+	SMHost    fabric.NodeID
+	SMHostSet bool
 	// PairVL is, with subnet_manager.routing dfsssp or lash, the VL the subnet
 	// manager gives each source-destination pair (fabric.AssignVLs).
 	PairVL map[[2]fabric.NodeID]uint8
@@ -491,5 +495,20 @@ func (b *builder) ibLoadBalance(sw *scenario.SwitchS, path string) {
 		b.errorf(sw.KeyPos("load_balance"), path+".load_balance", "%s gives each destination one path and the virtual lanes that keep those paths free of credit loops; a packet that takes another port of the group may close one (load_balance %s goes with subnet_manager.routing: minhop, updn or ftree)", s.Routing, lb.V)
 	case s.IB.LMC > 0:
 		b.errorf(sw.KeyPos("load_balance"), path+".load_balance", "with load_balance %s a switch chooses among its group's ports itself, and subnet_manager.lmc's extra LIDs would choose nothing: use one or the other", lb.V)
+	}
+}
+
+// smHost reads subnet_manager.host: a host, on InfiniBand only.
+func (b *builder) smHost() {
+	h := b.f.SubnetManager.Host
+	if !h.Set {
+		return
+	}
+	if b.s.LinkLayer != fabric.InfiniBand {
+		b.errorf(h.Pos, "subnet_manager.host", "the subnet manager runs on InfiniBand; this fabric is Ethernet (switch.link_layer: infiniband)")
+		return
+	}
+	if id, ok := b.host(h, "subnet_manager.host"); ok {
+		b.s.IB.SMHost, b.s.IB.SMHostSet = id, true
 	}
 }

@@ -3,7 +3,6 @@ package assembly
 import (
 	"fmt"
 
-	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
@@ -65,10 +64,6 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		t.Rping = hca.RpingConfig{Count: int(g.Count.V), Size: int64(g.Size.V), Verbose: !g.Verbose.Set || g.Verbose.V,
 			Validate: !g.Validate.Set || g.Validate.V, Priority: prio, SL: slOf(com), Start: com.Start.V, CM: g.Connect.V == "cm"}
 		ok = true
-		if t.Rping.CM && b.s.LinkLayer == fabric.InfiniBand {
-			b.errorf(g.Connect.Pos, path+".connect", "connect: cm on InfiniBand needs path records from the subnet manager, which lfsim does not model yet (use connect: instant)")
-			ok = false
-		}
 		if min := int64(len(fmt.Sprintf("rdma-ping-%d: ", t.Rping.Count-1)) + 1); g.Size.Set && t.Rping.Size < min {
 			b.errorf(g.Size.Pos, path+".size", "an rping buffer of %d bytes cannot hold its message \"rdma-ping-%d: \"; size must be at least %d", t.Rping.Size, t.Rping.Count-1, min)
 			ok = false
@@ -148,10 +143,6 @@ func (b *builder) rdmaExample(gen int, tv *scenario.TrafficV, path string) {
 		ok = ok && ok2
 	}
 	if !ok {
-		return
-	}
-	if b.s.LinkLayer == fabric.InfiniBand {
-		b.errorf(tv.Pos, path, "%s connects with rdma_cm, which on InfiniBand needs path records from the subnet manager; lfsim does not model that yet", tv.Kind)
 		return
 	}
 	if port.Set {

@@ -1,7 +1,6 @@
 package assembly
 
 import (
-	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
 )
@@ -48,8 +47,6 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 		switch {
 		case f.QP == "ud":
 			b.errorf(g.Connect.Pos, path+".connect", "a UD QP has no connection: rdma_cm resolves a UD peer with SIDR, which lfsim does not model (connect: cm goes with qp: rc or uc)")
-		case b.s.LinkLayer == fabric.InfiniBand:
-			b.errorf(g.Connect.Pos, path+".connect", "connect: cm on InfiniBand needs path records from the subnet manager, which lfsim does not model yet (use connect: instant)")
 		default:
 			f.CM = true
 		}

@@ -44,6 +44,8 @@ type CM struct {
 	cpuFree, cmdFree sim.Time
 	nextID           uint32
 	hiTID            uint32
+	nextTID          uint32
+	queries          map[uint64]*saQuery // path queries in flight, by TID (sa.go)
 	listeners        map[uint16]*CMListener
 	conns            map[uint32]*CMConn // by local communication ID (lookups only)
 	byRemote         map[cmRemote]*CMConn
@@ -143,6 +145,7 @@ type CMEvent uint8
 const (
 	CMAddrResolved    CMEvent = 0
 	CMRouteResolved   CMEvent = 2
+	CMRouteError      CMEvent = 3
 	CMConnectRequest  CMEvent = 4
 	CMConnectResponse CMEvent = 5
 	CMConnectError    CMEvent = 6
@@ -155,7 +158,7 @@ const (
 
 // String is the event's name as rdma_event_str spells it.
 func (e CMEvent) String() string {
-	names := map[CMEvent]string{CMAddrResolved: "ADDR_RESOLVED", CMRouteResolved: "ROUTE_RESOLVED",
+	names := map[CMEvent]string{CMAddrResolved: "ADDR_RESOLVED", CMRouteResolved: "ROUTE_RESOLVED", CMRouteError: "ROUTE_ERROR",
 		CMConnectRequest: "CONNECT_REQUEST", CMConnectResponse: "CONNECT_RESPONSE", CMConnectError: "CONNECT_ERROR",
 		CMUnreachable: "UNREACHABLE", CMRejected: "REJECTED", CMEstablished: "ESTABLISHED",
 		CMDisconnected: "DISCONNECTED", CMTimewaitExit: "TIMEWAIT_EXIT"}
@@ -343,12 +346,16 @@ func (cm *CM) Connect(qp *QP, p ConnectParams) (*CMConn, error) {
 
 // connect is rdma_connect's work from address resolution to the REQ.
 func (cm *CM) connect(c *CMConn, retry, rnr uint8) {
-	qp := c.QP
 	// rdma_cm's header names the active side's port: an ephemeral one
 	// (Linux's ip_local_port_range, 32768-60999).
 	src := uint16(32768 + cm.rng.IntN(60999-32768+1))
 	c.event(CMAddrResolved)
-	c.event(CMRouteResolved)
+	cm.resolveRoute(c, func() { cm.createAndRequest(c, retry, rnr, src) })
+}
+
+// createAndRequest is rdma_create_qp's commands and rdma_connect's REQ.
+func (cm *CM) createAndRequest(c *CMConn, retry, rnr uint8, src uint16) {
+	qp := c.QP
 	cm.command(func() { c.Created = cm.h.eng.Now() })
 	cm.command(func() {
 		cm.toInit(qp, c.RespRes)
@@ -423,7 +430,7 @@ func (c *CMConn) event(e CMEvent) {
 			a.SetupSum += c.Established - c.Start
 			a.SetupMax = max(a.SetupMax, c.Established-c.Start)
 			a.LastEstablished = max(a.LastEstablished, c.Established)
-		case CMRejected, CMUnreachable, CMConnectError:
+		case CMRejected, CMUnreachable, CMConnectError, CMRouteError:
 			a.Failed++
 		}
 	}
@@ -544,6 +551,12 @@ func (cm *CM) completions(cq *CQ) {
 		i := int(wc.WRID)
 		slot := int64(grhBytes + madBytes)
 		buf := cm.recv.Buf[int64(i)*slot+grhBytes : int64(i+1)*slot]
+		if wc.Status == WCSuccess && buf[1] == madClassSA {
+			b := append([]byte(nil), buf...)
+			cm.postRecv(i)
+			cm.saReceived(b, cmDest{wc.Src, 0})
+			continue
+		}
 		m, ok := decodeCM(buf)
 		cm.postRecv(i)
 		if wc.Status != WCSuccess || !ok {

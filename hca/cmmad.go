@@ -68,6 +68,8 @@ func (a CMAttr) String() string {
 		return "DREQ"
 	case AttrDREP:
 		return "DREP"
+	case saAttrPathRecord:
+		return "PathRecord" // the SA's, on InfiniBand (sa.go)
 	}
 	return fmt.Sprintf("attr 0x%04x", uint16(a))
 }

@@ -146,6 +146,8 @@ type hcaCold struct {
 	// mcast is, per multicast group, the QPs attached to it
 	// (AttachMcast; looked up, never iterated).
 	mcast map[fabric.NodeID][]*QP
+	// sa is where the subnet administrator is (InfiniBand; SetSubnetAdmin).
+	sa *SubnetAdmin
 }
 
 func (h *HCA) coldPart() *hcaCold {

@@ -398,6 +398,9 @@ type SubnetManagerS struct {
 	Routing    StrV  `yaml:"routing" enum:"minhop|updn|ftree|dfsssp|lash"`
 	LMC        IntV  `yaml:"lmc" min:"0" max:"7"`
 	SweepDelay TimeV `yaml:"sweep_delay"`
+	// Host is where OpenSM runs, its SA answering path queries
+	// (rdma_cm's route resolution); default the first host.
+	Host StrV `yaml:"host"`
 }
 
 // FECNS is switch.ib.fecn: InfiniBand congestion control at switches
