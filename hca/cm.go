@@ -27,8 +27,12 @@ import (
 // for MADProcessing, one at a time. Address and route resolution are
 // local on RoCE (the neighbour's MAC is cached: ARP is not sent).
 //
-// A CM exists once a host connects or listens (HCA.CM); until then QP1
-// does not.
+// A passive side answers a DREQ at once with its DREP (the kernel's CM
+// sends it when the application calls rdma_disconnect on its
+// DISCONNECTED event, as rping's server does; lfsim's programs all do).
+//
+// A CM exists once a host connects or listens (HCA.CM), or a MAD comes
+// for its QP1; until then QP1 does not.
 type CM struct {
 	h    *HCA
 	prof CMProfile

@@ -185,3 +185,36 @@ func TestCMThousandConnections(t *testing.T) {
 	}
 	t.Logf("1,000 connections: first %v, last %v", first, last)
 }
+
+// TestCMLostREP: the REP is lost (the active side's link is down when it
+// arrives). The passive side sends it again after its wait, the REQ's
+// local CM response timeout, 2^(20-8) ms = 4,096 ms, which comes before
+// the active side's own resend of the REQ (4,608 ms after it): the
+// connection is made one REP's one-way time and the active side's
+// processing and two commands after that resend, and the active side's
+// REQ timer no longer fires.
+func TestCMLostREP(t *testing.T) {
+	eng, h, ow := cmPair(t)
+	p := hca.DefaultCMProfile()
+	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP { return h[1].CreateQP() }}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The REP leaves the passive side at 2c + ow + P + 4c.
+	repSent := 6*p.QPCommand + ow + p.MADProcessing
+	eng.Run(repSent, nil)
+	h[0].Port().SetDown(true)
+	eng.Run(repSent+ow+sim.Microsecond, nil)
+	h[0].Port().SetDown(false)
+	eng.Run(20*sim.Second, nil)
+	want := repSent + 4096*sim.Millisecond + ow + p.MADProcessing + 2*p.QPCommand
+	if conn.Established != want {
+		t.Errorf("established at %v, want the REP resent 4,096 ms after the first, %v", conn.Established, want)
+	}
+	if got := h[1].CM().Retransmitted; got != 1 || h[0].CM().Retransmitted != 0 || h[1].CM().Sent[hca.AttrREP] != 2 {
+		t.Errorf("resent: passive %d, active %d; REPs %d; want the REP alone, twice", got, h[0].CM().Retransmitted, h[1].CM().Sent[hca.AttrREP])
+	}
+}
