@@ -97,7 +97,10 @@ type CMProfile struct {
 	// 888.6 ms (each side runs four commands per connection, 4,000 in
 	// all), the first after 449.1 ms (the active side's 2,000 creates
 	// and moves to INIT run before the first REP's two commands) — the
-	// model gives 888.9 and 444.4 ms (TestCMThousandConnections).
+	// model gives 888.9 and 444.4 ms (TestCMThousandConnections). Only
+	// that run's "full connect" row (first, last, total) was available:
+	// one cost for every command (create, INIT, RTR, RTS) is the simplest
+	// model that matches it, not a measured split between them.
 	QPCommand sim.Time
 	// MADProcessing is the host's CM work for one received MAD, up to
 	// the application's callback, one MAD at a time. Default 10 µs, an
