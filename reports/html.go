@@ -768,9 +768,13 @@ func (pg *page) heatmap(r *Run, label bool) {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: xs, Name: "time", NameLocation: "middle", NameGap: 25}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: ys}),
-		charts.WithGridOpts(opts.Grid{Top: "20", Bottom: "60", Left: "110", Right: "30"}),
-		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 1, Orient: "horizontal", Left: "center", Bottom: "0",
-			InRange: &opts.VisualMapInRange{Color: []string{"#fff5eb", "#fd8d3c", "#7f2704"}}}),
+		charts.WithGridOpts(opts.Grid{Top: "58", Bottom: "45", Left: "110", Right: "30"}),
+		// The colour scale is the legend: above the map on the right, clear
+		// of the time axis, its ends labelled; no series legend, whose
+		// swatch would be the theme's blue, not the map's colours.
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 1, Orient: "horizontal", Right: "30", Top: "0",
+			Text: []string{"paused all the bucket", "never"}, InRange: &opts.VisualMapInRange{Color: []string{"#fff5eb", "#fd8d3c", "#7f2704"}}}),
 		charts.WithAnimation(false))
 	h.AddSeries("paused fraction", data)
 	pg.chart(h)

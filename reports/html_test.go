@@ -285,3 +285,28 @@ func TestLargeTopologySummarised(t *testing.T) {
 		}
 	}
 }
+
+// TestHeatmapLegend: the pause heat map's legend is its colour scale,
+// above the map and labelled at both ends, with no series legend (whose
+// swatch would be the theme's blue, not the map's colours).
+func TestHeatmapLegend(t *testing.T) {
+	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{MetricPaused: {
+		"s0:p1:3": {{TimeNs: 1000, Value: 1}, {TimeNs: 2000, Value: 0.5}},
+	}}, Wheres: map[string][]string{MetricPaused: {"s0:p1:3"}}}
+	page := string(BuildHTML([]*Run{r}))
+	i := strings.Index(page, `"type":"heatmap"`)
+	if i < 0 {
+		t.Fatal("no heat map")
+	}
+	start := strings.LastIndex(page[:i], `"legend":`)
+	end := strings.Index(page[i:], `"visualMap":`)
+	if end < 0 {
+		t.Fatal("no colour scale")
+	}
+	opt := page[start : i+end+300]
+	for _, want := range []string{`"legend":{"show":false}`, `"text":["paused all the bucket","never"]`, `"top":"0"`} {
+		if !strings.Contains(opt, want) {
+			t.Errorf("heat map options lack %s:\n%.600s", want, opt)
+		}
+	}
+}
