@@ -39,6 +39,9 @@ func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) 
 				fr.connectedAt = c.Established
 				if l := fr.Live; l != nil && l.Requester != nil {
 					for _, wr := range wrs {
+						if wr.AH != nil { // UD: where SIDR_REP said the peer's QP is
+							wr.RemoteQPN, wr.RemoteQKey = c.RemoteQPN, c.RemoteQKey
+						}
 						w, err := src.PostSend(l.Requester, wr)
 						if err != nil {
 							panic(err) // the loader keeps a flow's parts within the send queue

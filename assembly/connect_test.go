@@ -56,8 +56,21 @@ func TestConnectCM(t *testing.T) {
 	if c := r.Summary.Connections; c == nil || c.Requested != 2 || c.Established != 2 || c.SetupMaxNs != want || c.MADs != 3+3+2+1 { // REQ, REP, RTU each; both DREQs, one DREP
 		t.Errorf("summary.json connections: %+v", c)
 	}
+	// A UD flow resolves its peer with SIDR: four commands on each side
+	// (create, INIT, RTR, RTS), SIDR_REQ and SIDR_REP, and the same time
+	// as an RC connection; its datagrams carry the Q_Key the SIDR_REP
+	// gave (rdma_cm's, not the profile's), or the responder would drop
+	// them.
+	nu, ru := runSource(t, "ud.yaml", base+"  - flow: {from: h0, to: h1, size: 4KiB, qp: ud, op: send, connect: cm}\n")
+	if f := ru.Flows[0]; f.Status != "success" || f.DeliveredBytes != 4096 || f.ConnectNs != want {
+		t.Errorf("UD flow with SIDR: %s, %d bytes delivered, connect_ns %d (want %d)", f.Status, f.DeliveredBytes, f.ConnectNs, want)
+	}
+	for _, h := range nu.HCAs {
+		if h != nil && h.Name == "h0" && (h.CM().Sent[hca.AttrSIDRREQ] != 1 || h.CM().Sent[hca.AttrREQ] != 0) {
+			t.Errorf("h0 sent %v; want one SIDR_REQ", h.CM().Sent)
+		}
+	}
 	for _, tc := range []struct{ flow, want string }{
-		{"{from: h0, to: h1, size: 1KiB, qp: ud, op: send, connect: cm}", "traffic[0].flow.connect: a UD QP has no connection"},
 		{"{from: h0, to: h1, size: 1MiB, connect: tcp}", "traffic[0].flow.connect"},
 	} {
 		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: "+tc.flow+"\n"))

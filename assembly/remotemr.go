@@ -44,12 +44,7 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 		f.RecvAt = g.RecvAt.V
 	}
 	if g.Connect.V == "cm" {
-		switch {
-		case f.QP == "ud":
-			b.errorf(g.Connect.Pos, path+".connect", "a UD QP has no connection: rdma_cm resolves a UD peer with SIDR, which lfsim does not model (connect: cm goes with qp: rc or uc)")
-		default:
-			f.CM = true
-		}
+		f.CM = true
 	}
 	r := &g.RemoteMR
 	if !r.Set {

@@ -202,15 +202,17 @@ const (
 
 // CMConn is one connection (an rdma_cm_id with its ib_cm_id).
 type CMConn struct {
-	QP            *QP
-	Active        bool // the side that connected (rdma_connect)
-	LocalID       uint32
-	RemoteID      uint32
-	Peer          fabric.NodeID
-	PeerIP        uint32
-	Port          uint16
-	RemoteQPN     uint32
-	Private       []byte // the private data sent in the REQ (active) or received (passive)
+	QP        *QP
+	Active    bool // the side that connected (rdma_connect)
+	LocalID   uint32
+	RemoteID  uint32
+	Peer      fabric.NodeID
+	PeerIP    uint32
+	Port      uint16
+	RemoteQPN uint32
+	Private   []byte // the private data sent in the REQ (active) or received (passive)
+	// RemoteQKey is a UD peer's Q_Key, from its SIDR_REP.
+	RemoteQKey    uint32
 	RespRes, Init uint8
 	// Reason is the REJ's reason when the connection was rejected.
 	Reason RejectReason
@@ -317,10 +319,7 @@ func (cm *CM) Listen(l *CMListener) error {
 // REP has come and the QP is in RTS (the RTU is on its way). Events go
 // to p.OnEvent. With p.At later than now, all this starts then.
 func (cm *CM) Connect(qp *QP, p ConnectParams) (*CMConn, error) {
-	if qp.Type != RC && qp.Type != UC {
-		return nil, fmt.Errorf("rdma_connect takes an RC or UC QP, not %s (UD uses SIDR, which lfsim does not model)", qp.Type)
-	}
-	if qp.State != QPReset && qp.State != QPInit {
+	if qp.State != QPReset && qp.State != QPInit && (qp.Type != UD || qp.State != QPRTS) {
 		return nil, fmt.Errorf("rdma_connect needs a new QP (RESET or INIT), not one in %s", qp.State)
 	}
 	if len(p.Private) > cmPrivateREQ-cmaHeaderBytes {
@@ -335,6 +334,9 @@ func (cm *CM) Connect(qp *QP, p ConnectParams) (*CMConn, error) {
 	}
 	if c.Init == 0 {
 		c.Init = uint8(min(cm.h.Prof.MaxRdAtomic, 255))
+	}
+	if qp.Type == UD {
+		return c, cm.connectUD(c, p)
 	}
 	retry, rnr := p.RetryCount, p.RNRRetry
 	if retry == 0 && rnr == 0 {
@@ -402,8 +404,8 @@ func cmAccess(respRes uint8) Access {
 // and a DREQ goes to the peer, which answers with a DREP; both sides see
 // DISCONNECTED.
 func (c *CMConn) Disconnect() {
-	if c.state != cmEstablished {
-		return
+	if c.state != cmEstablished || c.QP.Type == UD {
+		return // nothing to tear down on the wire for UD (SIDR)
 	}
 	cm := c.cm
 	if !c.QP.destroyed {
@@ -580,8 +582,15 @@ func (cm *CM) completions(cq *CQ) {
 
 // handle is the CM thread's work for one MAD.
 func (cm *CM) handle(m *cmMsg, from cmDest) {
-	if m.Attr == AttrREQ {
+	switch m.Attr {
+	case AttrREQ:
 		cm.request(m, from)
+		return
+	case AttrSIDRREQ:
+		cm.sidrRequest(m, from)
+		return
+	case AttrSIDRREP:
+		cm.sidrReply(m)
 		return
 	}
 	c := cm.conns[m.RemoteID]

@@ -218,3 +218,42 @@ func TestCMLostREP(t *testing.T) {
 		t.Errorf("resent: passive %d, active %d; REPs %d; want the REP alone, twice", got, h[0].CM().Retransmitted, h[1].CM().Sent[hca.AttrREP])
 	}
 }
+
+// TestCMSIDR: rdma_connect on a UD QP resolves the service (SIDR): the
+// SIDR_REP names the listener's UD QP and rdma_cm's Q_Key, 0x01234567;
+// to a port nobody listens on, its status is 1 (service not supported)
+// and the client sees UNREACHABLE. Nothing else goes on the wire, and a
+// disconnect sends nothing.
+func TestCMSIDR(t *testing.T) {
+	eng, h, _ := cmPair(t)
+	var server *hca.QP
+	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP {
+		server = h[1].CreateTypedQP(hca.UD)
+		return server
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []hca.CMEvent
+	ok, err := h[0].CM().Connect(h[0].CreateTypedQP(hca.UD), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	no, err := h[0].CM().Connect(h[0].CreateTypedQP(hca.UD), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 2,
+		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { got = append(got, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(sim.Second, nil)
+	if ok.Established == 0 || server == nil || ok.RemoteQPN != server.QPN || ok.RemoteQKey != 0x01234567 || server.QKey != 0x01234567 {
+		t.Errorf("SIDR: established %v, remote QPN %d (server's %v), Q_Key %#x", ok.Established, ok.RemoteQPN, server, ok.RemoteQKey)
+	}
+	if len(got) == 0 || got[len(got)-1] != hca.CMUnreachable || no.Reason != 1 {
+		t.Errorf("SIDR to no listener: events %v, status %d; want UNREACHABLE, 1", got, no.Reason)
+	}
+	ok.Disconnect()
+	eng.Run(2*sim.Second, nil)
+	s0, s1 := h[0].CM().Sent, h[1].CM().Sent
+	if s0[hca.AttrSIDRREQ] != 2 || s1[hca.AttrSIDRREP] != 2 || len(s0) != 1 || len(s1) != 1 {
+		t.Errorf("MADs: %v and %v; want two SIDR_REQs and two SIDR_REPs, nothing else", s0, s1)
+	}
+}

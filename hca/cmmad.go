@@ -50,6 +50,10 @@ const (
 	AttrRTU  CMAttr = 0x0014
 	AttrDREQ CMAttr = 0x0015
 	AttrDREP CMAttr = 0x0016
+	// SIDR: service ID resolution, rdma_cm's "connect" for UD QPs
+	// (IBTA 12.11).
+	AttrSIDRREQ CMAttr = 0x0017
+	AttrSIDRREP CMAttr = 0x0018
 )
 
 func (a CMAttr) String() string {
@@ -68,6 +72,10 @@ func (a CMAttr) String() string {
 		return "DREQ"
 	case AttrDREP:
 		return "DREP"
+	case AttrSIDRREQ:
+		return "SIDR_REQ"
+	case AttrSIDRREP:
+		return "SIDR_REP"
 	case saAttrPathRecord:
 		return "PathRecord" // the SA's, on InfiniBand (sa.go)
 	}
@@ -106,7 +114,10 @@ type cmMsg struct {
 	AckTimeout                  uint8 // REQ: the primary path's local ACK timeout, likewise
 	MTU                         int   // REQ: path MTU in bytes
 	Reason                      RejectReason
-	Rejected                    uint8 // REJ: 0 REQ, 1 REP, 2 other (§12.6.7)
+	// SIDR_REP: the status (0: the QP is valid) and the QP's Q_Key.
+	Status   uint8
+	QKey     uint32
+	Rejected uint8 // REJ: 0 REQ, 1 REP, 2 other (§12.6.7)
 	// SrcIP, DstIP and Port are rdma_cm's header in a REQ's private data
 	// (struct cma_hdr); Private the application's bytes after it.
 	SrcIP, DstIP uint32
@@ -182,6 +193,23 @@ func (m *cmMsg) encode(b []byte) {
 	case AttrDREQ:
 		binary.BigEndian.PutUint32(d[4:], m.RemoteID)
 		put24(d[8:], m.QPN)
+	case AttrSIDRREQ:
+		// Request ID (LocalID above), P_Key, service ID, private data
+		// with rdma_cm's header (IBTA table 116).
+		binary.BigEndian.PutUint16(d[4:], 0xffff)
+		binary.BigEndian.PutUint64(d[8:], m.ServiceID)
+		p := d[16:]
+		p[0], p[1] = cmaVersion, cmaIPv4
+		binary.BigEndian.PutUint16(p[2:], m.Port)
+		putMapped(p[4:], m.SrcIP)
+		putMapped(p[20:], m.DstIP)
+		copy(p[cmaHeaderBytes:216], m.Private)
+	case AttrSIDRREP:
+		// Request ID, status, QPN, service ID, Q_Key (IBTA table 117).
+		d[4] = m.Status
+		put24(d[8:], m.QPN)
+		binary.BigEndian.PutUint64(d[12:], m.ServiceID)
+		binary.BigEndian.PutUint32(d[20:], m.QKey)
 	}
 }
 
@@ -229,6 +257,18 @@ func decodeCM(b []byte) (m cmMsg, ok bool) {
 	case AttrDREQ:
 		m.RemoteID = binary.BigEndian.Uint32(d[4:])
 		m.QPN = get24(d[8:])
+	case AttrSIDRREQ:
+		m.ServiceID = binary.BigEndian.Uint64(d[8:])
+		p := d[16:]
+		m.Port = binary.BigEndian.Uint16(p[2:])
+		m.SrcIP = binary.BigEndian.Uint32(p[16:])
+		m.DstIP = binary.BigEndian.Uint32(p[32:])
+		m.Private = append([]byte(nil), p[cmaHeaderBytes:216]...)
+	case AttrSIDRREP:
+		m.Status = d[4]
+		m.QPN = get24(d[8:])
+		m.ServiceID = binary.BigEndian.Uint64(d[12:])
+		m.QKey = binary.BigEndian.Uint32(d[20:])
 	default:
 		return m, false
 	}

@@ -1,0 +1,148 @@
+package hca
+
+// Service ID resolution (IBTA vol. 1, 12.11): what rdma_connect does for
+// a UD QP (rdma_cm's UDP port space). The client creates its UD QP and
+// moves it through INIT, RTR and RTS (librdmacm's ucma_init_ud_qp: four
+// QP commands), then sends a SIDR_REQ naming the service; the server's
+// listener gives a UD QP of its own, which it creates and moves to RTS
+// likewise (four commands), and answers with a SIDR_REP carrying that
+// QP's number and Q_Key (rdma_cm's RDMA_UDP_QKEY); the client is then
+// ESTABLISHED, with what it needs to address its datagrams. There is no
+// RTU and nothing to tear down. A SIDR_REQ unanswered is sent again after
+// 2^(20-8) ms = 4,096 ms (rdma_cm's cma_resolve_ib_udp), at most
+// MaxRetries times; a SIDR_REP whose status is not 0 (no listener, or
+// one that refused) ends it UNREACHABLE, its status in Reason.
+
+// rdmaPSUDPService is rdma_cm's UDP port space: service ID 0x0111 << 16
+// | port.
+const rdmaPSUDPService = 0x0000000001110000
+
+// udpQKey is the Q_Key rdma_cm gives UD QPs of the UDP port space
+// (librdmacm's RDMA_UDP_QKEY).
+const udpQKey = 0x01234567
+
+// SIDR_REP statuses (IBTA table 118).
+const (
+	sidrSuccess     = 0
+	sidrUnsupported = 1 // no such service: no listener
+	sidrRejected    = 2
+)
+
+// connectUD starts SIDR for c's UD QP.
+func (cm *CM) connectUD(c *CMConn, p ConnectParams) error {
+	c.wait = cmMillis(cm.prof.ResponseTimeout)
+	src := uint16(32768 + cm.rng.IntN(60999-32768+1))
+	start := func() {
+		c.event(CMAddrResolved)
+		cm.resolveRoute(c, func() {
+			cm.command(func() { c.Created = cm.h.eng.Now() })
+			cm.udToRTS(c.QP, func() {
+				c.Inited = cm.h.eng.Now()
+				c.state = cmReqSent
+				c.Sent = c.Inited
+				cm.sendTo(c, &cmMsg{Attr: AttrSIDRREQ, LocalID: c.LocalID, TID: uint64(cm.hiTID)<<32 | uint64(c.LocalID),
+					ServiceID: rdmaPSUDPService | uint64(c.Port), SrcIP: cm.h.IP, DstIP: c.PeerIP, Port: src, Private: c.Private})
+				c.arm()
+			})
+		})
+	}
+	if p.At > cm.h.eng.Now() {
+		c.Start = p.At
+		cm.h.eng.Schedule(p.At, cm, cmRun, 0, start)
+		return nil
+	}
+	start()
+	return nil
+}
+
+// udToRTS queues a UD QP's moves to INIT (with rdma_cm's Q_Key), RTR and
+// RTS, three commands, and runs then when the last is done.
+func (cm *CM) udToRTS(qp *QP, then func()) {
+	cm.command(func() {
+		if qp.State == QPReset {
+			cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPInit, QKey: udpQKey}))
+		} else {
+			qp.QKey = udpQKey
+		}
+	})
+	cm.command(func() {
+		if qp.State == QPInit {
+			cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPRTR}))
+		}
+	})
+	cm.command(func() {
+		if qp.State == QPRTR {
+			cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPRTS}))
+		}
+		then()
+	})
+}
+
+// sidrRequest is the server's handling of a SIDR_REQ.
+func (cm *CM) sidrRequest(m *cmMsg, from cmDest) {
+	from.ip = m.SrcIP
+	key := cmRemote{from.node, m.LocalID}
+	if c := cm.byRemote[key]; c != nil {
+		if c.state == cmEstablished { // the SIDR_REP was lost
+			cm.Retransmitted++
+			c.MADs++
+			cm.enqueue(c.last, from)
+		}
+		return
+	}
+	reply := func(status uint8, qp *QP) *cmMsg {
+		r := &cmMsg{Attr: AttrSIDRREP, LocalID: m.LocalID, TID: m.TID, ServiceID: m.ServiceID, Status: status, QKey: udpQKey}
+		if qp != nil {
+			r.QPN = qp.QPN
+		}
+		return r
+	}
+	l := cm.listeners[uint16(m.ServiceID)]
+	if l == nil || m.ServiceID&^0xffff != rdmaPSUDPService {
+		var b [madBytes]byte
+		reply(sidrUnsupported, nil).encode(b[:])
+		cm.enqueue(b, from)
+		return
+	}
+	c := &CMConn{cm: cm, LocalID: cm.nextID, Start: cm.h.eng.Now(), RemoteID: m.LocalID, Peer: from.node, PeerIP: m.SrcIP,
+		Port: l.Port, Private: m.Private, listener: l, OnEvent: l.OnEvent, state: cmIdle}
+	cm.nextID++
+	c.event(CMConnectRequest)
+	qp := l.OnRequest(c, m.Private)
+	if qp == nil || qp.Type != UD {
+		var b [madBytes]byte
+		reply(sidrRejected, nil).encode(b[:])
+		cm.enqueue(b, from)
+		return
+	}
+	c.QP = qp
+	cm.byRemote[key] = c
+	cm.command(func() { c.Created = cm.h.eng.Now() })
+	cm.udToRTS(qp, func() {
+		c.state, c.Established = cmEstablished, cm.h.eng.Now()
+		cm.sendTo(c, reply(sidrSuccess, qp))
+		c.event(CMEstablished)
+	})
+}
+
+// sidrReply is the client's handling of a SIDR_REP.
+func (cm *CM) sidrReply(m *cmMsg) {
+	c := cm.conns[m.LocalID]
+	if c == nil || c.state != cmReqSent {
+		cm.Dropped++
+		return
+	}
+	c.disarm()
+	if m.Status != sidrSuccess {
+		c.Reason = RejectReason(m.Status)
+		c.close()
+		c.event(CMUnreachable)
+		return
+	}
+	c.RemoteQPN, c.RemoteQKey = m.QPN, m.QKey
+	c.state, c.Established = cmEstablished, cm.h.eng.Now()
+	// Nothing more goes on the wire: the connection is a record of where
+	// the peer's QP is; it leaves the table at once.
+	delete(cm.conns, c.LocalID)
+	c.event(CMEstablished)
+}
