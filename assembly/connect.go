@@ -49,7 +49,7 @@ func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) 
 						l.WQEs = append(l.WQEs, w)
 					}
 				}
-			case hca.CMRejected, hca.CMUnreachable, hca.CMConnectError:
+			case hca.CMRejected, hca.CMUnreachable, hca.CMConnectError, hca.CMRouteError:
 				n.connectFailed(fr, e)
 			}
 		}})
@@ -85,7 +85,8 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 }
 
 // cmStatus is how flows.csv names a failed connection.
-var cmStatus = map[hca.CMEvent]string{hca.CMRejected: "cm_rejected", hca.CMUnreachable: "cm_unreachable", hca.CMConnectError: "cm_connect_error"}
+var cmStatus = map[hca.CMEvent]string{hca.CMRejected: "cm_rejected", hca.CMUnreachable: "cm_unreachable",
+	hca.CMConnectError: "cm_connect_error", hca.CMRouteError: "cm_route_error"}
 
 // connectFailed ends fr: its connection failed, nothing was sent.
 func (n *Network) connectFailed(fr *FlowRun, e hca.CMEvent) {

@@ -265,3 +265,27 @@ func TestConnectCMInfiniBand(t *testing.T) {
 		t.Errorf("subnet_manager.host on Ethernet: %v", err)
 	}
 }
+
+// TestConnectCMFailures: a flow whose connection is not made when the
+// run stops is incomplete (not a success with nothing delivered); one
+// whose path query to the SA goes unanswered (the SA's host cut off)
+// ends cm_route_error after the 2 s route timeout; a REQ resent to a
+// passive side that gave up gets a stale-connection REJ, not a panic.
+func TestConnectCMFailures(t *testing.T) {
+	_, r := runSource(t, "early.yaml", "stop: {at: 1ms}\ntopology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}\ntraffic:\n  - flow: {from: h0, to: h1, size: 64KiB, connect: cm}\n")
+	if f := r.Flows[0]; f.Status != "incomplete" || f.ConnectNs != 0 || r.Summary.Flows.Completed != 0 {
+		t.Errorf("a flow still connecting at the stop: %s, connect_ns %d, %d completed", f.Status, f.ConnectNs, r.Summary.Flows.Completed)
+	}
+	if b := reports.SummaryJSON(r.Summary); len(b) == 0 {
+		t.Error("no summary.json")
+	}
+	_, r = runSource(t, "route.yaml", "stop: {at: 3s, when: flows-done}\ntopology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\n"+
+		"switch: {link_layer: infiniband}\nsubnet_manager: {host: h2}\nfaults:\n  - {at: 0, link: [s0, h2], action: down}\n"+
+		"traffic:\n  - flow: {from: h0, to: h1, size: 64KiB, connect: cm}\n")
+	if f := r.Flows[0]; f.Status != "cm_route_error" || f.EndNs != 2_000_000_000 {
+		t.Errorf("a path query unanswered: %s at %d ns; want cm_route_error at 2 s", f.Status, f.EndNs)
+	}
+	if c := r.Summary.Connections; c == nil || c.Failed != 1 {
+		t.Errorf("connections: %+v", c)
+	}
+}

@@ -201,6 +201,9 @@ func (fr *FlowRun) sendOutcome() (st hca.WCStatus, done sim.Time, retransmits in
 	if fr.requesterClosed {
 		return fr.status, fr.done, fr.retransmits
 	}
+	if len(fr.Live.WQEs) < int(fr.wrs) {
+		return hca.WCPending, 0, 0 // connect: cm, not connected yet: nothing posted
+	}
 	st = hca.WCSuccess
 	for _, w := range fr.Live.WQEs {
 		retransmits += w.Retransmits

@@ -367,6 +367,9 @@ func (cm *CM) createAndRequest(c *CMConn, retry, rnr uint8, src uint16) {
 	qp := c.QP
 	cm.command(func() { c.Created = cm.h.eng.Now() })
 	cm.command(func() {
+		if c.gone() {
+			return
+		}
 		cm.toInit(qp, c.RespRes)
 		c.Inited = cm.h.eng.Now()
 		c.state = cmReqSent
@@ -404,8 +407,25 @@ func cmAccess(respRes uint8) Access {
 // and a DREQ goes to the peer, which answers with a DREP; both sides see
 // DISCONNECTED.
 func (c *CMConn) Disconnect() {
-	if c.state != cmEstablished || c.QP.Type == UD {
+	if c.QP.Type == UD {
 		return // nothing to tear down on the wire for UD (SIDR)
+	}
+	switch c.state {
+	case cmEstablished:
+	case cmReqSent, cmIdle, cmRepSent:
+		// Not yet established: the connection is abandoned, and the peer
+		// told with a REJ (the kernel's cm_destroy_id), so that it stops
+		// waiting; its QP goes to ERR.
+		if !c.QP.destroyed && c.QP.State != QPReset {
+			c.cm.h.must(c.cm.h.ModifyQP(c.QP, QPAttr{State: QPErr}))
+		}
+		var b [madBytes]byte
+		(&cmMsg{Attr: AttrREJ, TID: c.tid, LocalID: c.LocalID, RemoteID: c.RemoteID, Reason: RejectConsumerRejection, Rejected: 2}).encode(b[:])
+		c.cm.enqueue(b, cmDest{c.Peer, c.PeerIP})
+		c.close()
+		return
+	default:
+		return
 	}
 	cm := c.cm
 	if !c.QP.destroyed {
@@ -508,6 +528,10 @@ func (c *CMConn) timedOut() {
 	}
 }
 
+// gone reports whether c was closed or its QP destroyed while a command
+// for it waited.
+func (c *CMConn) gone() bool { return c.state == cmClosed || c.QP == nil || c.QP.destroyed }
+
 func (c *CMConn) close() {
 	c.disarm()
 	c.state = cmClosed
@@ -599,7 +623,7 @@ func (cm *CM) handle(m *cmMsg, from cmDest) {
 			// A DREQ for a connection already gone: answer, so that the
 			// peer stops resending (cm_dreq_handler's DREP on a stale ID).
 			var b [madBytes]byte
-			(&cmMsg{Attr: AttrDREP, TID: m.TID, RemoteID: m.LocalID}).encode(b[:])
+			(&cmMsg{Attr: AttrDREP, TID: m.TID, LocalID: m.RemoteID, RemoteID: m.LocalID}).encode(b[:])
 			cm.enqueue(b, from)
 			return
 		}
@@ -623,7 +647,9 @@ func (cm *CM) handle(m *cmMsg, from cmDest) {
 			c.event(CMRejected)
 		}
 	case AttrDREQ:
-		if c.state == cmEstablished || c.state == cmDreqSent {
+		// Also in REP-sent: the RTU was lost, yet the peer used the
+		// connection and now ends it (the kernel's cm_dreq_handler).
+		if c.state == cmEstablished || c.state == cmDreqSent || c.state == cmRepSent {
 			if !c.QP.destroyed {
 				cm.h.must(cm.h.ModifyQP(c.QP, QPAttr{State: QPErr}))
 			}
@@ -673,19 +699,35 @@ func (cm *CM) request(m *cmMsg, from cmDest) {
 		cm.reject(m, from, RejectConsumerRejection)
 		return
 	}
+	if qp.destroyed || (qp.State != QPReset && qp.State != QPInit) {
+		// A REQ for a connection this side gave up on (its REP went
+		// unanswered), whose QP is in use: the kernel's stale-connection
+		// REJ.
+		cm.reject(m, from, RejectStaleConn)
+		return
+	}
 	c.QP = qp
 	cm.conns[c.LocalID] = c
 	cm.byRemote[cmRemote{c.Peer, c.RemoteID}] = c
 	cm.command(func() { c.Created = cm.h.eng.Now() })
 	cm.command(func() {
+		if c.gone() {
+			return
+		}
 		cm.toInit(qp, c.RespRes)
 		c.Inited = cm.h.eng.Now()
 	})
 	cm.command(func() {
+		if c.gone() {
+			return
+		}
 		cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPRTR, Dest: c.Peer, DestIP: c.PeerIP, DestQPN: m.QPN, RQPSN: m.StartPSN,
 			MaxDestRdAtomic: max(int(c.RespRes), 1)}))
 	})
 	cm.command(func() {
+		if c.gone() {
+			return
+		}
 		cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPRTS, SQPSN: c.psn, MaxRdAtomic: max(int(c.Init), 1),
 			RetryCnt: int(m.RetryCount), RNRRetry: int(m.RNRRetry), SetRetries: true}))
 		c.state = cmRepSent
@@ -725,10 +767,16 @@ func (cm *CM) reply(c *CMConn, m *cmMsg) {
 	c.state = cmIdle // between the REP and the RTU: a resent REP waits
 	c.event(CMConnectResponse)
 	cm.command(func() {
+		if c.gone() {
+			return
+		}
 		cm.h.must(cm.h.ModifyQP(c.QP, QPAttr{State: QPRTR, Dest: c.Peer, DestIP: c.PeerIP, DestQPN: m.QPN, RQPSN: m.StartPSN,
 			MaxDestRdAtomic: max(int(m.InitDepth), 1)}))
 	})
 	cm.command(func() {
+		if c.gone() {
+			return
+		}
 		cm.h.must(cm.h.ModifyQP(c.QP, QPAttr{State: QPRTS, SQPSN: c.psn, MaxRdAtomic: max(int(m.RespRes), 1)}))
 		cm.sendTo(c, &cmMsg{Attr: AttrRTU, TID: c.tid, LocalID: c.LocalID, RemoteID: c.RemoteID})
 		c.state = cmEstablished

@@ -257,3 +257,62 @@ func TestCMSIDR(t *testing.T) {
 		t.Errorf("MADs: %v and %v; want two SIDR_REQs and two SIDR_REPs, nothing else", s0, s1)
 	}
 }
+
+// TestCMLateREQ: every REP is lost, so the passive side gives up after
+// its retries (CONNECT_ERROR); the active side's next REQ finds the
+// listener's QP already in use and is refused as a stale connection
+// (REJ reason 10), not taken again.
+func TestCMLateREQ(t *testing.T) {
+	eng, h, ow := cmPair(t)
+	p := hca.DefaultCMProfile()
+	server := h[1].CreateQP()
+	var passive []hca.CMEvent
+	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP { return server },
+		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { passive = append(passive, e) }}); err != nil {
+		t.Fatal(err)
+	}
+	var active []hca.CMEvent
+	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1,
+		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { active = append(active, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(6*p.QPCommand+ow+p.MADProcessing, nil) // the first REP is about to leave
+	h[0].Port().SetDown(true)
+	eng.Run(70*sim.Second, nil) // 16 REPs lost; the passive side gives up at about 65.5 s
+	h[0].Port().SetDown(false)
+	eng.Run(200*sim.Second, nil)
+	if len(passive) < 2 || passive[1] != hca.CMConnectError {
+		t.Errorf("passive side: %v; want CONNECT_REQUEST, CONNECT_ERROR", passive)
+	}
+	if last := active[len(active)-1]; last != hca.CMRejected || conn.Reason != hca.RejectStaleConn {
+		t.Errorf("active side: %v, reason %d; want REJECTED, stale connection (10)", active, conn.Reason)
+	}
+}
+
+// TestCMDisconnectBeforeRTU: the RTU is lost, so the passive side is
+// still waiting for it (REP sent) when the active side disconnects; it
+// takes the DREQ, answers with a DREP and both see DISCONNECTED at once,
+// not after timeouts.
+func TestCMDisconnectBeforeRTU(t *testing.T) {
+	eng, h, ow := cmPair(t)
+	p := hca.DefaultCMProfile()
+	var sconn *hca.CMConn
+	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(c *hca.CMConn, _ []byte) *hca.QP { sconn = c; return h[1].CreateQP() }}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	established := 8*p.QPCommand + 2*ow + 2*p.MADProcessing
+	eng.Run(established, nil)
+	h[1].Port().SetDown(true) // the RTU is lost
+	eng.Run(established+ow+sim.Microsecond, nil)
+	h[1].Port().SetDown(false)
+	conn.Disconnect()
+	eng.Run(sim.Second, nil)
+	if conn.Disconnected == 0 || conn.Disconnected > established+sim.Millisecond || sconn.Disconnected == 0 {
+		t.Errorf("disconnected at %v (active) and %v (passive); want both within a millisecond", conn.Disconnected, sconn.Disconnected)
+	}
+}

@@ -47,6 +47,9 @@ type RdmaServer struct {
 	cq   *CQ
 	msg  *MR
 	conn *CMConn
+	// established: rdma_accept has returned (it blocks until the RTU);
+	// waiting: the client's message came first, and is answered then.
+	established, waiting bool
 }
 
 // RdmaClient is rdma_client; see RdmaServer.
@@ -106,6 +109,14 @@ func (s *RdmaServer) HandleEvent(*sim.Event) {
 			s.qp, s.cq, s.msg = rdmaQP(s.h, s.completions)
 			s.h.must(s.h.PostRecv(s.qp, RecvWR{ID: 1, SGL: []SGE{{Addr: s.msg.Addr, Len: rdmaMsgBytes, LKey: s.msg.LKey}}}))
 			return s.qp
+		},
+		OnEvent: func(c *CMConn, e CMEvent) {
+			if e == CMEstablished && c == s.conn {
+				s.established = true
+				if s.waiting {
+					s.answer()
+				}
+			}
 		}})
 	if err != nil {
 		s.end(fmt.Sprintf("rdma_listen: %v", err), -1)
@@ -118,16 +129,26 @@ func (s *RdmaServer) completions(cq *CQ) {
 		case s.Done != 0:
 		case wc.Status != WCSuccess:
 			s.end(fmt.Sprintf("rdma_get_%s_comp: %s", map[bool]string{true: "recv", false: "send"}[wc.Opcode == WCOpRecv], wc.Status), -1)
-		case wc.Opcode == WCOpRecv: // the client's message: answer it
-			_, err := s.h.PostSend(s.qp, SendWR{ID: 2, Op: WRSend, SGL: []SGE{{Addr: s.msg.Addr + rdmaMsgBytes, Len: rdmaMsgBytes, LKey: s.msg.LKey}},
-				Inline: true, Signaled: true})
-			if err != nil {
-				s.end("rdma_post_send: "+err.Error(), -1)
+		case wc.Opcode == WCOpRecv: // the client's message: answer it, once accepted
+			if !s.established {
+				s.waiting = true
+				continue
 			}
+			s.answer()
 		default: // the answer is acknowledged
 			s.conn.Disconnect()
 			s.end("", 0)
 		}
+	}
+}
+
+// answer SENDs the server's 16 bytes back (rdma_post_send).
+func (s *RdmaServer) answer() {
+	s.waiting = false
+	_, err := s.h.PostSend(s.qp, SendWR{ID: 2, Op: WRSend, SGL: []SGE{{Addr: s.msg.Addr + rdmaMsgBytes, Len: rdmaMsgBytes, LKey: s.msg.LKey}},
+		Inline: true, Signaled: true})
+	if err != nil {
+		s.end("rdma_post_send: "+err.Error(), -1)
 	}
 }
 
@@ -168,6 +189,9 @@ func (c *RdmaClient) HandleEvent(*sim.Event) {
 				c.end("rdma_connect: Connection refused", -1)
 			case CMUnreachable, CMConnectError:
 				c.end("rdma_connect: Connection timed out", -1)
+			case CMRouteError:
+				// rdma_create_ep resolves the route before it connects.
+				c.end("rdma_create_ep: Connection timed out", -1)
 			}
 		}})
 	if err != nil {

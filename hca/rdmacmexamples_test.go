@@ -13,11 +13,12 @@ import (
 // TestRdmaServerClient: rdma_server and rdma_client print what the
 // programs print (rdma-core's librdmacm/examples: "rdma_server: start",
 // "rdma_server: end 0", and the client's likewise); the client's 16
-// bytes reach the server and the server's come back; the client ends
-// when they arrive, one SEND's one-way time after the server's took the
-// client's (with NIC latencies zero the server answers at once, its SEND
-// just behind its ACK of the client's). A client with no
-// server listening is refused: the REJ's reason 8 is ECONNREFUSED.
+// bytes reach the server and the server's come back. The server answers
+// once rdma_accept has returned, when the RTU has come and been
+// processed, so the client ends one RTU one-way time, the server's MAD
+// processing and one SEND one-way time after it connected (NIC latencies
+// zero). A client with no server listening is refused: the REJ's reason
+// 8 is ECONNREFUSED.
 func TestRdmaServerClient(t *testing.T) {
 	sp := swtch.DefaultProfile()
 	eng, h, _ := star(t, 3, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile().Zero(), sp)
@@ -35,15 +36,15 @@ func TestRdmaServerClient(t *testing.T) {
 		t.Errorf("client without a server printed %q", lone.Lines)
 	}
 	ser := func(w int) sim.Time { return fabric.SerializationTime(int64(w), 100*fabric.Gbps) }
-	send := fabric.RoCEv2Wire(fabric.OpSendOnly, 16)
-	oneWay := 2*ser(send) + 2*sim.Microsecond + sp.Latency
-	// The client's SEND leaves at ESTABLISHED, behind the RTU (which
-	// delays it by 2·ser(RTU) - ser(SEND), as in TestRpingCM); the
-	// server's answer leaves when the client's arrives.
-	rtu := 2*ser(fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 256)) - ser(send)
-	ack := ser(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))
-	if want := cli.Connected + rtu + 2*oneWay + ack; cli.Done != want {
-		t.Errorf("client ended at %v; want connected %v + the RTU ahead %v + two SENDs' one-way times %v + the ACK ahead %v = %v", cli.Done, cli.Connected, rtu, 2*oneWay, ack, want)
+	oneWay := func(w int) sim.Time { return 2*ser(w) + 2*sim.Microsecond + sp.Latency }
+	rtu, send := fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 256), fabric.RoCEv2Wire(fabric.OpSendOnly, 16)
+	if want := cli.Connected + oneWay(rtu) + hca.DefaultCMProfile().MADProcessing + oneWay(send); cli.Done != want {
+		t.Errorf("client ended at %v; want connected %v + the RTU's one-way time, the server's processing and a SEND's one-way time = %v", cli.Done, cli.Connected, want)
+	}
+	for _, h := range h[:2] {
+		if n := h.CM().Sent[hca.AttrDREQ]; n != 1 {
+			t.Errorf("%s sent %d DREQs; both sides disconnect", h.Name, n)
+		}
 	}
 	if srv.Done <= cli.Connected || srv.Ret != 0 || cli.Ret != 0 {
 		t.Errorf("server ended at %v (ret %d), client connected at %v (ret %d)", srv.Done, srv.Ret, cli.Connected, cli.Ret)

@@ -160,7 +160,7 @@ func (r *Rping) connect() error {
 				r.Client = append(r.Client, "client DISCONNECT EVENT...")
 			case CMRejected:
 				r.fail(fmt.Sprintf("cma event %s, error %d", e, c.Reason))
-			case CMUnreachable, CMConnectError:
+			case CMUnreachable, CMConnectError, CMRouteError:
 				r.fail(fmt.Sprintf("cma event %s, error %d", e, -110))
 			}
 		}})

@@ -1,5 +1,7 @@
 package hca
 
+import "github.com/lfsim/lfsim/sim"
+
 // Service ID resolution (IBTA vol. 1, 12.11): what rdma_connect does for
 // a UD QP (rdma_cm's UDP port space). The client creates its UD QP and
 // moves it through INIT, RTR and RTS (librdmacm's ucma_init_ud_qp: four
@@ -37,6 +39,9 @@ func (cm *CM) connectUD(c *CMConn, p ConnectParams) error {
 		cm.resolveRoute(c, func() {
 			cm.command(func() { c.Created = cm.h.eng.Now() })
 			cm.udToRTS(c.QP, func() {
+				if c.gone() {
+					return
+				}
 				c.Inited = cm.h.eng.Now()
 				c.state = cmReqSent
 				c.Sent = c.Inited
@@ -117,8 +122,22 @@ func (cm *CM) sidrRequest(m *cmMsg, from cmDest) {
 	}
 	c.QP = qp
 	cm.byRemote[key] = c
+	// Kept to answer a resent SIDR_REQ, for as long as the client may
+	// resend it (its retries at the response timeout), then forgotten.
+	keep := cmMillis(m.LocalTimeout) * sim.Time(cm.prof.MaxRetries+1)
+	if m.LocalTimeout == 0 {
+		keep = cmMillis(cm.prof.ResponseTimeout) * sim.Time(cm.prof.MaxRetries+1)
+	}
+	cm.h.eng.Schedule(cm.h.eng.Now()+keep, cm, cmRun, 0, func() {
+		if cm.byRemote[key] == c {
+			delete(cm.byRemote, key)
+		}
+	})
 	cm.command(func() { c.Created = cm.h.eng.Now() })
 	cm.udToRTS(qp, func() {
+		if c.gone() {
+			return
+		}
 		c.state, c.Established = cmEstablished, cm.h.eng.Now()
 		cm.sendTo(c, reply(sidrSuccess, qp))
 		c.event(CMEstablished)
