@@ -16,8 +16,9 @@ import (
 // when the source sees ESTABLISHED; the flow's time runs from its start,
 // so its FCT includes the set-up (flows.csv's connect_ns says how much).
 // A connection that fails (rejected, or unreachable after the CM's
-// retries) ends the flow with cm_rejected, cm_unreachable or
-// cm_connect_error, its bytes never sent. When the flow completes, its
+// retries, or its path query to the SA on InfiniBand) ends the flow with
+// cm_rejected, cm_unreachable, cm_connect_error or cm_route_error, its
+// bytes never sent. When the flow completes, its
 // source disconnects (DREQ, DREP).
 
 // flowPort is the port the flows' listeners take: perftest's (18515),
