@@ -888,29 +888,37 @@ func firstOr(s []string) string {
 	return s[0]
 }
 
-// cdfs draws the completed flows' FCT and slowdown distributions.
+// cdfs draws the completed flows' FCT and slowdown distributions, and
+// for flows connected by rdma_cm their connection set-up's.
 func (pg *page) cdfs(runs []*Run) {
-	for _, which := range []string{"fct", "slowdown"} {
+	for _, which := range []string{"connect", "fct", "slowdown"} {
 		drawn := false
 		c := charts.NewLine()
 		name, text := "FCT CDF", "completion time of the completed flows (µs)"
-		if which == "slowdown" {
-			name, text = "Slowdown CDF", "each completed flow's FCT divided by its ideal on an empty network"
-		}
 		xname := "FCT (µs)"
-		if which == "slowdown" {
-			xname = "slowdown"
+		switch which {
+		case "slowdown":
+			name, text, xname = "Slowdown CDF", "each completed flow's FCT divided by its ideal on an empty network", "slowdown"
+		case "connect":
+			name, text, xname = "Connection set-up CDF", "each flow's rdma_cm connection set-up (flows.csv connect_ns), from its start to ESTABLISHED at its source (ms): a FIFO of QP commands on each HCA makes it a ramp when many connect at once", "set-up (ms)"
 		}
 		c.SetGlobalOptions(charts.WithInitializationOpts(pg.init(which, "360px")),
 			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 			charts.WithLegendOpts(opts.Legend{Show: opts.Bool(len(runs) > 1), Type: "scroll"}),
-			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: xname, Scale: opts.Bool(true)}),
+			// The axis name under the axis, where any length fits.
+			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: xname, Scale: opts.Bool(true), NameLocation: "middle", NameGap: 25}),
 			charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 1, Name: "fraction of flows"}),
-			charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "40", Left: "60", Right: "80"}),
+			charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "55", Left: "60", Right: "40"}),
 			charts.WithAnimation(false))
 		for _, r := range runs {
 			var xs []float64
 			for _, f := range r.Flows {
+				if which == "connect" {
+					if f.CM && f.ConnectNs > 0 {
+						xs = append(xs, float64(f.ConnectNs)/1e6)
+					}
+					continue
+				}
 				if f.Status != "success" || f.DeliveredBytes < f.SizeBytes {
 					continue // not completed (a datagram flow's sends succeed when its data is lost)
 				}

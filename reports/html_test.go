@@ -310,3 +310,24 @@ func TestHeatmapLegend(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectionSetupCDF: flows connected by rdma_cm get a CDF of their
+// set-up times, before the FCT's; a run without has none.
+func TestConnectionSetupCDF(t *testing.T) {
+	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{}, Wheres: map[string][]string{}}
+	for i := 0; i < 3; i++ {
+		r.Flows = append(r.Flows, FlowRow{ID: i, Src: "h0", Dst: "h1", SizeBytes: 1, DeliveredBytes: 1, FCTNs: 2e6, Slowdown: 9, Status: "success",
+			CM: true, ConnectNs: int64(i+1) * 1e6})
+	}
+	page := string(BuildHTML([]*Run{r}))
+	c, f := strings.Index(page, "<h2>Connection set-up CDF</h2>"), strings.Index(page, "<h2>FCT CDF</h2>")
+	if c < 0 || f < c || !strings.Contains(page, `"value":[3,1]`) {
+		t.Errorf("set-up CDF at %d, FCT CDF at %d; the last point (3 ms, 1) present: %v", c, f, strings.Contains(page, `"value":[3,1]`))
+	}
+	for i := range r.Flows {
+		r.Flows[i].CM, r.Flows[i].ConnectNs = false, 0
+	}
+	if strings.Contains(string(BuildHTML([]*Run{r})), "Connection set-up CDF") {
+		t.Error("a set-up CDF without rdma_cm flows")
+	}
+}
