@@ -378,9 +378,17 @@ func (cm *CM) createAndRequest(c *CMConn, retry, rnr uint8, src uint16) {
 			QPN: qp.QPN, StartPSN: c.psn, RespRes: c.RespRes, InitDepth: c.Init, QPType: qp.Type,
 			RetryCount: retry, RNRRetry: rnr, LocalTimeout: cm.prof.ResponseTimeout, RemoteTimeout: cm.prof.ResponseTimeout,
 			MaxRetries: uint8(cm.prof.MaxRetries), AckTimeout: cm.prof.PacketLifetime + 1, MTU: cm.h.Prof.MTU, SrcIP: cm.h.IP, DstIP: c.PeerIP, Port: src,
-			Private: c.Private})
+			Private: c.Private, IB: cm.h.cold.sa != nil, SLID: cm.lid(cm.h.ID), DLID: cm.lid(c.Peer), SrcNode: cm.h.ID, DstNode: c.Peer})
 		c.arm()
 	})
+}
+
+// lid is node n's LID on InfiniBand (from the SA's table), 0 on RoCE.
+func (cm *CM) lid(n fabric.NodeID) uint16 {
+	if sa := cm.h.cold.sa; sa != nil {
+		return sa.LID(n)
+	}
+	return 0
 }
 
 // toInit moves a new QP to INIT with the access ib_cm gives it (a QP

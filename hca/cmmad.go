@@ -3,6 +3,8 @@ package hca
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/lfsim/lfsim/fabric"
 )
 
 // The Communication Management MADs (IBTA vol. 1, ch. 12.6) as they go
@@ -118,6 +120,14 @@ type cmMsg struct {
 	Status   uint8
 	QKey     uint32
 	Rejected uint8 // REJ: 0 REQ, 1 REP, 2 other (§12.6.7)
+	// IB, on InfiniBand: the REQ's primary path names the ports by LID
+	// (SLID, DLID: the path record's) and by their GIDs (fe80:: and the
+	// GUID of SrcNode, DstNode), subnet-local, as the kernel fills it
+	// from the path record; on RoCE by IPv4-mapped GIDs and the
+	// permissive LID.
+	IB               bool
+	SLID, DLID       uint16
+	SrcNode, DstNode fabric.NodeID
 	// SrcIP, DstIP and Port are rdma_cm's header in a REQ's private data
 	// (struct cma_hdr); Private the application's bytes after it.
 	SrcIP, DstIP uint32
@@ -164,11 +174,19 @@ func (m *cmMsg) encode(b []byte) {
 		// The primary path: LIDs are 0xffff on RoCE (permissive), the
 		// GIDs IPv4-mapped (::ffff:a.b.c.d), hop limit 64 (rdma_cm's
 		// default for a routed RoCEv2 path), local ACK timeout the QP's.
-		binary.BigEndian.PutUint16(d[52:], 0xffff)
-		binary.BigEndian.PutUint16(d[54:], 0xffff)
-		putGID(d[56:], m.SrcIP)
-		putGID(d[72:], m.DstIP)
-		d[93] = 64
+		if m.IB {
+			binary.BigEndian.PutUint16(d[52:], m.SLID)
+			binary.BigEndian.PutUint16(d[54:], m.DLID)
+			gid(d[56:], m.SrcNode)
+			gid(d[72:], m.DstNode)
+			d[94] = 1 << 3 // subnet local
+		} else {
+			binary.BigEndian.PutUint16(d[52:], 0xffff)
+			binary.BigEndian.PutUint16(d[54:], 0xffff)
+			putGID(d[56:], m.SrcIP)
+			putGID(d[72:], m.DstIP)
+			d[93] = 64
+		}
 		d[95] = m.AckTimeout << 3
 		p := d[140 : 140+cmPrivateREQ]
 		p[0], p[1] = cmaVersion, cmaIPv4

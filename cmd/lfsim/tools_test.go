@@ -376,3 +376,35 @@ func TestCMInTshark(t *testing.T) {
 		t.Errorf("REQ's starting PSN %s; the first WRITE's PSN %s", reqPSN, firstWrite)
 	}
 }
+
+// TestCMInTsharkInfiniBand: on InfiniBand, Wireshark reads the SA's path
+// query and answer as the IBTA lays them out (SubnAdmGet and GetResp of
+// PathRecord, whose DLID and SLID are the two hosts' LIDs, MTU 4096 and
+// packet lifetime 18, OpenSM's), then the REQ naming the same LIDs.
+func TestCMInTsharkInfiniBand(t *testing.T) {
+	tshark := needTool(t, "tshark")
+	src := "stop: {at: 3ms}\ntopology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\nswitch: {link_layer: infiniband}\n" +
+		"subnet_manager: {host: h2}\nobserve: {pcap: [h0], snaplen: full}\ntraffic:\n  - flow: {from: h0, to: h1, size: 16KiB, connect: cm}\n"
+	_, res, dir := runAndWrite(t, "ib-cm.yaml", []byte(src))
+	if res.Flows[0].Status != "success" {
+		t.Fatalf("flow: %s", res.Flows[0].Status)
+	}
+	out, err := exec.Command(tshark, "-r", filepath.Join(dir, "h0.pcap"), "-T", "fields", "-E", "separator=,", "-Y", "infiniband.mad.attributeid",
+		"-e", "infiniband.mad.method", "-e", "infiniband.mad.attributeid", "-e", "infiniband.pathrecord.dlid", "-e", "infiniband.pathrecord.slid",
+		"-e", "infiniband.pathrecord.mtu", "-e", "infiniband.pathrecord.packetlifetime", "-e", "infiniband.cm.req.prim_locallid",
+		"-e", "infiniband.cm.req.prim_remotelid", "-e", "_ws.malformed").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	// h0, h1, h2 are nodes 1..3 after the switch: LIDs 2, 3, 4 (node order from 1).
+	want := []string{"0x01,0x0035,0x0000,0x0000,0x00,0x00,,,", "0x81,0x0035,0x0003,0x0002,0x05,0x12,,,", "0x03,0x0010,,,,,2,3,"}
+	if len(lines) < 3 {
+		t.Fatalf("MADs on h0's link:\n%s", out)
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("MAD %d: %s, want %s", i, lines[i], w)
+		}
+	}
+}
