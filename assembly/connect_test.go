@@ -289,3 +289,33 @@ func TestConnectCMFailures(t *testing.T) {
 		t.Errorf("connections: %+v", c)
 	}
 }
+
+// TestConnectCMGenerators: every flow generator takes connect: cm. An
+// all_to_all of 4 hosts makes 12 connections; each host runs four QP
+// commands for each of its 3 outgoing and 3 incoming connections, one at
+// a time, so the last is made after about 24 commands. perftest and
+// pingpong connect out of band, and say so.
+func TestConnectCMGenerators(t *testing.T) {
+	const star = "stop: {at: 1s, when: flows-done}\ntopology: {kind: star, hosts: 4, link: {rate: 100Gbps, delay: 1us}}\ntraffic:\n"
+	_, r := runSource(t, "a2a.yaml", star+"  - all_to_all: {hosts: all, size: 4KiB, connect: cm}\n")
+	c := r.Summary.Connections
+	min := 24 * hca.DefaultCMProfile().QPCommand.Nanoseconds()
+	if c == nil || c.Established != 12 || c.Failed != 0 || c.TotalNs < min || c.TotalNs > min+sim.Millisecond.Nanoseconds() {
+		t.Errorf("connections: %+v; want 12 made within [%d, %d] ns", c, min, min+1_000_000)
+	}
+	_, p := runSource(t, "poisson.yaml", star+"  - poisson: {hosts: [h0], to: h1, load: 1%, sizes: 1000, until: 100us, connect: cm}\n")
+	if c := p.Summary.Connections; c == nil || c.Established == 0 || c.Established != len(p.Flows) {
+		t.Errorf("poisson: connections %+v for %d flows", c, len(p.Flows))
+	}
+	for _, f := range append(r.Flows, p.Flows...) {
+		if !f.CM || f.Status != "success" {
+			t.Errorf("flow %d: cm %v, %s", f.ID, f.CM, f.Status)
+		}
+	}
+	for _, item := range []string{"perftest: {test: write_bw, from: h0, to: h1, connect: cm}", "pingpong: {from: h0, to: h1, connect: cm}"} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - "+item+"\n"))
+		if err == nil || !strings.Contains(err.Error(), "connects out of band here") {
+			t.Errorf("%s: %v", item, err)
+		}
+	}
+}

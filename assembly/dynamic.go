@@ -426,7 +426,7 @@ func (p *poissonSource) HandleEvent(*sim.Event) {
 		prio, sl = vl, vl // dfsssp, lash: the pair's lane, as SL and VL
 	}
 	f := Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
-		Start: now, Priority: prio, SL: sl, Generator: g.Generator, Pos: g.Pos}
+		Start: now, Priority: prio, SL: sl, Generator: g.Generator, Pos: g.Pos, CM: g.CM}
 	fr := &FlowRun{Flow: f}
 	n.Flows = append(n.Flows, fr)
 	n.startFlowRun(fr, now)

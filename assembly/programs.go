@@ -37,6 +37,10 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		b.errorf(com.Op.Pos, path+".op", "%s chooses its operation itself (perftest's test:, pingpong always SENDs); remove op:", tv.Kind)
 		ok1 = false
 	}
+	if com.Connect.Set && com.Connect.V == "cm" && tv.Kind != "rping" {
+		b.errorf(com.Connect.Pos, path+".connect", "%s connects out of band here (as %s does over its TCP socket; perftest's -R rdma_cm mode is not modelled); remove connect:", tv.Kind, map[string]string{"perftest": "perftest", "pingpong": "ibv_*_pingpong"}[tv.Kind])
+		ok1 = false
+	}
 	if !ok1 || !ok2 {
 		return
 	}
@@ -62,7 +66,7 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		t.Pingpong, ok = b.pingpongConfig(g, tv, path, qt, prio, mtu)
 	case *scenario.RpingS:
 		t.Rping = hca.RpingConfig{Count: int(g.Count.V), Size: int64(g.Size.V), Verbose: !g.Verbose.Set || g.Verbose.V,
-			Validate: !g.Validate.Set || g.Validate.V, Priority: prio, SL: slOf(com), Start: com.Start.V, CM: g.Connect.V == "cm"}
+			Validate: !g.Validate.Set || g.Validate.V, Priority: prio, SL: slOf(com), Start: com.Start.V, CM: com.Connect.V == "cm"}
 		ok = true
 		if min := int64(len(fmt.Sprintf("rdma-ping-%d: ", t.Rping.Count-1)) + 1); g.Size.Set && t.Rping.Size < min {
 			b.errorf(g.Size.Pos, path+".size", "an rping buffer of %d bytes cannot hold its message \"rdma-ping-%d: \"; size must be at least %d", t.Rping.Size, t.Rping.Count-1, min)

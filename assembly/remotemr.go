@@ -43,9 +43,6 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 		}
 		f.RecvAt = g.RecvAt.V
 	}
-	if g.Connect.V == "cm" {
-		f.CM = true
-	}
 	r := &g.RemoteMR
 	if !r.Set {
 		return

@@ -196,6 +196,8 @@ type PoissonGen struct {
 	QP, Op   string
 	Priority uint8
 	SL       uint8 // InfiniBand service level
+	// CM connects each flow with rdma_cm (connect: cm).
+	CM bool
 	// PrioritySet says Priority was given; otherwise each flow takes its
 	// source HCA's priority.
 	PrioritySet bool

@@ -109,7 +109,7 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 		return
 	}
 	p := PoissonGen{Hosts: hosts, To: to, HasTo: g.To.Set, Load: g.Load.V, Sizes: dist,
-		Start: g.Start.V, Until: sim.Never, QP: qp, Op: op, Generator: gen, Pos: tv.Pos}
+		Start: g.Start.V, Until: sim.Never, QP: qp, Op: op, Generator: gen, Pos: tv.Pos, CM: g.Connect.V == "cm"}
 	if g.Until.Set {
 		p.Until = g.Until.V
 		if g.Until.V <= g.Start.V {
@@ -460,7 +460,7 @@ func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com
 		f := Flow{
 			ID: len(b.s.Flows), Src: p[0], Dst: p[1], QP: qp, Op: op,
 			Size: int64(size.V), Start: com.Start.V, Priority: prio, SL: slOf(com),
-			Generator: gen, Pos: tv.Pos,
+			Generator: gen, Pos: tv.Pos, CM: com.Connect.V == "cm",
 		}
 		if sizes != nil {
 			f.Size = sizes[len(b.s.Flows)-firstID]

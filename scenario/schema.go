@@ -801,6 +801,11 @@ type GenCommon struct {
 	// SL-to-VL table's.
 	SL    IntV  `yaml:"sl" min:"0" max:"15"`
 	Start TimeV `yaml:"start"`
+	// Connect is how a generator's QPs are connected: instant (default:
+	// out of band, in no time, at the start) or cm (rdma_cm's exchange
+	// on the wire, from the start; SIDR for UD). Every flow generator and
+	// rping take it; perftest and pingpong connect out of band.
+	Connect StrV `yaml:"connect" enum:"instant|cm"`
 }
 
 type FlowS struct {
@@ -817,10 +822,6 @@ type FlowS struct {
 	// RecvAt is when the responder's application posts the RECVs the
 	// flow's SENDs need; default the flow's start.
 	RecvAt TimeV `yaml:"recv_at"`
-	// Connect is how the flow's QPs are connected: instant (default: out
-	// of band, in no time, at the start) or cm (rdma_cm's exchange of
-	// REQ, REP and RTU on the wire, from the start).
-	Connect StrV `yaml:"connect" enum:"instant|cm"`
 	// Count makes that many such flows, each on its own QP pair (a
 	// thousand connections from one host: count: 1000, connect: cm).
 	Count IntV `yaml:"count" min:"1" max:"1000000"`
@@ -1001,9 +1002,6 @@ type RpingS struct {
 	Size     SizeV `yaml:"size" max:"1GiB"`
 	Verbose  boolV `yaml:"verbose"`
 	Validate boolV `yaml:"validate"`
-	// Connect: instant (default, out of band) or cm (rdma_cm, as the
-	// tool connects).
-	Connect StrV `yaml:"connect" enum:"instant|cm"`
 	GenCommon
 }
 
