@@ -95,6 +95,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		// need the routes): a scenario refused for its flows does not
 		// wait for its routing tables.
 		b.smHost()
+		b.checkAPM()
 		b.traffic()
 		b.finishBound()
 		b.estimateMemory()

@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -316,6 +317,59 @@ func TestConnectCMGenerators(t *testing.T) {
 		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - "+item+"\n"))
 		if err == nil || !strings.Contains(err.Error(), "connects out of band here") {
 			t.Errorf("%s: %v", item, err)
+		}
+	}
+}
+
+// TestAPM: on InfiniBand with two LIDs per host, a link on a RC flow's
+// path goes down and the subnet manager takes 2 s to route around it.
+// With hca.apm the requester, its retries spent on the primary path
+// (8 local ACK timeouts of 4.096 µs × 2^14), moves to its alternate path
+// (the peer's other LID, through the other spine), raises PATH_MIG, and
+// the flow completes; without, it fails with retry_exc_err and QP_FATAL.
+func TestAPM(t *testing.T) {
+	const base = "stop: {at: 3s, when: flows-done}\ntopology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 1, link: {rate: 100Gbps, delay: 1us}}\n" +
+		"switch: {link_layer: infiniband}\nsubnet_manager: {lmc: 1, sweep_delay: 2s}\n"
+	traffic := "traffic:\n  - flow: {from: h0, to: h1, size: 8MiB}\n  - asyncwatch: {hosts: [h0]}\n"
+	// Which spine does the flow's primary path take, and its alternate?
+	n := buildSource(t, "probe.yaml", base+traffic)
+	topo, routes := n.Scenario.Topology, n.Scenario.Routes
+	s0, _ := topo.Lookup("s0")
+	s1, _ := topo.Lookup("s1")
+	h0, _ := topo.Lookup("h0")
+	h1, _ := topo.Lookup("h1")
+	port := int(fabric.RoCEv2SourcePort(2)) // the flow's requester is h0's first QP
+	spine := func(at, dst fabric.NodeID, offset int) fabric.NodeID {
+		p, _ := routes.LFTPort(at, dst, offset)
+		return topo.Nodes[at].Ports[p].Peer
+	}
+	primary, alternate := spine(s0, h1, port&1), spine(s0, h1, (port^1)&1)
+	if primary == alternate || spine(s1, h0, (port^1)&1) == primary {
+		t.Fatalf("the alternate path does not avoid spine %s both ways", topo.Nodes[primary].Name)
+	}
+	fault := fmt.Sprintf("faults:\n  - {at: 100us, link: [s0, %s], action: down}\n", topo.Nodes[primary].Name)
+	_, with := runSource(t, "apm.yaml", base+"hca: {apm: true}\n"+fault+traffic)
+	_, without := runSource(t, "noapm.yaml", base+fault+traffic)
+	timeouts := 8 * 4096 * sim.Nanosecond << 14
+	if f := with.Flows[0]; f.Status != "success" || f.EndNs < timeouts.Nanoseconds() {
+		t.Errorf("with APM: %s at %d ns; want success after the primary path's 8 timeouts (%v)", f.Status, f.EndNs, timeouts)
+	}
+	if f := without.Flows[0]; f.Status != "retry_exc_err" {
+		t.Errorf("without APM: %s, want retry_exc_err", f.Status)
+	}
+	aw, nw := string(with.Extra["asyncwatch.txt"]), string(without.Extra["asyncwatch.txt"])
+	if !strings.Contains(aw, "IBV_EVENT_PATH_MIG") || strings.Contains(aw, "IBV_EVENT_QP_FATAL") {
+		t.Errorf("asyncwatch with APM:\n%s", aw)
+	}
+	if !strings.Contains(nw, "IBV_EVENT_QP_FATAL") || strings.Contains(nw, "IBV_EVENT_PATH_MIG") {
+		t.Errorf("asyncwatch without APM:\n%s", nw)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"topology: {kind: star, hosts: 2}\nhca: {apm: true}\n", "t.yaml:2:12: hca.apm: automatic path migration is InfiniBand's"},
+		{"topology: {kind: star, hosts: 2}\nswitch: {link_layer: infiniband}\nhca: {apm: true}\n", "set subnet_manager.lmc to 1 or more"},
+	} {
+		if _, err := Parse("t.yaml", []byte(tc.src)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.src, err, tc.want)
 		}
 	}
 }

@@ -512,3 +512,18 @@ func (b *builder) smHost() {
 		b.s.IB.SMHost, b.s.IB.SMHostSet = id, true
 	}
 }
+
+// checkAPM refuses hca.apm where there is no alternate path: APM's is a
+// second LID, so InfiniBand with subnet_manager.lmc at least 1.
+func (b *builder) checkAPM() {
+	a := b.f.HCA.APM
+	if !a.Set || !a.V {
+		return
+	}
+	switch {
+	case b.s.LinkLayer != fabric.InfiniBand:
+		b.errorf(a.Pos, "hca.apm", "automatic path migration is InfiniBand's (its alternate path is a second LID); this fabric is Ethernet")
+	case b.s.IB.LMC == 0:
+		b.errorf(a.Pos, "hca.apm", "APM's alternate path is a host's second LID: set subnet_manager.lmc to 1 or more")
+	}
+}

@@ -274,6 +274,9 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.MaxInline.Set {
 		p.MaxInline = int(h.MaxInline.V)
 	}
+	if h.APM.Set {
+		p.APM = h.APM.V
+	}
 	if h.CM.Set {
 		cm := hca.DefaultCMProfile()
 		if p.CM != nil {

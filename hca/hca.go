@@ -276,6 +276,7 @@ func (h *HCA) newQP(qpn uint32, c QPCaps) *QP {
 	if qp.maxRecv == 0 {
 		qp.maxRecv = p.MaxRecvWR
 	}
+	qp.apm = p.APM && c.Type == RC
 	h.qps[qp.QPN] = qp
 	return qp
 }

@@ -305,6 +305,9 @@ type QP struct {
 	ReadDelivered int64
 	// CNPs counts CNPs this QP received (as requester).
 	CNPs int64
+	// apm says the QP has an alternate path armed (Profile.APM);
+	// Migrated that it has moved to it (APM).
+	apm, Migrated bool
 }
 
 type readJob struct {

@@ -414,6 +414,9 @@ func (h *HCA) timeout(qp *QP) {
 	}
 	h.Stats.Timeouts++
 	qp.retries++
+	if qp.retries > qp.retryCnt && qp.apm && !qp.Migrated {
+		h.migrate(qp)
+	}
 	if qp.retries > qp.retryCnt {
 		h.fail(qp, WCRetryExceeded)
 		return

@@ -308,6 +308,7 @@ const (
 	EventQPReqErr    AsyncEventType = 2  // IBV_EVENT_QP_REQ_ERR: a responder got an invalid request and entered ERR
 	EventQPAccessErr AsyncEventType = 3  // IBV_EVENT_QP_ACCESS_ERR: a responder refused a remote access and entered ERR
 	EventSQDrained   AsyncEventType = 5  // IBV_EVENT_SQ_DRAINED: SQD reached with nothing outstanding
+	EventPathMig     AsyncEventType = 6  // IBV_EVENT_PATH_MIG: a QP moved to its alternate path (APM)
 	EventPortActive  AsyncEventType = 9  // IBV_EVENT_PORT_ACTIVE: the port's link came up
 	EventPortErr     AsyncEventType = 10 // IBV_EVENT_PORT_ERR: the port's link went down
 	EventQPLastWQE   AsyncEventType = 16 // IBV_EVENT_QP_LAST_WQE_REACHED: a QP on an SRQ entered ERR
@@ -327,6 +328,8 @@ func (t AsyncEventType) String() string {
 		return "IBV_EVENT_QP_ACCESS_ERR"
 	case EventSQDrained:
 		return "IBV_EVENT_SQ_DRAINED"
+	case EventPathMig:
+		return "IBV_EVENT_PATH_MIG"
 	case EventPortActive:
 		return "IBV_EVENT_PORT_ACTIVE"
 	case EventPortErr:

@@ -701,6 +701,9 @@ type HCAS struct {
 	// CM is the connection manager's timing (hca.CMProfile), for flows
 	// with connect: cm.
 	CM CMS `yaml:"cm"`
+	// APM arms automatic path migration on RC QPs (InfiniBand, with
+	// subnet_manager.lmc at least 1: the alternate path is the next LID).
+	APM boolV `yaml:"apm"`
 }
 
 // CMS is hca.cm: the connection manager's timing (hca.CMProfile).
