@@ -21,10 +21,10 @@ import (
 // bytes never sent. When the flow completes, its
 // source disconnects (DREQ, DREP).
 
-// flowPort is the port the flows' listeners take: perftest's (18515),
-// whose -R connects with rdma_cm as these flows do; rdma_server keeps
-// its own 7471.
-const flowPort = 18515
+// flowPort is the port the flows' listeners take: one past perftest's
+// (18515, where a perftest -R server listens), so that both can share a
+// host; rdma_server keeps its own 7471.
+const flowPort = hca.PerftestPort + 1
 
 // connectFlow starts fr's connection.
 func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) {

@@ -294,8 +294,8 @@ func TestConnectCMFailures(t *testing.T) {
 // TestConnectCMGenerators: every flow generator takes connect: cm. An
 // all_to_all of 4 hosts makes 12 connections; each host runs four QP
 // commands for each of its 3 outgoing and 3 incoming connections, one at
-// a time, so the last is made after about 24 commands. perftest and
-// pingpong connect out of band, and say so.
+// a time, so the last is made after about 24 commands. perftest takes it
+// as -R; pingpong, which has no rdma_cm mode, refuses it.
 func TestConnectCMGenerators(t *testing.T) {
 	const star = "stop: {at: 1s, when: flows-done}\ntopology: {kind: star, hosts: 4, link: {rate: 100Gbps, delay: 1us}}\ntraffic:\n"
 	_, r := runSource(t, "a2a.yaml", star+"  - all_to_all: {hosts: all, size: 4KiB, connect: cm}\n")
@@ -313,11 +313,36 @@ func TestConnectCMGenerators(t *testing.T) {
 			t.Errorf("flow %d: cm %v, %s", f.ID, f.CM, f.Status)
 		}
 	}
-	for _, item := range []string{"perftest: {test: write_bw, from: h0, to: h1, connect: cm}", "pingpong: {from: h0, to: h1, connect: cm}"} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - "+item+"\n"))
-		if err == nil || !strings.Contains(err.Error(), "connects out of band here") {
-			t.Errorf("%s: %v", item, err)
+	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - pingpong: {from: h0, to: h1, connect: cm}\n")); err == nil || !strings.Contains(err.Error(), "has no rdma_cm mode") {
+		t.Errorf("pingpong with connect: cm: %v", err)
+	}
+	// perftest -R: the same bandwidth, after the connections, and the
+	// header says how the QPs were connected; a cm flow into the same
+	// host listens on another port.
+	const pt = "  - perftest: {test: write_bw, from: h0, to: h1, size: 64KiB, iterations: 2000, qps: 4}\n"
+	_, plain := runSource(t, "pt.yaml", star+pt)
+	n, cm := runSource(t, "ptcm.yaml", star+strings.Replace(pt, "qps: 4}", "qps: 4, connect: cm}", 1)+"  - flow: {from: h2, to: h1, size: 4KiB, connect: cm}\n")
+	ptr := n.Tests[0].Perftest
+	if ptr.Err != "" || !ptr.Done || ptr.Connected == 0 {
+		t.Fatalf("perftest -R: err %q, done %v, connected %v", ptr.Err, ptr.Done, ptr.Connected)
+	}
+	out := string(cm.Extra["perftest.txt"])
+	if !strings.Contains(out, " rdma_cm QPs\t : ON\n Data ex. method : rdma_cm\n") || !strings.Contains(string(plain.Extra["perftest.txt"]), " rdma_cm QPs\t : OFF\n Data ex. method : Ethernet\n") {
+		t.Errorf("perftest headers:\n%s", out)
+	}
+	bw := func(r *reports.Results) string {
+		for _, l := range strings.Split(string(r.Extra["perftest.txt"]), "\n") {
+			if f := strings.Fields(l); len(f) == 5 && f[0] == "65536" {
+				return f[3] // BW average
+			}
 		}
+		return ""
+	}
+	if a, b := bw(plain), bw(cm); a == "" || a != b {
+		t.Errorf("BW average: %q out of band, %q with rdma_cm; want the same", a, b)
+	}
+	if c := cm.Summary.Connections; c == nil || c.Established != 5 {
+		t.Errorf("connections: %+v; want perftest's 4 and the flow's", c)
 	}
 }
 

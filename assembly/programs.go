@@ -37,8 +37,8 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		b.errorf(com.Op.Pos, path+".op", "%s chooses its operation itself (perftest's test:, pingpong always SENDs); remove op:", tv.Kind)
 		ok1 = false
 	}
-	if com.Connect.Set && com.Connect.V == "cm" && tv.Kind != "rping" {
-		b.errorf(com.Connect.Pos, path+".connect", "%s connects out of band here (as %s does over its TCP socket; perftest's -R rdma_cm mode is not modelled); remove connect:", tv.Kind, map[string]string{"perftest": "perftest", "pingpong": "ibv_*_pingpong"}[tv.Kind])
+	if com.Connect.Set && com.Connect.V == "cm" && tv.Kind == "pingpong" {
+		b.errorf(com.Connect.Pos, path+".connect", "ibv_*_pingpong connects out of band, over its TCP socket; it has no rdma_cm mode (rping and perftest do); remove connect:")
 		ok1 = false
 	}
 	if !ok1 || !ok2 {
@@ -88,7 +88,7 @@ func (b *builder) perftestConfig(g *scenario.PerftestS, tv *scenario.TrafficV, p
 	com := &g.GenCommon
 	c := hca.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
 		QPs: int(g.QPs.V), TxDepth: int(g.TxDepth.V), CQMod: int(g.CQMod.V), RxDepth: int(g.RxDepth.V),
-		Priority: prio, SL: slOf(com), Start: com.Start.V}
+		Priority: prio, SL: slOf(com), Start: com.Start.V, CM: com.Connect.V == "cm"}
 	c = hca.PerftestDefaults(c)
 	if err := hca.CheckPerftest(c, mtu); err != nil {
 		at := tv.Pos

@@ -47,6 +47,9 @@ type Perftest struct {
 	// Err is the first error the test met (a failed completion or post);
 	// the test stops there.
 	Err string
+	// Connected is when the client had every connection, with CM (0
+	// before, and without).
+	Connected sim.Time
 
 	client, server *HCA
 	op             WROpcode
@@ -97,6 +100,10 @@ type PerftestConfig struct {
 	SL uint8
 	// Start is when both sides start.
 	Start sim.Time
+	// CM connects the QPs with rdma_cm (perftest -R) from Start, to the
+	// server's port 18515, perftest's; the test starts when the client
+	// has every connection.
+	CM bool
 }
 
 // perftest's defaults (perftest_parameters.h: DEF_SIZE_BW, DEF_SIZE_LAT,
@@ -238,8 +245,10 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 			// perftest gives its QPs the remote access its tests need.
 			client.must(client.ModifyQP(q.c, QPAttr{State: QPInit, Access: AccessAll}))
 			server.must(server.ModifyQP(q.s, QPAttr{State: QPInit, Access: AccessAll}))
-			client.Connect(q.c, server.ID, server.IP, q.s.QPN)
-			server.Connect(q.s, client.ID, client.IP, q.c.QPN)
+			if !cfg.CM {
+				client.Connect(q.c, server.ID, server.IP, q.s.QPN)
+				server.Connect(q.s, client.ID, client.IP, q.c.QPN)
+			}
 		}
 		q.cmr = client.RegMR(cpd, buf, nil, AccessAll)
 		q.smr = server.RegMR(spd, buf, nil, AccessAll)
@@ -274,8 +283,53 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 		chain(client, q.c, p.clientSaw)
 		chain(server, q.s, p.serverSaw)
 	}
+	if cfg.CM {
+		return p, p.connect()
+	}
 	client.eng.Schedule(cfg.Start, p, 0, 0, nil)
 	return p, nil
+}
+
+// PerftestPort is perftest's default port (-p 18515), where its server
+// listens with rdma_cm under -R.
+const PerftestPort = 18515
+
+// connect is perftest -R: the server listens, the client connects each
+// QP with rdma_cm from Start, and the test starts once every connection
+// is made (Connected).
+func (p *Perftest) connect() error {
+	next := 0
+	err := p.server.CM().Listen(&CMListener{Port: PerftestPort, OnRequest: func(*CMConn, []byte) *QP {
+		if next == len(p.qps) {
+			return nil
+		}
+		next++
+		return p.qps[next-1].s
+	}})
+	if err != nil {
+		return err
+	}
+	made := 0
+	for _, q := range p.qps {
+		_, err := p.client.CM().Connect(q.c, ConnectParams{Dest: p.server.ID, DestIP: p.server.IP, Port: PerftestPort, At: p.Cfg.Start,
+			OnEvent: func(c *CMConn, e CMEvent) {
+				switch e {
+				case CMEstablished:
+					if made++; made == len(p.qps) {
+						p.Connected = p.client.eng.Now()
+						p.start()
+					}
+				case CMRejected, CMUnreachable, CMConnectError, CMRouteError:
+					if p.Err == "" {
+						p.Err = fmt.Sprintf("rdma_cm: %s", e)
+					}
+				}
+			}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *Perftest) wr(q *ptQP, fromServer bool) SendWR {
@@ -599,6 +653,11 @@ func (p *Perftest) Report() string {
 		inl = int(p.Cfg.Size)
 	}
 	fmt.Fprintf(&b, " Max inline data : %d[B]\n", inl)
+	cm, ex := "OFF", "Ethernet"
+	if p.Cfg.CM {
+		cm, ex = "ON", "rdma_cm"
+	}
+	fmt.Fprintf(&b, " rdma_cm QPs\t : %s\n Data ex. method : %s\n", cm, ex)
 	b.WriteString(perftestLine)
 	if p.bw {
 		b.WriteString(perftestHeaderBW)

@@ -324,7 +324,7 @@ traffic:
 
 // TestCMInTshark: Wireshark's InfiniBand dissector reads the CM MADs of
 // a flow with connect: cm as rdma_cm's: a ConnectRequest for service
-// port 18515 (the flows' listener, in rdma_cm's TCP port space) naming
+// port 18516 (the flows' listener, in rdma_cm's TCP port space) naming
 // the requester's QP, a ConnectReply naming the responder's, a
 // ReadyToUse, in that order, and after the flow a DisconnectRequest and
 // its reply, none malformed; the REQ's starting PSN is the first WRITE's
@@ -354,8 +354,8 @@ func TestCMInTshark(t *testing.T) {
 		switch {
 		case f[0] == "0x0010":
 			mads = append(mads, "REQ")
-			if f[1] != "0x4853" || f[2] != "0x000002" {
-				t.Errorf("REQ: port %s, QPN %s; want 0x4853 (18515, the flows' listener), 0x000002", f[1], f[2])
+			if f[1] != "0x4854" || f[2] != "0x000002" {
+				t.Errorf("REQ: port %s, QPN %s; want 0x4854 (18516, the flows' listener), 0x000002", f[1], f[2])
 			}
 			reqPSN = f[3]
 		case f[0] == "0x0013":
