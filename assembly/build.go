@@ -97,6 +97,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		b.smHost()
 		b.checkAPM()
 		b.traffic()
+		b.checkListeners()
 		b.finishBound()
 		b.estimateMemory()
 		b.routes()

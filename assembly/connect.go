@@ -3,8 +3,10 @@ package assembly
 import (
 	"encoding/binary"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -81,7 +83,9 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 		return fr.Live.Responder
 	}})
 	if err != nil {
-		panic(err)
+		// Another listener has the port (checkListeners refuses that in
+		// a scenario): the flows' REQs go to it, and it refuses them.
+		return
 	}
 }
 
@@ -145,4 +149,55 @@ func (n *Network) connections() *reports.Connections {
 		c.TotalNs = (a.LastEstablished - a.FirstStart).Nanoseconds()
 	}
 	return &c
+}
+
+// checkListeners refuses two rdma_cm listeners on one host and port: an
+// rdma_server's port, an rping server's 7174 and a perftest -R server's
+// 18515 (with connect: cm), and flowPort on a host that connect: cm
+// flows go to (any number of those flows share it).
+func (b *builder) checkListeners() {
+	type claim struct {
+		what string
+		pos  scenario.Pos
+	}
+	claims := map[[2]int64]claim{} // (host, port): looked up, never iterated
+	take := func(host fabric.NodeID, port uint16, what string, pos scenario.Pos) {
+		k := [2]int64{int64(host), int64(port)}
+		if c, ok := claims[k]; ok {
+			if c.what == what && what == "connect: cm flows" {
+				return
+			}
+			b.errorf(pos, "traffic", "%s would listen on port %d of %s, where %s already listens (%s); give it another port or host",
+				what, port, b.t.Nodes[host].Name, c.what, scenario.FirstAt(c.pos, pos))
+			return
+		}
+		claims[k] = claim{what, pos}
+	}
+	for _, t := range b.s.Tests {
+		switch {
+		case t.Kind == "rdma_server":
+			take(t.Src, t.Port, "an rdma_server", t.Pos)
+		case t.Kind == "rping" && t.Rping.CM:
+			take(t.Dst, hca.RpingPort, "an rping server", t.Pos)
+		case t.Kind == "perftest" && t.Perftest.CM:
+			take(t.Dst, hca.PerftestPort, "a perftest -R server", t.Pos)
+		}
+	}
+	for _, f := range b.s.Flows {
+		if f.CM {
+			take(f.Dst, flowPort, "connect: cm flows", f.Pos)
+		}
+	}
+	for _, g := range b.s.Poisson {
+		if !g.CM {
+			continue
+		}
+		dsts := g.Hosts
+		if g.HasTo {
+			dsts = []fabric.NodeID{g.To}
+		}
+		for _, d := range dsts {
+			take(d, flowPort, "connect: cm flows", g.Pos)
+		}
+	}
 }

@@ -382,6 +382,12 @@ func TestAPM(t *testing.T) {
 	if f := without.Flows[0]; f.Status != "retry_exc_err" {
 		t.Errorf("without APM: %s, want retry_exc_err", f.Status)
 	}
+	// READ responses follow the requester's path index too, so a READ
+	// flow migrates as a whole.
+	_, rd := runSource(t, "apmread.yaml", base+"hca: {apm: true}\n"+fault+strings.Replace(traffic, "size: 8MiB}", "size: 8MiB, op: read}", 1))
+	if f := rd.Flows[0]; f.Status != "success" {
+		t.Errorf("READ with APM: %s", f.Status)
+	}
 	aw, nw := string(with.Extra["asyncwatch.txt"]), string(without.Extra["asyncwatch.txt"])
 	if !strings.Contains(aw, "IBV_EVENT_PATH_MIG") || strings.Contains(aw, "IBV_EVENT_QP_FATAL") {
 		t.Errorf("asyncwatch with APM:\n%s", aw)
@@ -396,5 +402,40 @@ func TestAPM(t *testing.T) {
 		if _, err := Parse("t.yaml", []byte(tc.src)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+// TestListenerConflicts: two rdma_cm listeners on one host and port are
+// refused where the second is declared: two perftest -R servers, an
+// rdma_server on the port connect: cm flows (or a poisson generator's)
+// listen on, two rping servers.
+func TestListenerConflicts(t *testing.T) {
+	for _, tc := range []struct{ items, want string }{
+		{"  - perftest: {test: write_bw, from: h0, to: h1, connect: cm}\n  - perftest: {test: write_bw, from: h2, to: h1, connect: cm}\n",
+			"t.yaml:4:5: traffic: a perftest -R server would listen on port 18515 of h1, where a perftest -R server already listens (line 3)"},
+		{"  - rdma_server: {host: h1, port: 18516}\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\n",
+			"connect: cm flows would listen on port 18516 of h1, where an rdma_server already listens"},
+		{"  - rdma_server: {host: h1, port: 18516}\n  - poisson: {hosts: [h0], to: h1, load: 1%, sizes: 1000, until: 100us, connect: cm}\n",
+			"connect: cm flows would listen on port 18516 of h1"},
+		{"  - rping: {client: h0, server: h1, count: 1, connect: cm}\n  - rping: {client: h2, server: h1, count: 1, connect: cm}\n",
+			"an rping server would listen on port 7174 of h1"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic:\n"+tc.items))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.items, err, tc.want)
+		}
+	}
+	// Flows share their host's listener.
+	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\n  - flow: {from: h2, to: h1, size: 1KiB, connect: cm}\n")); err != nil {
+		t.Errorf("two cm flows into one host: %v", err)
+	}
+}
+
+// TestAPMPerHost: a host's own hca.apm is checked as the top-level key
+// is.
+func TestAPMPerHost(t *testing.T) {
+	src := "topology:\n  kind: explicit\n  hosts: [a, {name: b, hca: {apm: true}}]\n  switches: [s1]\n  links: [[a, s1], [b, s1]]\n"
+	if _, err := Parse("t.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), "hca.apm: automatic path migration is InfiniBand's") {
+		t.Errorf("a host's hca.apm on Ethernet: %v", err)
 	}
 }

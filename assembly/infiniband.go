@@ -513,17 +513,26 @@ func (b *builder) smHost() {
 	}
 }
 
-// checkAPM refuses hca.apm where there is no alternate path: APM's is a
-// second LID, so InfiniBand with subnet_manager.lmc at least 1.
+// checkAPM refuses hca.apm (the top-level key, or a host's own) where
+// there is no alternate path: APM's is a second LID, so InfiniBand with
+// subnet_manager.lmc at least 1.
 func (b *builder) checkAPM() {
-	a := b.f.HCA.APM
-	if !a.Set || !a.V {
+	at, path, on := b.f.HCA.APM.Pos, "hca.apm", b.f.HCA.APM.Set && b.f.HCA.APM.V
+	if !on && b.t != nil {
+		for _, h := range b.t.Hosts() {
+			if b.s.HCAProfile(h).APM {
+				on, at, path = true, b.declPos[h], b.declPath[h]+".hca.apm"
+				break
+			}
+		}
+	}
+	if !on {
 		return
 	}
 	switch {
 	case b.s.LinkLayer != fabric.InfiniBand:
-		b.errorf(a.Pos, "hca.apm", "automatic path migration is InfiniBand's (its alternate path is a second LID); this fabric is Ethernet")
+		b.errorf(at, path, "automatic path migration is InfiniBand's (its alternate path is a second LID); this fabric is Ethernet")
 	case b.s.IB.LMC == 0:
-		b.errorf(a.Pos, "hca.apm", "APM's alternate path is a host's second LID: set subnet_manager.lmc to 1 or more")
+		b.errorf(at, path, "APM's alternate path is a host's second LID: set subnet_manager.lmc to 1 or more")
 	}
 }

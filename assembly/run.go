@@ -298,6 +298,12 @@ func (n *Network) perftestReport() []byte {
 			if strings.HasSuffix(c.Test, "_bw") {
 				fmt.Fprintf(&b, " -q %d -t %d -Q %d", c.QPs, c.TxDepth, c.CQMod)
 			}
+			if c.CM {
+				fmt.Fprintf(&b, " -R")
+				if at := tr.Perftest.Connected; at > 0 {
+					fmt.Fprintf(&b, " (connected by rdma_cm in %v)", (at - c.Start).Short())
+				}
+			}
 			b.WriteString("\n")
 			b.WriteString(tr.Perftest.Report())
 			continue

@@ -1,16 +1,17 @@
 package hca
 
 // Automatic path migration (IBTA vol. 1, 17.2.8). An RC QP created on an
-// HCA whose profile arms APM has an alternate path: the peer's next LID
-// (InfiniBand with LMC ≥ 1 gives each host 2^LMC LIDs, each routed on its
-// own path where there are several). When its retries run out on the
+// HCA whose profile arms APM has an alternate path: the peer's other LID
+// of its pair (the path index with its lowest bit flipped: offsets 0
+// and 1, 2 and 3, ...; InfiniBand with LMC ≥ 1 gives each host 2^LMC
+// LIDs, each routed on its own path where there are several). When its retries run out on the
 // primary path (retry_cnt local ACK timeouts in a row), the QP migrates
 // to the alternate instead of failing, as an HCA whose path migration
 // state is ARMED does: its requests from then on carry the other LID, and
-// their ACKs, which follow the request's path index, come back on the
-// alternate too; the retry count starts again, and IBV_EVENT_PATH_MIG is
-// raised. A QP migrates once (lfsim does not re-arm the old path). READ
-// responses keep the responder's own LID choice, which does not migrate.
+// their ACKs and READ responses, which follow the request's path index
+// on InfiniBand, come back on the alternate too; the retry count starts
+// again, and IBV_EVENT_PATH_MIG is raised. A QP migrates once (lfsim does
+// not re-arm the old path).
 //
 // A QP's path index is the low bits of its flow key's source port (the
 // switches' LFT lookup uses them to pick the destination LID:

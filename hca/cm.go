@@ -378,7 +378,7 @@ func (cm *CM) createAndRequest(c *CMConn, retry, rnr uint8, src uint16) {
 			QPN: qp.QPN, StartPSN: c.psn, RespRes: c.RespRes, InitDepth: c.Init, QPType: qp.Type,
 			RetryCount: retry, RNRRetry: rnr, LocalTimeout: cm.prof.ResponseTimeout, RemoteTimeout: cm.prof.ResponseTimeout,
 			MaxRetries: uint8(cm.prof.MaxRetries), AckTimeout: cm.prof.PacketLifetime + 1, MTU: cm.h.Prof.MTU, SrcIP: cm.h.IP, DstIP: c.PeerIP, Port: src,
-			Private: c.Private, IB: cm.h.cold.sa != nil, SLID: cm.lid(cm.h.ID), DLID: cm.lid(c.Peer), SrcNode: cm.h.ID, DstNode: c.Peer})
+			Private: c.Private, IB: cm.h.cold.sa != nil, SL: qp.SL & 15, SLID: cm.lid(cm.h.ID), DLID: cm.lid(c.Peer), SrcNode: cm.h.ID, DstNode: c.Peer})
 		c.arm()
 	})
 }

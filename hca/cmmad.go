@@ -126,6 +126,7 @@ type cmMsg struct {
 	// from the path record; on RoCE by IPv4-mapped GIDs and the
 	// permissive LID.
 	IB               bool
+	SL               uint8
 	SLID, DLID       uint16
 	SrcNode, DstNode fabric.NodeID
 	// SrcIP, DstIP and Port are rdma_cm's header in a REQ's private data
@@ -179,7 +180,7 @@ func (m *cmMsg) encode(b []byte) {
 			binary.BigEndian.PutUint16(d[54:], m.DLID)
 			gid(d[56:], m.SrcNode)
 			gid(d[72:], m.DstNode)
-			d[94] = 1 << 3 // subnet local
+			d[94] = m.SL<<4 | 1<<3 // the path's SL; subnet local
 		} else {
 			binary.BigEndian.PutUint16(d[52:], 0xffff)
 			binary.BigEndian.PutUint16(d[54:], 0xffff)

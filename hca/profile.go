@@ -156,7 +156,8 @@ type Profile struct {
 	// receiver, whose sender reads the echo.
 	EchoECN bool
 	// APM arms automatic path migration on RC QPs (InfiniBand, with
-	// LMC ≥ 1): the alternate path is the peer's next LID (apm.go).
+	// LMC ≥ 1): the alternate path is the peer's other LID of its pair
+	// (apm.go).
 	APM bool
 	// QKey is the default Q_Key of UD QPs (perftest's 0x11111111).
 	QKey uint32

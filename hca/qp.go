@@ -319,6 +319,7 @@ type readJob struct {
 	size int64
 	data []byte // snapshot, when the MR has bytes
 	gen  uint32 // HCA.mrGen when mr was last found registered
+	path uint16 // the request's source port (queueRead)
 	// nak, when not 0, makes the job a NAK with this syndrome at psn,
 	// held behind the READ responses queued before it (failAfterReads).
 	nak uint8

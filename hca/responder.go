@@ -137,7 +137,7 @@ func (h *HCA) duplicate(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 				break
 			}
 		}
-		h.queueRead(qp, psn, mr, p.VA, n)
+		h.queueRead(qp, psn, mr, p.VA, n, p.Flow.SrcPort)
 	case fabric.OpCompareSwap, fabric.OpFetchAdd:
 		for _, a := range qp.atomics {
 			if a.psn == psn {
@@ -297,7 +297,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			h.invalidRequest(qp, p, psn)
 			return
 		}
-		h.queueRead(qp, psn, mr, p.VA, n)
+		h.queueRead(qp, psn, mr, p.VA, n, p.Flow.SrcPort)
 		qp.ePSN = psn + max(1, (n+int64(h.Prof.MTU)-1)/int64(h.Prof.MTU))
 		qp.nakSent = false
 		qp.msn++
@@ -468,9 +468,12 @@ func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) 
 }
 
 // queueRead adds a READ response job; the arbiter sends its packets.
-func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64) {
+// path is the request's source port: on InfiniBand the responses take
+// its path index (the DLID offset), as ACKs do, so that they follow the
+// requester's path, and its alternate after an APM migration.
+func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64, path uint16) {
 	mtu := int64(h.Prof.MTU)
-	j := &readJob{psn: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n, gen: h.mrGen}
+	j := &readJob{psn: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n, gen: h.mrGen, path: path}
 	if b := mr.Bytes(va, n); b != nil {
 		j.data = append([]byte(nil), b...) // what the responder's DMA reads now
 	}
@@ -543,7 +546,11 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 		p.ECN = fabric.ECT0
 	}
 	p.Src, p.Dst = h.ID, qp.Remote
-	p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: qp.RemoteIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+	sp := fabric.RoCEv2SourcePort(qp.QPN)
+	if h.Prof.LinkLayer == fabric.InfiniBand && j.path != 0 {
+		sp = j.path
+	}
+	p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: qp.RemoteIP, SrcPort: sp, DstPort: fabric.RoCEv2Port}
 	p.DestQP, p.SrcQP = qp.RemoteQPN, qp.QPN
 	p.PSN = uint32(j.psn) & psnMask
 	p.MSN = qp.msn

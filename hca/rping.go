@@ -70,8 +70,8 @@ type RpingConfig struct {
 	CM bool
 }
 
-// rpingPort is rping's default port (-p 7174).
-const rpingPort = 7174
+// RpingPort is rping's default port (-p 7174).
+const RpingPort = 7174
 
 // rpingInfoBytes is struct rping_rdma_info: buf (8), rkey (4), size (4).
 const rpingInfoBytes = 16
@@ -137,7 +137,7 @@ func (r *Rping) connect() error {
 		h.must(h.ModifyQP(r.qp[i], QPAttr{State: QPInit, Access: AccessLocalWrite | AccessRemoteRead | AccessRemoteWrite}))
 		r.postRecv(i)
 	}
-	err := server.CM().Listen(&CMListener{Port: rpingPort,
+	err := server.CM().Listen(&CMListener{Port: RpingPort,
 		OnRequest: func(*CMConn, []byte) *QP { return r.qp[1] },
 		OnEvent: func(_ *CMConn, e CMEvent) {
 			if e == CMDisconnected {
@@ -149,7 +149,7 @@ func (r *Rping) connect() error {
 	if err != nil {
 		return err
 	}
-	r.conn, err = client.CM().Connect(r.qp[0], ConnectParams{Dest: server.ID, DestIP: server.IP, Port: rpingPort, At: r.Cfg.Start,
+	r.conn, err = client.CM().Connect(r.qp[0], ConnectParams{Dest: server.ID, DestIP: server.IP, Port: RpingPort, At: r.Cfg.Start,
 		OnEvent: func(c *CMConn, e CMEvent) {
 			switch e {
 			case CMEstablished:

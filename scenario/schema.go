@@ -702,7 +702,8 @@ type HCAS struct {
 	// with connect: cm.
 	CM CMS `yaml:"cm"`
 	// APM arms automatic path migration on RC QPs (InfiniBand, with
-	// subnet_manager.lmc at least 1: the alternate path is the next LID).
+	// subnet_manager.lmc at least 1: the alternate path is the peer's
+	// other LID of its pair).
 	APM boolV `yaml:"apm"`
 }
 
@@ -806,8 +807,8 @@ type GenCommon struct {
 	Start TimeV `yaml:"start"`
 	// Connect is how a generator's QPs are connected: instant (default:
 	// out of band, in no time, at the start) or cm (rdma_cm's exchange
-	// on the wire, from the start; SIDR for UD). Every flow generator and
-	// rping take it; perftest and pingpong connect out of band.
+	// on the wire, from the start; SIDR for UD). Every flow generator,
+	// rping and perftest (as -R) take it; pingpong has no rdma_cm mode.
 	Connect StrV `yaml:"connect" enum:"instant|cm"`
 }
 
