@@ -57,7 +57,7 @@ func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) 
 			}
 		}})
 	if err != nil {
-		panic(err) // the loader allows connect: cm on RC and UC only
+		panic(err) // Connect refuses only a QP in use; startFlow made these
 	}
 	l.conn = conn
 }

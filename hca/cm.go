@@ -10,9 +10,11 @@ import (
 
 // CM is a host's connection manager: the kernel's ib_cm and rdma_cm, and
 // librdmacm above them, as one. It connects RC and UC QPs the way
-// rdma_connect and rdma_accept do: the active side sends a REQ, the
-// passive side's listener accepts with a REP, the active side answers
-// with an RTU; DREQ and DREP tear a connection down; REJ refuses. The
+// rdma_connect and rdma_accept do (UD QPs by SIDR, sidr.go; on
+// InfiniBand after a path query to the SA, sa.go): the active side sends
+// a REQ, the passive side's listener accepts with a REP, the active side
+// answers with an RTU; DREQ and DREP tear a connection down; REJ
+// refuses. The
 // messages are real CM MADs (cmmad.go), sent as UD datagrams from QP1 to
 // QP1 with the GSI Q_Key, so they take the fabric's queues, pauses and
 // losses like any packet, and a lost one is sent again after the CM's
