@@ -118,28 +118,13 @@ func TestRdmaExamples(t *testing.T) {
 // TestConnectingLabMutations: the change each scenario of the lab
 // connecting teaches makes one of its expectations fail.
 func TestConnectingLabMutations(t *testing.T) {
-	for _, m := range []struct{ name, from, to string }{
+	checkLabMutations(t, "connecting", []labMutation{
 		{"one-connection", "traffic:", "hca: {cm: {qp_command: 20us}}\ntraffic:"},
 		{"one-connection", ", connect: cm}", "}"},
 		{"thousand-connections", "count: 1000", "count: 100"},
 		{"rping", "connect: cm", "connect: instant"},
 		{"no-server", "  - rdma_server: {host: h1, port: 7472}\n", "  - rdma_server: {host: h1, port: 7472}\n  - rdma_server: {host: h1}\n"},
-	} {
-		src := exampleText(t, "labs/connecting/"+m.name)
-		if !strings.Contains(src, m.from) {
-			t.Fatalf("%s no longer has %q", m.name, m.from)
-		}
-		_, r := runSource(t, m.name+".yaml", strings.Replace(src, m.from, m.to, 1))
-		failed := 0
-		for _, c := range r.Summary.Expect {
-			if !c.OK {
-				failed++
-			}
-		}
-		if failed == 0 {
-			t.Errorf("%s with %q: every expectation still holds", m.name, m.to)
-		}
-	}
+	})
 }
 
 // TestMckey: mckey with one sender and seven receivers in a k=4 fat
@@ -204,26 +189,11 @@ func TestMckey(t *testing.T) {
 // TestFirstVerbsProgramLabMutations: the change each scenario of lab 1
 // teaches makes one of its expectations fail.
 func TestFirstVerbsProgramLabMutations(t *testing.T) {
-	for _, m := range []struct{ name, from, to string }{
+	checkLabMutations(t, "first-verbs-program", []labMutation{
 		{"rc-pingpong", "traffic:", "hca: {doorbell_latency: 0}\ntraffic:"},
 		{"no-nic-latency", "hca: {doorbell_latency: 0, wqe_fetch_latency: 0, dma_latency: 0, tx_pkt_latency: 0, rx_pkt_latency: 0}\n", ""},
 		{"no-inline", "hca: {max_inline: 0}", "hca: {max_inline: 220}"},
-	} {
-		src := exampleText(t, "labs/first-verbs-program/"+m.name)
-		if !strings.Contains(src, m.from) {
-			t.Fatalf("%s no longer has %q", m.name, m.from)
-		}
-		_, r := runSource(t, m.name+".yaml", strings.Replace(src, m.from, m.to, 1))
-		failed := 0
-		for _, c := range r.Summary.Expect {
-			if !c.OK {
-				failed++
-			}
-		}
-		if failed == 0 {
-			t.Errorf("%s with %q: every expectation still holds", m.name, m.to)
-		}
-	}
+	})
 	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\nexpect: {max_usec_per_iter: 5}\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:4:29: expect: min_usec_per_iter and max_usec_per_iter check pingpong programs") {
 		t.Errorf("max_usec_per_iter without a pingpong: %v", err)
 	}

@@ -36,52 +36,22 @@ func TestRecvAt(t *testing.T) {
 // TestOneAndTwoSidedLabMutations: the change each scenario of the lab
 // teaches makes one of its expectations fail.
 func TestOneAndTwoSidedLabMutations(t *testing.T) {
-	for _, m := range []struct{ name, from, to string }{
+	checkLabMutations(t, "one-and-two-sided", []labMutation{
 		{"send-before-recv", ", recv_at: 100us}", "}"},
 		{"send-no-rnr-retry", "hca: {rnr_retry: 0}", "hca: {rnr_retry: 7}"},
 		{"write", "op: write", "op: send, recv_at: 100us"},
 		{"read-depth-1", "hca: {max_rd_atomic: 1}", "hca: {max_rd_atomic: 16}"},
 		{"read-depth-16", "hca: {max_rd_atomic: 16}", "hca: {max_rd_atomic: 1}"},
-	} {
-		src := exampleText(t, "labs/one-and-two-sided/"+m.name)
-		if !strings.Contains(src, m.from) {
-			t.Fatalf("%s no longer has %q", m.name, m.from)
-		}
-		_, r := runSource(t, m.name+".yaml", strings.Replace(src, m.from, m.to, 1))
-		failed := 0
-		for _, c := range r.Summary.Expect {
-			if !c.OK {
-				failed++
-			}
-		}
-		if failed == 0 {
-			t.Errorf("%s with %q: every expectation still holds", m.name, m.to)
-		}
-	}
+	})
 }
 
 // TestTuningDCQCNLab: each scenario's marking, moved as its README says,
 // fails one of its expectations (the README's sweep is run by
 // sweep.TestTuningDCQCNLabSweep).
 func TestTuningDCQCNLab(t *testing.T) {
-	for _, m := range []struct{ name, from, to string }{
+	checkLabMutations(t, "tuning-dcqcn", []labMutation{
 		{"default", "ecn: {kmin: 5KB, kmax: 200KB, pmax: 1%}", "ecn: {kmin: 400KB, kmax: 1600KB, pmax: 20%}"},
 		{"aggressive", "pmax: 100%", "pmax: 1%"},
 		{"lax", "ecn: {kmin: 400KB, kmax: 1600KB, pmax: 20%}", "ecn: {kmin: 5KB, kmax: 200KB, pmax: 1%}"},
-	} {
-		src := exampleText(t, "labs/tuning-dcqcn/"+m.name)
-		if !strings.Contains(src, m.from) {
-			t.Fatalf("%s no longer has %q", m.name, m.from)
-		}
-		_, r := runSource(t, m.name+".yaml", strings.Replace(src, m.from, m.to, 1))
-		failed := 0
-		for _, c := range r.Summary.Expect {
-			if !c.OK {
-				failed++
-			}
-		}
-		if failed == 0 {
-			t.Errorf("%s with %q: every expectation still holds", m.name, m.to)
-		}
-	}
+	})
 }

@@ -86,24 +86,14 @@ func TestWCStatusNames(t *testing.T) {
 // TestMemoryProtectionLabMutations: the lab's key change, each
 // scenario's region set right, makes its expectations fail.
 func TestMemoryProtectionLabMutations(t *testing.T) {
-	for _, m := range []struct{ name, from, to string }{
+	for _, m := range []labMutation{
 		{"no-remote-write", "remote_mr: {access: [local_write, remote_read]}", "remote_mr: {access: [local_write, remote_read, remote_write]}"},
 		{"out-of-bounds", "remote_mr: {length: 288KiB}", "remote_mr: {length: 512KiB}"},
 		{"bad-rkey", "remote_mr: {rkey: invalid}", "remote_mr: {rkey: valid}"},
 		{"other-pd", "remote_mr: {pd: other}", "remote_mr: {pd: own}"},
 	} {
-		src := exampleText(t, "labs/memory-protection/"+m.name)
-		if !strings.Contains(src, m.from) {
-			t.Fatalf("%s no longer has %q", m.name, m.from)
-		}
-		_, r := runSource(t, m.name+".yaml", strings.Replace(src, m.from, m.to, 1))
-		failed := 0
-		for _, c := range r.Summary.Expect {
-			if !c.OK {
-				failed++
-			}
-		}
-		if failed == 0 || r.Summary.Flows.Completed != 1 {
+		r := runLabMutation(t, "memory-protection", m)
+		if failed := failedChecks(r); failed == 0 || r.Summary.Flows.Completed != 1 {
 			t.Errorf("%s with %s: %d expectations fail, %d flows completed; want some failing and the flow complete", m.name, m.to, failed, r.Summary.Flows.Completed)
 		}
 	}

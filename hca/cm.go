@@ -279,8 +279,7 @@ func (h *HCA) CM() *CM {
 	h.must(h.ModifyQP(cm.qp, QPAttr{State: QPRTR}))
 	h.must(h.ModifyQP(cm.qp, QPAttr{State: QPRTS}))
 	cm.send = h.RegMR(pd, sendSlots*madBytes, make([]byte, sendSlots*madBytes), AccessLocalWrite)
-	slot := int64(grhBytes + madBytes)
-	cm.recv = h.RegMR(pd, int64(p.RecvQueue)*slot, make([]byte, int64(p.RecvQueue)*slot), AccessLocalWrite)
+	cm.recv = h.RegMR(pd, int64(p.RecvQueue)*madRecvBytes, make([]byte, int64(p.RecvQueue)*madRecvBytes), AccessLocalWrite)
 	for i := sendSlots - 1; i >= 0; i-- {
 		cm.free = append(cm.free, i)
 	}
@@ -301,8 +300,7 @@ func (h *HCA) ExistingCM() *CM {
 }
 
 func (cm *CM) postRecv(i int) {
-	slot := int64(grhBytes + madBytes)
-	cm.h.must(cm.h.PostRecv(cm.qp, RecvWR{ID: uint64(i), SGL: []SGE{{Addr: cm.recv.Addr + uint64(int64(i)*slot), Len: slot, LKey: cm.recv.LKey}}}))
+	cm.h.must(cm.h.PostRecv(cm.qp, RecvWR{ID: uint64(i), SGL: []SGE{{Addr: cm.recv.Addr + uint64(i*madRecvBytes), Len: madRecvBytes, LKey: cm.recv.LKey}}}))
 }
 
 // Listen starts a listener on its port (rdma_bind_addr, rdma_listen).
@@ -337,29 +335,36 @@ func (cm *CM) Connect(qp *QP, p ConnectParams) (*CMConn, error) {
 	if c.Init == 0 {
 		c.Init = uint8(min(cm.h.Prof.MaxRdAtomic, 255))
 	}
+	var run func()
 	if qp.Type == UD {
-		return c, cm.connectUD(c, p)
+		c.wait = cmMillis(cm.prof.ResponseTimeout)
+		src := cm.ephemeralPort()
+		run = func() { cm.sidr(c, src) }
+	} else {
+		retry, rnr := p.RetryCount, p.RNRRetry
+		if retry == 0 && rnr == 0 {
+			retry, rnr = uint8(min(qp.retryCnt, 7)), uint8(min(qp.rnrRetry, 7))
+		}
+		c.tid = uint64(cm.hiTID)<<32 | uint64(c.LocalID)
+		c.wait = cm.prof.reqTimeout()
+		run = func() { cm.connect(c, retry, rnr) }
 	}
-	retry, rnr := p.RetryCount, p.RNRRetry
-	if retry == 0 && rnr == 0 {
-		retry, rnr = uint8(min(qp.retryCnt, 7)), uint8(min(qp.rnrRetry, 7))
-	}
-	c.tid = uint64(cm.hiTID)<<32 | uint64(c.LocalID)
-	c.wait = cm.prof.reqTimeout()
-	if now := cm.h.eng.Now(); p.At > now {
+	if p.At > cm.h.eng.Now() {
 		c.Start = p.At
-		cm.h.eng.Schedule(p.At, cm, cmRun, 0, func() { cm.connect(c, retry, rnr) })
+		cm.h.eng.Schedule(p.At, cm, cmRun, 0, run)
 		return c, nil
 	}
-	cm.connect(c, retry, rnr)
+	run()
 	return c, nil
 }
 
+// ephemeralPort is the active side's port rdma_cm's header names: an
+// ephemeral one (Linux's ip_local_port_range, 32768-60999).
+func (cm *CM) ephemeralPort() uint16 { return uint16(32768 + cm.rng.IntN(60999-32768+1)) }
+
 // connect is rdma_connect's work from address resolution to the REQ.
 func (cm *CM) connect(c *CMConn, retry, rnr uint8) {
-	// rdma_cm's header names the active side's port: an ephemeral one
-	// (Linux's ip_local_port_range, 32768-60999).
-	src := uint16(32768 + cm.rng.IntN(60999-32768+1))
+	src := cm.ephemeralPort()
 	c.event(CMAddrResolved)
 	cm.resolveRoute(c, func() { cm.createAndRequest(c, retry, rnr, src) })
 }
@@ -485,6 +490,14 @@ func (cm *CM) command(fn func()) {
 	cm.h.eng.Schedule(cm.cmdFree, cm, cmRun, 0, fn)
 }
 
+// process runs fn when the CM thread has done one more MAD's work
+// (MADProcessing, one at a time).
+func (cm *CM) process(fn func()) {
+	start := max(cm.h.eng.Now(), cm.cpuFree)
+	cm.cpuFree = start + cm.prof.MADProcessing
+	cm.h.eng.Schedule(cm.cpuFree, cm, cmRun, 0, fn)
+}
+
 // The CM's engine events.
 const (
 	cmRun = iota
@@ -592,8 +605,7 @@ func (cm *CM) completions(cq *CQ) {
 			continue
 		}
 		i := int(wc.WRID)
-		slot := int64(grhBytes + madBytes)
-		buf := cm.recv.Buf[int64(i)*slot+grhBytes : int64(i+1)*slot]
+		buf := cm.recv.Buf[i*madRecvBytes+grhBytes : (i+1)*madRecvBytes]
 		if wc.Status == WCSuccess && buf[1] == madClassSA {
 			b := append([]byte(nil), buf...)
 			cm.postRecv(i)
@@ -608,9 +620,7 @@ func (cm *CM) completions(cq *CQ) {
 		}
 		cm.Received[m.Attr]++
 		from := cmDest{wc.Src, 0}
-		start := max(cm.h.eng.Now(), cm.cpuFree)
-		cm.cpuFree = start + cm.prof.MADProcessing
-		cm.h.eng.Schedule(cm.cpuFree, cm, cmRun, 0, func() { cm.handle(&m, from) })
+		cm.process(func() { cm.handle(&m, from) })
 	}
 }
 

@@ -12,13 +12,16 @@ import (
 // the message's 232 bytes, big-endian. The field offsets and widths are
 // the spec's, as the Linux kernel spells them in
 // include/rdma/ibta_vol1_c12.h; only the fields a connection over RoCE
-// uses are written, the rest stay zero (the alternate path: lfsim has no
-// APM yet).
+// uses are written, the rest stay zero (the alternate path's fields too:
+// lfsim's APM derives the alternate from the path index, apm.go).
 
 // MAD sizes in bytes.
 const (
 	madBytes       = 256
 	madHeaderBytes = 24
+	// madRecvBytes is one receive slot on QP1: a UD receive starts with
+	// the 40-byte GRH space (IBTA 11.4.1.2), then the MAD.
+	madRecvBytes = grhBytes + madBytes
 	// cmPrivateREQ, REP, REJ, DREQ are the private data each carries
 	// (IBTA table 99 and on); rdma_cm takes 36 bytes of the REQ's for
 	// its own header (cmaHeaderBytes), leaving 56 to the application.

@@ -113,10 +113,7 @@ func (cm *CM) resolveRoute(c *CMConn, then func()) {
 		then()
 	}
 	if sa.Node == cm.h.ID {
-		// The SA on this host: asked without the wire.
-		start := max(cm.h.eng.Now(), cm.cpuFree)
-		cm.cpuFree = start + cm.prof.MADProcessing
-		cm.h.eng.Schedule(cm.cpuFree, cm, cmRun, 0, done)
+		cm.process(done) // the SA on this host: asked without the wire
 		return
 	}
 	cm.nextTID++
@@ -178,11 +175,4 @@ func (cm *CM) saReceived(b []byte, from cmDest) {
 // guidNode is the node whose GID b holds (fabric.GUID's inverse).
 func guidNode(b []byte) fabric.NodeID {
 	return fabric.NodeID(binary.BigEndian.Uint64(b[8:])&0xffffffff) - 1
-}
-
-// process runs fn after the CM thread's MADProcessing, in turn.
-func (cm *CM) process(fn func()) {
-	start := max(cm.h.eng.Now(), cm.cpuFree)
-	cm.cpuFree = start + cm.prof.MADProcessing
-	cm.h.eng.Schedule(cm.cpuFree, cm, cmRun, 0, fn)
 }

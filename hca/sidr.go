@@ -30,34 +30,24 @@ const (
 	sidrRejected    = 2
 )
 
-// connectUD starts SIDR for c's UD QP.
-func (cm *CM) connectUD(c *CMConn, p ConnectParams) error {
-	c.wait = cmMillis(cm.prof.ResponseTimeout)
-	src := uint16(32768 + cm.rng.IntN(60999-32768+1))
-	start := func() {
-		c.event(CMAddrResolved)
-		cm.resolveRoute(c, func() {
-			cm.command(func() { c.Created = cm.h.eng.Now() })
-			cm.udToRTS(c.QP, func() {
-				if c.gone() {
-					return
-				}
-				c.Inited = cm.h.eng.Now()
-				c.state = cmReqSent
-				c.Sent = c.Inited
-				cm.sendTo(c, &cmMsg{Attr: AttrSIDRREQ, LocalID: c.LocalID, TID: uint64(cm.hiTID)<<32 | uint64(c.LocalID),
-					ServiceID: rdmaPSUDPService | uint64(c.Port), SrcIP: cm.h.IP, DstIP: c.PeerIP, Port: src, Private: c.Private})
-				c.arm()
-			})
+// sidr is rdma_connect's work for c's UD QP, from address resolution to
+// the SIDR_REQ naming src as its port.
+func (cm *CM) sidr(c *CMConn, src uint16) {
+	c.event(CMAddrResolved)
+	cm.resolveRoute(c, func() {
+		cm.command(func() { c.Created = cm.h.eng.Now() })
+		cm.udToRTS(c.QP, func() {
+			if c.gone() {
+				return
+			}
+			c.Inited = cm.h.eng.Now()
+			c.state = cmReqSent
+			c.Sent = c.Inited
+			cm.sendTo(c, &cmMsg{Attr: AttrSIDRREQ, LocalID: c.LocalID, TID: uint64(cm.hiTID)<<32 | uint64(c.LocalID),
+				ServiceID: rdmaPSUDPService | uint64(c.Port), SrcIP: cm.h.IP, DstIP: c.PeerIP, Port: src, Private: c.Private})
+			c.arm()
 		})
-	}
-	if p.At > cm.h.eng.Now() {
-		c.Start = p.At
-		cm.h.eng.Schedule(p.At, cm, cmRun, 0, start)
-		return nil
-	}
-	start()
-	return nil
+	})
 }
 
 // udToRTS queues a UD QP's moves to INIT (with rdma_cm's Q_Key), RTR and
