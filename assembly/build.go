@@ -73,6 +73,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 	s.CC = b.ccConfig(&f.HCA)
 	b.infiniband()
 	b.rocev1()
+	b.iwarp()
 	if s.HCA.CC == "dcqcn" && !f.Switch.Has("ecn") {
 		// DCQCN needs marking switches: on by default, with the paper's
 		// kmin/kmax/pmax (switch.ecn: off turns it off).
@@ -85,7 +86,9 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 	if !s.Switch.ECN.Enabled && s.HCA.CC == "dctcp" {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "hca.cc is dctcp but ECN marking is off: DCTCP slows down only for marks, so its windows will grow until PFC holds them")
 	}
-	if s.Switch.ECN.Enabled && s.HCA.CC == "none" {
+	if s.Switch.ECN.Enabled && s.HCA.Transport == fabric.IWARP && s.HCA.TCP.CC != "dctcp" {
+		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.tcp.cc is %s, which does not negotiate ECN: its segments go Not-ECT and nothing will be marked", s.HCA.TCP.CC)
+	} else if s.Switch.ECN.Enabled && s.HCA.CC == "none" && s.HCA.Transport != fabric.IWARP {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
 	}
 	b.topology()

@@ -42,7 +42,11 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 	var b strings.Builder
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	f("hca_id:\t%s\n", DeviceName)
-	f("\ttransport:\t\t\tInfiniBand (0)\n") // RoCE devices report IBV_TRANSPORT_IB too
+	if p.Transport == fabric.IWARP {
+		f("\ttransport:\t\t\tiWARP (1)\n")
+	} else {
+		f("\ttransport:\t\t\tInfiniBand (0)\n") // RoCE devices report IBV_TRANSPORT_IB too
+	}
 	f("\tnode_guid:\t\t\t%s\n", guidStr(guid))
 	f("\tsys_image_guid:\t\t\t%s\n", guidStr(guid))
 	f("\tvendor_id:\t\t\t0x%04x\n", 0)
@@ -52,7 +56,11 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 	if verbose {
 		f("\tmax_qp_rd_atom:\t\t\t%d\n", p.MaxDestRdAtomic)
 		f("\tmax_qp_init_rd_atom:\t\t%d\n", p.MaxRdAtomic)
-		f("\tatomic_cap:\t\t\tATOMIC_HCA (1)\n")
+		if p.Transport == fabric.IWARP {
+			f("\tatomic_cap:\t\t\tATOMIC_NONE (0)\n") // RFC 5040 has no atomics
+		} else {
+			f("\tatomic_cap:\t\t\tATOMIC_HCA (1)\n")
+		}
 	}
 	link := s.Topology.Links[s.Topology.Nodes[h].Ports[0].Link]
 	f("\t\tport:\t%d\n", 1)
@@ -115,6 +123,13 @@ func (s *Scenario) gids(h fabric.NodeID) []string {
 		kind = "RoCE v1"
 	}
 	mac := []byte{0x02, byte(h >> 16), byte(h >> 8), byte(h), 0, 0} // reports.PortMAC(h, 0)
+	if s.HCA.Transport == fabric.IWARP {
+		// An iWARP port's one GID is its MAC, zero-padded (iw_cxgb4's
+		// query_gid), with no RoCE type.
+		g := make(net.IP, 16)
+		copy(g, mac)
+		return []string{g.String()}
+	}
 	ll := net.IP{0xfe, 0x80, 0, 0, 0, 0, 0, 0, mac[0] ^ 0x02, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]}
 	hostIndex := 0
 	for i, x := range s.Topology.Hosts() {

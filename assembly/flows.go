@@ -210,6 +210,14 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 			return
 		}
 	}
+	if prof.Transport == fabric.IWARP {
+		// TCP's congestion control is the QP's own (tcpCongestion); a
+		// READ's responses run without one (hca/tcp.go).
+		if cc, ok := qp.CC.(congestion.Sender); ok && fr.Flow.Op != "read" {
+			fr.Live.CC = cc
+		}
+		return
+	}
 	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU), MTU: prof.MTU}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	cc := &n.Scenario.CC

@@ -476,6 +476,8 @@ func genCommon(g any) *scenario.GenCommon {
 		return &g.GenCommon
 	case *scenario.PerftestS:
 		return &g.GenCommon
+	case *scenario.RpingS:
+		return &g.GenCommon
 	}
 	return nil
 }

@@ -144,6 +144,28 @@ func (d *DCTCP) OnAck(_ sim.Time, ack *fabric.Packet) {
 	d.apply(d.line, int64(d.cwnd))
 }
 
+// OnFastRetransmit halves the window, once per window of data, as a
+// go-back-N NAK does (RFC 8257 section 3.5: a loss is answered as TCP
+// answers it).
+func (d *DCTCP) OnFastRetransmit(sim.Time, int64) {
+	if !d.cutPending {
+		d.cwnd = max(d.cwnd/2, d.minW)
+		d.cut()
+		d.apply(d.line, int64(d.cwnd))
+	}
+}
+
+// OnRecoveryEnd: DCTCP's window goes on from where the cut left it.
+func (d *DCTCP) OnRecoveryEnd(sim.Time) {}
+
+// OnRTO keeps one segment, TCP's loss window (RFC 5681 section 3.1).
+func (d *DCTCP) OnRTO(sim.Time, int64) {
+	d.ssthresh = max(d.cwnd/2, 2*d.minW)
+	d.cwnd = d.minW
+	d.cutEnd, d.cutPending = d.sndNxt, true
+	d.apply(d.line, int64(d.cwnd))
+}
+
 // cut ends congestion avoidance's growth until the data in flight now is
 // acknowledged (one cut per window of data).
 func (d *DCTCP) cut() {

@@ -124,6 +124,9 @@ type Packet struct {
 	// SE is BTH's solicited-event bit, on the last packet of a SEND or
 	// WRITE with immediate posted with IBV_SEND_SOLICITED.
 	SE bool
+	// SACK says a TCP ACK (iWARP) carries a SACK block: the segment at
+	// SackPSN arrived past a gap.
+	SACK bool
 	// AtomicETH: swap or add data (SwapAdd) and compare data (Compare);
 	// AtomicAckETH: the original remote value (OrigData).
 	SwapAdd, Compare, OrigData uint64

@@ -1,7 +1,8 @@
 package fabric
 
-// Transport is how an Ethernet NIC frames the InfiniBand transport (BTH
-// and what follows): hca.transport.
+// Transport is how an Ethernet NIC frames RDMA: the InfiniBand transport
+// (BTH and what follows) over UDP or Ethernet, or iWARP's over TCP
+// (hca.transport).
 type Transport uint8
 
 // Transports.
@@ -12,13 +13,13 @@ const (
 	// RoCEv1: EtherType 0x8915 and a GRH before the BTH (IBTA annex
 	// A16); layer 2 only, forwarded by MAC along a spanning tree.
 	RoCEv1
+	// IWARP: RDMAP over DDP over MPA over TCP (RFC 5040, 5041, 5044),
+	// IPv4 and Ethernet; routed, hashed by ECMP on TCP's ports. RC only.
+	IWARP
 )
 
 func (t Transport) String() string {
-	if t == RoCEv1 {
-		return "rocev1"
-	}
-	return "rocev2"
+	return [...]string{"rocev2", "rocev1", "iwarp"}[t]
 }
 
 // EtherTypeRoCEv1 identifies a RoCEv1 frame (IBTA annex A16.4).

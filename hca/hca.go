@@ -90,6 +90,9 @@ type HCA struct {
 	Prof Profile
 	Name string
 	IP   uint32
+	// nextKey is the next memory region's key (beside IP, which leaves
+	// it room on its word).
+	nextKey uint32
 	// Placed counts WRITE and READ response packets placed at their
 	// address ahead of a gap (direct placement, reorder.go); ReorderHeld
 	// the SEND (and other) request packets held until the gap fills, as
@@ -101,10 +104,9 @@ type HCA struct {
 	// ring of QPs per VL in place of active; nil without one.
 	arb *vlArbiter
 
-	pds     []*PD
-	mrs     map[uint32]*MR // by key (lkey == rkey)
-	nextKey uint32
-	nextVA  uint64
+	pds    []*PD
+	mrs    map[uint32]*MR // by key (lkey == rkey)
+	nextVA uint64
 
 	// cold holds what a packet never touches: the default PD and CQ,
 	// and the connection manager.
@@ -178,6 +180,7 @@ const (
 	evNICWatchdog
 	evPostRecv
 	evCQPeriod
+	evDelAck
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -454,6 +457,9 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 	}
 	qp.State = to
 	if to == QPRTS {
+		if qp.tcp == nil && qp.Type == RC && h.iwarp() {
+			h.tcpStart(qp)
+		}
 		h.activate(qp)
 	}
 	return nil
@@ -752,6 +758,8 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		_ = h.PostRecv(p.qp, p.wr) // refused: not posted (PostRecvAt)
 	case evTimeout:
 		h.timerFired(ev.Data.(*QP))
+	case evDelAck:
+		h.delayedAck(ev.Data.(*QP))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}
@@ -975,6 +983,14 @@ func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
 	if qp.State != QPRTS {
 		return nil
 	}
+	if qp.tcpPending() {
+		if p := h.tcpResend(qp); p != nil {
+			return p
+		}
+		if qp.sendIdx >= len(qp.sq) {
+			return nil
+		}
+	}
 	if qp.srPending() {
 		if p := h.srRetransmit(qp, now); p != nil {
 			return p
@@ -1009,7 +1025,11 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 	}
 	w := qp.sq[qp.sendIdx]
 	if qp.Type == RC {
-		if qp.Window > 0 && (qp.nextPSN-qp.una)*int64(h.Prof.MTU) >= qp.Window {
+		if qp.tcp != nil {
+			if h.tcpHold(qp) {
+				return sim.Never
+			}
+		} else if qp.Window > 0 && (qp.nextPSN-qp.una)*int64(h.Prof.MTU) >= qp.Window {
 			return sim.Never
 		}
 		if (w.Op.isRead() || w.Op.isAtomic()) && !w.reqSent() && qp.rdOut >= qp.maxRdAtomic {
@@ -1151,7 +1171,7 @@ func (h *HCA) process(p *fabric.Packet) {
 	}
 	if p.ECN == fabric.CE && p.Kind == fabric.KindData {
 		h.Stats.ECNMarked++
-		if !h.Prof.EchoECN {
+		if !h.Prof.EchoECN && !h.iwarp() {
 			h.maybeCNP(qp, p)
 		}
 	}
@@ -1201,8 +1221,14 @@ func (h *HCA) wire(op fabric.Opcode, payload int) (int32, fabric.LinkLayer) {
 	if h.Prof.LinkLayer == fabric.InfiniBand {
 		return int32(fabric.IBWire(op, payload, h.Prof.GRH)), fabric.InfiniBand
 	}
-	if h.Prof.Transport == fabric.RoCEv1 {
+	switch h.Prof.Transport {
+	case fabric.RoCEv1:
 		return int32(fabric.RoCEv1Wire(op, payload)), fabric.Ethernet
+	case fabric.IWARP:
+		if op.Operation() == fabric.OpAcknowledge {
+			return int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, false)), fabric.Ethernet
+		}
+		return int32(fabric.IWARPWire(op, payload, h.Prof.TCP.MPA, h.Prof.TCP.Timestamps)), fabric.Ethernet
 	}
 	return int32(fabric.RoCEv2Wire(op, payload)), fabric.Ethernet
 }

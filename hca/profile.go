@@ -182,6 +182,71 @@ type Profile struct {
 	// CM is the connection manager's timing and constants (cm.go); nil
 	// means DefaultCMProfile.
 	CM *CMProfile
+	// TCP is the NIC's TCP when Transport is iWARP (tcp.go); profiles
+	// copied from one another share it until one is changed (copy it
+	// first: WithTCP).
+	TCP *TCPProfile
+}
+
+// TCPProfile is an iWARP NIC's TCP (hca.tcp). The defaults are those of
+// Linux's iw_cxgb4 driver for Chelsio's T5/T6 adapters (module
+// parameters in drivers/infiniband/hw/cxgb4/cm.c), the iWARP NIC most
+// deployments run, except where a field says otherwise.
+type TCPProfile struct {
+	// CC is the congestion control NewCC makes: "newreno" (default: what
+	// Chelsio's TCP offload runs, CONG_ALG_NEWRENO; iw_cxgb4 forces Tahoe
+	// on T5 only to work around a hardware issue), "cubic" or "dctcp".
+	CC string
+	// RTOMin is the least retransmission timeout. Default 200 ms, Linux's
+	// TCP_RTO_MIN (RFC 6298 2.4 asks for 1 s; Chelsio's TCP offload
+	// firmware keeps 250 ms, cxgb3's TP_RTO_MIN). Data-centre studies
+	// lower it to 1 ms or less (Vasudevan et al., SIGCOMM 2009).
+	RTOMin sim.Time
+	// RTOInitial is the timeout before the first round-trip sample: 1 s
+	// (RFC 6298 2.1). RTOMax caps the backed-off timeout: 120 s, Linux's
+	// TCP_RTO_MAX.
+	RTOInitial, RTOMax sim.Time
+	// DelayedAck, above 0, has the receiver acknowledge every second
+	// segment, or a lone one after this long (RFC 5681 4.2). Default 0:
+	// every segment is acknowledged (iw_cxgb4's dack_mode 0, its default
+	// since Linux 5.10).
+	DelayedAck sim.Time
+	// SACK and Timestamps are the TCP options the connection uses.
+	// Default off, as iw_cxgb4 asks (enable_tcp_sack and
+	// enable_tcp_timestamps 0). Without SACK, recovery is NewReno's
+	// (RFC 6582): one hole per round trip.
+	SACK, Timestamps bool
+	// RcvWin is the receive window and SndWin the send buffer, bytes:
+	// iw_cxgb4's rcv_win 256 KiB and snd_win 128 KiB.
+	RcvWin, SndWin int64
+	// MPA is what the connection negotiated: CRCs on, markers off
+	// (iw_cxgb4's crc_enabled 1, markers_enabled 0).
+	MPA fabric.MPA
+	// Retries is how many timeouts in a row end the connection (the QP
+	// completes with retry_exc_err): 15, Linux's tcp_retries2 and
+	// Chelsio's RXTSHIFTMAXR2.
+	Retries int
+	// DupThresh is how many duplicate ACKs start a fast retransmit: 3
+	// (RFC 5681 3.2).
+	DupThresh int
+	// NewCC makes the congestion control of an RC QP that reaches RTS
+	// (TCP always runs one); the scenario's builder sets it from
+	// hca.tcp.cc (this package does not import congestion). Nil: the
+	// window is SndWin alone.
+	NewCC func(h *HCA, qp *QP) CongestionControl
+}
+
+// WithTCP gives p a TCP profile of its own, changed by f.
+func (p *Profile) WithTCP(f func(t *TCPProfile)) {
+	t := *p.TCP
+	f(&t)
+	p.TCP = &t
+}
+
+// DefaultTCPProfile returns the documented defaults.
+func DefaultTCPProfile() TCPProfile {
+	return TCPProfile{CC: "newreno", RTOMin: 200 * sim.Millisecond, RTOInitial: sim.Second, RTOMax: 120 * sim.Second,
+		RcvWin: 256 * 1024, SndWin: 128 * 1024, MPA: fabric.MPA{CRC: true}, Retries: 15, DupThresh: 3}
 }
 
 // AckTimeoutDuration is the local ACK timeout: 4.096 µs × 2^AckTimeout.
@@ -227,6 +292,7 @@ func DefaultProfile() Profile {
 		CNPInterval:     4 * sim.Microsecond,
 		CNPPriority:     6,
 		QKey:            0x11111111,
+		TCP:             new(DefaultTCPProfile()),
 	}
 }
 

@@ -259,14 +259,15 @@ type QP struct {
 	timerDue  sim.Time
 	rnrWait   sim.Timer
 	wake      sim.Timer
-	nextTx    sim.Time // rate limiter: earliest next request
-	lastTx    sim.Time // when the last request started, and its size,
-	lastWire  int64    // to respace nextTx when the rate changes
-	active    bool     // in the HCA's transmit list
-	ring      uint8    // with VL arbitration, the VL whose ring it is in
-	destroyed bool     // DestroyQP: gone from the HCA's table
-	sr        *srState // selective repeat (Profile.Retransmit == Selective)
-	rdHave    []bool   // READ responses placed ahead of a gap, by PSN % srWindow
+	nextTx    sim.Time  // rate limiter: earliest next request
+	lastTx    sim.Time  // when the last request started, and its size,
+	lastWire  int64     // to respace nextTx when the rate changes
+	active    bool      // in the HCA's transmit list
+	ring      uint8     // with VL arbitration, the VL whose ring it is in
+	destroyed bool      // DestroyQP: gone from the HCA's table
+	sr        *srState  // selective repeat (Profile.Retransmit == Selective)
+	tcp       *tcpState // iWARP's TCP (tcp.go)
+	rdHave    []bool    // READ responses placed ahead of a gap, by PSN % srWindow
 	basePSN   int64
 
 	// Responder.

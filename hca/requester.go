@@ -125,6 +125,9 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		p.Wire += fabric.INTHeaderBytes
 	}
 
+	if qp.tcp != nil {
+		h.tcpSent(qp, psn)
+	}
 	h.Stats.DataPackets++
 	h.Stats.TxPackets++
 	if psn < qp.maxSent {
@@ -166,6 +169,8 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 func (h *HCA) armTimer(qp *QP) {
 	var d sim.Time
 	switch {
+	case qp.tcp != nil:
+		d = h.tcpRTO(qp)
 	case h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0:
 		d = h.rto(qp)
 	case qp.timeoutExp > 0:
@@ -204,6 +209,10 @@ func (h *HCA) timerFired(qp *QP) {
 // response.
 func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 	if qp.Type != RC || (qp.State != QPRTS && qp.State != QPSQD) {
+		return
+	}
+	if qp.tcp != nil && p.Syndrome == fabric.SyndromeACK && p.Opcode.Operation() == fabric.OpAcknowledge {
+		h.tcpAcked(qp, p)
 		return
 	}
 	psn := expand(p.PSN, qp.una)
@@ -414,6 +423,15 @@ func (h *HCA) timeout(qp *QP) {
 	}
 	h.Stats.Timeouts++
 	qp.retries++
+	if qp.tcp != nil {
+		if qp.retries > h.Prof.TCP.Retries {
+			h.fail(qp, WCRetryExceeded)
+			return
+		}
+		h.tcpTimeout(qp)
+		h.armTimer(qp)
+		return
+	}
 	if qp.retries > qp.retryCnt && qp.apm && !qp.Migrated {
 		h.migrate(qp)
 	}
@@ -447,6 +465,9 @@ func (h *HCA) toErr(qp *QP) {
 	qp.State = QPErr
 	h.stopTimer(qp)
 	h.eng.Cancel(qp.timer)
+	if qp.tcp != nil {
+		h.eng.Cancel(qp.tcp.delack)
+	}
 	h.eng.Cancel(qp.rnrWait)
 	h.eng.Cancel(qp.wake)
 	for _, w := range qp.sq {

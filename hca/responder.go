@@ -67,6 +67,8 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 		if qp.sr != nil {
 			h.srReplay(qp, p)
 		}
+	case psn > qp.ePSN && h.iwarp():
+		h.tcpOutOfOrder(qp, p, psn)
 	case psn > qp.ePSN && h.Prof.Placement == Direct:
 		h.placeAhead(qp, p, psn)
 	case psn > qp.ePSN && h.Prof.Retransmit == Selective:
@@ -148,7 +150,7 @@ func (h *HCA) duplicate(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 	default:
 		// Selective repeat answers every duplicate: a resend after a
 		// timeout probes how far the responder has got.
-		if p.AckReq || h.Prof.Retransmit == Selective {
+		if p.AckReq || h.Prof.Retransmit == Selective || h.iwarp() {
 			h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
 		}
 	}
@@ -351,7 +353,10 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 	if isLast(op) {
 		qp.msn++
 	}
-	if rc && p.AckReq {
+	switch {
+	case rc && h.iwarp():
+		h.tcpReceived(qp, p, psn)
+	case rc && p.AckReq:
 		h.sendAck(qp, p, fabric.SyndromeACK, psn)
 	}
 }
@@ -442,11 +447,17 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 		qp.queuedAck.PSN = uint32(psn) & psnMask
 		qp.queuedAck.MSN = qp.msn
 		h.echo(qp.queuedAck, req)
+		if qp.tcp != nil {
+			qp.tcp.ackSent(qp.queuedAck)
+		}
 		return qp.queuedAck
 	}
 	a := h.newAck(qp, req, fabric.OpAcknowledge, psn)
 	a.Syndrome = syndrome
 	h.echo(a, req)
+	if qp.tcp != nil {
+		qp.tcp.ackSent(a)
+	}
 	if syndrome == fabric.SyndromeACK {
 		h.Stats.AcksSent++
 		qp.queuedAck = a

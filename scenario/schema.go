@@ -662,7 +662,7 @@ type HCAS struct {
 	meta
 	// Transport frames RDMA on Ethernet: rocev2 (IP and UDP) or rocev1
 	// (EtherType 0x8915 and a GRH, layer 2 only).
-	Transport  StrV `yaml:"transport" enum:"rocev2|rocev1"`
+	Transport  StrV `yaml:"transport" enum:"rocev2|rocev1|iwarp"`
 	MTU        IntV `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
 	Priority   IntV `yaml:"priority" min:"0" max:"7"`
 	Retransmit StrV `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
@@ -698,6 +698,8 @@ type HCAS struct {
 	HPCC    HPCCS   `yaml:"hpcc"`
 	TIMELY  TIMELYS `yaml:"timely"`
 	DCTCP   DCTCPS  `yaml:"dctcp"`
+	// TCP is iWARP's TCP (hca.Profile.TCP).
+	TCP TCPS `yaml:"tcp"`
 	// CM is the connection manager's timing (hca.CMProfile), for flows
 	// with connect: cm.
 	CM CMS `yaml:"cm"`
@@ -716,6 +718,20 @@ type CMS struct {
 }
 
 // DCTCPS is hca.dctcp: DCTCP's parameters (congestion.DCTCPParams).
+// TCPS is hca.tcp: the NIC's TCP under hca.transport: iwarp.
+type TCPS struct {
+	meta
+	CC         StrV  `yaml:"cc" enum:"newreno|cubic|dctcp"`
+	RTOMin     TimeV `yaml:"rto_min" min:"1us"`
+	DelayedAck TimeV `yaml:"delayed_ack"`
+	SACK       boolV `yaml:"sack"`
+	Timestamps boolV `yaml:"timestamps"`
+	RcvWin     SizeV `yaml:"rcv_win" min:"4KiB" max:"1GiB"`
+	SndWin     SizeV `yaml:"snd_win" min:"4KiB" max:"1GiB"`
+	MPACRC     boolV `yaml:"mpa_crc"`
+	MPAMarkers boolV `yaml:"mpa_markers"`
+}
+
 type DCTCPS struct {
 	meta
 	G             fracV `yaml:"g"`

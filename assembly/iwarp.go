@@ -1,0 +1,148 @@
+package assembly
+
+import (
+	"github.com/lfsim/lfsim/congestion"
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/scenario"
+)
+
+// applyTCP overrides p with hca.tcp (t) and hca.transport: iwarp.
+func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS, path string) {
+	if h.Transport.Set && h.Transport.V == "iwarp" {
+		p.Transport = fabric.IWARP
+	}
+	t := &h.TCP
+	if !t.Set {
+		return
+	}
+	if p.Transport != fabric.IWARP {
+		b.errorf(t.Pos, path+".tcp", "hca.tcp configures the TCP an iWARP NIC runs; set hca.transport: iwarp (RoCE has no TCP)")
+		return
+	}
+	p.WithTCP(func(c *hca.TCPProfile) {
+		if t.CC.Set {
+			c.CC = t.CC.V
+		}
+		if t.RTOMin.Set {
+			c.RTOMin = t.RTOMin.V
+		}
+		if t.DelayedAck.Set {
+			c.DelayedAck = t.DelayedAck.V
+		}
+		if t.SACK.Set {
+			c.SACK = t.SACK.V
+		}
+		if t.Timestamps.Set {
+			c.Timestamps = t.Timestamps.V
+		}
+		if t.RcvWin.Set {
+			c.RcvWin = int64(t.RcvWin.V)
+		}
+		if t.SndWin.Set {
+			c.SndWin = int64(t.SndWin.V)
+		}
+		if t.MPACRC.Set {
+			c.MPA.CRC = t.MPACRC.V
+		}
+		if t.MPAMarkers.Set {
+			c.MPA.Markers = t.MPAMarkers.V
+		}
+	})
+}
+
+// iwarp checks what a scenario with hca.transport: iwarp may ask for and
+// gives its NICs their TCP's congestion control: RC QPs only (iWARP has
+// no UC or UD), no atomics or immediate data (RFC 5040 has neither; RFC
+// 7306's extensions are not modelled), TCP's recovery and congestion
+// control in place of RoCE's, and QPs connected out of band (iWARP's
+// connection manager, TCP's handshake and MPA's negotiation, is not
+// modelled yet).
+func (b *builder) iwarp() {
+	h := &b.f.HCA
+	if b.s.HCA.Transport != fabric.IWARP {
+		return
+	}
+	if b.s.LinkLayer == fabric.InfiniBand {
+		b.errorf(h.Transport.Pos, "hca.transport", "iwarp runs RDMA over TCP on Ethernet; on InfiniBand links the transport is InfiniBand's own (drop hca.transport, or switch.link_layer)")
+		return
+	}
+	if h.CC.Set && h.CC.V != "none" {
+		b.errorf(h.CC.Pos, "hca.cc", "on iWARP the congestion control is TCP's: set hca.tcp.cc (newreno, cubic or dctcp) and drop hca.cc")
+	}
+	for _, k := range []struct {
+		set  bool
+		at   scenario.Pos
+		name string
+	}{{h.Retransmit.Set, h.Retransmit.Pos, "retransmit"}, {h.RTOLow.Set, h.RTOLow.Pos, "rto_low"}, {h.RTOHigh.Set, h.RTOHigh.Pos, "rto_high"},
+		{h.AckTimeout.Set, h.AckTimeout.Pos, "ack_timeout"}, {h.RetryCount.Set, h.RetryCount.Pos, "retry_count"}, {h.AckEvery.Set, h.AckEvery.Pos, "ack_every"},
+		{h.Placement.Set, h.Placement.Pos, "placement"}} {
+		if k.set {
+			b.errorf(k.at, "hca."+k.name, "on iWARP, TCP recovers lost segments and paces acknowledgements: %s has no meaning there (hca.tcp sets rto_min, delayed_ack and sack)", k.name)
+		}
+	}
+	if pc := b.f.Observe.Pcap; len(pc) > 0 {
+		b.errorf(pc[0].Pos, "observe.pcap", "captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet (drop observe.pcap, or use hca.transport: rocev2)")
+	}
+	newCC := b.tcpCongestion()
+	b.s.HCA.WithTCP(func(c *hca.TCPProfile) { c.NewCC = newCC })
+	if b.s.HCA.TCP.CC == "dctcp" && !b.f.Switch.Has("ecn") {
+		b.s.Switch.ECN = dctcpMarking // DCTCP needs switches that mark every packet above K
+	}
+}
+
+// iwarpTraffic refuses on iWARP what a generator's common keys ask that
+// iWARP cannot do.
+func (b *builder) iwarpTraffic(tv *scenario.TrafficV, path string) {
+	if b.s.HCA.Transport != fabric.IWARP {
+		return
+	}
+	switch g := tv.Gen.(type) {
+	case *scenario.MckeyS:
+		b.errorf(tv.Pos, path, "mckey sends UD multicast, and iWARP has only reliable connections (RC over TCP)")
+		return
+	case *scenario.RdmaServerS, *scenario.RdmaClientS:
+		b.errorf(tv.Pos, path, "rdma_server and rdma_client connect with rdma_cm, and iWARP's connection manager (TCP's handshake, MPA's request and reply) is not modelled yet")
+		return
+	case *scenario.PerftestS:
+		if g.Test.Set && (g.Test.V == "atomic_bw" || g.Test.V == "atomic_lat") {
+			b.errorf(g.Test.Pos, path+".test", "iWARP has no atomics (RFC 5040; RFC 7306's extension is not modelled)")
+		}
+	}
+	com := genCommon(tv.Gen)
+	if com == nil {
+		return
+	}
+	if com.QP.Set && com.QP.V != "rc" {
+		b.errorf(com.QP.Pos, path+".qp", "iWARP has only reliable connections (RC over TCP), not %s", com.QP.V)
+	}
+	if com.Op.Set && (com.Op.V == "atomic" || com.Op.V == "write_imm") {
+		b.errorf(com.Op.Pos, path+".op", "iWARP's RDMAP (RFC 5040) has no %s; RFC 7306's extensions are not modelled", com.Op.V)
+	}
+	if com.Connect.Set && com.Connect.V == "cm" {
+		b.errorf(com.Connect.Pos, path+".connect", "iWARP's connection manager (TCP's handshake, MPA's request and reply) is not modelled yet: connect: instant only")
+	}
+}
+
+// tcpCongestion makes each iWARP RC QP's congestion control as its NIC's
+// hca.tcp.cc says, on the NIC's line rate with the MTU as the segment's
+// payload. DCTCP starts from TCP's ten segments, not the path's BDP.
+func (b *builder) tcpCongestion() func(h *hca.HCA, qp *hca.QP) hca.CongestionControl {
+	dctcp, tcpIW := b.s.CC.DCTCP, !b.f.HCA.DCTCP.InitialWindow.Set
+	return func(h *hca.HCA, qp *hca.QP) hca.CongestionControl {
+		path := congestion.Path{LineRate: h.Port().Rate, MTU: h.Prof.MTU}
+		apply := func(rate fabric.Rate, window int64) { h.SetRate(qp, rate, window) }
+		switch h.Prof.TCP.CC {
+		case "cubic":
+			return congestion.NewCUBIC(path, apply)
+		case "dctcp":
+			qp.ECT = true
+			p := dctcp
+			if tcpIW {
+				p.InitialWindow = congestion.TCPInitialWindow * int64(h.Prof.MTU)
+			}
+			return congestion.NewDCTCP(p, path, apply)
+		}
+		return congestion.NewNewReno(path, apply)
+	}
+}

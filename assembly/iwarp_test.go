@@ -1,0 +1,88 @@
+package assembly
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/sim"
+)
+
+// TestIWARPGoodput: one iWARP WRITE flow without loss delivers, once
+// past slow start, rate × MTU / (MTU + overhead) within 1% (the issue's
+// closed form): overhead per segment is preamble and gap 20, Ethernet
+// 14, IPv4 20, TCP 20, MPA's length 2, DDP/RDMAP's tagged header 14,
+// MPA's CRC 4 and the FCS 4 (98 bytes), plus TCP's timestamps option 12
+// when on, or less the CRC 4 when off.
+func TestIWARPGoodput(t *testing.T) {
+	for _, tc := range []struct {
+		tcp      string
+		mtu      int
+		overhead int
+	}{
+		{"{}", 4096, 98},
+		{"{}", 1024, 98},
+		{"{timestamps: true}", 4096, 110},
+		{"{mpa_crc: false, cc: cubic}", 4096, 94},
+	} {
+		sc := mustParse(t, fmt.Sprintf(`
+topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+hca: {transport: iwarp, mtu: %d, tcp: %s}
+traffic:
+  - flow: {from: h0, to: h1, size: 1GiB}
+`, tc.mtu, tc.tcp))
+		n, err := Build(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t1, t2 := 200*sim.Microsecond, 2*sim.Millisecond
+		n.Eng.Run(t1, nil)
+		d1 := n.Flows[0].Live.Responder.Delivered
+		n.Eng.Run(t2, nil)
+		got := float64(n.Flows[0].Live.Responder.Delivered-d1) * 8 / (t2 - t1).Seconds()
+		want := 100e9 * float64(tc.mtu) / float64(tc.mtu+tc.overhead)
+		if math.Abs(got-want)/want > 0.01 {
+			t.Errorf("tcp %s, MTU %d: goodput %.3f Gb/s, want %.3f ± 1%%", tc.tcp, tc.mtu, got/1e9, want/1e9)
+		}
+		t.Logf("tcp %s, MTU %d: goodput %.3f Gb/s, closed form %.3f (%+.3f%%)", tc.tcp, tc.mtu, got/1e9, want/1e9, 100*(got-want)/want)
+	}
+}
+
+// TestIWARPRefuses: what iWARP cannot do is refused at load, with the
+// position and the reason.
+func TestIWARPRefuses(t *testing.T) {
+	const top = "topology: {kind: star, hosts: 2}\n"
+	for _, tc := range []struct{ src, want string }{
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, qp: ud, op: send}\n", "t.yaml:4:46: traffic[0].flow.qp: iWARP has only reliable connections (RC over TCP), not ud"},
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, op: atomic}\n", "traffic[0].flow.op: iWARP's RDMAP (RFC 5040) has no atomic"},
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, op: write_imm}\n", "has no write_imm"},
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\n", "traffic[0].flow.connect: iWARP's connection manager"},
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - perftest: {test: atomic_bw, from: h0, to: h1}\n", "iWARP has no atomics"},
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - mckey: {sender: h0, receivers: [h1]}\n", "mckey sends UD multicast"},
+		{top + "hca: {transport: iwarp, cc: dcqcn}\n", "t.yaml:2:29: hca.cc: on iWARP the congestion control is TCP's"},
+		{top + "hca: {transport: iwarp, retransmit: selective}\n", "hca.retransmit: on iWARP, TCP recovers lost segments"},
+		{top + "hca: {tcp: {cc: cubic}}\n", "t.yaml:2:12: hca.tcp: hca.tcp configures the TCP an iWARP NIC runs"},
+		{top + "switch: {link_layer: infiniband}\nhca: {transport: iwarp}\n", "hca.transport: iwarp runs RDMA over TCP on Ethernet"},
+		{top + "hca: {transport: iwarp, tcp: {cc: bbr}}\n", "hca.tcp.cc"},
+		{top + "hca: {transport: iwarp}\nobserve: {pcap: [h0]}\n", "t.yaml:3:18: observe.pcap: captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet"},
+	} {
+		_, err := Parse("t.yaml", []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+// TestIWARPDevInfo: ibv_devinfo on an iWARP NIC says so, with no
+// atomics and its MAC as its GID (as iw_cxgb4 reports them).
+func TestIWARPDevInfo(t *testing.T) {
+	sc := mustParse(t, "topology: {kind: star, hosts: 2}\nhca: {transport: iwarp}\n")
+	h, _ := sc.Topology.Lookup("h0")
+	out := sc.DevInfo(h, true)
+	for _, want := range []string{"\ttransport:\t\t\tiWARP (1)\n", "\tatomic_cap:\t\t\tATOMIC_NONE (0)\n", "\t\t\tGID[  0]:\t\t200:1::\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("devinfo lacks %q:\n%s", want, out)
+		}
+	}
+}
