@@ -259,15 +259,14 @@ type QP struct {
 	timerDue  sim.Time
 	rnrWait   sim.Timer
 	wake      sim.Timer
-	nextTx    sim.Time  // rate limiter: earliest next request
-	lastTx    sim.Time  // when the last request started, and its size,
-	lastWire  int64     // to respace nextTx when the rate changes
-	active    bool      // in the HCA's transmit list
-	ring      uint8     // with VL arbitration, the VL whose ring it is in
-	destroyed bool      // DestroyQP: gone from the HCA's table
-	sr        *srState  // selective repeat (Profile.Retransmit == Selective)
-	tcp       *tcpState // iWARP's TCP (tcp.go)
-	rdHave    []bool    // READ responses placed ahead of a gap, by PSN % srWindow
+	nextTx    sim.Time // rate limiter: earliest next request
+	lastTx    sim.Time // when the last request started, and its size,
+	lastWire  int64    // to respace nextTx when the rate changes
+	active    bool     // in the HCA's transmit list
+	ring      uint8    // with VL arbitration, the VL whose ring it is in
+	destroyed bool     // DestroyQP: gone from the HCA's table
+	sr        *srState // selective repeat (Profile.Retransmit == Selective)
+	rdHave    []bool   // READ responses placed ahead of a gap, by PSN % srWindow
 	basePSN   int64
 
 	// Responder.
@@ -309,6 +308,9 @@ type QP struct {
 	// apm says the QP has an alternate path armed (Profile.APM);
 	// Migrated that it has moved to it (APM).
 	apm, Migrated bool
+	// tcp is iWARP's TCP (tcp.go), nil on RoCE and InfiniBand: last, as
+	// nothing a RoCE packet touches reads more than whether it is nil.
+	tcp *tcpState
 }
 
 type readJob struct {
