@@ -65,6 +65,8 @@ func TestIWARPRefuses(t *testing.T) {
 		{top + "hca: {tcp: {cc: cubic}}\n", "t.yaml:2:12: hca.tcp: hca.tcp configures the TCP an iWARP NIC runs"},
 		{top + "switch: {link_layer: infiniband}\nhca: {transport: iwarp}\n", "hca.transport: iwarp runs RDMA over TCP on Ethernet"},
 		{top + "hca: {transport: iwarp, tcp: {cc: bbr}}\n", "hca.tcp.cc"},
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, op: read}\n", "traffic[0].flow.op: RDMA READ on iWARP is not modelled yet"},
+		{top + "hca: {transport: iwarp}\ntraffic:\n  - rping: {client: h0, server: h1, count: 1}\n", "rping READs and RDMA READ on iWARP is not modelled yet"},
 		{top + "hca: {transport: iwarp}\nobserve: {pcap: [h0]}\n", "t.yaml:3:18: observe.pcap: captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet"},
 	} {
 		_, err := Parse("t.yaml", []byte(tc.src))

@@ -35,9 +35,9 @@ import (
 // resent, Karn's rule); on expiry every segment outstanding and not
 // SACKed is lost and resent from one segment's window.
 //
-// What is not modelled: the responder's stream of READ responses runs
-// without a window of its own (a lost response is asked for again by the
-// requester, as on RoCE); the handshake and MPA's negotiation (QPs are
+// What is not modelled: the responder's stream of READ responses (the
+// scenario refuses READ on iWARP: without a TCP of their own a lost
+// response stalls the READ); the handshake and MPA's negotiation (QPs are
 // connected at once); the passive side's wait for the initiator's first
 // FPDU (RFC 6581's RTR).
 
@@ -114,6 +114,9 @@ func (h *HCA) tcpHold(qp *QP) bool {
 // tcpSent puts the segment at psn on the scoreboard as sent.
 func (h *HCA) tcpSent(qp *QP, psn int64) {
 	t := qp.tcp
+	if psn < qp.ackHigh {
+		return // a READ asked again from a lost response: acknowledged already
+	}
 	s := t.seg(psn)
 	switch *s {
 	case segOut, segResent:
