@@ -86,7 +86,6 @@ func (s *Switch) liveRoutes(next []int32, dst fabric.NodeID) []int32 {
 // but the one it came in on; each extra copy is charged to the same
 // ingress port and priority.
 func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
-	prio := p.Priority
 	in := s.ports[i]
 	sent := false
 	for o, port := range s.ports {
@@ -95,31 +94,44 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 		}
 		c := p
 		if sent {
-			toHead, _, ok := s.admit(i, prio, frame)
-			if !ok {
-				// A copy is replicated at egress from the one stored
-				// frame (merchant MMUs keep one copy and a reference
-				// count), so headroom sized for one stream does not
-				// bound it: charge it beyond headroom rather than drop.
-				s.ps[i].in[prio].head += frame
-				s.bufUsed += frame
-				toHead = true
-			}
-			if !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
-				s.ps[i].in[prio].xoff = true
-				s.sendPause(i, prio)
-			}
-			c = s.pool.Clone(p)
+			c = s.copyCharged(p, i, frame)
 			s.Stats.Flooded++
 		}
 		sent = true
 		s.forward(c, in, o)
 	}
 	if !sent {
-		s.release(i, prio, frame)
-		s.ps[i].stats[prio].Drops[DropNoRoute]++
-		s.drop(p, DropNoRoute)
+		s.dropNoRoute(p, i, frame)
 	}
+}
+
+// copyCharged returns a copy of p, an admitted packet that came in on
+// port i, charged to the same ingress port and priority. A copy is
+// replicated at egress from the one stored frame (merchant MMUs keep one
+// copy and a reference count), so headroom sized for one stream does not
+// bound it: when admission refuses it, it is charged beyond headroom
+// rather than dropped. On a lossless priority the ingress sends PAUSE
+// once the copy brings it to XOFF.
+func (s *Switch) copyCharged(p *fabric.Packet, i int, frame int64) *fabric.Packet {
+	prio := p.Priority
+	toHead, _, ok := s.admit(i, prio, frame)
+	if !ok {
+		s.ps[i].in[prio].head += frame
+		s.bufUsed += frame
+		toHead = true
+	}
+	if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
+		s.ps[i].in[prio].xoff = true
+		s.sendPause(i, prio)
+	}
+	return s.pool.Clone(p)
+}
+
+// dropNoRoute drops p, admitted on port i, for want of a route.
+func (s *Switch) dropNoRoute(p *fabric.Packet, i int, frame int64) {
+	s.release(i, p.Priority, frame)
+	s.ps[i].stats[p.Priority].Drops[DropNoRoute]++
+	s.drop(p, DropNoRoute)
 }
 
 // dropQueued drops a packet that was admitted (its buffer is released,

@@ -23,16 +23,13 @@ func (s *Switch) SetMulticast(g fabric.NodeID, ports []int32) {
 // a group the switch has no tree for, or that came in off its tree, is
 // dropped as no_route.
 func (s *Switch) multicast(p *fabric.Packet, i int, frame int64) {
-	prio := p.Priority
 	ports := s.mcast[p.Dst]
 	on := false
 	for _, o := range ports {
 		on = on || int(o) == i
 	}
 	if !on {
-		s.release(i, prio, frame)
-		s.ps[i].stats[prio].Drops[DropNoRoute]++
-		s.drop(p, DropNoRoute)
+		s.dropNoRoute(p, i, frame)
 		return
 	}
 	in := s.ports[i]
@@ -43,26 +40,13 @@ func (s *Switch) multicast(p *fabric.Packet, i int, frame int64) {
 		}
 		c := p
 		if sent {
-			toHead, _, ok := s.admit(i, prio, frame)
-			if !ok {
-				// One stored frame, replicated at egress (flood's rule).
-				s.ps[i].in[prio].head += frame
-				s.bufUsed += frame
-				toHead = true
-			}
-			if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
-				s.ps[i].in[prio].xoff = true
-				s.sendPause(i, prio)
-			}
-			c = s.pool.Clone(p)
+			c = s.copyCharged(p, i, frame)
 			s.Stats.Replicated++
 		}
 		sent = true
 		s.forward(c, in, int(o))
 	}
 	if !sent {
-		s.release(i, prio, frame)
-		s.ps[i].stats[prio].Drops[DropNoRoute]++
-		s.drop(p, DropNoRoute)
+		s.dropNoRoute(p, i, frame)
 	}
 }

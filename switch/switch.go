@@ -346,6 +346,8 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 			s.drop(p, why)
 			return
 		}
+		// (copyCharged has the same check for copies: a call here
+		// would not inline, and this runs for every packet.)
 		if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
 			s.ps[i].in[prio].xoff = true
 			s.sendPause(i, prio)
@@ -365,9 +367,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 			s.flood(p, i, frame)
 			return
 		}
-		s.release(i, prio, frame)
-		s.ps[i].stats[prio].Drops[DropNoRoute]++
-		s.drop(p, DropNoRoute)
+		s.dropNoRoute(p, i, frame)
 		return
 	}
 	out := next[0]
