@@ -8,46 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/internal/schematest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 )
 
-// compiledSchema compiles JSONSchema() with a real JSON Schema validator
-// (github.com/santhosh-tekuri/jsonschema, draft 2020-12).
+// compiledSchema compiles JSONSchema() with a real JSON Schema validator.
 func compiledSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSONSchema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(SchemaID, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(SchemaID)
-	if err != nil {
-		t.Fatalf("the schema does not compile: %v", err)
-	}
-	return s
-}
-
-// yamlAsJSON is a YAML document as the validator takes JSON: through
-// yaml.v3's generic decoding (merge keys resolved) and JSON.
-func yamlAsJSON(t *testing.T, src []byte) any {
-	t.Helper()
-	var v any
-	if err := yaml.Unmarshal(src, &v); err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
+	return schematest.Compile(t, SchemaID, JSONSchema())
 }
 
 // TestJSONSchemaAcceptsEveryExample: every built-in example and every
@@ -70,7 +38,7 @@ func TestJSONSchemaAcceptsEveryExample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Validate(yamlAsJSON(t, src)); err != nil {
+		if err := s.Validate(schematest.YAML(t, src)); err != nil {
 			t.Errorf("%s does not validate: %v", name, err)
 		}
 		want := "# yaml-language-server: $schema=" + schemaRef(name) + "\n"
@@ -94,7 +62,7 @@ func schemaRef(name string) string {
 func TestJSONSchemaRejects(t *testing.T) {
 	s := compiledSchema(t)
 	const ok = "topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB}\n"
-	if err := s.Validate(yamlAsJSON(t, []byte(ok))); err != nil {
+	if err := s.Validate(schematest.YAML(t, []byte(ok))); err != nil {
 		t.Fatalf("a good file fails: %v", err)
 	}
 	several, err := os.ReadFile("../assembly/testdata/several-errors.yaml")
@@ -124,7 +92,7 @@ func TestJSONSchemaRejects(t *testing.T) {
 		{"a link of three ends", "topology: {kind: explicit, hosts: [a, b], links: [[a, b, c]]}\n"},
 		{"ecn as a word", "topology: {kind: star, hosts: 2}\nswitch: {ecn: on}\n"},
 	} {
-		if err := s.Validate(yamlAsJSON(t, []byte(tc.src))); err == nil {
+		if err := s.Validate(schematest.YAML(t, []byte(tc.src))); err == nil {
 			t.Errorf("%s: the schema accepts\n%s", tc.name, tc.src)
 		}
 		var root yaml.Node

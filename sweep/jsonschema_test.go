@@ -1,42 +1,17 @@
 package sweep
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gopkg.in/yaml.v3"
+	"github.com/lfsim/lfsim/internal/schematest"
 )
 
 // TestSweepJSONSchema: SWEEPS.md's example validates against the sweep
 // schema (a real validator, draft 2020-12), and what Load refuses for its
 // shape the schema refuses too.
 func TestSweepJSONSchema(t *testing.T) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(JSONSchema()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(SchemaID, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(SchemaID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	asJSON := func(src string) any {
-		var v any
-		if err := yaml.Unmarshal([]byte(src), &v); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(v)
-		d, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	s := schematest.Compile(t, SchemaID, JSONSchema())
+	asJSON := func(src string) any { return schematest.YAML(t, []byte(src)) }
 	good := `base: incast-8to1.yaml
 vary:
   switch.ecn.kmin: [20KiB, 50KiB, 100KiB]

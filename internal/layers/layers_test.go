@@ -34,6 +34,8 @@ var allowed = map[string][]string{
 	"reports":            {"sim", "fabric"},
 	"internal/cacheline": {},
 	"internal/layers":    {},
+	// The JSON Schema tests' helpers (scenario's and sweep's tests).
+	"internal/schematest": {},
 	// The format knows no model: only the value types below (valueTypes).
 	"scenario": {"sim", "fabric"},
 	// Lab 1's skeleton: a student's verbs program uses the verbs (hca)
