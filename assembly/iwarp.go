@@ -8,7 +8,7 @@ import (
 )
 
 // applyTCP overrides p with hca.tcp (t) and hca.transport: iwarp.
-func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS, path string) {
+func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS) {
 	if h.Transport.Set && h.Transport.V == "iwarp" {
 		p.Transport = fabric.IWARP
 	}
@@ -17,19 +17,15 @@ func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS, path string) {
 		return
 	}
 	if p.Transport != fabric.IWARP {
-		b.errorf(t.Pos, path+".tcp", "hca.tcp configures the TCP an iWARP NIC runs; set hca.transport: iwarp (RoCE has no TCP)")
+		b.errorf(t.Pos, "hca.tcp", "hca.tcp configures the TCP an iWARP NIC runs; set hca.transport: iwarp (RoCE has no TCP)")
 		return
 	}
 	p.WithTCP(func(c *hca.TCPProfile) {
 		if t.CC.Set {
 			c.CC = t.CC.V
 		}
-		if t.RTOMin.Set {
-			c.RTOMin = t.RTOMin.V
-		}
-		if t.DelayedAck.Set {
-			c.DelayedAck = t.DelayedAck.V
-		}
+		setTime(&c.RTOMin, t.RTOMin)
+		setTime(&c.DelayedAck, t.DelayedAck)
 		if t.SACK.Set {
 			c.SACK = t.SACK.V
 		}

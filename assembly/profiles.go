@@ -236,7 +236,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.Transport.Set && h.Transport.V == "rocev1" {
 		p.Transport = fabric.RoCEv1
 	}
-	b.applyTCP(p, h, "hca")
+	b.applyTCP(p, h)
 	if h.Priority.Set {
 		p.Priority = uint8(h.Priority.V)
 	}

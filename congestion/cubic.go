@@ -40,12 +40,6 @@ func NewCUBIC(path Path, apply Apply) *CUBIC {
 	return c
 }
 
-// OnSent notes the first PSN.
-func (c *CUBIC) OnSent(_ sim.Time, p *fabric.Packet) { c.sent(p) }
-
-// OnCNP: TCP has no CNPs.
-func (c *CUBIC) OnCNP(sim.Time) {}
-
 // OnAck grows the window by what ack newly acknowledges, outside
 // recovery: slow start, then the cubic or the Reno-friendly window.
 func (c *CUBIC) OnAck(now sim.Time, ack *fabric.Packet) {
@@ -128,6 +122,3 @@ func (c *CUBIC) OnRTO(_ sim.Time, flight int64) {
 	c.cwnd, c.recovering = c.mss, false
 	c.push()
 }
-
-// State reports the line rate and the window.
-func (c *CUBIC) State(sim.Time) State { return State{Rate: c.line, Window: int64(c.cwnd)} }

@@ -62,11 +62,18 @@ func (w *tcpWindow) acked(ack *fabric.Packet) int64 {
 	return n
 }
 
-func (w *tcpWindow) sent(p *fabric.Packet) {
+// OnSent notes the first PSN.
+func (w *tcpWindow) OnSent(_ sim.Time, p *fabric.Packet) {
 	if !w.started {
 		w.una, w.started = p.PSN, true
 	}
 }
+
+// OnCNP: TCP has no CNPs.
+func (w *tcpWindow) OnCNP(sim.Time) {}
+
+// State reports the line rate and the window.
+func (w *tcpWindow) State(sim.Time) State { return State{Rate: w.line, Window: int64(w.cwnd)} }
 
 // slowStart grows the window by the bytes acknowledged, at most two
 // segments per ACK (RFC 3465's L = 2 SMSS), up to ssthresh; it returns
@@ -102,12 +109,6 @@ func NewNewReno(path Path, apply Apply) *NewReno {
 	return r
 }
 
-// OnSent notes the first PSN.
-func (r *NewReno) OnSent(_ sim.Time, p *fabric.Packet) { r.sent(p) }
-
-// OnCNP: TCP has no CNPs.
-func (r *NewReno) OnCNP(sim.Time) {}
-
 // OnAck grows the window by what ack newly acknowledges, outside recovery.
 func (r *NewReno) OnAck(_ sim.Time, ack *fabric.Packet) {
 	n := r.acked(ack)
@@ -140,6 +141,3 @@ func (r *NewReno) OnRTO(_ sim.Time, flight int64) {
 	r.cwnd, r.recovering = r.mss, false
 	r.push()
 }
-
-// State reports the line rate and the window.
-func (r *NewReno) State(sim.Time) State { return State{Rate: r.line, Window: int64(r.cwnd)} }
