@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -33,7 +34,30 @@ func BuildSweepHTML(axes []SweepAxis, points []SweepPoint) []byte {
 	for i, p := range points {
 		runs[i] = p.Run
 	}
+	labelByAxes(axes, points)
 	return buildHTML(runs, func(pg *page) { pg.compare(axes, points) })
+}
+
+// labelByAxes labels a sweep's runs by the settings it varied (those with
+// more than one value; a base by its name), and by seed where seeds are
+// what tells two runs apart: never by what merely follows from a base.
+func labelByAxes(axes []SweepAxis, points []SweepPoint) {
+	seen := map[string]int{}
+	for _, p := range points {
+		var parts []string
+		for i, a := range axes {
+			if len(a.Values) > 1 {
+				parts = append(parts, a.Path+"="+a.Values[p.Values[i]])
+			}
+		}
+		p.Run.Label = strings.Join(parts, " ")
+		seen[p.Run.Label]++
+	}
+	for _, p := range points {
+		if seen[p.Run.Label] > 1 {
+			p.Run.Label = strings.TrimSpace(p.Run.Label + " seed=" + strconv.FormatUint(p.Run.Summary.Seed, 10))
+		}
+	}
 }
 
 // sweepMetric is a headline number of a run, for the comparison charts;

@@ -53,3 +53,23 @@ func TestSweepComparison(t *testing.T) {
 		t.Errorf("kmin=5KB's means: %v, want 1 and 2", m)
 	}
 }
+
+// TestSweepLabels: a sweep's runs are labelled by the settings it varied
+// (a setting with one value is left out), and by seed only where the
+// settings alone do not tell two runs apart; never by what a base
+// implies (its name, its other keys).
+func TestSweepLabels(t *testing.T) {
+	axes := []SweepAxis{{"base", []string{"roce", "iwarp"}}, {"hca.mtu", []string{"4096"}}}
+	run := func(seed uint64) *Run {
+		return &Run{Label: "dir", Summary: Summary{Seed: seed}, Params: map[string]string{"name": "x", "hca.transport": "iwarp"}}
+	}
+	pts := []SweepPoint{{[]int{0, 0}, run(1)}, {[]int{0, 0}, run(2)}, {[]int{1, 0}, run(1)}}
+	labelByAxes(axes, pts)
+	var got []string
+	for _, p := range pts {
+		got = append(got, p.Run.Label)
+	}
+	if want := "base=roce seed=1|base=roce seed=2|base=iwarp"; strings.Join(got, "|") != want {
+		t.Errorf("labels %q, want %q", strings.Join(got, "|"), want)
+	}
+}

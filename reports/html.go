@@ -139,12 +139,14 @@ func (pg *page) init(title string, height string) opts.Initialization {
 // BuildHTML renders report.html for one run, or for several overlaid
 // (one line per run in each chart, labelled by what differs between
 // them). The page needs no network: ECharts is inlined.
-func BuildHTML(runs []*Run) []byte { return buildHTML(runs, nil) }
-
-// buildHTML renders the page; extra, when not nil, adds its sections
-// first (a sweep's comparison).
-func buildHTML(runs []*Run, extra func(*page)) []byte {
+func BuildHTML(runs []*Run) []byte {
 	LabelRuns(runs)
+	return buildHTML(runs, nil)
+}
+
+// buildHTML renders the page of labelled runs; extra, when not nil, adds
+// its sections first (a sweep's comparison).
+func buildHTML(runs []*Run, extra func(*page)) []byte {
 	pg := &page{}
 	body := pg.build(runs, extra)
 	var out strings.Builder

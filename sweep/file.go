@@ -35,13 +35,10 @@ type Sweep struct {
 	File string
 	// Name is the sweep file's base name without extension.
 	Name string
-	// BaseFile names the base scenario in messages (a path, or
-	// examples/NAME.yaml).
-	BaseFile string
-	// BaseArg is base: as given, BaseData the base scenario's text.
-	BaseArg  string
-	BaseData []byte
-	// Params are the varied paths, sorted by path.
+	// Bases are the base scenarios, in the order given: one, or several
+	// to compare (then Params[0] is "base", whose values are theirs).
+	Bases []Base
+	// Params are the varied paths, sorted by path (after "base").
 	Params []Param
 	// Repeat is how many seeds each combination runs, default 1.
 	Repeat int
@@ -49,6 +46,20 @@ type Sweep struct {
 	// slowest, the repeat fastest.
 	Points []Point
 }
+
+// Base is one base scenario of a sweep.
+type Base struct {
+	// Arg is base: as given; Name its file name without extension (the
+	// base param's value, e.g. "lossless-or-not-iwarp-cubic").
+	Arg, Name string
+	// File names the scenario in messages (a path, or
+	// examples/NAME.yaml); Data is its text.
+	File string
+	Data []byte
+}
+
+// isBase says whether param i is the choice of base.
+func (sw *Sweep) isBase(i int) bool { return i == 0 && len(sw.Bases) > 1 }
 
 // Param is one varied path with its values.
 type Param struct {
@@ -118,51 +129,56 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	if baseN == nil {
 		errAt(top, "missing key base (the scenario to vary: a file or an example's name)")
 	}
-	if varyN == nil {
+	if varyN == nil && (baseN == nil || baseN.Kind != yaml.SequenceNode) {
 		errAt(top, "missing key vary (paths such as switch.ecn.kmin, each with a list of values)")
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if baseN.Kind != yaml.ScalarNode || baseN.Value == "" {
-		return nil, scenario.Errors{{File: file, Line: baseN.Line, Col: baseN.Column, Msg: "base: expected a scenario file or an example's name, found " + scenario.Describe(baseN)}}
+	var baseNs []*yaml.Node
+	switch {
+	case baseN.Kind == yaml.SequenceNode && len(baseN.Content) > 0:
+		baseNs = baseN.Content
+	case baseN.Kind == yaml.ScalarNode && baseN.Value != "":
+		baseNs = []*yaml.Node{baseN}
+	default:
+		return nil, scenario.Errors{{File: file, Line: baseN.Line, Col: baseN.Column, Msg: "base: expected a scenario file or an example's name, or a list of them, found " + scenario.Describe(baseN)}}
 	}
-	sw.BaseArg = baseN.Value
-	bpath := baseN.Value
-	if !filepath.IsAbs(bpath) {
-		bpath = filepath.Join(filepath.Dir(file), bpath)
-	}
-	if st, err := os.Stat(bpath); err == nil && !st.IsDir() {
-		sw.BaseFile = bpath
-		sw.BaseData, err = scenario.ReadFile(bpath, "scenario file", scenario.MaxScenarioBytes)
+	for _, n := range baseNs {
+		b, err := loadBase(file, n)
 		if err != nil {
 			return nil, err
 		}
-	} else if name, src, err := scenario.ExampleFile(baseN.Value); err == nil {
-		sw.BaseFile, sw.BaseData = name, src
-	} else {
-		return nil, scenario.Errors{{File: file, Line: baseN.Line, Col: baseN.Column, Msg: fmt.Sprintf("base: no file %s and no example named %s", scenario.Show(bpath), scenario.Show(baseN.Value))}}
+		for _, o := range sw.Bases {
+			if o.Name == b.Name {
+				return nil, scenario.Errors{{File: file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("base: two bases are named %s (%s and %s); a point names its base by its file name", scenario.Show(b.Name), scenario.Show(o.Arg), scenario.Show(b.Arg))}}
+			}
+		}
+		sw.Bases = append(sw.Bases, b)
 	}
-	if root, err := scenario.ParseYAML(sw.BaseFile, sw.BaseData); err == nil && root != nil && (len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode) {
-		// Some other file: said so, and nothing of it is shown (a
-		// scenario's messages quote what they find).
-		return nil, scenario.Errors{{File: file, Line: baseN.Line, Col: baseN.Column,
-			Msg: fmt.Sprintf("base: %s is not a scenario file: its top level is not a mapping of keys such as topology and traffic (nothing of it is shown)", scenario.Show(bpath))}}
-	}
-	if _, err := assembly.Parse(sw.BaseFile, sw.BaseData); err != nil {
-		return nil, err
-	}
-	bt, _ := scenario.ParseYAML(sw.BaseFile, sw.BaseData)
-	topoKind := scenario.TopologyKind(bt)
-	if varyN.Kind != yaml.MappingNode || len(varyN.Content) == 0 {
+	if varyN != nil && (varyN.Kind != yaml.MappingNode || len(varyN.Content) == 0) {
 		return nil, scenario.Errors{{File: file, Line: varyN.Line, Col: varyN.Column, Msg: "vary: expected a mapping of paths to lists of values, such as switch.ecn.kmin: [20KiB, 50KiB]"}}
+	}
+	if varyN == nil {
+		varyN = &yaml.Node{Kind: yaml.MappingNode} // the bases alone are compared
+	}
+	topoKinds := map[string]bool{}
+	var kinds []string
+	for _, b := range sw.Bases {
+		bt, _ := scenario.ParseYAML(b.File, b.Data)
+		if k := scenario.TopologyKind(bt); !topoKinds[k] {
+			topoKinds[k] = true
+			kinds = append(kinds, k)
+		}
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(varyN.Content); i += 2 {
 		k, v := varyN.Content[i], varyN.Content[i+1]
 		segs, err := scenario.ParsePath(k.Value)
-		if err == nil {
-			err = segs.Check(topoKind)
+		for _, kind := range kinds {
+			if err == nil {
+				err = segs.Check(kind)
+			}
 		}
 		if err != nil {
 			errAt(k, "vary: %v", err)
@@ -188,16 +204,34 @@ func Parse(file string, data []byte) (*Sweep, error) {
 		return nil, errs
 	}
 	sort.Slice(sw.Params, func(i, j int) bool { return sw.Params[i].Path < sw.Params[j].Path })
-	// Each value alone must load.
+	if len(sw.Bases) > 1 {
+		// The bases are the first param, varying slowest.
+		bp := Param{Path: "base", Pos: scenario.Pos{File: file, Line: baseN.Line, Col: baseN.Column}, values: baseNs}
+		for _, b := range sw.Bases {
+			bp.Values = append(bp.Values, b.Name)
+		}
+		sw.Params = append([]Param{bp}, sw.Params...)
+	}
+	// Each value alone must load, on every base.
 	for pi, p := range sw.Params {
+		if sw.isBase(pi) {
+			continue
+		}
 		for vi, val := range p.values {
-			vals := make([]int, len(sw.Params))
-			for j := range vals {
-				vals[j] = -1
-			}
-			vals[pi] = vi
-			if _, _, err := sw.scenario(vals, 0); err != nil {
-				errs = append(errs, scenario.Diagnostic{File: file, Line: val.Line, Col: val.Column, Msg: fmt.Sprintf("vary: %s = %s: %v", p.Path, p.Values[vi], err)})
+			for bi := range sw.Bases {
+				vals := make([]int, len(sw.Params))
+				for j := range vals {
+					vals[j] = -1
+				}
+				vals[pi] = vi
+				on := ""
+				if sw.isBase(0) {
+					vals[0] = bi
+					on = " on base " + sw.Bases[bi].Name
+				}
+				if _, _, err := sw.scenario(vals, 0); err != nil {
+					errs = append(errs, scenario.Diagnostic{File: file, Line: val.Line, Col: val.Column, Msg: fmt.Sprintf("vary: %s = %s%s: %v", p.Path, p.Values[vi], on, err)})
+				}
 			}
 		}
 	}
@@ -236,13 +270,17 @@ func (sw *Sweep) PointScenario(p Point) (*assembly.Scenario, []byte, error) {
 // scenario applies values (an index per param, -1 for none) and the
 // seed offset to the base.
 func (sw *Sweep) scenario(values []int, repeat int) (*assembly.Scenario, []byte, error) {
-	root, err := scenario.ParseYAML(sw.BaseFile, sw.BaseData)
+	base := &sw.Bases[0]
+	if sw.isBase(0) && values[0] >= 0 {
+		base = &sw.Bases[values[0]]
+	}
+	root, err := scenario.ParseYAML(base.File, base.Data)
 	if err != nil {
 		return nil, nil, err
 	}
 	doc := root.Content[0]
 	for i, vi := range values {
-		if vi < 0 {
+		if vi < 0 || sw.isBase(i) {
 			continue
 		}
 		p := sw.Params[i]
@@ -250,7 +288,7 @@ func (sw *Sweep) scenario(values []int, repeat int) (*assembly.Scenario, []byte,
 			return nil, nil, err
 		}
 	}
-	sc, err := assembly.ParseNode(sw.BaseFile, root)
+	sc, err := assembly.ParseNode(base.File, root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -279,7 +317,11 @@ func (sw *Sweep) PointName(p Point) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%04d", p.Index)
 	for i, vi := range p.Values {
-		fmt.Fprintf(&b, "_%s=%s", sw.Params[i].path.Name(), sw.Params[i].Values[vi])
+		name := "base"
+		if !sw.isBase(i) {
+			name = sw.Params[i].path.Name()
+		}
+		fmt.Fprintf(&b, "_%s=%s", name, sw.Params[i].Values[vi])
 	}
 	if sw.Repeat > 1 {
 		fmt.Fprintf(&b, "_r%d", p.Repeat)
@@ -294,4 +336,40 @@ func (sw *Sweep) PointName(p Point) string {
 		out = out[:200]
 	}
 	return string(out)
+}
+
+// loadBase reads one base: a file (relative to the sweep file's folder)
+// or an example's name; n is its node in the sweep file (for messages).
+func loadBase(file string, n *yaml.Node) (Base, error) {
+	errAt := func(msg string) (Base, error) {
+		return Base{}, scenario.Errors{{File: file, Line: n.Line, Col: n.Column, Msg: msg}}
+	}
+	if n.Kind != yaml.ScalarNode || n.Value == "" {
+		return errAt("base: expected a scenario file or an example's name, found " + scenario.Describe(n))
+	}
+	b := Base{Arg: n.Value, Name: scenario.DefaultName(n.Value)}
+	bpath := n.Value
+	if !filepath.IsAbs(bpath) {
+		bpath = filepath.Join(filepath.Dir(file), bpath)
+	}
+	if st, err := os.Stat(bpath); err == nil && !st.IsDir() {
+		b.File = bpath
+		b.Data, err = scenario.ReadFile(bpath, "scenario file", scenario.MaxScenarioBytes)
+		if err != nil {
+			return Base{}, err
+		}
+	} else if name, src, err := scenario.ExampleFile(n.Value); err == nil {
+		b.File, b.Data = name, src
+	} else {
+		return errAt(fmt.Sprintf("base: no file %s and no example named %s", scenario.Show(bpath), scenario.Show(n.Value)))
+	}
+	if root, err := scenario.ParseYAML(b.File, b.Data); err == nil && root != nil && (len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode) {
+		// Some other file: said so, and nothing of it is shown (a
+		// scenario's messages quote what they find).
+		return errAt(fmt.Sprintf("base: %s is not a scenario file: its top level is not a mapping of keys such as topology and traffic (nothing of it is shown)", scenario.Show(bpath)))
+	}
+	if _, err := assembly.Parse(b.File, b.Data); err != nil {
+		return Base{}, err
+	}
+	return b, nil
 }

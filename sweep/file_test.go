@@ -86,3 +86,54 @@ repeat: 2
 		t.Fatalf("scenario.yaml does not load: %v\n%s", err, text)
 	}
 }
+
+// TestSweepBases: a list of bases is compared as the first setting, the
+// others varied on each; a path or value that does not fit one base is an
+// error naming it.
+func TestSweepBases(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("seed: 7\ntopology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("seed: 9\ntopology: {kind: star, hosts: 3}\nhca: {mtu: 1024}\ntraffic: [{incast: {to: h2, from: [h0, h1], size: 1MiB}}]\n"), 0o644)
+	sw, err := Parse(filepath.Join(dir, "s.yaml"), []byte("base: [b.yaml, a.yaml]\nvary: {switch.buffer: [1MiB, 2MiB]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Points) != 4 || sw.Params[0].Path != "base" || strings.Join(sw.Params[0].Values, " ") != "b a" {
+		t.Fatalf("%d points, params %v", len(sw.Points), sw.Params)
+	}
+	for _, c := range []struct {
+		point  int
+		name   string
+		seed   uint64
+		mtu    int
+		buffer int64
+		flows  int
+	}{{0, "0000_base=b_buffer=1MiB", 9, 1024, 1 << 20, 2}, {3, "0003_base=a_buffer=2MiB", 7, 4096, 2 << 20, 1}} {
+		p := sw.Points[c.point]
+		sc, text, err := sw.PointScenario(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name := sw.PointName(p); name != c.name || sc.Seed != c.seed || sc.HCA.MTU != c.mtu || int64(sc.Switch.Buffer) != c.buffer || len(sc.Flows) != c.flows {
+			t.Errorf("point %d: %s seed %d mtu %d buffer %d flows %d", c.point, name, sc.Seed, sc.HCA.MTU, sc.Switch.Buffer, len(sc.Flows))
+		}
+		if _, err := assembly.Parse("again.yaml", text); err != nil {
+			t.Fatalf("scenario.yaml does not load: %v\n%s", err, text)
+		}
+	}
+	if sw, err := Parse(filepath.Join(dir, "s.yaml"), []byte("base: [a.yaml, b.yaml]\n")); err != nil || len(sw.Points) != 2 {
+		t.Errorf("bases alone: %v", err)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"base: [a.yaml, b.yaml]\nvary:\n  traffic[0].flow.size: [2MiB]\n", "s.yaml:3:26: vary: traffic[0].flow.size = 2MiB on base b:"},
+		{"base: [a.yaml, " + filepath.Join("..", filepath.Base(dir), "a.yaml") + "]\n", "two bases are named a"},
+		{"base: [a.yaml, nothere.yaml]\n", "s.yaml:1:16: base: no file"},
+		{"base: [a.yaml, [b.yaml]]\n", "s.yaml:1:16: base: expected a scenario file"},
+		{"base: [a.yaml, b.yaml]\nvary: {}\n", "s.yaml:2:7: vary: expected a mapping"},
+		{"base: a.yaml\n", "missing key vary"},
+	} {
+		if _, err := Parse(filepath.Join(dir, "s.yaml"), []byte(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant %s", c.src, err, c.want)
+		}
+	}
+}

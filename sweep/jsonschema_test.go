@@ -22,6 +22,14 @@ repeat: 3
 	if err := s.Validate(asJSON(good)); err != nil {
 		t.Errorf("SWEEPS.md's example fails: %v", err)
 	}
+	for _, ok := range []string{
+		"base: [a.yaml, b.yaml]\n",                                  // bases compared alone
+		"base: [a.yaml, b.yaml]\nvary: {switch.ecn.kmin: [1KiB]}\n", // and with a setting
+	} {
+		if err := s.Validate(asJSON(ok)); err != nil {
+			t.Errorf("the schema refuses\n%s: %v", ok, err)
+		}
+	}
 	for _, bad := range []string{
 		"vary: {switch.ecn.kmin: [1KiB]}\n",             // no base
 		"base: x.yaml\n",                                // no vary
@@ -30,6 +38,9 @@ repeat: 3
 		"base: x.yaml\nvary: {a: [1]}\nrepeat: 0\n",     // repeat below 1
 		"base: x.yaml\nvary: {a: [1]}\nrepeats: 3\n",    // an unknown key
 		"base: x.yaml\nvary: {\"switch..ecn\": [1]}\n",  // not a path
+		"base: []\nvary: {a: [1]}\n",                    // no base in the list
+		"base: [a.yaml, a.yaml]\n",                      // one twice
+		"base: [a.yaml, b.yaml]\nvary: {}\n",            // an empty vary
 	} {
 		if err := s.Validate(asJSON(bad)); err == nil {
 			t.Errorf("the schema accepts\n%s", bad)
