@@ -334,12 +334,13 @@ type atomicSaved struct {
 }
 
 // hasWork reports whether the QP has packets to send: READ responses,
-// or requests.
+// requests, or requests to resend (selective repeat's, or TCP's after a
+// timeout when every WQE has been sent).
 func (q *QP) hasWork() bool {
 	if len(q.rdJobs) > 0 && q.State != QPReset {
 		return true
 	}
-	return q.State == QPRTS && (q.sendIdx < len(q.sq) || q.srPending())
+	return q.State == QPRTS && (q.sendIdx < len(q.sq) || q.srPending() || q.tcpPending())
 }
 
 // wqeAt returns the WQE that holds absolute PSN psn, and its index.

@@ -90,3 +90,49 @@ func TestIWARPLossRecoversEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestIWARPTailLossRecoversByTimeout: when every segment of the last
+// message is lost, no ACK comes back to start a fast retransmit; only the
+// retransmission timer can recover it. The first WRITE gives TCP a
+// round-trip sample, so its RTO is the 1 ms minimum (RFC 6298 2.4); the
+// second is lost whole on the wire and must complete one RTO (and its
+// resend's round trip) after it was sent, with NewReno and CUBIC.
+func TestIWARPTailLossRecoversByTimeout(t *testing.T) {
+	for _, cc := range []string{"newreno", "cubic"} {
+		t.Run(cc, func(t *testing.T) {
+			eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile(cc, true), swtch.DefaultProfile())
+			qa, _ := connect(h[0], h[1])
+			src := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, 64<<10), hca.AccessLocalWrite)
+			dst := h[1].RegMR(h[1].DefaultPD(), 0, make([]byte, 64<<10), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+			write := func(id uint64) *hca.WQE {
+				w, err := h[0].PostSend(qa, hca.SendWR{ID: id, Op: hca.WRWrite, Signaled: true, RemoteAddr: dst.Addr, RKey: dst.RKey,
+					SGL: []hca.SGE{{Addr: src.Addr, Len: 16 << 10, LKey: src.LKey}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			first := write(1)
+			eng.Run(100*sim.Microsecond, nil)
+			if first.Status != hca.WCSuccess {
+				t.Fatalf("first WRITE: %v", first.Status)
+			}
+			link := h[0].Port().Link()
+			link.SetLoss(1, eng.Rand("loss"))
+			sent := eng.Now()
+			second := write(2)
+			eng.Run(sent+50*sim.Microsecond, nil)
+			link.SetLoss(0, nil)
+			eng.Run(sim.Second, nil)
+			if second.Status != hca.WCSuccess || link.Lost != 4 {
+				t.Fatalf("second WRITE: %v; %d segments lost, want 4", second.Status, link.Lost)
+			}
+			// 1 ms ± 50 µs: the timer starts with the first segment sent
+			// and the resend's round trip is a few microseconds.
+			if d := second.Completed - sent; d < sim.Millisecond || d > sim.Millisecond+50*sim.Microsecond {
+				t.Errorf("the lost WRITE completed %v after it was posted, want one 1 ms RTO later", d)
+			}
+			checkInvariant(t, eng, h)
+		})
+	}
+}
