@@ -219,6 +219,14 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 		return
 	}
 	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU), MTU: prof.MTU}
+	if bdpCap := prof.BDPCap; (bdpCap > 0 || prof.BDPCapAuto) && qp.Type == hca.RC {
+		if prof.BDPCapAuto {
+			// The path's BDP, whole packets, at least one (IRN §3.2).
+			mtu := int64(prof.MTU)
+			bdpCap = max(1, (int64(float64(path.LineRate)/8*path.BaseRTT.Seconds())+mtu-1)/mtu) * mtu
+		}
+		sender.SetWindowCap(qp, bdpCap)
+	}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	cc := &n.Scenario.CC
 	switch prof.CC {

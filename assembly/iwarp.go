@@ -72,7 +72,7 @@ func (b *builder) iwarp() {
 		name string
 	}{{h.Retransmit.Set, h.Retransmit.Pos, "retransmit"}, {h.RTOLow.Set, h.RTOLow.Pos, "rto_low"}, {h.RTOHigh.Set, h.RTOHigh.Pos, "rto_high"},
 		{h.AckTimeout.Set, h.AckTimeout.Pos, "ack_timeout"}, {h.RetryCount.Set, h.RetryCount.Pos, "retry_count"}, {h.AckEvery.Set, h.AckEvery.Pos, "ack_every"},
-		{h.Placement.Set, h.Placement.Pos, "placement"}} {
+		{h.Placement.Set, h.Placement.Pos, "placement"}, {h.BDPCap.Given(), h.BDPCap.Pos, "bdp_cap"}} {
 		if k.set {
 			b.errorf(k.at, "hca."+k.name, "on iWARP, TCP recovers lost segments and paces acknowledgements: %s has no meaning there (hca.tcp sets rto_min, delayed_ack and sack)", k.name)
 		}

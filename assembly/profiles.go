@@ -243,6 +243,9 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.Retransmit.Set {
 		p.Retransmit = retransmits[h.Retransmit.V]
 	}
+	if h.BDPCap.Given() {
+		p.BDPCap, p.BDPCapAuto = int64(h.BDPCap.Size.V), h.BDPCap.Auto
+	}
 	if h.Placement.Set {
 		p.Placement = placements[h.Placement.V]
 	}

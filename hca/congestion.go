@@ -63,6 +63,16 @@ func (h *HCA) SetRate(qp *QP, rate fabric.Rate, window int64) {
 			qp.nextTx = qp.lastTx + fabric.SerializationTime(qp.lastWire, rate)
 		}
 	}
+	if c := qp.windowCap; c > 0 && (window == 0 || window > c) {
+		window = c
+	}
 	qp.Window = window
 	h.activate(qp)
+}
+
+// SetWindowCap bounds qp's bytes in flight to capBytes (0: no bound)
+// whatever its congestion control's window: IRN's BDP-FC.
+func (h *HCA) SetWindowCap(qp *QP, capBytes int64) {
+	qp.windowCap = capBytes
+	h.SetRate(qp, qp.Rate, qp.Window)
 }

@@ -41,6 +41,12 @@ type Profile struct {
 	LinkLayer fabric.LinkLayer
 	// Retransmit is the RC recovery scheme. Default go-back-N.
 	Retransmit Retransmit
+	// Placement is how the RC receiver treats packets that arrive ahead
+	// of a gap (reorder.go). Default InOrder.
+	Placement Placement
+	// BDPCapAuto: BDPCap is the flow path's bandwidth-delay product
+	// (the small fields sit together: the HCA holds its Profile).
+	BDPCapAuto bool
 	// RTOLow, RTOHigh and RTOLowPackets are selective repeat's
 	// retransmission timeouts (IRN, Mittal et al., SIGCOMM 2018, §3.1.1:
 	// RTO_low while at most N packets are unacknowledged, so that a tail
@@ -48,9 +54,11 @@ type Profile struct {
 	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout.
 	RTOLow, RTOHigh sim.Time
 	RTOLowPackets   int
-	// Placement is how the RC receiver treats packets that arrive ahead
-	// of a gap (reorder.go). Default InOrder.
-	Placement Placement
+	// BDPCap caps an RC flow's bytes in flight, whatever its congestion
+	// control's window (IRN's BDP-FC, Mittal et al., SIGCOMM 2018,
+	// §3.2): bytes, 0 for none (default), unless BDPCapAuto (the
+	// simulation's flows set it, SetWindowCap).
+	BDPCap int64
 	// ReorderWindow is, with direct placement, how many PSNs past a gap
 	// may arrive before the gap counts as a loss and the receiver NAKs
 	// it. Default 256 (1 MiB at MTU 4096, about 84 µs at 100 Gb/s): well

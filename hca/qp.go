@@ -216,6 +216,9 @@ type QP struct {
 	// congestion control sets them.
 	Rate   fabric.Rate
 	Window int64
+	// windowCap bounds Window whatever congestion control asks (0:
+	// none): IRN's BDP-FC (SetWindowCap).
+	windowCap int64
 
 	// OnCNP, if set, is called when a CNP for this QP arrives (the
 	// reaction point of congestion control).

@@ -115,7 +115,10 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		if w.wr.Solicited && i == w.reqPkts-1 && (w.Op == WRSend || w.Op == WRSendImm || w.Op == WRWriteImm) {
 			p.SE = true
 		}
-		p.AckReq = i == w.reqPkts-1 || (h.Prof.AckEvery > 0 && (psn+1-w.FirstPSN)%int64(h.Prof.AckEvery) == 0)
+		// A packet that fills the window asks too: until it is
+		// acknowledged nothing more may go.
+		p.AckReq = i == w.reqPkts-1 || (h.Prof.AckEvery > 0 && (psn+1-w.FirstPSN)%int64(h.Prof.AckEvery) == 0) ||
+			qp.Window > 0 && (psn+1-qp.una)*int64(mtu) >= qp.Window
 	}
 	p.Opcode = qp.Type.transport() | op
 	p.Payload = int32(payload)

@@ -11,7 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-//go:embed examples/*.yaml
+//go:embed examples/*.yaml examples/*/sweep.yaml
 var exampleFS embed.FS
 
 // DefaultExample is the example `lfsim run` uses when given no scenario.
@@ -75,6 +75,31 @@ func ExampleFile(name string) (file string, data []byte, err error) {
 		return "", nil, err
 	}
 	return path.Join("examples", strings.TrimSuffix(name, ".yaml")+".yaml"), data, nil
+}
+
+// SweepExample returns a built-in sweep's text by name (with or without
+// .yaml; examples/NAME/sweep.yaml), with the name messages give it, and
+// whether there is one.
+func SweepExample(name string) (file string, data []byte, ok bool) {
+	base := strings.TrimSuffix(name, ".yaml")
+	if base == "" || strings.ContainsAny(base, `/\`) {
+		return "", nil, false
+	}
+	file = path.Join("examples", base, "sweep.yaml")
+	data, err := exampleFS.ReadFile(file)
+	return file, data, err == nil
+}
+
+// SweepExamples lists the built-in sweeps' names, sorted.
+func SweepExamples() []string {
+	entries, _ := fs.ReadDir(exampleFS, "examples")
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
 
 func exampleNames() []string {

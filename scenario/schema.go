@@ -506,9 +506,14 @@ func (x *xonV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 type autoSizeV struct {
 	Auto bool
 	Size SizeV
+	Pos  Pos // where it was given, when it was
 }
 
+// Given reports whether the key was given (auto or a size).
+func (a *autoSizeV) Given() bool { return a.Auto || a.Size.Set }
+
 func (a *autoSizeV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	a.Pos = d.pos(n)
 	if d.autoOr(n, c, &a.Size, "a size such as 64KiB") {
 		a.Auto = true
 	}
@@ -666,6 +671,9 @@ type HCAS struct {
 	MTU        IntV `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
 	Priority   IntV `yaml:"priority" min:"0" max:"7"`
 	Retransmit StrV `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
+	// BDPCap caps an RC flow's bytes in flight (IRN's BDP-FC): auto,
+	// the flow path's bandwidth-delay product, or a size.
+	BDPCap autoSizeV `yaml:"bdp_cap"`
 	// Placement and ReorderWindow: how the RC receiver takes packets
 	// ahead of a gap (hca.Placement).
 	Placement     StrV         `yaml:"placement" enum:"in-order|direct"`

@@ -81,9 +81,21 @@ type Point struct {
 	Repeat int
 }
 
-// Load reads a sweep file, its base scenario, and checks every path
-// and value. Errors name the sweep file's line and column.
+// Load reads a sweep file (or, when there is no such file, the built-in
+// sweep of its name), its base scenario, and checks every path and
+// value. Errors name the sweep file's line and column.
 func Load(path string) (*Sweep, error) {
+	if _, err := os.Stat(path); err != nil {
+		// Not a file: a built-in sweep of that name (lossless-or-not),
+		// also when a cluster's task names it by an absolute path.
+		if file, data, ok := scenario.SweepExample(filepath.Base(path)); ok {
+			sw, err := Parse(file, data)
+			if sw != nil {
+				sw.Name = strings.TrimSuffix(filepath.Base(path), ".yaml")
+			}
+			return sw, err
+		}
+	}
 	data, err := scenario.ReadFile(path, "sweep file", scenario.MaxScenarioBytes)
 	if err != nil {
 		return nil, err
