@@ -88,3 +88,56 @@ func TestIWARPDevInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestIWARPSeries: an iWARP flow's TCP shows as window_bytes (cwnd) and
+// rtt_us (SRTT) per flow, and not as a rate (rc_gbps: TCP has none). In
+// a 4-to-1 incast under DCTCP the SRTT lies between the path's base RTT
+// and that plus the queue K (100 KB) drains in at 100 Gb/s, with room
+// for the NIC's latencies (10 µs); the window stays within a segment and
+// the send window (128 KiB).
+func TestIWARPSeries(t *testing.T) {
+	sc := mustParse(t, `
+stop: {at: 2ms}
+topology: {kind: star, hosts: 5, link: {rate: 100Gbps, delay: 1us}}
+switch: {pfc: {priorities: []}}
+hca: {transport: iwarp, tcp: {cc: dctcp}}
+traffic:
+  - incast: {to: h4, from: all, size: 64MiB}
+`)
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := n.Run(nil)
+	base := n.pathOf(n.Flows[0].Flow, n.Flows[0].Live.Requester).baseRTT(4096)
+	counts := map[string]int{}
+	for _, line := range strings.Split(string(res.Series.CSV()), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) != 4 || !strings.HasPrefix(f[2], "flow:") {
+			continue
+		}
+		var v float64
+		fmt.Sscan(f[3], &v)
+		switch f[1] {
+		case "rtt_us":
+			if lo, hi := base.Seconds()*1e6, base.Seconds()*1e6+100e3*8/100e9*1e6+10; v < lo || v > hi {
+				t.Errorf("rtt_us %s = %.2f, want %.2f..%.2f", f[2], v, lo, hi)
+			}
+		case "window_bytes":
+			if v < 4096 || v > 128<<10 {
+				t.Errorf("window_bytes %s = %v", f[2], v)
+			}
+		}
+		counts[f[1]+" "+f[2]]++
+	}
+	for id := 0; id < 4; id++ {
+		for _, m := range []string{"rtt_us", "window_bytes"} {
+			if c := counts[fmt.Sprintf("%s flow:%d", m, id)]; c < 190 {
+				t.Errorf("%s of flow %d: %d samples, want about 200", m, id, c)
+			}
+		}
+		if c := counts[fmt.Sprintf("rc_gbps flow:%d", id)]; c != 0 {
+			t.Errorf("flow %d has %d rc_gbps samples; TCP has no rate", id, c)
+		}
+	}
+}

@@ -30,7 +30,8 @@ type Sender interface {
 }
 
 // State is a reaction point's state at one time. Algorithms without a
-// target rate, a window or an alpha report zero there.
+// rate (window-based: DCTCP, TCP's), a target rate, a window or an alpha
+// report zero there.
 type State struct {
 	Rate   fabric.Rate
 	Target fabric.Rate

@@ -173,7 +173,8 @@ func (d *DCTCP) cut() {
 	d.cutEnd, d.cutPending = d.sndNxt, true
 }
 
-// State reports the line rate, alpha and the window.
+// State reports alpha and the window; a window-based sender has no rate
+// of its own (Rate 0: it sends at line rate while the window allows).
 func (d *DCTCP) State(sim.Time) State {
-	return State{Rate: d.line, Alpha: d.alpha, HasAlpha: true, Window: int64(d.cwnd)}
+	return State{Alpha: d.alpha, HasAlpha: true, Window: int64(d.cwnd)}
 }

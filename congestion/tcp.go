@@ -73,7 +73,9 @@ func (w *tcpWindow) OnSent(_ sim.Time, p *fabric.Packet) {
 func (w *tcpWindow) OnCNP(sim.Time) {}
 
 // State reports the line rate and the window.
-func (w *tcpWindow) State(sim.Time) State { return State{Rate: w.line, Window: int64(w.cwnd)} }
+// State is TCP's window; a TCP sender has no rate of its own (Rate 0:
+// it sends as the window allows, at line rate).
+func (w *tcpWindow) State(sim.Time) State { return State{Window: int64(w.cwnd)} }
 
 // slowStart grows the window by the bytes acknowledged, at most two
 // segments per ACK (RFC 3465's L = 2 SMSS), up to ssthresh; it returns

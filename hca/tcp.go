@@ -98,6 +98,15 @@ func (h *HCA) tcpStart(qp *QP) {
 
 func (t *tcpState) seg(psn int64) *tcpSeg { return &t.board[psn%tcpBoard] }
 
+// SRTT is the QP's TCP smoothed round-trip time (RFC 6298), 0 before the
+// first sample or when the QP runs no TCP.
+func (q *QP) SRTT() sim.Time {
+	if q.tcp == nil {
+		return 0
+	}
+	return q.tcp.srtt
+}
+
 // tcpHold reports whether qp's next new segment must wait: the pipe is
 // at the congestion window, or the stream would leave the receive
 // window, the send buffer or the scoreboard.

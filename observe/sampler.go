@@ -46,7 +46,7 @@ type Sampler struct {
 
 // flowKeys are a flow's series: its goodput and its congestion control's
 // state.
-type flowKeys struct{ gbps, rc, rt, alpha, window, ccti reports.Key }
+type flowKeys struct{ gbps, rc, rt, alpha, window, ccti, rtt reports.Key }
 
 // Flow is a flow the sampler follows (flow_gbps, and its congestion
 // control's rate, target, alpha and window).
@@ -57,6 +57,9 @@ type Flow struct {
 	Receiver interface{ ResponderDelivered() int64 }
 	// CC is the flow's congestion control, nil with cc: none.
 	CC congestion.Sender
+	// RTT gives the sender's smoothed round-trip time (iWARP's TCP), nil
+	// when it keeps none; rtt_us is sampled once it has a sample.
+	RTT interface{ SRTT() sim.Time }
 }
 
 type queueSeries struct {
@@ -111,7 +114,7 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 			where := fmt.Sprintf("flow:%d", f.ID)
 			key := func(metric string) reports.Key { return sm.series.Key(metric, where) }
 			sm.flowKeys = append(sm.flowKeys, flowKeys{gbps: key(reports.MetricFlowGbps), rc: key(reports.MetricRCGbps),
-				rt: key(reports.MetricRTGbps), alpha: key(reports.MetricAlpha), window: key(reports.MetricWindowBytes), ccti: key(reports.MetricCCTI)})
+				rt: key(reports.MetricRTGbps), alpha: key(reports.MetricAlpha), window: key(reports.MetricWindowBytes), ccti: key(reports.MetricCCTI), rtt: key(reports.MetricRTTUs)})
 		}
 	}
 	sm.lastDelivd = make([]int64, len(sm.flows))
@@ -163,12 +166,19 @@ func (sm *Sampler) HandleEvent(*sim.Event) {
 		d := f.Receiver.ResponderDelivered()
 		ser.AddKey(k.gbps, float64(d-sm.lastDelivd[i])*8/sec/1e9)
 		sm.lastDelivd[i] = d
+		if f.RTT != nil {
+			if r := f.RTT.SRTT(); r > 0 {
+				ser.AddKey(k.rtt, r.Seconds()*1e6)
+			}
+		}
 		cc := sm.ccs[i]
 		if cc == nil {
 			continue
 		}
 		st := cc.State(now)
-		ser.AddKey(k.rc, st.Rate.Gbps())
+		if st.Rate > 0 {
+			ser.AddKey(k.rc, st.Rate.Gbps())
+		}
 		if st.Target > 0 {
 			ser.AddKey(k.rt, st.Target.Gbps())
 		}
