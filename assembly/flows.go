@@ -206,16 +206,22 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	if fr.Flow.Op == "read" {
 		sender, qp = n.HCAs[fr.Flow.Dst], fr.Live.Responder
 		prof = n.Scenario.HCAProfile(fr.Flow.Dst)
-		if prof.CC != "dcqcn" && prof.CC != "ibcc" {
+		if prof.CC != "dcqcn" && prof.CC != "ibcc" && prof.Transport != fabric.IWARP {
 			return
 		}
 	}
 	if prof.Transport == fabric.IWARP {
 		// TCP's congestion control is the QP's own (tcpCongestion); a
-		// READ's responses run without one (hca/tcp.go).
-		if cc, ok := qp.CC.(congestion.Sender); ok && fr.Flow.Op != "read" {
-			fr.Live.CC = cc
+		// READ's responses run on the responder's own stream, with its
+		// own (hca/tcpread.go).
+		cc, rtt := hca.CongestionControl(qp.CC), interface{ SRTT() sim.Time }(qp)
+		if fr.Flow.Op == "read" {
+			cc, rtt = sender.ResponseStream(qp)
 		}
+		if s, ok := cc.(congestion.Sender); ok {
+			fr.Live.CC = s
+		}
+		fr.rtt = rtt
 		return
 	}
 	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU), MTU: prof.MTU}

@@ -87,9 +87,6 @@ func (b *builder) iwarp() {
 	}
 }
 
-// iwarpNoRead says why READ is refused on iWARP for now.
-const iwarpNoRead = "RDMA READ on iWARP is not modelled yet: its responses need a TCP stream of the responder's own, and without one a lost response stalls the READ (write and send work)"
-
 // iwarpTraffic refuses on iWARP what a generator's common keys ask that
 // iWARP cannot do.
 func (b *builder) iwarpTraffic(tv *scenario.TrafficV, path string) {
@@ -107,12 +104,6 @@ func (b *builder) iwarpTraffic(tv *scenario.TrafficV, path string) {
 		if g.Test.Set && (g.Test.V == "atomic_bw" || g.Test.V == "atomic_lat") {
 			b.errorf(g.Test.Pos, path+".test", "iWARP has no atomics (RFC 5040; RFC 7306's extension is not modelled)")
 		}
-		if g.Test.Set && (g.Test.V == "read_bw" || g.Test.V == "read_lat") {
-			b.errorf(g.Test.Pos, path+".test", iwarpNoRead)
-		}
-	case *scenario.RpingS:
-		b.errorf(tv.Pos, path, "rping READs and "+iwarpNoRead)
-		return
 	}
 	com := genCommon(tv.Gen)
 	if com == nil {
@@ -120,9 +111,6 @@ func (b *builder) iwarpTraffic(tv *scenario.TrafficV, path string) {
 	}
 	if com.QP.Set && com.QP.V != "rc" {
 		b.errorf(com.QP.Pos, path+".qp", "iWARP has only reliable connections (RC over TCP), not %s", com.QP.V)
-	}
-	if com.Op.Set && com.Op.V == "read" {
-		b.errorf(com.Op.Pos, path+".op", iwarpNoRead)
 	}
 	if com.Op.Set && (com.Op.V == "atomic" || com.Op.V == "write_imm") {
 		b.errorf(com.Op.Pos, path+".op", "iWARP's RDMAP (RFC 5040) has no %s; RFC 7306's extensions are not modelled", com.Op.V)
@@ -135,11 +123,10 @@ func (b *builder) iwarpTraffic(tv *scenario.TrafficV, path string) {
 // tcpCongestion makes each iWARP RC QP's congestion control as its NIC's
 // hca.tcp.cc says, on the NIC's line rate with the MTU as the segment's
 // payload. DCTCP starts from TCP's ten segments, not the path's BDP.
-func (b *builder) tcpCongestion() func(h *hca.HCA, qp *hca.QP) hca.CongestionControl {
+func (b *builder) tcpCongestion() func(h *hca.HCA, qp *hca.QP, apply func(fabric.Rate, int64)) hca.CongestionControl {
 	dctcp, tcpIW := b.s.CC.DCTCP, !b.f.HCA.DCTCP.InitialWindow.Set
-	return func(h *hca.HCA, qp *hca.QP) hca.CongestionControl {
+	return func(h *hca.HCA, qp *hca.QP, apply func(fabric.Rate, int64)) hca.CongestionControl {
 		path := congestion.Path{LineRate: h.Port().Rate, MTU: h.Prof.MTU}
-		apply := func(rate fabric.Rate, window int64) { h.SetRate(qp, rate, window) }
 		switch h.Prof.TCP.CC {
 		case "cubic":
 			return congestion.NewCUBIC(path, apply)

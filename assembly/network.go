@@ -69,6 +69,9 @@ type FlowRun struct {
 	done          sim.Time
 	retransmits   int64
 	respDelivered int64
+	// rtt gives the sender's smoothed round-trip time (iWARP's TCP:
+	// rtt_us), nil when it keeps none.
+	rtt           interface{ SRTT() sim.Time }
 	readDelivered int64
 	wrs           int32 // work requests posted
 	status        hca.WCStatus
@@ -231,6 +234,11 @@ func (fr *FlowRun) delivered() int64 {
 	}
 	return min(fr.Flow.Size, fr.ResponderDelivered())
 }
+
+// DeliveredBytes is how much of the flow's data has been delivered so
+// far: a READ's placed at the requester, anything else's accepted by the
+// responder (the flow_gbps series).
+func (fr *FlowRun) DeliveredBytes() int64 { return fr.delivered() }
 
 // ResponderDelivered is the payload the responder's QP has accepted in
 // order (hca.QP.Delivered), also after it has closed.

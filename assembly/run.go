@@ -29,11 +29,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	var sampled []observe.Flow
 	for _, f := range n.Flows {
 		if f.Live != nil { // not those that start later
-			of := observe.Flow{ID: f.Flow.ID, Receiver: f, CC: f.Live.CC}
-			if f.Live.Requester != nil && n.Scenario.HCAProfile(f.Flow.Src).Transport == fabric.IWARP && f.Flow.Op != "read" {
-				of.RTT = f.Live.Requester
-			}
-			sampled = append(sampled, of)
+			sampled = append(sampled, observe.Flow{ID: f.Flow.ID, Receiver: f, CC: f.Live.CC, RTT: f.rtt})
 		}
 	}
 	sm := observe.NewSampler(v, &s.Observe, n.prioritiesInUse(), sampled)

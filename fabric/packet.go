@@ -328,3 +328,14 @@ func (q *PacketQueue) Any(f func(*Packet) bool) bool {
 	}
 	return false
 }
+
+// TSeq is iWARP's READ response stream (the responder's own TCP
+// sequence, counted in segments from 1): on a READ response, its segment
+// number; on an ACK of that stream, one past the last segment it
+// acknowledges (its SACK block, if any, in SackPSN); 0 on every other
+// packet. It is kept in QKey: iWARP has no UD, so its packets have no
+// DETH, and an ACK never has one.
+func (p *Packet) TSeq() uint32 { return p.QKey }
+
+// SetTSeq sets TSeq.
+func (p *Packet) SetTSeq(v uint32) { p.QKey = v }

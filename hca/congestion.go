@@ -40,12 +40,18 @@ func (h *HCA) echo(ack, req *fabric.Packet) {
 // response) to its rate limiter, which spaces the next one a transmission
 // at qp's rate later, and to its congestion control.
 func (h *HCA) paced(qp *QP, p *fabric.Packet, now sim.Time) {
+	spaced(qp, p, now)
+	if qp.CC != nil {
+		qp.CC.OnSent(now, p)
+	}
+}
+
+// spaced accounts p to qp's rate limiter alone (an iWARP READ response:
+// its stream's congestion control is not the QP's, tcpread.go).
+func spaced(qp *QP, p *fabric.Packet, now sim.Time) {
 	qp.lastTx, qp.lastWire = now, int64(p.Wire)
 	if qp.Rate > 0 {
 		qp.nextTx = now + fabric.SerializationTime(int64(p.Wire), qp.Rate)
-	}
-	if qp.CC != nil {
-		qp.CC.OnSent(now, p)
 	}
 }
 

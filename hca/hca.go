@@ -181,6 +181,7 @@ const (
 	evPostRecv
 	evCQPeriod
 	evDelAck
+	evRspTimeout
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -575,6 +576,18 @@ func (h *HCA) checkSend(qp *QP, w *WQE) error {
 	return nil
 }
 
+// sinkWritable reports whether an iWARP READ's sink buffer takes remote
+// writes: the responses are tagged writes into it (RFC 5040 §4.4; an
+// iWARP application registers it with IBV_ACCESS_REMOTE_WRITE).
+func sinkWritable(h *HCA, sgl []SGE) bool {
+	for _, s := range sgl {
+		if h.mrs[s.LKey].Access&AccessRemoteWrite == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // checkLocal validates the SGL against the QP's PD (lkey, bounds, local
 // write for what the HCA writes into).
 func (h *HCA) checkLocal(qp *QP, sgl []SGE, write bool) bool {
@@ -653,7 +666,7 @@ func (h *HCA) post(qp *QP, w *WQE) {
 		return
 	}
 	writes := w.Op.isRead() || w.Op.isAtomic()
-	if !h.checkLocal(qp, w.wr.SGL, writes) {
+	if !h.checkLocal(qp, w.wr.SGL, writes) || w.Op.isRead() && h.iwarp() && !sinkWritable(h, w.wr.SGL) {
 		// The HCA finds the bad lkey when it processes the WQE: the WR
 		// completes with loc_prot_err and the QP goes to ERR.
 		h.complete(qp, w, WCLocProtError)
@@ -760,6 +773,8 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		h.timerFired(ev.Data.(*QP))
 	case evDelAck:
 		h.delayedAck(ev.Data.(*QP))
+	case evRspTimeout:
+		h.rspTimerFired(ev.Data.(*QP))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}
@@ -953,6 +968,23 @@ func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
 	if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
 		return nil
 	}
+	if qp.tcp != nil && qp.tcp.rsp != nil && qp.State != QPErr {
+		// iWARP: the READ responses' own TCP stream resends what it
+		// lost first, and holds new responses to its window (while
+		// requests, on their stream, may go).
+		r := qp.tcp.rsp
+		if r.snd.lost > 0 {
+			if p := h.rspResend(qp); p != nil {
+				return p
+			}
+		}
+		if len(qp.rdJobs) > 0 && qp.rdJobs[0].nak == 0 && h.rspHold(qp) {
+			if qp.sendIdx < len(qp.sq) || qp.tcp.snd.lost > 0 {
+				return h.sendRequest(qp, now)
+			}
+			return nil
+		}
+	}
 	if len(qp.rdJobs) > 0 {
 		// READ responses are the responder's data: its rate limiter
 		// (congestion control's reaction point) paces them as it paces
@@ -980,6 +1012,12 @@ func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
 		}
 		return h.nextReadResponse(qp)
 	}
+	return h.sendRequest(qp, now)
+}
+
+// sendRequest takes qp's next request (a resend first) if it may send
+// one now; nil if not.
+func (h *HCA) sendRequest(qp *QP, now sim.Time) *fabric.Packet {
 	if qp.State != QPRTS {
 		return nil
 	}
@@ -1186,6 +1224,10 @@ func (h *HCA) process(p *fabric.Packet) {
 			h.respond(qp, p)
 		}
 	case fabric.KindAck:
+		if p.TSeq() != 0 {
+			h.rspAcked(qp, p) // iWARP: an ACK of this QP's READ responses
+			break
+		}
 		h.acknowledged(qp, p)
 		if qp.CC != nil {
 			qp.CC.OnAck(h.eng.Now(), p)

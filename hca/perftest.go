@@ -631,7 +631,12 @@ func (p *Perftest) Report() string {
 		kind = "Latency"
 	}
 	fmt.Fprintf(&b, "                    %s %s Test\n", title, kind)
-	fmt.Fprintf(&b, " Number of qps   : %d\t\tTransport type : IB\n", p.Cfg.QPs)
+	// perftest's transport_str: IB for InfiniBand and RoCE, IW for iWARP.
+	transport := "IB"
+	if p.client.iwarp() {
+		transport = "IW"
+	}
+	fmt.Fprintf(&b, " Number of qps   : %d\t\tTransport type : %s\n", p.Cfg.QPs, transport)
 	fmt.Fprintf(&b, " Connection type : %s\t\tUsing SRQ      : OFF\n", strings.ToUpper(p.Cfg.Type.String()))
 	if p.bw {
 		fmt.Fprintf(&b, " TX depth        : %d\n", p.Cfg.TxDepth)

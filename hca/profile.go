@@ -240,8 +240,9 @@ type TCPProfile struct {
 	// NewCC makes the congestion control of an RC QP that reaches RTS
 	// (TCP always runs one); the scenario's builder sets it from
 	// hca.tcp.cc (this package does not import congestion). Nil: the
-	// window is SndWin alone.
-	NewCC func(h *HCA, qp *QP) CongestionControl
+	// window is SndWin alone. apply sets the stream's rate and window
+	// (qp's requests, or the READ responses it sends).
+	NewCC func(h *HCA, qp *QP, apply func(rate fabric.Rate, window int64)) CongestionControl
 }
 
 // WithTCP gives p a TCP profile of its own, changed by f.

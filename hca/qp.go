@@ -317,15 +317,17 @@ type QP struct {
 }
 
 type readJob struct {
-	psn  int64 // PSN of the next response packet
-	end  int64 // one past the last
-	mr   *MR
-	va   uint64
-	left int64
-	size int64
-	data []byte // snapshot, when the MR has bytes
-	gen  uint32 // HCA.mrGen when mr was last found registered
-	path uint16 // the request's source port (queueRead)
+	psn   int64 // PSN of the next response packet
+	start int64 // PSN of the first
+	end   int64 // one past the last
+	seq   int64 // iWARP: the first response's segment number (tcpread.go)
+	mr    *MR
+	va    uint64
+	left  int64
+	size  int64
+	data  []byte // snapshot, when the MR has bytes
+	gen   uint32 // HCA.mrGen when mr was last found registered
+	path  uint16 // the request's source port (queueRead)
 	// nak, when not 0, makes the job a NAK with this syndrome at psn,
 	// held behind the READ responses queued before it (failAfterReads).
 	nak uint8

@@ -169,7 +169,7 @@ func (h *HCA) placeResponse(qp *QP, w *WQE, p *fabric.Packet, psn, want int64) {
 		h.scatter(w.wr.SGL, (psn-w.FirstPSN)*int64(h.Prof.MTU), p.Data)
 	}
 	qp.ReadDelivered += int64(p.Payload)
-	if psn-want >= int64(h.Prof.ReorderWindow) && w.retryAt != want {
+	if psn-want >= int64(h.Prof.ReorderWindow) && w.retryAt != want && qp.tcp == nil {
 		h.Stats.OutOfOrder++
 		h.rewind(qp, want)
 	}

@@ -129,7 +129,7 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	}
 
 	if qp.tcp != nil {
-		h.tcpSent(qp, psn)
+		qp.tcp.snd.sent(psn)
 	}
 	h.Stats.DataPackets++
 	h.Stats.TxPackets++
@@ -277,6 +277,9 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 	if qp.Type != RC || (qp.State != QPRTS && qp.State != QPSQD) {
 		return
 	}
+	if qp.tcp != nil && !h.rspReceived(qp, p) {
+		return // a segment TCP has already
+	}
 	psn := expand(p.PSN, qp.una)
 	w, _ := qp.wqeAt(psn)
 	if w == nil || !w.Op.isRead() || w.respDone {
@@ -287,7 +290,9 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 	switch {
 	case psn < want:
 		return // duplicate
-	case psn > want && h.Prof.Placement == Direct && psn-want < srWindow:
+	case psn > want && (h.Prof.Placement == Direct || qp.tcp != nil) && psn-want < srWindow:
+		// Past a gap: placed at once (DDP places iWARP's tagged
+		// segments as they come; the responder's TCP fills the gap).
 		h.placeResponse(qp, w, p, psn, want)
 		return
 	case psn > want:
@@ -298,8 +303,11 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 		}
 		return
 	}
-	// In order: it implicitly acknowledges everything before the READ.
-	qp.ackHigh = max(qp.ackHigh, w.FirstPSN)
+	// In order: it implicitly acknowledges everything before the READ
+	// (on iWARP TCP's ACKs do, and the scoreboard must see them).
+	if qp.tcp == nil {
+		qp.ackHigh = max(qp.ackHigh, w.FirstPSN)
+	}
 	if p.Data != nil {
 		h.scatter(w.wr.SGL, w.respPkts*int64(h.Prof.MTU), p.Data)
 	}
@@ -470,6 +478,10 @@ func (h *HCA) toErr(qp *QP) {
 	h.eng.Cancel(qp.timer)
 	if qp.tcp != nil {
 		h.eng.Cancel(qp.tcp.delack)
+		if r := qp.tcp.rsp; r != nil {
+			h.eng.Cancel(r.timer)
+			r.due = 0
+		}
 	}
 	h.eng.Cancel(qp.rnrWait)
 	h.eng.Cancel(qp.wake)

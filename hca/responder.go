@@ -126,6 +126,12 @@ func (h *HCA) duplicate(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 	h.Stats.Duplicates++
 	switch op {
 	case fabric.OpReadRequest:
+		if h.iwarp() {
+			// TCP drops a segment it has: the responder's own stream
+			// resends any response lost.
+			h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
+			return
+		}
 		// READs are idempotent: execute again from this PSN, dropping
 		// responses queued for it or later.
 		n := int64(p.DMALen)
@@ -303,6 +309,9 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 		qp.ePSN = psn + max(1, (n+int64(h.Prof.MTU)-1)/int64(h.Prof.MTU))
 		qp.nakSent = false
 		qp.msn++
+		if h.iwarp() {
+			h.tcpReceived(qp, p, qp.ePSN-1) // the request's segment, as any
+		}
 		return
 	case fabric.OpCompareSwap, fabric.OpFetchAdd:
 		if !rc {
@@ -484,11 +493,14 @@ func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) 
 // requester's path, and its alternate after an APM migration.
 func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64, path uint16) {
 	mtu := int64(h.Prof.MTU)
-	j := &readJob{psn: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n, gen: h.mrGen, path: path}
+	j := &readJob{psn: psn, start: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n, gen: h.mrGen, path: path}
 	if b := mr.Bytes(va, n); b != nil {
 		j.data = append([]byte(nil), b...) // what the responder's DMA reads now
 	}
 	j.size = n
+	if qp.tcp != nil {
+		h.rspQueued(qp, j)
+	}
 	qp.rdJobs = append(qp.rdJobs, j)
 	h.activate(qp)
 }
@@ -534,10 +546,28 @@ func (h *HCA) readAccessLost(qp *QP) {
 // nextReadResponse builds the next READ response packet of qp.
 func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 	j := qp.rdJobs[0]
+	p := h.readResponsePacket(qp, j, j.psn)
+	if qp.tcp != nil {
+		spaced(qp, p, p.SentAt)
+		h.rspSent(qp, p, j.seq+j.psn-j.start)
+	} else {
+		h.paced(qp, p, p.SentAt)
+	}
+	j.psn++
+	j.left -= int64(p.Payload)
+	if j.psn >= j.end {
+		qp.rdJobs[0] = nil
+		qp.rdJobs = qp.rdJobs[1:]
+	}
+	return p
+}
+
+// readResponsePacket builds j's response at psn.
+func (h *HCA) readResponsePacket(qp *QP, j *readJob, psn int64) *fabric.Packet {
 	mtu := int64(h.Prof.MTU)
-	payload := min(mtu, j.left)
-	i := j.size - j.left // offset
-	first, last := i == 0, j.psn == j.end-1
+	i := (psn - j.start) * mtu // offset
+	payload := min(mtu, j.size-i)
+	first, last := psn == j.start, psn == j.end-1
 	var op fabric.Opcode
 	switch {
 	case first && last:
@@ -563,7 +593,7 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 	}
 	p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: qp.RemoteIP, SrcPort: sp, DstPort: fabric.RoCEv2Port}
 	p.DestQP, p.SrcQP = qp.RemoteQPN, qp.QPN
-	p.PSN = uint32(j.psn) & psnMask
+	p.PSN = uint32(psn) & psnMask
 	p.MSN = qp.msn
 	if j.data != nil {
 		p.Data = j.data[i : i+payload]
@@ -574,13 +604,6 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 	p.InPort = -1
 	h.Stats.ReadResponses++
 	h.Stats.TxPackets++
-	h.paced(qp, p, p.SentAt)
-	j.psn++
-	j.left -= payload
-	if j.psn >= j.end {
-		qp.rdJobs[0] = nil
-		qp.rdJobs = qp.rdJobs[1:]
-	}
 	return p
 }
 

@@ -35,9 +35,9 @@ import (
 // resent, Karn's rule); on expiry every segment outstanding and not
 // SACKed is lost and resent from one segment's window.
 //
-// What is not modelled: the responder's stream of READ responses (the
-// scenario refuses READ on iWARP: without a TCP of their own a lost
-// response stalls the READ); the handshake and MPA's negotiation (QPs are
+// READ responses travel on the responder's own stream (tcpread.go).
+//
+// What is not modelled: the handshake and MPA's negotiation (QPs are
 // connected at once); the passive side's wait for the initiator's first
 // FPDU (RFC 6581's RTR).
 
@@ -57,8 +57,31 @@ const (
 const tcpBoard = 1 << 12
 
 type tcpState struct {
-	// Sender.
+	// snd sends the QP's requests; its cumulative ACK and highest PSN
+	// sent are the QP's ackHigh and maxSent.
+	snd tcpSender
+	// rsp sends the QP's READ responses (tcpread.go), nil until the QP
+	// serves a READ; rcv takes the responses to its own READs.
+	rsp *tcpRsp
+	rcv rspRcv
+
+	// Receiver.
+	unacked int // in-order segments not yet acknowledged (DelayedAck)
+	ece     uint16
+	echoAt  sim.Time
+	delack  sim.Timer
+}
+
+// tcpSender is one direction's TCP sender: its scoreboard, keyed by
+// PSN, and its recovery and retransmission timer state. una and high
+// point at the stream's cumulative ACK and one past its highest PSN sent
+// (the QP's ackHigh and maxSent for requests); window at the bytes the
+// congestion control lets it have in flight.
+type tcpSender struct {
 	board       []tcpSeg
+	una, high   *int64
+	window      *int64
+	out         int64 // segments sent and not cumulatively acknowledged (the flight)
 	pipe        int64 // segments in flight
 	inflate     int64 // without SACK: duplicate ACKs since the last cumulative ACK
 	lost        int64 // segments counted lost, not yet resent
@@ -75,237 +98,274 @@ type tcpState struct {
 	rttvar      sim.Time
 	rto         sim.Time
 	backoff     uint
-
-	// Receiver.
-	unacked int // in-order segments not yet acknowledged (DelayedAck)
-	ece     uint16
-	echoAt  sim.Time
-	delack  sim.Timer
 }
 
 func (h *HCA) iwarp() bool { return h.Prof.Transport == fabric.IWARP }
 
 // tcpStart opens qp's TCP as it reaches RTS.
 func (h *HCA) tcpStart(qp *QP) {
-	qp.tcp = &tcpState{board: make([]tcpSeg, tcpBoard), rto: h.Prof.TCP.RTOInitial, lostFrom: qp.ackHigh}
+	qp.tcp = &tcpState{rcv: rspRcv{next: 1}}
+	qp.tcp.snd = h.newTCPSender(&qp.ackHigh, &qp.maxSent, &qp.Window)
 	if f := h.Prof.TCP.NewCC; f != nil {
-		qp.CC = f(h, qp)
+		qp.CC = f(h, qp, func(r fabric.Rate, w int64) { h.SetRate(qp, r, w) })
 	}
 	if qp.Window == 0 {
 		qp.Window = h.Prof.TCP.SndWin
 	}
 }
 
-func (t *tcpState) seg(psn int64) *tcpSeg { return &t.board[psn%tcpBoard] }
+func (h *HCA) newTCPSender(una, high, window *int64) tcpSender {
+	return tcpSender{board: make([]tcpSeg, tcpBoard), una: una, high: high, window: window, rto: h.Prof.TCP.RTOInitial, lostFrom: *una}
+}
 
-// SRTT is the QP's TCP smoothed round-trip time (RFC 6298), 0 before the
-// first sample or when the QP runs no TCP.
+func (s *tcpSender) seg(psn int64) *tcpSeg { return &s.board[psn%tcpBoard] }
+
+// SRTT is the QP's TCP smoothed round-trip time (RFC 6298) on its
+// requests, 0 before the first sample or when the QP runs no TCP.
 func (q *QP) SRTT() sim.Time {
 	if q.tcp == nil {
 		return 0
 	}
-	return q.tcp.srtt
+	return q.tcp.snd.srtt
 }
+
+// full reports whether the pipe is at the window.
+func (s *tcpSender) full(mss int64) bool { return (s.pipe-s.inflate)*mss >= *s.window }
 
 // tcpHold reports whether qp's next new segment must wait: the pipe is
 // at the congestion window, or the stream would leave the receive
-// window, the send buffer or the scoreboard.
+// window or the send buffer (counted in segments: a READ request is one,
+// though its responses' PSNs follow it), or the scoreboard (in PSNs).
 func (h *HCA) tcpHold(qp *QP) bool {
-	t, mss := qp.tcp, int64(h.Prof.MTU)
-	span := qp.nextPSN + 1 - qp.ackHigh
-	if w := qp.sq[qp.sendIdx]; w.Op.isRead() {
-		span = w.FirstPSN + w.NPkts - qp.ackHigh
-	}
+	s, mss := &qp.tcp.snd, int64(h.Prof.MTU)
 	c := h.Prof.TCP
-	return (t.pipe-t.inflate)*mss >= qp.Window || span*mss > min(c.RcvWin, c.SndWin) && qp.nextPSN > qp.ackHigh || span > tcpBoard
+	return s.full(mss) || (s.out+1)*mss > min(c.RcvWin, c.SndWin) && s.out > 0 || qp.nextPSN+1-qp.ackHigh > tcpBoard
 }
 
-// tcpSent puts the segment at psn on the scoreboard as sent.
-func (h *HCA) tcpSent(qp *QP, psn int64) {
-	t := qp.tcp
-	if psn < qp.ackHigh {
+// sent puts the segment at psn on the scoreboard as sent.
+func (s *tcpSender) sent(psn int64) {
+	if psn < *s.una {
 		return // a READ asked again from a lost response: acknowledged already
 	}
-	s := t.seg(psn)
-	switch *s {
+	g := s.seg(psn)
+	switch *g {
 	case segOut, segResent:
 		return // a READ asked again (readResponse): still in flight
 	case segLost:
-		t.lost--
-		*s = segResent
-		t.resentHigh = max(t.resentHigh, psn+1)
+		s.lost--
+		*g = segResent
+		s.resentHigh = max(s.resentHigh, psn+1)
 	case segSacked:
 		return
 	default:
-		*s = segOut
-		if psn < qp.maxSent {
-			*s = segResent
-			t.resentHigh = max(t.resentHigh, psn+1)
+		*g = segOut
+		if psn < *s.high {
+			*g = segResent
+			s.resentHigh = max(s.resentHigh, psn+1)
+		} else {
+			s.out++
 		}
 	}
-	t.pipe++
+	s.pipe++
 }
 
-// tcpAcked is the sender's side of an ACK.
+// acked is the sender's side of an ACK whose cumulative point (one past
+// the last PSN it acknowledges) is cum and whose SACK block, if sack,
+// is sackPSN. It returns whether the cumulative ACK moved (the caller
+// then moves the stream's una and its WQEs) and reports a duplicate ACK
+// to the recovery. echo is the ACK's echo of its segment's send time.
+func (h *HCA) tcpAck(s *tcpSender, cc CongestionControl, cum int64, sack bool, sackPSN int64, echo sim.Time) (moved bool) {
+	now := h.eng.Now()
+	if cum > *s.una {
+		if h.Prof.TCP.Timestamps || (!s.recovering && s.backoff == 0 && cum > s.resentHigh) {
+			h.tcpRTT(s, now-echo)
+		}
+		for psn := *s.una; psn < cum; psn++ {
+			switch g := s.seg(psn); *g {
+			case segOut, segResent:
+				s.pipe--
+			case segLost:
+				s.lost--
+			}
+			if g := s.seg(psn); *g != segIdle {
+				s.out--
+				*g = segIdle
+			}
+		}
+		s.dupacks, s.inflate, s.backoff = 0, 0, 0
+		return true
+	}
+	s.dupacks++
+	if sack {
+		if sackPSN >= *s.una && sackPSN < *s.high && sackPSN-*s.una < tcpBoard {
+			switch g := s.seg(sackPSN); *g {
+			case segOut, segResent:
+				s.pipe--
+				*g = segSacked
+			case segLost:
+				s.lost--
+				*g = segSacked
+			}
+			s.highSack = max(s.highSack, sackPSN+1)
+		}
+	} else if s.inflate < s.pipe {
+		s.inflate++ // a segment left the network (RFC 6582's inflation)
+	}
+	switch {
+	case !s.recovering && s.dupacks >= h.Prof.TCP.DupThresh:
+		s.recovering, s.afterRTO, s.recover, s.firstResend = true, false, *s.high, true
+		if tc, ok := cc.(tcpCC); ok {
+			tc.OnFastRetransmit(now, s.out*int64(h.Prof.MTU))
+		}
+		h.tcpLoseHoles(s)
+	case s.recovering && sack:
+		h.tcpLoseHoles(s)
+	}
+	return false
+}
+
+// tcpMoved ends or continues a recovery once the cumulative ACK (now
+// *s.una) has moved.
+func (h *HCA) tcpMoved(s *tcpSender, cc CongestionControl) {
+	if !s.recovering {
+		return
+	}
+	if *s.una >= s.recover {
+		s.recovering = false
+		if tc, ok := cc.(tcpCC); ok && !s.afterRTO {
+			tc.OnRecoveryEnd(h.eng.Now())
+		}
+	} else if !h.Prof.TCP.SACK {
+		h.tcpLose(s, *s.una) // a partial ACK: the next hole (RFC 6582 3.2 step 5)
+	}
+}
+
+// tcpAcked is the request stream's side of an ACK.
 func (h *HCA) tcpAcked(qp *QP, p *fabric.Packet) {
-	t := qp.tcp
+	s := &qp.tcp.snd
 	cum := expand(p.PSN, qp.una) + 1
 	if cum < qp.ackHigh || cum > qp.maxSent {
 		return // stale or bogus
 	}
-	now := h.eng.Now()
-	if cum > qp.ackHigh {
-		if h.Prof.TCP.Timestamps || (!t.recovering && t.backoff == 0 && cum > t.resentHigh) {
-			h.tcpRTT(qp, now-p.Echo)
-		}
-		for psn := qp.ackHigh; psn < cum; psn++ {
-			switch s := t.seg(psn); *s {
-			case segOut, segResent:
-				t.pipe--
-			case segLost:
-				t.lost--
-			}
-			*t.seg(psn) = segIdle
-		}
-		t.dupacks, t.inflate, t.backoff = 0, 0, 0
-		h.ackTo(qp, cum)
-		if t.recovering {
-			if cum >= t.recover {
-				t.recovering = false
-				if tc, ok := qp.CC.(tcpCC); ok && !t.afterRTO {
-					tc.OnRecoveryEnd(now)
-				}
-			} else if !h.Prof.TCP.SACK {
-				h.tcpLose(qp, cum) // a partial ACK: the next hole (RFC 6582 3.2 step 5)
-			}
-		}
-		h.activate(qp)
-		return
-	}
-	if qp.maxSent == qp.ackHigh || qp.State != QPRTS && qp.State != QPSQD {
+	if cum == qp.ackHigh && (qp.maxSent == qp.ackHigh || qp.State != QPRTS && qp.State != QPSQD) {
 		return // nothing outstanding: a window update, not a duplicate
 	}
-	t.dupacks++
-	if p.SACK {
-		sp := expand(p.SackPSN, qp.ackHigh)
-		if sp >= qp.ackHigh && sp < qp.maxSent && sp-qp.ackHigh < tcpBoard {
-			switch s := t.seg(sp); *s {
-			case segOut, segResent:
-				t.pipe--
-				*s = segSacked
-			case segLost:
-				t.lost--
-				*s = segSacked
-			}
-			t.highSack = max(t.highSack, sp+1)
-		}
-	} else if t.inflate < t.pipe {
-		t.inflate++ // a segment left the network (RFC 6582's inflation)
-	}
-	switch {
-	case !t.recovering && t.dupacks >= h.Prof.TCP.DupThresh:
-		t.recovering, t.afterRTO, t.recover, t.firstResend = true, false, qp.maxSent, true
-		if tc, ok := qp.CC.(tcpCC); ok {
-			tc.OnFastRetransmit(now, (qp.maxSent-qp.ackHigh)*int64(h.Prof.MTU))
-		}
-		h.tcpLoseHoles(qp)
-	case t.recovering && p.SACK:
-		h.tcpLoseHoles(qp)
+	if h.tcpAck(s, qp.CC, cum, p.SACK, expand(p.SackPSN, qp.ackHigh), p.Echo) {
+		h.ackTo(qp, cum)
+		h.tcpMoved(s, qp.CC)
 	}
 	h.activate(qp)
 }
 
 // tcpLoseHoles counts lost the segments sent once and not SACKed below
 // the highest SACKed one; without SACK, the first unacknowledged one.
-func (h *HCA) tcpLoseHoles(qp *QP) {
-	t := qp.tcp
+func (h *HCA) tcpLoseHoles(s *tcpSender) {
 	if !h.Prof.TCP.SACK {
-		h.tcpLose(qp, qp.ackHigh)
+		h.tcpLose(s, *s.una)
 		return
 	}
-	for psn := max(t.holesTo, qp.ackHigh); psn < t.highSack; psn++ {
-		h.tcpLose(qp, psn)
+	for psn := max(s.holesTo, *s.una); psn < s.highSack; psn++ {
+		h.tcpLose(s, psn)
 	}
-	t.holesTo = max(t.holesTo, t.highSack)
+	s.holesTo = max(s.holesTo, s.highSack)
 }
 
 // tcpLose counts the segment at psn lost if it is in flight, sent once.
-func (h *HCA) tcpLose(qp *QP, psn int64) {
-	t := qp.tcp
-	if s := t.seg(psn); *s == segOut {
-		*s = segLost
-		t.pipe--
-		t.lost++
-		t.lostFrom = min(t.lostFrom, psn)
+func (h *HCA) tcpLose(s *tcpSender, psn int64) {
+	if g := s.seg(psn); *g == segOut {
+		*g = segLost
+		s.pipe--
+		s.lost++
+		s.lostFrom = min(s.lostFrom, psn)
 	}
 }
 
 // tcpRTT takes a round-trip sample (RFC 6298 2.2 and 2.3).
-func (h *HCA) tcpRTT(qp *QP, r sim.Time) {
-	t := qp.tcp
+func (h *HCA) tcpRTT(s *tcpSender, r sim.Time) {
 	if r <= 0 {
 		return
 	}
-	if t.srtt == 0 {
-		t.srtt, t.rttvar = r, r/2
+	if s.srtt == 0 {
+		s.srtt, s.rttvar = r, r/2
 	} else {
-		d := t.srtt - r
+		d := s.srtt - r
 		if d < 0 {
 			d = -d
 		}
-		t.rttvar = (3*t.rttvar + d) / 4
-		t.srtt = (7*t.srtt + r) / 8
+		s.rttvar = (3*s.rttvar + d) / 4
+		s.srtt = (7*s.srtt + r) / 8
 	}
 	c := h.Prof.TCP
-	t.rto = min(max(t.srtt+4*t.rttvar, c.RTOMin), c.RTOMax)
+	s.rto = min(max(s.srtt+4*s.rttvar, c.RTOMin), c.RTOMax)
 }
 
-// tcpTimeout: the retransmission timer expired (RFC 6298 5.4–5.6, RFC
+// tcpExpire: the retransmission timer expired (RFC 6298 5.4–5.6, RFC
 // 5681 3.1): every segment outstanding and not SACKed is lost, resent
 // from one segment's window; the timer backs off.
-func (h *HCA) tcpTimeout(qp *QP) {
-	t := qp.tcp
-	flight := (qp.maxSent - qp.ackHigh) * int64(h.Prof.MTU)
-	t.backoff++
-	t.dupacks, t.inflate = 0, 0
-	for psn := qp.ackHigh; psn < qp.maxSent; psn++ {
-		if s := t.seg(psn); *s == segOut || *s == segResent {
-			*s = segOut // lost again, and resent again
-			h.tcpLose(qp, psn)
+func (h *HCA) tcpExpire(s *tcpSender, cc CongestionControl) {
+	flight := s.out * int64(h.Prof.MTU)
+	s.backoff++
+	s.dupacks, s.inflate = 0, 0
+	for psn := *s.una; psn < *s.high; psn++ {
+		if g := s.seg(psn); *g == segOut || *g == segResent {
+			*g = segOut // lost again, and resent again
+			h.tcpLose(s, psn)
 		}
 	}
-	t.recovering, t.afterRTO, t.recover, t.firstResend = true, true, qp.maxSent, true
-	if tc, ok := qp.CC.(tcpCC); ok {
+	s.recovering, s.afterRTO, s.recover, s.firstResend = true, true, *s.high, true
+	if tc, ok := cc.(tcpCC); ok {
 		tc.OnRTO(h.eng.Now(), flight)
 	}
+}
+
+// tcpTimeout is the request stream's timer expiring.
+func (h *HCA) tcpTimeout(qp *QP) {
+	h.tcpExpire(&qp.tcp.snd, qp.CC)
 	h.activate(qp)
 }
 
-// tcpRTO is the retransmission timeout now, backed off.
-func (h *HCA) tcpRTO(qp *QP) sim.Time {
-	t := qp.tcp
-	return min(t.rto<<min(t.backoff, 30), h.Prof.TCP.RTOMax)
+// rtoNow is the retransmission timeout now, backed off.
+func (h *HCA) rtoNow(s *tcpSender) sim.Time {
+	return min(s.rto<<min(s.backoff, 30), h.Prof.TCP.RTOMax)
 }
 
-// tcpPending reports whether a lost segment waits to be resent.
-func (q *QP) tcpPending() bool { return q.tcp != nil && q.tcp.lost > 0 }
+// tcpRTO is the request stream's retransmission timeout now.
+func (h *HCA) tcpRTO(qp *QP) sim.Time { return h.rtoNow(&qp.tcp.snd) }
 
-// tcpResend sends qp's lowest lost segment if the pipe allows (the fast
-// retransmit's first always), or returns nil.
+// tcpPending reports whether a lost segment waits to be resent.
+func (q *QP) tcpPending() bool {
+	return q.tcp != nil && (q.tcp.snd.lost > 0 || q.tcp.rsp != nil && q.tcp.rsp.snd.lost > 0)
+}
+
+// nextLost returns the lowest lost PSN, which the caller resends, if the
+// pipe allows (the fast retransmit's first always); -1 if none may go
+// or none is left.
+func (h *HCA) nextLost(s *tcpSender) int64 {
+	if !s.firstResend && s.full(int64(h.Prof.MTU)) {
+		return -1
+	}
+	psn := max(s.lostFrom, *s.una)
+	for ; psn < *s.high && *s.seg(psn) != segLost; psn++ {
+	}
+	if psn >= *s.high {
+		s.lost = 0 // none left (acknowledged meanwhile)
+		return -1
+	}
+	s.lostFrom = psn
+	s.firstResend = false
+	return psn
+}
+
+// tcpResend sends qp's lowest lost request segment if the pipe allows,
+// or returns nil.
 func (h *HCA) tcpResend(qp *QP) *fabric.Packet {
-	t := qp.tcp
-	if !t.firstResend && (t.pipe-t.inflate)*int64(h.Prof.MTU) >= qp.Window {
+	if qp.tcp.snd.lost == 0 {
 		return nil
 	}
-	psn := max(t.lostFrom, qp.ackHigh)
-	for ; psn < qp.maxSent && *t.seg(psn) != segLost; psn++ {
-	}
-	if psn >= qp.maxSent {
-		t.lost = 0 // none left (acknowledged meanwhile)
+	psn := h.nextLost(&qp.tcp.snd)
+	if psn < 0 {
 		return nil
 	}
-	t.lostFrom = psn
-	t.firstResend = false
 	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
 	h.setSendPos(qp, psn)
 	p := h.nextRequest(qp)

@@ -20,9 +20,8 @@ func iwarpProfile(cc string, sack bool) hca.Profile {
 	p.Transport = fabric.IWARP
 	p.WithTCP(func(t *hca.TCPProfile) {
 		t.CC, t.SACK, t.RTOMin = cc, sack, sim.Millisecond
-		t.NewCC = func(h *hca.HCA, qp *hca.QP) hca.CongestionControl {
+		t.NewCC = func(h *hca.HCA, qp *hca.QP, apply func(fabric.Rate, int64)) hca.CongestionControl {
 			path := congestion.Path{LineRate: h.Port().Rate, MTU: h.Prof.MTU}
-			apply := func(r fabric.Rate, w int64) { h.SetRate(qp, r, w) }
 			if h.Prof.TCP.CC == "cubic" {
 				return congestion.NewCUBIC(path, apply)
 			}
@@ -96,7 +95,9 @@ func TestIWARPLossRecoversEveryByte(t *testing.T) {
 // retransmission timer can recover it. The first WRITE gives TCP a
 // round-trip sample, so its RTO is the 1 ms minimum (RFC 6298 2.4); the
 // second is lost whole on the wire and must complete one RTO (and its
-// resend's round trip) after it was sent, with NewReno and CUBIC.
+// resend's round trip) after it was sent, with NewReno and CUBIC. Then a
+// READ whose responses are all lost completes one RTO of the
+// responder's own stream later.
 func TestIWARPTailLossRecoversByTimeout(t *testing.T) {
 	for _, cc := range []string{"newreno", "cubic"} {
 		t.Run(cc, func(t *testing.T) {
@@ -132,7 +133,119 @@ func TestIWARPTailLossRecoversByTimeout(t *testing.T) {
 			if d := second.Completed - sent; d < sim.Millisecond || d > sim.Millisecond+50*sim.Microsecond {
 				t.Errorf("the lost WRITE completed %v after it was posted, want one 1 ms RTO later", d)
 			}
+			// A READ whose responses (and the ACK of its request) are
+			// all lost: the responder's own stream's timer resends them.
+			rsink := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, 16<<10), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+			rsrc := h[1].RegMR(h[1].DefaultPD(), 0, make([]byte, 16<<10), hca.AccessRemoteRead)
+			back := h[1].Port().Link()
+			back.SetLoss(1, eng.Rand("loss-back"))
+			sent = eng.Now()
+			read, err := h[0].PostSend(qa, hca.SendWR{ID: 3, Op: hca.WRRead, Signaled: true, RemoteAddr: rsrc.Addr, RKey: rsrc.RKey,
+				SGL: []hca.SGE{{Addr: rsink.Addr, Len: 16 << 10, LKey: rsink.LKey}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng.Run(sent+50*sim.Microsecond, nil)
+			back.SetLoss(0, nil)
+			eng.Run(sent+2*sim.Second, nil)
+			if read.Status != hca.WCSuccess || back.Lost != 5 {
+				t.Fatalf("READ: %v; %d frames lost, want 5 (4 responses, 1 ACK)", read.Status, back.Lost)
+			}
+			// The response stream has no round-trip sample yet (its first
+			// window is what was lost), so its RTO is RFC 6298's initial
+			// 1 s (2.1); the requester's own stream resent the READ
+			// request after its 1 ms, and the responder only acknowledged
+			// it (TCP drops what it has).
+			if d := read.Completed - sent; d < sim.Second || d > sim.Second+50*sim.Microsecond {
+				t.Errorf("the READ whose responses were lost completed %v after it was posted, want one 1 s initial RTO later", d)
+			}
+			if n := h[1].Stats.ReadResponses; n != 8 {
+				t.Errorf("%d READ responses sent, want 8 (4, and 4 resent): a request resent was served again", n)
+			}
 			checkInvariant(t, eng, h)
 		})
+	}
+}
+
+// TestIWARPReadRecoversEveryByte: RDMA READs on iWARP with 1% of the
+// frames lost on both hosts' links. The requests go on the requester's
+// TCP, the responses on the responder's own (RFC 5040 §4.4), which
+// resends what it loses while the requester places each response as it
+// comes (DDP's tagged placement): every READ completes once, in order,
+// with the responder's bytes in the sink buffer, and the requester never
+// asks again for a response (its requests resent are only those lost).
+func TestIWARPReadRecoversEveryByte(t *testing.T) {
+	const reads, size = 8, 512 << 10
+	for _, cc := range []string{"newreno", "cubic"} {
+		for _, sack := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/sack=%v", cc, sack), func(t *testing.T) {
+				eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile(cc, sack), swtch.DefaultProfile())
+				h[0].Port().Link().SetLoss(0.01, eng.Rand("link/h0"))
+				h[1].Port().Link().SetLoss(0.01, eng.Rand("link/h1"))
+				qa, _ := connect(h[0], h[1])
+				src := make([]byte, reads*size)
+				r := rand.New(rand.NewPCG(3, 4))
+				for i := range src {
+					src[i] = byte(r.Uint32())
+				}
+				remote := h[1].RegMR(h[1].DefaultPD(), 0, src, hca.AccessLocalWrite|hca.AccessRemoteRead)
+				sink := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, reads*size), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+				var ws []*hca.WQE
+				for i := 0; i < reads; i++ {
+					off := uint64(i * size)
+					w, err := h[0].PostSend(qa, hca.SendWR{ID: uint64(i), Op: hca.WRRead, Signaled: true, RemoteAddr: remote.Addr + off, RKey: remote.RKey,
+						SGL: []hca.SGE{{Addr: sink.Addr + off, Len: size, LKey: sink.LKey}}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ws = append(ws, w)
+				}
+				eng.Run(sim.Second, nil)
+				for i, w := range ws {
+					if w.Status != hca.WCSuccess || (i > 0 && w.Completed < ws[i-1].Completed) {
+						t.Fatalf("READ %d: %v at %v", i, w.Status, w.Completed)
+					}
+				}
+				if !bytes.Equal(sink.Buf, src) {
+					t.Fatal("the sink buffer differs from the responder's")
+				}
+				lostRsp, resentRsp := h[1].Port().Link().Lost, h[1].Stats.Retransmitted
+				if lostRsp == 0 || resentRsp < lostRsp || resentRsp > 4*lostRsp {
+					t.Errorf("%d frames lost from the responder, %d responses resent; want between %d and %d", lostRsp, resentRsp, lostRsp, 4*lostRsp)
+				}
+				if got := h[1].Stats.ReadResponses - h[1].Stats.Retransmitted; got != reads*size/4096 {
+					t.Errorf("%d responses sent once, want %d: a READ was served twice", got, reads*size/4096)
+				}
+				checkInvariant(t, eng, h)
+				t.Logf("%d frames lost from the requester (requests, ACKs), %d from the responder; %d responses and %d requests resent; done at %v", h[0].Port().Link().Lost, lostRsp, resentRsp, h[0].Stats.Retransmitted, ws[reads-1].Completed)
+			})
+		}
+	}
+}
+
+// TestIWARPReadSinkNeedsRemoteWrite: an iWARP READ's responses are
+// tagged writes into its sink buffer, so a sink registered without
+// remote write fails the WR with a local protection error and the QP
+// goes to the error state (as iw_cxgb4 refuses it); on RoCE the same
+// READ completes.
+func TestIWARPReadSinkNeedsRemoteWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		prof hca.Profile
+		want hca.WCStatus
+	}{{"iwarp", iwarpProfile("newreno", true), hca.WCLocProtError}, {"rocev2", hca.DefaultProfile(), hca.WCSuccess}} {
+		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, tc.prof, swtch.DefaultProfile())
+		qa, _ := connect(h[0], h[1])
+		remote := h[1].RegMR(h[1].DefaultPD(), 0, make([]byte, 8192), hca.AccessLocalWrite|hca.AccessRemoteRead)
+		sink := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, 8192), hca.AccessLocalWrite)
+		w, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRRead, Signaled: true, RemoteAddr: remote.Addr, RKey: remote.RKey,
+			SGL: []hca.SGE{{Addr: sink.Addr, Len: 8192, LKey: sink.LKey}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.Run(sim.Millisecond, nil)
+		if w.Status != tc.want {
+			t.Errorf("%s: READ into a sink without remote write: %v, want %v", tc.name, w.Status, tc.want)
+		}
 	}
 }

@@ -52,9 +52,10 @@ type flowKeys struct{ gbps, rc, rt, alpha, window, ccti, rtt reports.Key }
 // control's rate, target, alpha and window).
 type Flow struct {
 	ID int
-	// Receiver tells what the flow's responder has accepted in order so
-	// far, also after the flow has ended.
-	Receiver interface{ ResponderDelivered() int64 }
+	// Receiver tells how much of the flow's data has been delivered so
+	// far (accepted in order by the responder; for a READ, its
+	// responses placed at the requester), also after the flow has ended.
+	Receiver interface{ DeliveredBytes() int64 }
 	// CC is the flow's congestion control, nil with cc: none.
 	CC congestion.Sender
 	// RTT gives the sender's smoothed round-trip time (iWARP's TCP), nil
@@ -163,7 +164,7 @@ func (sm *Sampler) HandleEvent(*sim.Event) {
 	}
 	for i, f := range sm.flows {
 		k := &sm.flowKeys[i]
-		d := f.Receiver.ResponderDelivered()
+		d := f.Receiver.DeliveredBytes()
 		ser.AddKey(k.gbps, float64(d-sm.lastDelivd[i])*8/sec/1e9)
 		sm.lastDelivd[i] = d
 		if f.RTT != nil {
