@@ -238,6 +238,9 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 	switch syn := p.Syndrome; {
 	case syn == fabric.SyndromeACK:
 		h.ackTo(qp, psn+1)
+		if qp.sr != nil && qp.sr.probing {
+			h.srProbed(qp)
+		}
 	case syn&0xE0 == fabric.SyndromeRNRNAK:
 		h.ackTo(qp, psn)
 		qp.rnrRetries++

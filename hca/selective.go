@@ -16,8 +16,9 @@ import (
 // were not SACKed, each once per recovery; new packets go out after
 // them. A timeout (IRN's RTO_low when at most RTOLowPackets are in
 // flight, RTO_high otherwise) restarts recovery over everything not
-// SACKed. IRN's BDP flow control (at most one BDP in flight) is not
-// modelled; READ responses lost still go back to the missing response.
+// SACKed. IRN's BDP flow control (at most one BDP in flight) is the
+// window cap SetWindowCap sets (hca.bdp_cap); READ responses lost still
+// go back to the missing response.
 
 // srWindow is how many PSNs past the expected one the responder buffers
 // (IRN sizes its bitmap to the bandwidth-delay product; 512 MTU-4096
@@ -48,6 +49,9 @@ type srState struct {
 	// when the cumulative acknowledgement passes it, so that SACKs sent
 	// before the resends arrived do not start another round).
 	next, top, high int64
+	// probing: a timeout's resend of the oldest PSN is out, and the
+	// next cumulative acknowledgement says what the responder holds.
+	probing bool
 }
 
 func (q *QP) srs() *srState {
@@ -213,8 +217,9 @@ func (h *HCA) srSacked(qp *QP, p *fabric.Packet, psn int64) {
 // way: their resends were lost too). The responder acknowledges the
 // oldest PSN even as a duplicate, so when only acknowledgements were
 // missing (ACKs ask every AckEvery packets) one resend brings the
-// cumulative acknowledgement up; a lost tail packet is found by the next
-// timeout, RTO_low once few packets are outstanding.
+// cumulative acknowledgement up. When instead its acknowledgement shows
+// that the responder holds nothing past it (srProbed), what was sent
+// after it was lost: all of it is resent then, not one packet a timeout.
 func (h *HCA) srTimeout(qp *QP) {
 	s := qp.srs()
 	s.sync(qp.ackHigh)
@@ -223,6 +228,30 @@ func (h *HCA) srTimeout(qp *QP) {
 		top = max(top, s.top)
 	}
 	s.recovering, s.next, s.top, s.high = true, qp.ackHigh, top, qp.maxSent
+	s.probing = true
+	h.activate(qp)
+}
+
+// srProbed takes the cumulative acknowledgement after a timeout's
+// resend: if the responder holds nothing past it (no SACK above it) and
+// PSNs sent before the timeout are still unacknowledged, they were lost,
+// and recovery resends all of them (as a SACK sender takes a timeout,
+// RFC 6675 §5.1). Without this a window lost past the responder's last
+// SACK came back one packet per timeout: a 16-to-1 incast without
+// congestion control, IRN's BDP cap off, took tens of milliseconds.
+func (h *HCA) srProbed(qp *QP) {
+	s := qp.sr
+	s.probing = false
+	if !s.recovering || qp.ackHigh >= s.high {
+		return
+	}
+	s.sync(qp.ackHigh)
+	for psn := qp.ackHigh; psn < s.high && psn-qp.ackHigh < srSackWindow; psn++ {
+		if s.sack[psn%srSackWindow] {
+			return // the responder holds some: its holes are resent as usual
+		}
+	}
+	s.next, s.top = qp.ackHigh, s.high
 	h.activate(qp)
 }
 
