@@ -25,6 +25,6 @@ var Course = []CourseLab{
 	{Name: "deadlock", Topic: "Deadlock", Minutes: 30},
 	{Name: "infiniband", Topic: "InfiniBand credits against PFC", Minutes: 30},
 	{Name: "connecting", Topic: "Connecting: rdma_cm and rping", Minutes: 25},
-	{Name: "lossless-or-not", Topic: "Do we need a lossless network?", Minutes: 30, Needs: "iWARP over TCP"},
+	{Name: "lossless-or-not", Topic: "Do we need a lossless network?", Minutes: 30},
 	{Name: "ecmp-polarisation", Topic: "Load balancing", Minutes: 30},
 }
