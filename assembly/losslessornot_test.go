@@ -21,3 +21,15 @@ func TestLosslessOrNotLab(t *testing.T) {
 		t.Errorf("iwarp under CUBIC with rto_min 1ms: %d of %d flows by %d ns; want all within 3 ms", s.Flows.Completed, s.Flows.Total, s.SimTimeNs)
 	}
 }
+
+// TestPFCHeadOfLineLab: the pfc-head-of-line lab's key parameter is the
+// congestion control: DCQCN off in `dcqcn` brings the pauses back on
+// h0's link (its max_pause_fraction check fails), and DCQCN on in `pfc`
+// (with the switch's default marking) keeps h0's link running (its
+// min_pause_fraction check fails), as the README's first change says.
+func TestPFCHeadOfLineLab(t *testing.T) {
+	checkLabMutations(t, "pfc-head-of-line", []labMutation{
+		{"dcqcn", "cc: dcqcn, dcqcn: {variant: nvidia}", "cc: none"},
+		{"pfc", "hca: {priority: 3, cc: none}", "hca: {priority: 3, cc: dcqcn}"},
+	})
+}
