@@ -20,7 +20,7 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.Send
 	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
 	if t != hca.UD && !f.CM {
 		src.Connect(rq, dst.ID, dst.IP, rs.QPN)
-		dst.Connect(rs, src.ID, src.IP, rq.QPN)
+		dst.Accept(rs, src.ID, src.IP, rq.QPN)
 	}
 	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
 	rq.SL, rs.SL = f.SL, f.SL

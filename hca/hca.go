@@ -387,6 +387,20 @@ func (h *HCA) Connect(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN u
 	h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
 }
 
+// Accept is Connect for the passive side of a connection (the server:
+// rdma_accept's, a flow's responder). On iWARP that side is MPA's
+// Responder, which sends no FPDU until it has received the Initiator's
+// first (RFC 5044's connection startup rules, rule 4; RFC 6581's
+// ready-to-receive message, which lifts this, is not modelled): its
+// requests and READ responses wait, its TCP acknowledgements do not. On
+// RoCE and InfiniBand it is Connect.
+func (h *HCA) Accept(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN uint32) {
+	h.Connect(qp, remote, remoteIP, remoteQPN)
+	if qp.tcp != nil {
+		qp.tcp.await = true
+	}
+}
+
 // ModifyQP moves qp to a.State, taking the attributes that transition
 // needs (ibv_modify_qp): RESET→INIT (access, Q_Key), INIT→RTR (the remote
 // QP and the receive PSN, min_rnr_timer, max_dest_rd_atomic), RTR→RTS (the
@@ -968,6 +982,9 @@ func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
 	if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
 		return nil
 	}
+	if t := qp.tcp; t != nil && t.await {
+		return nil // MPA's Responder waits for the Initiator's first FPDU
+	}
 	if qp.tcp != nil && qp.tcp.rsp != nil && qp.State != QPErr {
 		// iWARP: the READ responses' own TCP stream resends what it
 		// lost first, and holds new responses to its window (while
@@ -1215,6 +1232,10 @@ func (h *HCA) process(p *fabric.Packet) {
 	}
 	switch p.Kind {
 	case fabric.KindData:
+		if t := qp.tcp; t != nil && t.await {
+			t.await = false // the Initiator's first FPDU: the Responder may send
+			h.activate(qp)
+		}
 		switch op := p.Opcode.Operation(); {
 		case op >= fabric.OpReadResponseFirst && op <= fabric.OpReadResponseOnly:
 			h.readResponse(qp, p)

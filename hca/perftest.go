@@ -247,7 +247,7 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 			server.must(server.ModifyQP(q.s, QPAttr{State: QPInit, Access: AccessAll}))
 			if !cfg.CM {
 				client.Connect(q.c, server.ID, server.IP, q.s.QPN)
-				server.Connect(q.s, client.ID, client.IP, q.c.QPN)
+				server.Accept(q.s, client.ID, client.IP, q.c.QPN)
 			}
 		}
 		q.cmr = client.RegMR(cpd, buf, nil, AccessAll)

@@ -94,8 +94,10 @@ func NewPingpong(client, server *HCA, c PingpongConfig) (*Pingpong, error) {
 			h.must(h.ModifyQP(qp, QPAttr{State: QPInit}))
 			h.must(h.ModifyQP(qp, QPAttr{State: QPRTR}))
 			h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
-		} else {
+		} else if i == 0 {
 			h.Connect(qp, peer.ID, peer.IP, p.qp[1-i].QPN)
+		} else {
+			h.Accept(qp, peer.ID, peer.IP, p.qp[1-i].QPN) // the server
 		}
 		p.postRecvs(i)
 	}

@@ -119,7 +119,11 @@ func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
 		// rping's QPs allow remote READ and WRITE (rping_create_qp's
 		// qp_access_flags, set by rdma_cm).
 		h.must(h.ModifyQP(r.qp[i], QPAttr{State: QPInit, Access: AccessLocalWrite | AccessRemoteRead | AccessRemoteWrite}))
-		h.Connect(r.qp[i], r.h[1-i].ID, r.h[1-i].IP, r.qp[1-i].QPN)
+		if i == 0 {
+			h.Connect(r.qp[i], r.h[1-i].ID, r.h[1-i].IP, r.qp[1-i].QPN)
+		} else {
+			h.Accept(r.qp[i], r.h[1-i].ID, r.h[1-i].IP, r.qp[1-i].QPN) // the server
+		}
 		r.postRecv(i)
 	}
 	client.eng.Schedule(c.Start, r, 0, 0, nil)

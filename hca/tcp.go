@@ -37,9 +37,10 @@ import (
 //
 // READ responses travel on the responder's own stream (tcpread.go).
 //
+// The passive side (Accept) sends no FPDU before the initiator's first.
+//
 // What is not modelled: the handshake and MPA's negotiation (QPs are
-// connected at once); the passive side's wait for the initiator's first
-// FPDU (RFC 6581's RTR).
+// connected at once); RFC 6581's ready-to-receive message.
 
 // tcpSeg is a PSN's state on the sender's scoreboard.
 type tcpSeg uint8
@@ -64,6 +65,9 @@ type tcpState struct {
 	// serves a READ; rcv takes the responses to its own READs.
 	rsp *tcpRsp
 	rcv rspRcv
+	// await: the QP is MPA's Responder and has not yet received the
+	// Initiator's first FPDU, so it sends none (Accept).
+	await bool
 
 	// Receiver.
 	unacked int // in-order segments not yet acknowledged (DelayedAck)

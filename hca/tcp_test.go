@@ -249,3 +249,43 @@ func TestIWARPReadSinkNeedsRemoteWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestIWARPResponderWaitsForFirstFPDU: on iWARP the passive side of a
+// connection (Accept: MPA's Responder) sends no FPDU until the
+// Initiator's first has arrived (RFC 5044's connection startup rules,
+// rule 4). The Responder's SEND posted at once goes only after the
+// Initiator's SEND, posted 50 µs later, arrives; on RoCE it goes at
+// once.
+func TestIWARPResponderWaitsForFirstFPDU(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		prof hca.Profile
+		wait bool
+	}{{"iwarp", iwarpProfile("newreno", true), true}, {"rocev2", hca.DefaultProfile(), false}} {
+		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, tc.prof, swtch.DefaultProfile())
+		qa, qb := h[0].CreateQP(), h[1].CreateQP()
+		h[0].Connect(qa, h[1].ID, h[1].IP, qb.QPN)
+		h[1].Accept(qb, h[0].ID, h[0].IP, qa.QPN)
+		if err := h[0].PostRecv(qa, hca.RecvWR{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h[1].PostRecv(qb, hca.RecvWR{}); err != nil {
+			t.Fatal(err)
+		}
+		reply, err := h[1].PostSend(qb, hca.SendWR{Op: hca.WRSend, Signaled: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.Run(50*sim.Microsecond, nil)
+		if _, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRSend, Signaled: true}); err != nil {
+			t.Fatal(err)
+		}
+		eng.Run(sim.Millisecond, nil)
+		if reply.Status != hca.WCSuccess {
+			t.Fatalf("%s: the Responder's SEND: %v", tc.name, reply.Status)
+		}
+		if waited := reply.Completed > 50*sim.Microsecond; waited != tc.wait {
+			t.Errorf("%s: the Responder's SEND completed at %v; want it to wait for the Initiator's first FPDU: %v", tc.name, reply.Completed, tc.wait)
+		}
+	}
+}
