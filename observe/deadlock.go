@@ -28,12 +28,30 @@ import (
 // becomes a candidate; if it still holds observe.deadlock.after later it
 // is reported, with the time it formed.
 
-// stormAfter is how long a port must stay paused, continuously, by a
-// switch (a pause that has travelled at least one switch from where it
-// began) for the run to report a PFC storm (pfc.storm_detected). Pauses
-// from congestion come and go within the time a queue takes to drain from
-// XOFF to XON (microseconds); 100 µs of unbroken pause is a port stuck.
-const stormAfter = 100 * sim.Microsecond
+// stormAfter: a run reports a PFC storm (pfc.storm_detected) when a port
+// is held paused by a switch while that switch's ingress for the port and
+// priority, whose occupancy keeps the pause on, drains nothing for
+// stormAfter: the paused traffic is stuck, not slowed (Guo et al.,
+// SIGCOMM 2016: a pause that persists without the queue draining). A
+// congestion pause, however long (an incast's crosses a spine for over
+// 100 µs), drains all along, at the share of the congested port its
+// ingress gets. The ingress is looked at every stormStep while paused.
+const (
+	stormAfter = 100 * sim.Microsecond
+	stormStep  = stormAfter / 4
+)
+
+// stormProbe follows one pause for the storm rule: the pausing ingress's
+// occupancy at the last look, and when it last fell.
+type stormProbe struct {
+	sw      *swtch.Switch // the switch that pauses
+	in      int           // its ingress port (the paused port's peer)
+	prio    uint8
+	key     int32 // the paused port's key (global port × 8 + priority)
+	occ     int64
+	drained sim.Time
+	dead    bool // the pause ended; the scheduled look finds it so
+}
 
 // maxSpread bounds summary.json's pfc.spread.
 const maxSpread = 64
@@ -69,6 +87,14 @@ type Detector struct {
 	Cycle  []string
 	Storm  bool
 	Checks int64 // graph searches run, for the benchmark and tests
+	// LongestPause is the longest a switch held a port paused without a
+	// break (ended pauses, and those under way when the run ended).
+	LongestPause sim.Time
+
+	// probes are the pauses the storm rule follows, by the paused port's
+	// key; free the probes whose pauses ended.
+	probes map[int32]*stormProbe
+	free   []*stormProbe
 
 	// A search's graph and buffers, kept from one search to the next.
 	nodes    []qnode
@@ -83,6 +109,7 @@ type Detector struct {
 const (
 	evConfirm int32 = iota // a candidate cycle has held for observe.deadlock.after
 	evCheck                // the coalesced search after pause changes
+	evStorm                // a look at a paused port's pausing ingress (stormProbe)
 )
 
 // trigger asks for a search. Pause changes come in bursts (a fat-tree under
@@ -100,7 +127,7 @@ func (d *Detector) trigger() {
 // StartDetector hooks a detector onto every port and switch of v. A
 // cycle must hold for after (observe.deadlock.after) to be reported.
 func StartDetector(v *View, after sim.Time) *Detector {
-	d := &Detector{v: v, after: after}
+	d := &Detector{v: v, after: after, probes: map[int32]*stormProbe{}}
 	d.base = make([]int, len(v.Ports)+1)
 	total := 0
 	for id, ports := range v.Ports {
@@ -140,6 +167,7 @@ func (d *Detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 		if d.first[g] < 0 {
 			d.first[g] = now
 		}
+		d.follow(p, g, prio, now)
 	}
 	sw := d.v.Switches[p.Node]
 	if sw == nil {
@@ -164,16 +192,55 @@ func (d *Detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
 	d.paused = d.paused[:last]
 }
 
-// pauseEnded checks a finished pause for a storm. An InfiniBand port's
-// "pause" is a wait for credit, which a receiver that drains slowly
-// (an incast's) holds for as long as it is busy: there is no PAUSE to
-// storm, and a credit loop is the deadlock detector's.
-func (d *Detector) pauseEnded(p *fabric.Port, g int, prio uint8, now sim.Time) {
-	if d.Storm || now-d.since[g][prio] < stormAfter || p.CreditState() != nil {
+// follow starts the storm rule's looks at a pause that a switch holds on
+// port p. An InfiniBand port's "pause" is a wait for credit, which a
+// receiver that drains slowly (an incast's) holds for as long as it is
+// busy: there is no PAUSE to storm, and a credit loop is the deadlock
+// detector's.
+func (d *Detector) follow(p *fabric.Port, g int, prio uint8, now sim.Time) {
+	peer := p.Peer()
+	sw := d.v.Switches[peer.Node]
+	if d.Storm || sw == nil || p.CreditState() != nil {
 		return
 	}
-	if d.v.Switches[p.Peer().Node] != nil {
-		d.Storm = true
+	var pr *stormProbe
+	if n := len(d.free); n > 0 {
+		pr, d.free = d.free[n-1], d.free[:n-1]
+	} else {
+		pr = &stormProbe{}
+	}
+	*pr = stormProbe{sw: sw, in: peer.Index, prio: prio, key: int32(g*8 + int(prio)), occ: sw.IngressBytes(peer.Index, prio), drained: now}
+	d.probes[pr.key] = pr
+	d.v.Eng.After(stormStep, d, evStorm, 0, pr)
+}
+
+// look applies the storm rule to pr's pause now: a fall of the pausing
+// ingress's occupancy is a drain; none for stormAfter is a storm.
+func (d *Detector) look(pr *stormProbe, now sim.Time) {
+	if occ := pr.sw.IngressBytes(pr.in, pr.prio); occ < pr.occ {
+		pr.drained = now
+		pr.occ = occ
+	} else {
+		pr.occ = occ
+		if now-pr.drained >= stormAfter {
+			d.Storm = true
+		}
+	}
+}
+
+// pauseEnded closes a pause's storm probe, looking once more: the pause
+// may end at the run's end without having drained.
+func (d *Detector) pauseEnded(_ *fabric.Port, g int, prio uint8, now sim.Time) {
+	key := int32(g*8 + int(prio))
+	d.LongestPause = max(d.LongestPause, now-d.since[g][prio])
+	pr := d.probes[key]
+	if pr == nil {
+		return
+	}
+	delete(d.probes, key)
+	pr.dead = true
+	if !d.Storm {
+		d.look(pr, now)
 	}
 }
 
@@ -310,6 +377,22 @@ func (d *Detector) cycleThrough(v, comp int32) []qnode {
 // HandleEvent runs a coalesced search, or confirms a candidate cycle
 // after observe.deadlock.after.
 func (d *Detector) HandleEvent(ev *sim.Event) {
+	if ev.Kind == evStorm {
+		pr := ev.Data.(*stormProbe)
+		if !pr.dead && !d.Storm {
+			d.look(pr, d.v.Eng.Now())
+		}
+		if pr.dead || d.Storm {
+			if !pr.dead {
+				delete(d.probes, pr.key)
+			}
+			pr.sw = nil
+			d.free = append(d.free, pr)
+			return
+		}
+		d.v.Eng.After(stormStep, d, evStorm, 0, pr)
+		return
+	}
 	if ev.Kind == evCheck {
 		d.checkDue = false
 		d.check()

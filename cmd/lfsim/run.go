@@ -255,7 +255,7 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 			short(d.AtNs), strings.Join(append(d.Cycle, d.Cycle[0]), " -> "))
 	}
 	if s.PFC.StormDetected {
-		fmt.Fprintf(w, "  STORM      a switch held a port paused for 100us or more without a break (pfc.storm_detected: a stuck NIC, or congestion that long); pfc.spread in summary.json says where pauses spread\n")
+		fmt.Fprintf(w, "  STORM      a switch held a port paused while the traffic it held back drained nothing for 100us (pfc.storm_detected: a stuck NIC, a deadlock, not congestion); pfc.spread in summary.json says where pauses spread\n")
 	}
 	for _, c := range s.Expect {
 		mark := "ok  "
