@@ -38,7 +38,7 @@ import (
 // ingress gets. The ingress is looked at every stormStep while paused.
 const (
 	stormAfter = 100 * sim.Microsecond
-	stormStep  = stormAfter / 4
+	stormStep  = stormAfter / 2
 )
 
 // stormProbe follows one pause for the storm rule: the pausing ingress's
@@ -50,7 +50,7 @@ type stormProbe struct {
 	key     int32 // the paused port's key (global port × 8 + priority)
 	occ     int64
 	drained sim.Time
-	dead    bool // the pause ended; the scheduled look finds it so
+	timer   sim.Timer // the next look; a pause that ends cancels it
 }
 
 // maxSpread bounds summary.json's pfc.spread.
@@ -211,7 +211,7 @@ func (d *Detector) follow(p *fabric.Port, g int, prio uint8, now sim.Time) {
 	}
 	*pr = stormProbe{sw: sw, in: peer.Index, prio: prio, key: int32(g*8 + int(prio)), occ: sw.IngressBytes(peer.Index, prio), drained: now}
 	d.probes[pr.key] = pr
-	d.v.Eng.After(stormStep, d, evStorm, 0, pr)
+	pr.timer = d.v.Eng.After(stormStep, d, evStorm, 0, pr)
 }
 
 // look applies the storm rule to pr's pause now: a fall of the pausing
@@ -238,10 +238,16 @@ func (d *Detector) pauseEnded(_ *fabric.Port, g int, prio uint8, now sim.Time) {
 		return
 	}
 	delete(d.probes, key)
-	pr.dead = true
+	d.v.Eng.Cancel(pr.timer)
 	if !d.Storm {
 		d.look(pr, now)
 	}
+	d.recycle(pr)
+}
+
+func (d *Detector) recycle(pr *stormProbe) {
+	*pr = stormProbe{}
+	d.free = append(d.free, pr)
 }
 
 func (d *Detector) blocked(*swtch.Switch, int, uint8) { d.trigger() }
@@ -379,18 +385,16 @@ func (d *Detector) cycleThrough(v, comp int32) []qnode {
 func (d *Detector) HandleEvent(ev *sim.Event) {
 	if ev.Kind == evStorm {
 		pr := ev.Data.(*stormProbe)
-		if !pr.dead && !d.Storm {
+		pr.timer = sim.Timer{}
+		if !d.Storm {
 			d.look(pr, d.v.Eng.Now())
 		}
-		if pr.dead || d.Storm {
-			if !pr.dead {
-				delete(d.probes, pr.key)
-			}
-			pr.sw = nil
-			d.free = append(d.free, pr)
+		if d.Storm {
+			delete(d.probes, pr.key) // no more looks: the run has its storm
+			d.recycle(pr)
 			return
 		}
-		d.v.Eng.After(stormStep, d, evStorm, 0, pr)
+		pr.timer = d.v.Eng.After(stormStep, d, evStorm, 0, pr)
 		return
 	}
 	if ev.Kind == evCheck {
