@@ -238,7 +238,7 @@ func (fr *FlowRun) delivered() int64 {
 // DeliveredBytes is how much of the flow's data has been delivered so
 // far: a READ's placed at the requester, anything else's accepted by the
 // responder (the flow_gbps series).
-func (fr *FlowRun) DeliveredBytes() int64 { return fr.delivered() }
+func (fr *FlowRun) DeliveredBytes() int64 { return min(fr.Flow.Size, fr.delivered()) }
 
 // ResponderDelivered is the payload the responder's QP has accepted in
 // order (hca.QP.Delivered), also after it has closed.

@@ -572,16 +572,17 @@ func (p *Port) armWake() {
 // (Port.fastCarry) and the link is not touched at all; its counts of
 // frames and bytes carried are the port's.
 type Link struct {
-	from     *Port
-	to       *Port
-	eng      *sim.Engine
-	lane     *sim.Lane // nil for a zero delay, or when the engine has no lane left
-	down     bool
-	lossRate float64
-	lossRNG  *rand.Rand
+	from       *Port
+	to         *Port
+	eng        *sim.Engine
+	lane       *sim.Lane // nil for a zero delay, or when the engine has no lane left
+	down       bool
+	lossRate   float64
+	lossRNG    *rand.Rand
+	lossFilter func(*Packet) bool
 
 	Delay sim.Time
-	// Lost counts frames the link dropped at random (SetLoss).
+	// Lost counts frames the link dropped (SetLoss, SetLossFilter).
 	Lost int64
 	// DownDrops counts packets (frames other than PFC frames) lost because
 	// the link was cut (Port.SetDown): sent into a cut link, or arriving
@@ -610,12 +611,21 @@ func (l *Link) SetLoss(rate float64, rng *rand.Rand) {
 	l.updateFastCarry()
 }
 
+// SetLossFilter makes the link lose the frames lose selects (other than
+// PFC and credit frames), as SetLoss loses frames at random: a test, or a
+// program, that must lose one chosen frame (the last of a message, an
+// ACK) gives the frame itself. nil turns it off.
+func (l *Link) SetLossFilter(lose func(*Packet) bool) {
+	l.lossFilter = lose
+	l.updateFastCarry()
+}
+
 // updateFastCarry says whether the transmitting port may skip the link
 // (Port.fastCarry): while it is up, loses nothing and has a lane.
 func (l *Link) updateFastCarry() {
 	p := l.from
 	p.arrivalLane = l.lane
-	p.fastCarry = !l.down && l.lossRate == 0 && l.lane != nil
+	p.fastCarry = !l.down && l.lossRate == 0 && l.lossFilter == nil && l.lane != nil
 }
 
 // carry puts a frame on the link; info is its frameInfo, so that the
@@ -629,7 +639,7 @@ func (l *Link) carry(pkt *Packet, info int64) {
 		l.to.pool.Put(pkt)
 		return
 	}
-	if l.lossRate > 0 && !kind.LinkControl() && l.lossRNG.Float64() < l.lossRate {
+	if !kind.LinkControl() && (l.lossRate > 0 && l.lossRNG.Float64() < l.lossRate || l.lossFilter != nil && l.lossFilter(pkt)) {
 		l.Lost++
 		l.to.pool.Dropped(pkt, "loss", int64(pkt.Payload))
 		if l.from.credit != nil {

@@ -269,7 +269,7 @@ type QP struct {
 	ring      uint8    // with VL arbitration, the VL whose ring it is in
 	destroyed bool     // DestroyQP: gone from the HCA's table
 	sr        *srState // selective repeat (Profile.Retransmit == Selective)
-	rdHave    []bool   // READ responses placed ahead of a gap, by PSN % srWindow
+	rdHave    []int64  // READ responses placed ahead of a gap, by PSN % srWindow: the PSN + 1 (0: none)
 	basePSN   int64
 
 	// Responder.
@@ -344,6 +344,9 @@ type atomicSaved struct {
 func (q *QP) hasWork() bool {
 	if len(q.rdJobs) > 0 && q.State != QPReset {
 		return true
+	}
+	if q.tcp != nil && q.tcp.rsp != nil && q.tcp.rsp.snd.lost > 0 && (q.State == QPRTS || q.State == QPSQD) {
+		return true // READ responses to resend (tcpread.go)
 	}
 	return q.State == QPRTS && (q.sendIdx < len(q.sq) || q.srPending() || q.tcpPending())
 }

@@ -157,13 +157,13 @@ func placeable(op fabric.Opcode) bool {
 // (readResponse). A gap open past ReorderWindow is asked for again, once.
 func (h *HCA) placeResponse(qp *QP, w *WQE, p *fabric.Packet, psn, want int64) {
 	if qp.rdHave == nil {
-		qp.rdHave = make([]bool, srWindow)
+		qp.rdHave = make([]int64, srWindow)
 	}
 	i := psn % srWindow
-	if qp.rdHave[i] {
+	if qp.rdHave[i] == psn+1 {
 		return // placed already (a response to a request sent again)
 	}
-	qp.rdHave[i] = true
+	qp.rdHave[i] = psn + 1 // the PSN, not a flag: another READ's may share the slot later
 	h.Placed++
 	if p.Data != nil {
 		h.scatter(w.wr.SGL, (psn-w.FirstPSN)*int64(h.Prof.MTU), p.Data)

@@ -238,8 +238,8 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 	switch syn := p.Syndrome; {
 	case syn == fabric.SyndromeACK:
 		h.ackTo(qp, psn+1)
-		if qp.sr != nil && qp.sr.probing {
-			h.srProbed(qp)
+		if qp.sr != nil && qp.sr.probing && p.Echo >= qp.sr.probeAt {
+			h.srProbed(qp) // the answer to the timeout's resend, not an ACK already on its way
 		}
 	case syn&0xE0 == fabric.SyndromeRNRNAK:
 		h.ackTo(qp, psn)
@@ -318,8 +318,8 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 	qp.ReadDelivered += int64(p.Payload)
 	if qp.rdHave != nil {
 		// Responses placed ahead of this one now join it.
-		for w.respPkts < w.NPkts && qp.rdHave[(w.FirstPSN+w.respPkts)%srWindow] {
-			qp.rdHave[(w.FirstPSN+w.respPkts)%srWindow] = false
+		for psn := w.FirstPSN + w.respPkts; w.respPkts < w.NPkts && qp.rdHave[psn%srWindow] == psn+1; psn++ {
+			qp.rdHave[psn%srWindow] = 0
 			w.respPkts++
 		}
 	}
@@ -384,7 +384,7 @@ func (h *HCA) advance(qp *QP) {
 		return
 	}
 	qp.retries, qp.rnrRetries = 0, 0
-	if qp.una < qp.maxSent && len(qp.sq) > 0 {
+	if (qp.una < qp.maxSent && qp.tcp == nil || qp.tcp != nil && qp.ackHigh < qp.maxSent) && len(qp.sq) > 0 {
 		h.armTimer(qp)
 	} else {
 		h.stopTimer(qp)
@@ -434,6 +434,9 @@ func (h *HCA) rewind(qp *QP, psn int64) {
 func (h *HCA) timeout(qp *QP) {
 	if qp.State != QPRTS && qp.State != QPSQD || len(qp.sq) == 0 {
 		return
+	}
+	if qp.tcp != nil && qp.ackHigh >= qp.maxSent {
+		return // iWARP: only READ responses are awaited, on the responder's stream
 	}
 	h.Stats.Timeouts++
 	qp.retries++

@@ -49,9 +49,11 @@ type srState struct {
 	// when the cumulative acknowledgement passes it, so that SACKs sent
 	// before the resends arrived do not start another round).
 	next, top, high int64
-	// probing: a timeout's resend of the oldest PSN is out, and the
-	// next cumulative acknowledgement says what the responder holds.
+	// probing: a timeout's resend of the oldest PSN is out (at probeAt
+	// or later), and the acknowledgement of it says what the responder
+	// holds.
 	probing bool
+	probeAt sim.Time
 }
 
 func (q *QP) srs() *srState {
@@ -228,7 +230,7 @@ func (h *HCA) srTimeout(qp *QP) {
 		top = max(top, s.top)
 	}
 	s.recovering, s.next, s.top, s.high = true, qp.ackHigh, top, qp.maxSent
-	s.probing = true
+	s.probing, s.probeAt = true, h.eng.Now()
 	h.activate(qp)
 }
 

@@ -139,11 +139,13 @@ func (s *tcpSender) full(mss int64) bool { return (s.pipe-s.inflate)*mss >= *s.w
 // tcpHold reports whether qp's next new segment must wait: the pipe is
 // at the congestion window, or the stream would leave the receive
 // window or the send buffer (counted in segments: a READ request is one,
-// though its responses' PSNs follow it), or the scoreboard (in PSNs).
+// though its responses' PSNs follow it), or the receiver's reassembly
+// queue, which keeps segments past a gap by PSN (srWindow PSNs from the
+// cumulative ACK; a segment beyond it would be dropped).
 func (h *HCA) tcpHold(qp *QP) bool {
 	s, mss := &qp.tcp.snd, int64(h.Prof.MTU)
 	c := h.Prof.TCP
-	return s.full(mss) || (s.out+1)*mss > min(c.RcvWin, c.SndWin) && s.out > 0 || qp.nextPSN+1-qp.ackHigh > tcpBoard
+	return s.full(mss) || (s.out+1)*mss > min(c.RcvWin, c.SndWin) && s.out > 0 || qp.nextPSN+1-qp.ackHigh > srWindow
 }
 
 // sent puts the segment at psn on the scoreboard as sent.
@@ -316,6 +318,13 @@ func (h *HCA) tcpExpire(s *tcpSender, cc CongestionControl) {
 			h.tcpLose(s, psn)
 		}
 	}
+	if g := s.seg(*s.una); *s.una < *s.high && *g == segSacked {
+		// The receiver may have dropped what it SACKed (reneging, RFC
+		// 2018 §8): the first segment goes again whatever its SACK said.
+		*g = segLost
+		s.lost++
+		s.lostFrom = min(s.lostFrom, *s.una)
+	}
 	s.recovering, s.afterRTO, s.recover, s.firstResend = true, true, *s.high, true
 	if tc, ok := cc.(tcpCC); ok {
 		tc.OnRTO(h.eng.Now(), flight)
@@ -372,6 +381,11 @@ func (h *HCA) tcpResend(qp *QP) *fabric.Packet {
 	}
 	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
 	h.setSendPos(qp, psn)
+	if w := qp.sq[qp.sendIdx]; w.Op.isRead() {
+		// The READ's request, whole: on iWARP its responses come on
+		// the responder's stream, never asked for again.
+		qp.sendOff, qp.nextPSN = 0, w.FirstPSN
+	}
 	p := h.nextRequest(qp)
 	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
 	return p
@@ -433,10 +447,10 @@ func (t *tcpState) ackSent(a *fabric.Packet) {
 // tcpOutOfOrder keeps the segment p past a gap and answers with a
 // duplicate ACK, which with SACK carries its block.
 func (h *HCA) tcpOutOfOrder(qp *QP, p *fabric.Packet, psn int64) {
-	h.srKeep(qp, p, psn, false) // beyond the queue it is dropped; the ACK still goes
+	kept := h.srKeep(qp, p, psn, false) // beyond the queue it is dropped; the ACK still goes
 	a := h.newAck(qp, p, fabric.OpAcknowledge, qp.ePSN-1)
 	h.echo(a, p)
-	if h.Prof.TCP.SACK {
+	if h.Prof.TCP.SACK && kept { // a segment dropped is not SACKed: the sender must resend it
 		a.SACK = true
 		a.SackPSN = uint32(psn) & psnMask
 		a.Wire = int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, true))

@@ -157,10 +157,10 @@ func (h *HCA) rspTimerFired(qp *QP) {
 
 // rspAcked is the responder's side of an ACK of its response stream.
 func (h *HCA) rspAcked(qp *QP, p *fabric.Packet) {
-	r := qp.tcp.rsp
-	if r == nil {
-		return
+	if qp.tcp == nil || qp.tcp.rsp == nil {
+		return // a late ACK for a QP reset since
 	}
+	r := qp.tcp.rsp
 	cum := expand32(p.TSeq(), r.una)
 	if cum < r.una || cum > r.high || cum == r.una && r.high == r.una {
 		return // stale, bogus, or nothing outstanding
@@ -196,6 +196,7 @@ func (h *HCA) rspResend(qp *QP) *fabric.Packet {
 		if n := seq - j.seq; n < j.end-j.start {
 			p := h.readResponsePacket(qp, j, j.start+n)
 			h.Stats.Retransmitted++
+			spaced(qp, p, p.SentAt)
 			h.rspSent(qp, p, seq)
 			return p
 		}

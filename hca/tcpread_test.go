@@ -1,0 +1,198 @@
+package hca_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// loseOnce returns a loss filter that loses the first n frames match
+// selects.
+func loseOnce(n int, match func(*fabric.Packet) bool) func(*fabric.Packet) bool {
+	return func(p *fabric.Packet) bool {
+		if n > 0 && match(p) {
+			n--
+			return true
+		}
+		return false
+	}
+}
+
+func isOp(p *fabric.Packet, op fabric.Opcode) bool {
+	return p.Kind == fabric.KindData && p.Opcode.Operation() == op
+}
+
+// pattern fills n bytes with a pattern no two READs' share by chance.
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + i>>12 + 1)
+	}
+	return b
+}
+
+// TestIWARPReadRequestLost: four 1 MiB READs (256 PSNs each) whose first
+// request is lost. The later requests reach the responder past the gap
+// and wait in its reassembly queue; the requester keeps its stream
+// within that queue's reach (srWindow PSNs), so none is dropped there and
+// SACKed regardless (which left them never resent, and two READs
+// unfinished after 1,000 s). Only one segment follows the lost one (the
+// next request waits for the queue), so no fast retransmit: the stream
+// has no round-trip sample yet, and its timer's first RTO is RFC 6298's
+// 1 s. All four complete soon after it, each sink holding the
+// responder's bytes.
+func TestIWARPReadRequestLost(t *testing.T) {
+	const reads, size = 4, 1 << 20
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile("newreno", true), swtch.DefaultProfile())
+	qa, _ := connect(h[0], h[1])
+	src := pattern(reads * size)
+	remote := h[1].RegMR(h[1].DefaultPD(), 0, src, hca.AccessRemoteRead)
+	sink := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, reads*size), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+	h[0].Port().Link().SetLossFilter(loseOnce(1, func(p *fabric.Packet) bool { return isOp(p, fabric.OpReadRequest) }))
+	var ws []*hca.WQE
+	for i := 0; i < reads; i++ {
+		w, err := h[0].PostSend(qa, hca.SendWR{ID: uint64(i), Op: hca.WRRead, Signaled: true, RemoteAddr: remote.Addr + uint64(i*size), RKey: remote.RKey,
+			SGL: []hca.SGE{{Addr: sink.Addr + uint64(i*size), Len: size, LKey: sink.LKey}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	eng.Run(2*sim.Second, nil)
+	for i, w := range ws {
+		if w.Status != hca.WCSuccess || w.Completed > sim.Second+10*sim.Millisecond {
+			t.Fatalf("READ %d: %v at %v, want done by 1.01 s", i, w.Status, w.Completed)
+		}
+	}
+	if !bytes.Equal(sink.Buf, src) {
+		t.Error("the sink differs from the responder's memory")
+	}
+	if n := h[0].Port().Link().Lost; n != 1 {
+		t.Errorf("%d frames lost, want the one request", n)
+	}
+	checkInvariant(t, eng, h)
+}
+
+// TestIWARPReadsDoNotShareSlots: a READ of 10 packets, a WRITE of 502 and
+// another READ of 10, so that the two READs' responses fall on the same
+// slots of the requester's placement ring (PSN mod 512). The first
+// READ's sixth response is lost twice. The second READ must complete
+// with its own bytes, not be taken as done from the first one's slots
+// (which left the first READ waiting for ever), and the first must
+// complete once its response is resent.
+func TestIWARPReadsDoNotShareSlots(t *testing.T) {
+	const mtu = 4096
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile("newreno", true), swtch.DefaultProfile())
+	qa, _ := connect(h[0], h[1])
+	remote := pattern(20 * mtu)
+	rsrc := h[1].RegMR(h[1].DefaultPD(), 0, remote, hca.AccessRemoteRead)
+	sink := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, 20*mtu), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+	wsrc := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, 502*mtu), hca.AccessLocalWrite)
+	wdst := h[1].RegMR(h[1].DefaultPD(), 0, make([]byte, 502*mtu), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+	first := int64(-1)
+	h[1].Port().Link().SetLossFilter(loseOnce(2, func(p *fabric.Packet) bool {
+		op := p.Opcode.Operation()
+		if p.Kind != fabric.KindData || op < fabric.OpReadResponseFirst || op > fabric.OpReadResponseOnly {
+			return false
+		}
+		if first < 0 {
+			first = int64(p.PSN)
+		}
+		return int64(p.PSN) == first+5
+	}))
+	post := func(wr hca.SendWR) *hca.WQE {
+		w, err := h[0].PostSend(qa, wr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	r1 := post(hca.SendWR{ID: 1, Op: hca.WRRead, Signaled: true, RemoteAddr: rsrc.Addr, RKey: rsrc.RKey, SGL: []hca.SGE{{Addr: sink.Addr, Len: 10 * mtu, LKey: sink.LKey}}})
+	w := post(hca.SendWR{ID: 2, Op: hca.WRWrite, Signaled: true, RemoteAddr: wdst.Addr, RKey: wdst.RKey, SGL: []hca.SGE{{Addr: wsrc.Addr, Len: 502 * mtu, LKey: wsrc.LKey}}})
+	r2 := post(hca.SendWR{ID: 3, Op: hca.WRRead, Signaled: true, RemoteAddr: rsrc.Addr + 10*mtu, RKey: rsrc.RKey, SGL: []hca.SGE{{Addr: sink.Addr + 10*mtu, Len: 10 * mtu, LKey: sink.LKey}}})
+	if (r2.FirstPSN-r1.FirstPSN)%512 != 0 {
+		t.Fatalf("the READs start at PSNs %d and %d: the test needs them 512 apart", r1.FirstPSN, r2.FirstPSN)
+	}
+	eng.Run(sim.Second, nil)
+	for _, x := range []*hca.WQE{r1, w, r2} {
+		if x.Status != hca.WCSuccess {
+			t.Fatalf("WR %d: %v", x.ID, x.Status)
+		}
+	}
+	if !bytes.Equal(sink.Buf, remote) {
+		t.Error("a READ's sink differs from the responder's memory")
+	}
+	if n := h[1].Port().Link().Lost; n != 2 {
+		t.Errorf("%d frames lost, want 2", n)
+	}
+	checkInvariant(t, eng, h)
+}
+
+// TestIWARPReadRequestResentWhole: the TCP ACK of a READ's request and
+// the READ's last response are both lost. The requester's stream times
+// out and resends the request (the segment at its first PSN, whole); the
+// responder only acknowledges it (TCP has it), and its own stream's
+// timer resends the response. Nothing else is resent: the requester's
+// timer does not run while it only waits for responses (it ran, cutting
+// its window with nothing lost, and with no congestion control the
+// request was resent 586 times): a READ whose last response alone is
+// lost costs the requester no timeout.
+func TestIWARPReadRequestResentWhole(t *testing.T) {
+	for _, withCC := range []bool{true, false} {
+		prof := iwarpProfile("newreno", true)
+		if !withCC {
+			prof.WithTCP(func(c *hca.TCPProfile) { c.NewCC = nil })
+		}
+		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+		qa, _ := connect(h[0], h[1])
+		rsrc := h[1].RegMR(h[1].DefaultPD(), 0, pattern(64<<10), hca.AccessRemoteRead)
+		sink := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, 64<<10), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+		read := func(n uint64) *hca.WQE {
+			w, err := h[0].PostSend(qa, hca.SendWR{ID: n, Op: hca.WRRead, Signaled: true, RemoteAddr: rsrc.Addr, RKey: rsrc.RKey,
+				SGL: []hca.SGE{{Addr: sink.Addr, Len: 64 << 10, LKey: sink.LKey}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return w
+		}
+		// A first READ gives both streams their round-trip samples.
+		r1 := read(1)
+		eng.Run(200*sim.Microsecond, nil)
+		if r1.Status != hca.WCSuccess {
+			t.Fatalf("cc %v: the first READ: %v", withCC, r1.Status)
+		}
+		lostACK, lostLast := loseOnce(1, func(p *fabric.Packet) bool { return p.Kind == fabric.KindAck && p.TSeq() == 0 }),
+			loseOnce(1, func(p *fabric.Packet) bool { return isOp(p, fabric.OpReadResponseLast) })
+		h[1].Port().Link().SetLossFilter(func(p *fabric.Packet) bool { return lostACK(p) || lostLast(p) })
+		resent0, timeouts0 := h[0].Stats.Retransmitted, h[0].Stats.Timeouts
+		sent := eng.Now()
+		r := read(2)
+		eng.Run(sent+100*sim.Millisecond, nil)
+		if r.Status != hca.WCSuccess || h[1].Port().Link().Lost != 2 {
+			t.Fatalf("cc %v: READ %v, %d frames lost (want 2)", withCC, r.Status, h[1].Port().Link().Lost)
+		}
+		if n := h[0].Stats.Retransmitted - resent0; n != 1 {
+			t.Errorf("cc %v: the requester resent %d segments, want its request once", withCC, n)
+		}
+		if n := h[0].Stats.Timeouts - timeouts0; n != 1 {
+			t.Errorf("cc %v: the requester timed out %d times, want once", withCC, n)
+		}
+		if d := r.Completed - sent; d > 10*sim.Millisecond {
+			t.Errorf("cc %v: the READ took %v, want a few 1 ms RTOs", withCC, d)
+		}
+		// Only the last response lost: the requester's stream has
+		// nothing outstanding, and must not time out.
+		h[1].Port().Link().SetLossFilter(loseOnce(1, func(p *fabric.Packet) bool { return isOp(p, fabric.OpReadResponseLast) }))
+		timeouts0 = h[0].Stats.Timeouts
+		r = read(3)
+		eng.Run(eng.Now()+100*sim.Millisecond, nil)
+		if r.Status != hca.WCSuccess || h[0].Stats.Timeouts != timeouts0 {
+			t.Errorf("cc %v: READ %v; the requester timed out %d times waiting for a response, want 0", withCC, r.Status, h[0].Stats.Timeouts-timeouts0)
+		}
+		checkInvariant(t, eng, h)
+	}
+}
