@@ -57,11 +57,16 @@ func (c *Capturer) record(cs []*reports.Capture, p *fabric.Port, pkt *fabric.Pac
 			cp.Dropped++
 			continue
 		}
-		cp.Frames = append(cp.Frames, reports.CapturedFrame{
+		f := reports.CapturedFrame{
 			TimeNs: c.eng.Now().Nanoseconds(),
 			TxNode: p.Node, TxPort: p.Index, RxNode: peer.Node, RxPort: peer.Index,
 			Pkt: *pkt,
-		})
+		}
+		if pkt.INT != nil {
+			cp.INT = append(cp.INT, *pkt.INT)
+			f.Pkt.INT, f.INT = nil, int32(len(cp.INT))
+		}
+		cp.Frames = append(cp.Frames, f)
 	}
 }
 

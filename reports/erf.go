@@ -35,7 +35,7 @@ const (
 // buildIB returns an InfiniBand packet's ERF record: the ERF header, then
 // LRH, BTH, extended headers, payload and pad, ICRC and VCRC; or a
 // flow-control packet's.
-func (fb *frameBuilder) buildIB(f *CapturedFrame) []byte {
+func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 	p := &f.Pkt
 	var pkt []byte
 	typ := byte(erfTypeInfiniBand)
@@ -46,7 +46,7 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame) []byte {
 		pkt = binary.BigEndian.AppendUint16(pkt, uint16(p.Priority&0xF)<<12|fccl&0xFFF)
 		pkt = binary.BigEndian.AppendUint16(pkt, crc16IB(pkt))
 	} else {
-		fb.payload = appendTransport(fb.payload[:0], p)
+		fb.payload = appendTransport(fb.payload[:0], p, tel)
 		// The packet has a GRH when its size says so (hca.grh).
 		grh := int(p.Wire) == fabric.IBWire(p.Opcode, int(p.Payload), true)
 		head := fabric.LRHBytes

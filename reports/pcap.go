@@ -34,6 +34,9 @@ type Capture struct {
 	// with its colon replaced ("s0_p8").
 	Name   string
 	Frames []CapturedFrame
+	// INT holds the telemetry of the frames that carried HPCC's INT
+	// header, as it was when each was sent (CapturedFrame.INT).
+	INT []fabric.INTStack
 	// Dropped counts frames not kept because the capture was full.
 	Dropped int64
 }
@@ -45,7 +48,11 @@ type CapturedFrame struct {
 	TimeNs         int64
 	TxNode, RxNode fabric.NodeID
 	TxPort, RxPort int
-	Pkt            fabric.Packet
+	// Pkt is the packet as sent, its INT pointer cleared (the stack is
+	// the pool's, reused once the packet is gone): INT, when not 0, is
+	// one past the index of its telemetry in Capture.INT.
+	Pkt fabric.Packet
+	INT int32
 }
 
 // PortMAC is the MAC address lfsim gives port of node: locally
@@ -82,7 +89,11 @@ func PcapFile(c *Capture, snapLen int) ([]byte, error) {
 	var fb frameBuilder
 	for i := range c.Frames {
 		f := &c.Frames[i]
-		frame, err := fb.build(f)
+		var tel *fabric.INTStack
+		if f.INT > 0 {
+			tel = &c.INT[f.INT-1]
+		}
+		frame, err := fb.build(f, tel)
 		if err != nil {
 			return nil, err
 		}
@@ -114,17 +125,18 @@ var (
 	fixAll     = gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
 )
 
-// build returns the whole frame, destination MAC to FCS.
-func (fb *frameBuilder) build(f *CapturedFrame) ([]byte, error) {
+// build returns the whole frame, destination MAC to FCS; tel is the
+// frame's INT telemetry, or nil.
+func (fb *frameBuilder) build(f *CapturedFrame, tel *fabric.INTStack) ([]byte, error) {
 	if fb.buf == nil {
 		fb.buf = gopacket.NewSerializeBuffer()
 	}
 	p := &f.Pkt
 	if p.Link == fabric.InfiniBand {
-		return fb.buildIB(f), nil
+		return fb.buildIB(f, tel), nil
 	}
 	if p.Kind != fabric.KindPause && isRoCEv1(p) {
-		return fb.buildRoCEv1(f)
+		return fb.buildRoCEv1(f, tel)
 	}
 	eth := &layers.Ethernet{SrcMAC: PortMAC(f.TxNode, f.TxPort), DstMAC: PortMAC(f.RxNode, f.RxPort)}
 	if err := fb.buf.Clear(); err != nil {
@@ -160,7 +172,7 @@ func (fb *frameBuilder) build(f *CapturedFrame) ([]byte, error) {
 	udp := &layers.UDP{SrcPort: layers.UDPPort(p.Flow.SrcPort), DstPort: layers.UDPPort(fabric.RoCEv2Port)}
 	// RoCEv2 sends UDP checksum 0 (annex A17.3.1); the ICRC covers the
 	// transport.
-	fb.payload = appendTransport(fb.payload[:0], p)
+	fb.payload = appendTransport(fb.payload[:0], p, tel)
 	if err := gopacket.Payload(fb.payload).SerializeTo(fb.buf, fixLengths); err != nil {
 		return nil, err
 	}
@@ -183,9 +195,10 @@ func (fb *frameBuilder) build(f *CapturedFrame) ([]byte, error) {
 	return appendFCS(frame), nil
 }
 
-// appendTransport appends the BTH, the opcode's extended headers, the
-// payload padded to 4 bytes, and room for the ICRC.
-func appendTransport(b []byte, p *fabric.Packet) []byte {
+// appendTransport appends the BTH, the opcode's extended headers, HPCC's
+// INT header when the packet carries one (tel), the payload padded to 4
+// bytes, and room for the ICRC.
+func appendTransport(b []byte, p *fabric.Packet, tel *fabric.INTStack) []byte {
 	op := p.Opcode
 	pad := (4 - int(p.Payload)%4) % 4
 	if op == fabric.OpCNP {
@@ -232,6 +245,9 @@ func appendTransport(b []byte, p *fabric.Packet) []byte {
 		case fabric.OpSendLastImm, fabric.OpSendOnlyImm, fabric.OpWriteLastImm, fabric.OpWriteOnlyImm:
 			be32(p.Imm)
 		}
+	}
+	if tel != nil {
+		b = appendINT(b, tel)
 	}
 	n := int(p.Payload)
 	data := p.Data
@@ -280,3 +296,37 @@ func appendFCS(frame []byte) []byte {
 func timeOf(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
 func ipv4(a uint32) net.IP { return net.IPv4(byte(a>>24), byte(a>>16), byte(a>>8), byte(a)).To4() }
+
+// appendINT appends HPCC's INT header as its reference implementation
+// lays it out (Li et al., SIGCOMM 2019; the int-header of their ns-3
+// code): the hop count in two bytes, then MaxINTHops records of eight
+// bytes, each (most significant bits first) the egress link's rate as a
+// 3-bit code (25, 50, 100, 200 or 400 Gb/s: 0 to 4), the time it left
+// in 24 bits of nanoseconds, the bytes the port had sent in 20 bits of
+// 128-byte units, and the queue in 17 bits of 80-byte units, each
+// wrapping as the hardware's counters do; unused records are zero. It
+// goes after the BTH and its extended headers, before the payload, so
+// that Wireshark's RoCE dissector still reads the headers (the INT
+// bytes show as the payload's first 42). A frame's length in the
+// capture is its length on the wire.
+func appendINT(b []byte, tel *fabric.INTStack) []byte {
+	b = binary.BigEndian.AppendUint16(b, uint16(tel.N))
+	for i := 0; i < fabric.MaxINTHops; i++ {
+		var rec uint64
+		if i < int(tel.N) {
+			h := tel.Hops[i]
+			rate := uint64(0)
+			for code, g := range []fabric.Rate{25, 50, 100, 200, 400} {
+				if h.Rate == g*fabric.Gbps {
+					rate = uint64(code)
+				}
+			}
+			ts := uint64(h.TS.Nanoseconds()) & (1<<24 - 1)
+			tx := uint64(h.TxBytes/128) & (1<<20 - 1)
+			q := uint64(h.QLen/80) & (1<<17 - 1)
+			rec = rate<<61 | ts<<37 | tx<<17 | q
+		}
+		b = binary.BigEndian.AppendUint64(b, rec)
+	}
+	return b
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // TestPcapFrameLengths: each frame written is exactly as long as the
@@ -59,5 +60,43 @@ func TestLabelRuns(t *testing.T) {
 	LabelRuns([]*Run{e, f})
 	if e.Label != "e" || f.Label != "f" {
 		t.Errorf("labels %q, %q", e.Label, f.Label)
+	}
+}
+
+// TestPcapINT: an HPCC data packet and its ACK carry the INT header on
+// the wire (42 bytes: the hop count and five 8-byte records), and so do
+// their frames in the capture: each frame's length is the model's, and
+// the header sits after the BTH and its extended headers, the first
+// record packed as HPCC's code packs it (rate code 2 for 100 Gb/s, the
+// time in ns, bytes in 128-byte units, the queue in 80-byte units).
+func TestPcapINT(t *testing.T) {
+	tel := fabric.INTStack{}
+	tel.Push(fabric.INTHop{QLen: 8000, TxBytes: 128 * 1000, TS: 1234 * sim.Nanosecond, Rate: 100 * fabric.Gbps})
+	c := &Capture{Name: "x", INT: []fabric.INTStack{tel}}
+	data := fabric.Packet{Kind: fabric.KindData, Opcode: fabric.OpWriteFirst, Payload: 4096,
+		Wire: int32(fabric.RoCEv2Wire(fabric.OpWriteFirst, 4096) + fabric.INTHeaderBytes)}
+	ack := fabric.Packet{Kind: fabric.KindAck, Opcode: fabric.OpAcknowledge,
+		Wire: int32(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0) + fabric.INTHeaderBytes)}
+	c.Frames = []CapturedFrame{{Pkt: data, INT: 1}, {Pkt: ack, INT: 1}}
+	out, err := PcapFile(c, FullSnapLen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 24
+	for i, f := range c.Frames {
+		incl := int(binary.LittleEndian.Uint32(out[off+8:]))
+		if int64(incl) != f.Pkt.Frame() {
+			t.Errorf("frame %d: length %d, model says %d", i, incl, f.Pkt.Frame())
+		}
+		// Ethernet 14, IPv4 20, UDP 8, BTH 12, then RETH 16 or AETH 4.
+		at := off + 16 + 14 + 20 + 8 + 12 + map[int]int{0: 16, 1: 4}[i]
+		if n := binary.BigEndian.Uint16(out[at:]); n != 1 {
+			t.Errorf("frame %d: INT hop count %d, want 1", i, n)
+		}
+		rec := binary.BigEndian.Uint64(out[at+2:])
+		if rate, ts, tx, q := rec>>61, rec>>37&(1<<24-1), rec>>17&(1<<20-1), rec&(1<<17-1); rate != 2 || ts != 1234 || tx != 1000 || q != 100 {
+			t.Errorf("frame %d: record rate %d ts %d tx %d q %d, want 2 1234 1000 100", i, rate, ts, tx, q)
+		}
+		off += 16 + incl
 	}
 }

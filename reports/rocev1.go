@@ -29,12 +29,12 @@ func isRoCEv1(p *fabric.Packet) bool {
 }
 
 // buildRoCEv1 returns a RoCEv1 frame, destination MAC to FCS.
-func (fb *frameBuilder) buildRoCEv1(f *CapturedFrame) ([]byte, error) {
+func (fb *frameBuilder) buildRoCEv1(f *CapturedFrame, tel *fabric.INTStack) ([]byte, error) {
 	p := &f.Pkt
 	src, dst := PortMAC(p.Src, 0), PortMAC(p.Dst, 0)
 	eth := &layers.Ethernet{SrcMAC: src, DstMAC: dst, EthernetType: layers.EthernetTypeDot1Q}
 	tag := &layers.Dot1Q{Priority: p.Priority, Type: layers.EthernetType(fabric.EtherTypeRoCEv1)}
-	fb.payload = appendTransport(fb.payload[:0], p)
+	fb.payload = appendTransport(fb.payload[:0], p, tel)
 	grh := make([]byte, fabric.GRHBytes, fabric.GRHBytes+len(fb.payload))
 	binary.BigEndian.PutUint32(grh[0:], 6<<28|uint32(p.Priority)<<25) // IPVer, TClass (priority in its top bits), flow label
 	binary.BigEndian.PutUint16(grh[4:], uint16(len(fb.payload)))      // BTH to ICRC

@@ -408,3 +408,38 @@ func TestCMInTsharkInfiniBand(t *testing.T) {
 		}
 	}
 }
+
+// TestPcapINTInTshark: an HPCC incast's capture holds the INT header in
+// every data packet and ACK, and Wireshark still decodes every frame as
+// RoCE with no malformed one; a full-size WRITE's payload shows 42 bytes
+// longer than its 4096, the INT header in front (reports.appendINT).
+func TestPcapINTInTshark(t *testing.T) {
+	tshark := needTool(t, "tshark")
+	_, _, dir := runAndWrite(t, "hpcc-pcap.yaml", []byte(`
+stop: {at: 1ms, when: flows-done}
+topology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}
+hca: {cc: hpcc}
+traffic:
+  - incast: {to: h2, from: [h0, h1], size: 64KiB}
+observe: {pcap: [h2], snaplen: full}
+`))
+	file := filepath.Join(dir, "h2.pcap")
+	run := func(args ...string) string {
+		out, err := exec.Command(tshark, append([]string{"-r", file}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("tshark %v: %v", args, err)
+		}
+		return string(out)
+	}
+	all := strings.Count(run("-T", "fields", "-e", "frame.number"), "\n")
+	roce := strings.Count(run("-Y", "infiniband.bth", "-T", "fields", "-e", "frame.number"), "\n")
+	if all == 0 || roce != all {
+		t.Errorf("%d frames, %d decoded as RoCE", all, roce)
+	}
+	if bad := strings.TrimSpace(run("-Y", "_ws.malformed", "-T", "fields", "-e", "frame.number")); bad != "" {
+		t.Errorf("malformed frames: %s", bad)
+	}
+	if mid := strings.Fields(run("-Y", "infiniband.bth.opcode == 7", "-T", "fields", "-e", "data.len")); len(mid) == 0 || mid[0] != "4138" {
+		t.Errorf("WRITE Middle payloads %v, want 4138 (4096 + the INT header's 42)", mid)
+	}
+}
