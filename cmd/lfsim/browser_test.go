@@ -261,3 +261,94 @@ func TestLargeReport(t *testing.T) {
 	t.Logf("report.html %.2f MB, %d charts, opened and drawn in %v", float64(st.Size())/(1<<20), len(states), took.Round(time.Millisecond))
 	_ = fmt.Sprint()
 }
+
+// axisCheck is JavaScript that reports, for each comparison chart of a
+// sweep report (titled "METRIC against PATH"), its axis names and, for
+// each name, whether ECharts drew it and whether its drawn box lies
+// inside the chart's box (a name cut off at the edge does not).
+const axisCheck = `(() => {
+  const out = [];
+  document.querySelectorAll('.item').forEach(d => {
+    const inst = echarts.getInstanceByDom(d);
+    if (!inst) return;
+    const o = inst.getOption();
+    const title = (o.title && o.title[0] && o.title[0].text) || '';
+    if (!title.includes(' against ')) return;
+    const w = inst.getWidth(), h = inst.getHeight();
+    const names = [o.xAxis[0].name || '', o.yAxis[0].name || ''];
+    const drawn = {}, clipped = [];
+    inst.getZr().storage.getDisplayList(true).forEach(el => {
+      const txt = el.style && el.style.text;
+      if (!txt || !names.includes(txt)) return;
+      drawn[txt] = true;
+      const r = el.getBoundingRect().clone();
+      const m = el.getComputedTransform ? el.getComputedTransform() : el.transform;
+      if (m) r.applyTransform(m);
+      if (r.x < -0.5 || r.y < -0.5 || r.x + r.width > w + 0.5 || r.y + r.height > h + 0.5) clipped.push(txt);
+    });
+    out.push(title + '|' + names[0] + '|' + names[1] + '|' + Object.keys(drawn).length + '|' + clipped.join(';'));
+  });
+  return out;
+})()`
+
+// TestSweepReportInChromium: a 3×2 sweep's report (switch.ecn.kmin ×
+// hca.dcqcn.rpg_ai_rate on incast-dcqcn) opens offline in Chromium with
+// one chart of each headline metric the points have against each varied
+// setting; each chart names its axes (the setting; the metric's unit),
+// ECharts draws both names, and neither is cut off at the chart's edge
+// (their drawn boxes measured against the chart's). A screenshot goes to
+// $LFSIM_ARTIFACTS.
+func TestSweepReportInChromium(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	sweepFile := filepath.Join(dir, "sweep.yaml")
+	if err := os.WriteFile(sweepFile, []byte("base: incast-dcqcn\nvary:\n  switch.ecn.kmin: [5KB, 50KB, 150KB]\n  hca.dcqcn.rpg_ai_rate: [5Mbps, 40Mbps]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := lfsim(t, "sweep", sweepFile, "-q", "-o", out); code != 0 {
+		t.Fatalf("lfsim sweep: exit %d\n%s", code, stderr)
+	}
+	path := filepath.Join(out, "report.html")
+	states, _ := b.open(t, path)
+	for _, s := range states {
+		if strings.HasSuffix(s, ":0") {
+			t.Errorf("chart not drawn: %s", s)
+		}
+	}
+	var rows []string
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(axisCheck, &rows)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, r := range rows {
+		f := strings.Split(r, "|")
+		title, x, y, drawn, clipped := f[0], f[1], f[2], f[3], f[4]
+		got[title] = true
+		param := title[strings.LastIndex(title, " against ")+len(" against "):]
+		if want := param[strings.LastIndex(param, ".")+1:]; x != want || y == "" {
+			t.Errorf("%s: axes named %q and %q, want %q and the metric's unit", title, x, y, want)
+		}
+		if drawn != "2" || clipped != "" {
+			t.Errorf("%s: %s of its 2 axis names drawn; cut off: %q", title, drawn, clipped)
+		}
+	}
+	// The metrics every point of this sweep has (an incast with DCQCN:
+	// slowdowns, goodput, pauses, queues, marks), against each setting.
+	for _, m := range []string{"Mean FCT slowdown", "p99 FCT slowdown", "Goodput", "Peak queue", "ECN marks"} {
+		for _, p := range []string{"hca.dcqcn.rpg_ai_rate", "switch.ecn.kmin"} {
+			if title := m + " against " + p; !got[title] {
+				t.Errorf("no chart %q; charts: %v", title, rows)
+			}
+		}
+	}
+	var shot []byte
+	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 70)); err != nil {
+		t.Fatal(err)
+	}
+	shotFile := filepath.Join(artifactDir(t), "report-sweep-3x2.jpg")
+	if err := os.WriteFile(shotFile, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d comparison charts; screenshot %s", len(rows), shotFile)
+}
