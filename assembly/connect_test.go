@@ -409,3 +409,37 @@ func TestAPMPerHost(t *testing.T) {
 		t.Errorf("a host's hca.apm on Ethernet: %v", err)
 	}
 }
+
+// TestMckeyInfiniBand: the same mckey on an InfiniBand fat tree. The SM
+// gives the group MLID 0xC000 and rdma_cm its MGID ff12:401b:ffff::
+// with the address (librdmacm's cma_set_mgid), which each side prints;
+// the switches copy each datagram along the group's tree under credit
+// flow control, so every receiver gets every message once and the
+// sender sends each once; and each datagram has a GRH, as a multicast
+// packet on InfiniBand must (IBTA vol. 1, 8.3.1), though the hosts'
+// unicast packets have none.
+func TestMckeyInfiniBand(t *testing.T) {
+	const count, size = 100, 1024
+	n, r := runSource(t, "m.yaml", "stop: {at: 4s, when: flows-done}\ntopology: {kind: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}\n"+
+		"switch: {link_layer: infiniband}\nobserve: {interval: 1ms}\ntraffic:\n  - mckey: {sender: h0, receivers: [h1, h2, h5, h8, h11, h14, h15], count: 100, size: 1KiB}\n")
+	m := n.Tests[0].Mckey
+	for i, got := range m.Received {
+		if got != count {
+			t.Errorf("receiver %d got %d of %d", i, got, count)
+		}
+	}
+	if p := r.Summary.Packets; p.Sent != count || p.Replicated != 6*count || p.Delivered != 7*count || p.Dropped != 0 {
+		t.Errorf("packets %+v; want %d sent, %d replicated, %d delivered", p, count, 6*count, 7*count)
+	}
+	h0, _ := n.Scenario.Topology.Lookup("h0")
+	port := n.Fabric.Ports[h0][0]
+	dgram := int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, size, true))
+	// Besides the datagrams, h0 sends only credit packets (6 bytes each).
+	if got, credits := port.Stats.TxBytes-count*dgram, port.Stats.TxPackets-count; got != 6*credits {
+		t.Errorf("h0 sent %d bytes in %d packets: want %d datagrams of %d bytes (with a GRH) and 6 bytes per credit packet", port.Stats.TxBytes, port.Stats.TxPackets, count, dgram)
+	}
+	out := string(r.Extra["perftest.txt"])
+	if want := "mckey: joined dgid: ff12:401b:ffff::ef01:101 mlid 0xc000 sl 0\n"; strings.Count(out, want) != 8 {
+		t.Errorf("perftest.txt has %q %d times, want 8 (every side):\n%s", want, strings.Count(out, want), out)
+	}
+}

@@ -31,10 +31,6 @@ func (b *builder) mckey(gen int, tv *scenario.TrafficV, path string, g *scenario
 			return
 		}
 	}
-	if b.s.LinkLayer == fabric.InfiniBand {
-		b.errorf(tv.Pos, path, "mckey on InfiniBand joins through the subnet manager, which lfsim does not model yet")
-		return
-	}
 	ip := uint32(239<<24 | 1<<16 | 1<<8 | (1 + b.groups))
 	if g.Group.Set {
 		a, err := netip.ParseAddr(g.Group.V)

@@ -23,6 +23,18 @@ func MulticastGroup(i int) NodeID { return MulticastBase + NodeID(i) }
 // IsMulticast reports whether id names a multicast group.
 func IsMulticast(id NodeID) bool { return id >= MulticastBase }
 
+// MLID is an InfiniBand multicast group's LID: the SM gives groups LIDs
+// from 0xC000 up (IBTA vol. 1, 4.1.1; OpenSM starts at 0xC000), group
+// number i the i-th.
+func MLID(g NodeID) uint16 { return 0xC000 + uint16(g-MulticastBase) }
+
+// MGID is the multicast GID rdma_cm gives an IPv4 group on InfiniBand
+// (librdmacm's cma_set_mgid): ff12:401b:ffff::, the address in its last
+// four bytes.
+func MGID(ip uint32) [16]byte {
+	return [16]byte{0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 12: byte(ip >> 24), 13: byte(ip >> 16), 14: byte(ip >> 8), 15: byte(ip)}
+}
+
 // IsMulticastIP reports whether ip is an IPv4 multicast address
 // (224.0.0.0/4).
 func IsMulticastIP(ip uint32) bool { return ip>>28 == 0xE }

@@ -1296,6 +1296,16 @@ func (h *HCA) wire(op fabric.Opcode, payload int) (int32, fabric.LinkLayer) {
 	return int32(fabric.RoCEv2Wire(op, payload)), fabric.Ethernet
 }
 
+// wireTo is wire for a packet to dst: on InfiniBand a multicast packet
+// has a GRH whatever Profile.GRH says (its DGID is the group's MGID;
+// IBTA vol. 1, 8.3.1).
+func (h *HCA) wireTo(op fabric.Opcode, payload int, dst fabric.NodeID) (int32, fabric.LinkLayer) {
+	if h.Prof.LinkLayer == fabric.InfiniBand && !h.Prof.GRH && fabric.IsMulticast(dst) {
+		return int32(fabric.IBWire(op, payload, true)), fabric.InfiniBand
+	}
+	return h.wire(op, payload)
+}
+
 // nextFrame returns the frame of the next packet qp would send: a READ
 // response, or its next request (as nextRequest builds it), for the
 // credit it needs on InfiniBand.
@@ -1303,6 +1313,7 @@ func (h *HCA) nextFrame(qp *QP) int64 {
 	mtu := int64(h.Prof.MTU)
 	var op fabric.Opcode
 	var payload int64
+	dst := qp.Remote
 	if len(qp.rdJobs) > 0 {
 		j := qp.rdJobs[0]
 		payload = min(mtu, j.left)
@@ -1319,8 +1330,11 @@ func (h *HCA) nextFrame(qp *QP) int64 {
 		if !w.Op.isRead() && !w.Op.isAtomic() {
 			payload = min(mtu, w.Size-qp.sendOff*mtu)
 		}
+		if qp.Type == UD && w.wr.AH != nil {
+			dst = w.wr.AH.Dest
+		}
 	}
-	wire, link := h.wire(qp.Type.transport()|op, int(payload))
+	wire, link := h.wireTo(qp.Type.transport()|op, int(payload), dst)
 	if link == fabric.InfiniBand {
 		return int64(wire)
 	}

@@ -2,6 +2,7 @@ package hca
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -19,7 +20,9 @@ import (
 // (fabric.MulticastTree), so the sender sends each message once.
 //
 // What each prints, from the program's printf calls (RoCE: the group's
-// GID is its IPv4-mapped address, its MLID 0):
+// GID is its IPv4-mapped address, its MLID 0; InfiniBand: the MGID
+// rdma_cm makes of the address, ff12:401b:ffff::ef01:101 for 239.1.1.1,
+// and the MLID the SM gave the group, 0xc000 for the first):
 //
 //	mckey: starting client
 //	mckey: joining
@@ -116,8 +119,12 @@ func (m *Mckey) HandleEvent(ev *sim.Event) {
 		ip := fmt.Sprintf("%d.%d.%d.%d", c.GroupIP>>24, c.GroupIP>>16&0xff, c.GroupIP>>8&0xff, c.GroupIP&0xff)
 		for i, h := range m.h {
 			role := map[bool]string{true: "client", false: "server"}[i == 0]
-			m.Lines[i] = append(m.Lines[i], "mckey: starting "+role, "mckey: joining",
-				fmt.Sprintf("mckey: joined dgid: ::ffff:%s mlid 0x0 sl %d", ip, c.SL))
+			joined := fmt.Sprintf("mckey: joined dgid: ::ffff:%s mlid 0x0 sl %d", ip, c.SL)
+			if h.Prof.LinkLayer == fabric.InfiniBand {
+				// The group's MGID and the MLID the SM gave it.
+				joined = fmt.Sprintf("mckey: joined dgid: %s mlid 0x%x sl %d", netip.AddrFrom16(fabric.MGID(c.GroupIP)), fabric.MLID(c.Group), c.SL)
+			}
+			m.Lines[i] = append(m.Lines[i], "mckey: starting "+role, "mckey: joining", joined)
 			if i > 0 {
 				for k := 0; k < c.Count; k++ {
 					h.must(h.PostRecv(m.qp[i], RecvWR{ID: uint64(k), Length: c.Size + grhBytes}))

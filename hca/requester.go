@@ -122,7 +122,7 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 	}
 	p.Opcode = qp.Type.transport() | op
 	p.Payload = int32(payload)
-	p.Wire, p.Link = h.wire(p.Opcode, int(payload))
+	p.Wire, p.Link = h.wireTo(p.Opcode, int(payload), p.Dst)
 	if qp.INT {
 		h.pool.AddINT(p)
 		p.Wire += fabric.INTHeaderBytes

@@ -60,7 +60,11 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 		if grh {
 			lrh[1] = sl<<4 | 3 // LNH 3: GRH follows
 		}
-		binary.BigEndian.PutUint16(lrh[2:], uint16(p.Dst)+1)
+		dlid := uint16(p.Dst) + 1
+		if fabric.IsMulticast(p.Dst) {
+			dlid = fabric.MLID(p.Dst) // the group's, from the SM
+		}
+		binary.BigEndian.PutUint16(lrh[2:], dlid)
 		binary.BigEndian.PutUint16(lrh[4:], uint16((head+len(fb.payload))/4)&0x7FF) // LRH to ICRC, in words
 		binary.BigEndian.PutUint16(lrh[6:], uint16(p.Src)+1)
 		if grh {
@@ -75,6 +79,10 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 			binary.BigEndian.PutUint64(g[16:], fabric.GUID(p.Src))
 			g[24], g[25] = 0xfe, 0x80
 			binary.BigEndian.PutUint64(g[32:], fabric.GUID(p.Dst))
+			if fabric.IsMulticast(p.Dst) {
+				mgid := fabric.MGID(p.Flow.DstIP) // a group's DGID is its MGID
+				copy(g[24:40], mgid[:])
+			}
 		}
 		pkt = append(lrh, fb.payload...)
 		n := len(pkt)

@@ -114,6 +114,14 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 // once the copy brings it to XOFF.
 func (s *Switch) copyCharged(p *fabric.Packet, i int, frame int64) *fabric.Packet {
 	prio := p.Priority
+	if s.credits {
+		// InfiniBand: the copy holds the packet's input buffer again, so
+		// that the credit its release gives back was taken (fabric's
+		// CreditState.Hold); there is no PAUSE to send.
+		s.charge(i, prio, frame, 0)
+		s.rxCredit[i].Hold(prio, frame)
+		return s.pool.Clone(p)
+	}
 	toHead, _, ok := s.admit(i, prio, frame)
 	if !ok {
 		s.ps[i].in[prio].head += frame
