@@ -35,7 +35,8 @@ import (
 // SIGCOMM 2016: a pause that persists without the queue draining). A
 // congestion pause, however long (an incast's crosses a spine for over
 // 100 µs), drains all along, at the share of the congested port its
-// ingress gets. The ingress is looked at every stormStep while paused.
+// ingress gets. The pausing ingresses of the ports paused are looked at
+// together every stormStep while any is (one event, however many).
 const (
 	stormAfter = 100 * sim.Microsecond
 	stormStep  = stormAfter / 2
@@ -50,7 +51,6 @@ type stormProbe struct {
 	key     int32 // the paused port's key (global port × 8 + priority)
 	occ     int64
 	drained sim.Time
-	timer   sim.Timer // the next look; a pause that ends cancels it
 }
 
 // maxSpread bounds summary.json's pfc.spread.
@@ -91,10 +91,12 @@ type Detector struct {
 	// break (ended pauses, and those under way when the run ended).
 	LongestPause sim.Time
 
-	// probes are the pauses the storm rule follows, by the paused port's
-	// key; free the probes whose pauses ended.
-	probes map[int32]*stormProbe
-	free   []*stormProbe
+	// probes are the pauses the storm rule follows, in no order; probeAt
+	// is, by the paused port's key, one past its probe's index (0: none).
+	// lookDue: the next look is scheduled.
+	probes  []stormProbe
+	probeAt []int32
+	lookDue bool
 
 	// A search's graph and buffers, kept from one search to the next.
 	nodes    []qnode
@@ -109,7 +111,7 @@ type Detector struct {
 const (
 	evConfirm int32 = iota // a candidate cycle has held for observe.deadlock.after
 	evCheck                // the coalesced search after pause changes
-	evStorm                // a look at a paused port's pausing ingress (stormProbe)
+	evStorm                // a look at the pausing ingresses of the ports paused
 )
 
 // trigger asks for a search. Pause changes come in bursts (a fat-tree under
@@ -127,7 +129,7 @@ func (d *Detector) trigger() {
 // StartDetector hooks a detector onto every port and switch of v. A
 // cycle must hold for after (observe.deadlock.after) to be reported.
 func StartDetector(v *View, after sim.Time) *Detector {
-	d := &Detector{v: v, after: after, probes: map[int32]*stormProbe{}}
+	d := &Detector{v: v, after: after}
 	d.base = make([]int, len(v.Ports)+1)
 	total := 0
 	for id, ports := range v.Ports {
@@ -136,6 +138,7 @@ func StartDetector(v *View, after sim.Time) *Detector {
 	}
 	d.base[len(v.Ports)] = total
 	d.where = make([]int32, total*8)
+	d.probeAt = make([]int32, total*8)
 	d.since = make([][8]sim.Time, total)
 	d.first = make([]sim.Time, total)
 	for i := range d.first {
@@ -203,15 +206,13 @@ func (d *Detector) follow(p *fabric.Port, g int, prio uint8, now sim.Time) {
 	if d.Storm || sw == nil || p.CreditState() != nil {
 		return
 	}
-	var pr *stormProbe
-	if n := len(d.free); n > 0 {
-		pr, d.free = d.free[n-1], d.free[:n-1]
-	} else {
-		pr = &stormProbe{}
+	key := int32(g*8 + int(prio))
+	d.probes = append(d.probes, stormProbe{sw: sw, in: peer.Index, prio: prio, key: key, occ: sw.IngressBytes(peer.Index, prio), drained: now})
+	d.probeAt[key] = int32(len(d.probes))
+	if !d.lookDue {
+		d.lookDue = true
+		d.v.Eng.After(stormStep, d, evStorm, 0, nil)
 	}
-	*pr = stormProbe{sw: sw, in: peer.Index, prio: prio, key: int32(g*8 + int(prio)), occ: sw.IngressBytes(peer.Index, prio), drained: now}
-	d.probes[pr.key] = pr
-	pr.timer = d.v.Eng.After(stormStep, d, evStorm, 0, pr)
 }
 
 // look applies the storm rule to pr's pause now: a fall of the pausing
@@ -233,21 +234,20 @@ func (d *Detector) look(pr *stormProbe, now sim.Time) {
 func (d *Detector) pauseEnded(_ *fabric.Port, g int, prio uint8, now sim.Time) {
 	key := int32(g*8 + int(prio))
 	d.LongestPause = max(d.LongestPause, now-d.since[g][prio])
-	pr := d.probes[key]
-	if pr == nil {
+	i := d.probeAt[key] - 1
+	if i < 0 {
 		return
 	}
-	delete(d.probes, key)
-	d.v.Eng.Cancel(pr.timer)
 	if !d.Storm {
-		d.look(pr, now)
+		d.look(&d.probes[i], now)
 	}
-	d.recycle(pr)
-}
-
-func (d *Detector) recycle(pr *stormProbe) {
-	*pr = stormProbe{}
-	d.free = append(d.free, pr)
+	last := int32(len(d.probes) - 1)
+	if i != last {
+		d.probes[i] = d.probes[last]
+		d.probeAt[d.probes[i].key] = i + 1
+	}
+	d.probes = d.probes[:last]
+	d.probeAt[key] = 0
 }
 
 func (d *Detector) blocked(*swtch.Switch, int, uint8) { d.trigger() }
@@ -384,17 +384,18 @@ func (d *Detector) cycleThrough(v, comp int32) []qnode {
 // after observe.deadlock.after.
 func (d *Detector) HandleEvent(ev *sim.Event) {
 	if ev.Kind == evStorm {
-		pr := ev.Data.(*stormProbe)
-		pr.timer = sim.Timer{}
-		if !d.Storm {
-			d.look(pr, d.v.Eng.Now())
+		d.lookDue = false
+		now := d.v.Eng.Now()
+		for i := range d.probes {
+			if d.Storm {
+				break
+			}
+			d.look(&d.probes[i], now)
 		}
-		if d.Storm {
-			delete(d.probes, pr.key) // no more looks: the run has its storm
-			d.recycle(pr)
-			return
+		if len(d.probes) > 0 && !d.Storm {
+			d.lookDue = true
+			d.v.Eng.After(stormStep, d, evStorm, 0, nil)
 		}
-		pr.timer = d.v.Eng.After(stormStep, d, evStorm, 0, pr)
 		return
 	}
 	if ev.Kind == evCheck {

@@ -101,14 +101,26 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 
 // icrcIB is an InfiniBand packet's invariant CRC: CRC-32 (Ethernet's
 // polynomial) over the packet from its LRH with the variant fields set to
-// ones: the LRH's VL, and the BTH's reserved byte (FECN, BECN, resv6).
+// ones (IBTA vol. 1, 7.8.1): the LRH's VL; with a GRH (the LRH's LNH 3),
+// its traffic class, flow label and hop limit; and the BTH's reserved
+// byte (FECN, BECN, resv6).
 func icrcIB(pkt []byte) uint32 {
-	var head [fabric.LRHBytes + fabric.BTHBytes]byte
-	copy(head[:], pkt)
-	head[0] |= 0xF0                // VL
-	head[fabric.LRHBytes+4] = 0xFF // BTH byte 4: FECN, BECN, resv6
-	crc := crc32.Update(0, crc32.IEEETable, head[:])
-	return crc32.Update(crc, crc32.IEEETable, pkt[len(head):])
+	var head [fabric.LRHBytes + fabric.GRHBytes + fabric.BTHBytes]byte
+	n, bth := fabric.LRHBytes+fabric.BTHBytes, fabric.LRHBytes
+	if pkt[1]&3 == 3 {
+		n, bth = n+fabric.GRHBytes, bth+fabric.GRHBytes
+	}
+	copy(head[:n], pkt)
+	head[0] |= 0xF0 // VL
+	if bth > fabric.LRHBytes {
+		g := head[fabric.LRHBytes:]
+		g[0] |= 0x0F                        // traffic class, high nibble
+		g[1], g[2], g[3] = 0xFF, 0xFF, 0xFF // its low nibble, and the flow label
+		g[7] = 0xFF                         // hop limit
+	}
+	head[bth+4] = 0xFF // BTH byte 4: FECN, BECN, resv6
+	crc := crc32.Update(0, crc32.IEEETable, head[:n])
+	return crc32.Update(crc, crc32.IEEETable, pkt[n:])
 }
 
 // crc16IB is InfiniBand's 16-bit CRC (VCRC, LPCRC): polynomial 0x100B

@@ -100,3 +100,53 @@ func TestPcapINT(t *testing.T) {
 		off += 16 + incl
 	}
 }
+
+// TestICRCIBMasksVariantFields: InfiniBand's ICRC leaves out (sets to
+// ones) the fields switches and routers may change (IBTA vol. 1, 7.8.1):
+// the LRH's VL, and with a GRH its traffic class, flow label and hop
+// limit, and the BTH's FECN/BECN byte. Changing one of them leaves the
+// ICRC as it was; changing an invariant field (the GRH's payload length,
+// the BTH's opcode) changes it. With a GRH the BTH starts 40 bytes later:
+// the ICRC once masked a GRH byte in its place.
+func TestICRCIBMasksVariantFields(t *testing.T) {
+	const lrh, grh = fabric.LRHBytes, fabric.GRHBytes
+	for _, withGRH := range []bool{false, true} {
+		n := lrh + fabric.BTHBytes + 16
+		bth := lrh
+		pkt := make([]byte, n)
+		for i := range pkt {
+			pkt[i] = byte(i*13 + 5)
+		}
+		pkt[1] = pkt[1]&^3 | 2
+		if withGRH {
+			pkt = append(pkt[:lrh], append(make([]byte, grh), pkt[lrh:]...)...)
+			pkt[1] = pkt[1]&^3 | 3
+			bth += grh
+		}
+		base := icrcIB(pkt)
+		variant := []int{0, bth + 4}
+		invariant := []int{bth, 2} // the opcode, the DLID
+		if withGRH {
+			variant = append(variant, lrh+1, lrh+2, lrh+3, lrh+7)
+			invariant = append(invariant, lrh+4)
+		}
+		for _, i := range variant {
+			q := append([]byte(nil), pkt...)
+			if i == 0 {
+				q[i] ^= 0xF0 // VL is the high nibble; LVer, the low, counts
+			} else {
+				q[i] ^= 0x0F
+			}
+			if icrcIB(q) != base {
+				t.Errorf("grh %v: changing variant byte %d changed the ICRC", withGRH, i)
+			}
+		}
+		for _, i := range invariant {
+			q := append([]byte(nil), pkt...)
+			q[i] ^= 0x01
+			if icrcIB(q) == base {
+				t.Errorf("grh %v: changing invariant byte %d left the ICRC as it was", withGRH, i)
+			}
+		}
+	}
+}
