@@ -392,3 +392,41 @@ func TestReadWithoutACKFeedbackWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestTIMELYSeries: a TIMELY flow's rtt_us series is the RTT samples it
+// reacts to, in a 4-to-1 incast: never below the path's base RTT, and
+// below it plus 1 ms (a 12 MiB buffer's drain at 100 Gb/s), every flow
+// sampled every interval.
+func TestTIMELYSeries(t *testing.T) {
+	sc := mustParse(t, `
+stop: {at: 2ms}
+topology: {kind: star, hosts: 5, link: {rate: 100Gbps, delay: 1us}}
+hca: {cc: timely}
+traffic:
+  - incast: {to: h4, from: all, size: 64MiB}
+`)
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := n.Run(nil)
+	base := n.pathOf(n.Flows[0].Flow, n.Flows[0].Live.Requester).baseRTT(4096).Seconds() * 1e6
+	counts := map[string]int{}
+	for _, line := range strings.Split(string(res.Series.CSV()), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) != 4 || f[1] != "rtt_us" {
+			continue
+		}
+		var v float64
+		fmt.Sscan(f[3], &v)
+		if v < base || v > base+1000 {
+			t.Errorf("rtt_us %s = %.2f, want %.2f..%.2f", f[2], v, base, base+1000)
+		}
+		counts[f[2]]++
+	}
+	for id := 0; id < 4; id++ {
+		if c := counts[fmt.Sprintf("flow:%d", id)]; c < 190 {
+			t.Errorf("rtt_us of flow %d: %d samples, want about 200", id, c)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type State struct {
 	// CCTI is IB congestion control's table index (HasCCTI).
 	CCTI    int
 	HasCCTI bool
+	// RTT is the round-trip time the algorithm last reacted to (TIMELY's
+	// latest sample), 0 for one that takes none.
+	RTT sim.Time
 }
 
 // Path is what a sender knows of its flow's path when it starts: the

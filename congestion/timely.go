@@ -96,4 +96,6 @@ func (t *TIMELY) OnAck(now sim.Time, ack *fabric.Packet) {
 }
 
 // State reports the rate.
-func (t *TIMELY) State(sim.Time) State { return State{Rate: fabric.Rate(t.rate)} }
+func (t *TIMELY) State(sim.Time) State {
+	return State{Rate: fabric.Rate(t.rate), RTT: sim.Time(t.prevRTT)}
+}

@@ -192,6 +192,9 @@ func (sm *Sampler) HandleEvent(*sim.Event) {
 		if st.HasCCTI {
 			ser.AddKey(k.ccti, float64(st.CCTI))
 		}
+		if st.RTT > 0 && f.RTT == nil {
+			ser.AddKey(k.rtt, st.RTT.Seconds()*1e6)
+		}
 	}
 	if ser.End() {
 		sm.interval *= 2

@@ -202,7 +202,7 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 	}
 	pg.lines(runs, "rc_gbps", rateTitle, rateAxis, false)
 	pg.lines(runs, "window_bytes", "Congestion window (HPCC, DCTCP, TCP)", "bytes the sender may have in flight", false)
-	pg.lines(runs, "rtt_us", "Smoothed round-trip time (TCP)", "the sender's SRTT (RFC 6298), µs", false)
+	pg.lines(runs, "rtt_us", "Round-trip time (TCP's SRTT, TIMELY's samples)", "the RTT the sender reacts to, µs", false)
 	pg.lines(runs, "ccti", "IB congestion control: CCT index", "source's Congestion Control Table index (CCTI)", false)
 	pg.lines(runs, "rt_gbps", "DCQCN target rate", "reaction point's target rate Rt, Gb/s", false)
 	pg.lines(runs, "alpha", "Alpha (DCQCN, DCTCP)", "reaction point's alpha", false)

@@ -20,7 +20,7 @@ const (
 	MetricAlpha       = "alpha"        // where: flow:ID; DCQCN's or DCTCP's alpha
 	MetricWindowBytes = "window_bytes" // where: flow:ID; HPCC's or DCTCP's window
 	MetricCCTI        = "ccti"         // where: flow:ID; IB congestion control's table index
-	MetricRTTUs       = "rtt_us"       // where: flow:ID; the sender's smoothed RTT, µs (iWARP's TCP)
+	MetricRTTUs       = "rtt_us"       // where: flow:ID; the RTT the sender reacts to, µs (iWARP's TCP: SRTT; TIMELY: its latest sample)
 )
 
 // Series holds sampled time series in OUTPUTS.md's long format. Its
