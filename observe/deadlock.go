@@ -207,6 +207,9 @@ func (d *Detector) follow(p *fabric.Port, g int, prio uint8, now sim.Time) {
 		return
 	}
 	key := int32(g*8 + int(prio))
+	if d.probeAt[key] != 0 {
+		return // followed already
+	}
 	d.probes = append(d.probes, stormProbe{sw: sw, in: peer.Index, prio: prio, key: key, occ: sw.IngressBytes(peer.Index, prio), drained: now})
 	d.probeAt[key] = int32(len(d.probes))
 	if !d.lookDue {
