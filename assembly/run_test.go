@@ -24,7 +24,8 @@ func mustRun(t *testing.T, sc *Scenario) (*Network, *reports.Summary, []reports.
 
 // TestSameSeedSameBytes: DESIGN.md's determinism rule. The same scenario
 // and seed give byte-identical summary.json (wall_seconds aside) and
-// flows.csv; every example is tried, since each exercises other code.
+// flows.csv; every example is tried, since each exercises other code
+// (with -short, its first 2 ms).
 func TestSameSeedSameBytes(t *testing.T) {
 	for _, ex := range scenario.Examples() {
 		t.Run(ex.Name, func(t *testing.T) {
@@ -33,6 +34,9 @@ func TestSameSeedSameBytes(t *testing.T) {
 				sc, err := LoadExample(ex.Name)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if testing.Short() {
+					sc.Stop.At = min(sc.Stop.At, 2*sim.Millisecond)
 				}
 				_, sum, rows := mustRun(t, sc)
 				assertConserved(t, ex.Name, sum)

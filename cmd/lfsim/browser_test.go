@@ -39,9 +39,14 @@ func runExample(t *testing.T, name, dir string) string {
 }
 
 // TestReportsAreOffline: every example's report.html is written, names
-// no network resource, and has its sections.
+// no network resource, and has its sections (with -short, a few
+// examples').
 func TestReportsAreOffline(t *testing.T) {
-	for _, e := range scenario.Examples() {
+	examples := scenario.Examples()
+	if testing.Short() {
+		examples = examples[:min(6, len(examples))]
+	}
+	for _, e := range examples {
 		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
 		data, _ := os.ReadFile(path)
 		for _, want := range []string{"<h2>Summary</h2>", "<h2>Topology</h2>", "echarts.init("} {
@@ -299,6 +304,9 @@ const axisCheck = `(() => {
 // (their drawn boxes measured against the chart's). A screenshot goes to
 // $LFSIM_ARTIFACTS.
 func TestSweepReportInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the examples' pages are the quick tier's browser check")
+	}
 	b := newBrowser(t)
 	dir := t.TempDir()
 	sweepFile := filepath.Join(dir, "sweep.yaml")
