@@ -77,6 +77,15 @@ func (b *builder) iwarp() {
 			b.errorf(k.at, "hca."+k.name, "on iWARP, TCP recovers lost segments and paces acknowledgements: %s has no meaning there (hca.tcp sets rto_min, delayed_ack and sack)", k.name)
 		}
 	}
+	for _, k := range []struct {
+		set  bool
+		at   scenario.Pos
+		name string
+	}{{h.RNRRetry.Set, h.RNRRetry.Pos, "rnr_retry"}, {h.MinRNRTimer.Set, h.MinRNRTimer.Pos, "min_rnr_timer"}} {
+		if k.set {
+			b.errorf(k.at, "hca."+k.name, "iWARP has no RNR NAK: a SEND that finds no RECV posted ends the connection with a Terminate (RFC 5040 §7), so %s has no meaning there", k.name)
+		}
+	}
 	if pc := b.f.Observe.Pcap; len(pc) > 0 {
 		b.errorf(pc[0].Pos, "observe.pcap", "captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet (drop observe.pcap, or use hca.transport: rocev2)")
 	}

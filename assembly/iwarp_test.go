@@ -70,6 +70,7 @@ func TestIWARPRefuses(t *testing.T) {
 		{top + "switch: {link_layer: infiniband}\nhca: {transport: iwarp}\n", "hca.transport: iwarp runs RDMA over TCP on Ethernet"},
 		{top + "hca: {transport: iwarp, tcp: {cc: bbr}}\n", "hca.tcp.cc"},
 		{top + "hca: {transport: iwarp, bdp_cap: auto}\n", "t.yaml:2:34: hca.bdp_cap: on iWARP, TCP recovers"},
+		{top + "hca: {transport: iwarp, rnr_retry: 7}\n", "t.yaml:2:36: hca.rnr_retry: iWARP has no RNR NAK"},
 		{top + "hca: {transport: iwarp}\nobserve: {pcap: [h0]}\n", "t.yaml:3:18: observe.pcap: captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet"},
 	} {
 		_, err := Parse("t.yaml", []byte(tc.src))

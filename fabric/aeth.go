@@ -13,4 +13,9 @@ const (
 	SyndromeNAKInvReq    uint8 = 0x61 // NAK: invalid request
 	SyndromeNAKRemAccErr uint8 = 0x62 // NAK: remote access error
 	SyndromeNAKRemOpErr  uint8 = 0x63 // NAK: remote operational error
+
+	// SyndromeTerminate is not an AETH syndrome: it marks an iWARP
+	// Terminate message (RFC 5040 §7), which lfsim carries as an
+	// ACK-family packet (IWARPTerminateWire bytes on the wire).
+	SyndromeTerminate uint8 = 0xFF
 )

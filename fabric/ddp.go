@@ -34,6 +34,11 @@ func DDPSegmentBytes(op Opcode, payload int) int {
 	return DDPUntaggedBytes + payload
 }
 
+// IWARPTerminatePayload is what an RDMAP Terminate message carries in
+// its untagged FPDU (RFC 5040 §7.3.2): the 4-byte Terminate header and
+// the DDP segment header of the message in error (18 bytes, untagged).
+const IWARPTerminatePayload = 4 + 18
+
 // IWARPWire returns the wire size of an iWARP segment: preamble and gap,
 // Ethernet, IPv4, TCP (with the timestamps option when ts), one FPDU
 // framed as mpa says, and the FCS. An RDMA WRITE segment of 4096 bytes

@@ -218,6 +218,13 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 		h.tcpAcked(qp, p)
 		return
 	}
+	if qp.tcp != nil && p.Syndrome == fabric.SyndromeTerminate {
+		// The peer's RDMAP closed the stream (responder.go's terminate):
+		// the connection is over, what is still posted is flushed.
+		h.asyncEvent(AsyncEvent{Type: EventQPFatal, QP: qp})
+		h.toErr(qp)
+		return
+	}
 	psn := expand(p.PSN, qp.una)
 	if psn < qp.una-1 || psn >= qp.maxSent {
 		return // stale or bogus

@@ -178,7 +178,9 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 				qp.curRecv = h.takeRecv(qp)
 			}
 			if qp.curRecv == nil {
-				if rc {
+				if rc && h.iwarp() {
+					h.terminate(qp, p, psn)
+				} else if rc {
 					h.rnrNak(qp, p, psn)
 				} else {
 					h.Stats.NoRecvDrops++
@@ -382,6 +384,26 @@ func (h *HCA) requeueRecv(qp *QP, r *recvWQE) {
 
 // rnrNak tells the requester no RECV is posted: it retries psn after the
 // QP's min_rnr_timer.
+// terminate is iWARP's answer to a SEND with no RECV posted: DDP finds no
+// buffer for the untagged message (RFC 5041 §7, "no buffer available"),
+// and RDMAP sends a Terminate message and closes the stream (RFC 5040
+// §7; Linux's siw does as much). TCP has taken the segment, so it is
+// acknowledged, and the requester's SEND may complete; then the
+// Terminate puts both QPs in the error state (IBV_EVENT_QP_FATAL on
+// each), flushing what is still posted. iWARP has no RNR retry.
+func (h *HCA) terminate(qp *QP, p *fabric.Packet, psn int64) {
+	qp.ePSN = psn + 1
+	h.sendAck(qp, p, fabric.SyndromeACK, psn)
+	t := h.newAck(qp, p, fabric.OpAcknowledge, psn)
+	t.Syndrome = fabric.SyndromeTerminate
+	t.Wire = int32(fabric.IWARPWire(fabric.OpSendOnly, fabric.IWARPTerminatePayload, h.Prof.TCP.MPA, h.Prof.TCP.Timestamps))
+	h.Stats.NaksSent++
+	h.ctrl.Push(t)
+	h.port.Kick()
+	h.asyncEvent(AsyncEvent{Type: EventQPFatal, QP: qp})
+	h.toErr(qp)
+}
+
 func (h *HCA) rnrNak(qp *QP, p *fabric.Packet, psn int64) {
 	h.Stats.RNRNaksSent++
 	h.sendAck(qp, p, fabric.SyndromeRNRNAK|uint8(qp.minRNRTimer&0x1F), psn)

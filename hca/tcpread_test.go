@@ -196,3 +196,43 @@ func TestIWARPReadRequestResentWhole(t *testing.T) {
 		checkInvariant(t, eng, h)
 	}
 }
+
+// TestIWARPSendWithoutRecvTerminates: on iWARP a SEND that finds no RECV
+// posted is not retried (there is no RNR NAK): DDP has no buffer for it
+// (RFC 5041 §7), RDMAP sends a Terminate and closes the stream (RFC 5040
+// §7). TCP took the segment, so the SEND completes; the Terminate puts
+// both QPs in the error state with IBV_EVENT_QP_FATAL on each host, and
+// the WRITE posted after the SEND is flushed. On RoCE the same SEND gets
+// an RNR NAK and waits for the RECV.
+func TestIWARPSendWithoutRecvTerminates(t *testing.T) {
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile("newreno", true), swtch.DefaultProfile())
+	qa, qb := connect(h[0], h[1])
+	var fatal [2]int
+	for i := range h {
+		i := i
+		h[i].OnAsyncEvent = func(ev hca.AsyncEvent) {
+			if ev.Type == hca.EventQPFatal {
+				fatal[i]++
+			}
+		}
+	}
+	send, err := h[0].PostSend(qa, hca.SendWR{ID: 1, Op: hca.WRSend, Signaled: true, Length: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(50*sim.Microsecond, nil)
+	write, err := h[0].PostSend(qa, hca.SendWR{ID: 2, Op: hca.WRWrite, Signaled: true, Length: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(sim.Millisecond, nil)
+	if send.Status != hca.WCSuccess || write.Status != hca.WCFlushed {
+		t.Errorf("SEND %v, WRITE %v; want success (TCP took it) and wr_flush_err", send.Status, write.Status)
+	}
+	if qa.State != hca.QPErr || qb.State != hca.QPErr || fatal != [2]int{1, 1} {
+		t.Errorf("QPs %v and %v, QP_FATAL events %v; want both in ERR, one event each", qa.State, qb.State, fatal)
+	}
+	if h[1].Stats.RNRNaksSent != 0 {
+		t.Errorf("%d RNR NAKs: iWARP has none", h[1].Stats.RNRNaksSent)
+	}
+}
