@@ -127,7 +127,7 @@ func TestRunUnknownScenario(t *testing.T) {
 
 func TestListAndUsage(t *testing.T) {
 	code, stdout, _ := lfsim(t, "list")
-	if code != 0 || !strings.Contains(stdout, "* incast-8to1") {
+	if code != 0 || !strings.Contains(stdout, "* incast-8to1") || !strings.Contains(stdout, "Sweeps (`lfsim sweep NAME` runs one): lossless-or-not\n") {
 		t.Errorf("list: exit %d\n%s", code, stdout)
 	}
 	code, _, stderr := lfsim(t, "rn")

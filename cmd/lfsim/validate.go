@@ -59,6 +59,9 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %-*s  %s\n", mark, width, e.Name, strings.TrimSpace(e.Description))
 	}
 	fmt.Fprintf(stdout, "\n* the default of `lfsim run`. Run one with `lfsim run NAME`.\n")
+	if sweeps := scenario.SweepExamples(); len(sweeps) > 0 {
+		fmt.Fprintf(stdout, "\nSweeps (`lfsim sweep NAME` runs one): %s\n", strings.Join(sweeps, ", "))
+	}
 	fmt.Fprintf(stdout, "\nLabs (`lfsim lab NAME` prints the exercise):\n")
 	printLabs(stdout)
 	return exitOK
