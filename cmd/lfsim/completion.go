@@ -129,6 +129,8 @@ func completions(words []string, cur string) []string {
 		return nil
 	case "bench":
 		return suiteNames()
+	case "sweep":
+		return scenario.SweepExamples() // and files: the shell's own
 	}
 	return nil // file names: the shell's own
 }

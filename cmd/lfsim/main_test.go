@@ -264,6 +264,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"lab", "check", "--", "de"}, "deadlock\n"},
 		{[]string{"lab", "transports", "--", "--"}, "--answers\n"},
 		{[]string{"bench", "--", "incast"}, "incast-64\n"},
+		{[]string{"sweep", "--", "loss"}, "lossless-or-not\n"},
 		{[]string{"sweep", "--", "--col"}, "--collect\n"},
 		{[]string{"completion", "--", "f"}, "fish\n"},
 		{[]string{"report", "--", "x"}, ""},         // directories: the shell's own
