@@ -109,13 +109,6 @@ func (c *CUBIC) OnFastRetransmit(_ sim.Time, flight int64) {
 	c.push()
 }
 
-// OnRecoveryEnd: congestion avoidance resumes from ssthresh.
-func (c *CUBIC) OnRecoveryEnd(sim.Time) {
-	c.recovering = false
-	c.cwnd = c.ssthresh
-	c.push()
-}
-
 // OnRTO keeps one segment (RFC 9438 §4.8) and slow-starts to ssthresh.
 func (c *CUBIC) OnRTO(_ sim.Time, flight int64) {
 	c.event(flight)

@@ -96,6 +96,14 @@ func (w *tcpWindow) cut(flight int64, beta float64) {
 
 func (w *tcpWindow) push() { w.apply(w.line, int64(w.cwnd)) }
 
+// OnRecoveryEnd deflates the window to ssthresh, from which congestion
+// avoidance resumes (RFC 6582 3.2 step 3; CUBIC's the same, RFC 9438).
+func (w *tcpWindow) OnRecoveryEnd(sim.Time) {
+	w.recovering = false
+	w.cwnd = w.ssthresh
+	w.push()
+}
+
 // NewReno is TCP's standard congestion control (RFC 5681, with RFC
 // 6582's recovery, which the NIC's TCP runs): slow start from ten
 // segments, one segment per round trip in congestion avoidance, half the
@@ -127,13 +135,6 @@ func (r *NewReno) OnAck(_ sim.Time, ack *fabric.Packet) {
 func (r *NewReno) OnFastRetransmit(_ sim.Time, flight int64) {
 	r.cut(flight, 0.5)
 	r.cwnd, r.recovering = r.ssthresh, true
-	r.push()
-}
-
-// OnRecoveryEnd deflates the window to ssthresh (RFC 6582 3.2 step 3).
-func (r *NewReno) OnRecoveryEnd(sim.Time) {
-	r.recovering = false
-	r.cwnd = r.ssthresh
 	r.push()
 }
 

@@ -982,24 +982,25 @@ func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
 	if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
 		return nil
 	}
-	if t := qp.tcp; t != nil && t.await {
-		return nil // MPA's Responder waits for the Initiator's first FPDU
-	}
-	if qp.tcp != nil && qp.tcp.rsp != nil && qp.State != QPErr {
-		// iWARP: the READ responses' own TCP stream resends what it
-		// lost first, and holds new responses to its window (while
-		// requests, on their stream, may go).
-		r := qp.tcp.rsp
-		if r.snd.lost > 0 {
-			if p := h.rspResend(qp); p != nil {
-				return p
-			}
+	if t := qp.tcp; t != nil {
+		if t.await {
+			return nil // MPA's Responder waits for the Initiator's first FPDU
 		}
-		if len(qp.rdJobs) > 0 && qp.rdJobs[0].nak == 0 && h.rspHold(qp) {
-			if qp.sendIdx < len(qp.sq) || qp.tcp.snd.lost > 0 {
-				return h.sendRequest(qp, now)
+		if r := t.rsp; r != nil && qp.State != QPErr {
+			// iWARP: the READ responses' own TCP stream resends what it
+			// lost first, and holds new responses to its window (while
+			// requests, on their stream, may go).
+			if r.snd.lost > 0 {
+				if p := h.rspResend(qp); p != nil {
+					return p
+				}
 			}
-			return nil
+			if len(qp.rdJobs) > 0 && qp.rdJobs[0].nak == 0 && h.rspHold(qp) {
+				if qp.sendIdx < len(qp.sq) || t.snd.lost > 0 {
+					return h.sendRequest(qp, now)
+				}
+				return nil
+			}
 		}
 	}
 	if len(qp.rdJobs) > 0 {

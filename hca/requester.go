@@ -391,7 +391,7 @@ func (h *HCA) advance(qp *QP) {
 		return
 	}
 	qp.retries, qp.rnrRetries = 0, 0
-	if (qp.una < qp.maxSent && qp.tcp == nil || qp.tcp != nil && qp.ackHigh < qp.maxSent) && len(qp.sq) > 0 {
+	if qp.awaitsAck() && len(qp.sq) > 0 {
 		h.armTimer(qp)
 	} else {
 		h.stopTimer(qp)
@@ -400,6 +400,17 @@ func (h *HCA) advance(qp *QP) {
 		h.asyncEvent(AsyncEvent{Type: EventSQDrained, QP: qp})
 	}
 	h.activate(qp)
+}
+
+// awaitsAck reports whether qp has requests its ACK timer covers: PSNs
+// sent and not acknowledged (responses included on RoCE and InfiniBand,
+// where a READ's responses acknowledge it; on iWARP only the requester's
+// own TCP stream, the responses having the responder's, tcpread.go).
+func (q *QP) awaitsAck() bool {
+	if q.tcp != nil {
+		return q.ackHigh < q.maxSent
+	}
+	return q.una < q.maxSent
 }
 
 // setSendPos makes psn the next PSN to send.
@@ -442,7 +453,7 @@ func (h *HCA) timeout(qp *QP) {
 	if qp.State != QPRTS && qp.State != QPSQD || len(qp.sq) == 0 {
 		return
 	}
-	if qp.tcp != nil && qp.ackHigh >= qp.maxSent {
+	if qp.tcp != nil && !qp.awaitsAck() {
 		return // iWARP: only READ responses are awaited, on the responder's stream
 	}
 	h.Stats.Timeouts++

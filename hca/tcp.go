@@ -345,7 +345,9 @@ func (h *HCA) rtoNow(s *tcpSender) sim.Time {
 // tcpRTO is the request stream's retransmission timeout now.
 func (h *HCA) tcpRTO(qp *QP) sim.Time { return h.rtoNow(&qp.tcp.snd) }
 
-// tcpPending reports whether a lost segment waits to be resent.
+// tcpPending reports whether a lost segment waits to be resent, a
+// request or a READ response (sendRequest then has nothing new to send
+// when the send queue is done).
 func (q *QP) tcpPending() bool {
 	return q.tcp != nil && (q.tcp.snd.lost > 0 || q.tcp.rsp != nil && q.tcp.rsp.snd.lost > 0)
 }
@@ -448,11 +450,21 @@ func (t *tcpState) ackSent(a *fabric.Packet) {
 // duplicate ACK, which with SACK carries its block.
 func (h *HCA) tcpOutOfOrder(qp *QP, p *fabric.Packet, psn int64) {
 	kept := h.srKeep(qp, p, psn, false) // beyond the queue it is dropped; the ACK still goes
-	a := h.newAck(qp, p, fabric.OpAcknowledge, qp.ePSN-1)
+	h.sendTCPAck(qp, p, qp.ePSN-1, 0, kept, uint32(psn)&psnMask)
+}
+
+// sendTCPAck acknowledges segment p at once: cumulatively through psn,
+// tseq the cumulative point when p is a READ response (tcpread.go; 0
+// otherwise), with a SACK block for sackAt when sack says p was kept past
+// a gap and the connection uses SACK. A segment dropped is never SACKed:
+// its sender must resend it.
+func (h *HCA) sendTCPAck(qp *QP, p *fabric.Packet, psn int64, tseq uint32, sack bool, sackAt uint32) {
+	a := h.newAck(qp, p, fabric.OpAcknowledge, psn)
+	a.SetTSeq(tseq)
 	h.echo(a, p)
-	if h.Prof.TCP.SACK && kept { // a segment dropped is not SACKed: the sender must resend it
+	if sack && h.Prof.TCP.SACK {
 		a.SACK = true
-		a.SackPSN = uint32(psn) & psnMask
+		a.SackPSN = sackAt
 		a.Wire = int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, true))
 	}
 	h.Stats.AcksSent++

@@ -210,8 +210,7 @@ func (h *HCA) rspResend(qp *QP) *fabric.Packet {
 func (h *HCA) rspReceived(qp *QP, p *fabric.Packet) bool {
 	r := &qp.tcp.rcv
 	seq := expand32(p.TSeq(), r.next)
-	isNew := false
-	ahead := seq > r.next
+	isNew, kept := false, false
 	switch {
 	case seq == r.next:
 		isNew = true
@@ -220,23 +219,13 @@ func (h *HCA) rspReceived(qp *QP, p *fabric.Packet) bool {
 			r.have[r.next%tcpBoard] = false
 			r.next++
 		}
-	case ahead && seq-r.next < tcpBoard:
+	case seq > r.next && seq-r.next < tcpBoard:
 		if r.have == nil {
 			r.have = make([]bool, tcpBoard)
 		}
-		isNew = !r.have[seq%tcpBoard]
+		isNew, kept = !r.have[seq%tcpBoard], true
 		r.have[seq%tcpBoard] = true
 	}
-	a := h.newAck(qp, p, fabric.OpAcknowledge, r.next-1)
-	a.SetTSeq(uint32(r.next))
-	h.echo(a, p)
-	if ahead && h.Prof.TCP.SACK {
-		a.SACK = true
-		a.SackPSN = uint32(seq)
-		a.Wire = int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, true))
-	}
-	h.Stats.AcksSent++
-	h.ctrl.Push(a)
-	h.port.Kick()
+	h.sendTCPAck(qp, p, r.next-1, uint32(r.next), kept, uint32(seq))
 	return isNew
 }
