@@ -41,15 +41,17 @@ func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) 
 			case hca.CMEstablished:
 				fr.connectedAt = c.Established
 				if l := fr.Live; l != nil && l.Requester != nil {
-					for _, wr := range wrs {
-						if wr.AH != nil { // UD: where SIDR_REP said the peer's QP is
-							wr.RemoteQPN, wr.RemoteQKey = c.RemoteQPN, c.RemoteQKey
+					for i := range wrs {
+						if wrs[i].AH != nil { // UD: where SIDR_REP said the peer's QP is
+							wrs[i].RemoteQPN, wrs[i].RemoteQKey = c.RemoteQPN, c.RemoteQKey
 						}
-						w, err := src.PostSend(l.Requester, wr)
+					}
+					for _, chain := range chains(wrs, fr.Flow.PostList) {
+						w, err := src.PostSendList(l.Requester, chain)
 						if err != nil {
 							panic(err) // the loader keeps a flow's parts within the send queue
 						}
-						l.WQEs = append(l.WQEs, w)
+						l.WQEs = append(l.WQEs, w...)
 					}
 				}
 			case hca.CMRejected, hca.CMUnreachable, hca.CMConnectError, hca.CMRouteError:

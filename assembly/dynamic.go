@@ -122,8 +122,12 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	if fr.Flow.CM {
 		n.connectFlow(fr, src, dst, wrs)
 	} else {
-		for _, wr := range wrs {
-			l.WQEs = append(l.WQEs, src.PostSendAt(l.Requester, wr, fr.Flow.Start))
+		for _, chain := range chains(wrs, fr.Flow.PostList) {
+			if len(chain) == 1 {
+				l.WQEs = append(l.WQEs, src.PostSendAt(l.Requester, chain[0], fr.Flow.Start))
+			} else {
+				l.WQEs = append(l.WQEs, src.PostSendListAt(l.Requester, chain, fr.Flow.Start)...)
+			}
 		}
 	}
 	fr.wrs, fr.started = int32(len(wrs)), true

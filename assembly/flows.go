@@ -63,6 +63,18 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.Send
 	return rq, rs, mr, wrs
 }
 
+// chains cuts a flow's work requests into the chains that one
+// ibv_post_send posts each (flow.post_list): n at a time, or one by one.
+func chains(wrs []hca.SendWR, n int32) [][]hca.SendWR {
+	size := max(int(n), 1)
+	out := make([][]hca.SendWR, 0, (len(wrs)+size-1)/size)
+	for len(wrs) > size {
+		out = append(out, wrs[:size:size])
+		wrs = wrs[size:]
+	}
+	return append(out, wrs)
+}
+
 // remoteRegion registers the responder's region for flow f (a region of
 // the flow's size without bytes, every access allowed, unless
 // flow.remote_mr says otherwise) and returns it with the key the requests

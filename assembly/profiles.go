@@ -269,7 +269,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	for _, t := range []struct {
 		dst *sim.Time
 		v   scenario.TimeV
-	}{{&p.DoorbellLatency, h.DoorbellLatency}, {&p.WQEFetchLatency, h.WQEFetchLatency}, {&p.DMALatency, h.DMALatency},
+	}{{&p.DoorbellLatency, h.DoorbellLatency}, {&p.DoorbellCost, h.DoorbellCost}, {&p.WQEFetchLatency, h.WQEFetchLatency}, {&p.DMALatency, h.DMALatency},
 		{&p.TxPktLatency, h.TxPktLatency}, {&p.RxPktLatency, h.RxPktLatency}, {&p.RTOLow, h.RTOLow}, {&p.RTOHigh, h.RTOHigh}} {
 		if t.v.Set {
 			*t.dst = t.v.V

@@ -22,7 +22,8 @@ var accessFlags = map[string]hca.Access{
 	"remote_read": hca.AccessRemoteRead, "remote_atomic": hca.AccessRemoteAtomic,
 }
 
-// flowExtras reads flow.messages, flow.recv_at and flow.remote_mr into f.
+// flowExtras reads flow.messages, flow.post_list, flow.recv_at and
+// flow.remote_mr into f.
 func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 	if g.Messages.Set {
 		m := g.Messages.V
@@ -35,6 +36,13 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 				m, b.s.HCAProfile(f.Src).MaxSendWR, b.s.HCAProfile(f.Dst).MaxRecvWR)
 		default:
 			f.Messages = int32(m)
+		}
+	}
+	if g.PostList.Set {
+		if n := max(int64(f.Messages), 1); g.PostList.V > n {
+			b.errorf(g.PostList.Pos, path+".post_list", "post_list %d is longer than the flow's %d work requests (messages)", g.PostList.V, n)
+		} else {
+			f.PostList = int32(g.PostList.V)
 		}
 	}
 	if g.RecvAt.Set {

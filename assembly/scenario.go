@@ -165,6 +165,10 @@ type Flow struct {
 	// Messages is how many work requests carry the flow (flow.messages);
 	// 0 means one, or as many as the largest message size needs.
 	Messages int32
+	// PostList is how many of those work requests one ibv_post_send
+	// posts as a chain, with one doorbell (flow.post_list); 0 or 1: each
+	// its own.
+	PostList int32
 	// Remote is how the responder registers the flow's region
 	// (flow.remote_mr); nil: with every access, at the flow's size.
 	Remote *RemoteMR

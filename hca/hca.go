@@ -150,6 +150,9 @@ type hcaCold struct {
 	mcast map[fabric.NodeID][]*QP
 	// sa is where the subnet administrator is (InfiniBand; SetSubnetAdmin).
 	sa *SubnetAdmin
+	// doorbellFree is when the posting thread is done with its last
+	// doorbell (ringDoorbell).
+	doorbellFree sim.Time
 }
 
 func (h *HCA) coldPart() *hcaCold {
@@ -537,8 +540,32 @@ func (h *HCA) PostSend(qp *QP, wr SendWR) (*WQE, error) {
 	if err := h.checkSend(qp, w); err != nil {
 		return nil, err
 	}
-	h.post(qp, w)
+	h.post(qp, w, h.ringDoorbell(), false)
 	return w, nil
+}
+
+// PostSendList posts a chain of work requests with one ibv_post_send
+// call, as a linked list of ibv_send_wr does: one doorbell for them all
+// (Profile.DoorbellCost is paid once), and the NIC reads the WQEs from
+// the send queue (WQEFetchLatency, even for inline WRs: BlueFlame carries
+// a WQE with its doorbell only when a call posts one). As ibv_post_send,
+// it stops at the first WR it refuses and returns the error with the
+// WQEs posted before it (bad_wr is the next one).
+func (h *HCA) PostSendList(qp *QP, wrs []SendWR) ([]*WQE, error) {
+	out := make([]*WQE, 0, len(wrs))
+	ring := sim.Never
+	for _, wr := range wrs {
+		w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
+		if err := h.checkSend(qp, w); err != nil {
+			return out, err
+		}
+		if ring == sim.Never {
+			ring = h.ringDoorbell()
+		}
+		h.post(qp, w, ring, len(wrs) > 1)
+		out = append(out, w)
+	}
+	return out, nil
 }
 
 // PostSendAt posts wr at time at (now or later), for programs scheduled
@@ -546,8 +573,36 @@ func (h *HCA) PostSend(qp *QP, wr SendWR) (*WQE, error) {
 // completes with loc_qp_op_err.
 func (h *HCA) PostSendAt(qp *QP, wr SendWR, at sim.Time) *WQE {
 	w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
-	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, wqe: w})
+	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, wqes: []*WQE{w}})
 	return w
+}
+
+// PostSendListAt posts wrs as one chain (PostSendList) at time at. A WR
+// that PostSendList would refuse completes with loc_qp_op_err, and so do
+// those after it, which ibv_post_send would not have posted.
+func (h *HCA) PostSendListAt(qp *QP, wrs []SendWR, at sim.Time) []*WQE {
+	out := make([]*WQE, len(wrs))
+	for i, wr := range wrs {
+		out[i] = &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
+	}
+	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, wqes: out})
+	return out
+}
+
+// ringDoorbell returns when the posting thread rings the doorbell of an
+// ibv_post_send called now: at once, unless it is still busy with the
+// doorbell of an earlier call (Profile.DoorbellCost), whose end it
+// waits for.
+func (h *HCA) ringDoorbell() sim.Time {
+	now := h.eng.Now()
+	cost := h.Prof.DoorbellCost
+	if cost <= 0 {
+		return now
+	}
+	c := h.coldPart()
+	ring := max(now, c.doorbellFree)
+	c.doorbellFree = ring + cost
+	return ring
 }
 
 // PostWrite posts an RDMA WRITE of size bytes (a synthetic payload) to
@@ -558,9 +613,10 @@ func (h *HCA) PostWrite(qp *QP, id int, size int64, at sim.Time) *WQE {
 		RemoteAddr: qp.RemoteAddr, RKey: qp.RemoteRKey}, at)
 }
 
+// post is a scheduled ibv_post_send: one WQE, or a chain.
 type post struct {
-	qp  *QP
-	wqe *WQE
+	qp   *QP
+	wqes []*WQE
 }
 
 func (h *HCA) checkSend(qp *QP, w *WQE) error {
@@ -652,7 +708,10 @@ func (h *HCA) scatter(sgl []SGE, off int64, data []byte) {
 	}
 }
 
-func (h *HCA) post(qp *QP, w *WQE) {
+// post puts w on qp's send queue. ring is when its doorbell was rung
+// (ringDoorbell), and chained says that the call posted more than one WR,
+// so the NIC reads the WQE from memory even if it is inline.
+func (h *HCA) post(qp *QP, w *WQE, ring sim.Time, chained bool) {
 	now := h.eng.Now()
 	w.Posted = now
 	w.signaled = w.wr.Signaled || qp.SigAll
@@ -667,12 +726,12 @@ func (h *HCA) post(qp *QP, w *WQE) {
 		w.reqPkts = w.NPkts
 	}
 	p := &h.Prof
-	w.ready = now + p.DoorbellLatency + p.TxPktLatency
-	if !w.wr.Inline {
+	w.ready = ring + p.DoorbellLatency + p.TxPktLatency
+	if !w.wr.Inline || chained {
 		w.ready += p.WQEFetchLatency
-		if w.Size > 0 && !w.Op.isRead() && !w.Op.isAtomic() {
-			w.ready += p.DMALatency
-		}
+	}
+	if !w.wr.Inline && w.Size > 0 && !w.Op.isRead() && !w.Op.isAtomic() {
+		w.ready += p.DMALatency
 	}
 	h.Stats.PostedSend++
 	if qp.State == QPErr {
@@ -772,12 +831,20 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evPost:
 		p := ev.Data.(*post)
-		if err := h.checkSend(p.qp, p.wqe); err != nil {
-			h.Stats.PostedSend++
-			h.complete(p.qp, p.wqe, WCLocQPOpError)
-			return
+		ring := sim.Never
+		for i, w := range p.wqes {
+			if err := h.checkSend(p.qp, w); err != nil {
+				for _, w := range p.wqes[i:] {
+					h.Stats.PostedSend++
+					h.complete(p.qp, w, WCLocQPOpError)
+				}
+				return
+			}
+			if ring == sim.Never {
+				ring = h.ringDoorbell()
+			}
+			h.post(p.qp, w, ring, len(p.wqes) > 1)
 		}
-		h.post(p.qp, p.wqe)
 	case evCQPeriod:
 		ev.Data.(*CQ).periodOver()
 	case evPostRecv:

@@ -47,6 +47,11 @@ type Profile struct {
 	// BDPCapAuto: BDPCap is the flow path's bandwidth-delay product
 	// (the small fields sit together: the HCA holds its Profile).
 	BDPCapAuto bool
+	// GRH adds the global route header to InfiniBand packets.
+	GRH bool
+	// Transport frames the packets on Ethernet: RoCEv2 (default) or
+	// RoCEv1 (hca.transport).
+	Transport fabric.Transport
 	// RTOLow, RTOHigh and RTOLowPackets are selective repeat's
 	// retransmission timeouts (IRN, Mittal et al., SIGCOMM 2018, §3.1.1:
 	// RTO_low while at most N packets are unacknowledged, so that a tail
@@ -111,6 +116,13 @@ type Profile struct {
 	// trip; Neugebauer et al., "Understanding PCIe performance for end
 	// host networking", SIGCOMM 2018). Default 200 ns.
 	DoorbellLatency sim.Time
+	// DoorbellCost is what one ibv_post_send call's doorbell takes of the
+	// posting thread: an ibv_post_send called while the last one's is
+	// still going rings its doorbell when that ends. A chain of WRs posted
+	// in one call (PostSendList; perftest's --post_list) rings once, so
+	// it pays this once. The model has one posting thread per host.
+	// Default 0 (not charged).
+	DoorbellCost sim.Time
 	// WQEFetchLatency is the DMA read of the WQE: a PCIe read round trip,
 	// 400-500 ns on Xeon hosts (Neugebauer et al. 2018). Inline WRs skip
 	// it (BlueFlame writes the WQE with the doorbell). Default 450 ns.
@@ -177,11 +189,6 @@ type Profile struct {
 	// the scenario gave them.
 	CCParams map[string]string
 
-	// GRH adds the global route header to InfiniBand packets.
-	GRH bool
-	// Transport frames the packets on Ethernet: RoCEv2 (default) or
-	// RoCEv1 (hca.transport).
-	Transport fabric.Transport
 	// VLArb is the port's VL arbitration on InfiniBand (IBTA vol. 1,
 	// 7.6.9; OpenSM sets a CA port's with qos_ca_vlarb_high/low and
 	// qos_ca_high_limit): nil sends the QPs with work in round robin

@@ -688,6 +688,7 @@ type HCAS struct {
 	PFCWatchdog   nicWatchdogS `yaml:"pfc_watchdog"`
 	// NIC timing and selective repeat's timeouts (hca.Profile).
 	DoorbellLatency TimeV `yaml:"doorbell_latency"`
+	DoorbellCost    TimeV `yaml:"doorbell_cost"`
 	WQEFetchLatency TimeV `yaml:"wqe_fetch_latency"`
 	DMALatency      TimeV `yaml:"dma_latency"`
 	TxPktLatency    TimeV `yaml:"tx_pkt_latency"`
@@ -844,6 +845,10 @@ type FlowS struct {
 	// Messages posts the flow as that many work requests, back to back
 	// on its QP, over consecutive parts of the responder's region.
 	Messages IntV `yaml:"messages" min:"1" max:"65536"`
+	// PostList posts the flow's work requests in chains of that many,
+	// each chain with one ibv_post_send and so one doorbell (perftest's
+	// --post_list).
+	PostList IntV `yaml:"post_list" min:"1" max:"65536"`
 	// RemoteMR is how the responder registers the region the flow's
 	// WRITEs, READs or atomics name (hca.RegMR), and the key they carry.
 	RemoteMR RemoteMRS `yaml:"remote_mr"`
