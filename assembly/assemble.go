@@ -55,6 +55,16 @@ func Build(s *Scenario) (*Network, error) {
 		prof := s.HCAProfile(host)
 		applyCCToProfile(&prof, &s.CC)
 		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
+		if p2, ok := s.Topology.SecondPort(host); ok {
+			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
+		}
+	}
+	if len(s.Topology.Endpoints()) > len(s.Topology.Hosts()) {
+		for _, h := range n.HCAs {
+			if h != nil {
+				h.SetPortMap(s.Topology)
+			}
+		}
 	}
 	if s.LinkLayer == fabric.InfiniBand {
 		// The SA on the subnet manager's host answers rdma_cm's path

@@ -52,7 +52,13 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 	f("\tvendor_id:\t\t\t0x%04x\n", 0)
 	f("\tvendor_part_id:\t\t\t%d\n", 0)
 	f("\thw_ver:\t\t\t\t0x%X\n", 0)
-	f("\tphys_port_cnt:\t\t\t%d\n", 1)
+	// A dual-port HCA's second port is a node of its own (its link, its
+	// LID, its GID).
+	ports := []fabric.NodeID{h}
+	if p2, ok := s.Topology.SecondPort(h); ok {
+		ports = append(ports, p2)
+	}
+	f("\tphys_port_cnt:\t\t\t%d\n", len(ports))
 	if verbose {
 		f("\tmax_qp_rd_atom:\t\t\t%d\n", p.MaxDestRdAtomic)
 		f("\tmax_qp_init_rd_atom:\t\t%d\n", p.MaxRdAtomic)
@@ -62,40 +68,44 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 			f("\tatomic_cap:\t\t\tATOMIC_HCA (1)\n")
 		}
 	}
-	link := s.Topology.Links[s.Topology.Nodes[h].Ports[0].Link]
-	f("\t\tport:\t%d\n", 1)
-	f("\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n")
-	f("\t\t\tmax_mtu:\t\t4096 (5)\n")
-	f("\t\t\tactive_mtu:\t\t%d (%d)\n", p.MTU, mtuEnum(p.MTU))
-	lid, lmc := 0, 0
-	if ib {
-		lids := fabric.AssignLIDsLMC(s.Topology, s.IB.LMC)
-		lid, lmc = int(lids.Of(h)), s.IB.LMC
+	for i, n := range ports {
+		link := s.Topology.Links[s.Topology.Nodes[n].Ports[0].Link]
+		f("\t\tport:\t%d\n", i+1)
+		f("\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n")
+		f("\t\t\tmax_mtu:\t\t4096 (5)\n")
+		f("\t\t\tactive_mtu:\t\t%d (%d)\n", p.MTU, mtuEnum(p.MTU))
+		lid, lmc := 0, 0
+		if ib {
+			lids := fabric.AssignLIDsLMC(s.Topology, s.IB.LMC)
+			lid, lmc = int(lids.Of(n)), s.IB.LMC
+		}
+		f("\t\t\tsm_lid:\t\t\t%d\n", 0)
+		f("\t\t\tport_lid:\t\t%d\n", lid)
+		f("\t\t\tport_lmc:\t\t0x%02x\n", lmc)
+		ll := "Ethernet"
+		if ib {
+			ll = "InfiniBand"
+		}
+		f("\t\t\tlink_layer:\t\t%s\n", ll)
+		if verbose {
+			f("\t\t\tmax_msg_sz:\t\t0x%x\n", p.MaxMsgSize)
+			if ib {
+				f("\t\t\tmax_vl_num:\t\t%s\n", vlStr(s.IB.DataVLs))
+			}
+			if w, speed, code, ok := widthSpeed(link.Rate); ok {
+				f("\t\t\tactive_width:\t\t%dX (%d)\n", w, widthCode(w))
+				f("\t\t\tactive_speed:\t\t%s (%d)\n", speed, code)
+			}
+			f("\t\t\teffective_speed:\t%.1f Gbps\n", float64(link.Rate)/1e9)
+			if ib {
+				f("\t\t\tphys_state:\t\tLINK_UP (5)\n")
+			}
+			for i, g := range s.gids(n) {
+				f("\t\t\tGID[%3d]:\t\t%s\n", i, g)
+			}
+		}
 	}
-	f("\t\t\tsm_lid:\t\t\t%d\n", 0)
-	f("\t\t\tport_lid:\t\t%d\n", lid)
-	f("\t\t\tport_lmc:\t\t0x%02x\n", lmc)
-	ll := "Ethernet"
-	if ib {
-		ll = "InfiniBand"
-	}
-	f("\t\t\tlink_layer:\t\t%s\n", ll)
 	if verbose {
-		f("\t\t\tmax_msg_sz:\t\t0x%x\n", p.MaxMsgSize)
-		if ib {
-			f("\t\t\tmax_vl_num:\t\t%s\n", vlStr(s.IB.DataVLs))
-		}
-		if w, speed, code, ok := widthSpeed(link.Rate); ok {
-			f("\t\t\tactive_width:\t\t%dX (%d)\n", w, widthCode(w))
-			f("\t\t\tactive_speed:\t\t%s (%d)\n", speed, code)
-		}
-		f("\t\t\teffective_speed:\t%.1f Gbps\n", float64(link.Rate)/1e9)
-		if ib {
-			f("\t\t\tphys_state:\t\tLINK_UP (5)\n")
-		}
-		for i, g := range s.gids(h) {
-			f("\t\t\tGID[%3d]:\t\t%s\n", i, g)
-		}
 		f("# ibv_devinfo -v also prints device limits the model has none of (max_mr_size, max_qp, max_qp_wr, max_sge, max_cq, max_cqe, max_mr, max_pd, max_srq, ...); they are left out rather than invented\n")
 	}
 	f("\n")

@@ -139,8 +139,8 @@ t.yaml:10:7: topology.links[4]: a link is [a, b] or {a: x, b: y, rate: ..., dela
   switches: [s1, s2]
   links: [[a, s1], [b, s1], [s1, s2], [s2, a], [a, s1]]
 `,
-			`t.yaml:5:39: topology.links[3]: a second link for host a, which is linked to s1 already; a host has one port, p0
-t.yaml:5:48: topology.links[4]: a second link for host a, which is linked to s1 already; a host has one port, p0`},
+			`t.yaml:5:39: topology.links[3]: a second link for host a, which is linked to s1 already; a host has one port, p0 (a second port, for APM's alternate path, is InfiniBand's: switch.link_layer: infiniband)
+t.yaml:5:48: topology.links[4]: a second link for host a, which is linked to s1 already; a host has one port, p0 (a second port, for APM's alternate path, is InfiniBand's: switch.link_layer: infiniband)`},
 		{"explicit: not connected", `topology:
   kind: explicit
   hosts: [a, b]

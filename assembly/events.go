@@ -56,7 +56,7 @@ func (n *Network) eventObject(ev hca.AsyncEvent) string {
 	case ev.CQ != nil:
 		return "cq"
 	}
-	return "port 1"
+	return fmt.Sprintf("port %d", max(ev.Port, 1))
 }
 
 // asyncwatch reads an asyncwatch generator: its hosts join the watched.

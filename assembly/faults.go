@@ -103,7 +103,9 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		} else {
 			n.Fabric.Ports[end[0]][end[1]].SetDown(!up)
 			if h := n.HCAs[end[0]]; h != nil {
-				h.PortChanged(up)
+				h.PortChanged(1, up)
+			} else if h := n.HCAs[t.Owner(fabric.NodeID(end[0]))]; h != nil {
+				h.PortChanged(2, up) // a dual-port HCA's second port
 			}
 		}
 	}

@@ -534,7 +534,7 @@ func (b *builder) checkAPM() {
 	switch {
 	case b.s.LinkLayer != fabric.InfiniBand:
 		b.errorf(at, path, "automatic path migration is InfiniBand's (its alternate path is a second LID); this fabric is Ethernet")
-	case b.s.IB.LMC == 0:
-		b.errorf(at, path, "APM's alternate path is a host's second LID: set subnet_manager.lmc to 1 or more")
+	case b.s.IB.LMC == 0 && (b.t == nil || len(b.t.Endpoints()) == len(b.t.Hosts())):
+		b.errorf(at, path, "APM's alternate path is a host's second LID or second port: set subnet_manager.lmc to 1 or more, or link hosts twice (a dual-port HCA)")
 	}
 }

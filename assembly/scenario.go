@@ -115,6 +115,9 @@ func (s *Scenario) SwitchProfile(id fabric.NodeID) swtch.Profile {
 
 // HCAProfile returns the profile of host id's NIC.
 func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
+	if s.Topology != nil {
+		id = s.Topology.Owner(id) // a host's second port is its HCA's
+	}
 	if p, ok := s.HCAProfiles[id]; ok {
 		return p
 	}

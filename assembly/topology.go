@@ -276,7 +276,12 @@ func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
 		case t.Nodes[x].Kind == fabric.Host && t.Nodes[y].Kind == fabric.Host:
 			b.errorf(l.Pos, l.Path, "a link between two hosts, %s and %s; hosts connect to switches", scenario.Show(l.A.V), scenario.Show(l.B.V))
 			continue
-		case b.linkedHost(t, x, l) || b.linkedHost(t, y, l):
+		}
+		var ok bool
+		if x, ok = b.hostPort(t, x, l); !ok {
+			continue
+		}
+		if y, ok = b.hostPort(t, y, l); !ok {
 			continue
 		}
 		spec := def
@@ -290,16 +295,34 @@ func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
 	}
 }
 
-// linkedHost reports, as an error at link l, whether node id is a host
-// that has its link already: a host has one port, p0, its NIC's (the HCA
-// sends and receives on it alone).
-func (b *builder) linkedHost(t *fabric.Topology, id fabric.NodeID, l *scenario.LinkItemV) bool {
+// hostPort returns the port node a link to node id takes: id itself,
+// unless id is a host that has its link already. On InfiniBand a host's
+// second link is its HCA's second port (fabric.Topology.AddSecondPort),
+// as a dual-port HCA has, for APM's alternate path; a third is an error,
+// and so is a second on Ethernet, where the HCA has one port, p0.
+func (b *builder) hostPort(t *fabric.Topology, id fabric.NodeID, l *scenario.LinkItemV) (fabric.NodeID, bool) {
 	n := &t.Nodes[id]
 	if n.Kind != fabric.Host || len(n.Ports) == 0 {
-		return false
+		return id, true
 	}
-	b.errorf(l.Pos, l.Path, "a second link for host %s, which is linked to %s already; a host has one port, p0", scenario.Show(n.Name), scenario.Show(t.Nodes[n.Ports[0].Peer].Name))
-	return true
+	peer := scenario.Show(t.Nodes[n.Ports[0].Peer].Name)
+	if b.s.LinkLayer != fabric.InfiniBand {
+		b.errorf(l.Pos, l.Path, "a second link for host %s, which is linked to %s already; a host has one port, p0 (a second port, for APM's alternate path, is InfiniBand's: switch.link_layer: infiniband)", scenario.Show(n.Name), peer)
+		return id, false
+	}
+	if _, two := t.SecondPort(id); two {
+		b.errorf(l.Pos, l.Path, "a third link for host %s; an HCA has at most two ports", scenario.Show(n.Name))
+		return id, false
+	}
+	p2, err := t.AddSecondPort(id)
+	if err != nil {
+		b.errorf(l.Pos, l.Path, "%v", err)
+		return id, false
+	}
+	if b.declPos != nil {
+		b.declPos[p2], b.declPath[p2] = l.Pos, l.Path
+	}
+	return p2, true
 }
 
 // checkExplicit checks what an explicit topology needs as a whole: every

@@ -5,11 +5,12 @@ import "slices"
 // Without returns a copy of t in which the links listed (indexes in
 // t.Links) lead nowhere: their ports keep their numbers but have no peer,
 // so routing computed on the copy avoids them while port numbers still
-// match the running network. Names and hosts are shared with t.
+// match the running network. Names, hosts and second ports are shared
+// with t.
 func (t *Topology) Without(links []int) *Topology {
-	c := &Topology{Nodes: make([]TopoNode, len(t.Nodes)), Links: t.Links, hosts: t.hosts, index: t.index}
+	c := &Topology{Nodes: make([]TopoNode, len(t.Nodes)), Links: t.Links, hosts: t.hosts, index: t.index, ends: t.ends, second: t.second, owner: t.owner}
 	for i, n := range t.Nodes {
-		c.Nodes[i] = TopoNode{Name: n.Name, Kind: n.Kind, Ports: slices.Clone(n.Ports)}
+		c.Nodes[i] = TopoNode{Name: n.Name, Kind: n.Kind, Ports: slices.Clone(n.Ports), Second: n.Second}
 		for p := range c.Nodes[i].Ports {
 			if slices.Contains(links, c.Nodes[i].Ports[p].Link) {
 				c.Nodes[i].Ports[p].Peer = -1

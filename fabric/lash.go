@@ -226,7 +226,7 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 			cursor[lo*nl+x] = 0 // lo has a pair to give that it had not
 		}
 	}
-	hosts := t.Hosts()
+	hosts := t.Endpoints()
 	lane := make([][]uint8, n)
 	for i := range lane {
 		lane[i] = make([]uint8, n)

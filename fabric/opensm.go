@@ -164,7 +164,7 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 			switches++
 		}
 	}
-	b := make([]byte, 0, switches*(len(t.Hosts())+3)*72)
+	b := make([]byte, 0, switches*(len(t.Endpoints())+3)*72)
 	hex := func(v uint64, digits int) {
 		for i := digits - 1; i >= 0; i-- {
 			b = append(b, "0123456789abcdef"[v>>(4*uint(i))&0xF])
@@ -243,7 +243,7 @@ const MaxDFSSSPHosts = 1024
 // channel from its first switch's to its last's. It fails when a path
 // fits no lane (the fabric needs more VLs than it has).
 func AssignVLs(t *Topology, r *Routes, vls int) (map[[2]NodeID]uint8, error) {
-	hosts := t.Hosts()
+	hosts := t.Endpoints()
 	if len(hosts) > MaxDFSSSPHosts {
 		return nil, fmt.Errorf("dfsssp lays out at most %d hosts' paths; this topology has %d", MaxDFSSSPHosts, len(hosts))
 	}

@@ -242,7 +242,7 @@ type routeBuilder struct {
 }
 
 func newRouteBuilder(t *Topology, algo RoutingAlgo) *routeBuilder {
-	hosts := t.Hosts()
+	hosts := t.Endpoints()
 	r := &Routes{
 		algo:      algo,
 		hosts:     len(hosts),
@@ -316,7 +316,7 @@ func (b *routeBuilder) checkExplicit(explicit []ExplicitRoute) error {
 func (b *routeBuilder) groupHosts() error {
 	index := map[string]int{} // lookups only, never iterated
 	var key []byte
-	for hi, h := range b.t.Hosts() {
+	for hi, h := range b.t.Endpoints() {
 		var attach []int32
 		for _, ref := range b.t.Nodes[h].Ports {
 			if ref.Peer >= 0 && int(ref.Peer) < len(b.t.Nodes) && b.t.Nodes[ref.Peer].Kind == Switch {
@@ -459,7 +459,7 @@ func (b *routeBuilder) portsFacing(at, to NodeID) []int32 {
 // deliver sets, at each switch of the group's attachment, the ports that
 // face each host of the group.
 func (b *routeBuilder) deliver(g *hostGroup) {
-	hosts := b.t.Hosts()
+	hosts := b.t.Endpoints()
 	for _, si := range g.attach {
 		for _, hi := range g.hosts {
 			b.setSpan(si, hi, b.emit(si, b.portsFacing(b.sw[si], hosts[hi])))
@@ -476,7 +476,7 @@ func (b *routeBuilder) setGroup(si int32, g *hostGroup, list []int32) {
 }
 
 func (b *routeBuilder) unreachableError(si int32, g *hostGroup) error {
-	return fmt.Errorf("%s cannot reach host %s: no path through switches", b.name(b.sw[si]), b.name(b.t.Hosts()[g.hosts[0]]))
+	return fmt.Errorf("%s cannot reach host %s: no path through switches", b.name(b.sw[si]), b.name(b.t.Endpoints()[g.hosts[0]]))
 }
 
 func (b *routeBuilder) ecmp(shortest bool) error {

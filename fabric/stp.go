@@ -50,7 +50,7 @@ type treeLink struct{ port, peer int32 }
 func (b *routeBuilder) spanningTree() error {
 	n := len(b.sw)
 	tree := b.stpTree()
-	hosts := b.t.Hosts()
+	hosts := b.t.Endpoints()
 	// toward[s] is, per switch, the port toward switch s along the tree
 	// (-1: s itself, or not in its partition), for each switch s that a
 	// host is reached through.

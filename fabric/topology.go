@@ -44,6 +44,9 @@ type TopoNode struct {
 	Name  string
 	Kind  NodeKind
 	Ports []PortRef // port N is Ports[N]
+	// Second marks a host's second port (AddSecondPort): a node of kind
+	// Host with its own LIDs and link, whose HCA is its host's.
+	Second bool
 }
 
 // TopoLink is one full-duplex link between two ports.
@@ -61,6 +64,12 @@ type Topology struct {
 	Links []TopoLink
 	hosts []NodeID
 	index map[string]NodeID
+	// ends is the hosts and the second ports, in id order (Endpoints);
+	// second maps a host to its second port, owner a second port to its
+	// host (looked up, never iterated).
+	ends   []NodeID
+	second map[NodeID]NodeID
+	owner  map[NodeID]NodeID
 }
 
 // NewTopology returns an empty topology.
@@ -76,9 +85,56 @@ func (t *Topology) AddNode(name string, kind NodeKind) (NodeID, error) {
 	t.index[name] = id
 	if kind == Host {
 		t.hosts = append(t.hosts, id)
+		t.ends = append(t.ends, id)
 	}
 	return id, nil
 }
+
+// AddSecondPort gives host h's HCA a second port, as a dual-port
+// InfiniBand HCA has: a node of its own (named h's name and "/2", kind
+// Host, Second set) that is linked with Connect, gets its own LIDs and
+// routes, and is an endpoint (Endpoints) but not a host (Hosts): traffic
+// names h, and its HCA sends and receives on either port.
+func (t *Topology) AddSecondPort(h NodeID) (NodeID, error) {
+	if t.Nodes[h].Kind != Host || t.Nodes[h].Second {
+		return 0, fmt.Errorf("%q is not a host", t.Nodes[h].Name)
+	}
+	if _, dup := t.second[h]; dup {
+		return 0, fmt.Errorf("host %q has two ports already", t.Nodes[h].Name)
+	}
+	name := t.Nodes[h].Name + "/2"
+	if _, dup := t.index[name]; dup {
+		return 0, fmt.Errorf("host %q's second port would be named %q, which another node is", t.Nodes[h].Name, name)
+	}
+	id := NodeID(len(t.Nodes))
+	t.Nodes = append(t.Nodes, TopoNode{Name: name, Kind: Host, Second: true})
+	t.index[name] = id
+	t.ends = append(t.ends, id)
+	if t.second == nil {
+		t.second, t.owner = map[NodeID]NodeID{}, map[NodeID]NodeID{}
+	}
+	t.second[h], t.owner[id] = id, h
+	return id, nil
+}
+
+// SecondPort returns host h's second port, if it has one.
+func (t *Topology) SecondPort(h NodeID) (NodeID, bool) {
+	id, ok := t.second[h]
+	return id, ok
+}
+
+// Owner returns the host whose HCA endpoint n is: n itself, or for a
+// second port its host.
+func (t *Topology) Owner(n NodeID) NodeID {
+	if h, ok := t.owner[n]; ok {
+		return h
+	}
+	return n
+}
+
+// Endpoints returns the hosts and the hosts' second ports, in id order:
+// what routes lead to and LIDs address.
+func (t *Topology) Endpoints() []NodeID { return t.ends }
 
 func (t *Topology) mustAdd(name string, kind NodeKind) NodeID {
 	id, err := t.AddNode(name, kind)

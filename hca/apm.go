@@ -21,6 +21,7 @@ package hca
 func (h *HCA) migrate(qp *QP) {
 	qp.Migrated = true
 	qp.flow.SrcPort ^= 1
+	h.switchPorts(qp) // a dual-port HCA's, or peer's, other port (dualport.go)
 	qp.retries = 0
 	h.asyncEvent(AsyncEvent{Type: EventPathMig, QP: qp})
 }

@@ -5,8 +5,7 @@ import "github.com/lfsim/lfsim/fabric"
 // QueueControl queues a control packet (an ACK, NAK or CNP) for the
 // transmit arbiter, as the responder and the notification point do.
 func (h *HCA) QueueControl(p *fabric.Packet) {
-	h.ctrl.Push(p)
-	h.port.Kick()
+	h.pushCtrl(p)
 }
 
 // ControlQueued returns the control packets waiting, oldest first.

@@ -153,6 +153,13 @@ type hcaCold struct {
 	// doorbellFree is when the posting thread is done with its last
 	// doorbell (ringDoorbell).
 	doorbellFree sim.Time
+	// port2 is the HCA's second port, id2 its node, and ctrl2 the
+	// control packets it sends; ports says which hosts have two
+	// (dualport.go).
+	port2 *fabric.Port
+	id2   fabric.NodeID
+	ctrl2 fabric.PacketQueue
+	ports PortMap
 }
 
 func (h *HCA) coldPart() *hcaCold {
@@ -506,15 +513,21 @@ func (h *HCA) QPs() []*QP {
 	return out
 }
 
-// PortChanged tells the HCA its link went down (up false) or came back:
-// it raises IBV_EVENT_PORT_ERR or IBV_EVENT_PORT_ACTIVE ("Link became
-// unavailable / active on a port", ibv_get_async_event(3)).
-func (h *HCA) PortChanged(up bool) {
+// PortChanged tells the HCA the link of its port num (1, or 2 on a
+// dual-port HCA) went down (up false) or came back: it raises
+// IBV_EVENT_PORT_ERR or IBV_EVENT_PORT_ACTIVE ("Link became unavailable
+// / active on a port", ibv_get_async_event(3)). A port going down moves
+// the QPs on it whose alternate path is armed to the other port
+// (migrateOff).
+func (h *HCA) PortChanged(num int, up bool) {
 	t := EventPortErr
 	if up {
 		t = EventPortActive
 	}
-	h.asyncEvent(AsyncEvent{Type: t})
+	h.asyncEvent(AsyncEvent{Type: t, Port: num})
+	if !up {
+		h.migrateOff(num == 2)
+	}
 }
 
 // asyncEvent raises ev: counted, and given to OnAsyncEvent.
@@ -860,7 +873,7 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}
 		}
-		h.port.Kick()
+		h.kick()
 	case evRNR:
 		qp := ev.Data.(*QP)
 		qp.rnrWait = sim.Timer{} // this event is the timer: no longer waiting
@@ -965,25 +978,29 @@ func (h *HCA) activate(qp *QP) {
 			h.active = append(h.active, qp)
 		}
 	}
-	h.port.Kick()
+	h.kick()
 }
 
 // nextControl takes the oldest control packet whose priority port may
 // send now, or nil.
 func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
-	p := h.ctrl.Peek()
+	ctrl := &h.ctrl
+	if port != h.port {
+		ctrl = &h.cold.ctrl2 // the second port's (dualport.go)
+	}
+	p := ctrl.Peek()
 	if p == nil {
 		return nil
 	}
 	if !port.Paused(p.Priority) {
-		return h.ctrl.Pop()
+		return ctrl.Pop()
 	}
 	if port.Credits() {
 		// ACKs, NAKs and CNPs fit the blocks of the largest of them, a
 		// CNP (42 bytes; 82 with a GRH: two blocks).
-		return h.ctrl.PopUnpaused(port.ShortOf(fabric.IBPacketBlocks(int64(fabric.IBWire(fabric.OpCNP, 0, h.Prof.GRH)))))
+		return ctrl.PopUnpaused(port.ShortOf(fabric.IBPacketBlocks(int64(fabric.IBWire(fabric.OpCNP, 0, h.Prof.GRH)))))
 	}
-	return h.ctrl.PopUnpaused(port.PausedMask())
+	return ctrl.PopUnpaused(port.PausedMask())
 }
 
 // deactivate takes the i-th QP out of its transmit ring.
@@ -1046,6 +1063,9 @@ func (h *HCA) fromRing(ring *[]*QP, cursor *int, port *fabric.Port, now sim.Time
 // sendFrom takes qp's next packet if it may send one now; nil if not
 // (and a wake timer if time holds it back).
 func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
+	if qp.port2 != (port != h.port) {
+		return nil // the QP sends from the HCA's other port (dualport.go)
+	}
 	if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
 		return nil
 	}
@@ -1170,7 +1190,7 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 // then the per-packet pipeline (RxPktLatency) runs before the transport
 // logic sees it.
 func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
-	if p.Dst != h.ID && !h.member(p.Dst) {
+	if p.Dst != h.ID && !h.isPort2(p.Dst) && !h.member(p.Dst) {
 		h.Stats.Misdelivered++
 		h.discard(p, "misdelivered")
 		h.release(p)
@@ -1342,7 +1362,11 @@ func (h *HCA) process(p *fabric.Packet) {
 // (InfiniBand): the packet has left the receive buffer.
 func (h *HCA) release(p *fabric.Packet) {
 	if p.Link == fabric.InfiniBand {
-		h.port.Release(p.Priority, p.Frame())
+		port := h.port
+		if p.Dst != h.ID && h.isPort2(p.Dst) {
+			port = h.cold.port2
+		}
+		port.Release(p.Priority, p.Frame())
 	}
 }
 
@@ -1423,6 +1447,9 @@ func (h *HCA) discard(p *fabric.Packet, reason string) {
 // direct placement).
 func (h *HCA) EachPacket(unsent, received, kept func(*fabric.Packet)) {
 	h.ctrl.Each(unsent)
+	if h.cold != nil {
+		h.cold.ctrl2.Each(unsent)
+	}
 	h.rxq.Each(received)
 	qpns := slices.Sorted(maps.Keys(h.qps)) // a destroyed QP kept none (srFree)
 	for _, n := range qpns {
@@ -1479,14 +1506,13 @@ func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
 	if h.Prof.LinkLayer == fabric.InfiniBand {
 		c.Priority, c.SL = qp.Priority, req.SL // the BECN goes back on the data's SL and VL: there may be no other
 	}
-	c.Src, c.Dst = h.ID, req.Src
+	c.Src, c.Dst = h.local(req), req.Src
 	c.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
 	c.DestQP, c.SrcQP = req.SrcQP, qp.QPN
 	c.Wire, c.Link = h.wire(fabric.OpCNP, 0)
 	c.InPort = -1
 	h.Stats.CNPsSent++
-	h.ctrl.Push(c)
-	h.port.Kick()
+	h.pushCtrl(c)
 }
 
 // LaneKinds are the HCA's lane kinds, whose events' data are packets

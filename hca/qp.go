@@ -311,6 +311,8 @@ type QP struct {
 	// apm says the QP has an alternate path armed (Profile.APM);
 	// Migrated that it has moved to it (APM).
 	apm, Migrated bool
+	// port2 says the QP sends from its HCA's second port (dualport.go).
+	port2 bool
 	// tcp is iWARP's TCP (tcp.go), nil on RoCE and InfiniBand: last, as
 	// nothing a RoCE packet touches reads more than whether it is nil.
 	tcp *tcpState

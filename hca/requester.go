@@ -65,6 +65,9 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		p.ECN = fabric.ECT0
 	}
 	p.Src = h.ID
+	if qp.port2 {
+		p.Src = h.cold.id2
+	}
 	p.SrcQP = qp.QPN
 	p.PSN = uint32(psn) & psnMask
 	p.InPort = -1

@@ -47,6 +47,9 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 		h.discard(p, "bad_qp")
 		return
 	}
+	if p.Src != qp.Remote || qp.port2 != (p.Dst != h.ID) {
+		h.followPath(qp, p)
+	}
 	psn := expand(p.PSN, qp.ePSN)
 	op := p.Opcode.Operation()
 	qp.noteArrival(p, psn, qp.ePSN)
@@ -398,8 +401,7 @@ func (h *HCA) terminate(qp *QP, p *fabric.Packet, psn int64) {
 	t.Syndrome = fabric.SyndromeTerminate
 	t.Wire = int32(fabric.IWARPWire(fabric.OpSendOnly, fabric.IWARPTerminatePayload, h.Prof.TCP.MPA, h.Prof.TCP.Timestamps))
 	h.Stats.NaksSent++
-	h.ctrl.Push(t)
-	h.port.Kick()
+	h.pushCtrl(t)
 	h.asyncEvent(AsyncEvent{Type: EventQPFatal, QP: qp})
 	h.toErr(qp)
 }
@@ -460,7 +462,7 @@ func (h *HCA) newAck(qp *QP, req *fabric.Packet, op fabric.Opcode, psn int64) *f
 		// have moved the request to another VL on its last link.
 		a.Priority = qp.Priority
 	}
-	a.Src, a.Dst = h.ID, req.Src
+	a.Src, a.Dst = h.local(req), req.Src
 	a.Flow = fabric.FlowKey{SrcIP: req.Flow.DstIP, DstIP: req.Flow.SrcIP, SrcPort: req.Flow.SrcPort, DstPort: fabric.RoCEv2Port}
 	a.DestQP, a.SrcQP = qp.RemoteQPN, qp.QPN
 	a.PSN = uint32(psn) & psnMask
@@ -495,8 +497,7 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 	} else {
 		h.Stats.NaksSent++
 	}
-	h.ctrl.Push(a)
-	h.port.Kick()
+	h.pushCtrl(a)
 	return a
 }
 
@@ -505,8 +506,7 @@ func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) 
 	a.OrigData = orig
 	h.echo(a, req)
 	h.Stats.AcksSent++
-	h.ctrl.Push(a)
-	h.port.Kick()
+	h.pushCtrl(a)
 }
 
 // queueRead adds a READ response job; the arbiter sends its packets.
@@ -609,6 +609,9 @@ func (h *HCA) readResponsePacket(qp *QP, j *readJob, psn int64) *fabric.Packet {
 		p.ECN = fabric.ECT0
 	}
 	p.Src, p.Dst = h.ID, qp.Remote
+	if qp.port2 {
+		p.Src = h.cold.id2
+	}
 	sp := fabric.RoCEv2SourcePort(qp.QPN)
 	if h.Prof.LinkLayer == fabric.InfiniBand && j.path != 0 {
 		sp = j.path

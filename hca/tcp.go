@@ -468,6 +468,5 @@ func (h *HCA) sendTCPAck(qp *QP, p *fabric.Packet, psn int64, tseq uint32, sack 
 		a.Wire = int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, true))
 	}
 	h.Stats.AcksSent++
-	h.ctrl.Push(a)
-	h.port.Kick()
+	h.pushCtrl(a)
 }

@@ -341,11 +341,13 @@ func (t AsyncEventType) String() string {
 }
 
 // AsyncEvent is one asynchronous event: on a QP, a CQ, or (neither) the
-// HCA's port, port 1.
+// HCA's port (Port).
 type AsyncEvent struct {
 	Type AsyncEventType
 	QP   *QP
 	CQ   *CQ
+	// Port is the port of a port event: 1, or 2 on a dual-port HCA.
+	Port int
 }
 
 // Errors that post and modify calls return, as ibv_post_send returns

@@ -36,7 +36,7 @@ func NewCapturer(v *View, pcap []PortRef) *Capturer {
 		node := t.Nodes[ref.Node]
 		name := strings.ReplaceAll(t.PortName(ref.Node, ref.Port), ":", "_")
 		if node.Kind == fabric.Host && len(node.Ports) == 1 {
-			name = node.Name
+			name = strings.ReplaceAll(node.Name, "/", "_") // h0/2, a host's second port: h0_2.pcap
 		}
 		cp := &reports.Capture{Name: name}
 		c.caps = append(c.caps, cp)

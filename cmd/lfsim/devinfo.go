@@ -30,7 +30,7 @@ func devinfoCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lfsim devinfo: %s has no host %s%s\n", sc.Name, scenario.Show(args[1]), scenario.DidYouMean(args[1], hostNames(sc)))
 			return exitUsage
 		}
-		hosts = []fabric.NodeID{h}
+		hosts = []fabric.NodeID{sc.Topology.Owner(h)} // a second port's HCA is its host's
 	}
 	for _, h := range hosts {
 		if len(hosts) > 1 {
