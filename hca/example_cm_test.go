@@ -135,3 +135,35 @@ func Example_mckey() {
 	// return status 0
 	// received: [5 5]
 }
+
+// Example_asyncwatch prints every asynchronous event as rdma-core's
+// ibv_asyncwatch prints it ("event_type NAME (CODE), port N"): h0's
+// port goes down and comes back (a link fault tells the HCA so), then a
+// WRITE carries a key that h1 never gave, so h1's QP fails with a
+// remote access error and h0's WRITE completes in error.
+func Example_asyncwatch() {
+	eng, h := exampleHosts(2)
+	for _, n := range h {
+		n.OnAsyncEvent = func(ev hca.AsyncEvent) {
+			if ev.QP != nil {
+				fmt.Printf("%s: event_type %v (%d), qp 0x%06x\n", n.Name, ev.Type, int(ev.Type), ev.QP.QPN)
+				return
+			}
+			fmt.Printf("%s: event_type %v (%d), port %d\n", n.Name, ev.Type, int(ev.Type), ev.Port)
+		}
+	}
+	h[0].PortChanged(1, false)
+	h[0].PortChanged(1, true)
+	qa, qb := h[0].CreateQP(), h[1].CreateQP()
+	h[0].Connect(qa, h[1].ID, h[1].IP, qb.QPN)
+	h[1].Connect(qb, h[0].ID, h[0].IP, qa.QPN)
+	w, _ := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 64, RKey: 0xbad, Signaled: true})
+	eng.Run(sim.Second, nil)
+	fmt.Println("WRITE:", w.Status)
+	// Output:
+	// h0: event_type IBV_EVENT_PORT_ERR (10), port 1
+	// h0: event_type IBV_EVENT_PORT_ACTIVE (9), port 1
+	// h1: event_type IBV_EVENT_QP_ACCESS_ERR (3), qp 0x000002
+	// h0: event_type IBV_EVENT_QP_FATAL (1), qp 0x000002
+	// WRITE: rem_access_err
+}
