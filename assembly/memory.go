@@ -25,8 +25,9 @@ import (
 // structures grow fails it until these are measured again.
 const (
 	// memRouteEntry is the routing tables' bytes per switch and host
-	// (fabric.Routes, and the distances routing computes them from):
-	// 8.1 B measured at k=32, 8.5 at k=24.
+	// while they are built (a span per entry; fabric.Routes keeps 2 to 4
+	// bytes per entry once built), and the distances routing computes
+	// them from: 8.1 B measured at k=32, 8.5 at k=24.
 	memRouteEntry = 8.5
 	// memHost is a host's HCA, port and the fabric's node and link.
 	memHost = 1536

@@ -89,12 +89,13 @@ func (r *Routes) LFTPort(at, dst NodeID, j int) (port int32, ok bool) {
 	if len(next) == 0 {
 		return 0, false
 	}
-	if j == 0 || r.wide == nil {
+	if j == 0 || r.wideEntry == nil {
 		return next[0], true
 	}
 	si, hi := r.swIndex[at], r.hostIndex[dst]
-	w := r.wide[int(si)*r.hosts+int(hi)]
-	s := r.spans[int(si)*r.hosts+int(hi)]
+	i := int(si)*r.hosts + int(hi)
+	w := r.lists[int(r.base[si])+int(r.wideEntry[i])]
+	s := r.lists[int(r.base[si])+int(r.entry[i])]
 	return r.ports[w.off+(s.off-w.off+int32(j))%w.n], true
 }
 
@@ -107,11 +108,11 @@ func (r *Routes) LFTPort(at, dst NodeID, j int) (port int32, ok bool) {
 // copied. Tables not made by an OpenSM engine (one port per destination)
 // are their own groups.
 func (r *Routes) Groups() *Routes {
-	if r.wide == nil {
+	if r.wideEntry == nil {
 		return r
 	}
 	g := *r
-	g.spans, g.wide = r.wide, nil
+	g.entry, g.wideEntry = r.wideEntry, nil
 	return &g
 }
 

@@ -84,9 +84,9 @@ func TestOpenSMEnginesRouteEveryPair(t *testing.T) {
 // shortestOf keeps the first port of each ECMP list: one shortest path.
 func shortestOf(r *Routes) *Routes {
 	c := *r
-	c.spans = append([]portRange(nil), r.spans...)
-	for i := range c.spans {
-		c.spans[i].n = min(c.spans[i].n, 1)
+	c.lists = append([]portRange(nil), r.lists...)
+	for i := range c.lists {
+		c.lists[i].n = min(c.lists[i].n, 1)
 	}
 	return &c
 }

@@ -66,22 +66,32 @@ func nodeName(t *Topology, n NodeID) string {
 
 // Routes is every switch's next-hop ports per destination host.
 //
-// The tables are one backing array of port numbers and, per (switch, host
-// index), a span of it. Identical consecutive lists of a switch (for
-// example a core switch's single port toward every host of one pod) share
-// their storage, so a k=16 fat-tree (320 switches, 1024 hosts) needs about
-// 2.6 MB.
+// The tables are one backing array of port numbers; each switch's
+// distinct next-hop lists, as spans of it; and per (switch, host index)
+// the number of its list among the switch's, in 2 bytes. Identical
+// consecutive lists of a switch (for example a core switch's single port
+// toward every host of one pod) share their storage, and a switch has
+// few distinct lists (about its ports' number), so a k=16 fat-tree (320
+// switches, 1024 hosts) needs about 0.7 MB and a k=32 one (1,280
+// switches, 8,192 hosts) 21 MB, where a span per entry took 2.6 and 84.
 type Routes struct {
 	algo      RoutingAlgo
 	hosts     int
-	swIndex   []int32     // by NodeID: index among the switches, -1 for a host
-	hostIndex []int32     // by NodeID: host index, -1 for a switch
-	spans     []portRange // [switch index*hosts + host index]
-	ports     []int32     // every next-hop list, back to back
-	// wide keeps, for OpenSM's engines (one port per destination), the
-	// candidate list each entry was chosen from, for the LIDs of an LMC
-	// above 0 (LFTPort).
-	wide []portRange
+	swIndex   []int32 // by NodeID: index among the switches, -1 for a host
+	hostIndex []int32 // by NodeID: host index, -1 for a switch
+	// entry[switch index*hosts + host index] is the entry's list among
+	// its switch's: lists[base[switch index]+entry].
+	entry []uint16
+	base  []int32
+	lists []portRange
+	ports []int32 // every next-hop list, back to back
+	// wideEntry keeps, for OpenSM's engines (one port per destination),
+	// the candidate list each entry was chosen from, for the LIDs of an
+	// LMC above 0 (LFTPort), in entry's form; nil for the others.
+	wideEntry []uint16
+	// spans and wide are the entries as spans while the tables are
+	// built (compact turns them into entry and wideEntry).
+	spans, wide []portRange
 }
 
 type portRange struct{ off, n int32 }
@@ -101,8 +111,117 @@ func (r *Routes) NextPorts(at, dst NodeID) []int32 {
 	if si < 0 || hi < 0 {
 		return nil
 	}
-	s := r.spans[int(si)*r.hosts+int(hi)]
+	s := r.lists[int(r.base[si])+int(r.entry[int(si)*r.hosts+int(hi)])]
 	return r.ports[s.off : s.off+s.n : s.off+s.n]
+}
+
+// RouteRow is one switch's part of the tables (Routes.Row): what it
+// reads for each packet, found without the switch's index.
+type RouteRow struct {
+	hostIndex []int32
+	entry     []uint16    // the switch's entries, by host index
+	lists     []portRange // the switch's lists
+	ports     []int32
+	wide      []uint16 // the switch's wideEntry, or nil
+}
+
+// Row returns switch at's part of the tables (empty if at is not a
+// switch).
+func (r *Routes) Row(at NodeID) *RouteRow {
+	if uint(at) >= uint(len(r.swIndex)) || r.swIndex[at] < 0 {
+		return &RouteRow{}
+	}
+	si := int(r.swIndex[at])
+	end := len(r.lists)
+	if si+1 < len(r.base) {
+		end = int(r.base[si+1])
+	}
+	row := &RouteRow{hostIndex: r.hostIndex, entry: r.entry[si*r.hosts : (si+1)*r.hosts], lists: r.lists[r.base[si]:end], ports: r.ports}
+	if r.wideEntry != nil {
+		row.wide = r.wideEntry[si*r.hosts : (si+1)*r.hosts]
+	}
+	return row
+}
+
+// Next is Routes.NextPorts for the row's switch.
+func (w *RouteRow) Next(dst NodeID) []int32 {
+	if uint(dst) >= uint(len(w.hostIndex)) {
+		return nil
+	}
+	hi := w.hostIndex[dst]
+	if hi < 0 || int(hi) >= len(w.entry) {
+		return nil
+	}
+	s := w.lists[w.entry[hi]]
+	return w.ports[s.off : s.off+s.n : s.off+s.n]
+}
+
+// LFTPort is Routes.LFTPort for the row's switch.
+func (w *RouteRow) LFTPort(dst NodeID, j int) (port int32, ok bool) {
+	next := w.Next(dst)
+	if len(next) == 0 {
+		return 0, false
+	}
+	if j == 0 || w.wide == nil {
+		return next[0], true
+	}
+	hi := w.hostIndex[dst]
+	wl, s := w.lists[w.wide[hi]], w.lists[w.entry[hi]]
+	return w.ports[wl.off+(s.off-wl.off+int32(j))%wl.n], true
+}
+
+// tableBytes is what the tables take: the ports, the lists, the entries
+// and the node indexes.
+func (r *Routes) tableBytes() int {
+	return 4*len(r.ports) + 8*len(r.lists) + 2*(len(r.entry)+len(r.wideEntry)) + 4*(len(r.base)+len(r.swIndex)+len(r.hostIndex))
+}
+
+// compact turns the spans the builders set into each switch's distinct
+// lists and the entries' numbers among them (Routes), and drops the
+// spans.
+func (r *Routes) compact() error {
+	n := len(r.base)
+	r.entry = make([]uint16, len(r.spans))
+	if r.wide != nil {
+		r.wideEntry = make([]uint16, len(r.wide))
+	}
+	index := map[portRange]uint16{} // lookups only, never iterated
+	for si := 0; si < n; si++ {
+		r.base[si] = int32(len(r.lists))
+		clear(index)
+		number := func(s portRange) (uint16, error) {
+			if i, ok := index[s]; ok {
+				return i, nil
+			}
+			i := len(r.lists) - int(r.base[si])
+			if i > math.MaxUint16 {
+				return 0, fmt.Errorf("a switch has more than %d distinct next-hop lists", math.MaxUint16+1)
+			}
+			index[s] = uint16(i)
+			r.lists = append(r.lists, s)
+			return uint16(i), nil
+		}
+		row := r.spans[si*r.hosts : (si+1)*r.hosts]
+		for hi, s := range row {
+			i, err := number(s)
+			if err != nil {
+				return err
+			}
+			r.entry[si*r.hosts+hi] = i
+		}
+		if r.wide != nil {
+			for hi, s := range r.wide[si*r.hosts : (si+1)*r.hosts] {
+				i, err := number(s)
+				if err != nil {
+					return err
+				}
+				r.wideEntry[si*r.hosts+hi] = i
+			}
+		}
+	}
+	r.lists = slices.Clip(r.lists)
+	r.spans, r.wide = nil, nil
+	return nil
 }
 
 // ComputeRoutes builds the tables. Explicit routes override the algorithm
@@ -195,6 +314,9 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 		b.setSpan(b.r.swIndex[e.At], b.r.hostIndex[e.Dst], b.emit(b.r.swIndex[e.At], b.portsFacing(e.At, e.Via)))
 		dsts = append(dsts, e.Dst)
 	}
+	if err := b.r.compact(); err != nil {
+		return nil, nil, err
+	}
 	slices.Sort(dsts)
 	dsts = slices.Compact(dsts)
 	var loops []RouteLoop
@@ -272,6 +394,7 @@ func newRouteBuilder(t *Topology, algo RoutingAlgo) *routeBuilder {
 		}
 	}
 	r.spans = make([]portRange, len(b.sw)*len(hosts))
+	r.base = make([]int32, len(b.sw))
 	b.last = make([]portRange, len(b.sw))
 	for i := range b.last {
 		b.last[i].off = -1

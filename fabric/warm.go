@@ -87,7 +87,7 @@ func (p *Port) SetWarmRoutes(r *Routes, at NodeID) {
 		return
 	}
 	p.warm.routes = r
-	p.warm.routeRow = uintptr(unsafe.Pointer(&r.spans[int(r.swIndex[at])*r.hosts]))
+	p.warm.routeRow = uintptr(unsafe.Pointer(&r.entry[int(r.swIndex[at])*r.hosts]))
 }
 
 // entryAddr is the address of dst's entry in a switch's row of spans
@@ -96,5 +96,5 @@ func (r *Routes) entryAddr(row uintptr, dst NodeID) uintptr {
 	if uint(dst) >= uint(len(r.hostIndex)) || r.hostIndex[dst] < 0 {
 		return 0
 	}
-	return row + uintptr(r.hostIndex[dst])*unsafe.Sizeof(portRange{})
+	return row + uintptr(r.hostIndex[dst])*unsafe.Sizeof(r.entry[0])
 }

@@ -34,7 +34,7 @@ func (s *Switch) Routes() *fabric.Routes { return s.routes }
 // this switch's rows are used. Packets already queued keep their egress.
 func (s *Switch) SetRoutes(r *fabric.Routes) {
 	r = s.groups(r)
-	s.routes = r
+	s.routes, s.row = r, r.Row(s.ID)
 	for _, p := range s.ports {
 		p.SetWarmRoutes(r, s.ID)
 	}

@@ -17,7 +17,7 @@ import (
 func TestSwitchHotFields(t *testing.T) {
 	var s Switch
 	cacheline.InLines(t, "Switch", 0, 3, map[string]uintptr{
-		"eng": unsafe.Offsetof(s.eng), "pool": unsafe.Offsetof(s.pool), "routes": unsafe.Offsetof(s.routes),
+		"eng": unsafe.Offsetof(s.eng), "pool": unsafe.Offsetof(s.pool), "routes": unsafe.Offsetof(s.routes), "row": unsafe.Offsetof(s.row),
 		"ps": unsafe.Offsetof(s.ps), "queues": unsafe.Offsetof(s.queues), "pipeLane": unsafe.Offsetof(s.pipeLane),
 		"pipeline": unsafe.Offsetof(s.pipeline), "sharedSize": unsafe.Offsetof(s.sharedSize),
 		"sharedUsed": unsafe.Offsetof(s.sharedUsed), "bufUsed": unsafe.Offsetof(s.bufUsed),

@@ -30,6 +30,7 @@ type Switch struct {
 	eng      *sim.Engine
 	pool     *fabric.Pool
 	routes   *fabric.Routes
+	row      *fabric.RouteRow // this switch's part of routes
 	ps       []portState      // per port
 	queues   [][8]egressQueue // per egress port and priority
 	pipeLane *sim.Lane        // store-and-forward's latency (forward)
@@ -200,6 +201,11 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		routes = s.groups(routes)
 		s.routes = routes
 	}
+	if s.routes != nil {
+		s.row = s.routes.Row(id)
+	} else {
+		s.row = &fabric.RouteRow{}
+	}
 	if s.hoq > 0 {
 		s.hoqSince, s.hoqTimer = make([][8]sim.Time, n), make([]sim.Timer, n)
 	}
@@ -354,7 +360,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		}
 	}
 	s.Stats.PeakBuffer = max(s.Stats.PeakBuffer, s.bufUsed)
-	next := s.routes.NextPorts(s.ID, p.Dst)
+	next := s.row.Next(p.Dst)
 	if s.degraded {
 		next = s.liveRoutes(next, p.Dst)
 	}
@@ -381,7 +387,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		}
 	} else if s.credits && s.Prof.LMC > 0 {
 		// InfiniBand with several LIDs per port: the LID's own entry.
-		out, _ = s.routes.LFTPort(s.ID, p.Dst, int(p.Flow.SrcPort)&(1<<s.Prof.LMC-1))
+		out, _ = s.row.LFTPort(p.Dst, int(p.Flow.SrcPort)&(1<<s.Prof.LMC-1))
 	}
 	if int(out) >= 0 && s.down > 0 && s.ports[out].Down() {
 		s.release(i, prio, frame)
