@@ -561,7 +561,9 @@ func (h *HCA) PostSend(qp *QP, wr SendWR) (*WQE, error) {
 // call, as a linked list of ibv_send_wr does: one doorbell for them all
 // (Profile.DoorbellCost is paid once), and the NIC reads the WQEs from
 // the send queue (WQEFetchLatency, even for inline WRs: BlueFlame carries
-// a WQE with its doorbell only when a call posts one). As ibv_post_send,
+// a WQE with its doorbell only when a call posts one; rdma-core's mlx5
+// provider, providers/mlx5/qp.c, post_send_db: a BlueFlame copy when
+// nreq == 1, one doorbell write otherwise). As ibv_post_send,
 // it stops at the first WR it refuses and returns the error with the
 // WQEs posted before it (bad_wr is the next one).
 func (h *HCA) PostSendList(qp *QP, wrs []SendWR) ([]*WQE, error) {
