@@ -596,6 +596,12 @@ type Link struct {
 	pausesSent int64 // PFC frames handed on to the receiving port
 }
 
+// From is the node of the link's transmitting end.
+func (l *Link) From() NodeID { return l.from.Node }
+
+// To is the node of the link's receiving end.
+func (l *Link) To() NodeID { return l.to.Node }
+
 // Packets returns the frames put on the link (those lost included): every
 // frame its port sent.
 func (l *Link) Packets() int64 { return l.from.Stats.TxPackets }

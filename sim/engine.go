@@ -43,6 +43,8 @@ type Engine struct {
 	progressEvery uint64
 	progressLeft  uint64 // events until the next call of progress
 	progress      func(now Time, events uint64)
+	// trace, when set, sees every event before it fires (SetTrace).
+	trace func(at Time, target unsafe.Pointer, h Handler)
 }
 
 // NewEngine returns an engine at time zero whose random streams derive from
@@ -192,6 +194,13 @@ func (e *Engine) OnProgress(every uint64, fn func(now Time, events uint64)) {
 	}
 }
 
+// SetTrace calls fn before each event fires, with its time and its
+// target: a lane event's target pointer (h nil), or a timer's handler
+// (target nil). It is for measurement (which node each event belongs to,
+// for planning a partitioned run); nil turns it off, and off it costs a
+// test per event.
+func (e *Engine) SetTrace(fn func(at Time, target unsafe.Pointer, h Handler)) { e.trace = fn }
+
 // heapItem keeps a timer's sort key beside its pointer, so that sifting
 // compares keys in the heap's own array instead of loading each event.
 type heapItem struct {
@@ -334,10 +343,16 @@ func (e *Engine) Run(until Time, done func() bool) uint64 {
 				e.siftLaneHeads()
 			}
 			e.prefetchNext()
+			if e.trace != nil {
+				e.trace(e.now, target, nil)
+			}
 			l.kind.Fire(target, data)
 		} else {
 			e.now = ev.At
 			e.prefetchNext()
+			if e.trace != nil {
+				e.trace(e.now, nil, ev.H)
+			}
 			ev.H.HandleEvent(ev)
 			e.recycle(ev)
 		}
