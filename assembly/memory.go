@@ -32,8 +32,10 @@ const (
 	// memHost is a host's HCA, port and the fabric's node and link.
 	memHost = 1536
 	// memSwitchPort is a switch port's state: its fabric.Port, its eight
-	// egress queues and ingress accounts, its timers.
-	memSwitchPort = 3686
+	// egress queues and ingress accounts, its timers (3686 B measured;
+	// less the PFC watchdog's and DWRR's 265 B, made only where they are
+	// on).
+	memSwitchPort = 3420
 	// memFIFO is a switch's per-ingress-port FIFO at one egress port, for
 	// one priority in use (made when the priority first queues there):
 	// a fabric.PacketQueue and a round-robin slot.

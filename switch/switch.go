@@ -181,11 +181,6 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		ecnRNG:    eng.Rand("switch/" + name + "/ecn"),
 		ps:        make([]portState, n),
 		queues:    make([][8]egressQueue, n),
-		refresh:   make([][8]sim.Timer, n),
-		deficit:   make([][8]int64, n),
-		dwrrAt:    make([]int, n),
-		dwrrFresh: make([]bool, n),
-		wd:        make([][8]watchdogState, n),
 
 		latency: prof.Latency, ecmpSeed: prof.ECMPSeed, reserved: int64(prof.Reserved),
 		xoff: int64(prof.PFC.XOFF), xoffAlpha: prof.PFC.XOFFAlpha,
@@ -231,6 +226,18 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	for _, p := range prof.PFC.Priorities {
 		s.lossless |= 1 << p
 		lossless++
+	}
+	// What only some scenarios use is made only for them: 384 bytes a
+	// port, 16 MB in a k=32 fat tree (docs/PERFORMANCE.md, "Memory at
+	// k=32").
+	if s.lossless != 0 {
+		s.refresh = make([][8]sim.Timer, n) // PAUSE refreshes
+	}
+	if prof.PFC.Watchdog != nil {
+		s.wd = make([][8]watchdogState, n)
+	}
+	if len(prof.DWRR) > 0 {
+		s.deficit, s.dwrrAt, s.dwrrFresh = make([][8]int64, n), make([]int, n), make([]bool, n)
 	}
 	s.initClasses()
 	if prof.Latency > 0 && !prof.CutThrough {
