@@ -178,9 +178,9 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	n := len(ports)
 	s := &Switch{
 		ID: id, Name: name, Prof: prof, eng: eng, pool: pool, ports: ports, routes: routes,
-		ecnRNG:    eng.Rand("switch/" + name + "/ecn"),
-		ps:        make([]portState, n),
-		queues:    make([][8]egressQueue, n),
+		ecnRNG: eng.Rand("switch/" + name + "/ecn"),
+		ps:     make([]portState, n),
+		queues: make([][8]egressQueue, n),
 
 		latency: prof.Latency, ecmpSeed: prof.ECMPSeed, reserved: int64(prof.Reserved),
 		xoff: int64(prof.PFC.XOFF), xoffAlpha: prof.PFC.XOFFAlpha,
