@@ -121,7 +121,15 @@ type Profile struct {
 	// still going rings its doorbell when that ends. A chain of WRs posted
 	// in one call (PostSendList; perftest's --post_list) rings once, so
 	// it pays this once. The model has one posting thread per host.
-	// Default 0 (not charged).
+	// Default 0 (not charged), so that results checked against closed
+	// forms and published figures with instant posts stand. About 75 ns
+	// models a ConnectX posting thread: what doorbell batching saved per
+	// request in Kalia et al., "Design Guidelines for High Performance
+	// RDMA Systems" (ATC 2016; Connect-IB, Haswell at 2.0 GHz): 7.0 to
+	// 16.6 Mrps per core for the sequencer (§4.2, Fig. 7: 143 to 60 ns
+	// a request) and 6.7 to 12.3 for HERD (§4.3.1, Fig. 9: 149 to 81
+	// ns); an upper bound, as the batched runs saved other per-call
+	// work too.
 	DoorbellCost sim.Time
 	// WQEFetchLatency is the DMA read of the WQE: a PCIe read round trip,
 	// 400-500 ns on Xeon hosts (Neugebauer et al. 2018). Inline WRs skip
