@@ -62,7 +62,7 @@ func Build(s *Scenario) (*Network, error) {
 	if len(s.Topology.Endpoints()) > len(s.Topology.Hosts()) {
 		for _, h := range n.HCAs {
 			if h != nil {
-				h.SetPortMap(s.Topology)
+				h.SetPortMap(s.Topology, s.IB.LMC > 0)
 			}
 		}
 	}

@@ -87,6 +87,8 @@ func TestDualPortRoutes(t *testing.T) {
 	}
 	for _, tc := range []struct{ src, want string }{
 		{strings.Replace(dualPort, "[s1, s2]]", "[s1, s2], [h0, s2]]", 1), "topology.links[5]: a third link for host h0; an HCA has at most two ports"},
+		{strings.Replace(dualPort, "from: h0, to: h1", "from: h0/2, to: h1", 1), "traffic[0].flow.from: h0/2 is h0's second port, not a host; name h0"},
+		{dualPort + "  - rping: {client: h0/2, server: h1, count: 1, size: 64}\n", "traffic[2].rping.client: h0/2 is h0's second port, not a host"},
 		{strings.Replace(dualPort, "switch: {link_layer: infiniband}\n", "", 1), "a host has one port, p0 (a second port, for APM's alternate path, is InfiniBand's"},
 	} {
 		if _, err := Parse("t.yaml", []byte(tc.src)); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -96,5 +98,46 @@ func TestDualPortRoutes(t *testing.T) {
 	// APM needs no second LID where hosts have a second port.
 	if _, err := Parse("t.yaml", []byte(strings.Replace(dualPort, "faults:", "hca: {apm: true}\nfaults:", 1))); err != nil {
 		t.Errorf("APM with a dual-port host and LMC 0: %v", err)
+	}
+}
+
+// TestDualPortReviewCases: three cases a review found.
+//   - A responder moves once: a READ request sent on h0's first port
+//     before the cut, slowed by a 30 µs link, reaches h1 after the
+//     resent ones from h0's second port, and must not pull h1's QP back
+//     to the dead port (it did: the flow then waited a 67 ms ACK
+//     timeout; now it ends within a millisecond).
+//   - With LMC 0, only a pair with a dual-port end has an alternate
+//     path: h1 -> h2, both single-port, fails at its 8th timeout
+//     (537 ms) with retry_exc_err, with no PATH_MIG and no second round
+//     of retries, though h0 has two ports.
+//   - post_list counts the work requests max_msg_sz cuts a flow into.
+func TestDualPortReviewCases(t *testing.T) {
+	flip := strings.Replace(strings.Replace(dualPort, "[s0, s2], [s1, s2]]", "{a: s0, b: s2, delay: 30us}, [s1, s2]]", 1),
+		"size: 8MiB}", "size: 2MiB, op: read, messages: 128}", 1)
+	_, r := runSource(t, "flip.yaml", strings.Replace(flip, "faults:", "hca: {apm: true}\nfaults:", 1))
+	if f := r.Flows[0]; f.Status != "success" || f.EndNs > 1_000_000 {
+		t.Errorf("READ across the cut: %s at %d ns, want success within 1 ms", f.Status, f.EndNs)
+	}
+	const fake = `stop: {at: 3s, when: flows-done}
+switch: {link_layer: infiniband}
+topology:
+  kind: explicit
+  hosts: [h0, h1, h2]
+  switches: [s0, s1, s2]
+  links: [[h0, s0], [h0, s1], [h1, s2], [h2, s0], [s0, s2], [s1, s2]]
+  link: {rate: 100Gbps, delay: 1us}
+hca: {apm: true}
+faults: [{at: 100us, link: [h2, s0], action: down}]
+traffic:
+  - flow: {from: h1, to: h2, size: 8MiB}
+  - asyncwatch: {hosts: [h1]}
+`
+	_, r = runSource(t, "fake.yaml", fake)
+	if f := r.Flows[0]; f.Status != "retry_exc_err" || f.EndNs > 600_000_000 || strings.Contains(string(r.Extra["asyncwatch.txt"]), "PATH_MIG") {
+		t.Errorf("h1 -> h2 with no alternate path: %s at %d ns; asyncwatch:\n%s", f.Status, f.EndNs, r.Extra["asyncwatch.txt"])
+	}
+	if _, err := Parse("pl.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 3GiB, post_list: 3}\n")); err != nil {
+		t.Errorf("post_list over the parts max_msg_sz makes: %v", err)
 	}
 }

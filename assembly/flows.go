@@ -25,10 +25,7 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.Send
 	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
 	rq.SL, rs.SL = f.SL, f.SL
 	mr, rkey := remoteRegion(dst, f)
-	part := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
-	if f.Messages > 0 {
-		part = min(part, (f.Size+int64(f.Messages)-1)/int64(f.Messages))
-	}
+	part := partSize(f, src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize)
 	var wrs []hca.SendWR
 	for off := int64(0); off == 0 || off < f.Size; off += part {
 		size := min(part, f.Size-off)
@@ -61,6 +58,22 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.Send
 		wrs = append(wrs, wr)
 	}
 	return rq, rs, mr, wrs
+}
+
+// partSize is the size of each of flow f's work requests (the last takes
+// the rest): its messages' size, within the NICs' largest message.
+func partSize(f Flow, srcMax, dstMax int64) int64 {
+	part := max(1, min(srcMax, dstMax))
+	if f.Messages > 0 {
+		part = min(part, (f.Size+int64(f.Messages)-1)/int64(f.Messages))
+	}
+	return part
+}
+
+// workRequests is how many work requests carry flow f (startFlow).
+func workRequests(f Flow, srcMax, dstMax int64) int64 {
+	part := partSize(f, srcMax, dstMax)
+	return max(1, (f.Size+part-1)/part)
 }
 
 // chains cuts a flow's work requests into the chains that one

@@ -380,6 +380,9 @@ func (b *builder) host(n scenario.StrV, path string) (fabric.NodeID, bool) {
 	case b.t.Nodes[id].Kind != fabric.Host:
 		b.errorf(n.Pos, path, "%s is a switch, not a host; hosts are %s", scenario.Show(n.V), b.list(b.hostNms))
 		ok = false
+	case b.t.Nodes[id].Second:
+		b.errorf(n.Pos, path, "%s is %s's second port, not a host; name %s (its HCA uses either port)", scenario.Show(n.V), scenario.Show(b.t.Nodes[b.t.Owner(id)].Name), scenario.Show(b.t.Nodes[b.t.Owner(id)].Name))
+		ok = false
 	}
 	return id, ok
 }

@@ -52,8 +52,25 @@ func (h *HCA) Port2() *fabric.Port {
 }
 
 // SetPortMap tells the HCA which hosts have a second port, for its QPs'
-// alternate paths to them.
-func (h *HCA) SetPortMap(m PortMap) { h.coldPart().ports = m }
+// alternate paths to them, and whether every host has a second LID
+// (lidPaths: LMC at least 1).
+func (h *HCA) SetPortMap(m PortMap, lidPaths bool) {
+	c := h.coldPart()
+	c.ports, c.lidPaths = m, lidPaths
+}
+
+// hasAlternate reports whether qp has an alternate path to migrate to: a
+// second LID of its peer (LMC at least 1), or a second port at either
+// end. Where no host has two ports the loader allows APM only with LMC
+// at least 1, so every QP has one.
+func (h *HCA) hasAlternate(qp *QP) bool {
+	c := h.cold
+	if c == nil || c.ports == nil || c.lidPaths || c.port2 != nil {
+		return true
+	}
+	_, ok := h.otherPort(qp.Remote)
+	return ok
+}
 
 // isPort2 reports whether node n is this HCA's second port.
 func (h *HCA) isPort2(n fabric.NodeID) bool {
@@ -146,12 +163,14 @@ func (h *HCA) migrateOff(second bool) {
 }
 
 // followPath moves a responder's QP to the path a request came by: from
-// another port of its peer, or to this HCA's other port. Without an armed
-// alternate path nothing is raised, as the single-port model raises
-// nothing when a responder answers on a request's other path index.
+// another port of its peer, or to this HCA's other port, once (a request
+// of the old path that arrives late does not pull it back). Without an
+// armed alternate path nothing is raised, as the single-port model
+// raises nothing when a responder answers on a request's other path
+// index.
 func (h *HCA) followPath(qp *QP, p *fabric.Packet) {
-	if qp.Type == UD || fabric.IsMulticast(p.Dst) {
-		return
+	if qp.Type == UD || qp.Migrated || fabric.IsMulticast(p.Dst) {
+		return // a QP moves once: late requests on the old path do not pull it back
 	}
 	if p.Src != qp.Remote {
 		if o, ok := h.otherPort(qp.Remote); !ok || o != p.Src {
@@ -160,8 +179,8 @@ func (h *HCA) followPath(qp *QP, p *fabric.Packet) {
 		qp.Remote = p.Src
 	}
 	qp.port2 = p.Dst != h.ID
-	if qp.apm && !qp.Migrated {
-		qp.Migrated = true
+	qp.Migrated = true
+	if qp.apm {
 		h.asyncEvent(AsyncEvent{Type: EventPathMig, QP: qp})
 	}
 	h.activate(qp)

@@ -160,6 +160,8 @@ type hcaCold struct {
 	id2   fabric.NodeID
 	ctrl2 fabric.PacketQueue
 	ports PortMap
+	// lidPaths: every host has a second LID (SetPortMap).
+	lidPaths bool
 }
 
 func (h *HCA) coldPart() *hcaCold {

@@ -470,7 +470,7 @@ func (h *HCA) timeout(qp *QP) {
 		h.armTimer(qp)
 		return
 	}
-	if qp.retries > qp.retryCnt && qp.apm && !qp.Migrated {
+	if qp.retries > qp.retryCnt && qp.apm && !qp.Migrated && h.hasAlternate(qp) {
 		h.migrate(qp)
 	}
 	if qp.retries > qp.retryCnt {

@@ -550,7 +550,11 @@ func (h *HCA) failAfterReads(qp *QP, syndrome uint8, psn int64) bool {
 // standIn is a request packet for a NAK that answers one no longer at
 // hand: what newAck reads of it (its sender, priority and 5-tuple).
 func (h *HCA) standIn(qp *QP) *fabric.Packet {
-	return &fabric.Packet{Priority: qp.Priority, SL: qp.SL, Src: qp.Remote,
+	dst := h.ID
+	if qp.port2 {
+		dst = h.cold.id2 // the port the QP answers from (dualport.go)
+	}
+	return &fabric.Packet{Priority: qp.Priority, SL: qp.SL, Src: qp.Remote, Dst: dst,
 		Flow: fabric.FlowKey{SrcIP: qp.RemoteIP, DstIP: h.IP, SrcPort: fabric.RoCEv2SourcePort(qp.RemoteQPN), DstPort: fabric.RoCEv2Port}}
 }
 
