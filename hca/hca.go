@@ -590,7 +590,7 @@ func (h *HCA) PostSendList(qp *QP, wrs []SendWR) ([]*WQE, error) {
 // completes with loc_qp_op_err.
 func (h *HCA) PostSendAt(qp *QP, wr SendWR, at sim.Time) *WQE {
 	w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
-	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, wqes: []*WQE{w}})
+	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, one: w})
 	return w
 }
 
@@ -630,9 +630,10 @@ func (h *HCA) PostWrite(qp *QP, id int, size int64, at sim.Time) *WQE {
 		RemoteAddr: qp.RemoteAddr, RKey: qp.RemoteRKey}, at)
 }
 
-// post is a scheduled ibv_post_send: one WQE, or a chain.
+// post is a scheduled ibv_post_send: one WQE (one), or a chain (wqes).
 type post struct {
 	qp   *QP
+	one  *WQE
 	wqes []*WQE
 }
 
@@ -848,6 +849,15 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evPost:
 		p := ev.Data.(*post)
+		if p.one != nil {
+			if err := h.checkSend(p.qp, p.one); err != nil {
+				h.Stats.PostedSend++
+				h.complete(p.qp, p.one, WCLocQPOpError)
+				return
+			}
+			h.post(p.qp, p.one, h.ringDoorbell(), false)
+			return
+		}
 		ring := sim.Never
 		for i, w := range p.wqes {
 			if err := h.checkSend(p.qp, w); err != nil {
