@@ -81,6 +81,9 @@ func TestDualPortRoutes(t *testing.T) {
 	if hop(s2, h0) != s0 || hop(s2, p2) != s1 || hop(s1, p2) != p2 || hop(s0, h0) != h0 {
 		t.Errorf("routes: s2 sends h0 to %s and h0/2 to %s; s1 sends h0/2 to %s", topo.Nodes[hop(s2, h0)].Name, topo.Nodes[hop(s2, p2)].Name, topo.Nodes[hop(s1, p2)].Name)
 	}
+	if tj := reportTopology(topo); tj.Nodes[p2].PortOf != "h0" || tj.Nodes[h0].PortOf != "" {
+		t.Errorf("topology.json: h0/2 port_of %q, h0 port_of %q", tj.Nodes[p2].PortOf, tj.Nodes[h0].PortOf)
+	}
 	dump := string(fabric.LFTDump(topo, r, fabric.AssignLIDsLMC(topo, 0)))
 	if !strings.Contains(dump, "'h0/2'") {
 		t.Errorf("the LFT dump has no line for h0/2:\n%s", dump)

@@ -345,8 +345,12 @@ func (n *Network) perftestReport() []byte {
 // reportTopology is topology.json: what the report draws.
 func reportTopology(t *fabric.Topology) *reports.Topo {
 	out := &reports.Topo{Nodes: []reports.TopoNode{}, Links: []reports.TopoLink{}}
-	for _, n := range t.Nodes {
-		out.Nodes = append(out.Nodes, reports.TopoNode{Name: n.Name, Kind: n.Kind.String()})
+	for id, n := range t.Nodes {
+		node := reports.TopoNode{Name: n.Name, Kind: n.Kind.String()}
+		if n.Second {
+			node.PortOf = t.Nodes[t.Owner(fabric.NodeID(id))].Name
+		}
+		out.Nodes = append(out.Nodes, node)
 	}
 	for _, l := range t.Links {
 		out.Links = append(out.Links, reports.TopoLink{A: t.PortName(l.A, l.APort), B: t.PortName(l.B, l.BPort), RateGbps: l.Rate.Gbps()})

@@ -27,6 +27,9 @@ type Topo struct {
 type TopoNode struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
+	// PortOf names the host whose HCA's second port the node is
+	// (InfiniBand's dual-port HCAs); empty for any other node.
+	PortOf string `json:"port_of,omitempty"`
 }
 
 // TopoLink is one cable between two ports, named node:pN.
