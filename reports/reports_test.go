@@ -95,8 +95,8 @@ func TestSeriesDecimates(t *testing.T) {
 	}
 }
 
-// TestSeriesChunksAsOneSlice: the store keeps its points in chunks of
-// pointChunk; its CSV must be the one a single slice gives (the
+// TestSeriesChunksAsOneSlice: the store keeps its values in chunks of
+// valueChunk; its CSV must be the one a single slice gives (the
 // reference below, the store's former layout), through decimations that
 // move points across chunk boundaries and samples of uneven sizes.
 func TestSeriesChunksAsOneSlice(t *testing.T) {
@@ -106,9 +106,9 @@ func TestSeriesChunksAsOneSlice(t *testing.T) {
 	}
 	for _, tc := range []struct{ maxRows, perSample, samples int }{
 		{0, 7, 2000},                    // no bound: 14,000 points, four chunks
-		{3 * pointChunk, 1000, 60},      // decimates across chunks
-		{pointChunk, 333, 200},          // samples straddle chunk ends
-		{pointChunk + 1, pointChunk, 9}, // one sample a chunk
+		{3 * valueChunk, 1000, 60},      // decimates across chunks
+		{valueChunk, 333, 200},          // samples straddle chunk ends
+		{valueChunk + 1, valueChunk, 9}, // one sample a chunk
 	} {
 		s := NewSeries(tc.maxRows)
 		var want []ref
@@ -232,5 +232,42 @@ func TestPrepareDirClearsAnEarlierRun(t *testing.T) {
 	os.WriteFile(file, nil, 0o644)
 	if err := PrepareDir(filepath.Join(file, "out"), false); err == nil {
 		t.Error("an output folder under a file was accepted")
+	}
+}
+
+// TestSeriesLayouts: a sample's keys are kept once per change of the
+// sequence, so 1,000 samples of the same series keep one layout (and
+// 8 bytes a value); samples that depart from the one before at any
+// point (a key changed, one more, one fewer, none at all), and a sample
+// still open when the CSV is written, give the rows they were given.
+func TestSeriesLayouts(t *testing.T) {
+	s := NewSeries(0)
+	for i := 0; i < 1000; i++ {
+		s.Begin(int64(i))
+		for j := 0; j < 50; j++ {
+			s.AddKey(s.Key(MetricTxGbps, fmt.Sprintf("s0:p%d", j)), float64(j))
+		}
+		s.End()
+	}
+	if len(s.layouts) != 1 || s.Rows() != 50_000 {
+		t.Errorf("1,000 equal samples: %d layouts, %d rows; want 1 and 50,000", len(s.layouts), s.Rows())
+	}
+	s = NewSeries(0)
+	var want strings.Builder
+	want.WriteString("time_ns,metric,where,value\n")
+	shapes := [][]int{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 9, 3}, {0, 1, 9, 3, 4}, {0, 1}, {}, {0, 1}, {5}, {0, 1, 2}}
+	for i, shape := range shapes {
+		s.Begin(int64(i))
+		for _, j := range shape {
+			where := fmt.Sprintf("h%d", j)
+			s.AddKey(s.Key(MetricFlowGbps, where), float64(10*i+j))
+			fmt.Fprintf(&want, "%d,%s,%s,%s\n", i, MetricFlowGbps, where, strconv.FormatFloat(float64(10*i+j), 'g', 6, 64))
+		}
+		if i < len(shapes)-1 {
+			s.End() // the last stays open
+		}
+	}
+	if got := string(s.CSV()); got != want.String() {
+		t.Errorf("CSV:\n%s\nwant:\n%s", got, want.String())
 	}
 }
