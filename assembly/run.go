@@ -95,7 +95,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	if n.events.dropped > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("events.csv holds the first %d asynchronous events only; %d more were not kept", maxEvents, n.events.dropped))
 	}
-	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFC: log.Rows(), Captures: capt.Captures(),
+	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFCLog: log.Frames(), Captures: capt.Captures(),
 		Topology: reportTopology(s.Topology), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
 	res.Events = n.events.rows
 	if len(n.Tests) > 0 {

@@ -198,8 +198,8 @@ func TestSampledOutputs(t *testing.T) {
 	}
 	res := n.Run(nil)
 	sum := res.Summary
-	if int64(len(res.PFC)) != sum.PFC.PauseFrames+sum.PFC.ResumeFrames {
-		t.Errorf("pfc.csv has %d rows, summary counts %d frames", len(res.PFC), sum.PFC.PauseFrames+sum.PFC.ResumeFrames)
+	if int64(len(res.PFCRows())) != sum.PFC.PauseFrames+sum.PFC.ResumeFrames {
+		t.Errorf("pfc.csv has %d rows, summary counts %d frames", len(res.PFCRows()), sum.PFC.PauseFrames+sum.PFC.ResumeFrames)
 	}
 	csv := string(res.Series.CSV())
 	var busy, samples int

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"io"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -261,12 +262,23 @@ func PFCCSV(rows []PFCRow) []byte {
 }
 
 // WritePFCCSV writes pfc.csv to w a row at a time, as PFCCSV renders it.
-func WritePFCCSV(w io.Writer, rows []PFCRow) error {
+func WritePFCCSV(w io.Writer, rows []PFCRow) error { return writePFCRows(w, slices.Values(rows)) }
+
+// PFCSource gives pfc.csv's rows in time order, one at a time (a run's
+// PFC log), so that a run with millions of frames need not hold them as
+// rows as well.
+type PFCSource interface {
+	EachPFC(yield func(PFCRow) bool)
+}
+
+// writePFCRows writes pfc.csv to w from rows, a row at a time.
+func writePFCRows(w io.Writer, rows iter.Seq[PFCRow]) error {
 	row := []byte(strings.Join(pfcHeader, ",") + "\n")
 	if _, err := w.Write(row); err != nil {
 		return err
 	}
-	for _, r := range rows {
+	var err error
+	rows(func(r PFCRow) bool {
 		node, port := r.Port, ""
 		for i := len(r.Port) - 1; i >= 0; i-- {
 			if r.Port[i] == ':' {
@@ -284,9 +296,8 @@ func WritePFCCSV(w io.Writer, rows []PFCRow) error {
 		row = append(row, ',')
 		row = strconv.AppendInt(row, int64(r.Quanta), 10)
 		row = append(row, '\n')
-		if _, err := w.Write(row); err != nil {
-			return err
-		}
-	}
-	return nil
+		_, err = w.Write(row)
+		return err == nil
+	})
+	return err
 }

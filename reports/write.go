@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -193,12 +195,31 @@ func SummaryJSON(s *Summary) []byte {
 	return append(b, '\n')
 }
 
+// EachPFC yields pfc.csv's rows in time order: PFCLog's, or PFC's.
+func (r *Results) EachPFC(yield func(PFCRow) bool) {
+	if r.PFCLog != nil {
+		r.PFCLog.EachPFC(yield)
+		return
+	}
+	for _, p := range r.PFC {
+		if !yield(p) {
+			return
+		}
+	}
+}
+
+// PFCRows returns pfc.csv's rows (EachPFC) as a slice.
+func (r *Results) PFCRows() []PFCRow { return slices.Collect(iter.Seq[PFCRow](r.EachPFC)) }
+
 // Results are everything a run writes.
 type Results struct {
 	Summary *Summary
 	Flows   []FlowRow
 	Series  *Series  // nil: no timeseries.csv
-	PFC     []PFCRow // pfc.csv
+	PFC     []PFCRow // pfc.csv, when its rows are held
+	// PFCLog, when set, gives pfc.csv's rows instead of PFC, as they are
+	// written (a run's PFC log: millions of frames are not held twice).
+	PFCLog PFCSource
 	// Events are the HCAs' asynchronous events (events.csv, written
 	// when there is one).
 	Events []EventRow
@@ -239,7 +260,7 @@ func WriteRunFiles(dir string, r *Results) error {
 	}
 	files := []file{
 		{"flows.csv", bytesOf(FlowsCSV(r.Flows))},
-		{"pfc.csv", func(w io.Writer) error { return WritePFCCSV(w, r.PFC) }},
+		{"pfc.csv", func(w io.Writer) error { return writePFCRows(w, r.EachPFC) }},
 	}
 	if len(r.Uplinks) > 0 {
 		files = append(files, file{"uplinks.csv", bytesOf(UplinksCSV(r.Uplinks))})

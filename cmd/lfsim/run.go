@@ -127,7 +127,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// The report reads the files back; the run's copies can go first.
-	res.Flows, res.Series, res.PFC, res.Captures = nil, nil, nil, nil
+	res.Flows, res.Series, res.PFC, res.PFCLog, res.Captures = nil, nil, nil, nil, nil
 	summary := reports.SummaryJSON(sum)
 	reportErr := writeReport(dir, src, summary)
 	// The results stand without their report (lfsim report DIR rebuilds

@@ -171,7 +171,7 @@ func TestPcapInTshark(t *testing.T) {
 		p := net.Fabric.Ports[n][0]
 		ports[p.Name], ports[p.Peer().Name] = true, true
 	}
-	for _, r := range res.PFC {
+	for _, r := range res.PFCRows() {
 		if ports[r.Port] {
 			want = append(want, strconv.FormatInt(r.TimeNs, 10)+" "+strconv.Itoa(int(r.Priority))+" "+strconv.Itoa(int(r.Quanta)))
 		}
