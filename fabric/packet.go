@@ -290,6 +290,58 @@ func (q *PacketQueue) unlink(prev, p *Packet) {
 	q.Bytes -= p.Frame()
 }
 
+// PacketFIFO is a FIFO of packets without counts, 16 bytes: a
+// switch's per-ingress FIFOs at each egress queue, n² of them in an
+// n-port switch (the egress queue counts packets and bytes for all its
+// FIFOs). It links packets through their next field, as PacketQueue.
+type PacketFIFO struct {
+	head, tail *Packet
+}
+
+// Push adds p at the tail.
+func (q *PacketFIFO) Push(p *Packet) {
+	p.next = nil
+	if q.tail == nil {
+		q.head = p
+	} else {
+		q.tail.next = p
+	}
+	q.tail = p
+}
+
+// Peek returns the head without removing it, or nil when empty.
+func (q *PacketFIFO) Peek() *Packet { return q.head }
+
+// Pop removes and returns the head, or nil when empty.
+func (q *PacketFIFO) Pop() *Packet {
+	p := q.head
+	if p != nil {
+		q.head = p.next
+		if q.tail == p {
+			q.tail = nil
+		}
+		p.next = nil
+	}
+	return p
+}
+
+// Each calls f for every packet, head first.
+func (q *PacketFIFO) Each(f func(*Packet)) {
+	for p := q.head; p != nil; p = p.next {
+		f(p)
+	}
+}
+
+// Any reports whether some packet satisfies f, head first.
+func (q *PacketFIFO) Any(f func(*Packet) bool) bool {
+	for p := q.head; p != nil; p = p.next {
+		if f(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // MaxRoCEv2Frame is the largest RoCEv2 frame (header to FCS) a NIC with
 // this MTU sends: an RDMA WRITE Only with Immediate, whose RETH and ImmDt
 // make it the longest header in front of a full MTU of payload.

@@ -86,3 +86,33 @@ func TestPopUnpaused(t *testing.T) {
 		}
 	}
 }
+
+// TestPacketFIFO: a switch keeps n² of these per priority in use (an
+// n-port switch's FIFO per ingress port at each egress port), so it is
+// two pointers and nothing more; and it gives its packets back in order,
+// empty or not, as many times as it is filled.
+func TestPacketFIFO(t *testing.T) {
+	if size := unsafe.Sizeof(PacketFIFO{}); size != 16 {
+		t.Errorf("PacketFIFO is %d bytes, want 16", size)
+	}
+	var q PacketFIFO
+	ps := make([]Packet, 5)
+	for round := 0; round < 2; round++ {
+		if q.Pop() != nil || q.Peek() != nil {
+			t.Fatal("empty FIFO gives a packet")
+		}
+		for i := range ps {
+			q.Push(&ps[i])
+		}
+		n := 0
+		q.Each(func(*Packet) { n++ })
+		if n != 5 || !q.Any(func(p *Packet) bool { return p == &ps[4] }) {
+			t.Errorf("Each saw %d packets", n)
+		}
+		for i := range ps {
+			if p := q.Pop(); p != &ps[i] {
+				t.Fatalf("round %d: pop %d gave another packet", round, i)
+			}
+		}
+	}
+}

@@ -281,7 +281,7 @@ func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
 	if len(q.sub) == 1 { // one FIFO for every ingress port
 		return q.sub[0].Any(func(p *fabric.Packet) bool { return int(p.InPort) == in && p.InPrio == inPrio })
 	}
-	if q.sub == nil || q.sub[in].Len == 0 {
+	if q.sub == nil || q.sub[in].Peek() == nil {
 		return false
 	}
 	if s.rank == nil && s.sl2vl == nil { // nothing moves a packet to another priority (VL)

@@ -13,8 +13,8 @@ import (
 // With one FIFO only (newEgressQueue(1), Profile.EgressFIFO) it is a plain
 // FIFO, as a shared-memory switch queues per class of service.
 type egressQueue struct {
-	sub    []fabric.PacketQueue // by ingress port; one for all in a FIFO
-	ring   []int32              // ingress ports with packets, in service order
+	sub    []fabric.PacketFIFO // by ingress port; one for all in a FIFO
+	ring   []int32             // ingress ports with packets, in service order
 	head   int32
 	active int32
 	// nextFIFO is the FIFO next waits in: its ingress port, or 0 in a
@@ -48,7 +48,7 @@ type egressQueue struct {
 }
 
 func newEgressQueue(ports int) egressQueue {
-	return egressQueue{sub: make([]fabric.PacketQueue, ports), ring: make([]int32, ports)}
+	return egressQueue{sub: make([]fabric.PacketFIFO, ports), ring: make([]int32, ports)}
 }
 
 // egressFIFOs holds one priority's ingress FIFOs and round-robin rings
@@ -58,8 +58,8 @@ func newEgressQueue(ports int) egressQueue {
 // its pipeline exit (Switch.warmExit), without reading the egress queue
 // first to find where its FIFOs are.
 type egressFIFOs struct {
-	fifos []fabric.PacketQueue // [out*perQueue + in]
-	rings []int32              // [out*ports + i]
+	fifos []fabric.PacketFIFO // [out*perQueue + in]
+	rings []int32             // [out*ports + i]
 }
 
 // queue gives egress port out its FIFOs (perQueue of them: one per
@@ -84,7 +84,7 @@ func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
 		in = 0 // a FIFO
 	}
 	s := &q.sub[in]
-	if s.Len == 0 {
+	if s.Peek() == nil {
 		q.ring[(int(q.head)+int(q.active))%len(q.ring)] = in
 		q.active++
 	}
@@ -111,7 +111,7 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	s.Pop()
 	q.head = int32((int(q.head) + 1) % len(q.ring))
 	q.active--
-	if s.Len > 0 {
+	if s.Peek() != nil {
 		q.ring[(int(q.head)+int(q.active))%len(q.ring)] = in
 		q.active++
 	}

@@ -531,7 +531,7 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		f := &s.fifos[prio]
 		if f.fifos == nil {
 			n := len(s.ports)
-			f.fifos, f.rings = make([]fabric.PacketQueue, n*s.perQueue), make([]int32, n*n)
+			f.fifos, f.rings = make([]fabric.PacketFIFO, n*s.perQueue), make([]int32, n*n)
 		}
 		*q = f.queue(out, s.perQueue, len(s.ports))
 	}
