@@ -294,7 +294,7 @@ func fabricBDP(n *Network) int64 {
 // series, chart-ready, with rates no higher than the line rate and alpha
 // within [0, 1].
 func TestReactionPointSeries(t *testing.T) {
-	sc := mustParse(t, `
+	_, res := runSource(t, "t.yaml", `
 name: series
 stop: {at: 2ms}
 topology: {kind: star, hosts: 5, link: {rate: 100Gbps, delay: 1us}}
@@ -302,11 +302,7 @@ hca: {cc: dcqcn}
 traffic:
   - incast: {to: h4, from: all, size: 64MiB}
 `)
-	n, err := Build(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	csv := string(n.Run(nil).Series.CSV())
+	csv := string(res.Series.CSV())
 	counts := map[string]int{}
 	for _, line := range strings.Split(csv, "\n") {
 		f := strings.Split(line, ",")
@@ -398,18 +394,13 @@ func TestReadWithoutACKFeedbackWarns(t *testing.T) {
 // below it plus 1 ms (a 12 MiB buffer's drain at 100 Gb/s), every flow
 // sampled every interval.
 func TestTIMELYSeries(t *testing.T) {
-	sc := mustParse(t, `
+	n, res := runSource(t, "t.yaml", `
 stop: {at: 2ms}
 topology: {kind: star, hosts: 5, link: {rate: 100Gbps, delay: 1us}}
 hca: {cc: timely}
 traffic:
   - incast: {to: h4, from: all, size: 64MiB}
 `)
-	n, err := Build(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := n.Run(nil)
 	base := n.pathOf(n.Flows[0].Flow, n.Flows[0].Live.Requester).baseRTT(4096).Seconds() * 1e6
 	counts := map[string]int{}
 	for _, line := range strings.Split(string(res.Series.CSV()), "\n") {

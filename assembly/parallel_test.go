@@ -83,15 +83,8 @@ func partitionOf(unit []int, edges, p int) []int {
 // suite's scenario) to stop, and returns its plan.
 func planParallel(tb testing.TB, k int, stop string) parallelPlan {
 	src := fmt.Sprintf("stop: {at: %s, when: flows-done}\ntopology: {kind: fat-tree, k: %d, link: {rate: 100Gbps, delay: 1us}}\nobserve: {interval: 100us, queues: none, flows: none, links: none}\ntraffic:\n  - permutation: {hosts: all, size: 8MB}\n", stop, k)
-	sc, err := Parse("plan.yaml", []byte(src))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	n, err := Build(sc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	t := sc.Topology
+	n := buildSource(tb, "plan.yaml", src)
+	t := n.Scenario.Topology
 	owner := map[uintptr]int32{} // lookups only
 	for id := range t.Nodes {
 		for _, p := range n.Fabric.Ports[id] {

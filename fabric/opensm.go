@@ -94,9 +94,13 @@ func (r *Routes) LFTPort(at, dst NodeID, j int) (port int32, ok bool) {
 	}
 	si, hi := r.swIndex[at], r.hostIndex[dst]
 	i := int(si)*r.hosts + int(hi)
-	w := r.lists[int(r.base[si])+int(r.wideEntry[i])]
-	s := r.lists[int(r.base[si])+int(r.entry[i])]
-	return r.ports[w.off+(s.off-w.off+int32(j))%w.n], true
+	return lmcPort(r.ports, r.lists[int(r.base[si])+int(r.wideEntry[i])], r.lists[int(r.base[si])+int(r.entry[i])], j), true
+}
+
+// lmcPort is the port of a destination's LID with offset j: among its
+// candidates wide, the j-th after the entry's own pick, own.
+func lmcPort(ports []int32, wide, own portRange, j int) int32 {
+	return ports[wide.off+(own.off-wide.off+int32(j))%wide.n]
 }
 
 // Groups returns the tables' adaptive-routing groups: for each switch

@@ -240,10 +240,11 @@ func (pl *Pool) Put(p *Packet) {
 	pl.free = p
 }
 
-// PacketQueue is a FIFO of packets that keeps its byte count. It links
-// packets through their own next field, so queueing never allocates.
+// PacketQueue is a FIFO of packets that keeps its count and byte count
+// (a PacketFIFO's Peek, Each and Any are its own). It links packets
+// through their own next field, so queueing never allocates.
 type PacketQueue struct {
-	head, tail *Packet
+	PacketFIFO
 	// Len is the number of packets; Bytes the sum of their frames.
 	Len   int
 	Bytes int64
@@ -251,19 +252,10 @@ type PacketQueue struct {
 
 // Push adds p at the tail.
 func (q *PacketQueue) Push(p *Packet) {
-	p.next = nil
-	if q.tail == nil {
-		q.head = p
-	} else {
-		q.tail.next = p
-	}
-	q.tail = p
+	q.PacketFIFO.Push(p)
 	q.Len++
 	q.Bytes += p.Frame()
 }
-
-// Peek returns the head without removing it, or nil.
-func (q *PacketQueue) Peek() *Packet { return q.head }
 
 // Pop removes and returns the head, or nil when empty.
 func (q *PacketQueue) Pop() *Packet {
@@ -293,7 +285,8 @@ func (q *PacketQueue) unlink(prev, p *Packet) {
 // PacketFIFO is a FIFO of packets without counts, 16 bytes: a
 // switch's per-ingress FIFOs at each egress queue, n² of them in an
 // n-port switch (the egress queue counts packets and bytes for all its
-// FIFOs). It links packets through their next field, as PacketQueue.
+// FIFOs), and PacketQueue's core. It links packets through their own
+// next field, so queueing never allocates.
 type PacketFIFO struct {
 	head, tail *Packet
 }
@@ -362,23 +355,6 @@ func (q *PacketQueue) PopUnpaused(paused uint8) *Packet {
 		return p
 	}
 	return nil
-}
-
-// Each calls f for every packet in the queue, head first.
-func (q *PacketQueue) Each(f func(*Packet)) {
-	for p := q.head; p != nil; p = p.next {
-		f(p)
-	}
-}
-
-// Any reports whether some packet in the queue satisfies f, head first.
-func (q *PacketQueue) Any(f func(*Packet) bool) bool {
-	for p := q.head; p != nil; p = p.next {
-		if f(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // TSeq is iWARP's READ response stream (the responder's own TCP

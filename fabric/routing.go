@@ -166,8 +166,7 @@ func (w *RouteRow) LFTPort(dst NodeID, j int) (port int32, ok bool) {
 		return next[0], true
 	}
 	hi := w.hostIndex[dst]
-	wl, s := w.lists[w.wide[hi]], w.lists[w.entry[hi]]
-	return w.ports[wl.off+(s.off-wl.off+int32(j))%wl.n], true
+	return lmcPort(w.ports, w.lists[w.wide[hi]], w.lists[w.entry[hi]], j), true
 }
 
 // tableBytes is what the tables take: the ports, the lists, the entries

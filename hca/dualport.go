@@ -72,15 +72,16 @@ func (h *HCA) hasAlternate(qp *QP) bool {
 	return ok
 }
 
-// isPort2 reports whether node n is this HCA's second port.
+// isPort2 reports whether node n is this HCA's second port (its own
+// node, the common case, answers first without the cold part).
 func (h *HCA) isPort2(n fabric.NodeID) bool {
-	return h.cold != nil && h.cold.port2 != nil && n == h.cold.id2
+	return n != h.ID && h.cold != nil && h.cold.port2 != nil && n == h.cold.id2
 }
 
 // local returns the node an answer to req comes from: the port it came
 // to (the HCA's own node for a multicast request).
 func (h *HCA) local(req *fabric.Packet) fabric.NodeID {
-	if req.Dst != h.ID && h.isPort2(req.Dst) {
+	if h.isPort2(req.Dst) {
 		return req.Dst
 	}
 	return h.ID
@@ -89,7 +90,7 @@ func (h *HCA) local(req *fabric.Packet) fabric.NodeID {
 // pushCtrl queues a control packet on the port it goes from (its
 // source) and kicks that port.
 func (h *HCA) pushCtrl(p *fabric.Packet) {
-	if p.Src != h.ID && h.isPort2(p.Src) {
+	if h.isPort2(p.Src) {
 		h.cold.ctrl2.Push(p)
 		h.cold.port2.Kick()
 		return

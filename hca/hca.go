@@ -551,12 +551,33 @@ func (h *HCA) asyncEvent(ev AsyncEvent) {
 // protection error (an lkey that is not the QP's PD's, or out of bounds)
 // completes the WR with loc_prot_err and moves the QP to ERR.
 func (h *HCA) PostSend(qp *QP, wr SendWR) (*WQE, error) {
-	w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
-	if err := h.checkSend(qp, w); err != nil {
+	w := newWQE(wr)
+	if _, err := h.postChain(qp, []*WQE{w}); err != nil {
 		return nil, err
 	}
-	h.post(qp, w, h.ringDoorbell(), false)
 	return w, nil
+}
+
+// newWQE is wr's WQE, not yet posted.
+func newWQE(wr SendWR) *WQE {
+	return &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
+}
+
+// postChain is one ibv_post_send of wqes: each is checked and posted in
+// turn, the doorbell rung once, with the first; it stops at the first the
+// QP refuses and returns how many it posted, and the error.
+func (h *HCA) postChain(qp *QP, wqes []*WQE) (int, error) {
+	var ring sim.Time
+	for i, w := range wqes {
+		if err := h.checkSend(qp, w); err != nil {
+			return i, err
+		}
+		if i == 0 {
+			ring = h.ringDoorbell()
+		}
+		h.post(qp, w, ring, len(wqes) > 1)
+	}
+	return len(wqes), nil
 }
 
 // PostSendList posts a chain of work requests with one ibv_post_send
@@ -569,27 +590,19 @@ func (h *HCA) PostSend(qp *QP, wr SendWR) (*WQE, error) {
 // it stops at the first WR it refuses and returns the error with the
 // WQEs posted before it (bad_wr is the next one).
 func (h *HCA) PostSendList(qp *QP, wrs []SendWR) ([]*WQE, error) {
-	out := make([]*WQE, 0, len(wrs))
-	ring := sim.Never
-	for _, wr := range wrs {
-		w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
-		if err := h.checkSend(qp, w); err != nil {
-			return out, err
-		}
-		if ring == sim.Never {
-			ring = h.ringDoorbell()
-		}
-		h.post(qp, w, ring, len(wrs) > 1)
-		out = append(out, w)
+	wqes := make([]*WQE, len(wrs))
+	for i, wr := range wrs {
+		wqes[i] = newWQE(wr)
 	}
-	return out, nil
+	n, err := h.postChain(qp, wqes)
+	return wqes[:n], err
 }
 
 // PostSendAt posts wr at time at (now or later), for programs scheduled
 // ahead (traffic generators). A WR that PostSend would refuse then
 // completes with loc_qp_op_err.
 func (h *HCA) PostSendAt(qp *QP, wr SendWR, at sim.Time) *WQE {
-	w := &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
+	w := newWQE(wr)
 	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, one: w})
 	return w
 }
@@ -600,7 +613,7 @@ func (h *HCA) PostSendAt(qp *QP, wr SendWR, at sim.Time) *WQE {
 func (h *HCA) PostSendListAt(qp *QP, wrs []SendWR, at sim.Time) []*WQE {
 	out := make([]*WQE, len(wrs))
 	for i, wr := range wrs {
-		out[i] = &WQE{ID: wr.ID, Op: wr.Op, wr: wr, Size: sglLen(wr.SGL, wr.Length)}
+		out[i] = newWQE(wr)
 	}
 	h.eng.Schedule(at, h, evPost, 0, &post{qp: qp, wqes: out})
 	return out
@@ -849,28 +862,15 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 	switch ev.Kind {
 	case evPost:
 		p := ev.Data.(*post)
+		wqes := p.wqes
 		if p.one != nil {
-			if err := h.checkSend(p.qp, p.one); err != nil {
-				h.Stats.PostedSend++
-				h.complete(p.qp, p.one, WCLocQPOpError)
-				return
-			}
-			h.post(p.qp, p.one, h.ringDoorbell(), false)
-			return
+			wqes = []*WQE{p.one}
 		}
-		ring := sim.Never
-		for i, w := range p.wqes {
-			if err := h.checkSend(p.qp, w); err != nil {
-				for _, w := range p.wqes[i:] {
-					h.Stats.PostedSend++
-					h.complete(p.qp, w, WCLocQPOpError)
-				}
-				return
+		if n, err := h.postChain(p.qp, wqes); err != nil {
+			for _, w := range wqes[n:] { // refused: it and what follows it
+				h.Stats.PostedSend++
+				h.complete(p.qp, w, WCLocQPOpError)
 			}
-			if ring == sim.Never {
-				ring = h.ringDoorbell()
-			}
-			h.post(p.qp, w, ring, len(p.wqes) > 1)
 		}
 	case evCQPeriod:
 		ev.Data.(*CQ).periodOver()
@@ -1377,7 +1377,7 @@ func (h *HCA) process(p *fabric.Packet) {
 func (h *HCA) release(p *fabric.Packet) {
 	if p.Link == fabric.InfiniBand {
 		port := h.port
-		if p.Dst != h.ID && h.isPort2(p.Dst) {
+		if h.isPort2(p.Dst) {
 			port = h.cold.port2
 		}
 		port.Release(p.Priority, p.Frame())
