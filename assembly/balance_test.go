@@ -265,9 +265,12 @@ func TestAdaptiveRoutingDeadlock(t *testing.T) {
 // MiB over 350 Gb/s, 767 us. Over ECMP seeds 0-7 (2026-11-26) ECMP's
 // last flow ends at 1041-2067 us, mean 1561, its flows' mean FCT 1160
 // us: whichever flows hash onto the slow uplink (or collide) set the
-// job's end. Adaptive routing ends at 806-859 us, mean 840, within 10%
-// of the bound, with a mean FCT of 788 us: the job 1.86 times and the
-// mean flow 1.47 times faster. On the healthy fabric adaptive routing
+// job's end. Adaptive routing ends at 819-885 us, mean 842, within 10%
+// of the bound, with a mean FCT of 788 us: the job 1.85 times and the
+// mean flow 1.47 times faster. (Before issue 31's same-time order it
+// ended at 806-859 us, mean 840: which of two packets routed at the same
+// instant sees the other's queue moves a seed's job by up to 5%, so one
+// seed is held to 20% and the mean to 10%.) On the healthy fabric adaptive routing
 // ends at 699 us, 4% over 32 MiB at 400 Gb/s (671 us): the half-rate
 // uplink costs it 20%, where the capacity lost is 12.5%.
 func TestAdaptiveAroundDegradedUplink(t *testing.T) {
@@ -291,14 +294,17 @@ func TestAdaptiveAroundDegradedUplink(t *testing.T) {
 		src := patch(t, base, "switch: {load_balance: adaptive}", sw)
 		l, m := job(src)
 		arLast, arMean = arLast+l/seeds, arMean+m/seeds
-		if l > 767*1.15 {
-			t.Errorf("seed %d: adaptive routing's job took %.0f us, want within 15%% of the fluid bound, 767 us", seed, l)
+		if l > 767*1.2 {
+			t.Errorf("seed %d: adaptive routing's job took %.0f us, want within 20%% of the fluid bound, 767 us", seed, l)
 		}
 		l, m = job(patch(t, src, "load_balance: adaptive", "load_balance: ecmp", ", placement: direct", ""))
 		ecmpLast, ecmpMean = ecmpLast+l/seeds, ecmpMean+m/seeds
 	}
 	t.Logf("mean over %d ECMP seeds: last flow ecmp %.0f us, adaptive %.0f us (%.2fx); mean FCT ecmp %.0f us, adaptive %.0f us (%.2fx)",
 		seeds, ecmpLast, arLast, ecmpLast/arLast, ecmpMean, arMean, ecmpMean/arMean)
+	if arLast > 767*1.1 {
+		t.Errorf("adaptive routing's job took %.0f us over the seeds, want within 10%% of the fluid bound, 767 us", arLast)
+	}
 	if ecmpLast < 1.3*arLast || ecmpMean < 1.3*arMean {
 		t.Errorf("adaptive routing should be at least 30%% faster than ECMP around a degraded uplink: last flow %.0f vs %.0f us, mean FCT %.0f vs %.0f us", arLast, ecmpLast, arMean, ecmpMean)
 	}

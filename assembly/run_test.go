@@ -539,9 +539,11 @@ func TestFlowsDoneStopsAtLastCompletion(t *testing.T) {
 // packets.sent, so the one a cut link loses must not count in
 // packets.dropped; it did, and the two sides differed by one.
 func TestConservationWithCutPFCFrames(t *testing.T) {
-	// Down at 265 µs, a PFC frame is on the cut link (found by scanning
-	// the moments; stopping 2 µs later shows the difference).
-	for _, c := range []struct{ down, stop string }{{"265us", "267us"}, {"265us", "1ms"}, {"100us", "2ms"}} {
+	// Down at 161 µs, a PFC frame is on the cut link (found by scanning
+	// the moments, 100 to 800 µs: 161, 162 and 193 µs cut one; 265 µs did
+	// before the same-time order of issue 31; stopping 2 µs later shows
+	// the difference).
+	for _, c := range []struct{ down, stop string }{{"161us", "163us"}, {"161us", "1ms"}, {"100us", "2ms"}} {
 		sc := mustParse(t, `
 topology: {kind: fat-tree, k: 4}
 stop: {at: `+c.stop+`}
@@ -555,7 +557,7 @@ faults:
 `)
 		_, sum, _ := mustRun(t, sc)
 		assertConserved(t, "down at "+c.down+", stop "+c.stop, sum)
-		if c.stop == "267us" && sum.Conservation.PFCFrames.Cut == 0 {
+		if c.stop == "163us" && sum.Conservation.PFCFrames.Cut == 0 {
 			t.Errorf("down at %s, stop %s: no PFC frame cut; the case no longer tests what it was for", c.down, c.stop)
 		}
 	}

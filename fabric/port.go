@@ -81,6 +81,12 @@ type Port struct {
 	OnTx        func(p *Port, pkt *Packet)
 	arrivalLane *sim.Lane // the link's lane (Link.lane), for fastCarry
 	warm        warmHints // where the owner's state for the next frame is
+	txStride    uint16    // warm.txAt's stride by priority
+	rxStride    uint16    // warm.rxAt's stride by priority
+	// number is the port's place among the network's ports (node by
+	// node, port by port): the key that orders its frames among the
+	// arrivals due at the same time (sim.Engine.HandOver).
+	number uint32
 	// arrived counts the frames that reached the port (down or not), and
 	// pausesArrived the PFC frames among them: with its link's counts of
 	// frames carried, they give what is still on the wire (Link.InFlight).
@@ -173,7 +179,7 @@ func init() {
 		Fire: txDone,
 		Warm: func(t, _ unsafe.Pointer) {
 			p := (*Port)(t)
-			p.warm.tx(infoPrio(p.sendingInfo))
+			p.warmTx(infoPrio(p.sendingInfo))
 			if !p.fastCarry {
 				sim.Prefetch(p.out)
 			}
@@ -186,7 +192,7 @@ func init() {
 		// port's (the engine's lookahead).
 		Warm: func(t, d unsafe.Pointer) {
 			pkt := (*Packet)(d)
-			(*Port)(t).warm.rx(pkt.Priority&7, pkt.Dst)
+			(*Port)(t).warmRx(pkt.Priority&7, pkt.Dst)
 		},
 	}
 }
@@ -449,7 +455,7 @@ func txDone(t, d unsafe.Pointer) {
 	p.Stats.TxBytes += infoWire(info)
 	if p.fastCarry && !infoKind(info).LinkControl() {
 		// Link.carry's common case, without reading the link.
-		p.eng.PostLane(p.arrivalLane, unsafe.Pointer(p.peer), unsafe.Pointer(pkt))
+		p.eng.HandOver(p.arrivalLane, p.number, unsafe.Pointer(p.peer), unsafe.Pointer(pkt))
 	} else {
 		p.out.carry(pkt, info)
 	}
@@ -641,24 +647,24 @@ func (l *Link) carry(pkt *Packet, info int64) {
 	if l.down {
 		l.countCut(kind)
 		l.sentDown++
-		l.to.pool.Dropped(pkt, "link_down", int64(pkt.Payload))
-		l.to.pool.Put(pkt)
+		l.from.pool.Dropped(pkt, "link_down", int64(pkt.Payload))
+		l.from.pool.Put(pkt)
 		return
 	}
 	if !kind.LinkControl() && (l.lossRate > 0 && l.lossRNG.Float64() < l.lossRate || l.lossFilter != nil && l.lossFilter(pkt)) {
 		l.Lost++
-		l.to.pool.Dropped(pkt, "loss", int64(pkt.Payload))
+		l.from.pool.Dropped(pkt, "loss", int64(pkt.Payload))
 		if l.from.credit != nil {
 			l.from.refreshCredit(pkt.Priority)
 		}
-		l.to.pool.Put(pkt)
+		l.from.pool.Put(pkt)
 		return
 	}
 	if kind == KindPause {
 		l.pausesSent++
 	}
 	if l.lane != nil {
-		l.eng.PostLane(l.lane, unsafe.Pointer(l.to), unsafe.Pointer(pkt))
+		l.eng.HandOver(l.lane, l.from.number, unsafe.Pointer(l.to), unsafe.Pointer(pkt))
 	} else {
 		l.eng.After(l.Delay, l.to, portArrive, 0, pkt)
 	}

@@ -25,26 +25,25 @@ type warmHints struct {
 	rxAt     uintptr // an arrival: rxAt + prio*rxStride, and the routing entry or the line after
 	routeRow uintptr // the owner's row of routes (a switch's), or 0
 	routes   *Routes // whose host index places a destination in routeRow
-	txStride uint16
-	rxStride uint16
 }
 
-// tx asks for what the owner reads when a frame of priority prio has
+// warmTx asks for what the owner reads when a frame of priority prio has
 // been sent.
-func (w *warmHints) tx(prio uint8) {
-	if w.txAt != 0 {
-		a := w.txAt + uintptr(prio&7)*uintptr(w.txStride)
+func (p *Port) warmTx(prio uint8) {
+	if w := &p.warm; w.txAt != 0 {
+		a := w.txAt + uintptr(prio&7)*uintptr(p.txStride)
 		sim.PrefetchAddr2(a, a+64)
 	}
 }
 
-// rx asks for what the owner reads when a frame of priority prio for
-// host dst arrives.
-func (w *warmHints) rx(prio uint8, dst NodeID) {
+// warmRx asks for what the owner reads when a frame of priority prio
+// for host dst arrives.
+func (p *Port) warmRx(prio uint8, dst NodeID) {
+	w := &p.warm
 	if w.rxAt == 0 {
 		return
 	}
-	a := w.rxAt + uintptr(prio&7)*uintptr(w.rxStride)
+	a := w.rxAt + uintptr(prio&7)*uintptr(p.rxStride)
 	b := a + 64
 	if w.routes != nil {
 		if e := w.routes.entryAddr(w.routeRow, dst); e != 0 {
@@ -59,7 +58,7 @@ func (w *warmHints) rx(prio uint8, dst NodeID) {
 // switch's egress queue of the port and priority).
 func SetWarmTx[T any](p *Port, byPrio *[8]T) {
 	p.warm.txAt = uintptr(unsafe.Pointer(byPrio))
-	p.warm.txStride = uint16(unsafe.Sizeof(byPrio[0]))
+	p.txStride = uint16(unsafe.Sizeof(byPrio[0]))
 }
 
 // SetWarmRx tells the port what its owner reads when a frame of priority
@@ -68,14 +67,14 @@ func SetWarmTx[T any](p *Port, byPrio *[8]T) {
 // destination.
 func SetWarmRx[T any](p *Port, byPrio *[8]T) {
 	p.warm.rxAt = uintptr(unsafe.Pointer(byPrio))
-	p.warm.rxStride = uint16(unsafe.Sizeof(byPrio[0]))
+	p.rxStride = uint16(unsafe.Sizeof(byPrio[0]))
 }
 
 // SetWarmAt tells the port that its owner reads the two lines at x
 // whatever the frame (an HCA's first two).
 func SetWarmAt[T any](p *Port, x *T) {
 	a := uintptr(unsafe.Pointer(x))
-	p.warm.txAt, p.warm.rxAt, p.warm.txStride, p.warm.rxStride = a, a, 0, 0
+	p.warm.txAt, p.warm.rxAt, p.txStride, p.rxStride = a, a, 0, 0
 }
 
 // SetWarmRoutes tells the port that its owner, switch at, looks up each

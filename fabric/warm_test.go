@@ -21,10 +21,10 @@ func TestWarmHintsAddresses(t *testing.T) {
 	SetWarmTx(&p, &queues)
 	SetWarmRx(&p, &accounts)
 	for prio := uintptr(0); prio < 8; prio++ {
-		if got, want := p.warm.txAt+prio*uintptr(p.warm.txStride), uintptr(unsafe.Pointer(&queues[prio])); got != want {
+		if got, want := p.warm.txAt+prio*uintptr(p.txStride), uintptr(unsafe.Pointer(&queues[prio])); got != want {
 			t.Errorf("tx priority %d: %#x, want %#x", prio, got, want)
 		}
-		if got, want := p.warm.rxAt+prio*uintptr(p.warm.rxStride), uintptr(unsafe.Pointer(&accounts[prio])); got != want {
+		if got, want := p.warm.rxAt+prio*uintptr(p.rxStride), uintptr(unsafe.Pointer(&accounts[prio])); got != want {
 			t.Errorf("rx priority %d: %#x, want %#x", prio, got, want)
 		}
 	}

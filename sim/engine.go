@@ -40,6 +40,19 @@ type Engine struct {
 	// down as they are scheduled and back up as they fire.
 	horizon Time
 
+	// The hand-over (handover.go): arrivals staged during the window
+	// that ends at boundary, which is Never without a lookahead.
+	lookahead Time
+	boundary  Time
+	staged    []stagedItem
+	nStaged   int // arrivals this engine staged in the window, for their keys
+	// In a Group (group.go): the group, this engine's partition, and
+	// the arrivals sent to each other partition during the window; the
+	// group hands them over, so boundary stays Never.
+	group  *Group
+	part   int
+	outbox [][]stagedItem
+
 	progressEvery uint64
 	progressLeft  uint64 // events until the next call of progress
 	progress      func(now Time, events uint64)
@@ -50,7 +63,7 @@ type Engine struct {
 // NewEngine returns an engine at time zero whose random streams derive from
 // seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, horizon: Never}
+	return &Engine{seed: seed, horizon: Never, boundary: Never}
 }
 
 // Now returns the current simulated time.
@@ -65,7 +78,7 @@ func (e *Engine) Seed() uint64 { return e.seed }
 
 // Pending returns how many events are scheduled, cancelled ones included.
 func (e *Engine) Pending() int {
-	return len(e.heap) + e.nowQ.len() + len(e.laneHeads) + e.laneWaiting
+	return len(e.heap) + e.nowQ.len() + len(e.laneHeads) + e.laneWaiting + len(e.staged)
 }
 
 func (e *Engine) alloc() *Event {
@@ -254,15 +267,17 @@ func (e *Engine) laneFirst(until Time) bool {
 }
 
 // settleHorizon brings the horizon up to the earliest timer or
-// current-time event, after one of them was taken.
+// current-time event, after one of them was taken, or to the window's
+// end if that is earlier (a lane head past it waits for the staged
+// arrivals: crossWindow).
 func (e *Engine) settleHorizon() {
 	switch {
 	case e.nowQ.size != 0:
 		e.horizon = e.now
 	case len(e.heap) != 0:
-		e.horizon = e.heap[0].at
+		e.horizon = min(e.heap[0].at, e.boundary)
 	default:
-		e.horizon = Never
+		e.horizon = e.boundary
 	}
 }
 
@@ -276,6 +291,9 @@ func (e *Engine) next(until Time) (ev *Event, lane bool) {
 		return nil, false
 	}
 	for {
+		if e.lookahead > 0 && e.group == nil && e.nextAt() >= e.boundary {
+			e.crossWindow(until)
+		}
 		switch e.peek(until) {
 		case fromLane:
 			return nil, true

@@ -22,7 +22,7 @@ type Lane struct {
 	index  uint32    // in the engine's laneArr, below MaxLanes
 	unread bool      // kind.Unread, beside what the lookahead reads
 	q      laneRing  // 56 bytes so far
-	_      [8]byte   // 64 in all: a lane is found from its index by a shift
+	eng    *Engine   // whose lane it is (a Group's engines hand over to each other's); 64 bytes in all: a lane is found from its index by a shift
 }
 
 // A LaneKind is what a lane's events are: the function each one fires
@@ -90,7 +90,7 @@ func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 		e.lanes = map[Time][]*Lane{}
 	}
 	l := &e.laneArr[e.nLanes]
-	l.delay, l.index, l.kind, l.unread = delay, uint32(e.nLanes), kind, kind.Unread
+	l.delay, l.index, l.kind, l.unread, l.eng = delay, uint32(e.nLanes), kind, kind.Unread, e
 	l.q.mask = -1
 	e.nLanes++
 	e.lanes[delay] = append(same, l)

@@ -20,6 +20,9 @@ func (e *Engine) EachPending(timer func(h Handler, data any), lane func(kind *La
 			timer(ev.H, ev.Data)
 		}
 	}
+	for _, it := range e.staged {
+		lane(e.laneArr[it.key&(1<<laneBits-1)].kind, it.data)
+	}
 	for i := 0; i < e.nLanes; i++ {
 		l := &e.laneArr[i]
 		for j := 0; j < l.q.size; j++ {

@@ -1,0 +1,165 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// toyNet is a network of nodes that only meet through links, as
+// DESIGN.md's locality rule has it: a node's event logs itself, then by
+// its own random stream sends a message over one of its links (an
+// arrival handed over, one link delay later) and sets or cancels timers
+// of its own, some for the same instant. Delays are multiples of 100 ps,
+// so that many events share their time (as in a fabric of equal links).
+type toyNet struct {
+	nodes []*toyNode
+}
+
+type toyNode struct {
+	id     int
+	e      *Engine
+	rng    *rand.Rand
+	links  []toyLink
+	log    []string
+	timers []Timer
+	sent   int
+	budget int
+	msgs   []int64
+}
+
+type toyLink struct {
+	lane *Lane // in the far end's engine
+	to   *toyNode
+	key  uint32
+}
+
+var toyKind = &LaneKind{}
+
+func init() {
+	toyKind.Fire = func(t, d unsafe.Pointer) { (*toyNode)(t).fire("msg", *(*int64)(d)) }
+}
+
+func (n *toyNode) HandleEvent(ev *Event) { n.fire("timer", ev.N) }
+
+func (n *toyNode) fire(what string, id int64) {
+	n.log = append(n.log, fmt.Sprintf("%d %s %d", n.e.Now(), what, id))
+	if n.budget <= 0 {
+		return
+	}
+	n.budget--
+	if n.rng.IntN(4) != 0 {
+		l := n.links[n.rng.IntN(len(n.links))]
+		n.sent++
+		n.msgs = append(n.msgs, int64(n.id)*1_000_000+int64(n.sent))
+		n.e.HandOver(l.lane, l.key, unsafe.Pointer(l.to), unsafe.Pointer(&n.msgs[len(n.msgs)-1]))
+	}
+	if n.rng.IntN(2) == 0 {
+		n.sent++
+		n.timers = append(n.timers, n.e.After(Time(n.rng.IntN(12))*100, n, 0, int64(n.id)*1_000_000+int64(n.sent), nil))
+	}
+	if n.rng.IntN(9) == 0 && len(n.timers) > 0 {
+		n.e.Cancel(n.timers[n.rng.IntN(len(n.timers))])
+	}
+}
+
+// newToyNet builds nodes nodes with 3 links each (to random others, with
+// delays of 1000, 1500 or 2000 ps), node i on engineOf(i).
+func newToyNet(seed uint64, nodes int, engineOf func(i int) *Engine) *toyNet {
+	t := &toyNet{}
+	for i := 0; i < nodes; i++ {
+		t.nodes = append(t.nodes, &toyNode{id: i, e: engineOf(i), rng: rand.New(rand.NewPCG(seed, uint64(i))), budget: 400,
+			msgs: make([]int64, 0, 1000)})
+	}
+	r := rand.New(rand.NewPCG(seed, 99))
+	for i, n := range t.nodes {
+		for k := 0; k < 3; k++ {
+			j := r.IntN(nodes - 1)
+			if j >= i {
+				j++
+			}
+			to := t.nodes[j]
+			delay := Time(1000 + 500*r.IntN(3))
+			n.links = append(n.links, toyLink{lane: to.e.Lane(delay, toyKind), to: to, key: uint32(i*3 + k)})
+		}
+	}
+	for i, n := range t.nodes {
+		for k := 0; k < 3; k++ {
+			n.e.Schedule(Time(r.IntN(5))*100, n, 0, int64(i)*1_000_000-int64(k), nil)
+		}
+	}
+	return t
+}
+
+func (t *toyNet) logs() [][]string {
+	var out [][]string
+	for _, n := range t.nodes {
+		out = append(out, n.log)
+	}
+	return out
+}
+
+// TestGroupMatchesOneEngine: issue 31's determinism, at the engine. The
+// toy network's nodes log their events in the same order whether one
+// Engine runs them all or a Group of 1, 2, 3 or 8 partitions on 1 or 2
+// workers (stopped now and then or not), with nodes dealt to partitions
+// in runs or round robin. Without the hand-over (one Engine, no
+// lookahead) the order differs: what the test compares is not trivially
+// equal.
+func TestGroupMatchesOneEngine(t *testing.T) {
+	const nodes = 24
+	for seed := uint64(1); seed <= 6; seed++ {
+		e := NewEngine(seed)
+		e.SetLookahead(1000)
+		one := newToyNet(seed, nodes, func(int) *Engine { return e })
+		e.Run(Never, nil)
+		want := one.logs()
+		events := 0
+		for _, l := range want {
+			events += len(l)
+		}
+		if events < nodes*300 {
+			t.Fatalf("seed %d: %d events, want at least %d", seed, events, nodes*300)
+		}
+
+		plain := NewEngine(seed)
+		old := newToyNet(seed, nodes, func(int) *Engine { return plain })
+		plain.Run(Never, nil)
+		if slices.EqualFunc(old.logs(), want, slices.Equal) {
+			t.Errorf("seed %d: the order without hand-over is the same; the test cannot fail", seed)
+		}
+
+		for _, parts := range []int{1, 2, 3, 8} {
+			for _, workers := range []int{1, 2} {
+				for _, dealt := range []string{"runs", "round robin"} {
+					g := NewGroup(seed, parts, workers, 1000)
+					net := newToyNet(seed, nodes, func(i int) *Engine {
+						if dealt == "runs" {
+							return g.Engine(i * parts / nodes)
+						}
+						return g.Engine(i % parts)
+					})
+					if seed%2 == 0 {
+						for _, stop := range []Time{999, 5000, 5001, 12345} {
+							g.Run(stop, nil)
+						}
+					}
+					n := g.Run(Never, nil)
+					if got := net.logs(); !slices.EqualFunc(got, want, slices.Equal) {
+						for i := range got {
+							if !slices.Equal(got[i], want[i]) {
+								t.Fatalf("seed %d, %d partitions (%s), %d workers: node %d's events differ from one engine's:\n%q\nwant\n%q",
+									seed, parts, dealt, workers, i, got[i][:min(len(got[i]), 12)], want[i][:min(len(want[i]), 12)])
+							}
+						}
+					}
+					if g.Events() != e.Events() || g.Pending() != 0 || n == 0 {
+						t.Errorf("seed %d, %d partitions: %d events (%d pending), one engine %d", seed, parts, g.Events(), g.Pending(), e.Events())
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+	"unsafe"
+)
+
+// The hand-over: a same-time order that does not depend on how the
+// network is cut (DESIGN.md, rule 1; issue 31).
+//
+// Events between nodes cross links, and a link's frame arrives at least
+// the lookahead (the smallest link delay) after it was sent. A
+// partitioned run takes advantage of that: each worker runs its own
+// nodes up to the end of a window one lookahead long, and the frames
+// that crossed between partitions are handed over at the window's end.
+// Ordered by the engine's insertion sequence, an arrival handed over
+// that way would come after every event its node scheduled during the
+// window, where in a one-worker run it would come among them: the two
+// runs would break same-time ties differently, and their results would
+// differ.
+//
+// So every run, one worker included, hands every arrival over at the end
+// of the window in which it was sent (HandOver): it is staged, and when
+// the clock is about to pass the window's end the staged arrivals are
+// sorted by (time, the key their sender gave: its port's number) and
+// enter their lanes then, with insertion sequences in that order. An
+// arrival then fires after the events its node scheduled before the
+// window's end and before those scheduled after it, and among same-time
+// arrivals in the order of their senders' numbers: neither depends on
+// which nodes share a worker. Events that stay in a node (timers, a
+// switch's pipeline, a transmission's end) keep the insertion order,
+// which within one node is the node's own order.
+//
+// The windows are [kL, (k+1)L) for the lookahead L: the same for every
+// worker count. An arrival sent in one is due at or after the next one
+// begins, since its delay is at least L, so staging it never delays it.
+
+// stagedItem is an arrival waiting for its window's end: its lane item,
+// with its order key where the sequence will go.
+type stagedItem struct {
+	at     Time
+	key    uint64 // the sender's key, its place among the staged, the lane's index (stagedKey)
+	target unsafe.Pointer
+	data   unsafe.Pointer
+}
+
+// stagedKey orders the arrivals due at the same time: by the sender's key
+// (32 bits), then by the order they were staged in (26 bits, so that
+// items of one sender keep theirs and every key is unique, which lets an
+// unstable sort give one answer), with the lane's index below
+// (laneBits). A window's staged arrivals number fewer than 2^26 (67
+// million; HandOver panics beyond).
+func stagedKey(sender uint32, place int, lane uint32) uint64 {
+	return uint64(sender)<<32 | uint64(place)<<laneBits | uint64(lane)
+}
+
+const maxStaged = 1 << (32 - laneBits)
+
+// SetLookahead turns the hand-over on for windows of l (the smallest
+// delay of the lanes given to HandOver), or off with 0. It is set before
+// the first event is scheduled.
+func (e *Engine) SetLookahead(l Time) {
+	if l < 0 {
+		panic("sim: a negative lookahead")
+	}
+	e.lookahead = l
+	e.boundary = Never
+	if l > 0 && e.group == nil {
+		e.boundary = e.windowEnd(e.now)
+	}
+	e.settleHorizon()
+}
+
+// Lookahead returns the windows' length, or 0 when arrivals are not
+// handed over.
+func (e *Engine) Lookahead() Time { return e.lookahead }
+
+// windowEnd is the end of the window that holds t.
+func (e *Engine) windowEnd(t Time) Time { return (t/e.lookahead + 1) * e.lookahead }
+
+// HandOver schedules an event l's delay after now, as PostLane does, for
+// an event that crosses from one node to another (a frame's arrival over
+// a link): with a lookahead it is staged until the end of the window,
+// and then ordered among the window's arrivals by key (the sending
+// port's number); arrivals of the same time and key keep the order they
+// were sent in (an InfiniBand port sends its flow-control packets in no
+// time, beside its frames). l's delay must be at least the lookahead.
+func (e *Engine) HandOver(l *Lane, key uint32, target, data unsafe.Pointer) {
+	if e.lookahead == 0 {
+		e.PostLane(l, target, data)
+		return
+	}
+	// The place is counted over the window's staged arrivals of every
+	// partition the sender's engine sends to: for one sender they rise
+	// in the order it sent them, which is all the key needs.
+	if e.nStaged >= maxStaged {
+		panic("sim: more than 2^26 arrivals in one window")
+	}
+	it := stagedItem{at: e.now + l.delay, key: stagedKey(key, e.nStaged, l.index), target: target, data: data}
+	e.nStaged++
+	if l.eng != e { // another partition's (Group)
+		e.outbox[l.eng.part] = append(e.outbox[l.eng.part], it)
+		return
+	}
+	e.staged = append(e.staged, it)
+}
+
+// crossWindow is called before an event at or after the window's end
+// would be chosen: the window's staged arrivals enter their lanes, and
+// the window moves to the one the next event is in, or, if that is after
+// until (where Run will stop the clock) or there is none, the one until
+// or now is in. So the window is always the one the clock will be in
+// when the next event fires, even one scheduled from outside the run.
+func (e *Engine) crossWindow(until Time) {
+	e.flushStaged()
+	t := min(e.nextAt(), until)
+	if t == Never {
+		t = e.now
+	}
+	e.boundary = e.windowEnd(max(t, e.now))
+	e.settleHorizon()
+}
+
+// nextAt is the time of the earliest event scheduled (cancelled timers
+// included, staged arrivals not).
+func (e *Engine) nextAt() Time {
+	t := Never
+	if e.nowQ.size != 0 {
+		return e.now
+	}
+	if len(e.heap) != 0 {
+		t = e.heap[0].at
+	}
+	if len(e.laneHeads) != 0 {
+		t = min(t, e.laneHeads[0].at)
+	}
+	return t
+}
+
+// flushStaged puts the staged arrivals into their lanes in the order of
+// (time, key), each with the next insertion sequence.
+func (e *Engine) flushStaged() {
+	s := e.staged
+	e.nStaged = 0
+	if len(s) == 0 {
+		return
+	}
+	sortStaged(s)
+	for i := range s {
+		it := &s[i]
+		l := &e.laneArr[it.key&(1<<laneBits-1)]
+		q := &l.q
+		if q.full() {
+			q.expand()
+		}
+		slot := q.slot(q.head + q.size)
+		q.size++
+		key := e.seq<<laneBits | uint64(l.index)
+		e.seq++
+		slot.at, slot.key, slot.target, slot.data = it.at, key, it.target, it.data
+		if q.size == 1 {
+			e.pushLaneHead(laneHead{at: it.at, key: key})
+		} else {
+			e.laneWaiting++
+		}
+		*it = stagedItem{}
+	}
+	e.staged = s[:0]
+}
+
+// sortStaged orders a window's arrivals by (time, key). They were staged
+// in the order they were sent, so one lane's are already in time order
+// and only runs of the same time need sorting (in a fabric of equal
+// links and frames most arrivals share their time with others); with
+// several lanes, or arrivals handed over from other partitions, the
+// whole is sorted. Keys are unique (stagedKey), so the order is one.
+func sortStaged(s []stagedItem) {
+	for i := 1; i < len(s); i++ {
+		if s[i].at < s[i-1].at {
+			slices.SortFunc(s, cmpStaged)
+			return
+		}
+	}
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j].at == s[i].at {
+			j++
+		}
+		if run := s[i:j]; len(run) <= 16 {
+			insertionSortStaged(run)
+		} else {
+			slices.SortFunc(run, cmpStagedKey)
+		}
+		i = j
+	}
+}
+
+func cmpStaged(a, b stagedItem) int {
+	if a.at != b.at {
+		return cmp.Compare(a.at, b.at)
+	}
+	return cmp.Compare(a.key, b.key)
+}
+
+func cmpStagedKey(a, b stagedItem) int { return cmp.Compare(a.key, b.key) }
+
+// insertionSortStaged sorts a short run of one time by key.
+func insertionSortStaged(s []stagedItem) {
+	for i := 1; i < len(s); i++ {
+		x := s[i]
+		j := i
+		for j > 0 && s[j-1].key > x.key {
+			s[j] = s[j-1]
+			j--
+		}
+		s[j] = x
+	}
+}

@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// namer notes what fired, by name, in order.
+type namer struct {
+	e   *Engine
+	got []string
+}
+
+var namerKind = &LaneKind{}
+
+func init() {
+	namerKind.Fire = func(t, d unsafe.Pointer) {
+		r := (*namer)(t)
+		r.got = append(r.got, *(*string)(d))
+	}
+}
+
+func (r *namer) HandleEvent(ev *Event) {
+	if f, ok := ev.Data.(func()); ok {
+		f()
+		return
+	}
+	r.got = append(r.got, ev.Data.(string))
+}
+
+// TestHandOverOrder: with a lookahead of 1000 ps, arrivals sent in one
+// window enter at its end ordered by (time, key), whatever order they were
+// sent in; those of one key keep theirs. A timer scheduled before that
+// window's end fires before same-time arrivals, one scheduled after it
+// after them.
+func TestHandOverOrder(t *testing.T) {
+	names := func(s ...string) []unsafe.Pointer {
+		var ps []unsafe.Pointer
+		for i := range s {
+			ps = append(ps, unsafe.Pointer(&s[i]))
+		}
+		return ps
+	}
+	e := NewEngine(1)
+	e.SetLookahead(1000)
+	r := &namer{e: e}
+	l := e.Lane(1000, namerKind)
+	d := names("key5", "key2", "key5-second", "key9-later", "key1-later")
+	// At 100: the timer for 1100 is scheduled in the arrivals' window.
+	e.Schedule(100, r, 0, 0, func() {
+		e.Schedule(1100, r, 0, 0, "timer-before")
+		e.HandOver(l, 5, unsafe.Pointer(r), d[0])
+		e.HandOver(l, 2, unsafe.Pointer(r), d[1])
+		e.HandOver(l, 5, unsafe.Pointer(r), d[2])
+		if e.Pending() != 7 {
+			t.Errorf("pending %d, want 7 (three staged, four timers)", e.Pending())
+		}
+	})
+	// At 1050, in the next window, a timer for 1100: after the arrivals.
+	e.Schedule(1050, r, 0, 0, func() { e.Schedule(1100, r, 0, 0, "timer-after") })
+	// Sent at 500 and 600, due at 1500 and 1600: 1 comes later in time,
+	// so its key does not put it first.
+	e.Schedule(500, r, 0, 0, func() { e.HandOver(l, 9, unsafe.Pointer(r), d[3]) })
+	e.Schedule(600, r, 0, 0, func() { e.HandOver(l, 1, unsafe.Pointer(r), d[4]) })
+	e.Run(Never, nil)
+	want := []string{"timer-before", "key2", "key5", "key5-second", "timer-after", "key9-later", "key1-later"}
+	if !slices.Equal(r.got, want) {
+		t.Errorf("fired %q, want %q", r.got, want)
+	}
+	if e.Now() != 1600 || e.Pending() != 0 {
+		t.Errorf("ended at %v with %d pending, want 1600 ps and none", e.Now(), e.Pending())
+	}
+}
+
+// TestHandOverOff: without a lookahead, HandOver is PostLane: insertion
+// order.
+func TestHandOverOff(t *testing.T) {
+	e := NewEngine(1)
+	r := &namer{e: e}
+	l := e.Lane(1000, namerKind)
+	a, b := "first", "second"
+	e.HandOver(l, 9, unsafe.Pointer(r), unsafe.Pointer(&a))
+	e.HandOver(l, 1, unsafe.Pointer(r), unsafe.Pointer(&b))
+	e.Run(Never, nil)
+	if !slices.Equal(r.got, []string{"first", "second"}) {
+		t.Errorf("fired %q, want insertion order", r.got)
+	}
+}
+
+// TestHandOverAcrossRuns: a run stopped between windows and resumed, with
+// events scheduled from outside while it was stopped, fires what one
+// uninterrupted run fires.
+func TestHandOverAcrossRuns(t *testing.T) {
+	run := func(stops []Time) []string {
+		e := NewEngine(1)
+		e.SetLookahead(1000)
+		r := &namer{e: e}
+		l := e.Lane(1000, namerKind)
+		names := []string{"a", "b", "c", "d"}
+		for i, at := range []Time{300, 2200, 2300, 5100} {
+			k := uint32(len(names) - i)
+			e.Schedule(at, r, 0, 0, func() {
+				e.HandOver(l, k, unsafe.Pointer(r), unsafe.Pointer(&names[i]))
+				e.HandOver(l, k+10, unsafe.Pointer(r), unsafe.Pointer(&names[i]))
+				e.After(1000, r, 0, 0, "t"+names[i])
+			})
+		}
+		for _, s := range stops {
+			e.Run(s, nil)
+		}
+		e.Run(Never, nil)
+		return r.got
+	}
+	whole := run(nil)
+	if len(whole) != 12 {
+		t.Fatalf("fired %q, want 12 events", whole)
+	}
+	for _, stops := range [][]Time{{999, 1000, 1001}, {2250, 3000}, {4000, 5100, 6099}, {1, 2, 3, 1300, 3299}} {
+		if got := run(stops); !slices.Equal(got, whole) {
+			t.Errorf("stopped at %v: fired %q, want %q", stops, got, whole)
+		}
+	}
+}
