@@ -12,13 +12,36 @@ import (
 // Build creates the network of s: one engine seeded with s.Seed, a switch
 // model per switch, an HCA per host, and one RC QP pair per flow with its
 // WRITE posted at the flow's start.
-func Build(s *Scenario) (*Network, error) {
-	eng := sim.NewEngine(s.Seed)
-	fab := fabric.NewNetwork(eng, s.Topology)
-	n := &Network{Scenario: s, Eng: eng, Fabric: fab, flowLimit: defaultLimits.Flows,
+func Build(s *Scenario) (*Network, error) { return BuildWorkers(s, 1) }
+
+// BuildWorkers is Build for a run on workers goroutines (issue 31): when
+// the scenario can be cut (Network.Serial says why not), the network is
+// cut into partitions (planPartitions), each on an engine of a sim.Group,
+// and its results are the same as on one worker's, byte for byte.
+func BuildWorkers(s *Scenario, workers int) (*Network, error) { return buildWorkers(s, workers, false) }
+
+// buildWorkers is BuildWorkers; bare says that the run will have no
+// observers (a test of the cut run's models alone).
+func buildWorkers(s *Scenario, workers int, bare bool) (*Network, error) {
+	n := &Network{Scenario: s, flowLimit: defaultLimits.Flows,
 		Switches: make([]*swtch.Switch, len(s.Topology.Nodes)),
 		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
+		bare:     bare,
 	}
+	var fab *fabric.Network
+	if workers > 1 {
+		n.Serial = n.serialReason(workers)
+	}
+	if workers > 1 && n.Serial == "" {
+		plan := planPartitions(s.Topology, workers)
+		n.Group = sim.NewGroup(s.Seed, plan.parts, workers, topologyLookahead(s.Topology))
+		fab = fabric.NewPartitioned(n.Group, s.Topology, plan.part)
+		n.plan = plan
+	} else {
+		fab = fabric.NewNetwork(sim.NewEngine(s.Seed), s.Topology)
+	}
+	n.Eng, n.Fabric = fab.Eng, fab
+	n.parts = make([]partState, len(fab.Pools))
 	// Ports learn their pause response and their node's largest frame
 	// before any switch is made: a switch's headroom depends on its
 	// peers'.
@@ -54,7 +77,7 @@ func Build(s *Scenario) (*Network, error) {
 		name := s.Topology.Nodes[host].Name
 		prof := s.HCAProfile(host)
 		applyCCToProfile(&prof, &s.CC)
-		n.HCAs[host] = hca.New(eng, fab.Pool, host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
+		n.HCAs[host] = hca.New(fab.EngineOf(host), fab.PoolOf(host), host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
 		if p2, ok := s.Topology.SecondPort(host); ok {
 			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
 		}
@@ -87,7 +110,7 @@ func Build(s *Scenario) (*Network, error) {
 			continue
 		}
 		nid := fabric.NodeID(id)
-		sw := swtch.New(eng, fab.Pool, nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.Routes, maxFrame)
+		sw := swtch.New(fab.EngineOf(nid), fab.PoolOf(nid), nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.Routes, maxFrame)
 		if err := sw.Check(); err != nil {
 			return nil, err
 		}

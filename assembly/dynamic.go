@@ -24,19 +24,32 @@ import (
 // for flows that end: the maps hold the flows whose QPs exist (lookups
 // only, never iterated).
 type dynamic struct {
-	reqs       map[*hca.QP]*FlowRun // requester QP -> flow, for completions
-	resps      map[*hca.QP]*FlowRun // responder QP -> flow, for arrivals
-	waiting    []int32              // by flow id: flows in After not yet arrived
-	dependents [][]int              // by flow id: flows whose After lists it
-	unstarted  int                  // flows waiting for others
-	sources    int                  // poisson sources with an arrival to come
-	capped     bool                 // a poisson source stopped at the flow limit
+	// By node id, each host's: requester QP -> flow, for completions;
+	// responder QP -> flow, for arrivals. One map per host, so that a
+	// partition (a worker's nodes) only touches its own.
+	reqs       []map[*hca.QP]*FlowRun
+	resps      []map[*hca.QP]*FlowRun
+	waiting    []int32 // by flow id: flows in After not yet arrived
+	dependents [][]int // by flow id: flows whose After lists it
+	unstarted  int     // flows waiting for others
+	sources    int     // poisson sources with an arrival to come
+	capped     bool    // a poisson source stopped at the flow limit
 	closer     *closer
 	listening  map[*hca.HCA]bool // hosts whose flows' listener is up (connect.go; lookups only)
-	wcs        [16]hca.WC        // what the runner polls its CQs into
+}
+
+// partState is what the runner counts of a partition's hosts (one, unless
+// the run is cut: BuildWorkers), summed at a barrier or at the end.
+type partState struct {
+	wcs [16]hca.WC // what the runner polls its CQs into
 	// completions counts the flows' send work completions by status.
 	completions [16]int64
+	completed   int  // flows complete (maybeDone)
+	polled      bool // an event met what may be the stop condition (poll)
 }
+
+// part returns the runner's counts for node id's partition.
+func (n *Network) part(id fabric.NodeID) *partState { return &n.parts[n.Fabric.Partition(id)] }
 
 // buildFlows makes a FlowRun per flow of the scenario, in id order: flows
 // without After get their QPs and post their work request now (at their
@@ -44,11 +57,16 @@ type dynamic struct {
 func (n *Network) buildFlows() error {
 	s := n.Scenario
 	n.dyn.closer = &closer{n: n}
-	n.dyn.reqs = map[*hca.QP]*FlowRun{}
-	n.dyn.resps = map[*hca.QP]*FlowRun{}
+	n.dyn.reqs = make([]map[*hca.QP]*FlowRun, len(s.Topology.Nodes))
+	n.dyn.resps = make([]map[*hca.QP]*FlowRun, len(s.Topology.Nodes))
+	for _, h := range s.Topology.Hosts() {
+		n.dyn.reqs[h], n.dyn.resps[h] = map[*hca.QP]*FlowRun{}, map[*hca.QP]*FlowRun{}
+	}
 	n.dyn.waiting = make([]int32, len(s.Flows))
 	n.dyn.dependents = make([][]int, len(s.Flows))
-	n.ledger.attach(n.Fabric.Pool)
+	for _, pool := range n.Fabric.Pools {
+		n.ledger.attach(pool)
+	}
 	n.ledger.onLost = n.datagramProgress
 	for _, f := range s.Flows {
 		if n.HCAs[f.Src] == nil || n.HCAs[f.Dst] == nil {
@@ -73,10 +91,11 @@ func (n *Network) buildFlows() error {
 		if h == nil {
 			continue
 		}
+		reqs, resps, ps := n.dyn.reqs[h.ID], n.dyn.resps[h.ID], n.part(h.ID)
 		h.OnComplete = func(qp *hca.QP, w *hca.WQE) {
-			fr := n.dyn.reqs[qp]
+			fr := reqs[qp]
 			if fr != nil {
-				n.dyn.completions[w.Status]++
+				ps.completions[w.Status]++
 			}
 			if fr != nil && w == fr.Live.WQEs[len(fr.Live.WQEs)-1] {
 				if fr.Flow.Op == "read" || fr.Flow.Op == "atomic" {
@@ -87,17 +106,17 @@ func (n *Network) buildFlows() error {
 			}
 		}
 		h.OnWrite = func(qp *hca.QP, _ *hca.MR, _ uint64, _ int64) {
-			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
+			if fr := resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
 				n.responderArrived(fr)
 			}
 		}
 		h.OnRecv = func(qp *hca.QP, _ hca.WC) {
-			if fr := n.dyn.resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
+			if fr := resps[qp]; fr != nil && fr.delivered() >= fr.Flow.Size {
 				n.responderArrived(fr)
 			}
 		}
 		h.OnUCPacket = func(qp *hca.QP) {
-			if fr := n.dyn.resps[qp]; fr != nil {
+			if fr := resps[qp]; fr != nil {
 				n.datagramProgress(fr)
 			}
 		}
@@ -138,8 +157,8 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 		l.closeDelay = path.oneWayDelay(t.Links[t.Nodes[fr.Flow.Src].Ports[0].Link].Delay)
 	}
 	n.startCC(fr, src, path)
-	n.dyn.reqs[l.Requester] = fr
-	n.dyn.resps[l.Responder] = fr
+	n.dyn.reqs[fr.Flow.Src][l.Requester] = fr
+	n.dyn.resps[fr.Flow.Dst][l.Responder] = fr
 	if fr.Flow.QP != "rc" {
 		n.ledger.add(fr, src.ID, l.Requester.QPN)
 	}
@@ -153,8 +172,9 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 // they would pile up, one per flow.
 func (n *Network) pollCQ(h *hca.HCA) {
 	if cq := h.DefaultCQ(); cq.OnEvent == nil {
+		wcs := n.part(h.ID).wcs[:]
 		cq.OnEvent = func(cq *hca.CQ) {
-			for cq.PollInto(n.dyn.wcs[:]) > 0 {
+			for cq.PollInto(wcs) > 0 {
 			}
 		}
 	}
@@ -199,13 +219,17 @@ func (n *Network) closeRequester(fr *FlowRun) {
 	if err := n.HCAs[fr.Flow.Src].DestroyQP(l.Requester); err != nil {
 		panic(err) // the runner destroys each QP once
 	}
-	delete(n.dyn.reqs, l.Requester)
+	delete(n.dyn.reqs[fr.Flow.Src], l.Requester)
 	l.Requester, l.WQEs, l.CC = nil, nil, nil
 	switch {
 	case l.Responder == nil:
 		fr.Live = nil
 	case fr.Flow.QP == "rc":
-		n.Eng.After(l.closeDelay, n.dyn.closer, 0, 0, fr)
+		// Out of band, from the requester's host to the responder's: an
+		// event handed over, as a frame is (sim.Engine.HandOverEvent),
+		// ordered among the responder's arrivals by its sender's host.
+		src, dst := n.HCAs[fr.Flow.Src].Engine(), n.HCAs[fr.Flow.Dst].Engine()
+		src.HandOverEvent(dst, max(l.closeDelay, src.Lookahead()), closeKey(fr.Flow.Src), n.dyn.closer, 0, 0, fr)
 	}
 }
 
@@ -230,9 +254,14 @@ func (n *Network) maybeDone(fr *FlowRun) {
 		return
 	}
 	fr.counted = true
-	n.completed++
-	n.poll()
+	n.part(fr.Flow.Src).completed++
+	n.poll(fr.Flow.Src)
 }
+
+// closeKey orders a requester's close among the arrivals at the
+// responder's host due at the same time (sim.Engine.HandOverEvent): above
+// every port's number, by the requester's host.
+func closeKey(src fabric.NodeID) uint32 { return 1<<31 | uint32(src) }
 
 // datagramProgress marks a UC or UD flow's data done when every byte has
 // been delivered or lost (copies a flooding switch made count on both
@@ -294,7 +323,7 @@ func (n *Network) closeResponder(fr *FlowRun) {
 	// After the destruction, which gives up a UC message in progress.
 	fr.respDelivered = l.Responder.Delivered
 	dst.DeregMR(l.mr)
-	delete(n.dyn.resps, l.Responder)
+	delete(n.dyn.resps[fr.Flow.Dst], l.Responder)
 	l.Responder, l.mr = nil, nil
 	if fr.requesterClosed {
 		fr.Live = nil
@@ -333,7 +362,7 @@ func (n *Network) arrived(fr *FlowRun) {
 		n.dyn.waiting[id]--
 		if n.dyn.waiting[id] == 0 {
 			n.dyn.unstarted--
-			n.poll()
+			n.poll(fr.Flow.Dst)
 			d := n.Flows[id]
 			n.startFlowRun(d, max(n.Eng.Now(), d.Flow.Start))
 		}
@@ -343,7 +372,11 @@ func (n *Network) arrived(fr *FlowRun) {
 // flowsDone reports whether every flow there will be has completed: no
 // flow waits for another and no poisson source has an arrival to come.
 func (n *Network) flowsDone() bool {
-	return n.completed == len(n.Flows) && n.dyn.unstarted == 0 && n.dyn.sources == 0
+	completed := 0
+	for i := range n.parts {
+		completed += n.parts[i].completed
+	}
+	return completed == len(n.Flows) && n.dyn.unstarted == 0 && n.dyn.sources == 0
 }
 
 // poissonSource is one host of a poisson generator.
@@ -416,7 +449,7 @@ func (p *poissonSource) next() (size int64, dst fabric.NodeID) {
 func (p *poissonSource) HandleEvent(*sim.Event) {
 	n := p.n
 	n.dyn.sources--
-	n.poll()
+	n.poll(p.host)
 	if len(n.Flows) >= n.flowLimit {
 		n.dyn.capped = true // the source ends here
 		return

@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,40 +17,83 @@ import (
 // past it they are counted, and a warning says so.
 const maxEvents = 1 << 16
 
-// eventLog collects every HCA's asynchronous events as they are raised.
+// eventLog collects the asynchronous events of a partition's HCAs as
+// they are raised (one partition unless the run is cut): each its row, and
+// beside it when and where, by which the partitions' logs merge (rows).
 type eventLog struct {
 	rows    []reports.EventRow
+	keys    []eventKey
 	dropped int64
 }
 
-// logEvents hooks every HCA's asynchronous events into n.events.
+type eventKey struct {
+	at   sim.Time
+	host fabric.NodeID
+}
+
+// logEvents hooks every HCA's asynchronous events into its partition's
+// log.
 func (n *Network) logEvents() {
-	n.events = &eventLog{}
+	n.events = make([]eventLog, len(n.parts))
 	for id, h := range n.HCAs {
 		if h == nil {
 			continue
 		}
-		host := n.Scenario.Topology.Nodes[id].Name
+		host, hid, log := n.Scenario.Topology.Nodes[id].Name, fabric.NodeID(id), &n.events[n.Fabric.Partition(fabric.NodeID(id))]
 		h.OnAsyncEvent = func(ev hca.AsyncEvent) {
-			if len(n.events.rows) >= maxEvents {
-				n.events.dropped++
+			if len(log.rows) >= maxEvents {
+				log.dropped++
 				return
 			}
-			n.events.rows = append(n.events.rows, reports.EventRow{TimeNs: n.Eng.Now().Nanoseconds(), Host: host,
-				Event: ev.Type.String(), Code: int(ev.Type), Object: n.eventObject(ev)})
+			now := h.Engine().Now()
+			log.rows = append(log.rows, reports.EventRow{TimeNs: now.Nanoseconds(), Host: host,
+				Event: ev.Type.String(), Code: int(ev.Type), Object: n.eventObject(hid, ev)})
+			log.keys = append(log.keys, eventKey{at: now, host: hid})
 		}
 	}
 }
 
+// eventRows are the run's first maxEvents asynchronous events, by time
+// and then by host (a host's own in the order it raised them), and how
+// many more were not kept: the same whatever the partitions.
+func (n *Network) eventRows() (rows []reports.EventRow, dropped int64) {
+	type keyed struct {
+		k   eventKey
+		row reports.EventRow
+	}
+	var all []keyed
+	for i := range n.events {
+		l := &n.events[i]
+		dropped += l.dropped
+		for j, r := range l.rows {
+			all = append(all, keyed{l.keys[j], r})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b keyed) int {
+		if a.k.at != b.k.at {
+			return cmp.Compare(a.k.at, b.k.at)
+		}
+		return cmp.Compare(a.k.host, b.k.host)
+	})
+	if len(all) > maxEvents {
+		dropped += int64(len(all) - maxEvents)
+		all = all[:maxEvents]
+	}
+	for _, a := range all {
+		rows = append(rows, a.row)
+	}
+	return rows, dropped
+}
+
 // eventObject says what an event is about: the port, a QP (with its
 // flow, when it carries one) or a CQ.
-func (n *Network) eventObject(ev hca.AsyncEvent) string {
+func (n *Network) eventObject(host fabric.NodeID, ev hca.AsyncEvent) string {
 	switch {
 	case ev.QP != nil:
 		s := fmt.Sprintf("qp 0x%06x", ev.QP.QPN)
-		if fr := n.dyn.reqs[ev.QP]; fr != nil {
+		if fr := n.dyn.reqs[host][ev.QP]; fr != nil {
 			s += fmt.Sprintf(" flow %d requester", fr.Flow.ID)
-		} else if fr := n.dyn.resps[ev.QP]; fr != nil {
+		} else if fr := n.dyn.resps[host][ev.QP]; fr != nil {
 			s += fmt.Sprintf(" flow %d responder", fr.Flow.ID)
 		}
 		return s
@@ -92,11 +136,12 @@ func (b *builder) asyncwatch(g *scenario.AsyncwatchS, path string) {
 // with the simulated time, which the tool, reading events live, does not
 // need.
 func (n *Network) asyncwatchReport() []byte {
+	rows, _ := n.eventRows()
 	var b strings.Builder
 	for _, id := range n.Scenario.AsyncWatch {
 		host := n.Scenario.Topology.Nodes[id].Name
 		fmt.Fprintf(&b, "# asyncwatch on %s: ibv_asyncwatch -d lfsim0\nlfsim0: async event FD 3\n", host)
-		for _, e := range n.events.rows {
+		for _, e := range rows {
 			if e.Host != host {
 				continue
 			}

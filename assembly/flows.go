@@ -262,7 +262,7 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	cc := &n.Scenario.CC
 	switch prof.CC {
 	case "dcqcn":
-		fr.Live.CC = congestion.NewDCQCN(n.Eng, cc.DCQCN, path, apply)
+		fr.Live.CC = congestion.NewDCQCN(sender.Engine(), cc.DCQCN, path, apply)
 		qp.ECT = true
 	case "hpcc":
 		fr.Live.CC = congestion.NewHPCC(cc.HPCC, path, apply)
@@ -273,7 +273,7 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 		fr.Live.CC = congestion.NewDCTCP(cc.DCTCP, path, apply)
 		qp.ECT = true
 	case "ibcc":
-		fr.Live.CC = congestion.NewIBCC(n.Eng, cc.IBCC, path, apply)
+		fr.Live.CC = congestion.NewIBCC(sender.Engine(), cc.IBCC, path, apply)
 		qp.ECT = true // FECN-capable: the switches may mark it
 	default:
 		return

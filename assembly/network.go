@@ -32,8 +32,8 @@ type Network struct {
 	completed   int
 	faults      *faultState // faults.go
 	det         *observe.Detector
-	events      *eventLog // the HCAs' asynchronous events (Run)
-	noDetector  bool      // for the detector's benchmark only
+	events      []eventLog // the HCAs' asynchronous events, by partition (Run)
+	noDetector  bool       // for the detector's benchmark only
 	interrupted atomic.Bool
 	// polling: Run checks its stop condition only after events that
 	// call poll; polled: one did.
@@ -42,7 +42,16 @@ type Network struct {
 	// says how each flow's data arrived (FlowRun.arrivalOrder).
 	balanced bool
 	dyn      dynamic // flows that start during the run (dynamic.go)
-	ledger   ledger  // UD and UC bytes dropped and copied (conservation.go)
+	// parts are the runner's counts by partition (one unless cut).
+	parts []partState
+	// Group runs the partitions' engines when the run is cut
+	// (BuildWorkers); nil on one engine. Serial says why a run asked
+	// to use several workers uses one ("" when it does not).
+	Group  *sim.Group
+	Serial string
+	plan   partitionPlan
+	bare   bool   // built without observers, for tests of the cut run (parallel.go)
+	ledger ledger // UD and UC bytes dropped and copied (conservation.go)
 }
 
 // FlowRun is one flow's state during a run, and its record after.
@@ -249,10 +258,16 @@ func (fr *FlowRun) ResponderDelivered() int64 {
 	return fr.Live.Responder.Delivered
 }
 
-// poll is called by an event that may have met the stop condition (a flow
-// completed or started, a poisson source's arrival, a deadlock found) or
-// by an interruption: Run stops the engine after the event and checks.
-func (n *Network) poll() {
+// poll is called by an event of node at that may have met the stop
+// condition (a flow completed or started, a poisson source's arrival, a
+// deadlock found) or by an interruption: Run stops the engine after the
+// event and checks. A run cut into partitions (Group) notes it in at's
+// partition instead, and checks at the window's end.
+func (n *Network) poll(at fabric.NodeID) {
+	if n.Group != nil {
+		n.part(at).polled = true
+		return
+	}
 	if n.polling {
 		n.polled = true
 		n.Eng.Stop()
@@ -275,7 +290,7 @@ func (n *Network) testsDone() bool {
 
 // view is what the observers see of n.
 func (n *Network) view() *observe.View {
-	return &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Switches: n.Switches, Poll: n.poll}
+	return &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Switches: n.Switches, Poll: func() { n.poll(0) }}
 }
 
 // prioritiesInUse are the priorities any flow or PFC configuration uses,

@@ -58,7 +58,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	}
 	n.Eng.OnProgress(interruptEvery, func(now sim.Time, events uint64) {
 		if n.interrupted.Load() {
-			n.poll()
+			n.poll(0)
 		}
 		if progress != nil && events%progressEvery == 0 {
 			progress(now, events)
@@ -92,12 +92,13 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	sum, rows, uplinks := n.collect(reason, v, sm.Peak())
 	sum.Warnings = append(sum.Warnings, sm.Warnings()...)
 	sum.Warnings = append(sum.Warnings, capt.Warnings()...)
-	if n.events.dropped > 0 {
-		sum.Warnings = append(sum.Warnings, fmt.Sprintf("events.csv holds the first %d asynchronous events only; %d more were not kept", maxEvents, n.events.dropped))
+	events, dropped := n.eventRows()
+	if dropped > 0 {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("events.csv holds the first %d asynchronous events only; %d more were not kept", maxEvents, dropped))
 	}
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFCLog: log.Frames(), Captures: capt.Captures(),
 		Topology: reportTopology(s.Topology), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
-	res.Events = n.events.rows
+	res.Events = events
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}
@@ -235,7 +236,13 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 		sum.Bytes.DropReasons[r] += k
 	}
 	sum.Flows.WorkCompletions = map[string]int64{}
-	for st, k := range n.dyn.completions {
+	var completions [16]int64
+	for i := range n.parts {
+		for st, k := range n.parts[i].completions {
+			completions[st] += k
+		}
+	}
+	for st, k := range completions {
 		if k > 0 {
 			sum.Flows.WorkCompletions[hca.WCStatus(st).String()] = k
 		}

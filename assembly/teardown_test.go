@@ -22,7 +22,11 @@ func liveState(n *Network) (qps, mrs, live, maps, cqes int) {
 			live++
 		}
 	}
-	return qps, mrs, live, len(n.dyn.reqs) + len(n.dyn.resps), cqes
+	entries := 0
+	for i := range n.dyn.reqs {
+		entries += len(n.dyn.reqs[i]) + len(n.dyn.resps[i])
+	}
+	return qps, mrs, live, entries, cqes
 }
 
 func btoi(b bool) int {

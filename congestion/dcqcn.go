@@ -159,10 +159,14 @@ func NewDCQCN(eng *sim.Engine, p DCQCNParams, path Path, apply Apply) *DCQCN {
 // Params returns the parameters in force.
 func (d *DCQCN) Params() DCQCNParams { return d.p }
 
-// State reports rc, rt and alpha.
+// State reports rc, rt and alpha as of now, changing nothing: alpha's
+// periods are applied to a copy. (Applied to d, as they were, a sample
+// split alpha's decay into two products, whose rounding differs from
+// one's in the last bits: the sampling interval moved a run's results.)
 func (d *DCQCN) State(now sim.Time) State {
-	d.updateAlpha(now)
-	return State{Rate: fabric.Rate(d.rc), Target: fabric.Rate(d.rt), Alpha: d.alpha, HasAlpha: true}
+	c := *d
+	c.updateAlpha(now)
+	return State{Rate: fabric.Rate(c.rc), Target: fabric.Rate(c.rt), Alpha: c.alpha, HasAlpha: true}
 }
 
 // updateAlpha applies the alpha periods that have ended by now: the

@@ -12,7 +12,8 @@ import (
 // DESIGN.md's locality rule has it: a node's event logs itself, then by
 // its own random stream sends a message over one of its links (an
 // arrival handed over, one link delay later) and sets or cancels timers
-// of its own, some for the same instant. Delays are multiples of 100 ps,
+// of its own, some for the same instant, and now and then an event
+// handed over to a neighbour (HandOverEvent). Delays are multiples of 100 ps,
 // so that many events share their time (as in a fabric of equal links).
 type toyNet struct {
 	nodes []*toyNode
@@ -42,7 +43,13 @@ func init() {
 	toyKind.Fire = func(t, d unsafe.Pointer) { (*toyNode)(t).fire("msg", *(*int64)(d)) }
 }
 
-func (n *toyNode) HandleEvent(ev *Event) { n.fire("timer", ev.N) }
+func (n *toyNode) HandleEvent(ev *Event) {
+	if ev.Kind == 1 {
+		n.fire("oob", ev.N)
+		return
+	}
+	n.fire("timer", ev.N)
+}
 
 func (n *toyNode) fire(what string, id int64) {
 	n.log = append(n.log, fmt.Sprintf("%d %s %d", n.e.Now(), what, id))
@@ -59,6 +66,12 @@ func (n *toyNode) fire(what string, id int64) {
 	if n.rng.IntN(2) == 0 {
 		n.sent++
 		n.timers = append(n.timers, n.e.After(Time(n.rng.IntN(12))*100, n, 0, int64(n.id)*1_000_000+int64(n.sent), nil))
+	}
+	if n.rng.IntN(6) == 0 {
+		// Out of band, as an application's close: an event handed over.
+		l := n.links[n.rng.IntN(len(n.links))]
+		n.sent++
+		n.e.HandOverEvent(l.to.e, Time(1000+100*n.rng.IntN(4)), 1<<31|uint32(n.id), l.to, 1, int64(n.id)*1_000_000+int64(n.sent), nil)
 	}
 	if n.rng.IntN(9) == 0 && len(n.timers) > 0 {
 		n.e.Cancel(n.timers[n.rng.IntN(len(n.timers))])

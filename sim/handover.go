@@ -106,6 +106,49 @@ func (e *Engine) HandOver(l *Lane, key uint32, target, data unsafe.Pointer) {
 	e.staged = append(e.staged, it)
 }
 
+// eventMark marks a staged item that is an event (HandOverEvent), whose
+// target is a *handed, rather than a lane's item.
+var eventMark byte
+
+// handed is an event on its way to another engine: the receiver makes
+// an Event of its own from it when it enters (an Event stays with the
+// engine that made it, whose Timers may still look at it). One is
+// allocated per event handed over; they are rare (a flow's close).
+type handed struct {
+	h    Handler
+	kind int32
+	n    int64
+	data any
+}
+
+// HandOverEvent schedules h.HandleEvent for delay after now on engine to
+// (this engine, or another of its Group), handed over as an arrival is:
+// for what one node's application tells another's out of band (a
+// connection's close), which must take at least the lookahead (delay
+// below it panics). It cannot be cancelled. key orders it among the
+// arrivals due at the same time, as HandOver's; it must not be a port's
+// number.
+func (e *Engine) HandOverEvent(to *Engine, delay Time, key uint32, h Handler, kind int32, n int64, data any) {
+	if e.lookahead == 0 {
+		to.Schedule(e.now+delay, h, kind, n, data)
+		return
+	}
+	if delay < e.lookahead {
+		panic("sim: an event handed over sooner than the lookahead")
+	}
+	if e.nStaged >= maxStaged {
+		panic("sim: more than 2^26 arrivals in one window")
+	}
+	hd := &handed{h: h, kind: kind, n: n, data: data}
+	it := stagedItem{at: e.now + delay, key: stagedKey(key, e.nStaged, 0), target: unsafe.Pointer(hd), data: unsafe.Pointer(&eventMark)}
+	e.nStaged++
+	if to != e {
+		e.outbox[to.part] = append(e.outbox[to.part], it)
+		return
+	}
+	e.staged = append(e.staged, it)
+}
+
 // crossWindow is called before an event at or after the window's end
 // would be chosen: the window's staged arrivals enter their lanes, and
 // the window moves to the one the next event is in, or, if that is after
@@ -149,6 +192,17 @@ func (e *Engine) flushStaged() {
 	sortStaged(s)
 	for i := range s {
 		it := &s[i]
+		if it.data == unsafe.Pointer(&eventMark) {
+			hd := (*handed)(it.target)
+			ev := e.alloc()
+			ev.At, ev.H, ev.Kind, ev.N, ev.Data = it.at, hd.h, hd.kind, hd.n, hd.data
+			ev.seq = e.seq
+			e.seq++
+			e.push(ev)
+			e.horizon = min(e.horizon, ev.At)
+			*it = stagedItem{}
+			continue
+		}
 		l := &e.laneArr[it.key&(1<<laneBits-1)]
 		q := &l.q
 		if q.full() {

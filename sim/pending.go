@@ -21,6 +21,11 @@ func (e *Engine) EachPending(timer func(h Handler, data any), lane func(kind *La
 		}
 	}
 	for _, it := range e.staged {
+		if it.data == unsafe.Pointer(&eventMark) {
+			hd := (*handed)(it.target)
+			timer(hd.h, hd.data)
+			continue
+		}
 		lane(e.laneArr[it.key&(1<<laneBits-1)].kind, it.data)
 	}
 	for i := 0; i < e.nLanes; i++ {

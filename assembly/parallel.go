@@ -1,0 +1,107 @@
+package assembly
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// A run on several workers (issue 31): BuildWorkers cuts the network
+// into partitions (planPartitions), each node's models schedule on its
+// partition's engine of a sim.Group, and frames that cross between
+// partitions are handed over at the end of each window of the lookahead
+// (the links' smallest delay). A node's events fire in the same order as
+// on one engine (sim/group.go), so the run's results do not depend on
+// the workers.
+//
+// What acts across nodes other than through a link is what makes a
+// scenario serial for now: serialReason names it, and such a run uses
+// one worker and says why (Network.Serial).
+
+// topologyLookahead is the smallest delay of t's links (0 if one has
+// none): the window of the hand-over.
+func topologyLookahead(t *fabric.Topology) sim.Time {
+	look := sim.Never
+	for _, l := range t.Links {
+		look = min(look, l.Delay)
+	}
+	if look == sim.Never {
+		return 0
+	}
+	return look
+}
+
+// serialReason says why n's scenario cannot be cut for workers workers,
+// or "" when it can.
+func (n *Network) serialReason(workers int) string {
+	s := n.Scenario
+	if topologyLookahead(s.Topology) <= 0 {
+		return "a link has no delay, so no window is safe to run apart"
+	}
+	if plan := planPartitions(s.Topology, workers); plan.parts < 2 {
+		return "the topology has no switches to cut it by (a single switch, or switches in one group)"
+	}
+	var what []string
+	if len(s.Faults) > 0 {
+		what = append(what, "faults")
+	}
+	if len(s.Tests) > 0 {
+		what = append(what, "programs (perftest, pingpong, rping, rdma_cm, mckey)")
+	}
+	if len(s.Poisson) > 0 {
+		what = append(what, "poisson traffic")
+	}
+	var after, datagram, cm bool
+	for _, f := range s.Flows {
+		after = after || len(f.After) > 0
+		datagram = datagram || f.QP != "rc"
+		cm = cm || f.CM
+	}
+	if after {
+		what = append(what, "flows that wait for others")
+	}
+	if datagram {
+		what = append(what, "UC and UD flows")
+	}
+	if cm {
+		what = append(what, "flows connected by rdma_cm")
+	}
+	if len(s.Observe.Pcap) > 0 {
+		what = append(what, "pcap captures")
+	}
+	if !n.bare {
+		what = append(what, "the observers (sampler, PFC log, deadlock detector)")
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s act across partitions and run on one worker so far", strings.Join(what, ", "))
+}
+
+// runGroup runs a cut network to until, or to the end of the window in
+// which its flows are done (when stop says so): the stop condition is
+// looked at where every partition has reached the same time. It returns
+// the stop reason.
+func (n *Network) runGroup(until sim.Time) string {
+	s := n.Scenario
+	reason := "time"
+	n.Group.Run(until, func() bool {
+		polled := false
+		for i := range n.parts {
+			polled = polled || n.parts[i].polled
+			n.parts[i].polled = false
+		}
+		if n.interrupted.Load() {
+			reason = "interrupted"
+			return true
+		}
+		if polled && s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
+			reason = "flows-done"
+			return true
+		}
+		return false
+	})
+	return reason
+}
