@@ -18,15 +18,10 @@ func Build(s *Scenario) (*Network, error) { return BuildWorkers(s, 1) }
 // the scenario can be cut (Network.Serial says why not), the network is
 // cut into partitions (planPartitions), each on an engine of a sim.Group,
 // and its results are the same as on one worker's, byte for byte.
-func BuildWorkers(s *Scenario, workers int) (*Network, error) { return buildWorkers(s, workers, false) }
-
-// buildWorkers is BuildWorkers; bare says that the run will have no
-// observers (a test of the cut run's models alone).
-func buildWorkers(s *Scenario, workers int, bare bool) (*Network, error) {
+func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 	n := &Network{Scenario: s, flowLimit: defaultLimits.Flows,
 		Switches: make([]*swtch.Switch, len(s.Topology.Nodes)),
 		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
-		bare:     bare,
 	}
 	var fab *fabric.Network
 	if workers > 1 {
@@ -42,6 +37,7 @@ func buildWorkers(s *Scenario, workers int, bare bool) (*Network, error) {
 	}
 	n.Eng, n.Fabric = fab.Eng, fab
 	n.parts = make([]partState, len(fab.Pools))
+	n.windowed = fab.Eng.Lookahead() > 0
 	// Ports learn their pause response and their node's largest frame
 	// before any switch is made: a switch's headroom depends on its
 	// peers'.

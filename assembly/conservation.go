@@ -174,7 +174,11 @@ func (n *Network) takeCensus() *census {
 		kinds[k] = inNICRx
 	}
 	unknown := 0
-	n.Eng.EachPending(func(h sim.Handler, data any) {
+	each := n.Eng.EachPending
+	if n.Group != nil {
+		each = n.Group.EachPending
+	}
+	each(func(h sim.Handler, data any) {
 		p, ok := data.(*fabric.Packet)
 		if !ok {
 			return
@@ -203,7 +207,7 @@ func (n *Network) takeCensus() *census {
 func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string) {
 	cons := &sum.Conservation
 	cons.Errors = append(cons.Errors, c.errors...)
-	cons.Census, cons.PoolLive = c.found, int64(n.Fabric.Pool.Live)
+	cons.Census, cons.PoolLive = c.found, int64(n.Fabric.PoolsLive())
 	if cons.Census != cons.PoolLive {
 		cons.Errors = append(cons.Errors, fmt.Sprintf("census: found %d packets, the pool has %d out", cons.Census, cons.PoolLive))
 	}

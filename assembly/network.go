@@ -50,8 +50,10 @@ type Network struct {
 	Group  *sim.Group
 	Serial string
 	plan   partitionPlan
-	bare   bool   // built without observers, for tests of the cut run (parallel.go)
-	ledger ledger // UD and UC bytes dropped and copied (conservation.go)
+	// windowed: the network has a lookahead, and runs from observation
+	// point to observation point (drive.go), on one engine or cut.
+	windowed bool
+	ledger   ledger // UD and UC bytes dropped and copied (conservation.go)
 }
 
 // FlowRun is one flow's state during a run, and its record after.
@@ -264,7 +266,7 @@ func (fr *FlowRun) ResponderDelivered() int64 {
 // event and checks. A run cut into partitions (Group) notes it in at's
 // partition instead, and checks at the window's end.
 func (n *Network) poll(at fabric.NodeID) {
-	if n.Group != nil {
+	if n.windowed {
 		n.part(at).polled = true
 		return
 	}
@@ -290,7 +292,11 @@ func (n *Network) testsDone() bool {
 
 // view is what the observers see of n.
 func (n *Network) view() *observe.View {
-	return &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Switches: n.Switches, Poll: func() { n.poll(0) }}
+	v := &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Switches: n.Switches, Poll: func() { n.poll(0) }}
+	if n.Group != nil {
+		v.PartOf, v.Parts = n.Fabric.Partition, n.Group.Partitions()
+	}
+	return v
 }
 
 // prioritiesInUse are the priorities any flow or PFC configuration uses,

@@ -71,37 +71,8 @@ func (n *Network) serialReason(workers int) string {
 	if len(s.Observe.Pcap) > 0 {
 		what = append(what, "pcap captures")
 	}
-	if !n.bare {
-		what = append(what, "the observers (sampler, PFC log, deadlock detector)")
-	}
 	if len(what) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%s act across partitions and run on one worker so far", strings.Join(what, ", "))
-}
-
-// runGroup runs a cut network to until, or to the end of the window in
-// which its flows are done (when stop says so): the stop condition is
-// looked at where every partition has reached the same time. It returns
-// the stop reason.
-func (n *Network) runGroup(until sim.Time) string {
-	s := n.Scenario
-	reason := "time"
-	n.Group.Run(until, func() bool {
-		polled := false
-		for i := range n.parts {
-			polled = polled || n.parts[i].polled
-			n.parts[i].polled = false
-		}
-		if n.interrupted.Load() {
-			reason = "interrupted"
-			return true
-		}
-		if polled && s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
-			reason = "flows-done"
-			return true
-		}
-		return false
-	})
-	return reason
 }

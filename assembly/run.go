@@ -33,12 +33,18 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 		}
 	}
 	sm := observe.NewSampler(v, &s.Observe, n.prioritiesInUse(), sampled)
-	sm.Start()
 	log := observe.NewPFCLog(v)
 	n.logEvents()
 	capt := observe.NewCapturer(v, s.Observe.Pcap)
+	if !n.windowed {
+		sm.Start()
+	}
 	if !n.noDetector {
-		n.det = observe.StartDetector(v, s.Observe.DeadlockAfter)
+		if n.windowed {
+			n.det = observe.StartWindowedDetector(v, s.Observe.DeadlockAfter)
+		} else {
+			n.det = observe.StartDetector(v, s.Observe.DeadlockAfter)
+		}
 	}
 	reason := "time"
 	done := func() bool {
@@ -56,6 +62,26 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 		}
 		return false
 	}
+	if n.windowed {
+		n.drive(sm, done, progress)
+		if reason == "time" && n.interrupted.Load() {
+			reason = "interrupted"
+		}
+	} else {
+		n.runSerial(done, progress)
+	}
+	if reason == "time" && s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
+		reason = "flows-done"
+	}
+	return n.results(reason, v, sm, log, capt)
+}
+
+// runSerial runs a network without a lookahead (a link without delay),
+// which cannot be cut, on its engine: the sampler and the detector are
+// its events, and the stop condition is looked at after the events that
+// may meet it.
+func (n *Network) runSerial(done func() bool, progress func(now sim.Time, events uint64)) {
+	s := n.Scenario
 	n.Eng.OnProgress(interruptEvery, func(now sim.Time, events uint64) {
 		if n.interrupted.Load() {
 			n.poll(0)
@@ -86,9 +112,11 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 		}
 		n.polling = false
 	}
-	if reason == "time" && s.Stop.WhenFlowsDone && n.flowsDone() && n.testsDone() {
-		reason = "flows-done"
-	}
+}
+
+// results collects what a run writes.
+func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, log *observe.PFCLog, capt *observe.Capturer) *reports.Results {
+	s := n.Scenario
 	sum, rows, uplinks := n.collect(reason, v, sm.Peak())
 	sum.Warnings = append(sum.Warnings, sm.Warnings()...)
 	sum.Warnings = append(sum.Warnings, capt.Warnings()...)
@@ -128,7 +156,7 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 		Seed:       s.Seed,
 		Complete:   reason != "interrupted",
 		SimTimeNs:  now.Nanoseconds(),
-		Events:     n.Eng.Events(),
+		Events:     n.eventCount(),
 		PacketHops: n.Fabric.PacketHops(),
 		StopReason: reason,
 		Packets:    reports.PacketCounts{DropReasons: map[string]int64{}},

@@ -197,6 +197,10 @@ func init() {
 	}
 }
 
+// Engine returns the engine the port's events run on (its node's
+// partition's).
+func (p *Port) Engine() *sim.Engine { return p.eng }
+
 // SetOwner attaches the node that drives the port.
 func (p *Port) SetOwner(o Owner) {
 	p.owner = o

@@ -105,6 +105,12 @@ type Detector struct {
 	parent   []int32
 	queue    []int32
 	checkDue bool // a coalesced search is scheduled
+
+	now sim.Time // the time of what the detector is handling
+	// windowed: the run can be cut (issue 31), and the detector acts at
+	// the run's observation points (window.go) rather than in events.
+	windowed bool
+	win      windowState
 }
 
 // Detector event kinds.
@@ -123,12 +129,29 @@ func (d *Detector) trigger() {
 		return
 	}
 	d.checkDue = true
-	d.v.Eng.After(max(d.after/8, sim.Nanosecond), d, evCheck, 0, nil)
+	d.after_(max(d.after/8, sim.Nanosecond), evCheck, 0)
 }
 
 // StartDetector hooks a detector onto every port and switch of v. A
 // cycle must hold for after (observe.deadlock.after) to be reported.
 func StartDetector(v *View, after sim.Time) *Detector {
+	d := newDetector(v, after)
+	changed := d.pauseChanged // one method value for every port, not one each
+	for _, ports := range v.Ports {
+		for _, p := range ports {
+			p.OnPauseState = changed
+		}
+	}
+	for _, sw := range v.Switches {
+		if sw != nil {
+			sw.OnBlocked = d.blocked
+		}
+	}
+	return d
+}
+
+// newDetector makes a detector of v's ports, hooked to nothing yet.
+func newDetector(v *View, after sim.Time) *Detector {
 	d := &Detector{v: v, after: after}
 	d.base = make([]int, len(v.Ports)+1)
 	total := 0
@@ -144,24 +167,19 @@ func StartDetector(v *View, after sim.Time) *Detector {
 	for i := range d.first {
 		d.first[i] = -1
 	}
-	changed := d.pauseChanged // one method value for every port, not one each
-	for _, ports := range v.Ports {
-		for _, p := range ports {
-			p.OnPauseState = changed
-		}
-	}
-	for _, sw := range v.Switches {
-		if sw != nil {
-			sw.OnBlocked = d.blocked
-		}
-	}
 	return d
 }
 
 func (d *Detector) gid(p *fabric.Port) int { return d.base[p.Node] + p.Index }
 
 func (d *Detector) pauseChanged(p *fabric.Port, prio uint8, paused bool) {
-	now := d.v.Eng.Now()
+	d.applyPause(p, prio, paused, d.v.Eng.Now())
+}
+
+// applyPause is a pause of p's priority prio beginning (paused) or
+// ending at now.
+func (d *Detector) applyPause(p *fabric.Port, prio uint8, paused bool, now sim.Time) {
+	d.now = now
 	g := d.gid(p)
 	if !paused {
 		d.pauseEnded(p, g, prio, now)
@@ -214,7 +232,7 @@ func (d *Detector) follow(p *fabric.Port, g int, prio uint8, now sim.Time) {
 	d.probeAt[key] = int32(len(d.probes))
 	if !d.lookDue {
 		d.lookDue = true
-		d.v.Eng.After(stormStep, d, evStorm, 0, nil)
+		d.after_(stormStep, evStorm, 0)
 	}
 }
 
@@ -253,7 +271,10 @@ func (d *Detector) pauseEnded(_ *fabric.Port, g int, prio uint8, now sim.Time) {
 	d.probeAt[key] = 0
 }
 
-func (d *Detector) blocked(*swtch.Switch, int, uint8) { d.trigger() }
+func (d *Detector) blocked(*swtch.Switch, int, uint8) {
+	d.now = d.v.Eng.Now()
+	d.trigger()
+}
 
 // filling reports whether queue q waits for credit (InfiniBand) that its
 // peer switch's input buffer does not yet refuse: the packets the peer
@@ -350,9 +371,9 @@ func (d *Detector) check() {
 	if best == nil {
 		return
 	}
-	d.cand, d.candSince = best, d.v.Eng.Now()
+	d.cand, d.candSince = best, d.now
 	d.candGen++
-	d.v.Eng.After(d.after, d, evConfirm, d.candGen, nil)
+	d.after_(d.after, evConfirm, d.candGen)
 }
 
 // cycleThrough is the shortest cycle from v back to v inside its
@@ -386,9 +407,16 @@ func (d *Detector) cycleThrough(v, comp int32) []qnode {
 // HandleEvent runs a coalesced search, or confirms a candidate cycle
 // after observe.deadlock.after.
 func (d *Detector) HandleEvent(ev *sim.Event) {
-	if ev.Kind == evStorm {
+	d.now = d.v.Eng.Now()
+	d.fire(ev.Kind, ev.N)
+}
+
+// fire runs a search (evCheck), the storm rule's look (evStorm), or
+// confirms a candidate cycle (evConfirm, of candidate gen), at d.now.
+func (d *Detector) fire(kind int32, gen int64) {
+	if kind == evStorm {
 		d.lookDue = false
-		now := d.v.Eng.Now()
+		now := d.now
 		for i := range d.probes {
 			if d.Storm {
 				break
@@ -397,16 +425,16 @@ func (d *Detector) HandleEvent(ev *sim.Event) {
 		}
 		if len(d.probes) > 0 && !d.Storm {
 			d.lookDue = true
-			d.v.Eng.After(stormStep, d, evStorm, 0, nil)
+			d.after_(stormStep, evStorm, 0)
 		}
 		return
 	}
-	if ev.Kind == evCheck {
+	if kind == evCheck {
 		d.checkDue = false
 		d.check()
 		return
 	}
-	if d.Found || ev.N != d.candGen || d.cand == nil {
+	if d.Found || gen != d.candGen || d.cand == nil {
 		return
 	}
 	if !holds(d.cand) {
@@ -426,6 +454,7 @@ func (d *Detector) HandleEvent(ev *sim.Event) {
 // summary's deadlock and PFC fields.
 func (d *Detector) Finish(sum *reports.Summary) {
 	now := d.v.Eng.Now()
+	d.now = now
 	type row struct {
 		g    int
 		port *fabric.Port

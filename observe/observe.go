@@ -39,6 +39,19 @@ type View struct {
 	// Poll asks the run to check its stop condition after the current
 	// event (the deadlock detector calls it when it confirms a cycle).
 	Poll func()
+	// PartOf gives a node's partition when the run is cut (issue 31),
+	// of Parts; nil: one.
+	PartOf func(fabric.NodeID) int
+	Parts  int
+}
+
+func (v *View) partitions() int { return max(v.Parts, 1) }
+
+func (v *View) partition(id fabric.NodeID) int {
+	if v.PartOf == nil {
+		return 0
+	}
+	return v.PartOf(id)
 }
 
 // Config is observe: resolved against the topology.

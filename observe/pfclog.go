@@ -1,11 +1,11 @@
 package observe
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/sim"
 )
 
 // PFCLog records every PAUSE and RESUME frame sent, for pfc.csv. It
@@ -13,13 +13,21 @@ import (
 // an index) and gives pfc.csv's rows one at a time as they are written
 // (Frames: a k=32 fat tree's first millisecond sends about 830,000
 // frames, 33 MB as rows). It keeps the ports' names, not the ports.
+//
+// A run cut into partitions (issue 31) logs each partition's frames
+// apart, and Frames orders them all by time and then by port (a port's
+// own in the order it sent them), which one partition's log is put in
+// too: the rows do not depend on the partitions.
 type PFCLog struct {
-	eng   *sim.Engine
 	names []string
-	// The frames in chunks of pfcChunk: a run can send millions of PFC
-	// frames, and one slice grown by append would copy them at every
-	// doubling and hold up to twice their size (a k=16 fat-tree's 450,000
-	// frames are 7 MB).
+	parts []pfcPart
+}
+
+// pfcPart is one partition's frames in chunks of pfcChunk: a run can
+// send millions of PFC frames, and one slice grown by append would copy
+// them at every doubling and hold up to twice their size (a k=16
+// fat-tree's 450,000 frames are 7 MB).
+type pfcPart struct {
 	chunks [][]pfcFrame
 	n      int
 }
@@ -29,32 +37,34 @@ const pfcChunk = 4096
 
 type pfcFrame struct {
 	timeNs int64
-	port   int32 // in PFCLog.ports
+	port   int32 // in PFCLog.names: node by node, port by port
 	prio   uint8
 	quanta uint16
 }
 
 // NewPFCLog makes a log of the frames every port of v sends.
 func NewPFCLog(v *View) *PFCLog {
-	l := &PFCLog{eng: v.Eng}
-	for _, ports := range v.Ports {
+	l := &PFCLog{parts: make([]pfcPart, v.partitions())}
+	for id, ports := range v.Ports {
+		part := &l.parts[v.partition(fabric.NodeID(id))]
 		for _, p := range ports {
-			l.watch(p)
+			l.watch(p, part)
 		}
 	}
 	return l
 }
 
 // watch has port tell the log of the frames it sends.
-func (l *PFCLog) watch(p *fabric.Port) {
+func (l *PFCLog) watch(p *fabric.Port, part *pfcPart) {
 	i := int32(len(l.names))
 	l.names = append(l.names, p.Name)
+	eng := p.Engine()
 	p.OnPause = func(_ *fabric.Port, prio uint8, quanta uint16) {
-		l.add(pfcFrame{timeNs: l.eng.Now().Nanoseconds(), port: i, prio: prio, quanta: quanta})
+		part.add(pfcFrame{timeNs: eng.Now().Nanoseconds(), port: i, prio: prio, quanta: quanta})
 	}
 }
 
-func (l *PFCLog) add(f pfcFrame) {
+func (l *pfcPart) add(f pfcFrame) {
 	if l.n%pfcChunk == 0 {
 		l.chunks = append(l.chunks, make([]pfcFrame, 0, pfcChunk))
 	}
@@ -64,17 +74,34 @@ func (l *PFCLog) add(f pfcFrame) {
 }
 
 // Frames returns the frames logged so far, as pfc.csv's rows to come
-// (reports.PFCSource): they share the log's storage but hold neither
-// its engine nor the ports, so the network can go while they are
-// written.
+// (reports.PFCSource), in time order and by port at the same
+// nanosecond: they hold neither an engine nor the ports, so the network
+// can go while they are written.
 func (l *PFCLog) Frames() *PFCFrames {
-	return &PFCFrames{chunks: slices.Clone(l.chunks), names: l.names, n: l.n} // the headers copied: frames logged later stay out
+	n := 0
+	for i := range l.parts {
+		n += l.parts[i].n
+	}
+	all := make([]pfcFrame, 0, n)
+	for i := range l.parts {
+		for _, c := range l.parts[i].chunks {
+			all = append(all, c...)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b pfcFrame) int {
+		if a.timeNs != b.timeNs {
+			return cmp.Compare(a.timeNs, b.timeNs)
+		}
+		return cmp.Compare(a.port, b.port)
+	})
+	return &PFCFrames{chunks: [][]pfcFrame{all}, names: l.names, n: n}
 }
 
 // Rows are pfc.csv's rows, in time order.
 func (l *PFCLog) Rows() []reports.PFCRow {
-	rows := make([]reports.PFCRow, 0, l.n)
-	l.Frames().EachPFC(func(r reports.PFCRow) bool {
+	f := l.Frames()
+	rows := make([]reports.PFCRow, 0, f.n)
+	f.EachPFC(func(r reports.PFCRow) bool {
 		rows = append(rows, r)
 		return true
 	})
@@ -90,8 +117,8 @@ type PFCFrames struct {
 
 var _ reports.PFCSource = (*PFCFrames)(nil)
 
-// EachPFC yields pfc.csv's rows in time order: the order the frames were
-// sent in (the engine's time never goes back).
+// EachPFC yields pfc.csv's rows in time order, and by port at the same
+// nanosecond.
 func (f *PFCFrames) EachPFC(yield func(reports.PFCRow) bool) {
 	for _, c := range f.chunks {
 		for _, fr := range c {

@@ -132,9 +132,25 @@ func (sm *Sampler) Peak() *reports.QueuePeak {
 	return &p
 }
 
-// HandleEvent takes one sample.
+// HandleEvent takes one sample, as the engine's timer (a run that cannot
+// be cut: Sample).
 func (sm *Sampler) HandleEvent(*sim.Event) {
-	now := sm.eng.Now()
+	sm.Sample(sm.eng.Now())
+	// Keep sampling while anything else is scheduled; a sampler alone
+	// would keep an idle run going for ever.
+	if sm.eng.Pending() > 0 {
+		sm.eng.After(sm.interval, sm, 0, 0, nil)
+	}
+}
+
+// Interval is the time from one sample to the next (it doubles when the
+// series reaches its bound).
+func (sm *Sampler) Interval() sim.Time { return sm.interval }
+
+// Sample takes the sample of now: a run that can be cut takes it where
+// every event before now has fired and none at now (issue 31), at each
+// Interval, while the run has events to come.
+func (sm *Sampler) Sample(now sim.Time) {
 	dt := now - sm.last
 	if dt <= 0 {
 		return
@@ -200,11 +216,6 @@ func (sm *Sampler) HandleEvent(*sim.Event) {
 		sm.interval *= 2
 	}
 	sm.last = now
-	// Keep sampling while anything else is scheduled; a sampler alone
-	// would keep an idle run going for ever.
-	if sm.eng.Pending() > 0 {
-		sm.eng.After(sm.interval, sm, 0, 0, nil)
-	}
 }
 
 // Start schedules the first sample.

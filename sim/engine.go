@@ -45,13 +45,19 @@ type Engine struct {
 	lookahead Time
 	boundary  Time
 	staged    []stagedItem
-	nStaged   int // arrivals this engine staged in the window, for their keys
+	nStaged   int          // arrivals this engine staged in the window, for their keys
+	runs      []int        // sortStaged's scratch: where the runs in time order start
+	mergeBuf  []stagedItem // and mergeRuns'
 	// In a Group (group.go): the group, this engine's partition, and
 	// the arrivals sent to each other partition during the window; the
 	// group hands them over, so boundary stays Never.
 	group  *Group
 	part   int
-	outbox [][]stagedItem
+	outbox [][]stagedItem // sent during this window, by partition
+	sent   [][]stagedItem // sent during the last, for the others to take
+	// sentMin is the earliest time of what this engine staged or sent
+	// since its last flush (Never: none).
+	sentMin Time
 
 	progressEvery uint64
 	progressLeft  uint64 // events until the next call of progress
@@ -63,7 +69,7 @@ type Engine struct {
 // NewEngine returns an engine at time zero whose random streams derive from
 // seed.
 func NewEngine(seed uint64) *Engine {
-	return &Engine{seed: seed, horizon: Never, boundary: Never}
+	return &Engine{seed: seed, horizon: Never, boundary: Never, sentMin: Never}
 }
 
 // Now returns the current simulated time.

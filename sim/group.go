@@ -1,6 +1,10 @@
 package sim
 
-import "sync"
+import (
+	"slices"
+	"sync"
+	"unsafe"
+)
 
 // A Group runs one simulation cut into partitions, an Engine each, on
 // several goroutines (workers): conservative parallel simulation with the
@@ -37,6 +41,9 @@ type Group struct {
 	// when the next run begins.
 	open bool
 	end  Time
+	// flushDue: the window's arrivals have been put where their
+	// receivers take them (barrier), at the next window's start.
+	flushDue bool
 }
 
 // NewGroup makes partitions engines whose random streams derive from
@@ -51,6 +58,7 @@ func NewGroup(seed uint64, partitions, workers int, lookahead Time) *Group {
 		e := NewEngine(seed)
 		e.group, e.part = g, i
 		e.outbox = make([][]stagedItem, partitions)
+		e.sent = make([][]stagedItem, partitions)
 		e.SetLookahead(lookahead)
 		g.engines = append(g.engines, e)
 	}
@@ -97,6 +105,9 @@ func (g *Group) Pending() int {
 		for _, box := range e.outbox {
 			n += len(box)
 		}
+		for _, box := range e.sent {
+			n += len(box)
+		}
 	}
 	return n
 }
@@ -108,7 +119,7 @@ func (g *Group) Run(until Time, done func() bool) uint64 {
 	start := g.Events()
 	for {
 		if !g.open {
-			t := g.handOver()
+			t := g.barrier()
 			if t == Never || t > until {
 				g.stopAt(until)
 				break
@@ -140,30 +151,48 @@ func (g *Group) stopAt(until Time) {
 	}
 }
 
-// handOver is the barrier's work: each engine takes the arrivals sent to
-// it, and enters them with its own in their lanes (sorted by time and
-// key, as one engine would). It returns the earliest event left.
-func (g *Group) handOver() Time {
+// barrier ends a window: each engine's arrivals for other partitions
+// become what those take at the next window's start (runWindow). It
+// returns the earliest event left, those handed over included.
+func (g *Group) barrier() Time {
+	if !g.flushDue {
+		for _, e := range g.engines {
+			e.sent, e.outbox = e.outbox, e.sent
+		}
+		g.flushDue = true
+	}
 	t := Never
 	for _, e := range g.engines {
-		for _, from := range g.engines {
-			if box := from.outbox[e.part]; len(box) > 0 {
-				e.staged = append(e.staged, box...)
-				clear(box)
-				from.outbox[e.part] = box[:0]
-			}
-		}
-		e.flushStaged()
-		t = min(t, e.nextAt())
+		t = min(t, e.nextAt(), e.sentMin)
 	}
 	return t
+}
+
+// takeHandedOver is an engine's part of the hand-over, at the start of a
+// window on its worker: it takes the arrivals the others sent it in the
+// window before, and enters them with its own in their lanes, sorted by
+// time and key as one engine would.
+func (g *Group) takeHandedOver(e *Engine) {
+	for _, from := range g.engines {
+		if box := from.sent[e.part]; len(box) > 0 {
+			e.staged = append(e.staged, box...)
+			clear(box)
+			from.sent[e.part] = box[:0]
+		}
+	}
+	e.flushStaged()
 }
 
 // runWindow runs every engine's events up to end, inclusive, on the
 // workers: worker w runs the engines w, w+workers, ...
 func (g *Group) runWindow(end Time) {
+	flush := g.flushDue
+	g.flushDue = false
 	if g.workers == 1 {
 		for _, e := range g.engines {
+			if flush {
+				g.takeHandedOver(e)
+			}
 			e.Run(end, nil)
 		}
 		return
@@ -174,9 +203,50 @@ func (g *Group) runWindow(end Time) {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(g.engines); i += g.workers {
+				if flush {
+					g.takeHandedOver(g.engines[i])
+				}
 				g.engines[i].Run(end, nil)
 			}
 		}(w)
 	}
 	wg.Wait()
+}
+
+// NextAt returns when the earliest event of any partition is due, those
+// handed over included, or Never.
+func (g *Group) NextAt() Time {
+	t := Never
+	for _, e := range g.engines {
+		t = min(t, e.NextAt())
+	}
+	return t
+}
+
+// AdvanceTo moves every engine's clock to t (Engine.AdvanceTo).
+func (g *Group) AdvanceTo(t Time) {
+	for _, e := range g.engines {
+		e.AdvanceTo(t)
+	}
+}
+
+// Lookahead returns the windows' length.
+func (g *Group) Lookahead() Time { return g.lookahead }
+
+// EachPending is Engine.EachPending over every engine, with the arrivals
+// sent to another partition and not yet handed over.
+func (g *Group) EachPending(timer func(h Handler, data any), lane func(kind *LaneKind, data unsafe.Pointer)) {
+	for _, e := range g.engines {
+		e.EachPending(timer, lane)
+		for to := range e.outbox {
+			for _, it := range slices.Concat(e.outbox[to], e.sent[to]) {
+				if it.data == unsafe.Pointer(&eventMark) {
+					hd := (*handed)(it.target)
+					timer(hd.h, hd.data)
+					continue
+				}
+				lane(g.engines[to].laneArr[it.key&(1<<laneBits-1)].kind, it.data)
+			}
+		}
+	}
 }

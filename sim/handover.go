@@ -99,6 +99,7 @@ func (e *Engine) HandOver(l *Lane, key uint32, target, data unsafe.Pointer) {
 	}
 	it := stagedItem{at: e.now + l.delay, key: stagedKey(key, e.nStaged, l.index), target: target, data: data}
 	e.nStaged++
+	e.sentMin = min(e.sentMin, it.at)
 	if l.eng != e { // another partition's (Group)
 		e.outbox[l.eng.part] = append(e.outbox[l.eng.part], it)
 		return
@@ -142,6 +143,7 @@ func (e *Engine) HandOverEvent(to *Engine, delay Time, key uint32, h Handler, ki
 	hd := &handed{h: h, kind: kind, n: n, data: data}
 	it := stagedItem{at: e.now + delay, key: stagedKey(key, e.nStaged, 0), target: unsafe.Pointer(hd), data: unsafe.Pointer(&eventMark)}
 	e.nStaged++
+	e.sentMin = min(e.sentMin, it.at)
 	if to != e {
 		e.outbox[to.part] = append(e.outbox[to.part], it)
 		return
@@ -185,11 +187,11 @@ func (e *Engine) nextAt() Time {
 // (time, key), each with the next insertion sequence.
 func (e *Engine) flushStaged() {
 	s := e.staged
-	e.nStaged = 0
+	e.nStaged, e.sentMin = 0, Never
 	if len(s) == 0 {
 		return
 	}
-	sortStaged(s)
+	e.sortStaged(s)
 	for i := range s {
 		it := &s[i]
 		if it.data == unsafe.Pointer(&eventMark) {
@@ -223,18 +225,26 @@ func (e *Engine) flushStaged() {
 	e.staged = s[:0]
 }
 
-// sortStaged orders a window's arrivals by (time, key). They were staged
-// in the order they were sent, so one lane's are already in time order
-// and only runs of the same time need sorting (in a fabric of equal
-// links and frames most arrivals share their time with others); with
-// several lanes, or arrivals handed over from other partitions, the
-// whole is sorted. Keys are unique (stagedKey), so the order is one.
-func sortStaged(s []stagedItem) {
+// sortStaged orders a window's arrivals by (time, key). They come in
+// runs already in time order (one lane's, as they were sent; in a Group,
+// each partition's sent to this one), so the runs are merged by time
+// and then each group of the same time sorted by key (in a fabric of
+// equal links and frames most arrivals share their time with others).
+// Keys are unique (stagedKey), so the order is one.
+func (e *Engine) sortStaged(s []stagedItem) {
+	runs := append(e.runs[:0], 0)
 	for i := 1; i < len(s); i++ {
 		if s[i].at < s[i-1].at {
-			slices.SortFunc(s, cmpStaged)
-			return
+			runs = append(runs, i)
 		}
+	}
+	e.runs = runs
+	switch {
+	case len(runs) > 64:
+		slices.SortFunc(s, cmpStaged)
+		return
+	case len(runs) > 1:
+		e.mergeRuns(s, runs)
 	}
 	for i := 0; i < len(s); {
 		j := i + 1
@@ -248,6 +258,43 @@ func sortStaged(s []stagedItem) {
 		}
 		i = j
 	}
+}
+
+// mergeRuns merges s's runs in time order (starting at the indexes runs)
+// pairwise, until s is in time order.
+func (e *Engine) mergeRuns(s []stagedItem, runs []int) {
+	if cap(e.mergeBuf) < len(s) {
+		e.mergeBuf = make([]stagedItem, len(s))
+	}
+	src, dst := s, e.mergeBuf[:len(s)]
+	for len(runs) > 1 {
+		next := runs[:0]
+		for i := 0; i < len(runs); i += 2 {
+			lo, mid, hi := runs[i], len(s), len(s)
+			if i+1 < len(runs) {
+				mid = runs[i+1]
+			}
+			if i+2 < len(runs) {
+				hi = runs[i+2]
+			}
+			a, b, out := src[lo:mid], src[mid:hi], dst[lo:lo]
+			for len(a) > 0 && len(b) > 0 {
+				if b[0].at < a[0].at {
+					out, b = append(out, b[0]), b[1:]
+				} else {
+					out, a = append(out, a[0]), a[1:]
+				}
+			}
+			out = append(append(out, a...), b...)
+			next = append(next, lo)
+		}
+		runs = next
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
+	clear(e.mergeBuf)
 }
 
 func cmpStaged(a, b stagedItem) int {
@@ -270,4 +317,22 @@ func insertionSortStaged(s []stagedItem) {
 		}
 		s[j] = x
 	}
+}
+
+// NextAt returns when the earliest event still to fire is due, arrivals
+// staged for the window's end included (and, in a Group, those sent to
+// other partitions), or Never when none is.
+func (e *Engine) NextAt() Time { return min(e.nextAt(), e.sentMin) }
+
+// AdvanceTo moves the clock to t, which no event still to fire may
+// precede: a run stopped before t (Run(t-1)) is then at t, where an
+// observer looks at it.
+func (e *Engine) AdvanceTo(t Time) {
+	if t < e.now {
+		return
+	}
+	if e.NextAt() < t {
+		panic("sim: the clock moved past an event")
+	}
+	e.now = t
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"unsafe"
@@ -119,6 +120,30 @@ func TestHandOverAcrossRuns(t *testing.T) {
 	for _, stops := range [][]Time{{999, 1000, 1001}, {2250, 3000}, {4000, 5100, 6099}, {1, 2, 3, 1300, 3299}} {
 		if got := run(stops); !slices.Equal(got, whole) {
 			t.Errorf("stopped at %v: fired %q, want %q", stops, got, whole)
+		}
+	}
+}
+
+// TestSortStaged: the merge of runs in time order and the sort by key
+// within a time give what one sort by (time, key) gives, for 1 to 100
+// runs (past 64 it sorts the whole).
+func TestSortStaged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	e := NewEngine(1)
+	for _, runs := range []int{1, 2, 3, 7, 64, 65, 100} {
+		var s []stagedItem
+		for r := 0; r < runs; r++ {
+			at := Time(rng.IntN(50))
+			for k := rng.IntN(40); k > 0; k-- {
+				at += Time(rng.IntN(3)) // many equal times
+				s = append(s, stagedItem{at: at, key: stagedKey(uint32(rng.IntN(1000)), len(s), 0)})
+			}
+		}
+		want := slices.Clone(s)
+		slices.SortFunc(want, cmpStaged)
+		e.sortStaged(s)
+		if !slices.Equal(s, want) {
+			t.Errorf("%d runs: not in (time, key) order", runs)
 		}
 	}
 }

@@ -116,7 +116,7 @@ func TestBenchFromAnywhere(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	code, stdout, stderr := lfsim(t, "bench", "incast-64", "-n", "1")
-	if code != exitOK || !regexp.MustCompile(`(?m)^\s*incast-64\s+190107\s+59017\s`).MatchString(stdout) {
+	if code != exitOK || !regexp.MustCompile(`(?m)^\s*incast-64\s+189544\s+59017\s`).MatchString(stdout) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {

@@ -1,0 +1,125 @@
+package assembly
+
+import (
+	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// The run of a network with a lookahead (every link has a delay), on one
+// engine or cut into partitions: the same observation points either way
+// (observe/window.go), so that its results do not depend on the workers.
+//
+// The run goes from point to point. A point is the end of the window of
+// the hand-over that holds the next event (a multiple of the lookahead),
+// or, if earlier, the next sampling instant or the detector's next
+// deadline. At a point every event before it has fired and none at it;
+// there the detector takes its records and runs what is due, the sampler
+// samples, and the stop condition is looked at (flows-done, deadlock, a
+// program done, an interruption). So a run that stops on a condition
+// stops at the end of the window in which it was met: at most one
+// lookahead (the smallest link delay) after it.
+
+// lookahead is the run's window: the links' smallest delay.
+func (n *Network) lookahead() sim.Time {
+	if n.Group != nil {
+		return n.Group.Lookahead()
+	}
+	return n.Eng.Lookahead()
+}
+
+// nextAt is when the run's next event is due (sim.Never: none).
+func (n *Network) nextAt() sim.Time {
+	if n.Group != nil {
+		return n.Group.NextAt()
+	}
+	return n.Eng.NextAt()
+}
+
+// runBefore fires every event before t and moves the clocks to t.
+func (n *Network) runBefore(t sim.Time) {
+	if n.Group != nil {
+		n.Group.Run(t-1, nil)
+		n.Group.AdvanceTo(t)
+		return
+	}
+	n.Eng.Run(t-1, nil)
+	n.Eng.AdvanceTo(t)
+}
+
+// runThrough fires every event up to t, included, and moves the clocks
+// to t (unless t is sim.Never).
+func (n *Network) runThrough(t sim.Time) {
+	if n.Group != nil {
+		n.Group.Run(t, nil)
+		return
+	}
+	n.Eng.Run(t, nil)
+}
+
+// eventCount is how many events have fired.
+func (n *Network) eventCount() uint64 {
+	if n.Group != nil {
+		return n.Group.Events()
+	}
+	return n.Eng.Events()
+}
+
+// drive runs the network to its stop from point to point; done is the
+// stop condition, looked at where an event may have met it.
+func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now sim.Time, events uint64)) {
+	stop := n.Scenario.Stop.At
+	look := n.lookahead()
+	nextSample := sm.Interval()
+	sampling := true // the last sample saw events to come (the first is due regardless)
+	var reported uint64
+	for {
+		t := n.nextAt()
+		if t == sim.Never {
+			// Nothing left: the sample due next is still taken, if the
+			// last one saw events to come, and the clock goes to the
+			// stop.
+			if sampling && nextSample <= stop {
+				n.observe(nextSample)
+				sm.Sample(nextSample)
+			}
+			n.runThrough(stop)
+			n.observe(n.Eng.Now())
+			return
+		}
+		end := min((t/look+1)*look, nextSample)
+		if n.det != nil {
+			end = min(end, n.det.Next())
+		}
+		if end > stop {
+			n.runThrough(stop)
+			n.observe(n.Eng.Now())
+			return
+		}
+		n.runBefore(end)
+		n.observe(end)
+		if end == nextSample {
+			sm.Sample(end)
+			nextSample = end + sm.Interval()
+			sampling = n.nextAt() != sim.Never
+		}
+		if ev := n.eventCount(); progress != nil && ev/progressEvery != reported/progressEvery {
+			progress(end, ev)
+			reported = ev
+		}
+		polled := n.interrupted.Load() || len(n.Tests) > 0
+		for i := range n.parts {
+			polled = polled || n.parts[i].polled
+			n.parts[i].polled = false
+		}
+		if polled && done() {
+			return
+		}
+	}
+}
+
+// observe is the detector's look at point t.
+func (n *Network) observe(t sim.Time) {
+	if n.det != nil {
+		n.det.Tick(t)
+	}
+}
