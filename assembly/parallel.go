@@ -41,7 +41,7 @@ func (n *Network) serialReason(workers int) string {
 		return "a link has no delay, so no window is safe to run apart"
 	}
 	if plan := planPartitions(s.Topology, workers); plan.parts < 2 {
-		return "the topology has no switches to cut it by (a single switch, or switches in one group)"
+		return "the topology cannot be cut in two"
 	}
 	var what []string
 	if len(s.Faults) > 0 {
@@ -74,5 +74,5 @@ func (n *Network) serialReason(workers int) string {
 	if len(what) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s act across partitions and run on one worker so far", strings.Join(what, ", "))
+	return fmt.Sprintf("what acts across partitions other than through links runs on one worker so far: %s", strings.Join(what, ", "))
 }

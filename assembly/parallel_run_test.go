@@ -3,10 +3,15 @@ package assembly
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/bench"
+	"github.com/lfsim/lfsim/scenario"
 
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
@@ -21,6 +26,12 @@ func runFiles(t testing.TB, src string, workers int) (map[string][]byte, *Networ
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runScenarioFiles(t, s, workers)
+}
+
+// runScenarioFiles is runFiles for a scenario already loaded.
+func runScenarioFiles(t testing.TB, s *Scenario, workers int) (map[string][]byte, *Network) {
+	t.Helper()
 	n, err := BuildWorkers(s, workers)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +106,79 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEveryScenarioAnyWorkers: every example, lab and bench scenario,
+// cut short (300 us, the bench's 100 us), writes the same bytes at 1, 2,
+// 3 and 8 workers (issue 31). Those that run on one worker whatever is
+// asked (Network.Serial) are named with their reason and not run again:
+// they run the one engine every time. -short leaves the bench out.
+func TestEveryScenarioAnyWorkers(t *testing.T) {
+	type named struct {
+		name string
+		load func() (*Scenario, error)
+	}
+	var all []named
+	for _, ex := range scenario.Examples() {
+		all = append(all, named{ex.Name, func() (*Scenario, error) { return LoadExample(ex.Name) }})
+	}
+	for _, l := range scenario.Labs() {
+		for _, sc := range l.Scenarios {
+			all = append(all, named{sc, func() (*Scenario, error) { return LoadExample(sc) }})
+		}
+	}
+	if !testing.Short() {
+		files, _ := fs.Glob(bench.Files, "*.yaml")
+		for _, f := range files {
+			all = append(all, named{"bench/" + f, func() (*Scenario, error) {
+				b, err := fs.ReadFile(bench.Files, f)
+				if err != nil {
+					return nil, err
+				}
+				return Parse(f, b)
+			}})
+		}
+	}
+	cut := 0
+	for _, sc := range all {
+		load := func() *Scenario {
+			s, err := sc.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			limit := 300 * sim.Microsecond
+			if strings.HasPrefix(sc.name, "bench/") {
+				limit = 100 * sim.Microsecond
+			}
+			s.Stop.At = min(s.Stop.At, limit)
+			return s
+		}
+		probe, err := BuildWorkers(load(), 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if probe.Serial != "" {
+			t.Logf("%s: one worker: %s", sc.name, probe.Serial)
+			continue
+		}
+		cut++
+		want, _ := runScenarioFiles(t, load(), 1)
+		for _, w := range []int{2, 3, 8} {
+			got, n := runScenarioFiles(t, load(), w)
+			for name := range want {
+				if !bytes.Equal(got[name], want[name]) {
+					t.Errorf("%s, %d workers (%v): %s differs from one worker's:\n%s", sc.name, w, n.plan, name, firstDiff(got[name], want[name]))
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s, %d workers: %d files, one worker %d", sc.name, w, len(got), len(want))
+			}
+		}
+	}
+	if cut == 0 {
+		t.Errorf("no scenario was cut: the test compares nothing")
+	}
+	t.Logf("%d of %d scenarios cut and compared", cut, len(all))
 }
 
 // firstDiff shows the first line where a and b differ.

@@ -95,6 +95,11 @@ func planPartitions(t *fabric.Topology, parts int) partitionPlan {
 			}
 		}
 	}
+	if len(weights)+len(tops) < 2 && parts > 1 {
+		// One group (a ring, a dumbbell, a star): each switch is a
+		// group with its hosts, or, with one switch, each host alone.
+		group, weights = unitGroups(t)
+	}
 	parts = max(1, min(parts, len(weights)+len(tops)))
 	plan := partitionPlan{part: make([]int, n), parts: parts, load: make([]int, parts)}
 	order := make([]int, len(weights))
@@ -124,6 +129,42 @@ func planPartitions(t *fabric.Topology, parts int) partitionPlan {
 		}
 	}
 	return plan
+}
+
+// unitGroups gives each switch a group with its hosts (a host's second
+// port with it), or, when there is one switch, each host a group of its
+// own beside the switch's; and each group's weight (its ports).
+func unitGroups(t *fabric.Topology) (group []int, weights []int) {
+	group = make([]int, len(t.Nodes))
+	switches := 0
+	for _, node := range t.Nodes {
+		if node.Kind == fabric.Switch {
+			switches++
+		}
+	}
+	for id, node := range t.Nodes {
+		if node.Kind == fabric.Switch || switches == 1 && !node.Second {
+			group[id] = len(weights)
+			weights = append(weights, 0)
+		}
+	}
+	for id, node := range t.Nodes {
+		if node.Kind != fabric.Switch && (switches != 1 || node.Second) {
+			owner := fabric.NodeID(id)
+			if node.Second {
+				owner = t.Owner(owner)
+			}
+			if switches == 1 {
+				group[id] = group[owner]
+			} else {
+				group[id] = group[t.Nodes[owner].Ports[0].Peer]
+			}
+		}
+	}
+	for id, node := range t.Nodes {
+		weights[group[id]] += len(node.Ports)
+	}
+	return group, weights
 }
 
 // imbalance is the busiest partition's load over the mean: 1 is even.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -46,11 +47,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	stopAt := fs.String("stop-at", "", "override stop.at (e.g. 2ms)")
 	cpuProf := fs.String("cpuprofile", "", "with one scenario and -n 1: write a CPU profile of its run (go tool pprof)")
 	vs := fs.String("vs", "", "another lfsim binary to pair with this one: the two run in turn and a second table gives the ratios of their run times")
+	workers := fs.IntP("workers", "j", 1, "worker goroutines for each run (a network that can be cut runs on up to this many; the results are the same)")
+	vsWorkers := fs.Int("vs-workers", 1, "with --vs: worker goroutines for the other binary's runs (passed only when above 1); --vs of this binary with --workers 2 measures two workers against one")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if *child {
-		return benchChild(fs.Arg(0), *stopAt, *cpuProf, stdout, stderr)
+		return benchChild(fs.Arg(0), *stopAt, *cpuProf, *workers, stdout, stderr)
 	}
 	if m, _ := filepath.Glob(filepath.Join(*dir, "*.yaml")); len(m) == 0 && !fs.Changed("dir") {
 		// Not in the repository: the suite embedded in the binary, written
@@ -103,10 +106,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "running %s...\n", f)
 		var rs, others []benchResult
 		for i := 0; i < *runs; i++ {
-			r, err := runBenchChild(exe, f, *stopAt, *cpuProf, stderr)
+			r, err := runBenchChild(exe, f, *stopAt, *cpuProf, *workers, stderr)
 			var o benchResult
 			if err == nil && *vs != "" {
-				o, err = runBenchChild(*vs, f, *stopAt, "", stderr)
+				o, err = runBenchChild(*vs, f, *stopAt, "", *vsWorkers, stderr)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "lfsim bench: %s: %v\n", f, err)
@@ -143,8 +146,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 
 // runBenchChild runs `exe bench --child FILE` and reads its figures and
 // its peak resident memory.
-func runBenchChild(exe, file, stopAt, cpuProf string, stderr io.Writer) (benchResult, error) {
+func runBenchChild(exe, file, stopAt, cpuProf string, workers int, stderr io.Writer) (benchResult, error) {
 	cargs := []string{"bench", "--child", file}
+	if workers > 1 {
+		cargs = append(cargs, "--workers", strconv.Itoa(workers))
+	}
 	if stopAt != "" {
 		cargs = append(cargs, "--stop-at", stopAt)
 	}
@@ -189,7 +195,7 @@ func median(xs []float64) float64 {
 
 // benchChild builds and runs one scenario, writing nothing but its
 // figures.
-func benchChild(file, stopAt, cpuProf string, stdout, stderr io.Writer) int {
+func benchChild(file, stopAt, cpuProf string, workers int, stdout, stderr io.Writer) int {
 	sc, err := assembly.LoadNamed(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -205,7 +211,7 @@ func benchChild(file, stopAt, cpuProf string, stdout, stderr io.Writer) int {
 	}
 	t0 := time.Now()
 	tightenGC()
-	net, err := assembly.Build(sc)
+	net, err := assembly.BuildWorkers(sc, workers)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed

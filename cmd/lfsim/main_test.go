@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -426,5 +427,52 @@ func TestDevinfo(t *testing.T) {
 	}
 	if code, _, errs := lfsim(t, "devinfo", "incast-8to1", "h99"); code != exitUsage || !strings.Contains(errs, "has no host h99") {
 		t.Errorf("devinfo of a missing host: %d %q", code, errs)
+	}
+}
+
+// TestRunWorkers: lfsim run --workers cuts the network when it can and
+// writes the same files as one worker (report.html names its folder and
+// the wall time, so it is left out); a scenario that cannot be cut says
+// why on stderr and runs on one.
+func TestRunWorkers(t *testing.T) {
+	dir := t.TempDir()
+	read := func(out string) map[string]string {
+		files := map[string]string{}
+		entries, err := os.ReadDir(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() == "report.html" {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(out, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[e.Name()] = regexp.MustCompile(`"wall_seconds": [0-9.e-]+`).ReplaceAllString(string(b), "")
+		}
+		return files
+	}
+	var outs []map[string]string
+	for _, w := range []string{"1", "3"} {
+		out := filepath.Join(dir, "w"+w)
+		code, _, stderr := lfsim(t, "run", "-q", "-o", out, "--workers", w, "fat-tree-k4-all-to-all")
+		if code != exitOK || strings.Contains(stderr, "one worker") {
+			t.Fatalf("--workers %s: exit %d\n%s", w, code, stderr)
+		}
+		outs = append(outs, read(out))
+	}
+	if len(outs[0]) < 5 {
+		t.Fatalf("one worker wrote %d files", len(outs[0]))
+	}
+	for name, b := range outs[0] {
+		if outs[1][name] != b {
+			t.Errorf("%s differs between 1 and 3 workers", name)
+		}
+	}
+	code, _, stderr := lfsim(t, "run", "-o", filepath.Join(dir, "star"), "--workers", "2", "lossless-or-not-roce-pfc")
+	if code != exitOK || !strings.Contains(stderr, "on one worker:") {
+		t.Errorf("a poisson scenario on 2 workers: exit %d, stderr %q; want it run on one, saying why", code, stderr)
 	}
 }

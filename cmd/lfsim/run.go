@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -29,8 +30,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.BoolP("quiet", "q", false, "print no progress line and no summary")
 	progress := fs.Bool("progress", false, "show the progress line even when stderr is not a terminal")
 	maxMem := memoryFlag(fs)
+	workers := fs.IntP("workers", "j", runtime.NumCPU(), "worker goroutines for the run: a network that can be cut runs on up to this many, one partition each (1: one engine); the results are the same for any number")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
+	}
+	if *workers < 1 {
+		fmt.Fprintf(stderr, "lfsim run: --workers %d: want 1 or more\n", *workers)
+		return exitUsage
 	}
 	if !setMemoryLimit("run", *maxMem, stderr) {
 		return exitUsage
@@ -75,11 +81,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if showProgress {
 		endBuild = building(stderr, sc.Name)
 	}
-	net, err := assembly.Build(sc)
+	net, err := assembly.BuildWorkers(sc, *workers)
 	endBuild()
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
+	}
+	if net.Serial != "" && !*quiet {
+		fmt.Fprintf(stderr, "lfsim run: on one worker: %s\n", net.Serial)
 	}
 	settleMemory()
 
