@@ -1,6 +1,9 @@
 package assembly
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -74,6 +77,9 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 	var reported uint64
 	for {
 		t := n.nextAt()
+		if t == sim.Never && n.ctlNext() <= stop {
+			t = n.ctlNext() // nothing runs before the next fault; it may start something
+		}
 		if t == sim.Never {
 			// Nothing left: the sample due next is still taken, if the
 			// last one saw events to come, and the clock goes to the
@@ -86,7 +92,7 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 			n.observe(n.Eng.Now())
 			return
 		}
-		end := min((t/look+1)*look, nextSample)
+		end := min((t/look+1)*look, nextSample, n.ctlNext())
 		if n.det != nil {
 			end = min(end, n.det.Next())
 		}
@@ -117,9 +123,61 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 	}
 }
 
-// observe is the detector's look at point t.
+// observe is the control plane's actions due at point t, then the
+// detector's look.
 func (n *Network) observe(t sim.Time) {
+	n.runControl(t)
 	if n.det != nil {
 		n.det.Tick(t)
+	}
+}
+
+// control is a control-plane action to come (a fault's start or end, a
+// switch's new routes): what Network.at was given.
+type control struct {
+	at   sim.Time
+	seq  int64
+	h    sim.Handler
+	kind int32
+}
+
+// at schedules h.HandleEvent (with kind) at t as the control plane's
+// action. In a run with a lookahead it is an observation point of its
+// own (drive), where every partition has run every event before t and
+// none at t, so an action that changes several nodes (both ends of a
+// link, every switch's routes) changes them at once whatever the
+// workers; otherwise it is an engine event.
+func (n *Network) at(t sim.Time, h sim.Handler, kind int32) {
+	if !n.windowed {
+		n.Eng.Schedule(t, h, kind, 0, nil)
+		return
+	}
+	n.ctlSeq++
+	c := control{at: t, seq: n.ctlSeq, h: h, kind: kind}
+	i, _ := slices.BinarySearchFunc(n.ctl, c, func(a, b control) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	n.ctl = slices.Insert(n.ctl, i, c)
+}
+
+// ctlNext is when the next control action is due (sim.Never: none).
+func (n *Network) ctlNext() sim.Time {
+	if len(n.ctl) == 0 {
+		return sim.Never
+	}
+	return n.ctl[0].at
+}
+
+// runControl runs the control actions due at or before t, in order;
+// those they schedule for t run too.
+func (n *Network) runControl(t sim.Time) {
+	for len(n.ctl) > 0 && n.ctl[0].at <= t {
+		c := n.ctl[0]
+		n.ctl = slices.Delete(n.ctl, 0, 1)
+		ev := sim.Event{At: c.at, H: c.h, Kind: c.kind}
+		c.h.HandleEvent(&ev)
 	}
 }

@@ -11,8 +11,10 @@ import (
 	swtch "github.com/lfsim/lfsim/switch"
 )
 
-// Faults run as engine events that change one node's state through its
-// own small methods (swtch.Switch.PortDown, hca.HCA.SetPFCStorm, ...).
+// Faults run as control-plane actions (Network.at: at observation points
+// of their own in a run with a lookahead, where every partition stands at
+// their time; engine events otherwise) that change nodes' state through
+// their own small methods (swtch.Switch.PortDown, hca.HCA.SetPFCStorm, ...).
 // Rerouting after a link changes state is the control plane's work: the
 // runner computes the new tables (fabric.ComputeRoutesDegraded on the
 // topology without the cut links) and installs them switch by switch, the
@@ -51,9 +53,9 @@ func (n *Network) scheduleFault(f Fault) {
 		port, _ := n.Scenario.Topology.PortTo(f.A, f.B)
 		fe.linkIx = n.Scenario.Topology.Nodes[f.A].Ports[port].Link
 	}
-	n.Eng.Schedule(f.At, fe, 0, 0, nil)
+	n.at(f.At, fe, 0)
 	if f.Until != sim.Never {
-		n.Eng.Schedule(f.Until, fe, 1, 0, nil)
+		n.at(f.Until, fe, 1)
 	}
 }
 
@@ -124,7 +126,7 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		if up {
 			sw.SetMissing(host, false)
 		} else {
-			n.Eng.After(convergence, &entryAging{sw: sw, host: host, n: n, ix: ix}, 0, 0, nil)
+			n.at(n.Eng.Now()+convergence, &entryAging{sw: sw, host: host, n: n, ix: ix}, 0)
 		}
 		return
 	}
@@ -138,7 +140,7 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 	if at, once := n.installAtOnce(convergence); once {
 		for _, sw := range n.Switches {
 			if sw != nil {
-				n.Eng.After(at, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0, 0, nil)
+				n.at(n.Eng.Now()+at, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0)
 			}
 		}
 		return
@@ -148,7 +150,7 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		if sw == nil || dist[id] < 0 {
 			continue
 		}
-		n.Eng.After(sim.Time(dist[id])*convergence, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0, 0, nil)
+		n.at(n.Eng.Now()+sim.Time(dist[id])*convergence, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0)
 	}
 }
 
@@ -298,9 +300,9 @@ func (n *Network) scheduleLoss(f Fault) {
 		port, _ := t.PortTo(d[0], d[1])
 		name := fmt.Sprintf("fault/loss/%s-%s", t.Nodes[d[0]].Name, t.Nodes[d[1]].Name)
 		l := &lossFault{link: n.Fabric.LinkFrom(d[0], port), rate: f.Rate, rng: sim.Stream(n.Scenario.Seed, name)}
-		n.Eng.Schedule(f.At, l, 0, 0, nil)
+		n.at(f.At, l, 0)
 		if f.Until != sim.Never {
-			n.Eng.Schedule(f.Until, l, 1, 0, nil)
+			n.at(f.Until, l, 1)
 		}
 	}
 }

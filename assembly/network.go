@@ -53,7 +53,10 @@ type Network struct {
 	// windowed: the network has a lookahead, and runs from observation
 	// point to observation point (drive.go), on one engine or cut.
 	windowed bool
-	ledger   ledger // UD and UC bytes dropped and copied (conservation.go)
+	// ctl are the control plane's actions to come, by time (Network.at).
+	ctl    []control
+	ctlSeq int64
+	ledger ledger // UD and UC bytes dropped and copied (conservation.go)
 }
 
 // FlowRun is one flow's state during a run, and its record after.

@@ -44,9 +44,6 @@ func (n *Network) serialReason(workers int) string {
 		return "the topology cannot be cut in two"
 	}
 	var what []string
-	if len(s.Faults) > 0 {
-		what = append(what, "faults")
-	}
 	if len(s.Tests) > 0 {
 		what = append(what, "programs (perftest, pingpong, rping, rdma_cm, mckey)")
 	}
