@@ -76,9 +76,10 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 	sampling := true // the last sample saw events to come (the first is due regardless)
 	var reported uint64
 	for {
+		n.makeArrivals(n.Eng.Now())
 		t := n.nextAt()
-		if t == sim.Never && n.ctlNext() <= stop {
-			t = n.ctlNext() // nothing runs before the next fault; it may start something
+		if c := min(n.ctlNext(), n.nextArrivalWindow()); t == sim.Never && c <= stop {
+			t = c // nothing runs before the next fault or arrival; it may start something
 		}
 		if t == sim.Never {
 			// Nothing left: the sample due next is still taken, if the
@@ -92,7 +93,7 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 			n.observe(n.Eng.Now())
 			return
 		}
-		end := min((t/look+1)*look, nextSample, n.ctlNext())
+		end := min((t/look+1)*look, nextSample, n.ctlNext(), n.nextArrivalWindow())
 		if n.det != nil {
 			end = min(end, n.det.Next())
 		}
@@ -106,7 +107,7 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 		if end == nextSample {
 			sm.Sample(end)
 			nextSample = end + sm.Interval()
-			sampling = n.nextAt() != sim.Never
+			sampling = min(n.nextAt(), n.ctlNext(), n.nextArrivalWindow()) != sim.Never
 		}
 		if ev := n.eventCount(); progress != nil && ev/progressEvery != reported/progressEvery {
 			progress(end, ev)

@@ -36,6 +36,7 @@ type dynamic struct {
 	capped     bool    // a poisson source stopped at the flow limit
 	closer     *closer
 	listening  map[*hca.HCA]bool // hosts whose flows' listener is up (connect.go; lookups only)
+	poisson    []*poissonSource  // in a run with a lookahead: every source, generator by generator
 }
 
 // partState is what the runner counts of a partition's hosts (one, unless
@@ -124,7 +125,7 @@ func (n *Network) buildFlows() error {
 	for gi := range s.Poisson {
 		g := &s.Poisson[gi]
 		for _, h := range g.Hosts {
-			n.startPoisson(g, h)
+			n.dyn.poisson = append(n.dyn.poisson, n.startPoisson(g, h))
 		}
 	}
 	return nil
@@ -388,16 +389,22 @@ type poissonSource struct {
 	rng     *rand.Rand
 	meanGap float64 // picoseconds
 	end     sim.Time
+	// arrival is the next arrival's time in a run with a lookahead
+	// (sim.Never: none), whose flow the runner makes at the observation
+	// point before its window (makeArrivals); otherwise the arrival is an
+	// engine event.
+	arrival sim.Time
 }
 
 // startPoisson schedules host's first arrival.
-func (n *Network) startPoisson(g *PoissonGen, host fabric.NodeID) {
+func (n *Network) startPoisson(g *PoissonGen, host fabric.NodeID) *poissonSource {
 	t := n.Scenario.Topology
 	rate := n.HCAs[host].Port().Rate
 	p := &poissonSource{n: n, g: g, host: host,
 		rng:     sim.Stream(n.Scenario.Seed, fmt.Sprintf("traffic/poisson/%d/%s", g.Generator, t.Nodes[host].Name)),
 		meanGap: PoissonMeanGap(g.Sizes.Mean(), float64(rate), g.Load),
 		end:     min(g.Until, n.Scenario.Stop.At),
+		arrival: sim.Never,
 	}
 	for i, h := range g.Hosts {
 		if h == host {
@@ -405,6 +412,47 @@ func (n *Network) startPoisson(g *PoissonGen, host fabric.NodeID) {
 		}
 	}
 	p.schedule(g.Start)
+	return p
+}
+
+// makeArrivals makes the flows of the poisson arrivals before the end of
+// the window that holds point (every one not made yet), in order of
+// time and then of source (generator by generator, host by host): the
+// same order whatever the partitions. A flow is made at the point
+// before its window, both its QPs and its responder's memory, and its
+// work request is posted at its arrival: its responder is ready before
+// any of its packets can reach it (at least one lookahead after), and
+// no worker is running while the runner touches two hosts.
+func (n *Network) makeArrivals(point sim.Time) {
+	look := n.lookahead()
+	end := (point/look + 1) * look
+	for {
+		var first *poissonSource
+		for _, p := range n.dyn.poisson {
+			if p.arrival < end && (first == nil || p.arrival < first.arrival) {
+				first = p
+			}
+		}
+		if first == nil {
+			return
+		}
+		first.arrive(first.arrival)
+	}
+}
+
+// nextArrivalWindow is the start of the window of the next poisson
+// arrival whose flow is not made yet (sim.Never: none): an observation
+// point, where makeArrivals makes it.
+func (n *Network) nextArrivalWindow() sim.Time {
+	t := sim.Never
+	for _, p := range n.dyn.poisson {
+		t = min(t, p.arrival)
+	}
+	if t == sim.Never {
+		return t
+	}
+	look := n.lookahead()
+	return t / look * look
 }
 
 // PoissonMeanGap is the mean gap between a host's arrivals, in
@@ -429,6 +477,10 @@ func (p *poissonSource) schedule(from sim.Time) {
 		return
 	}
 	p.n.dyn.sources++
+	if p.n.windowed {
+		p.arrival = at
+		return
+	}
 	p.n.Eng.Schedule(at, p, 0, 0, nil)
 }
 
@@ -446,15 +498,19 @@ func (p *poissonSource) next() (size int64, dst fabric.NodeID) {
 }
 
 // HandleEvent is an arrival: a flow starts now, and the next is drawn.
-func (p *poissonSource) HandleEvent(*sim.Event) {
+func (p *poissonSource) HandleEvent(*sim.Event) { p.arrive(p.n.Eng.Now()) }
+
+// arrive is the arrival at now: its flow is made and starts at now, and
+// the next arrival is drawn.
+func (p *poissonSource) arrive(now sim.Time) {
 	n := p.n
+	p.arrival = sim.Never
 	n.dyn.sources--
 	n.poll(p.host)
 	if len(n.Flows) >= n.flowLimit {
 		n.dyn.capped = true // the source ends here
 		return
 	}
-	now := n.Eng.Now()
 	size, dst := p.next()
 	g := p.g
 	prio := n.Scenario.poissonPriority(g, p.host)

@@ -47,14 +47,15 @@ func (n *Network) serialReason(workers int) string {
 	if len(s.Tests) > 0 {
 		what = append(what, "programs (perftest, pingpong, rping, rdma_cm, mckey)")
 	}
-	if len(s.Poisson) > 0 {
-		what = append(what, "poisson traffic")
-	}
 	var after, datagram, cm bool
 	for _, f := range s.Flows {
 		after = after || len(f.After) > 0
 		datagram = datagram || f.QP != "rc"
 		cm = cm || f.CM
+	}
+	for _, g := range s.Poisson {
+		datagram = datagram || g.QP != "rc"
+		cm = cm || g.CM
 	}
 	if after {
 		what = append(what, "flows that wait for others")
