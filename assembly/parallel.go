@@ -66,9 +66,6 @@ func (n *Network) serialReason(workers int) string {
 	if cm {
 		what = append(what, "flows connected by rdma_cm")
 	}
-	if len(s.Observe.Pcap) > 0 {
-		what = append(what, "pcap captures")
-	}
 	if len(what) == 0 {
 		return ""
 	}

@@ -60,14 +60,15 @@ func runScenarioFiles(t testing.TB, s *Scenario, workers int) (map[string][]byte
 // cutCases are scenarios that can be cut, for the tests of the cut run.
 var cutCases = []struct{ name, src string }{
 	{"k4 pfc permutation", "topology: {kind: fat-tree, k: 4}\nstop: {at: 300us, when: flows-done}\nhca: {cc: none}\ntraffic:\n  - permutation: {hosts: all, size: 256KiB}\n"},
-	{"k4 hpcc all-to-all", "topology: {kind: fat-tree, k: 4}\nstop: {at: 150us}\nhca: {cc: hpcc}\nobserve: {interval: 5us}\ntraffic:\n  - all_to_all: {size: 64KiB}\n"},
+	{"k4 hpcc all-to-all, pcaps", "topology: {kind: fat-tree, k: 4}\nstop: {at: 150us}\nhca: {cc: hpcc}\nobserve: {interval: 5us, pcap: [h0, h5, s16:p0, s17:p3]}\ntraffic:\n  - all_to_all: {size: 64KiB}\n"},
 	{"k8 dcqcn permutation", "topology: {kind: fat-tree, k: 8}\nstop: {at: 200us}\nhca: {cc: dcqcn}\nobserve: {interval: 3us}\ntraffic:\n  - permutation: {hosts: all, size: 1MiB}\n"},
 }
 
 // TestCutRunMatchesOneWorker: issue 31's determinism with the real models
 // and observers. Fat trees' permutations and all-to-all of RC WRITEs
 // (PFC, DCQCN with ECN, HPCC with INT; samples every 3 or 5 us, which
-// are not window ends) run cut into 2, 3 and 8 partitions write the same
+// are not window ends; pcaps of cables whose ends are in different
+// partitions, INT headers in them) run cut into 2, 3 and 8 partitions write the same
 // bytes as on one engine: summary.json (but wall_seconds), flows.csv,
 // timeseries.csv, pfc.csv and the rest. Without the hand-over's sort the
 // first case already differs (tried when the test was written).
@@ -83,6 +84,9 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 		}
 		if len(want["pfc.csv"]) < 100 && c.name == "k4 pfc permutation" {
 			t.Errorf("%s: pfc.csv holds no frame; the case should pause", c.name)
+		}
+		if strings.Contains(c.src, "pcap") && len(want["h0.pcap"]) < 10000 {
+			t.Errorf("%s: h0.pcap holds %d bytes; the case should capture", c.name, len(want["h0.pcap"]))
 		}
 		for _, w := range []int{2, 3, 8} {
 			got, n := runFiles(t, c.src, w)
