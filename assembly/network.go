@@ -29,7 +29,6 @@ type Network struct {
 	// flowLimit bounds the flows a run makes, those of poisson generators
 	// included: a source stops there (the loader's limit).
 	flowLimit   int
-	completed   int
 	faults      *faultState // faults.go
 	det         *observe.Detector
 	events      []eventLog // the HCAs' asynchronous events, by partition (Run)

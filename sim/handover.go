@@ -285,7 +285,7 @@ func (e *Engine) mergeRuns(s []stagedItem, runs []int) {
 					out, a = append(out, a[0]), a[1:]
 				}
 			}
-			out = append(append(out, a...), b...)
+			_ = append(append(out, a...), b...) // into dst[lo:hi], in place
 			next = append(next, lo)
 		}
 		runs = next
