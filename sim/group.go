@@ -41,8 +41,8 @@ type Group struct {
 	// when the next run begins.
 	open bool
 	end  Time
-	// flushDue: the window's arrivals have been put where their
-	// receivers take them (barrier), at the next window's start.
+	// flushDue: a window begins, and the arrivals sent since the last
+	// began have been put where their receivers take them (barrier).
 	flushDue bool
 }
 
@@ -119,13 +119,14 @@ func (g *Group) Run(until Time, done func() bool) uint64 {
 	start := g.Events()
 	for {
 		if !g.open {
-			t := g.barrier()
+			t := g.nextEvent()
 			if t == Never || t > until {
 				g.stopAt(until)
 				break
 			}
 			g.end = (t/g.lookahead+1)*g.lookahead - 1 // the window's last instant
 			g.open = true
+			g.barrier()
 		}
 		last := min(g.end, until)
 		g.runWindow(last)
@@ -151,21 +152,26 @@ func (g *Group) stopAt(until Time) {
 	}
 }
 
-// barrier ends a window: each engine's arrivals for other partitions
-// become what those take at the next window's start (runWindow). It
-// returns the earliest event left, those handed over included.
-func (g *Group) barrier() Time {
-	if !g.flushDue {
-		for _, e := range g.engines {
-			e.sent, e.outbox = e.outbox, e.sent
-		}
-		g.flushDue = true
-	}
+// nextEvent returns the earliest event left, those handed over
+// included.
+func (g *Group) nextEvent() Time {
 	t := Never
 	for _, e := range g.engines {
 		t = min(t, e.nextAt(), e.sentMin)
 	}
 	return t
+}
+
+// barrier begins a window: what each engine sent the others since the
+// last window began (in that window, or at an observer's point after it,
+// such as a fault's) becomes what they take at the window's start
+// (runWindow), as one engine enters all it staged when it crosses the
+// window's start.
+func (g *Group) barrier() {
+	for _, e := range g.engines {
+		e.sent, e.outbox = e.outbox, e.sent
+	}
+	g.flushDue = true
 }
 
 // takeHandedOver is an engine's part of the hand-over, at the start of a

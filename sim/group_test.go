@@ -106,6 +106,23 @@ func newToyNet(seed uint64, nodes int, engineOf func(i int) *Engine) *toyNet {
 	return t
 }
 
+// toyStops are where a run is stopped and resumed, in the test's even
+// seeds: inside windows, at a window's start and at its last instant.
+var toyStops = []Time{999, 1999, 2000, 5000, 5001, 12345, 12999}
+
+// act is an observer's action at a stop (as a fault at an observation
+// point): a node chosen by the time fires, sending and scheduling as in
+// any of its events, while no engine runs.
+func (t *toyNet) act(at Time) {
+	n := t.nodes[int(at)%len(t.nodes)]
+	n.fire("act", int64(at))
+	for _, l := range n.links { // one message on every link, the shortest's due a lookahead on
+		n.sent++
+		n.msgs = append(n.msgs, int64(n.id)*1_000_000+int64(n.sent))
+		n.e.HandOver(l.lane, l.key, unsafe.Pointer(l.to), unsafe.Pointer(&n.msgs[len(n.msgs)-1]))
+	}
+}
+
 func (t *toyNet) logs() [][]string {
 	var out [][]string
 	for _, n := range t.nodes {
@@ -117,7 +134,8 @@ func (t *toyNet) logs() [][]string {
 // TestGroupMatchesOneEngine: issue 31's determinism, at the engine. The
 // toy network's nodes log their events in the same order whether one
 // Engine runs them all or a Group of 1, 2, 3 or 8 partitions on 1 or 2
-// workers (stopped now and then or not), with nodes dealt to partitions
+// workers (stopped now and then or not, with a node acting at each stop
+// while none runs, as a fault does), with nodes dealt to partitions
 // in runs or round robin. Without the hand-over (one Engine, no
 // lookahead) the order differs: what the test compares is not trivially
 // equal.
@@ -127,6 +145,12 @@ func TestGroupMatchesOneEngine(t *testing.T) {
 		e := NewEngine(seed)
 		e.SetLookahead(1000)
 		one := newToyNet(seed, nodes, func(int) *Engine { return e })
+		if seed%2 == 0 {
+			for _, stop := range toyStops {
+				e.Run(stop, nil)
+				one.act(stop)
+			}
+		}
 		e.Run(Never, nil)
 		want := one.logs()
 		events := 0
@@ -155,8 +179,9 @@ func TestGroupMatchesOneEngine(t *testing.T) {
 						return g.Engine(i % parts)
 					})
 					if seed%2 == 0 {
-						for _, stop := range []Time{999, 5000, 5001, 12345} {
+						for _, stop := range toyStops {
 							g.Run(stop, nil)
+							net.act(stop)
 						}
 					}
 					n := g.Run(Never, nil)
