@@ -41,11 +41,15 @@ func (n *Network) logEvents() {
 		}
 		host, hid, log := n.Scenario.Topology.Nodes[id].Name, fabric.NodeID(id), &n.events[n.Fabric.Partition(fabric.NodeID(id))]
 		h.OnAsyncEvent = func(ev hca.AsyncEvent) {
-			if len(log.rows) >= maxEvents {
+			now := h.Engine().Now()
+			// A partition keeps its first maxEvents, and the rest of
+			// the instant of its last: the merge (eventRows) cuts the
+			// whole by time and host, so a cut inside an instant does
+			// not depend on the partitions.
+			if n := len(log.keys); n >= maxEvents && log.keys[n-1].at != now {
 				log.dropped++
 				return
 			}
-			now := h.Engine().Now()
 			log.rows = append(log.rows, reports.EventRow{TimeNs: now.Nanoseconds(), Host: host,
 				Event: ev.Type.String(), Code: int(ev.Type), Object: n.eventObject(hid, ev)})
 			log.keys = append(log.keys, eventKey{at: now, host: hid})

@@ -40,6 +40,13 @@ func (n *Network) serialReason(workers int) string {
 	if topologyLookahead(s.Topology) <= 0 {
 		return "a link has no delay, so no window is safe to run apart"
 	}
+	delays := map[sim.Time]bool{} // counted, never iterated
+	for _, l := range s.Topology.Links {
+		delays[l.Delay] = true
+	}
+	if len(delays) > sim.MaxLanes {
+		return fmt.Sprintf("its links have %d distinct delays, more than the %d the engine keeps arrivals in order for", len(delays), sim.MaxLanes)
+	}
 	if plan := planPartitions(s.Topology, workers); plan.parts < 2 {
 		return "the topology cannot be cut in two"
 	}

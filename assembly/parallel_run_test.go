@@ -227,3 +227,31 @@ func BenchmarkCutRun(b *testing.B) {
 		})
 	}
 }
+
+// TestTooManyDelaysRunsOnOne: a network whose links have more distinct
+// delays than the engine has lanes for (sim.MaxLanes) cannot hand its
+// arrivals over in order, so it runs on one worker and says why (it used
+// to be cut, with outputs unlike one worker's, or to panic).
+func TestTooManyDelaysRunsOnOne(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("stop: {at: 50us}\ntopology:\n  kind: explicit\n  switches: [s0]\n  hosts: [")
+	for i := 0; i < 70; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "h%d", i)
+	}
+	b.WriteString("]\n  links:\n")
+	for i := 0; i < 70; i++ {
+		fmt.Fprintf(&b, "    - {a: h%d, b: s0, delay: %dns}\n", i, 1000+i)
+	}
+	b.WriteString("traffic:\n  - permutation: {hosts: all, size: 64KiB}\n")
+	want, _ := runFiles(t, b.String(), 1)
+	got, n := runFiles(t, b.String(), 2)
+	if n.Group != nil || !strings.Contains(n.Serial, "distinct delays") {
+		t.Fatalf("cut (%v), serial %q; want one worker, saying why", n.plan, n.Serial)
+	}
+	if !bytes.Equal(got["summary.json"], want["summary.json"]) {
+		t.Errorf("summary.json differs")
+	}
+}

@@ -11,7 +11,7 @@ import (
 // A partitionPlan cuts a topology for a parallel run (issue 31): part[i]
 // is node i's partition. Hosts go with the switch they attach to. The
 // switches farthest from every host (a fat tree's cores, a leaf-spine's
-// spines) are dealt round robin; taking them away leaves groups of
+// spines) each go to the least-loaded partition, after the groups; taking them away leaves groups of
 // switches that only meet through them (a fat tree's pods, a leaf and its
 // hosts), and each group is kept whole and given to the partition with
 // the least load so far, heaviest group first. A node's load is its
@@ -118,8 +118,8 @@ func planPartitions(t *fabric.Topology, parts int) partitionPlan {
 			plan.part[id] = where[group[id]]
 		}
 	}
-	for i, id := range tops {
-		p := i % parts
+	for _, id := range tops {
+		p := slices.Index(plan.load, slices.Min(plan.load))
 		plan.part[id] = p
 		plan.load[p] += len(t.Nodes[id].Ports)
 	}

@@ -297,7 +297,12 @@ func (e *Engine) next(until Time) (ev *Event, lane bool) {
 		return nil, false
 	}
 	for {
-		if e.lookahead > 0 && e.group == nil && e.nextAt() >= e.boundary {
+		// The window's arrivals enter when the next thing to fire,
+		// arrivals staged included, is past the window's end and fires
+		// in this Run: where a Group opens that window. Not when Run is
+		// about to stop short of it (an observer's point may still send
+		// into the window, as it may into an unopened one of a Group's).
+		if n := min(e.nextAt(), e.sentMin); e.lookahead > 0 && e.group == nil && n >= e.boundary && n <= until {
 			e.crossWindow(until)
 		}
 		switch e.peek(until) {
