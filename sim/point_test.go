@@ -105,21 +105,6 @@ type logTimer struct{ log *[]string }
 
 func (l logTimer) HandleEvent(*Event) { *l.log = append(*l.log, "C timer") }
 
-// A frame sent in window 0 due at 2000; at the point 1000 (after Run(999)),
-// an observer schedules a timer of C's for 2000.
-func runTimer(engOf func(i int) *Engine, run func(Time), adv func(Time)) []string {
-	var log []string
-	tgt = &eNode{name: "C", e: engOf(2), log: &log}
-	a := &sender{e: engOf(0), key: 5, msg: "A"}
-	a.lane = engOf(2).Lane(1000, eKind)
-	a.e.Schedule(1000-0-0, a, 0, 0, nil) // sent at 1000? no: 999
-	run(999)
-	adv(1000)
-	engOf(2).Schedule(2000, logTimer{&log}, 0, 0, nil)
-	run(Never)
-	return log
-}
-
 func TestPointTimer(t *testing.T) {
 	e := NewEngine(1)
 	e.SetLookahead(1000)
