@@ -254,7 +254,9 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 			fcts = append(fcts, float64(fct.Nanoseconds()))
 			slowdowns = append(slowdowns, row.Slowdown)
 			sizes = append(sizes, f.Size)
-			tputs = append(tputs, float64(f.Size)/float64(fct))
+			if fct > 0 { // a throughput of no time is none (it made Jain's index NaN, and summary.json panic)
+				tputs = append(tputs, float64(f.Size)/float64(fct))
+			}
 		default:
 			row.EndNs = done.Nanoseconds()
 		}

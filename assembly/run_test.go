@@ -567,3 +567,30 @@ faults:
 		}
 	}
 }
+
+// TestFairnessOfNoTime: a dumbbell with overlapping faults (found by a
+// review's random fault scenarios) completes a flow whose time is 0; its
+// throughput used to enter Jain's index as an infinity, which made the
+// index NaN and summary.json's encoding panic.
+func TestFairnessOfNoTime(t *testing.T) {
+	sc := mustParse(t, `
+topology: {kind: dumbbell, left: 2, right: 2, link: {rate: 100Gbps, delay: 500ns}, bottleneck: {rate: 100Gbps, delay: 500ns}}
+stop: {at: 80us}
+hca: {cc: none}
+traffic:
+  - flow: {from: h0, to: h2, size: 1MiB}
+  - flow: {from: h1, to: h3, size: 1MiB}
+  - flow: {from: h3, to: h0, size: 512KiB}
+  - flow: {from: h2, to: h1, size: 64KiB, start: 50000ns}
+faults:
+  - {at: 23000ns, host: h2, action: slow-receiver, rate: 30Gbps, until: 27000ns}
+  - {at: 50000ns, link: [s0, h1], action: down, until: 68000ns, convergence: 0}
+  - {at: 37000ns, host: h0, action: rx-hang, until: 43000ns}
+  - {at: 30000ns, link: [s0, s1], action: down, until: 32000ns, convergence: 0}
+`)
+	_, sum, _ := mustRun(t, sc)
+	if f := sum.Throughput.Fairness; math.IsNaN(f) || f < 0 || f > 1 {
+		t.Fatalf("fairness %v", f)
+	}
+	_ = reports.SummaryJSON(sum) // must not panic
+}
