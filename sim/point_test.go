@@ -40,6 +40,21 @@ func (s *sender) HandleEvent(*Event) {
 
 var tgt *eNode
 
+// A scene is played on engOf(i) for its nodes, stopped with run(until)
+// and moved to an observer's point with adv(t).
+type scene func(engOf func(i int) *Engine, run func(Time), adv func(Time)) []string
+
+// bothWays plays sc on one engine with a lookahead of 1000 ps and on a
+// Group of parts partitions, one worker, and returns what each logged.
+func bothWays(sc scene, parts int) (one, grp []string) {
+	e := NewEngine(1)
+	e.SetLookahead(1000)
+	one = sc(func(int) *Engine { return e }, func(u Time) { e.Run(u, nil) }, e.AdvanceTo)
+	g := NewGroup(1, parts, 1, 1000)
+	grp = sc(g.Engine, func(u Time) { g.Run(u, nil) }, g.AdvanceTo)
+	return one, grp
+}
+
 // A at 100 sends over a 1500 ps link (key 5): due 1600. The run stops at
 // 599 (nothing else is pending), an observer at 600 has B send over a
 // 1000 ps link (key 3): due 1600 too. The group orders B's first (key
@@ -60,14 +75,9 @@ func runEarly(engOf func(i int) *Engine, run func(Time), adv func(Time)) []strin
 }
 
 func TestEarlyFlush(t *testing.T) {
-	e := NewEngine(1)
-	e.SetLookahead(1000)
-	one := runEarly(func(int) *Engine { return e }, func(u Time) { e.Run(u, nil) }, e.AdvanceTo)
-	g := NewGroup(1, 3, 1, 1000)
-	grp := runEarly(g.Engine, func(u Time) { g.Run(u, nil) }, g.AdvanceTo)
-	t.Logf("one engine: %v; group: %v", one, grp)
+	one, grp := bothWays(runEarly, 3)
 	if one[0] != grp[0] {
-		t.Errorf("differ")
+		t.Errorf("one engine logged %q, a group %q", one, grp)
 	}
 }
 
@@ -90,14 +100,9 @@ func runEnd(engOf func(i int) *Engine, run func(Time), adv func(Time)) []string 
 }
 
 func TestWindowEndPoint(t *testing.T) {
-	e := NewEngine(1)
-	e.SetLookahead(1000)
-	one := runEnd(func(int) *Engine { return e }, func(u Time) { e.Run(u, nil) }, e.AdvanceTo)
-	g := NewGroup(1, 3, 1, 1000)
-	grp := runEnd(g.Engine, func(u Time) { g.Run(u, nil) }, g.AdvanceTo)
-	t.Logf("one engine: %v; group: %v", one, grp)
+	one, grp := bothWays(runEnd, 3)
 	if one[0] != grp[0] {
-		t.Errorf("differ")
+		t.Errorf("one engine logged %q, a group %q", one, grp)
 	}
 }
 
@@ -106,12 +111,8 @@ type logTimer struct{ log *[]string }
 func (l logTimer) HandleEvent(*Event) { *l.log = append(*l.log, "C timer") }
 
 func TestPointTimer(t *testing.T) {
-	e := NewEngine(1)
-	e.SetLookahead(1000)
-	var log []string
-	tgt = &eNode{name: "C", e: e, log: &log}
-	mk := func(engOf func(int) *Engine, run func(Time), adv func(Time)) []string {
-		log = nil
+	one, grp := bothWays(func(engOf func(int) *Engine, run func(Time), adv func(Time)) []string {
+		var log []string
 		tgt = &eNode{name: "C", e: engOf(2), log: &log}
 		a := &sender{e: engOf(0), key: 5, msg: "A"}
 		a.lane = engOf(2).Lane(1500, eKind)
@@ -122,13 +123,9 @@ func TestPointTimer(t *testing.T) {
 		engOf(2).Schedule(2000, logTimer{&log}, 0, 0, nil)
 		run(Never)
 		return log
-	}
-	one := mk(func(int) *Engine { return e }, func(u Time) { e.Run(u, nil) }, e.AdvanceTo)
-	g := NewGroup(1, 3, 1, 1000)
-	grp := mk(g.Engine, func(u Time) { g.Run(u, nil) }, g.AdvanceTo)
-	t.Logf("one engine: %v; group: %v", one, grp)
+	}, 3)
 	if one[0] != grp[0] {
-		t.Errorf("differ")
+		t.Errorf("one engine logged %q, a group %q", one, grp)
 	}
 }
 
@@ -137,7 +134,7 @@ func TestPointTimer(t *testing.T) {
 // over 1500: due 2700); an event at 1500 has C send Z (key 3, over 1200:
 // due 2700). Y and Z reach D at 2700.
 func TestUnopenedWindowPoint(t *testing.T) {
-	mk := func(engOf func(int) *Engine, run func(Time), adv func(Time)) []string {
+	one, grp := bothWays(func(engOf func(int) *Engine, run func(Time), adv func(Time)) []string {
 		var log []string
 		tgt = &eNode{name: "D", e: engOf(3), log: &log}
 		x := &sender{e: engOf(0), key: 9, msg: "X", lane: engOf(3).Lane(1000, eKind)}
@@ -152,15 +149,9 @@ func TestUnopenedWindowPoint(t *testing.T) {
 		y.HandleEvent(nil)
 		run(Never)
 		return log
-	}
-	e := NewEngine(1)
-	e.SetLookahead(1000)
-	one := mk(func(int) *Engine { return e }, func(u Time) { e.Run(u, nil) }, e.AdvanceTo)
-	g := NewGroup(1, 4, 1, 1000)
-	grp := mk(g.Engine, func(u Time) { g.Run(u, nil) }, g.AdvanceTo)
-	t.Logf("one engine: %v; group: %v", one, grp)
+	}, 4)
 	if fmt.Sprint(one) != fmt.Sprint(grp) {
-		t.Errorf("differ")
+		t.Errorf("one engine logged %q, a group %q", one, grp)
 	}
 }
 
