@@ -206,13 +206,27 @@ func (ri *routeInstall) HandleEvent(*sim.Event) {
 // switches, every link counted) from the nearer of a and b; -1 for hosts
 // and switches it cannot reach.
 func switchHops(t *fabric.Topology, a, b fabric.NodeID) []int {
+	isSwitch := func(id fabric.NodeID) bool { return t.Nodes[id].Kind == fabric.Switch }
+	var from []fabric.NodeID
+	for _, s := range []fabric.NodeID{a, b} {
+		if isSwitch(s) {
+			from = append(from, s)
+		}
+	}
+	return hops(t, from, isSwitch)
+}
+
+// hops returns, by NodeID, each node's hop distance from the nearest of
+// from, by breadth-first search through the nodes that through admits (from's
+// own need not pass it); -1 where it cannot reach.
+func hops(t *fabric.Topology, from []fabric.NodeID, through func(fabric.NodeID) bool) []int {
 	dist := make([]int, len(t.Nodes))
 	for i := range dist {
 		dist[i] = -1
 	}
 	var queue []fabric.NodeID
-	for _, s := range []fabric.NodeID{a, b} {
-		if t.Nodes[s].Kind == fabric.Switch && dist[s] < 0 {
+	for _, s := range from {
+		if dist[s] < 0 {
 			dist[s] = 0
 			queue = append(queue, s)
 		}
@@ -221,7 +235,7 @@ func switchHops(t *fabric.Topology, a, b fabric.NodeID) []int {
 		x := queue[0]
 		queue = queue[1:]
 		for _, p := range t.Nodes[x].Ports {
-			if y := p.Peer; y >= 0 && t.Nodes[y].Kind == fabric.Switch && dist[y] < 0 {
+			if y := p.Peer; y >= 0 && dist[y] < 0 && through(y) {
 				dist[y] = dist[x] + 1
 				queue = append(queue, y)
 			}

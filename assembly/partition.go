@@ -27,25 +27,7 @@ type partitionPlan struct {
 // fewer groups and top switches to deal.
 func planPartitions(t *fabric.Topology, parts int) partitionPlan {
 	n := len(t.Nodes)
-	level := make([]int, n) // hops from the nearest host, by breadth-first search
-	for i := range level {
-		level[i] = -1
-	}
-	var queue []fabric.NodeID
-	for _, h := range t.Endpoints() {
-		level[h] = 0
-		queue = append(queue, h)
-	}
-	for len(queue) > 0 {
-		id := queue[0]
-		queue = queue[1:]
-		for _, pr := range t.Nodes[id].Ports {
-			if o := pr.Peer; level[o] < 0 {
-				level[o] = level[id] + 1
-				queue = append(queue, o)
-			}
-		}
-	}
+	level := hops(t, t.Endpoints(), func(fabric.NodeID) bool { return true }) // from the nearest host
 	top := 0
 	for id, node := range t.Nodes {
 		if node.Kind == fabric.Switch {
