@@ -24,11 +24,12 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
 	}
 	var fab *fabric.Network
+	var plan partitionPlan
 	if workers > 1 {
-		n.Serial = n.serialReason(workers)
+		plan = planPartitions(s.Topology, workers)
+		n.Serial = n.serialReason(plan)
 	}
 	if workers > 1 && n.Serial == "" {
-		plan := planPartitions(s.Topology, workers)
 		n.Group = sim.NewGroup(s.Seed, plan.parts, workers, topologyLookahead(s.Topology))
 		fab = fabric.NewPartitioned(n.Group, s.Topology, plan.part)
 		n.plan = plan

@@ -77,8 +77,9 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 	var reported uint64
 	for {
 		n.makeArrivals(n.Eng.Now())
+		arrival := n.nextArrivalWindow() // unchanged until the next makeArrivals
 		t := n.nextAt()
-		if c := min(n.ctlNext(), n.nextArrivalWindow()); t == sim.Never && c <= stop {
+		if c := min(n.ctlNext(), arrival); t == sim.Never && c <= stop {
 			t = c // nothing runs before the next fault or arrival; it may start something
 		}
 		if t == sim.Never {
@@ -93,7 +94,7 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 			n.observe(n.Eng.Now())
 			return
 		}
-		end := min((t/look+1)*look, nextSample, n.ctlNext(), n.nextArrivalWindow())
+		end := min((t/look+1)*look, nextSample, n.ctlNext(), arrival)
 		if n.det != nil {
 			end = min(end, n.det.Next())
 		}
@@ -107,7 +108,7 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 		if end == nextSample {
 			sm.Sample(end)
 			nextSample = end + sm.Interval()
-			sampling = min(n.nextAt(), n.ctlNext(), n.nextArrivalWindow()) != sim.Never
+			sampling = min(n.nextAt(), n.ctlNext(), arrival) != sim.Never
 		}
 		if ev := n.eventCount(); progress != nil && ev/progressEvery != reported/progressEvery {
 			progress(end, ev)

@@ -33,9 +33,9 @@ func topologyLookahead(t *fabric.Topology) sim.Time {
 	return look
 }
 
-// serialReason says why n's scenario cannot be cut for workers workers,
-// or "" when it can.
-func (n *Network) serialReason(workers int) string {
+// serialReason says why n's scenario cannot be cut by plan, or "" when
+// it can.
+func (n *Network) serialReason(plan partitionPlan) string {
 	s := n.Scenario
 	if topologyLookahead(s.Topology) <= 0 {
 		return "a link has no delay, so no window is safe to run apart"
@@ -47,7 +47,7 @@ func (n *Network) serialReason(workers int) string {
 	if len(delays) > sim.MaxLanes {
 		return fmt.Sprintf("its links have %d distinct delays, more than the %d the engine keeps arrivals in order for", len(delays), sim.MaxLanes)
 	}
-	if plan := planPartitions(s.Topology, workers); plan.parts < 2 {
+	if plan.parts < 2 {
 		return "the topology cannot be cut in two"
 	}
 	var what []string
