@@ -94,14 +94,18 @@ func (e *Engine) HandOver(l *Lane, key uint32, target, data unsafe.Pointer) {
 	// The place is counted over the window's staged arrivals of every
 	// partition the sender's engine sends to: for one sender they rise
 	// in the order it sent them, which is all the key needs.
-	if e.nStaged >= maxStaged {
+	e.stage(l.eng, stagedItem{at: e.now + l.delay, key: stagedKey(key, e.nStaged, l.index), target: target, data: data})
+}
+
+// stage keeps it, an arrival for engine to (this one, or another of its
+// Group), until the window's end, and counts it among the window's.
+func (e *Engine) stage(to *Engine, it stagedItem) {
+	if e.nStaged++; e.nStaged > maxStaged {
 		panic("sim: more than 2^26 arrivals in one window")
 	}
-	it := stagedItem{at: e.now + l.delay, key: stagedKey(key, e.nStaged, l.index), target: target, data: data}
-	e.nStaged++
 	e.sentMin = min(e.sentMin, it.at)
-	if l.eng != e { // another partition's (Group)
-		e.outbox[l.eng.part] = append(e.outbox[l.eng.part], it)
+	if to != e { // another partition's (Group)
+		e.outbox[to.part] = append(e.outbox[to.part], it)
 		return
 	}
 	e.staged = append(e.staged, it)
@@ -137,18 +141,8 @@ func (e *Engine) HandOverEvent(to *Engine, delay Time, key uint32, h Handler, ki
 	if delay < e.lookahead {
 		panic("sim: an event handed over sooner than the lookahead")
 	}
-	if e.nStaged >= maxStaged {
-		panic("sim: more than 2^26 arrivals in one window")
-	}
 	hd := &handed{h: h, kind: kind, n: n, data: data}
-	it := stagedItem{at: e.now + delay, key: stagedKey(key, e.nStaged, 0), target: unsafe.Pointer(hd), data: unsafe.Pointer(&eventMark)}
-	e.nStaged++
-	e.sentMin = min(e.sentMin, it.at)
-	if to != e {
-		e.outbox[to.part] = append(e.outbox[to.part], it)
-		return
-	}
-	e.staged = append(e.staged, it)
+	e.stage(to, stagedItem{at: e.now + delay, key: stagedKey(key, e.nStaged, 0), target: unsafe.Pointer(hd), data: unsafe.Pointer(&eventMark)})
 }
 
 // crossWindow is called before an event at or after the window's end
