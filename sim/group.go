@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"slices"
 	"sync"
 	"unsafe"
 )
@@ -244,15 +243,9 @@ func (g *Group) Lookahead() Time { return g.lookahead }
 func (g *Group) EachPending(timer func(h Handler, data any), lane func(kind *LaneKind, data unsafe.Pointer)) {
 	for _, e := range g.engines {
 		e.EachPending(timer, lane)
-		for to := range e.outbox {
-			for _, it := range slices.Concat(e.outbox[to], e.sent[to]) {
-				if it.data == unsafe.Pointer(&eventMark) {
-					hd := (*handed)(it.target)
-					timer(hd.h, hd.data)
-					continue
-				}
-				lane(g.engines[to].laneArr[it.key&(1<<laneBits-1)].kind, it.data)
-			}
+		for to, dst := range g.engines {
+			dst.eachStaged(e.outbox[to], timer, lane)
+			dst.eachStaged(e.sent[to], timer, lane)
 		}
 	}
 }

@@ -20,18 +20,25 @@ func (e *Engine) EachPending(timer func(h Handler, data any), lane func(kind *La
 			timer(ev.H, ev.Data)
 		}
 	}
-	for _, it := range e.staged {
+	e.eachStaged(e.staged, timer, lane)
+	for i := 0; i < e.nLanes; i++ {
+		l := &e.laneArr[i]
+		for j := 0; j < l.q.size; j++ {
+			lane(l.kind, l.q.slot(l.q.head+j).data)
+		}
+	}
+}
+
+// eachStaged is EachPending for items staged for e (by it or by another
+// engine of its Group): a handed-over event's handler and data, or an
+// arrival's lane kind (e's lane) and data.
+func (e *Engine) eachStaged(items []stagedItem, timer func(h Handler, data any), lane func(kind *LaneKind, data unsafe.Pointer)) {
+	for _, it := range items {
 		if it.data == unsafe.Pointer(&eventMark) {
 			hd := (*handed)(it.target)
 			timer(hd.h, hd.data)
 			continue
 		}
 		lane(e.laneArr[it.key&(1<<laneBits-1)].kind, it.data)
-	}
-	for i := 0; i < e.nLanes; i++ {
-		l := &e.laneArr[i]
-		for j := 0; j < l.q.size; j++ {
-			lane(l.kind, l.q.slot(l.q.head+j).data)
-		}
 	}
 }
