@@ -43,7 +43,7 @@ func UpDownRanks(t *Topology) ([]int32, error) {
 	if err := b.groupHosts(); err != nil {
 		return nil, err
 	}
-	b.distances()
+	b.findHostSwitches()
 	rank := b.upDownRank(false)
 	out := make([]int32, len(t.Nodes))
 	for id := range out {

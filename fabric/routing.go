@@ -285,6 +285,7 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 			RoutingECMP, RoutingShortest, RoutingUpDown, RoutingSpanningTree, RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingDFSSSP, RoutingLASH)
 	}
 	b := newRouteBuilder(t, algo)
+	b.tables()
 	b.partial = partial
 	if err := b.checkExplicit(explicit); err != nil {
 		return nil, nil, err
@@ -392,13 +393,19 @@ func newRouteBuilder(t *Topology, algo RoutingAlgo) *routeBuilder {
 			b.adj[i] = append(b.adj[i], adjacency{port: int32(p), peer: r.swIndex[ref.Peer]})
 		}
 	}
-	r.spans = make([]portRange, len(b.sw)*len(hosts))
-	r.base = make([]int32, len(b.sw))
+	return b
+}
+
+// tables makes the routing tables' spans, a switch-by-host array that
+// only building routes needs (8 bytes an entry: 84 MB at k=32, before
+// Routes.compact).
+func (b *routeBuilder) tables() {
+	b.r.spans = make([]portRange, len(b.sw)*b.r.hosts)
+	b.r.base = make([]int32, len(b.sw))
 	b.last = make([]portRange, len(b.sw))
 	for i := range b.last {
 		b.last[i].off = -1
 	}
-	return b
 }
 
 func (b *routeBuilder) name(n NodeID) string { return nodeName(b.t, n) }
@@ -471,6 +478,17 @@ func (b *routeBuilder) groupHosts() error {
 // switch with hosts over the graph of switches. Distances are symmetric,
 // and a destination is a host, so no other pair is needed.
 func (b *routeBuilder) distances() {
+	b.findHostSwitches()
+	n := len(b.sw)
+	b.dist = make([]int32, len(b.hostSw)*n)
+	for i, s := range b.hostSw {
+		b.bfs(b.dist[i*n:(i+1)*n], s)
+	}
+}
+
+// findHostSwitches makes the switches' graph and lists the switches that
+// have hosts (hostSw, row).
+func (b *routeBuilder) findHostSwitches() {
 	n := len(b.sw)
 	b.graph = newSwitchGraph(b.adj)
 	b.row = make([]int32, n)
@@ -489,10 +507,6 @@ func (b *routeBuilder) distances() {
 			b.row[s] = int32(len(b.hostSw))
 			b.hostSw = append(b.hostSw, int32(s))
 		}
-	}
-	b.dist = make([]int32, len(b.hostSw)*n)
-	for i, s := range b.hostSw {
-		b.bfs(b.dist[i*n:(i+1)*n], s)
 	}
 }
 
@@ -646,14 +660,17 @@ func (b *routeBuilder) ecmp(shortest bool) error {
 // NodeID only.
 func (b *routeBuilder) upDownRank(singleRoot bool) []int32 {
 	n := len(b.sw)
-	// Farthest from any host, among the switches without hosts.
-	far := make([]int32, n)
+	// Farthest from any host, among the switches without hosts: far[x]
+	// is x's distance to the nearest switch with hosts, by one search
+	// from a node n linked to each of them (the least of the distances
+	// from each, without their table).
+	hostSw := make([]graph.Node, len(b.hostSw))
+	for i, s := range b.hostSw {
+		hostSw[i] = simple.Node(s)
+	}
+	far := b.levelsFrom(hostSw)
 	best := int32(-1)
 	for x := 0; x < n; x++ {
-		far[x] = unreachable
-		for i := range b.hostSw {
-			far[x] = min(far[x], b.dist[i*n+x])
-		}
 		if b.row[x] < 0 && far[x] < unreachable {
 			best = max(best, far[x])
 		}
@@ -667,16 +684,7 @@ func (b *routeBuilder) upDownRank(singleRoot bool) []int32 {
 			}
 		}
 	}
-	// Levels by one search from a node n linked to every root.
-	b.graph.nbrs = append(b.graph.nbrs[:n], roots)
-	level := make([]int32, n+1)
-	b.bfs(level, int32(n))
-	b.graph.nbrs = b.graph.nbrs[:n]
-	for x := range level {
-		if level[x] < unreachable {
-			level[x]--
-		}
-	}
+	level := b.levelsFrom(roots)
 	order := make([]int32, n)
 	for i := range order {
 		order[i] = int32(i)
@@ -690,6 +698,23 @@ func (b *routeBuilder) upDownRank(singleRoot bool) []int32 {
 		rank[x] = int32(i)
 	}
 	return rank
+}
+
+// levelsFrom is each switch's hop distance to the nearest of from (0 for
+// them), or unreachable, by one search from a node linked to each of
+// them; it has one entry more, that node's.
+func (b *routeBuilder) levelsFrom(from []graph.Node) []int32 {
+	n := len(b.sw)
+	b.graph.nbrs = append(b.graph.nbrs[:n], from)
+	level := make([]int32, n+1)
+	b.bfs(level, int32(n))
+	b.graph.nbrs = b.graph.nbrs[:n]
+	for x := range level {
+		if level[x] < unreachable {
+			level[x]--
+		}
+	}
+	return level
 }
 
 func (b *routeBuilder) upDown() error {
