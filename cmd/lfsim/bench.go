@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -45,7 +46,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	runs := fs.IntP("runs", "n", 3, "runs per scenario (the table shows medians)")
 	child := fs.Bool("child", false, "internal: run one scenario and print its figures as JSON")
 	stopAt := fs.String("stop-at", "", "override stop.at (e.g. 2ms)")
-	cpuProf := fs.String("cpuprofile", "", "with one scenario and -n 1: write a CPU profile of its run (go tool pprof)")
+	var prof benchProfiles
+	fs.StringVar(&prof.cpu, "cpuprofile", "", "with one scenario and -n 1: write a CPU profile of its run (go tool pprof)")
+	fs.StringVar(&prof.mem, "memprofile", "", "with one scenario and -n 1: write a heap profile at the end of its run, the network still held (go tool pprof; inuse_space is what the run keeps)")
 	vs := fs.String("vs", "", "another lfsim binary to pair with this one: the two run in turn and a second table gives the ratios of their run times")
 	workers := fs.IntP("workers", "j", 1, "worker goroutines for each run (a network that can be cut runs on up to this many; the results are the same)")
 	vsWorkers := fs.Int("vs-workers", 1, "with --vs: worker goroutines for the other binary's runs (passed only when above 1); --vs of this binary with --workers 2 measures two workers against one")
@@ -53,7 +56,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *child {
-		return benchChild(fs.Arg(0), *stopAt, *cpuProf, *workers, stdout, stderr)
+		return benchChild(fs.Arg(0), *stopAt, prof, *workers, stdout, stderr)
 	}
 	if m, _ := filepath.Glob(filepath.Join(*dir, "*.yaml")); len(m) == 0 && !fs.Changed("dir") {
 		// Not in the repository: the suite embedded in the binary, written
@@ -106,10 +109,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "running %s...\n", f)
 		var rs, others []benchResult
 		for i := 0; i < *runs; i++ {
-			r, err := runBenchChild(exe, f, *stopAt, *cpuProf, *workers, stderr)
+			r, err := runBenchChild(exe, f, *stopAt, prof, *workers, stderr)
 			var o benchResult
 			if err == nil && *vs != "" {
-				o, err = runBenchChild(*vs, f, *stopAt, "", *vsWorkers, stderr)
+				o, err = runBenchChild(*vs, f, *stopAt, benchProfiles{}, *vsWorkers, stderr)
 			}
 			if err != nil {
 				fmt.Fprintf(stderr, "lfsim bench: %s: %v\n", f, err)
@@ -146,7 +149,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 
 // runBenchChild runs `exe bench --child FILE` and reads its figures and
 // its peak resident memory.
-func runBenchChild(exe, file, stopAt, cpuProf string, workers int, stderr io.Writer) (benchResult, error) {
+func runBenchChild(exe, file, stopAt string, prof benchProfiles, workers int, stderr io.Writer) (benchResult, error) {
 	cargs := []string{"bench", "--child", file}
 	if workers > 1 {
 		cargs = append(cargs, "--workers", strconv.Itoa(workers))
@@ -154,8 +157,11 @@ func runBenchChild(exe, file, stopAt, cpuProf string, workers int, stderr io.Wri
 	if stopAt != "" {
 		cargs = append(cargs, "--stop-at", stopAt)
 	}
-	if cpuProf != "" {
-		cargs = append(cargs, "--cpuprofile", cpuProf)
+	if prof.cpu != "" {
+		cargs = append(cargs, "--cpuprofile", prof.cpu)
+	}
+	if prof.mem != "" {
+		cargs = append(cargs, "--memprofile", prof.mem)
 	}
 	cmd := exec.Command(exe, cargs...)
 	cmd.Stderr = stderr
@@ -193,9 +199,12 @@ func median(xs []float64) float64 {
 	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
 }
 
+// benchProfiles are the profiles a bench child writes, where named.
+type benchProfiles struct{ cpu, mem string }
+
 // benchChild builds and runs one scenario, writing nothing but its
-// figures.
-func benchChild(file, stopAt, cpuProf string, workers int, stdout, stderr io.Writer) int {
+// figures (and the profiles prof names).
+func benchChild(file, stopAt string, prof benchProfiles, workers int, stdout, stderr io.Writer) int {
 	sc, err := assembly.LoadNamed(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -217,8 +226,8 @@ func benchChild(file, stopAt, cpuProf string, workers int, stdout, stderr io.Wri
 		return exitFailed
 	}
 	settleMemory()
-	if cpuProf != "" {
-		f, err := os.Create(cpuProf)
+	if prof.cpu != "" {
+		f, err := os.Create(prof.cpu)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitInternal
@@ -234,9 +243,31 @@ func benchChild(file, stopAt, cpuProf string, workers int, stdout, stderr io.Wri
 	sum := net.Run(nil).Summary
 	r := benchResult{Events: sum.Events, PacketHops: sum.PacketHops, SimNs: sum.SimTimeNs,
 		Wall: time.Since(t1).Seconds(), Build: t1.Sub(t0).Seconds()}
+	if prof.mem != "" {
+		if err := writeHeapProfile(prof.mem); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitInternal
+		}
+		runtime.KeepAlive(net)
+	}
 	b, _ := json.Marshal(r)
 	fmt.Fprintf(stdout, "%s\n", b)
 	return exitOK
+}
+
+// writeHeapProfile writes the heap's profile after a collection, so that
+// inuse_space is what is live.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func parseTimeFlag(s string) (sim.Time, error) { return sim.ParseTime(s) }
