@@ -31,11 +31,14 @@ const (
 	memRouteEntry = 8.5
 	// memHost is a host's HCA, port and the fabric's node and link.
 	memHost = 1536
-	// memSwitchPort is a switch port's state: its fabric.Port, its eight
-	// egress queues and ingress accounts, its timers (3686 B measured;
-	// less the PFC watchdog's and DWRR's 265 B, made only where they are
-	// on).
-	memSwitchPort = 3420
+	// memSwitchPort is a switch port's state apart from its priorities':
+	// its fabric.Port and link, headroom and timers (3420 B measured with
+	// eight priorities' state, less that state, 8 × memPortSlot).
+	memSwitchPort = 1250
+	// memPortSlot is a switch port's state of one priority in use (a
+	// slot, switch/slots.go): its ingress account (32 B), counters (112)
+	// and egress queue (128).
+	memPortSlot = 272
 	// memFIFO is a switch's per-ingress-port FIFO at one egress port, for
 	// one priority in use (made when the priority first queues there):
 	// a fabric.PacketFIFO (16 bytes) and a round-robin slot (4).
@@ -123,7 +126,7 @@ func topologyMemory(t *fabric.Topology, priorities int) *memEstimate {
 	}
 	e := &memEstimate{}
 	e.add(memRouteEntry*float64(switches)*float64(hosts), "routing tables (%d switches × %d hosts)", switches, hosts)
-	e.add(memSwitchPort*float64(ports), "switch ports (%d)", ports)
+	e.add((memSwitchPort+memPortSlot*float64(max(1, priorities)))*float64(ports), "switch ports (%d)", ports)
 	e.add(memHost*float64(hosts), "hosts (%d)", hosts)
 	e.add(memFIFO*float64(fifos)*float64(max(1, priorities)), "egress FIFOs (%d port pairs × %d priorities)", fifos, max(1, priorities))
 	return e

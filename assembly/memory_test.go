@@ -57,7 +57,7 @@ func TestMemoryEstimate(t *testing.T) {
 
 // TestMemoryLimitRefusesEarly: a scenario over the memory limit is
 // refused at the key that drives it, with the estimate, before what would
-// not fit is made: a k=64 fat tree (4.2 GiB of routing tables, ports and
+// not fit is made: a k=64 fat tree (3.6 GiB of routing tables, ports and
 // FIFOs) is refused in well under the seconds and gigabytes its routes
 // take, and an all-to-all's flows at its generator.
 func TestMemoryLimitRefusesEarly(t *testing.T) {
@@ -65,7 +65,7 @@ func TestMemoryLimitRefusesEarly(t *testing.T) {
 	defer SetMemoryLimit(0)
 	for _, c := range []struct{ src, want string }{
 		{"topology: {kind: fat-tree, k: 64}\ntraffic:\n  - permutation: {size: 1MiB}\n",
-			"m.yaml:1:31: topology.k: this topology needs about 4.2 GiB (2.7 GiB routing tables (5120 switches × 65536 hosts)"},
+			"m.yaml:1:31: topology.k: this topology needs about 3.6 GiB (2.7 GiB routing tables (5120 switches × 65536 hosts)"},
 		{"topology: {kind: star, hosts: 1000}\nswitch: {buffer: 1GiB}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\n  - all_to_all: {size: 1KiB}\n",
 			"m.yaml:5:5: traffic[1].all_to_all: with this generator's flows the scenario needs about 2.7 GiB (2.6 GiB flows (999001)"},
 		{"topology: {kind: star, hosts: 64}\ntraffic:\n  - poisson: {load: 90%, sizes: 1000, until: 10s}\n",

@@ -28,7 +28,7 @@ func TestPortHotFields(t *testing.T) {
 	warm := unsafe.Offsetof(p.warm)
 	cacheline.InLines(t, "Port", 1, 1, map[string]uintptr{
 		"OnTx": unsafe.Offsetof(p.OnTx), "arrivalLane": unsafe.Offsetof(p.arrivalLane), "warm": warm,
-		"rxStride": unsafe.Offsetof(p.rxStride) + 1, "number": unsafe.Offsetof(p.number) + 3, "arrived": unsafe.Offsetof(p.arrived) + 7,
+		"rxStride": unsafe.Offsetof(p.rxStride), "warmMask": unsafe.Offsetof(p.warmMask), "number": unsafe.Offsetof(p.number) + 3, "arrived": unsafe.Offsetof(p.arrived) + 7,
 	})
 	stats := unsafe.Offsetof(p.Stats)
 	cacheline.InLines(t, "Port", 2, 2, map[string]uintptr{

@@ -81,8 +81,10 @@ type Port struct {
 	OnTx        func(p *Port, pkt *Packet)
 	arrivalLane *sim.Lane // the link's lane (Link.lane), for fastCarry
 	warm        warmHints // where the owner's state for the next frame is
-	txStride    uint16    // warm.txAt's stride by priority
-	rxStride    uint16    // warm.rxAt's stride by priority
+	txStride    uint8     // warm.txAt's stride by slot (Port.warmSlot)
+	rxStride    uint8     // warm.rxAt's stride by slot
+	warmMask    uint8     // the priorities with a slot at warm.txAt and warm.rxAt
+	_           uint8
 	// number is the port's place among the network's ports (node by
 	// node, port by port): the key that orders its frames among the
 	// arrivals due at the same time (sim.Engine.HandOver).

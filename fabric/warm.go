@@ -1,6 +1,9 @@
 package fabric
 
 import (
+	"fmt"
+	"math"
+	"math/bits"
 	"unsafe"
 
 	"github.com/lfsim/lfsim/sim"
@@ -21,17 +24,25 @@ import (
 // SetRoutes, say): a stale hint costs a wasted fetch, never a wrong
 // result. Kept as uintptr, they hold nothing alive for the collector.
 type warmHints struct {
-	txAt     uintptr // a transmission's end: txAt + prio*txStride and the line after
-	rxAt     uintptr // an arrival: rxAt + prio*rxStride, and the routing entry or the line after
+	txAt     uintptr // a transmission's end: txAt + slot*txStride and the line after
+	rxAt     uintptr // an arrival: rxAt + slot*rxStride, and the routing entry or the line after
 	routeRow uintptr // the owner's row of routes (a switch's), or 0
 	routes   *Routes // whose host index places a destination in routeRow
+}
+
+// warmSlot is the place of priority prio's state among the owner's
+// state by priority: its rank among the priorities in warmMask (prio
+// itself when the owner keeps all eight). A priority not in the mask
+// gets the next one's place: a wasted fetch, never a wrong result.
+func (p *Port) warmSlot(prio uint8) uintptr {
+	return uintptr(bits.OnesCount8(p.warmMask & (1<<(prio&7) - 1)))
 }
 
 // warmTx asks for what the owner reads when a frame of priority prio has
 // been sent.
 func (p *Port) warmTx(prio uint8) {
 	if w := &p.warm; w.txAt != 0 {
-		a := w.txAt + uintptr(prio&7)*uintptr(p.txStride)
+		a := w.txAt + p.warmSlot(prio)*uintptr(p.txStride)
 		sim.PrefetchAddr2(a, a+64)
 	}
 }
@@ -43,7 +54,7 @@ func (p *Port) warmRx(prio uint8, dst NodeID) {
 	if w.rxAt == 0 {
 		return
 	}
-	a := w.rxAt + uintptr(prio&7)*uintptr(p.rxStride)
+	a := w.rxAt + p.warmSlot(prio)*uintptr(p.rxStride)
 	b := a + 64
 	if w.routes != nil {
 		if e := w.routes.entryAddr(w.routeRow, dst); e != 0 {
@@ -54,20 +65,37 @@ func (p *Port) warmRx(prio uint8, dst NodeID) {
 }
 
 // SetWarmTx tells the port what its owner reads when a transmission of a
-// frame of priority prio ends: byPrio[prio] and the line after it (a
-// switch's egress queue of the port and priority).
-func SetWarmTx[T any](p *Port, byPrio *[8]T) {
-	p.warm.txAt = uintptr(unsafe.Pointer(byPrio))
-	p.txStride = uint16(unsafe.Sizeof(byPrio[0]))
+// frame of priority prio ends: prio's element of bySlot and the line
+// after it. bySlot holds an element for each priority in mask, in
+// ascending order of priority (a switch's egress queues of the port, for
+// the priorities it keeps queues for); with none, nothing is asked for.
+// SetWarmRx must be given the same mask.
+func SetWarmTx[T any](p *Port, bySlot []T, mask uint8) {
+	p.warm.txAt, p.txStride, p.warmMask = warmBase(bySlot, mask)
 }
 
 // SetWarmRx tells the port what its owner reads when a frame of priority
-// prio arrives: byPrio[prio] (a switch's ingress account of the port and
-// priority), and, with SetWarmRoutes, the routing entry for the frame's
-// destination.
-func SetWarmRx[T any](p *Port, byPrio *[8]T) {
-	p.warm.rxAt = uintptr(unsafe.Pointer(byPrio))
-	p.rxStride = uint16(unsafe.Sizeof(byPrio[0]))
+// prio arrives: prio's element of bySlot, laid out as for SetWarmTx (a
+// switch's ingress accounts of the port), and, with SetWarmRoutes, the
+// routing entry for the frame's destination.
+func SetWarmRx[T any](p *Port, bySlot []T, mask uint8) {
+	p.warm.rxAt, p.rxStride, p.warmMask = warmBase(bySlot, mask)
+}
+
+// warmBase is where bySlot starts (0 when it is empty), its stride and
+// mask.
+func warmBase[T any](bySlot []T, mask uint8) (uintptr, uint8, uint8) {
+	if len(bySlot) != bits.OnesCount8(mask) {
+		panic(fmt.Sprintf("fabric: warm hints for %d priorities (mask %#x) given %d elements", bits.OnesCount8(mask), mask, len(bySlot)))
+	}
+	if len(bySlot) == 0 {
+		return 0, 0, mask
+	}
+	size := unsafe.Sizeof(bySlot[0])
+	if size > math.MaxUint8 {
+		panic(fmt.Sprintf("fabric: warm hints' elements of %d bytes (at most %d)", size, math.MaxUint8))
+	}
+	return uintptr(unsafe.Pointer(&bySlot[0])), uint8(size), mask
 }
 
 // SetWarmAt tells the port that its owner reads the two lines at x

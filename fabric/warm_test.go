@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -9,24 +10,37 @@ import (
 )
 
 // TestWarmHintsAddresses: the addresses a port asks for ahead of its
-// owner are those the owner then reads: byPrio[prio] for SetWarmTx and
-// SetWarmRx, and for SetWarmRoutes the very entry NextPorts reads for
+// owner are those the owner then reads: prio's element of bySlot for
+// SetWarmTx and SetWarmRx, whether the owner keeps all eight priorities,
+// some, or one; and for SetWarmRoutes the very entry NextPorts reads for
 // every switch and destination of a k=4 fat-tree. A wrong address would
 // not change a result, only make the hint worthless, which no other test
 // would notice.
 func TestWarmHintsAddresses(t *testing.T) {
 	var p Port
-	var queues [8][128]byte
-	var accounts [8]struct{ a, b, c, d int64 }
-	SetWarmTx(&p, &queues)
-	SetWarmRx(&p, &accounts)
-	for prio := uintptr(0); prio < 8; prio++ {
-		if got, want := p.warm.txAt+prio*uintptr(p.txStride), uintptr(unsafe.Pointer(&queues[prio])); got != want {
-			t.Errorf("tx priority %d: %#x, want %#x", prio, got, want)
+	for _, mask := range []uint8{0xff, 1 << 3, 1<<3 | 1<<6, 0b10100101} {
+		n := bits.OnesCount8(mask)
+		queues := make([][128]byte, n)
+		accounts := make([]struct{ a, b, c, d int64 }, n)
+		SetWarmTx(&p, queues, mask)
+		SetWarmRx(&p, accounts, mask)
+		slot := 0
+		for prio := uint8(0); prio < 8; prio++ {
+			if mask&(1<<prio) == 0 {
+				continue
+			}
+			if got, want := p.warm.txAt+p.warmSlot(prio)*uintptr(p.txStride), uintptr(unsafe.Pointer(&queues[slot])); got != want {
+				t.Errorf("mask %#x: tx priority %d: %#x, want %#x", mask, prio, got, want)
+			}
+			if got, want := p.warm.rxAt+p.warmSlot(prio)*uintptr(p.rxStride), uintptr(unsafe.Pointer(&accounts[slot])); got != want {
+				t.Errorf("mask %#x: rx priority %d: %#x, want %#x", mask, prio, got, want)
+			}
+			slot++
 		}
-		if got, want := p.warm.rxAt+prio*uintptr(p.rxStride), uintptr(unsafe.Pointer(&accounts[prio])); got != want {
-			t.Errorf("rx priority %d: %#x, want %#x", prio, got, want)
-		}
+	}
+	SetWarmTx(&p, []int64(nil), 0)
+	if p.warm.txAt != 0 {
+		t.Errorf("no slots: txAt %#x, want none", p.warm.txAt)
 	}
 
 	tp, err := FatTree(4, testLink)

@@ -186,8 +186,8 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 // those in the pipeline bound for it.
 func (s *Switch) portLoad(o int) int64 {
 	load := s.lb.committed[o]
-	for prio := range s.queues[o] {
-		load += s.queues[o][prio].Bytes
+	for _, q := range s.queues[o*int(s.np) : (o+1)*int(s.np)] {
+		load += q.Bytes
 	}
 	return load
 }

@@ -123,13 +123,14 @@ func (s *Switch) copyCharged(p *fabric.Packet, i int, frame int64) *fabric.Packe
 		return s.pool.Clone(p)
 	}
 	toHead, _, ok := s.admit(i, prio, frame)
+	in := &s.in[s.at(i, prio)]
 	if !ok {
-		s.ps[i].in[prio].head += frame
+		in.head += frame
 		s.bufUsed += frame
 		toHead = true
 	}
-	if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
-		s.ps[i].in[prio].xoff = true
+	if s.lossless&(1<<prio) != 0 && !in.xoff && (toHead || in.held >= s.xoffLimit()) {
+		in.xoff = true
 		s.sendPause(i, prio)
 	}
 	return s.pool.Clone(p)
@@ -138,7 +139,7 @@ func (s *Switch) copyCharged(p *fabric.Packet, i int, frame int64) *fabric.Packe
 // dropNoRoute drops p, admitted on port i, for want of a route.
 func (s *Switch) dropNoRoute(p *fabric.Packet, i int, frame int64) {
 	s.release(i, p.Priority, frame)
-	s.ps[i].stats[p.Priority].Drops[DropNoRoute]++
+	s.stats[s.at(i, p.Priority)].Drops[DropNoRoute]++
 	s.drop(p, DropNoRoute)
 }
 
@@ -147,13 +148,13 @@ func (s *Switch) dropNoRoute(p *fabric.Packet, i int, frame int64) {
 func (s *Switch) dropQueued(p *fabric.Packet, why DropReason) {
 	i, ip := int(p.InPort), p.InPrio
 	s.free(i, ip, p.Frame())
-	s.ps[i].stats[ip].Drops[why]++
+	s.stats[s.at(i, ip)].Drops[why]++
 	s.drop(p, why)
 }
 
 // flushQueue drops everything waiting in an egress queue.
 func (s *Switch) flushQueue(o int, prio uint8, why DropReason) {
-	for s.queues[o][prio].Len > 0 {
+	for s.queueOf(o, prio).Len > 0 {
 		s.dropQueued(s.pop(s.ports[o], prio), why)
 	}
 }
@@ -208,7 +209,7 @@ func (s *Switch) watchdogCheck(o int, prio uint8) {
 	if !port.Paused(prio) {
 		return
 	}
-	if s.queues[o][prio].Len == 0 {
+	if s.queueOf(o, prio).Len == 0 {
 		// Paused but holding nothing: not stalled yet; look again later.
 		w.timer = s.eng.After(wd.Detect, s, evWatchdog, int64(o)*8+int64(prio), nil)
 		return
@@ -269,7 +270,7 @@ func (s *Switch) tag(p *fabric.Packet, in *fabric.Port, out int) {
 // holds packets and may not send them because its link partner paused it
 // (a watchdog that ignores the pause makes it not waiting).
 func (s *Switch) Waiting(o int, prio uint8) bool {
-	return s.queues[o][prio].Len > 0 && s.ports[o].Paused(prio) && s.ports[o].OwnerBits[bitWDIgnore]&(1<<prio) == 0
+	return s.queueOf(o, prio).Len > 0 && s.ports[o].Paused(prio) && s.ports[o].OwnerBits[bitWDIgnore]&(1<<prio) == 0
 }
 
 // QueueHolds reports whether the egress queue of port o and priority prio
@@ -277,7 +278,7 @@ func (s *Switch) Waiting(o int, prio uint8) bool {
 // that ingress; they differ only where Tagger or a port's own SL-to-VL
 // table moved them).
 func (s *Switch) QueueHolds(o int, prio uint8, in int, inPrio uint8) bool {
-	q := &s.queues[o][prio]
+	q := s.queueOf(o, prio)
 	if len(q.sub) == 1 { // one FIFO for every ingress port
 		return q.sub[0].Any(func(p *fabric.Packet) bool { return int(p.InPort) == in && p.InPrio == inPrio })
 	}
@@ -298,7 +299,7 @@ func (s *Switch) IngressPaused(i int, prio uint8) bool {
 		// upstream's next packet, so it grants no credit for it.
 		return s.ports[i].BufferFull(prio)
 	}
-	return s.ps[i].in[prio].xoff
+	return s.ingressOf(i, prio).xoff
 }
 
 // SetSL2VL gives the packets that leave by port out, having come in by

@@ -23,7 +23,7 @@ func (s *Switch) armHOQ(o int) {
 	next := sim.Never
 	occupied := port.OwnerBits[bitOccupied]
 	for vl := uint8(0); occupied != 0; vl, occupied = vl+1, occupied>>1 {
-		if occupied&1 != 0 && !port.HasCredit(vl, s.queues[o][vl].peek().Frame()) {
+		if occupied&1 != 0 && !port.HasCredit(vl, s.queues[s.at(o, vl)].peek().Frame()) {
 			next = min(next, s.hoqSince[o][vl]+s.hoq)
 		}
 	}
@@ -39,7 +39,7 @@ func (s *Switch) hoqCheck(o int) {
 	port := s.ports[o]
 	now := s.eng.Now()
 	for vl := uint8(0); vl < 8; vl++ {
-		q := &s.queues[o][vl]
+		q := s.queueOf(o, vl)
 		for q.Len > 0 && now-s.hoqSince[o][vl] >= s.hoq && !port.HasCredit(vl, q.peek().Frame()) {
 			p := s.pop(port, vl)
 			s.hoqSince[o][vl] = now

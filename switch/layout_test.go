@@ -18,7 +18,8 @@ func TestSwitchHotFields(t *testing.T) {
 	var s Switch
 	cacheline.InLines(t, "Switch", 0, 3, map[string]uintptr{
 		"eng": unsafe.Offsetof(s.eng), "pool": unsafe.Offsetof(s.pool), "routes": unsafe.Offsetof(s.routes), "row": unsafe.Offsetof(s.row),
-		"ps": unsafe.Offsetof(s.ps), "queues": unsafe.Offsetof(s.queues), "pipeLane": unsafe.Offsetof(s.pipeLane),
+		"in": unsafe.Offsetof(s.in), "queues": unsafe.Offsetof(s.queues),
+		"np": unsafe.Offsetof(s.np), "slotMask": unsafe.Offsetof(s.slotMask), "pipeLane": unsafe.Offsetof(s.pipeLane),
 		"pipeline": unsafe.Offsetof(s.pipeline), "sharedSize": unsafe.Offsetof(s.sharedSize),
 		"sharedUsed": unsafe.Offsetof(s.sharedUsed), "bufUsed": unsafe.Offsetof(s.bufUsed),
 		"latency": unsafe.Offsetof(s.latency), "ecmpSeed": unsafe.Offsetof(s.ecmpSeed),
@@ -29,19 +30,6 @@ func TestSwitchHotFields(t *testing.T) {
 		"Stats.Forwarded":  unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.Forwarded),
 		"Stats.PeakBuffer": unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.PeakBuffer),
 	})
-	var ps portState
-	cacheline.InLines(t, "portState", 0, 0, map[string]uintptr{
-		"headroom": unsafe.Offsetof(ps.headroom),
-	})
-	if off := unsafe.Offsetof(ps.in); off%64 != 0 {
-		t.Errorf("portState.in at byte %d, not on a line", off)
-	}
-	if off := unsafe.Offsetof(ps.stats); off%64 != 0 {
-		t.Errorf("portState.stats at byte %d, not on a line", off)
-	}
-	if size := unsafe.Sizeof(ps); size%64 != 0 {
-		t.Errorf("portState is %d bytes, not whole lines", size)
-	}
 	if size := unsafe.Sizeof(ingress{}); size != 32 {
 		t.Errorf("ingress is %d bytes, want 32", size)
 	}

@@ -56,7 +56,9 @@ func (s *Switch) sharedPart(n int64) int64 { return max(0, n-s.reserved) }
 // admit charges a frame to its ingress port and priority. It returns
 // whether the frame went into headroom, or the reason it must be dropped.
 func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop DropReason, ok bool) {
-	cur := s.ps[i].in[prio].held
+	k := s.at(i, prio)
+	in := &s.in[k]
+	cur := in.held
 	need := s.sharedPart(cur+frame) - s.sharedPart(cur)
 	free := s.sharedFree()
 	if s.lossless&(1<<prio) != 0 {
@@ -64,13 +66,12 @@ func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop Drop
 			s.charge(i, prio, frame, need)
 			return false, 0, true
 		}
-		if s.ps[i].in[prio].head+frame > s.ps[i].headroom {
+		if in.head+frame > s.headroom[i] {
 			return false, DropHeadroom, false
 		}
-		in := &s.ps[i].in[prio]
 		in.head += frame
 		s.bufUsed += frame
-		pp := &s.ps[i].stats[prio]
+		pp := &s.stats[k]
 		pp.PeakHeadroom = max(pp.PeakHeadroom, in.head)
 		in.peak = max(in.peak, in.held+in.head)
 		return true, 0, true
@@ -84,7 +85,7 @@ func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop Drop
 }
 
 func (s *Switch) charge(i int, prio uint8, frame, shared int64) {
-	in := &s.ps[i].in[prio]
+	in := &s.in[s.at(i, prio)]
 	in.held += frame
 	s.sharedUsed += shared
 	s.bufUsed += frame
@@ -97,17 +98,18 @@ func (s *Switch) release(i int, prio uint8, frame int64) {
 	if s.credits {
 		// No shared pool or headroom on InfiniBand: the port's buffer
 		// per VL, whose credit goes back upstream.
-		s.ps[i].in[prio].held -= frame
+		s.in[s.at(i, prio)].held -= frame
 		s.bufUsed -= frame
 		s.rxCredit[i].Release(prio, frame)
 		return
 	}
-	fromHead := min(s.ps[i].in[prio].head, frame)
-	s.ps[i].in[prio].head -= fromHead
+	in := &s.in[s.at(i, prio)]
+	fromHead := min(in.head, frame)
+	in.head -= fromHead
 	rest := frame - fromHead
-	before := s.sharedPart(s.ps[i].in[prio].held)
-	s.ps[i].in[prio].held -= rest
-	s.sharedUsed -= before - s.sharedPart(s.ps[i].in[prio].held)
+	before := s.sharedPart(in.held)
+	in.held -= rest
+	s.sharedUsed -= before - s.sharedPart(in.held)
 	s.bufUsed -= frame
 }
 
@@ -115,7 +117,7 @@ func (s *Switch) release(i int, prio uint8, frame int64) {
 // admission) and resumes its ingress's upstream if that brings it to XON.
 func (s *Switch) free(i int, prio uint8, frame int64) {
 	s.release(i, prio, frame)
-	if s.ps[i].in[prio].xoff && s.atXON(i, prio) {
+	if s.in[s.at(i, prio)].xoff && s.atXON(i, prio) {
 		s.resume(i, prio)
 	}
 }
@@ -128,7 +130,8 @@ func (s *Switch) free(i int, prio uint8, frame int64) {
 // (switch-mmu.cc, CheckShouldResume), else a drained port would pause its
 // upstream for ever.
 func (s *Switch) atXON(i int, prio uint8) bool {
-	return s.ps[i].in[prio].head == 0 && s.ps[i].in[prio].held <= max(s.xonLevel(), s.reserved)
+	in := &s.in[s.at(i, prio)]
+	return in.head == 0 && in.held <= max(s.xonLevel(), s.reserved)
 }
 
 // Check reports a configuration whose buffer cannot hold its reserved

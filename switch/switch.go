@@ -31,8 +31,8 @@ type Switch struct {
 	pool     *fabric.Pool
 	routes   *fabric.Routes
 	row      *fabric.RouteRow // this switch's part of routes
-	ps       []portState      // per port
-	queues   [][8]egressQueue // per egress port and priority
+	in       []ingress        // per ingress port and slot (slots.go: at)
+	queues   []egressQueue    // per egress port and slot
 	pipeLane *sim.Lane        // store-and-forward's latency (forward)
 	// cutLanes are the last two cut-through latencies and their lanes.
 	cutLanes [2]struct {
@@ -69,8 +69,12 @@ type Switch struct {
 	credits bool
 	// balance is Prof.LoadBalance; lb its state, nil for ECMP.
 	balance LoadBalance
-	lb      *balancer
-	Stats   Stats // its first three counters are per packet
+	// np is the slots per port, slotMask the priorities with a slot
+	// (slots.go: at).
+	np       uint8
+	slotMask uint8
+	lb       *balancer
+	Stats    Stats // its first three counters are per packet
 
 	// rxCredit is each port's credit state on InfiniBand
 	// (fabric.Port.CreditState): a packet that leaves gives its ingress
@@ -99,7 +103,11 @@ type Switch struct {
 
 	reservedTotal int64
 	headroomTotal int64
-	refresh       [][8]sim.Timer
+	// headroom is each port's headroom for each lossless priority, bytes.
+	headroom []int64
+	// stats are the counters per port and slot.
+	stats   []PortPrio
+	refresh [][8]sim.Timer
 
 	// The egress queues' FIFOs and rings by priority (queue.go), made
 	// when a priority is first queued; perQueue is the FIFOs of one queue.
@@ -135,19 +143,6 @@ type Switch struct {
 	mcast map[fabric.NodeID][]int32
 }
 
-// portState is what a switch keeps per port: its headroom in one cache
-// line, then the port's ingress accounting and counters per priority.
-// What a packet reads of the port first, its priorities' masks, lives in
-// the port's own first line (fabric.Port.OwnerBits, bitOccupied and on),
-// which every frame touches anyway; the port itself is s.ports[i].
-type portState struct {
-	headroom int64 // of each lossless priority, bytes
-	_        [56]byte
-
-	in    [8]ingress  // by priority
-	stats [8]PortPrio // by priority
-}
-
 // The switch's bytes of fabric.Port.OwnerBits.
 const (
 	bitOccupied = iota // bit i set when priority i's egress queue is not empty
@@ -178,9 +173,8 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	n := len(ports)
 	s := &Switch{
 		ID: id, Name: name, Prof: prof, eng: eng, pool: pool, ports: ports, routes: routes,
-		ecnRNG: eng.Rand("switch/" + name + "/ecn"),
-		ps:     make([]portState, n),
-		queues: make([][8]egressQueue, n),
+		ecnRNG:   eng.Rand("switch/" + name + "/ecn"),
+		headroom: make([]int64, n),
 
 		latency: prof.Latency, ecmpSeed: prof.ECMPSeed, reserved: int64(prof.Reserved),
 		xoff: int64(prof.PFC.XOFF), xoffAlpha: prof.PFC.XOFFAlpha,
@@ -217,9 +211,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 			s.rxCredit[i] = p.CreditState()
 		}
 	}
-	for i, p := range ports {
-		fabric.SetWarmTx(p, &s.queues[i])
-		fabric.SetWarmRx(p, &s.ps[i].in)
+	for _, p := range ports {
 		p.SetWarmRoutes(routes, id)
 	}
 	lossless := 0
@@ -249,8 +241,8 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	for i, p := range ports {
 		peer := p.Peer()
-		s.ps[i].headroom = prof.PortHeadroom(PortLink{Rate: p.Rate, Delay: p.Link().Delay, PeerFrame: peer.SenderFrame, PeerResponse: peer.ResponseDelay}, maxFrame)
-		s.headroomTotal += s.ps[i].headroom * int64(lossless)
+		s.headroom[i] = prof.PortHeadroom(PortLink{Rate: p.Rate, Delay: p.Link().Delay, PeerFrame: peer.SenderFrame, PeerResponse: peer.ResponseDelay}, maxFrame)
+		s.headroomTotal += s.headroom[i] * int64(lossless)
 	}
 	s.reservedTotal = prof.reservedTotal(n)
 	s.sharedSize = int64(prof.Buffer) - s.reservedTotal - s.headroomTotal
@@ -260,6 +252,13 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		s.quantum[prio] = int64(w) * maxFrame
 	}
 	sort.Slice(s.dwrrOrder, func(a, b int) bool { return s.dwrrOrder[a] < s.dwrrOrder[b] })
+	// Slots for the priorities the profile names; others get theirs as
+	// their first packet comes (slots.go).
+	slots := s.lossless | s.weighted
+	if prof.Tagger && s.lossless != 0 {
+		slots |= 1 << s.lossy
+	}
+	s.addSlots(slots)
 	if prof.DWRRUnit > 0 {
 		for prio, w := range prof.DWRR {
 			s.quantum[prio] = int64(w) * prof.DWRRUnit
@@ -290,26 +289,32 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 func (s *Switch) ECMPSeed() uint64 { return s.ecmpSeed }
 
 // Headroom returns the headroom of a port's lossless queues, bytes.
-func (s *Switch) Headroom(port int) int64 { return s.ps[port].headroom }
+func (s *Switch) Headroom(port int) int64 { return s.headroom[port] }
 
 // Ports returns the switch's ports.
 func (s *Switch) Ports() []*fabric.Port { return s.ports }
 
 // PortPrio returns the counters of a port and priority.
 func (s *Switch) PortPrio(port int, prio uint8) *PortPrio {
-	pp := &s.ps[port].stats[prio]
-	in, q := &s.ps[port].in[prio], &s.queues[port][prio]
+	if !s.has(prio) {
+		return &PortPrio{}
+	}
+	pp := &s.stats[s.at(port, prio)]
+	in, q := &s.in[s.at(port, prio)], &s.queues[s.at(port, prio)]
 	pp.PeakIngress = in.peak
 	pp.TxPackets, pp.TxBytes = q.txPackets, q.txBytes
 	return pp
 }
 
 // QueueBytes is the egress queue depth of port and priority, frame bytes.
-func (s *Switch) QueueBytes(port int, prio uint8) int64 { return s.queues[port][prio].Bytes }
+func (s *Switch) QueueBytes(port int, prio uint8) int64 { return s.queueOf(port, prio).Bytes }
 
 // QueueStats returns the time averages of an egress queue so far.
 func (s *Switch) QueueStats(port int, prio uint8) QueueStats {
-	q := &s.queues[port][prio]
+	if !s.has(prio) {
+		return QueueStats{}
+	}
+	q := &s.queues[s.at(port, prio)]
 	now := s.eng.Now()
 	if now == 0 {
 		return QueueStats{}
@@ -321,11 +326,12 @@ func (s *Switch) QueueStats(port int, prio uint8) QueueStats {
 // IngressBytes is what port and priority hold in the buffer, headroom
 // included.
 func (s *Switch) IngressBytes(port int, prio uint8) int64 {
-	return s.ps[port].in[prio].held + s.ps[port].in[prio].head
+	in := s.ingressOf(port, prio)
+	return in.held + in.head
 }
 
 // PeakIngress is the most that port and priority ever held, bytes.
-func (s *Switch) PeakIngress(port int, prio uint8) int64 { return s.ps[port].in[prio].peak }
+func (s *Switch) PeakIngress(port int, prio uint8) int64 { return s.ingressOf(port, prio).peak }
 
 // BufferUsed is the buffer in use, bytes.
 func (s *Switch) BufferUsed() int64 { return s.bufUsed }
@@ -333,9 +339,7 @@ func (s *Switch) BufferUsed() int64 { return s.bufUsed }
 // Queued is the number of packets waiting in egress queues.
 func (s *Switch) Queued() (packets int) {
 	for i := range s.queues {
-		for prio := range s.queues[i] {
-			packets += s.queues[i][prio].Len
-		}
+		packets += s.queues[i].Len
 	}
 	return packets
 }
@@ -350,19 +354,20 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	prio := p.Priority
 	i := in.Index
 	p.InPrio = prio
+	s.usePriority(prio)
 	if s.credits {
 		s.charge(i, prio, frame, 0) // its credit was the check
 	} else {
 		toHead, why, ok := s.admit(i, prio, frame)
 		if !ok {
-			s.ps[i].stats[prio].Drops[why]++
+			s.stats[s.at(i, prio)].Drops[why]++
 			s.drop(p, why)
 			return
 		}
 		// (copyCharged has the same check for copies: a call here
 		// would not inline, and this runs for every packet.)
-		if s.lossless&(1<<prio) != 0 && !s.ps[i].in[prio].xoff && (toHead || s.ps[i].in[prio].held >= s.xoffLimit()) {
-			s.ps[i].in[prio].xoff = true
+		if in := &s.in[s.at(i, prio)]; s.lossless&(1<<prio) != 0 && !in.xoff && (toHead || in.held >= s.xoffLimit()) {
+			in.xoff = true
 			s.sendPause(i, prio)
 		}
 	}
@@ -398,7 +403,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	}
 	if int(out) >= 0 && s.down > 0 && s.ports[out].Down() {
 		s.release(i, prio, frame)
-		s.ps[i].stats[prio].Drops[DropLinkDown]++
+		s.stats[s.at(i, prio)].Drops[DropLinkDown]++
 		s.drop(p, DropLinkDown)
 		return
 	}
@@ -480,11 +485,9 @@ func (s *Switch) drop(p *fabric.Packet, why DropReason) {
 // queues (those in its pipeline the engine holds; those being sent, the
 // ports).
 func (s *Switch) EachPacket(f func(*fabric.Packet)) {
-	for o := range s.queues {
-		for prio := range s.queues[o] {
-			for i := range s.queues[o][prio].sub {
-				s.queues[o][prio].sub[i].Each(f)
-			}
+	for o := range s.queues { // by port, then priority
+		for i := range s.queues[o].sub {
+			s.queues[o].sub[i].Each(f)
 		}
 	}
 }
@@ -495,7 +498,7 @@ func (s *Switch) EachPacket(f func(*fabric.Packet)) {
 func (s *Switch) sendPause(i int, prio uint8) {
 	port := s.ports[i]
 	port.SendPause(prio, fabric.MaxQuanta)
-	s.ps[i].stats[prio].PauseSent++
+	s.stats[s.at(i, prio)].PauseSent++
 	half := fabric.PauseDuration(fabric.MaxQuanta, port.Rate) / 2
 	s.refresh[i][prio] = s.eng.After(half, s, evPauseRefresh, int64(i)*8+int64(prio), nil)
 }
@@ -513,7 +516,7 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 		s.watchdogRestore(int(ev.N/8), uint8(ev.N%8))
 	case evPauseRefresh:
 		i, prio := int(ev.N/8), uint8(ev.N%8)
-		if !s.ps[i].in[prio].xoff {
+		if !s.in[s.at(i, prio)].xoff {
 			return
 		}
 		if s.atXON(i, prio) {
@@ -526,7 +529,8 @@ func (s *Switch) HandleEvent(ev *sim.Event) {
 
 func (s *Switch) enqueue(p *fabric.Packet, out int) {
 	prio := p.Priority
-	q := &s.queues[out][prio]
+	s.usePriority(prio) // Tagger or an SL-to-VL table may have moved it
+	q := &s.queues[s.at(out, prio)]
 	if q.sub == nil {
 		f := &s.fifos[prio]
 		if f.fifos == nil {
@@ -550,7 +554,7 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 	}
 	if s.ecnEnqueue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
-		s.ps[out].stats[prio].Marked++
+		s.stats[s.at(out, prio)].Marked++
 	}
 	q.push(p, s.eng.Now())
 	if s.credits && s.hoq > 0 && q.Len == 1 { // credits first: hoq is on a cold line
@@ -611,7 +615,7 @@ func (s *Switch) creditBlocked(port *fabric.Port) uint8 {
 	var blocked uint8
 	short := port.OwnerBits[bitOccupied] & port.PausedMask()
 	for vl := uint8(0); short != 0; vl, short = vl+1, short>>1 {
-		if short&1 != 0 && !port.HasCredit(vl, s.queues[port.Index][vl].peek().Frame()) {
+		if short&1 != 0 && !port.HasCredit(vl, s.queues[s.at(port.Index, vl)].peek().Frame()) {
 			blocked |= 1 << vl
 		}
 	}
@@ -627,11 +631,10 @@ func (s *Switch) creditBlocked(port *fabric.Port) uint8 {
 // queue that empties loses its deficit; a paused one keeps it.
 func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	o := port.Index
-	qs := &s.queues[o]
 	n := len(s.dwrrOrder)
 	for tries := 0; tries < s.dwrrTries; tries++ {
 		prio := s.dwrrOrder[s.dwrrAt[o]]
-		q := &qs[prio]
+		q := &s.queues[s.at(o, prio)] // weighted priorities have slots from New
 		blocked := port.Paused(prio) && port.OwnerBits[bitWDIgnore]&(1<<prio) == 0
 		if s.credits {
 			blocked = q.Len > 0 && port.Paused(prio) && !port.HasCredit(prio, q.peek().Frame()) // creditBlocked
@@ -661,7 +664,7 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 // pop takes the head of an egress queue, keeping the port's mask of
 // non-empty priorities.
 func (s *Switch) pop(port *fabric.Port, prio uint8) *fabric.Packet {
-	q := &s.queues[port.Index][prio]
+	q := &s.queues[s.at(port.Index, prio)]
 	p := q.pop(s.eng.Now())
 	if q.Len == 0 {
 		port.OwnerBits[bitOccupied] &^= 1 << prio
@@ -675,7 +678,7 @@ func (s *Switch) pop(port *fabric.Port, prio uint8) *fabric.Packet {
 // marks it if ECN marks at dequeue.
 func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 	o := port.Index
-	q := &s.queues[o][prio]
+	q := &s.queues[s.at(o, prio)]
 	if q.next != nil {
 		// The packet, its FIFO and its ingress account are cold (it has
 		// waited a transmission or more), and each would be found through
@@ -683,7 +686,7 @@ func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 		// single FIFO the ingress port is the packet's to tell.
 		in := int(q.nextFIFO)
 		if len(q.sub) > 1 {
-			sim.Prefetch3(q.next, &q.sub[in], &s.ps[in].in[prio])
+			sim.Prefetch3(q.next, &q.sub[in], &s.in[s.at(in, prio)])
 			if s.credits {
 				// Its ingress port's credit lines, for the VL it likely
 				// came on (the same, unless SL2VL moves it).
@@ -697,7 +700,7 @@ func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 	s.free(int(p.InPort), p.InPrio, p.Frame())
 	if s.ecnDequeue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
-		s.ps[o].stats[prio].Marked++
+		s.stats[s.at(o, prio)].Marked++
 	}
 	q.txPackets++
 	q.txBytes += int64(p.Wire)
@@ -714,10 +717,10 @@ func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 }
 
 func (s *Switch) resume(i int, prio uint8) {
-	s.ps[i].in[prio].xoff = false
+	s.in[s.at(i, prio)].xoff = false
 	s.eng.Cancel(s.refresh[i][prio])
 	s.ports[i].SendPause(prio, 0)
-	s.ps[i].stats[prio].ResumeSent++
+	s.stats[s.at(i, prio)].ResumeSent++
 }
 
 // exitKind is a packet's exit from the pipeline into its egress queue
@@ -743,11 +746,11 @@ func (s *Switch) exit(p *fabric.Packet) {
 // are, was asked for an event before (the engine's lookahead).
 func (s *Switch) warmExit(p *fabric.Packet) {
 	out := int(p.OutPort)
-	if uint(out) >= uint(len(s.ps)) {
+	prio := p.Priority & 7
+	if uint(out) >= uint(len(s.ports)) || !s.has(prio) {
 		return
 	}
-	prio := p.Priority & 7
-	q := &s.queues[out][prio]
+	q := &s.queues[s.at(out, prio)]
 	if f := s.fifos[prio].fifos; f != nil {
 		in := 0
 		if s.perQueue > 1 {
