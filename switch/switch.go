@@ -106,8 +106,10 @@ type Switch struct {
 	// headroom is each port's headroom for each lossless priority, bytes.
 	headroom []int64
 	// stats are the counters per port and slot.
-	stats   []PortPrio
-	refresh [][8]sim.Timer
+	stats []PortPrio
+	// refresh is the PAUSE refresh timer of each port and lossless
+	// priority ([port*lossless priorities + rank among them]).
+	refresh []sim.Timer
 
 	// The egress queues' FIFOs and rings by priority (queue.go), made
 	// when a priority is first queued; perQueue is the FIFOs of one queue.
@@ -223,7 +225,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	// port, 16 MB in a k=32 fat tree (docs/PERFORMANCE.md, "Memory at
 	// k=32").
 	if s.lossless != 0 {
-		s.refresh = make([][8]sim.Timer, n) // PAUSE refreshes
+		s.refresh = make([]sim.Timer, n*bits.OnesCount8(s.lossless)) // PAUSE refreshes, by lossless priority
 	}
 	if prof.PFC.Watchdog != nil {
 		s.wd = make([][8]watchdogState, n)
@@ -500,7 +502,12 @@ func (s *Switch) sendPause(i int, prio uint8) {
 	port.SendPause(prio, fabric.MaxQuanta)
 	s.stats[s.at(i, prio)].PauseSent++
 	half := fabric.PauseDuration(fabric.MaxQuanta, port.Rate) / 2
-	s.refresh[i][prio] = s.eng.After(half, s, evPauseRefresh, int64(i)*8+int64(prio), nil)
+	s.refresh[s.refreshAt(i, prio)] = s.eng.After(half, s, evPauseRefresh, int64(i)*8+int64(prio), nil)
+}
+
+// refreshAt is the index in refresh of port i's lossless priority prio.
+func (s *Switch) refreshAt(i int, prio uint8) int {
+	return i*bits.OnesCount8(s.lossless) + bits.OnesCount8(s.lossless&(1<<(prio&7)-1))
 }
 
 // HandleEvent runs the switch's own events.
@@ -718,7 +725,7 @@ func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 
 func (s *Switch) resume(i int, prio uint8) {
 	s.in[s.at(i, prio)].xoff = false
-	s.eng.Cancel(s.refresh[i][prio])
+	s.eng.Cancel(s.refresh[s.refreshAt(i, prio)])
 	s.ports[i].SendPause(prio, 0)
 	s.stats[s.at(i, prio)].ResumeSent++
 }
