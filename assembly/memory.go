@@ -51,8 +51,9 @@ const (
 	// flows per host are counted as in progress at once. 12 KiB since
 	// the FIFOs shrank to 20 bytes (2026-11-26): at 16 KiB the estimate
 	// of a 400-port star had leaned on memFIFO's old underestimate (28
-	// bytes against 36 measured), and came out 50% over.
-	memFlowRunning = 12 << 10
+	// bytes against 36 measured), and came out 50% over. 8 KiB since
+	// packets went from 192 bytes to 128 (2026-11-27).
+	memFlowRunning = 8 << 10
 )
 
 // memoryLimit is SetMemoryLimit's value.

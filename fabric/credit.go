@@ -412,13 +412,15 @@ func (p *Port) FCPackets() (made, received int64) {
 	return p.credit.made, received
 }
 
-// SetFC writes a flow-control packet's FCTBS and FCCL (12 bits each).
+// SetFC writes a flow-control packet's FCTBS and FCCL (12 bits each),
+// kept in MSN: a flow-control packet has no AETH, and every one would
+// otherwise need a PacketExt.
 func (p *Packet) SetFC(fctbs, fccl uint16) {
-	p.PauseQuanta[0], p.PauseQuanta[1] = fctbs&0xFFF, fccl&0xFFF
+	p.MSN = uint32(fctbs&0xFFF)<<16 | uint32(fccl&0xFFF)
 }
 
 // FC returns a flow-control packet's FCTBS and FCCL.
-func (p *Packet) FC() (fctbs, fccl uint16) { return p.PauseQuanta[0], p.PauseQuanta[1] }
+func (p *Packet) FC() (fctbs, fccl uint16) { return uint16(p.MSN >> 16), uint16(p.MSN & 0xFFF) }
 
 // ShortOf returns the VLs whose credit is below blocks, as a mask.
 func (p *Port) ShortOf(blocks int64) uint8 {

@@ -107,12 +107,6 @@ type Packet struct {
 	// The receiver counts a flow's distinct paths. In the AETH's padding.
 	Path uint16
 	MSN  uint32
-	// SackPSN is, on a selective-repeat NAK (IRN's NACK, which carries
-	// the cumulative PSN in PSN), the PSN that arrived out of order.
-	SackPSN uint32
-
-	// ImmDt: the immediate data of SEND and RDMA WRITE with immediate.
-	Imm uint32
 	// DETH: the Q_Key of a UD datagram (SrcQP above is the DETH's
 	// source QP).
 	QKey uint32
@@ -127,6 +121,19 @@ type Packet struct {
 	// SACK says a TCP ACK (iWARP) carries a SACK block: the segment at
 	// SackPSN arrived past a gap.
 	SACK bool
+
+	// Ext holds what few packets carry (PacketExt), nil on the others:
+	// Pool.Ext gives a packet one, Pool.Put takes it back.
+	Ext *PacketExt
+}
+
+// PacketExt is what few packets carry, apart from the packet so that
+// every packet is two cache lines (128 bytes, where these fields made it
+// three): the atomics' operands and result, real payload bytes,
+// immediate data, a selective NAK's or SACK's PSN, a PFC frame's pause
+// times. Read them through the Packet's methods, which give zeros for a
+// packet without one.
+type PacketExt struct {
 	// AtomicETH: swap or add data (SwapAdd) and compare data (Compare);
 	// AtomicAckETH: the original remote value (OrigData).
 	SwapAdd, Compare, OrigData uint64
@@ -134,10 +141,47 @@ type Packet struct {
 	// snapshot the sender took, for memory regions backed by real bytes.
 	// Traffic generators leave it nil; only sizes move then.
 	Data []byte
-
+	// Imm is ImmDt: the immediate data of SEND and RDMA WRITE with
+	// immediate.
+	Imm uint32
+	// SackPSN is, on a selective-repeat NAK (IRN's NACK, which carries
+	// the cumulative PSN in PSN), the PSN that arrived out of order; on
+	// an iWARP ACK with SACK, the segment that arrived past a gap.
+	SackPSN uint32
 	// PauseQuanta are a PFC frame's pause times per priority.
 	PauseQuanta [8]uint16
 }
+
+// noExt is what a packet without a PacketExt reads.
+var noExt PacketExt
+
+// ext is p's PacketExt to read: its own, or zeros.
+func (p *Packet) ext() *PacketExt {
+	if p.Ext != nil {
+		return p.Ext
+	}
+	return &noExt
+}
+
+// Data is the payload's bytes (PacketExt.Data), nil when only sizes move.
+func (p *Packet) Data() []byte { return p.ext().Data }
+
+// Imm is the immediate data (PacketExt.Imm).
+func (p *Packet) Imm() uint32 { return p.ext().Imm }
+
+// SackPSN is a selective NAK's or SACK's PSN (PacketExt.SackPSN).
+func (p *Packet) SackPSN() uint32 { return p.ext().SackPSN }
+
+// Atomic returns the AtomicETH's swap-or-add and compare data and the
+// AtomicAckETH's original value (PacketExt).
+func (p *Packet) Atomic() (swapAdd, compare, orig uint64) {
+	x := p.ext()
+	return x.SwapAdd, x.Compare, x.OrigData
+}
+
+// PauseQuanta are a PFC frame's pause times per priority
+// (PacketExt.PauseQuanta).
+func (p *Packet) PauseQuanta() [8]uint16 { return p.ext().PauseQuanta }
 
 // Frame returns the bytes the frame occupies in a buffer: header to FCS
 // (Ethernet), or LRH to VCRC (InfiniBand).
@@ -162,6 +206,7 @@ func RoCEv2Wire(op Opcode, payload int) int {
 type Pool struct {
 	free    *Packet
 	freeINT []*INTStack
+	freeExt []*PacketExt
 	// Live is how many packets are out of the pool: the conservation
 	// check compares it with a census of the packets the run holds.
 	Live int
@@ -197,6 +242,10 @@ func (pl *Pool) Clone(p *Packet) *Packet {
 		pl.AddINT(c)
 		*c.INT = *p.INT
 	}
+	if p.Ext != nil {
+		c.Ext = nil
+		*pl.Ext(c) = *p.Ext
+	}
 	if pl.OnCopy != nil {
 		pl.OnCopy(c)
 	}
@@ -217,6 +266,22 @@ func (pl *Pool) AddINT(p *Packet) {
 	p.INT = &INTStack{}
 }
 
+// Ext returns p's PacketExt to write, giving it an empty one if it has
+// none.
+func (pl *Pool) Ext(p *Packet) *PacketExt {
+	if p.Ext != nil {
+		return p.Ext
+	}
+	if n := len(pl.freeExt); n > 0 {
+		p.Ext = pl.freeExt[n-1]
+		pl.freeExt = pl.freeExt[:n-1]
+		*p.Ext = PacketExt{}
+		return p.Ext
+	}
+	p.Ext = &PacketExt{}
+	return p.Ext
+}
+
 // Get returns a zeroed packet.
 func (pl *Pool) Get() *Packet {
 	pl.Live++
@@ -235,6 +300,10 @@ func (pl *Pool) Put(p *Packet) {
 	if p.INT != nil {
 		pl.freeINT = append(pl.freeINT, p.INT)
 		p.INT = nil
+	}
+	if p.Ext != nil {
+		pl.freeExt = append(pl.freeExt, p.Ext)
+		p.Ext = nil
 	}
 	p.next = pl.free
 	pl.free = p

@@ -357,7 +357,9 @@ func (p *Port) SendPause(prio uint8, quanta uint16) {
 	pkt.Kind = KindPause
 	pkt.Priority = prio
 	pkt.PauseEnable = 1 << prio
-	pkt.PauseQuanta[prio] = quanta
+	if quanta != 0 { // a RESUME's quanta are zeros: it needs no PacketExt
+		p.pool.Ext(pkt).PauseQuanta[prio] = quanta
+	}
 	pkt.Wire = PFCWireBytes
 	pkt.InPort = -1
 	if quanta == 0 {
@@ -497,7 +499,7 @@ func arrive(t, d unsafe.Pointer) {
 		p.pool.Put(pkt)
 		return
 	}
-	if pkt.PauseQuanta == [8]uint16{} {
+	if pkt.PauseQuanta() == [8]uint16{} {
 		p.Stats.ResumeRecv++
 	} else {
 		p.Stats.PauseRecv++
@@ -517,11 +519,12 @@ func (p *Port) applyPause(pkt *Packet) {
 	now := p.eng.Now()
 	p.expirePauses()
 	resumed := false
+	quanta := pkt.PauseQuanta()
 	for prio := uint8(0); prio < 8; prio++ {
 		if pkt.PauseEnable&(1<<prio) == 0 {
 			continue
 		}
-		q := pkt.PauseQuanta[prio]
+		q := quanta[prio]
 		if q == 0 {
 			if p.Paused(prio) {
 				p.pausedTotal[prio] += now - p.pausedSince[prio]

@@ -134,7 +134,7 @@ func (h *HCA) placeAhead(qp *QP, p *fabric.Packet, psn int64) {
 func (h *HCA) gapLost(qp *QP, p *fabric.Packet, psn int64) {
 	if h.Prof.Retransmit == Selective {
 		if a := h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN); a != nil {
-			a.SackPSN = uint32(psn) & psnMask
+			h.pool.Ext(a).SackPSN = uint32(psn) & psnMask
 		}
 		return
 	}
@@ -165,8 +165,8 @@ func (h *HCA) placeResponse(qp *QP, w *WQE, p *fabric.Packet, psn, want int64) {
 	}
 	qp.rdHave[i] = psn + 1 // the PSN, not a flag: another READ's may share the slot later
 	h.Placed++
-	if p.Data != nil {
-		h.scatter(w.wr.SGL, (psn-w.FirstPSN)*int64(h.Prof.MTU), p.Data)
+	if p.Data() != nil {
+		h.scatter(w.wr.SGL, (psn-w.FirstPSN)*int64(h.Prof.MTU), p.Data())
 	}
 	qp.ReadDelivered += int64(p.Payload)
 	if psn-want >= int64(h.Prof.ReorderWindow) && w.retryAt != want && qp.tcp == nil {

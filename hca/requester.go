@@ -94,9 +94,10 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		w.retryAt = psn
 	case w.Op.isAtomic():
 		p.VA, p.RKey = w.wr.RemoteAddr, w.wr.RKey
-		p.SwapAdd, p.Compare = w.wr.CompareAdd, w.wr.Swap
+		x := h.pool.Ext(p)
+		x.SwapAdd, x.Compare = w.wr.CompareAdd, w.wr.Swap
 		if w.Op == WRCompSwap {
-			p.SwapAdd, p.Compare = w.wr.Swap, w.wr.CompareAdd
+			x.SwapAdd, x.Compare = w.wr.Swap, w.wr.CompareAdd
 		}
 		p.AckReq = true
 		if !w.requested {
@@ -107,13 +108,13 @@ func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
 		off := i * mtu
 		payload = min(mtu, w.Size-off)
 		if w.data != nil {
-			p.Data = w.data[off : off+payload]
+			h.pool.Ext(p).Data = w.data[off : off+payload]
 		}
 		if i == 0 && (w.Op == WRWrite || w.Op == WRWriteImm) {
 			p.VA, p.RKey, p.DMALen = w.wr.RemoteAddr, w.wr.RKey, uint32(w.Size)
 		}
 		if w.Op.hasImm() && i == w.reqPkts-1 {
-			p.Imm = w.wr.Imm
+			h.pool.Ext(p).Imm = w.wr.Imm
 		}
 		if w.wr.Solicited && i == w.reqPkts-1 && (w.Op == WRSend || w.Op == WRSendImm || w.Op == WRWriteImm) {
 			p.SE = true
@@ -234,11 +235,12 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 	}
 	if p.Opcode.Operation() == fabric.OpAtomicAcknowledge {
 		if w, _ := qp.wqeAt(psn); w != nil && w.Op.isAtomic() && !w.respDone {
-			w.AtomicResult = p.OrigData
+			_, _, orig := p.Atomic()
+			w.AtomicResult = orig
 			w.respDone = true
 			var b [8]byte
 			for i := range b {
-				b[i] = byte(p.OrigData >> (8 * i))
+				b[i] = byte(orig >> (8 * i))
 			}
 			h.scatter(w.wr.SGL, 0, b[:])
 		}
@@ -321,8 +323,8 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 	if qp.tcp == nil {
 		qp.ackHigh = max(qp.ackHigh, w.FirstPSN)
 	}
-	if p.Data != nil {
-		h.scatter(w.wr.SGL, w.respPkts*int64(h.Prof.MTU), p.Data)
+	if d := p.Data(); d != nil {
+		h.scatter(w.wr.SGL, w.respPkts*int64(h.Prof.MTU), d)
 	}
 	w.respPkts++
 	qp.ReadDelivered += int64(p.Payload)

@@ -210,15 +210,15 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			h.invalidRequest(qp, p, psn)
 			return
 		}
-		if p.Data != nil {
-			h.scatter(r.wr.SGL, qp.curRecvOff, p.Data)
+		if p.Data() != nil {
+			h.scatter(r.wr.SGL, qp.curRecvOff, p.Data())
 		}
 		qp.curRecvOff += payload
 		if isLast(op) {
 			qp.curRecv = nil
 			wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: qp.curRecvOff, Src: p.Src, SrcQP: p.SrcQP, Solicited: p.SE}
 			if op == fabric.OpSendLastImm || op == fabric.OpSendOnlyImm {
-				wc.Imm, wc.HasImm = p.Imm, true
+				wc.Imm, wc.HasImm = p.Imm(), true
 			}
 			h.completeRecv(qp, r, wc)
 		}
@@ -278,9 +278,9 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			h.invalidRequest(qp, p, psn)
 			return
 		}
-		if p.Data != nil {
+		if p.Data() != nil {
 			if b := qp.curMR.Bytes(qp.curVA, payload); b != nil {
-				copy(b, p.Data)
+				copy(b, p.Data())
 			}
 		}
 		qp.curVA += uint64(payload)
@@ -293,7 +293,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			qp.curMR = nil
 		}
 		if r != nil {
-			h.completeRecv(qp, r, WC{Status: WCSuccess, Opcode: WCOpRecvImm, ByteLen: qp.msgLen, Imm: p.Imm, HasImm: true, Src: p.Src, SrcQP: p.SrcQP, Solicited: p.SE})
+			h.completeRecv(qp, r, WC{Status: WCSuccess, Opcode: WCOpRecvImm, ByteLen: qp.msgLen, Imm: p.Imm(), HasImm: true, Src: p.Src, SrcQP: p.SrcQP, Solicited: p.SE})
 		}
 	case fabric.OpReadRequest:
 		if !rc {
@@ -329,10 +329,11 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			return
 		}
 		orig := mr.Word(p.VA)
+		swapAdd, compare, _ := p.Atomic()
 		if op == fabric.OpFetchAdd {
-			mr.setWord(p.VA, orig+p.SwapAdd)
-		} else if orig == p.Compare {
-			mr.setWord(p.VA, p.SwapAdd)
+			mr.setWord(p.VA, orig+swapAdd)
+		} else if orig == compare {
+			mr.setWord(p.VA, swapAdd)
 		}
 		if len(qp.atomics) >= max(1, qp.maxDestRdAtomic) {
 			copy(qp.atomics, qp.atomics[1:])
@@ -503,7 +504,7 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 
 func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) {
 	a := h.newAck(qp, req, fabric.OpAtomicAcknowledge, psn)
-	a.OrigData = orig
+	h.pool.Ext(a).OrigData = orig
 	h.echo(a, req)
 	h.Stats.AcksSent++
 	h.pushCtrl(a)
@@ -625,7 +626,7 @@ func (h *HCA) readResponsePacket(qp *QP, j *readJob, psn int64) *fabric.Packet {
 	p.PSN = uint32(psn) & psnMask
 	p.MSN = qp.msn
 	if j.data != nil {
-		p.Data = j.data[i : i+payload]
+		h.pool.Ext(p).Data = j.data[i : i+payload]
 	}
 	p.Payload = int32(payload)
 	p.Wire, p.Link = h.wire(p.Opcode, int(payload))
@@ -659,7 +660,7 @@ func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
 	n := int64(p.Payload)
 	wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: grhBytes + n, SrcQP: p.SrcQP, Src: p.Src, Solicited: p.SE}
 	if op := p.Opcode.Operation(); op == fabric.OpSendOnlyImm {
-		wc.Imm, wc.HasImm = p.Imm, true
+		wc.Imm, wc.HasImm = p.Imm(), true
 	}
 	if grhBytes+n > r.size {
 		wc.Status = WCLocLenError
@@ -667,8 +668,8 @@ func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
 		h.discard(p, "loc_len")
 		return
 	}
-	if p.Data != nil {
-		h.scatter(r.wr.SGL, grhBytes, p.Data)
+	if p.Data() != nil {
+		h.scatter(r.wr.SGL, grhBytes, p.Data())
 	}
 	qp.Delivered += n
 	now := h.eng.Now()

@@ -71,7 +71,7 @@ func (h *HCA) srBuffer(qp *QP, p *fabric.Packet, psn int64) {
 		return // beyond the bitmap: dropped, recovered by timeout
 	}
 	if a := h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN); a != nil {
-		a.SackPSN = uint32(psn) & psnMask
+		h.pool.Ext(a).SackPSN = uint32(psn) & psnMask
 	}
 }
 
@@ -202,7 +202,7 @@ func (h *HCA) srSacked(qp *QP, p *fabric.Packet, psn int64) {
 	}
 	s := qp.srs()
 	s.sync(qp.ackHigh)
-	sp := expand(p.SackPSN, qp.ackHigh)
+	sp := expand(p.SackPSN(), qp.ackHigh)
 	if sp >= qp.ackHigh && sp < qp.maxSent && sp-qp.ackHigh < srSackWindow {
 		s.sack[sp%srSackWindow] = true
 		if !s.recovering {

@@ -256,7 +256,7 @@ func (h *HCA) tcpAcked(qp *QP, p *fabric.Packet) {
 	if cum == qp.ackHigh && (qp.maxSent == qp.ackHigh || qp.State != QPRTS && qp.State != QPSQD) {
 		return // nothing outstanding: a window update, not a duplicate
 	}
-	if h.tcpAck(s, qp.CC, cum, p.SACK, expand(p.SackPSN, qp.ackHigh), p.Echo) {
+	if h.tcpAck(s, qp.CC, cum, p.SACK, expand(p.SackPSN(), qp.ackHigh), p.Echo) {
 		h.ackTo(qp, cum)
 		h.tcpMoved(s, qp.CC)
 	}
@@ -464,7 +464,9 @@ func (h *HCA) sendTCPAck(qp *QP, p *fabric.Packet, psn int64, tseq uint32, sack 
 	h.echo(a, p)
 	if sack && h.Prof.TCP.SACK {
 		a.SACK = true
-		a.SackPSN = sackAt
+		if sackAt != 0 { // no PacketExt for the zero every other ACK reads
+			h.pool.Ext(a).SackPSN = sackAt
+		}
 		a.Wire = int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, true))
 	}
 	h.Stats.AcksSent++

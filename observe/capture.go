@@ -96,6 +96,10 @@ func record(hs []*capHalf, now sim.Time, p *fabric.Port, pkt *fabric.Packet) {
 			h.ints = append(h.ints, *pkt.INT)
 			f.Pkt.INT, f.INT = nil, int32(len(h.ints))
 		}
+		if pkt.Ext != nil { // the pool's too: a copy of its own
+			x := *pkt.Ext
+			f.Pkt.Ext = &x
+		}
 		h.frames = append(h.frames, f)
 		h.at = append(h.at, now)
 	}

@@ -148,7 +148,7 @@ func (fb *frameBuilder) build(f *CapturedFrame, tel *fabric.INTStack) ([]byte, e
 		body := make([]byte, 20)
 		binary.BigEndian.PutUint16(body[0:], fabric.PFCOpcode)
 		binary.BigEndian.PutUint16(body[2:], uint16(p.PauseEnable))
-		for i, q := range p.PauseQuanta {
+		for i, q := range p.PauseQuanta() {
 			binary.BigEndian.PutUint16(body[4+2*i:], q)
 		}
 		eth.DstMAC = pfcMAC
@@ -232,25 +232,27 @@ func appendTransport(b []byte, p *fabric.Packet, tel *fabric.INTStack) []byte {
 		case fabric.OpCompareSwap, fabric.OpFetchAdd:
 			be64(p.VA)
 			be32(p.RKey)
-			be64(p.SwapAdd)
-			be64(p.Compare)
+			swapAdd, compare, _ := p.Atomic()
+			be64(swapAdd)
+			be64(compare)
 		case fabric.OpReadResponseFirst, fabric.OpReadResponseLast, fabric.OpReadResponseOnly,
 			fabric.OpAcknowledge, fabric.OpAtomicAcknowledge:
 			be32(uint32(p.Syndrome)<<24 | p.MSN&0xFFFFFF)
 			if op.Operation() == fabric.OpAtomicAcknowledge {
-				be64(p.OrigData)
+				_, _, orig := p.Atomic()
+				be64(orig)
 			}
 		}
 		switch op.Operation() {
 		case fabric.OpSendLastImm, fabric.OpSendOnlyImm, fabric.OpWriteLastImm, fabric.OpWriteOnlyImm:
-			be32(p.Imm)
+			be32(p.Imm())
 		}
 	}
 	if tel != nil {
 		b = appendINT(b, tel)
 	}
 	n := int(p.Payload)
-	data := p.Data
+	data := p.Data()
 	if len(data) > n {
 		data = data[:n]
 	}

@@ -44,14 +44,14 @@ func (r *fuzzReader) u64() uint64 {
 func fuzzPacket(r *fuzzReader) fabric.Packet {
 	sel := r.u64()
 	if sel%16 == 0 {
-		p := fabric.Packet{Kind: fabric.KindPause, Wire: fabric.PFCWireBytes, PauseEnable: uint8(sel >> 8)}
-		for i := range p.PauseQuanta {
-			p.PauseQuanta[i] = uint16(r.u64())
+		p := fabric.Packet{Kind: fabric.KindPause, Wire: fabric.PFCWireBytes, PauseEnable: uint8(sel >> 8), Ext: &fabric.PacketExt{}}
+		for i := range p.Ext.PauseQuanta {
+			p.Ext.PauseQuanta[i] = uint16(r.u64())
 		}
 		return p
 	}
 	op := fuzzOps[sel%uint64(len(fuzzOps))]
-	p := fabric.Packet{Kind: fabric.KindData, Opcode: op}
+	p := fabric.Packet{Kind: fabric.KindData, Opcode: op, Ext: &fabric.PacketExt{}}
 	switch o := op.Operation(); {
 	case op == fabric.OpCNP:
 		p.Kind = fabric.KindCNP
@@ -62,7 +62,7 @@ func fuzzPacket(r *fuzzReader) fabric.Packet {
 	if carries {
 		p.Payload = int32(sel >> 8 % 4097)
 		if n := int(sel >> 24 % 64); n > 0 && n <= int(p.Payload) {
-			p.Data = bytes.Repeat([]byte{byte(sel >> 32)}, n)
+			p.Ext.Data = bytes.Repeat([]byte{byte(sel >> 32)}, n)
 		}
 	}
 	a, b, c, d := r.u64(), r.u64(), r.u64(), r.u64()
@@ -72,8 +72,8 @@ func fuzzPacket(r *fuzzReader) fabric.Packet {
 	p.SrcQP, p.QKey = uint32(d)&0xFFFFFF, uint32(d>>32)
 	p.VA, p.RKey, p.DMALen = r.u64(), uint32(r.u64()), uint32(r.u64())
 	e := r.u64()
-	p.Syndrome, p.MSN, p.Imm = uint8(e), uint32(e>>8)&0xFFFFFF, uint32(e>>32)
-	p.SwapAdd, p.Compare, p.OrigData = r.u64(), r.u64(), r.u64()
+	p.Syndrome, p.MSN, p.Ext.Imm = uint8(e), uint32(e>>8)&0xFFFFFF, uint32(e>>32)
+	p.Ext.SwapAdd, p.Ext.Compare, p.Ext.OrigData = r.u64(), r.u64(), r.u64()
 	p.Wire = int32(fabric.RoCEv2Wire(op, int(p.Payload)))
 	return p
 }
@@ -144,7 +144,7 @@ func checkFrame(t *testing.T, i int, cf *CapturedFrame, frame []byte, ci gopacke
 		if eth.EthernetType != fabric.EtherTypeMACControl || binary.BigEndian.Uint16(body) != fabric.PFCOpcode || body[3] != p.PauseEnable {
 			t.Fatalf("frame %d: PFC frame reads back as type %v, %x", i, eth.EthernetType, body[:4])
 		}
-		for k, q := range p.PauseQuanta {
+		for k, q := range p.PauseQuanta() {
 			if got := binary.BigEndian.Uint16(body[4+2*k:]); got != q {
 				t.Fatalf("frame %d: priority %d's quanta %d, written %d", i, k, got, q)
 			}
@@ -195,28 +195,28 @@ func checkFrame(t *testing.T, i int, cf *CapturedFrame, frame []byte, ci gopacke
 			t.Fatalf("frame %d: RETH % x; written VA %#x, R_Key %#x, length %d", i, ext[k:k+16], p.VA, p.RKey, p.DMALen)
 		}
 	case o == fabric.OpCompareSwap || o == fabric.OpFetchAdd:
-		if be64(k) != p.VA || be32(k+8) != p.RKey || be64(k+12) != p.SwapAdd || be64(k+20) != p.Compare {
+		if be64(k) != p.VA || be32(k+8) != p.RKey || be64(k+12) != p.Ext.SwapAdd || be64(k+20) != p.Ext.Compare {
 			t.Fatalf("frame %d: AtomicETH % x", i, ext[k:k+28])
 		}
 	case o == fabric.OpReadResponseFirst || o == fabric.OpReadResponseLast || o == fabric.OpReadResponseOnly || o == fabric.OpAcknowledge || o == fabric.OpAtomicAcknowledge:
 		if got := be32(k); got != uint32(p.Syndrome)<<24|p.MSN {
 			t.Fatalf("frame %d: AETH %#x; written syndrome %#x, MSN %d", i, got, p.Syndrome, p.MSN)
 		}
-		if o == fabric.OpAtomicAcknowledge && be64(k+4) != p.OrigData {
-			t.Fatalf("frame %d: AtomicAckETH %#x, written %#x", i, be64(k+4), p.OrigData)
+		if o == fabric.OpAtomicAcknowledge && be64(k+4) != p.Ext.OrigData {
+			t.Fatalf("frame %d: AtomicAckETH %#x, written %#x", i, be64(k+4), p.Ext.OrigData)
 		}
 	}
 	switch op.Operation() {
 	case fabric.OpSendLastImm, fabric.OpSendOnlyImm, fabric.OpWriteLastImm, fabric.OpWriteOnlyImm:
-		if got := binary.BigEndian.Uint32(ext[op.ExtHeaderBytes()-4:]); got != p.Imm {
-			t.Fatalf("frame %d: ImmDt %#x, written %#x", i, got, p.Imm)
+		if got := binary.BigEndian.Uint32(ext[op.ExtHeaderBytes()-4:]); got != p.Imm() {
+			t.Fatalf("frame %d: ImmDt %#x, written %#x", i, got, p.Imm())
 		}
 	}
 	payload := ext[op.ExtHeaderBytes() : len(ext)-fabric.ICRCBytes]
 	if op != fabric.OpCNP && (len(payload) != int(p.Payload)+pad || (int(p.Payload)+pad)%4 != 0) {
 		t.Fatalf("frame %d: %d payload bytes with pad %d; written %d", i, len(payload), pad, p.Payload)
 	}
-	if !bytes.Equal(payload[:len(p.Data)], p.Data) || bytes.ContainsFunc(payload[len(p.Data):], func(r rune) bool { return r != 0 }) {
+	if !bytes.Equal(payload[:len(p.Data())], p.Data()) || bytes.ContainsFunc(payload[len(p.Data()):], func(r rune) bool { return r != 0 }) {
 		t.Fatalf("frame %d: payload differs from what was written", i)
 	}
 }

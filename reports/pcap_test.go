@@ -17,7 +17,7 @@ func TestPcapFrameLengths(t *testing.T) {
 		{Kind: fabric.KindAck, Opcode: fabric.OpAcknowledge, Wire: int32(fabric.RoCEv2Wire(fabric.OpAcknowledge, 0))},
 		{Kind: fabric.KindData, Opcode: fabric.TransportUD | fabric.OpSendOnly, Payload: 3, Wire: int32(fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 3))},
 		{Kind: fabric.KindCNP, Opcode: fabric.OpCNP, Wire: int32(fabric.RoCEv2Wire(fabric.OpCNP, 0))},
-		{Kind: fabric.KindPause, PauseEnable: 8, PauseQuanta: [8]uint16{3: 0xFFFF}, Wire: fabric.PFCWireBytes},
+		{Kind: fabric.KindPause, PauseEnable: 8, Ext: &fabric.PacketExt{PauseQuanta: [8]uint16{3: 0xFFFF}}, Wire: fabric.PFCWireBytes},
 	} {
 		c.Frames = append(c.Frames, CapturedFrame{Pkt: p})
 	}
