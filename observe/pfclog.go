@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -8,10 +9,10 @@ import (
 )
 
 // PFCLog records every PAUSE and RESUME frame sent, for pfc.csv. It
-// grows with the frames sent, so it keeps 16 bytes a frame (the port as
-// an index) and gives pfc.csv's rows one at a time as they are written
-// (Frames: a k=32 fat tree's first millisecond sends about 830,000
-// frames, 33 MB as rows). It keeps the ports' names, not the ports.
+// grows with the frames sent, so it keeps 8 bytes a frame (pfcChunk: a
+// k=32 fat tree's first millisecond sends about a million frames, 33 MB
+// as rows) and gives pfc.csv's rows one at a time as they are written.
+// It keeps the ports' names, not the ports.
 //
 // A run cut into partitions (issue 31) logs each partition's frames
 // apart, and Frames orders them all by time and then by port (a port's
@@ -20,20 +21,31 @@ import (
 type PFCLog struct {
 	names []string
 	parts []pfcPart
+	pack  pfcPacking
 }
 
-// pfcPart is one partition's frames in chunks of pfcChunk: a run can
-// send millions of PFC frames, and one slice grown by append would copy
-// them at every doubling and hold up to twice their size (a k=16
-// fat-tree's 450,000 frames are 7 MB).
+// pfcPart is one partition's frames in chunks of at most pfcChunkFrames:
+// a run can send millions of PFC frames, and one slice grown by append
+// would copy them at every doubling and hold up to twice their size.
 type pfcPart struct {
-	chunks [][]pfcFrame
+	chunks []pfcChunk
 	n      int
+	pack   *pfcPacking
 }
 
-// pfcChunk is how many frames one chunk of the PFC log holds (64 KiB).
-const pfcChunk = 4096
+// pfcChunkFrames is how many frames one chunk of the PFC log holds (32
+// KiB).
+const pfcChunkFrames = 4096
 
+// pfcChunk is frames packed in 8 bytes each (pfcPacking), their times
+// counted from the chunk's base, the time of its first; a frame whose
+// time is too far from it for its bits starts a chunk of its own.
+type pfcChunk struct {
+	base   int64 // ns
+	frames []uint64
+}
+
+// pfcFrame is a frame unpacked.
 type pfcFrame struct {
 	timeNs int64
 	port   int32 // in PFCLog.names: node by node, port by port
@@ -41,9 +53,40 @@ type pfcFrame struct {
 	quanta uint16
 }
 
+// pfcPacking lays a frame out in 64 bits: its quanta (16), priority (3),
+// port (portBits: as many as the network's ports need) and its time after
+// its chunk's base (the rest: 23 bits, 8 ms, with 4 million ports).
+type pfcPacking struct{ portBits uint }
+
+func (k pfcPacking) timeBits() uint { return 64 - 19 - k.portBits }
+
+// maxOffset is the most a frame's time may be after its chunk's base.
+func (k pfcPacking) maxOffset() int64 { return 1<<k.timeBits() - 1 }
+
+func (k pfcPacking) pack(f pfcFrame, base int64) uint64 {
+	return uint64(f.timeNs-base)<<(19+k.portBits) | uint64(f.port)<<19 | uint64(f.prio&7)<<16 | uint64(f.quanta)
+}
+
+func (k pfcPacking) unpack(w uint64, base int64) pfcFrame {
+	return pfcFrame{
+		timeNs: base + int64(w>>(19+k.portBits)),
+		port:   int32(w >> 19 & (1<<k.portBits - 1)),
+		prio:   uint8(w >> 16 & 7),
+		quanta: uint16(w),
+	}
+}
+
 // NewPFCLog makes a log of the frames every port of v sends.
 func NewPFCLog(v *View) *PFCLog {
 	l := &PFCLog{parts: make([]pfcPart, v.partitions())}
+	ports := 0
+	for _, ps := range v.Ports {
+		ports += len(ps)
+	}
+	l.pack.portBits = uint(max(1, bits.Len(uint(ports))))
+	for i := range l.parts {
+		l.parts[i].pack = &l.pack
+	}
 	for id, ports := range v.Ports {
 		part := &l.parts[v.partition(fabric.NodeID(id))]
 		for _, p := range ports {
@@ -63,12 +106,15 @@ func (l *PFCLog) watch(p *fabric.Port, part *pfcPart) {
 	}
 }
 
+// add logs f, which is no earlier than the part's frames so far.
 func (l *pfcPart) add(f pfcFrame) {
-	if l.n%pfcChunk == 0 {
-		l.chunks = append(l.chunks, make([]pfcFrame, 0, pfcChunk))
+	last := len(l.chunks) - 1
+	if last < 0 || len(l.chunks[last].frames) == pfcChunkFrames || f.timeNs-l.chunks[last].base > l.pack.maxOffset() {
+		l.chunks = append(l.chunks, pfcChunk{base: f.timeNs, frames: make([]uint64, 0, pfcChunkFrames)})
+		last++
 	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, f)
+	c := &l.chunks[last]
+	c.frames = append(c.frames, l.pack.pack(f, c.base))
 	l.n++
 }
 
@@ -87,6 +133,7 @@ func (l *PFCLog) Frames() *PFCFrames {
 		p := &l.parts[i]
 		p.sortSameTime()
 		f.parts = append(f.parts, slices.Clone(p.chunks))
+		f.pack = l.pack
 		f.n += p.n
 	}
 	return f
@@ -95,15 +142,35 @@ func (l *PFCLog) Frames() *PFCFrames {
 // sortSameTime puts the part's frames in (time, port) order, a port's
 // own in the order it sent them: an insertion sort, in place, whose work
 // is the frames and the pairs of the same nanosecond out of port order.
+// A frame that moves into the chunk before or after is of the time of
+// the frames it passes, which is within that chunk's span.
 func (p *pfcPart) sortSameTime() {
-	at := func(i int) *pfcFrame { return &p.chunks[i/pfcChunk][i%pfcChunk] }
-	for i := 1; i < p.n; i++ {
-		x := *at(i)
-		j := i
-		for ; j > 0 && x.before(at(j-1)); j-- {
-			*at(j) = *at(j - 1)
+	get := func(c, i int) pfcFrame { return p.pack.unpack(p.chunks[c].frames[i], p.chunks[c].base) }
+	set := func(c, i int, f pfcFrame) { p.chunks[c].frames[i] = p.pack.pack(f, p.chunks[c].base) }
+	for c := range p.chunks {
+		for i := range p.chunks[c].frames {
+			x := get(c, i)
+			jc, ji := c, i
+			for {
+				pc, pi := jc, ji-1
+				if pi < 0 {
+					if pc == 0 {
+						break
+					}
+					pc--
+					pi = len(p.chunks[pc].frames) - 1
+				}
+				y := get(pc, pi)
+				if !x.before(&y) {
+					break
+				}
+				set(jc, ji, y)
+				jc, ji = pc, pi
+			}
+			if jc != c || ji != i {
+				set(jc, ji, x)
+			}
 		}
-		*at(j) = x
 	}
 }
 
@@ -126,9 +193,10 @@ func (l *PFCLog) Rows() []reports.PFCRow {
 
 // PFCFrames are a PFC log's frames (PFCLog.Frames).
 type PFCFrames struct {
-	parts [][][]pfcFrame // each partition's chunks, in (time, port) order
+	parts [][]pfcChunk // each partition's chunks, in (time, port) order
 	names []string
 	n     int
+	pack  pfcPacking
 }
 
 var _ reports.PFCSource = (*PFCFrames)(nil)
@@ -138,32 +206,36 @@ var _ reports.PFCSource = (*PFCFrames)(nil)
 // so no two partitions have a frame of the same time and port).
 func (f *PFCFrames) EachPFC(yield func(reports.PFCRow) bool) {
 	type cursor struct {
-		chunks [][]pfcFrame
-		c, i   int // chunk, and frame in it
+		chunks []pfcChunk
+		c, i   int      // chunk, and frame in it
+		f      pfcFrame // the frame there
 	}
 	var cs []cursor
 	for _, p := range f.parts {
-		if len(p) > 0 && len(p[0]) > 0 {
-			cs = append(cs, cursor{chunks: p})
+		if len(p) > 0 && len(p[0].frames) > 0 {
+			cs = append(cs, cursor{chunks: p, f: f.pack.unpack(p[0].frames[0], p[0].base)})
 		}
 	}
 	for len(cs) > 0 {
 		best := 0
 		for k := 1; k < len(cs); k++ {
-			if cs[k].chunks[cs[k].c][cs[k].i].before(&cs[best].chunks[cs[best].c][cs[best].i]) {
+			if cs[k].f.before(&cs[best].f) {
 				best = k
 			}
 		}
 		cur := &cs[best]
-		fr := &cur.chunks[cur.c][cur.i]
+		fr := &cur.f
 		if !yield(reports.PFCRow{TimeNs: fr.timeNs, Port: f.names[fr.port], Priority: fr.prio, Quanta: fr.quanta}) {
 			return
 		}
-		if cur.i++; cur.i == len(cur.chunks[cur.c]) {
+		if cur.i++; cur.i == len(cur.chunks[cur.c].frames) {
 			cur.c, cur.i = cur.c+1, 0
-			if cur.c == len(cur.chunks) || len(cur.chunks[cur.c]) == 0 {
+			if cur.c == len(cur.chunks) || len(cur.chunks[cur.c].frames) == 0 {
 				cs = append(cs[:best], cs[best+1:]...)
+				continue
 			}
 		}
+		ch := &cur.chunks[cur.c]
+		cur.f = f.pack.unpack(ch.frames[cur.i], ch.base)
 	}
 }

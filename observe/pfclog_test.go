@@ -15,29 +15,44 @@ import (
 // ordered in place and the partitions merged as they are written: over
 // chunk boundaries, with many frames in one nanosecond and several of one
 // port, on one partition and on three (ports dealt to partitions as a
-// run cut by pods deals them), and for frames logged after a first
-// Frames.
+// run cut by pods deals them), for frames logged after a first Frames,
+// and with times too far apart for a chunk's bits (each frame is 8
+// bytes, its time counted from its chunk's first).
 func TestPFCFramesOrder(t *testing.T) {
-	for _, parts := range []int{1, 3} {
+	for _, tc := range []struct {
+		parts int
+		jump  int64 // ns now and then between frames
+	}{{1, 0}, {3, 0}, {1, 1 << 52}, {3, 1 << 45}} {
+		parts := tc.parts
 		rng := rand.New(rand.NewPCG(7, uint64(parts)))
 		l := &PFCLog{parts: make([]pfcPart, parts)}
 		const ports = 40
 		for i := 0; i < ports; i++ {
 			l.names = append(l.names, string(rune('A'+i)))
 		}
+		l.pack.portBits = 6
+		for i := range l.parts {
+			l.parts[i].pack = &l.pack
+		}
 		var all []pfcFrame // in the order sent
 		now := make([]int64, parts)
-		for i := 0; i < 3*pfcChunk+100; i++ {
+		for i := 0; i < 3*pfcChunkFrames+100; i++ {
 			p := rng.IntN(parts)
 			if rng.IntN(8) == 0 {
 				now[p] += int64(rng.IntN(3)) // mostly the same nanosecond
 			}
+			if tc.jump > 0 && rng.IntN(500) == 0 {
+				now[p] += tc.jump
+			}
 			f := pfcFrame{timeNs: now[p], port: int32(p + parts*rng.IntN(ports/parts)), prio: uint8(i % 8), quanta: uint16(i)}
 			l.parts[p].add(f)
 			all = append(all, f)
-			if i == 2*pfcChunk {
+			if i == 2*pfcChunkFrames {
 				l.Frames() // a first look, mid-run
 			}
+		}
+		if p := &l.parts[0]; tc.jump > 0 && len(p.chunks) <= (p.n+pfcChunkFrames-1)/pfcChunkFrames {
+			t.Errorf("%+v: %d chunks for %d frames: no time too far for a chunk's bits", tc, len(p.chunks), p.n)
 		}
 		want := slices.Clone(all)
 		slices.SortStableFunc(want, func(a, b pfcFrame) int {
@@ -49,17 +64,17 @@ func TestPFCFramesOrder(t *testing.T) {
 			return true
 		})
 		if len(got) != len(want) {
-			t.Fatalf("%d partitions: %d rows, want %d", parts, len(got), len(want))
+			t.Fatalf("%+v: %d rows, want %d", tc, len(got), len(want))
 		}
 		for i, w := range want {
 			if r := got[i]; r.TimeNs != w.timeNs || r.Port != l.names[w.port] || r.Priority != w.prio || r.Quanta != w.quanta {
-				t.Fatalf("%d partitions: row %d is %+v, want %+v", parts, i, r, w)
+				t.Fatalf("%+v: row %d is %+v, want %+v", tc, i, r, w)
 			}
 		}
 		n := 0
 		l.Frames().EachPFC(func(reports.PFCRow) bool { n++; return n < 10 })
 		if n != 10 {
-			t.Errorf("%d partitions: EachPFC went on after its yield said stop (%d rows)", parts, n)
+			t.Errorf("%+v: EachPFC went on after its yield said stop (%d rows)", tc, n)
 		}
 	}
 }
