@@ -93,7 +93,7 @@ func (r *Routes) LFTPort(at, dst NodeID, j int) (port int32, ok bool) {
 		return next[0], true
 	}
 	si, hi := r.swIndex[at], r.hostIndex[dst]
-	i := int(si)*r.hosts + int(hi)
+	i := int(r.row[si]) + int(hi)
 	return lmcPort(r.ports, r.lists[int(r.base[si])+int(r.wideEntry[i])], r.lists[int(r.base[si])+int(r.entry[i])], j), true
 }
 

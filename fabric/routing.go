@@ -74,14 +74,19 @@ func nodeName(t *Topology, n NodeID) string {
 // few distinct lists (about its ports' number), so a k=16 fat-tree (320
 // switches, 1024 hosts) needs about 0.7 MB and a k=32 one (1,280
 // switches, 8,192 hosts) 21 MB, where a span per entry took 2.6 and 84.
+// Switches whose rows of entries are the same share one (a fat tree's
+// aggregation switches of a pod, its core switches: 545 rows of a k=32
+// one's 1,280, 9 MB).
 type Routes struct {
 	algo      RoutingAlgo
 	hosts     int
 	swIndex   []int32 // by NodeID: index among the switches, -1 for a host
 	hostIndex []int32 // by NodeID: host index, -1 for a switch
-	// entry[switch index*hosts + host index] is the entry's list among
-	// its switch's: lists[base[switch index]+entry].
+	// entry[row[switch index] + host index] is the entry's list among
+	// its switch's: lists[base[switch index]+entry]. wideEntry's rows
+	// are at the same offsets.
 	entry []uint16
+	row   []int32
 	base  []int32
 	lists []portRange
 	ports []int32 // every next-hop list, back to back
@@ -111,7 +116,7 @@ func (r *Routes) NextPorts(at, dst NodeID) []int32 {
 	if si < 0 || hi < 0 {
 		return nil
 	}
-	s := r.lists[int(r.base[si])+int(r.entry[int(si)*r.hosts+int(hi)])]
+	s := r.lists[int(r.base[si])+int(r.entry[int(r.row[si])+int(hi)])]
 	return r.ports[s.off : s.off+s.n : s.off+s.n]
 }
 
@@ -136,9 +141,10 @@ func (r *Routes) Row(at NodeID) *RouteRow {
 	if si+1 < len(r.base) {
 		end = int(r.base[si+1])
 	}
-	row := &RouteRow{hostIndex: r.hostIndex, entry: r.entry[si*r.hosts : (si+1)*r.hosts], lists: r.lists[r.base[si]:end], ports: r.ports}
+	off := int(r.row[si])
+	row := &RouteRow{hostIndex: r.hostIndex, entry: r.entry[off : off+r.hosts : off+r.hosts], lists: r.lists[r.base[si]:end], ports: r.ports}
 	if r.wideEntry != nil {
-		row.wide = r.wideEntry[si*r.hosts : (si+1)*r.hosts]
+		row.wide = r.wideEntry[off : off+r.hosts : off+r.hosts]
 	}
 	return row
 }
@@ -172,19 +178,22 @@ func (w *RouteRow) LFTPort(dst NodeID, j int) (port int32, ok bool) {
 // tableBytes is what the tables take: the ports, the lists, the entries
 // and the node indexes.
 func (r *Routes) tableBytes() int {
-	return 4*len(r.ports) + 8*len(r.lists) + 2*(len(r.entry)+len(r.wideEntry)) + 4*(len(r.base)+len(r.swIndex)+len(r.hostIndex))
+	return 4*len(r.ports) + 8*len(r.lists) + 2*(len(r.entry)+len(r.wideEntry)) + 4*(len(r.row)+len(r.base)+len(r.swIndex)+len(r.hostIndex))
 }
 
 // compact turns the spans the builders set into each switch's distinct
-// lists and the entries' numbers among them (Routes), and drops the
+// lists and the entries' numbers among them (Routes), a row of them per
+// switch, shared by switches whose rows are the same; and drops the
 // spans.
 func (r *Routes) compact() error {
 	n := len(r.base)
-	r.entry = make([]uint16, len(r.spans))
+	r.row = make([]int32, n)
+	entry, wide := make([]uint16, r.hosts), []uint16(nil) // the row being made
 	if r.wide != nil {
-		r.wideEntry = make([]uint16, len(r.wide))
+		wide = make([]uint16, r.hosts)
 	}
 	index := map[portRange]uint16{} // lookups only, never iterated
+	rows := map[uint64][]int32{}    // offsets of the rows made so far by hash; lookups only
 	for si := 0; si < n; si++ {
 		r.base[si] = int32(len(r.lists))
 		clear(index)
@@ -200,13 +209,12 @@ func (r *Routes) compact() error {
 			r.lists = append(r.lists, s)
 			return uint16(i), nil
 		}
-		row := r.spans[si*r.hosts : (si+1)*r.hosts]
-		for hi, s := range row {
+		for hi, s := range r.spans[si*r.hosts : (si+1)*r.hosts] {
 			i, err := number(s)
 			if err != nil {
 				return err
 			}
-			r.entry[si*r.hosts+hi] = i
+			entry[hi] = i
 		}
 		if r.wide != nil {
 			for hi, s := range r.wide[si*r.hosts : (si+1)*r.hosts] {
@@ -214,13 +222,38 @@ func (r *Routes) compact() error {
 				if err != nil {
 					return err
 				}
-				r.wideEntry[si*r.hosts+hi] = i
+				wide[hi] = i
 			}
 		}
+		r.row[si] = r.shareRow(rows, entry, wide)
 	}
 	r.lists = slices.Clip(r.lists)
+	r.entry, r.wideEntry = slices.Clip(r.entry), slices.Clip(r.wideEntry)
 	r.spans, r.wide = nil, nil
 	return nil
+}
+
+// shareRow returns the offset of a row of entries equal to entry (and
+// wide, for wideEntry), appending them if there is none yet.
+func (r *Routes) shareRow(rows map[uint64][]int32, entry, wide []uint16) int32 {
+	key := uint64(14695981039346656037) // FNV-1a, a number at a time
+	for _, row := range [][]uint16{entry, wide} {
+		for _, e := range row {
+			key = (key ^ uint64(e)) * 1099511628211
+		}
+	}
+	for _, off := range rows[key] {
+		if slices.Equal(r.entry[off:int(off)+len(entry)], entry) && (wide == nil || slices.Equal(r.wideEntry[off:int(off)+len(wide)], wide)) {
+			return off
+		}
+	}
+	off := int32(len(r.entry))
+	r.entry = append(r.entry, entry...)
+	if wide != nil {
+		r.wideEntry = append(r.wideEntry, wide...)
+	}
+	rows[key] = append(rows[key], off)
+	return off
 }
 
 // ComputeRoutes builds the tables. Explicit routes override the algorithm

@@ -806,3 +806,57 @@ func BenchmarkRouteRowNext(b *testing.B) {
 	}
 	_ = sink
 }
+
+// TestRoutesShareRows: switches whose rows of entries are the same share
+// one: a k=8 fat tree's 32 edge switches have a row each, its 32
+// aggregation switches one per pod (8), its 16 core switches one, so 41
+// rows for 80 switches; an OpenSM engine's tables (with their candidate
+// lists, wideEntry) as many. And every switch still reads its own routes:
+// each of its entries (and candidate lists) gives the ports its span gave
+// before compact.
+func TestRoutesShareRows(t *testing.T) {
+	tp, err := FatTree(8, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, algo := range []RoutingAlgo{RoutingECMP, RoutingMinHop} {
+		b := newRouteBuilder(tp, algo)
+		b.tables()
+		if err := b.groupHosts(); err != nil {
+			t.Fatal(err)
+		}
+		b.distances()
+		if err := b.ecmp(false); err != nil {
+			t.Fatal(err)
+		}
+		if algo.IsLFT() {
+			b.pickOne(algo)
+		}
+		r := b.r
+		spans, wide := slices.Clone(r.spans), slices.Clone(r.wide)
+		if err := r.compact(); err != nil {
+			t.Fatal(err)
+		}
+		if rows := len(r.entry) / r.hosts; rows != 41 {
+			t.Errorf("%s: %d rows for %d switches, want 41", algo, rows, len(r.base))
+		}
+		if (wide != nil) != (r.wideEntry != nil) || algo.IsLFT() != (wide != nil) {
+			t.Fatalf("%s: candidate lists %v before compact, %v after", algo, wide != nil, r.wideEntry != nil)
+		}
+		for si := range b.sw {
+			for hi := 0; hi < r.hosts; hi++ {
+				k := si*r.hosts + hi
+				got := r.NextPorts(b.sw[si], tp.Endpoints()[hi])
+				if want := r.ports[spans[k].off : spans[k].off+spans[k].n]; !slices.Equal(got, want) {
+					t.Fatalf("%s: switch %d host %d: %v, want %v", algo, si, hi, got, want)
+				}
+				if wide != nil {
+					s := r.lists[int(r.base[si])+int(r.wideEntry[int(r.row[si])+hi])]
+					if got, want := r.ports[s.off:s.off+s.n], r.ports[wide[k].off:wide[k].off+wide[k].n]; !slices.Equal(got, want) {
+						t.Fatalf("%s: switch %d host %d: candidates %v, want %v", algo, si, hi, got, want)
+					}
+				}
+			}
+		}
+	}
+}

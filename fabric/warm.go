@@ -114,7 +114,7 @@ func (p *Port) SetWarmRoutes(r *Routes, at NodeID) {
 		return
 	}
 	p.warm.routes = r
-	p.warm.routeRow = uintptr(unsafe.Pointer(&r.entry[int(r.swIndex[at])*r.hosts]))
+	p.warm.routeRow = uintptr(unsafe.Pointer(&r.entry[r.row[r.swIndex[at]]]))
 }
 
 // entryAddr is the address of dst's entry in a switch's row of spans

@@ -67,7 +67,7 @@ func TestWarmHintsAddresses(t *testing.T) {
 					t.Errorf("switch %d, destination %d (a switch): entry %#x, want none", at, dst, got)
 				}
 			default:
-				if want := uintptr(unsafe.Pointer(&r.entry[int(si)*r.hosts+int(hi)])); got != want {
+				if want := uintptr(unsafe.Pointer(&r.entry[int(r.row[si])+int(hi)])); got != want {
 					t.Errorf("switch %d, host %d: entry %#x, want %#x", at, dst, got, want)
 				}
 				checked++
