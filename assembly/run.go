@@ -403,7 +403,7 @@ func (n *Network) perftestReport() []byte {
 
 // reportTopology is topology.json: what the report draws.
 func reportTopology(t *fabric.Topology) *reports.Topo {
-	out := &reports.Topo{Nodes: []reports.TopoNode{}, Links: []reports.TopoLink{}}
+	out := &reports.Topo{Nodes: make([]reports.TopoNode, 0, len(t.Nodes)), Links: make([]reports.TopoLink, 0, len(t.Links))}
 	for id, n := range t.Nodes {
 		node := reports.TopoNode{Name: n.Name, Kind: n.Kind.String()}
 		if n.Second {
