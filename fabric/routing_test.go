@@ -757,16 +757,16 @@ func BenchmarkNextPorts(b *testing.B) {
 
 // TestRoutesTableBytes: a switch's entries are 2-byte numbers of its
 // few distinct lists, so a k=16 fat tree's ECMP tables (320 switches,
-// 1,024 hosts) take under 0.8 MB (2.6 MB with a span per entry), and a
-// k=32 one's (1,280 switches, 8,192 hosts) under 22 MB (84 MB), for
-// ECMP and for minhop, whose entries keep their candidate lists too
-// (LMC's LIDs) at 2 bytes more each.
+// 1,024 hosts) take under 0.4 MB (2.6 MB with a span per entry, 0.72
+// before switches shared their rows), and a k=32 one's (1,280 switches,
+// 8,192 hosts) under 10 MB (84 MB; 21.5), for ECMP; minhop's entries
+// keep their candidate lists too (LMC's LIDs) at 2 bytes more each.
 func TestRoutesTableBytes(t *testing.T) {
 	for _, tc := range []struct {
 		k    int
 		algo RoutingAlgo
 		max  int
-	}{{16, RoutingECMP, 800 << 10}, {16, RoutingMinHop, 1500 << 10}, {32, RoutingECMP, 22 << 20}, {32, RoutingMinHop, 43 << 20}} {
+	}{{16, RoutingECMP, 400 << 10}, {16, RoutingMinHop, 750 << 10}, {32, RoutingECMP, 10 << 20}, {32, RoutingMinHop, 20 << 20}} {
 		if tc.k == 32 && testing.Short() {
 			continue
 		}
