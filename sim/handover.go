@@ -315,8 +315,25 @@ func insertionSortStaged(s []stagedItem) {
 
 // NextAt returns when the earliest event still to fire is due, arrivals
 // staged for the window's end included (and, in a Group, those sent to
-// other partitions), or Never when none is.
-func (e *Engine) NextAt() Time { return min(e.nextAt(), e.sentMin) }
+// other partitions), or Never when none is. Cancelled timers do not
+// count: those at the top of the queue are dropped first. Whether one is
+// still there depends on when its engine last compacted its queue, which
+// depends on every timer the engine holds, so a run cut differently
+// would otherwise see a different next event: an observer's point, or
+// the sample a run takes when nothing is left (assembly's drive).
+func (e *Engine) NextAt() Time {
+	if len(e.heap) != 0 && e.heap[0].ev.H == nil {
+		for len(e.heap) != 0 && e.heap[0].ev.H == nil {
+			ev := e.pop()
+			if e.dead > 0 {
+				e.dead--
+			}
+			e.recycle(ev)
+		}
+		e.settleHorizon()
+	}
+	return min(e.nextAt(), e.sentMin)
+}
 
 // AdvanceTo moves the clock to t, which no event still to fire may
 // precede: a run stopped before t (Run(t-1)) is then at t, where an

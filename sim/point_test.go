@@ -203,3 +203,33 @@ func TestGroupMatchesOneEngineDriveStops(t *testing.T) {
 	}
 	t.Logf("%d mismatches", bad)
 }
+
+// TestNextAtSkipsCancelled: a cancelled timer is not the next event,
+// whether or not its engine has compacted its queue since (which depends
+// on every timer the engine holds, so on how a run is cut): NextAt
+// drops cancelled timers at the queue's top, and the engine runs on
+// from the next live one.
+func TestNextAtSkipsCancelled(t *testing.T) {
+	e := NewEngine(1)
+	h := &recorder{e: e}
+	a := e.Schedule(10, h, 0, 1, nil)
+	b := e.Schedule(20, h, 0, 2, nil)
+	e.Schedule(30, h, 0, 3, nil)
+	e.Cancel(a)
+	if got := e.NextAt(); got != 20 {
+		t.Errorf("next at %d with the timer at 10 cancelled, want 20", got)
+	}
+	e.Cancel(b)
+	if got := e.NextAt(); got != 30 {
+		t.Errorf("next at %d with the timers at 10 and 20 cancelled, want 30", got)
+	}
+	e.Run(Never, nil)
+	if len(h.got) != 1 || h.got[0] != 3 || e.Now() != 30 {
+		t.Errorf("fired %v, now %d; want the timer at 30 alone", h.got, e.Now())
+	}
+	c := e.Schedule(40, h, 0, 4, nil)
+	e.Cancel(c)
+	if got := e.NextAt(); got != Never {
+		t.Errorf("next at %d with only a cancelled timer left, want none", got)
+	}
+}
