@@ -196,7 +196,6 @@ func (e *Engine) flushStaged() {
 			e.seq++
 			e.push(ev)
 			e.horizon = min(e.horizon, ev.At)
-			*it = stagedItem{}
 			continue
 		}
 		l := &e.laneArr[it.key&(1<<laneBits-1)]
@@ -214,8 +213,8 @@ func (e *Engine) flushStaged() {
 		} else {
 			e.laneWaiting++
 		}
-		*it = stagedItem{}
 	}
+	clear(s) // what the items point to is the lanes' now
 	e.staged = s[:0]
 }
 

@@ -99,11 +99,32 @@ func BenchmarkEngineLanes(b *testing.B) {
 	e.Run(Never, nil)
 }
 
+// BenchmarkEngineHandOver is BenchmarkEngineLanes's workload with every
+// event handed over (Engine.HandOver, a frame's arrival), windows of the
+// smallest delay: what the tie rule costs an event on one engine.
+func BenchmarkEngineHandOver(b *testing.B) {
+	e := NewEngine(1)
+	delays := []Time{1000, 500, 335}
+	h := &laneBench{e: e, handOver: true}
+	for i, d := range delays {
+		h.lanes[i] = e.Lane(d, benchKind)
+	}
+	e.SetLookahead(335)
+	for i := range h.ns {
+		h.ns[i] = int64(i)
+		e.HandOver(h.lanes[i%3], uint32(i%64), unsafe.Pointer(h), unsafe.Pointer(&h.ns[i]))
+	}
+	b.ResetTimer()
+	h.left = b.N
+	e.Run(Never, nil)
+}
+
 type laneBench struct {
-	e     *Engine
-	lanes [3]*Lane
-	left  int
-	ns    [1024]int64 // the events' numbers, their data
+	handOver bool
+	e        *Engine
+	lanes    [3]*Lane
+	left     int
+	ns       [1024]int64 // the events' numbers, their data
 }
 
 var benchKind = &LaneKind{}
@@ -113,6 +134,10 @@ func (h *laneBench) fire(n *int64) {
 		return
 	}
 	h.left--
+	if h.handOver {
+		h.e.HandOver(h.lanes[*n%3], uint32(*n%64), unsafe.Pointer(h), unsafe.Pointer(n))
+		return
+	}
 	h.e.PostLane(h.lanes[*n%3], unsafe.Pointer(h), unsafe.Pointer(n))
 }
 
