@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 
@@ -31,6 +32,7 @@ type pfcPart struct {
 	chunks []pfcChunk
 	n      int
 	pack   *pfcPacking
+	last   int64 // the latest frame's time, ns
 }
 
 // pfcChunkFrames is how many frames one chunk of the PFC log holds (32
@@ -106,8 +108,14 @@ func (l *PFCLog) watch(p *fabric.Port, part *pfcPart) {
 	}
 }
 
-// add logs f, which is no earlier than the part's frames so far.
+// add logs f, which is no earlier than the part's frames so far: one
+// engine's, whose clock does not go back. (An earlier one would be
+// packed before its chunk's base, and the sort could move it there.)
 func (l *pfcPart) add(f pfcFrame) {
+	if f.timeNs < l.last {
+		panic(fmt.Sprintf("observe: a PFC frame at %d ns logged after one at %d ns", f.timeNs, l.last))
+	}
+	l.last = f.timeNs
 	last := len(l.chunks) - 1
 	if last < 0 || len(l.chunks[last].frames) == pfcChunkFrames || f.timeNs-l.chunks[last].base > l.pack.maxOffset() {
 		l.chunks = append(l.chunks, pfcChunk{base: f.timeNs, frames: make([]uint64, 0, pfcChunkFrames)})

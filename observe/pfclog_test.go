@@ -78,3 +78,19 @@ func TestPFCFramesOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestPFCLogRefusesTimeGoingBack: a partition's frames come from one
+// engine, in time order; a frame earlier than the last is a bug that
+// would be packed before its chunk's base, so the log says so.
+func TestPFCLogRefusesTimeGoingBack(t *testing.T) {
+	l := &PFCLog{parts: make([]pfcPart, 1), names: []string{"a", "b"}}
+	l.pack.portBits = 1
+	l.parts[0].pack = &l.pack
+	l.parts[0].add(pfcFrame{timeNs: 10, port: 0})
+	defer func() {
+		if recover() == nil {
+			t.Error("a frame at 5 ns after one at 10 ns was logged")
+		}
+	}()
+	l.parts[0].add(pfcFrame{timeNs: 5, port: 1})
+}
