@@ -18,7 +18,8 @@ import (
 // Both stay local (DESIGN.md, rule 2): a flow waits only for flows into
 // its own source, and learns of their arrival from its own HCA (the data
 // landing in memory, or the receive completion); a poisson source is an
-// event of its own host.
+// event of its own host. What a waiting flow's start does at its
+// responder's host is done there, a lookahead later (responderResv).
 
 // dynamic is the Network's bookkeeping for flows that start late, and
 // for flows that end: the maps hold the flows whose QPs exist (lookups
@@ -31,7 +32,7 @@ type dynamic struct {
 	resps      []map[*hca.QP]*FlowRun
 	waiting    []int32 // by flow id: flows in After not yet arrived
 	dependents [][]int // by flow id: flows whose After lists it
-	unstarted  int     // flows waiting for others
+	unstarted  int     // flows that wait for others (partState.started counts those started)
 	sources    int     // poisson sources with an arrival to come
 	capped     bool    // a poisson source stopped at the flow limit
 	closer     *closer
@@ -46,6 +47,7 @@ type partState struct {
 	// completions counts the flows' send work completions by status.
 	completions [16]int64
 	completed   int  // flows complete (maybeDone)
+	started     int  // flows that waited for others, started (arrived)
 	polled      bool // an event met what may be the stop condition (poll)
 }
 
@@ -84,6 +86,9 @@ func (n *Network) buildFlows() error {
 		if len(f.After) > 0 {
 			n.dyn.waiting[f.ID] = int32(len(f.After))
 			n.dyn.unstarted++
+			if n.reservesResponder(f) {
+				fr.resv = reserveResponder(n.HCAs[f.Dst], f)
+			}
 			continue
 		}
 		n.startFlowRun(fr, f.Start)
@@ -132,13 +137,27 @@ func (n *Network) buildFlows() error {
 }
 
 // startFlowRun makes the flow's QP pair and posts its work request at at.
+// A flow whose responder was reserved (a flow that waits for others, in
+// a run with a lookahead) makes its requester's side alone, and its
+// responder's side is made at the responder's host a lookahead later
+// (openResponder).
 func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	fr.Flow.Start = at
 	src, dst := n.HCAs[fr.Flow.Src], n.HCAs[fr.Flow.Dst]
 	l := &FlowLive{}
 	fr.Live = l
 	var wrs []hca.SendWR
-	l.Requester, l.Responder, l.mr, wrs = startFlow(src, dst, fr.Flow)
+	if r := fr.resv; r != nil {
+		l.Requester = src.CreateTypedQP(hca.RC)
+		src.Connect(l.Requester, dst.ID, dst.IP, r.qpn)
+		l.Requester.Priority, l.Requester.SL = fr.Flow.Priority, fr.Flow.SL
+		wrs, r.recvs = flowWork(src, dst, fr.Flow, r.addr, r.rkey, nil)
+		r.requester = l.Requester.QPN
+		e := src.Engine()
+		e.HandOverEvent(dst.Engine(), e.Lookahead(), openKey(fr.Flow.Src), n.dyn.closer, openResponder, 0, fr)
+	} else {
+		l.Requester, l.Responder, l.mr, wrs = startFlow(src, dst, fr.Flow)
+	}
 	if fr.Flow.CM {
 		n.connectFlow(fr, src, dst, wrs)
 	} else {
@@ -159,13 +178,88 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	}
 	n.startCC(fr, src, path)
 	n.dyn.reqs[fr.Flow.Src][l.Requester] = fr
-	n.dyn.resps[fr.Flow.Dst][l.Responder] = fr
 	if fr.Flow.QP != "rc" {
 		n.ledger.add(fr, src.ID, l.Requester.QPN)
 	}
 	n.pollCQ(src)
+	if fr.resv == nil {
+		n.dyn.resps[fr.Flow.Dst][l.Responder] = fr
+		n.pollCQ(dst)
+	}
+}
+
+// A flow that waits for others starts at its source, when the data it
+// waits for has arrived there (arrived); its responder is another host,
+// which may be another partition's. So that the start stays in the
+// source's partition, the responder's QP number and region are reserved
+// at the responder when the network is built (reserveResponder), the
+// requester posts to them, and the responder's application makes its
+// side a lookahead later, in an event handed over to its host
+// (openResponder), as the requester's close reaches it: before the
+// first packet, which crosses two links at least. (A real application
+// would have told its peer its QP and region the same way.) Only RC
+// flows without rdma_cm, not READs (whose data's sender, and its
+// congestion control, is the responder), and only in a run with a
+// lookahead: the others start both sides at once, and run on one worker.
+type responderResv struct {
+	qpn       uint32 // the responder's QP number
+	pd        *hca.PD
+	addr      uint64 // the region's
+	key       uint32 // the region's
+	rkey      uint32 // the R_Key the requester uses (a bad one, for remote_mr: {bad_rkey: true})
+	length    int64
+	access    hca.Access
+	requester uint32  // the requester's QP number, once it starts
+	recvs     []int64 // the RECVs to post, once it starts
+}
+
+// reservesResponder reports whether flow f, which waits for others,
+// has its responder reserved (responderResv).
+func (n *Network) reservesResponder(f Flow) bool {
+	return n.windowed && f.QP == "rc" && !f.CM && f.Op != "read"
+}
+
+// reserveResponder reserves flow f's responder QP number and region at
+// dst, as remoteRegion would register the region.
+func reserveResponder(dst *hca.HCA, f Flow) *responderResv {
+	r := &responderResv{qpn: dst.ReserveQPN(), pd: dst.DefaultPD(), length: f.Size, access: hca.AccessAll}
+	if m := f.Remote; m != nil {
+		if m.OtherPD {
+			r.pd = dst.AllocPD()
+		}
+		if m.Length > 0 {
+			r.length = m.Length
+		}
+		r.access = m.Access
+	}
+	r.addr, r.key = dst.ReserveMR(r.length)
+	r.rkey = r.key
+	if f.Remote != nil && f.Remote.BadRKey {
+		r.rkey |= 1 << 31
+	}
+	return r
+}
+
+// openResponder makes a reserved flow's responder side at its host: the
+// QP with the reserved number, connected to the requester's, the region,
+// the RECVs.
+func (n *Network) openResponder(fr *FlowRun) {
+	r, f := fr.resv, fr.Flow
+	src, dst := n.HCAs[f.Src], n.HCAs[f.Dst]
+	rs := dst.CreateTypedQPNumbered(hca.RC, r.qpn)
+	dst.Accept(rs, src.ID, src.IP, r.requester)
+	rs.Priority, rs.SL = f.Priority, f.SL
+	fr.Live.Responder, fr.Live.mr = rs, dst.RegReservedMR(r.pd, r.addr, r.key, r.length, r.access)
+	postRecvs(dst, rs, f, r.recvs)
+	r.recvs = nil
+	n.dyn.resps[f.Dst][rs] = fr
 	n.pollCQ(dst)
 }
+
+// openKey orders a responder's opening among the arrivals at its host due
+// at the same time (sim.Engine.HandOverEvent): above every port's number
+// and every close, by the requester's host.
+func openKey(src fabric.NodeID) uint32 { return 1<<31 | 1<<30 | uint32(src) }
 
 // pollCQ has the runner poll h's default CQ (that of the flows' QPs) as
 // completions arrive, as an application does; nothing reads them (the
@@ -337,6 +431,10 @@ type closer struct{ n *Network }
 
 func (c *closer) HandleEvent(ev *sim.Event) {
 	fr := ev.Data.(*FlowRun)
+	if ev.Kind == openResponder {
+		c.n.openResponder(fr)
+		return
+	}
 	c.n.closeResponder(fr)
 	if ev.Kind == closeDatagram {
 		fr.dataDone = true
@@ -345,8 +443,12 @@ func (c *closer) HandleEvent(ev *sim.Event) {
 }
 
 // closer event kinds: an RC requester's close reaching the responder
-// (0), and a datagram flow whose bytes are all delivered or lost.
-const closeDatagram int32 = 1
+// (0), a datagram flow whose bytes are all delivered or lost, and a
+// reserved responder's opening (openResponder).
+const (
+	closeDatagram int32 = 1
+	openResponder int32 = 2
+)
 
 // arrived is called, at the flow's receiver, when its data has arrived:
 // the flows waiting for it and for nothing else start now (or at their
@@ -362,10 +464,10 @@ func (n *Network) arrived(fr *FlowRun) {
 	for _, id := range n.dyn.dependents[fr.Flow.ID] {
 		n.dyn.waiting[id]--
 		if n.dyn.waiting[id] == 0 {
-			n.dyn.unstarted--
+			n.part(fr.Flow.Dst).started++
 			n.poll(fr.Flow.Dst)
 			d := n.Flows[id]
-			n.startFlowRun(d, max(n.Eng.Now(), d.Flow.Start))
+			n.startFlowRun(d, max(n.HCAs[d.Flow.Src].Engine().Now(), d.Flow.Start)) // its host's clock: in a Group, n.Eng is one partition's
 		}
 	}
 }
@@ -377,7 +479,11 @@ func (n *Network) flowsDone() bool {
 	for i := range n.parts {
 		completed += n.parts[i].completed
 	}
-	return completed == len(n.Flows) && n.dyn.unstarted == 0 && n.dyn.sources == 0
+	started := 0
+	for i := range n.parts {
+		started += n.parts[i].started
+	}
+	return completed == len(n.Flows) && started == n.dyn.unstarted && n.dyn.sources == 0
 }
 
 // poissonSource is one host of a poisson generator.

@@ -16,7 +16,7 @@ import (
 // back on the same QP, as an application must. Without connect: cm the
 // QPs are connected now, out of band.
 func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.SendWR) {
-	t := map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}[f.QP]
+	t := qpType(f.QP)
 	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
 	if t != hca.UD && !f.CM {
 		src.Connect(rq, dst.ID, dst.IP, rs.QPN)
@@ -25,11 +25,24 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.Send
 	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
 	rq.SL, rs.SL = f.SL, f.SL
 	mr, rkey := remoteRegion(dst, f)
+	wrs, recvs := flowWork(src, dst, f, mr.Addr, rkey, rs)
+	postRecvs(dst, rs, f, recvs)
+	return rq, rs, mr, wrs
+}
+
+func qpType(qp string) hca.QPType {
+	return map[string]hca.QPType{"rc": hca.RC, "uc": hca.UC, "ud": hca.UD}[qp]
+}
+
+// flowWork is flow f's work requests, into the region at addr with rkey
+// (rs, the responder's QP, is read for UD's address), and the sizes of
+// the RECVs its SENDs consume.
+func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, rs *hca.QP) (wrs []hca.SendWR, recvs []int64) {
+	t := qpType(f.QP)
 	part := partSize(f, src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize)
-	var wrs []hca.SendWR
 	for off := int64(0); off == 0 || off < f.Size; off += part {
 		size := min(part, f.Size-off)
-		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: mr.Addr + uint64(off), RKey: rkey}
+		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: addr + uint64(off), RKey: rkey}
 		switch f.Op {
 		case "write":
 			wr.Op = hca.WRWrite
@@ -46,18 +59,26 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.Send
 			if t == hca.UD {
 				size += 40 // the GRH
 			}
-			if f.RecvAt > f.Start {
-				dst.PostRecvAt(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}, f.RecvAt)
-			} else if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
-				panic(err) // the loader keeps a flow's parts within the receive queue
-			}
+			recvs = append(recvs, size)
 		}
 		if t == hca.UD {
 			wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, rs.QPN, rs.QKey
 		}
 		wrs = append(wrs, wr)
 	}
-	return rq, rs, mr, wrs
+	return wrs, recvs
+}
+
+// postRecvs posts the RECVs of sizes recvs on rs, flow f's responder QP,
+// at the flow's recv_at if that is after its start.
+func postRecvs(dst *hca.HCA, rs *hca.QP, f Flow, recvs []int64) {
+	for _, size := range recvs {
+		if f.RecvAt > f.Start {
+			dst.PostRecvAt(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}, f.RecvAt)
+		} else if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
+			panic(err) // the loader keeps a flow's parts within the receive queue
+		}
+	}
 }
 
 // partSize is the size of each of flow f's work requests (the last takes

@@ -109,6 +109,9 @@ type FlowRun struct {
 	// order is the arrival order of the flow's data, kept when its
 	// receiving QP closed (arrivalOrder).
 	order *reports.FlowOrder
+	// resv is the responder reserved for a flow that waits for others
+	// (responderResv), nil for the others.
+	resv *responderResv
 }
 
 // arrivalOrder is how the flow's data packets arrived at its receiving

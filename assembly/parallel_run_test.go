@@ -62,6 +62,12 @@ var cutCases = []struct{ name, src string }{
 	{"k4 pfc permutation", "topology: {kind: fat-tree, k: 4}\nstop: {at: 300us, when: flows-done}\nhca: {cc: none}\ntraffic:\n  - permutation: {hosts: all, size: 256KiB}\n"},
 	{"k4 hpcc all-to-all, pcaps", "topology: {kind: fat-tree, k: 4}\nstop: {at: 150us}\nhca: {cc: hpcc}\nobserve: {interval: 5us, pcap: [h0, h5, s16:p0, s17:p3]}\ntraffic:\n  - all_to_all: {size: 64KiB}\n"},
 	{"k8 dcqcn permutation", "topology: {kind: fat-tree, k: 8}\nstop: {at: 200us}\nhca: {cc: dcqcn}\nobserve: {interval: 3us}\ntraffic:\n  - permutation: {hosts: all, size: 1MiB}\n"},
+	// Flows that wait for others: each step of a ring all-reduce starts
+	// at its source when the step before has arrived there, and makes its
+	// responder's side a lookahead later at the next host of the ring,
+	// in another pod (responderResv); WRITEs, and SENDs with their RECVs.
+	{"k4 ring all-reduce writes, pcaps", "topology: {kind: fat-tree, k: 4}\nstop: {at: 5ms, when: flows-done}\nobserve: {pcap: [h0, h5]}\ntraffic:\n  - ring_allreduce: {hosts: [h0, h5, h10, h15, h3, h12], size: 192KiB}\n"},
+	{"k4 ring all-reduce sends", "topology: {kind: fat-tree, k: 4}\nstop: {at: 5ms, when: flows-done}\ntraffic:\n  - ring_allreduce: {hosts: [h0, h5, h10, h15, h3, h12], size: 192KiB, op: send}\n"},
 }
 
 // TestCutRunMatchesOneWorker: issue 31's determinism with the real models
@@ -87,6 +93,9 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 		}
 		if strings.Contains(c.src, "pcap") && len(want["h0.pcap"]) < 10000 {
 			t.Errorf("%s: h0.pcap holds %d bytes; the case should capture", c.name, len(want["h0.pcap"]))
+		}
+		if strings.Contains(c.src, "ring_allreduce") && (!one.flowsDone() || len(one.Flows) != 2*5*6) {
+			t.Errorf("%s: %d flows, done %v; the ring's 60 steps should all complete", c.name, len(one.Flows), one.flowsDone())
 		}
 		for _, w := range []int{2, 3, 8} {
 			got, n := runFiles(t, c.src, w)

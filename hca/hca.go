@@ -2,6 +2,7 @@ package hca
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"unsafe"
@@ -242,11 +243,28 @@ func (h *HCA) RegMR(pd *PD, length int64, buf []byte, access Access) *MR {
 	if buf != nil {
 		length = int64(len(buf))
 	}
-	key := h.nextKey
+	addr, key := h.ReserveMR(length)
+	mr := &MR{PD: pd, Addr: addr, Len: length, LKey: key, RKey: key, Access: access, Buf: buf}
+	h.mrs[key] = mr
+	return mr
+}
+
+// ReserveMR takes the address and key the next region of length bytes
+// would get (RegMR), for a region registered later with them
+// (RegReservedMR): a run that must tell a flow's requester its
+// responder's region before the responder's host registers it.
+func (h *HCA) ReserveMR(length int64) (addr uint64, key uint32) {
+	addr, key = h.nextVA, h.nextKey
 	h.nextKey += 0x100 // keys differ in more than their low bits, as real ones do
-	mr := &MR{PD: pd, Addr: h.nextVA, Len: length, LKey: key, RKey: key, Access: access, Buf: buf}
 	h.nextVA += (uint64(length) + 0xFFF) &^ 0xFFF
 	h.nextVA += 0x1000 // a guard page between regions
+	return addr, key
+}
+
+// RegReservedMR registers length bytes, without bytes of their own, at
+// the address and key ReserveMR gave.
+func (h *HCA) RegReservedMR(pd *PD, addr uint64, key uint32, length int64, access Access) *MR {
+	mr := &MR{PD: pd, Addr: addr, Len: length, LKey: key, RKey: key, Access: access}
 	h.mrs[key] = mr
 	return mr
 }
@@ -370,9 +388,26 @@ func (h *HCA) CreateQP() *QP { return h.CreateTypedQP(RC) }
 // CreateTypedQP is CreateQP for any type, with every remote access (the
 // scenario's flows WRITE, READ and do atomics); a UD QP goes straight to
 // RTS.
-func (h *HCA) CreateTypedQP(t QPType) *QP {
+func (h *HCA) CreateTypedQP(t QPType) *QP { return h.CreateTypedQPNumbered(t, h.ReserveQPN()) }
+
+// ReserveQPN takes the number the next QP would get, for a QP made later
+// with it (CreateTypedQPNumbered): a run that must tell a flow's
+// requester its responder's QP before the responder's host makes it.
+// Numbers are never reused.
+func (h *HCA) ReserveQPN() uint32 {
+	q := h.nextQPN
+	h.nextQPN++
+	return q
+}
+
+// CreateTypedQPNumbered is CreateTypedQP for qpn, a number ReserveQPN
+// gave and no QP has.
+func (h *HCA) CreateTypedQPNumbered(t QPType, qpn uint32) *QP {
+	if _, taken := h.qps[qpn]; taken || qpn < firstQPN || qpn >= h.nextQPN {
+		panic(fmt.Sprintf("hca: QP number %d was not reserved, or is taken", qpn))
+	}
 	pd, cq := h.defaults()
-	qp := h.CreateQPWith(QPCaps{Type: t, PD: pd, SendCQ: cq, RecvCQ: cq, SigAll: true, MaxSend: 1 << 30, MaxRecv: 1 << 30})
+	qp := h.newQP(qpn, QPCaps{Type: t, PD: pd, SendCQ: cq, RecvCQ: cq, SigAll: true, MaxSend: 1 << 30, MaxRecv: 1 << 30})
 	h.must(h.ModifyQP(qp, QPAttr{State: QPInit, Access: AccessAll}))
 	if t == UD {
 		h.must(h.ModifyQP(qp, QPAttr{State: QPRTR}))
