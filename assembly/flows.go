@@ -70,11 +70,13 @@ func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, rs *hca.QP) (
 }
 
 // postRecvs posts the RECVs of sizes recvs on rs, flow f's responder QP,
-// at the flow's recv_at if that is after its start.
+// at the flow's recv_at if that is after its start (or now, if recv_at
+// has passed: a responder made a lookahead after the start,
+// openResponder).
 func postRecvs(dst *hca.HCA, rs *hca.QP, f Flow, recvs []int64) {
 	for _, size := range recvs {
 		if f.RecvAt > f.Start {
-			dst.PostRecvAt(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}, f.RecvAt)
+			dst.PostRecvAt(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}, max(f.RecvAt, dst.Engine().Now()))
 		} else if err := dst.PostRecv(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}); err != nil {
 			panic(err) // the loader keeps a flow's parts within the receive queue
 		}
