@@ -74,15 +74,17 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 	}
 	n.dyn.listening[h] = true
 	err := h.CM().Listen(&hca.CMListener{Port: flowPort, OnRequest: func(_ *hca.CMConn, private []byte) *hca.QP {
+		// The flow's responder QP, among those open at this host (its
+		// own map: a run cut into partitions may be closing the flow's
+		// requester on another worker meanwhile). A search for the one
+		// match: the map's order does not matter.
 		id := int(binary.BigEndian.Uint32(private))
-		if id >= len(n.Flows) {
-			return nil
+		for qp, fr := range n.dyn.resps[h.ID] {
+			if fr.Flow.ID == id {
+				return qp
+			}
 		}
-		fr := n.Flows[id]
-		if fr.Live == nil || fr.Live.Responder == nil || fr.Flow.Dst != h.ID {
-			return nil // rdma_reject: no such flow here (any longer)
-		}
-		return fr.Live.Responder
+		return nil // rdma_reject: no such flow here (any longer)
 	}})
 	if err != nil {
 		// Another listener has the port (checkListeners refuses that in
@@ -103,7 +105,7 @@ func (n *Network) connectFailed(fr *FlowRun, e hca.CMEvent) {
 	fr.Live.conn = nil
 	n.closeRequester(fr)
 	fr.cmFail = cmStatus[e]
-	fr.status, fr.done = hca.WCFlushed, n.Eng.Now()
+	fr.status, fr.done = hca.WCFlushed, n.HCAs[fr.Flow.Src].Engine().Now() // its host's clock: in a Group, n.Eng is one partition's
 	n.maybeDone(fr)
 }
 

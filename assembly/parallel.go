@@ -63,11 +63,14 @@ func (n *Network) serialReason(plan partitionPlan) string {
 		// below.
 		after = after || len(f.After) > 0 && f.Op == "read"
 		datagram = datagram || f.QP != "rc"
-		cm = cm || f.CM
+		// rdma_cm's REQ, REP and RTU are MADs over the links, and the
+		// listener finds the flow's responder among its own host's; a
+		// flow that waits for others makes it at its start, from its
+		// source (responderResv does not reserve one for rdma_cm).
+		cm = cm || f.CM && len(f.After) > 0
 	}
 	for _, g := range s.Poisson {
-		datagram = datagram || g.QP != "rc"
-		cm = cm || g.CM
+		datagram = datagram || g.QP != "rc" // poisson flows, rdma_cm's too, are made at observation points
 	}
 	if after {
 		what = append(what, "READ flows that wait for others")
@@ -76,7 +79,7 @@ func (n *Network) serialReason(plan partitionPlan) string {
 		what = append(what, "UC and UD flows")
 	}
 	if cm {
-		what = append(what, "flows connected by rdma_cm")
+		what = append(what, "flows connected by rdma_cm that wait for others")
 	}
 	if len(what) == 0 {
 		return ""

@@ -62,6 +62,9 @@ var cutCases = []struct{ name, src string }{
 	{"k4 pfc permutation", "topology: {kind: fat-tree, k: 4}\nstop: {at: 300us, when: flows-done}\nhca: {cc: none}\ntraffic:\n  - permutation: {hosts: all, size: 256KiB}\n"},
 	{"k4 hpcc all-to-all, pcaps", "topology: {kind: fat-tree, k: 4}\nstop: {at: 150us}\nhca: {cc: hpcc}\nobserve: {interval: 5us, pcap: [h0, h5, s16:p0, s17:p3]}\ntraffic:\n  - all_to_all: {size: 64KiB}\n"},
 	{"k8 dcqcn permutation", "topology: {kind: fat-tree, k: 8}\nstop: {at: 200us}\nhca: {cc: dcqcn}\nobserve: {interval: 3us}\ntraffic:\n  - permutation: {hosts: all, size: 1MiB}\n"},
+	// rdma_cm: REQ, REP and RTU cross the links as MADs, and each host's
+	// listener finds its flows' responders among its own.
+	{"k4 rdma_cm permutation", "topology: {kind: fat-tree, k: 4}\nstop: {at: 2ms, when: flows-done}\ntraffic:\n  - permutation: {hosts: all, size: 64KiB, connect: cm}\n"},
 	// Flows that wait for others: each step of a ring all-reduce starts
 	// at its source when the step before has arrived there, and makes its
 	// responder's side a lookahead later at the next host of the ring,

@@ -471,8 +471,8 @@ func TestRunWorkers(t *testing.T) {
 			t.Errorf("%s differs between 1 and 3 workers", name)
 		}
 	}
-	code, _, stderr := lfsim(t, "run", "-o", filepath.Join(dir, "star"), "--workers", "2", "connect-storm")
+	code, _, stderr := lfsim(t, "run", "-o", filepath.Join(dir, "pp"), "--workers", "2", "labs/first-verbs-program/rc-pingpong")
 	if code != exitOK || !strings.Contains(stderr, "on one worker:") {
-		t.Errorf("connect-storm (rdma_cm) on 2 workers: exit %d, stderr %q; want it run on one, saying why", code, stderr)
+		t.Errorf("rc-pingpong (a program) on 2 workers: exit %d, stderr %q; want it run on one, saying why", code, stderr)
 	}
 }
