@@ -215,7 +215,10 @@ func (fr *FlowRun) outcome() (st hca.WCStatus, done sim.Time, retransmits int64)
 
 // sendOutcome is the requester's side of outcome: the first work
 // request's status that is not success (or success), and when the last
-// completed.
+// completed. A work request the HCA has completed but whose completion is
+// not visible yet (hca.HCA.complete: DMALatency later) is pending: the
+// application has not seen it, and it has no completion time yet (a run
+// that stopped in between reported such a flow a success at time 0).
 func (fr *FlowRun) sendOutcome() (st hca.WCStatus, done sim.Time, retransmits int64) {
 	if fr.requesterClosed {
 		return fr.status, fr.done, fr.retransmits
@@ -228,6 +231,9 @@ func (fr *FlowRun) sendOutcome() (st hca.WCStatus, done sim.Time, retransmits in
 		retransmits += w.Retransmits
 		if st == hca.WCSuccess {
 			st, done = w.Status, w.Completed
+			if w.Completed == 0 {
+				st = hca.WCPending // not visible yet
+			}
 		}
 	}
 	return st, done, retransmits

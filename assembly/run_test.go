@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
@@ -569,9 +570,12 @@ faults:
 }
 
 // TestFairnessOfNoTime: a dumbbell with overlapping faults (found by a
-// review's random fault scenarios) completes a flow whose time is 0; its
+// review's random fault scenarios) completed a flow whose time was 0; its
 // throughput used to enter Jain's index as an infinity, which made the
-// index NaN and summary.json's encoding panic.
+// index NaN and summary.json's encoding panic. (The run stopped between
+// that flow's completion and its CQE, and called it a success at time 0:
+// TestCompletionNotYetVisible. The index still leaves out flows of no
+// time.)
 func TestFairnessOfNoTime(t *testing.T) {
 	sc := mustParse(t, `
 topology: {kind: dumbbell, left: 2, right: 2, link: {rate: 100Gbps, delay: 500ns}, bottleneck: {rate: 100Gbps, delay: 500ns}}
@@ -593,4 +597,31 @@ faults:
 		t.Fatalf("fairness %v", f)
 	}
 	_ = reports.SummaryJSON(sum) // must not panic
+}
+
+// TestCompletionNotYetVisible: a run that stops after the HCA has
+// completed a flow's last work request but before its completion is
+// visible (the CQE's DMA, DMALatency later) reports the flow incomplete,
+// with no time: it reported a success at time 0 (an FCT of 0, which the
+// fairness index then met; TestFairnessOfNoTime). The same flow, run 1
+// ns past its completion, is a success at that time.
+func TestCompletionNotYetVisible(t *testing.T) {
+	src := "topology: {kind: star, hosts: 2}\nstop: {at: %s}\nhca: {cc: none}\ntraffic:\n  - flow: {from: h0, to: h1, size: 64KiB}\n"
+	_, sum, rows := mustRun(t, mustParse(t, fmt.Sprintf(src, "1ms")))
+	if sum.Flows.Completed != 1 || rows[0].Status != "success" {
+		t.Fatalf("the flow did not complete: %+v", rows[0])
+	}
+	end := rows[0].EndNs
+	lat := sim.Time(hca.DefaultProfile().DMALatency)
+	if lat <= sim.Nanosecond {
+		t.Fatalf("DMALatency %v: no window between the completion and its CQE to stop in", lat)
+	}
+	_, _, rows = mustRun(t, mustParse(t, fmt.Sprintf(src, fmt.Sprintf("%dns", end-1))))
+	if r := rows[0]; r.Status != "incomplete" || r.EndNs != 0 || r.DeliveredBytes != 64<<10 {
+		t.Errorf("stopped 1 ns before the completion is visible: %+v; want incomplete, all delivered, no end", r)
+	}
+	_, _, rows = mustRun(t, mustParse(t, fmt.Sprintf(src, fmt.Sprintf("%dns", end+1))))
+	if r := rows[0]; r.Status != "success" || r.EndNs != end {
+		t.Errorf("stopped 1 ns after: %+v; want a success at %d ns", r, end)
+	}
 }
