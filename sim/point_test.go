@@ -166,32 +166,27 @@ func TestGroupMatchesOneEngineDriveStops(t *testing.T) {
 		for s := Time(300); s < 40000; s += Time(100 * (1 + (int(seed)*7+len(stops)*13)%23)) {
 			stops = append(stops, s)
 		}
-		e := NewEngine(seed)
-		e.SetLookahead(1000)
-		one := newToyNet(seed, nodes, func(int) *Engine { return e })
-		for _, n := range one.nodes {
-			n.budget = 60
-		}
-		for _, s := range stops {
-			e.Run(s-1, nil)
-			e.AdvanceTo(s)
-			one.act(s)
-		}
-		e.Run(Never, nil)
-		want := one.logs()
-		for _, parts := range []int{2, 3, 8} {
-			g := NewGroup(seed, parts, 2, 1000)
-			net := newToyNet(seed, nodes, func(i int) *Engine { return g.Engine(i % parts) })
+		// play runs the toy network on engOf's engines, stopped at each
+		// of stops with run(s-1), adv(s) and a node's act.
+		play := func(engOf func(i int) *Engine, run func(Time), adv func(Time)) *toyNet {
+			net := newToyNet(seed, nodes, engOf)
 			for _, n := range net.nodes {
 				n.budget = 60
 			}
 			for _, s := range stops {
-				g.Run(s-1, nil)
-				g.AdvanceTo(s)
+				run(s - 1)
+				adv(s)
 				net.act(s)
 			}
-			g.Run(Never, nil)
-			got := net.logs()
+			run(Never)
+			return net
+		}
+		e := NewEngine(seed)
+		e.SetLookahead(1000)
+		want := play(func(int) *Engine { return e }, func(u Time) { e.Run(u, nil) }, e.AdvanceTo).logs()
+		for _, parts := range []int{2, 3, 8} {
+			g := NewGroup(seed, parts, 2, 1000)
+			got := play(func(i int) *Engine { return g.Engine(i % parts) }, func(u Time) { g.Run(u, nil) }, g.AdvanceTo).logs()
 			for i := range got {
 				if fmt.Sprint(got[i]) != fmt.Sprint(want[i]) {
 					bad++
