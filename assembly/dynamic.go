@@ -202,13 +202,11 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 // congestion control, is the responder), and only in a run with a
 // lookahead: the others start both sides at once, and run on one worker.
 type responderResv struct {
-	qpn       uint32 // the responder's QP number
-	pd        *hca.PD
-	addr      uint64 // the region's
-	key       uint32 // the region's
-	rkey      uint32 // the R_Key the requester uses (a bad one, for remote_mr: {bad_rkey: true})
-	length    int64
-	access    hca.Access
+	qpn       uint32  // the responder's QP number
+	region            // the region's PD, length and access
+	addr      uint64  // the region's
+	key       uint32  // the region's
+	rkey      uint32  // the R_Key the requester uses (a bad one, for remote_mr: {bad_rkey: true})
 	requester uint32  // the requester's QP number, once it starts
 	recvs     []int64 // the RECVs to post, once it starts
 }
@@ -220,23 +218,11 @@ func (n *Network) reservesResponder(f Flow) bool {
 }
 
 // reserveResponder reserves flow f's responder QP number and region at
-// dst, as remoteRegion would register the region.
+// dst, the region as remoteRegion would register it.
 func reserveResponder(dst *hca.HCA, f Flow) *responderResv {
-	r := &responderResv{qpn: dst.ReserveQPN(), pd: dst.DefaultPD(), length: f.Size, access: hca.AccessAll}
-	if m := f.Remote; m != nil {
-		if m.OtherPD {
-			r.pd = dst.AllocPD()
-		}
-		if m.Length > 0 {
-			r.length = m.Length
-		}
-		r.access = m.Access
-	}
+	r := &responderResv{qpn: dst.ReserveQPN(), region: regionOf(dst, f)}
 	r.addr, r.key = dst.ReserveMR(r.length)
-	r.rkey = r.key
-	if f.Remote != nil && f.Remote.BadRKey {
-		r.rkey |= 1 << 31
-	}
+	r.rkey = r.region.rkey(r.key)
 	return r
 }
 

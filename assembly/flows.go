@@ -117,23 +117,44 @@ func chains(wrs []hca.SendWR, n int32) [][]hca.SendWR {
 // carry: a key no region has, under remote_mr.rkey: invalid (regions'
 // keys step by 0x100 from a small base, so the high bit is never one).
 func remoteRegion(dst *hca.HCA, f Flow) (*hca.MR, uint32) {
-	r := f.Remote
-	if r == nil {
-		mr := dst.RegMR(dst.DefaultPD(), f.Size, nil, hca.AccessAll)
-		return mr, mr.RKey
+	r := regionOf(dst, f)
+	mr := dst.RegMR(r.pd, r.length, nil, r.access)
+	return mr, r.rkey(mr.RKey)
+}
+
+// region is how flow f's responder registers its region (flow.remote_mr):
+// in its host's default PD or another, at the flow's size or the given
+// length, with every access or the given ones, and a bad R_Key for the
+// requester when asked.
+type region struct {
+	pd     *hca.PD
+	length int64
+	access hca.Access
+	bad    bool
+}
+
+// regionOf is flow f's region at dst (region); another PD is allocated
+// there.
+func regionOf(dst *hca.HCA, f Flow) region {
+	r := region{pd: dst.DefaultPD(), length: f.Size, access: hca.AccessAll}
+	if m := f.Remote; m != nil {
+		if m.OtherPD {
+			r.pd = dst.AllocPD()
+		}
+		if m.Length > 0 {
+			r.length = m.Length
+		}
+		r.access, r.bad = m.Access, m.BadRKey
 	}
-	pd, length := dst.DefaultPD(), f.Size
-	if r.OtherPD {
-		pd = dst.AllocPD()
+	return r
+}
+
+// rkey is the R_Key the requester uses for the region's key.
+func (r region) rkey(key uint32) uint32 {
+	if r.bad {
+		return key | 1<<31
 	}
-	if r.Length > 0 {
-		length = r.Length
-	}
-	mr := dst.RegMR(pd, length, nil, r.Access)
-	if r.BadRKey {
-		return mr, mr.RKey | 1<<31
-	}
-	return mr, mr.RKey
+	return key
 }
 
 // flowPath is the way a flow's packets take: the links they cross, in
