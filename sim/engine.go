@@ -1,6 +1,9 @@
 package sim
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // Engine runs events in time order. Ties break by insertion order, which
 // makes runs deterministic.
@@ -45,9 +48,14 @@ type Engine struct {
 	lookahead Time
 	boundary  Time
 	staged    []stagedItem
-	nStaged   int          // arrivals this engine staged in the window, for their keys
-	runs      []int        // sortStaged's scratch: where the runs in time order start
-	mergeBuf  []stagedItem // and mergeRuns'
+	nStaged   int // arrivals this engine staged in the window, for their keys
+	// One Engine alone stages arrivals in their lanes (stageInLane):
+	// the lanes that hold some (by index), and the greatest sender's
+	// key among them.
+	stagedLanes uint64
+	senderMax   uint32
+	runs        []int        // sortStaged's scratch: where the runs in time order start
+	mergeBuf    []stagedItem // and mergeRuns'
 	// In a Group (group.go): the group, this engine's partition, and
 	// the arrivals sent to each other partition during the window; the
 	// group hands them over, so boundary stays Never.
@@ -84,7 +92,11 @@ func (e *Engine) Seed() uint64 { return e.seed }
 
 // Pending returns how many events are scheduled, cancelled ones included.
 func (e *Engine) Pending() int {
-	return len(e.heap) + e.nowQ.len() + len(e.laneHeads) + e.laneWaiting + len(e.staged)
+	n := len(e.heap) + e.nowQ.len() + len(e.laneHeads) + e.laneWaiting + len(e.staged)
+	for m := e.stagedLanes; m != 0; m &= m - 1 {
+		n += int(e.laneArr[bits.TrailingZeros64(m)].staged)
+	}
+	return n
 }
 
 func (e *Engine) alloc() *Event {

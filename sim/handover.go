@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -31,6 +32,12 @@ import (
 // which nodes share a worker. Events that stay in a node (timers, a
 // switch's pipeline, a transmission's end) keep the insertion order,
 // which within one node is the node's own order.
+//
+// How the arrivals wait differs, not their order: one Engine alone
+// keeps each in its lane's ring behind the lane's items (stageInLane)
+// and numbers them where they are (flushLanes), where a Group's engines
+// keep them in a list and sort it (flushStaged), since another
+// partition's arrivals come in at the window's end.
 //
 // The windows are [kL, (k+1)L) for the lookahead L: the same for every
 // worker count. An arrival sent in one is due at or after the next one
@@ -94,7 +101,53 @@ func (e *Engine) HandOver(l *Lane, key uint32, target, data unsafe.Pointer) {
 	// The place is counted over the window's staged arrivals of every
 	// partition the sender's engine sends to: for one sender they rise
 	// in the order it sent them, which is all the key needs.
-	e.stage(l.eng, stagedItem{at: e.now + l.delay, key: stagedKey(key, e.nStaged, l.index), target: target, data: data})
+	if e.group == nil {
+		e.stageInLane(l, key, target, data)
+		return
+	}
+	e.stage(l.eng, stagedItem{at: e.now + l.delay, key: stagedKey(key, e.nStaged, uint32(l.index)), target: target, data: data})
+}
+
+// stageInLane is HandOver on one Engine alone: the arrival waits in its
+// lane's ring, behind the lane's items (staged), with its staged key,
+// until the window's end, where flushLanes gives it its order. A lane's
+// arrivals all wait its delay, so they are staged in time order; those
+// of one time are kept in key order as they come (one walks back past
+// the same-time ones with greater keys, which are few: a port's
+// frames go out in order, and ports tend to send at one instant in the
+// order of their own arrivals). This puts each arrival in place once,
+// where staging them apart and sorting them at the window's end
+// copied each twice and sorted them (docs/PERFORMANCE.md: the
+// hand-over's cost, issue 31).
+func (e *Engine) stageInLane(l *Lane, key uint32, target, data unsafe.Pointer) {
+	place := e.nStaged
+	if e.nStaged++; e.nStaged > maxStaged {
+		panic("sim: more than 2^26 arrivals in one window")
+	}
+	at := e.now + l.delay
+	e.sentMin = min(e.sentMin, at)
+	e.senderMax = max(e.senderMax, key)
+	k := stagedKey(key, place, uint32(l.index))
+	q := &l.q
+	n := q.size + int(l.staged)
+	if n == q.mask+1 {
+		q.expandTo(n)
+	}
+	if l.staged == 0 {
+		e.stagedLanes |= 1 << l.index
+	}
+	l.staged++
+	i := q.head + n
+	for j := l.staged - 1; j > 0; j-- {
+		prev := q.slot(i - 1)
+		if prev.at != at || prev.key < k {
+			break
+		}
+		*q.slot(i) = *prev
+		i--
+	}
+	it := q.slot(i)
+	it.at, it.key, it.target, it.data = at, k, target, data
 }
 
 // stage keeps it, an arrival for engine to (this one, or another of its
@@ -132,7 +185,8 @@ type handed struct {
 // connection's close), which must take at least the lookahead (delay
 // below it panics). It cannot be cancelled. key orders it among the
 // arrivals due at the same time, as HandOver's; it must not be a port's
-// number.
+// number: it is at least 2^31 (it panics otherwise), so that an event
+// comes after the arrivals of its time that a port sent.
 func (e *Engine) HandOverEvent(to *Engine, delay Time, key uint32, h Handler, kind int32, n int64, data any) {
 	if e.lookahead == 0 {
 		to.Schedule(e.now+delay, h, kind, n, data)
@@ -140,6 +194,9 @@ func (e *Engine) HandOverEvent(to *Engine, delay Time, key uint32, h Handler, ki
 	}
 	if delay < e.lookahead {
 		panic("sim: an event handed over sooner than the lookahead")
+	}
+	if key < 1<<31 {
+		panic("sim: an event handed over with a port's key (below 2^31)")
 	}
 	hd := &handed{h: h, kind: kind, n: n, data: data}
 	e.stage(to, stagedItem{at: e.now + delay, key: stagedKey(key, e.nStaged, 0), target: unsafe.Pointer(hd), data: unsafe.Pointer(&eventMark)})
@@ -178,10 +235,14 @@ func (e *Engine) nextAt() Time {
 }
 
 // flushStaged puts the staged arrivals into their lanes in the order of
-// (time, key), each with the next insertion sequence.
+// (time, key), each with an insertion sequence above every one given
+// before and below every one given after, in that order.
 func (e *Engine) flushStaged() {
+	if e.stagedLanes != 0 && !e.flushLanes() {
+		e.unstageLanes()
+	}
 	s := e.staged
-	e.nStaged, e.sentMin = 0, Never
+	e.nStaged, e.sentMin, e.senderMax = 0, Never, 0
 	if len(s) == 0 {
 		return
 	}
@@ -216,6 +277,63 @@ func (e *Engine) flushStaged() {
 	}
 	clear(s) // what the items point to is the lanes' now
 	e.staged = s[:0]
+}
+
+// flushLanes gives the arrivals staged in lanes (stageInLane) their
+// insertion sequences, where they are, and makes them the lanes' items.
+// Only arrivals of the same time are ever compared by sequence, and
+// those of one lane are already in key order, so the sequences need not
+// be consecutive: an arrival whose key has sender s and place p (below
+// 2^b, b enough bits for the window's places) gets seq + s<<b + p, and
+// the window takes the block of (largest sender + 1)<<b sequences. The
+// order is the one sorting every staged arrival by (time, key) and
+// numbering them in turn would give, without the sort. It returns false,
+// and changes nothing, when the block would take the sequences past
+// 2^56 (a run of about 2^56 / 2^30 windows at k=32, far beyond any run;
+// unstageLanes then falls back to the sort).
+func (e *Engine) flushLanes() bool {
+	b := uint(bits.Len(uint(e.nStaged)))
+	block := (uint64(e.senderMax) + 1) << b
+	if e.senderMax >= 1<<31 || e.seq+block+uint64(len(e.staged)) >= 1<<56 {
+		return false
+	}
+	base := e.seq
+	for m := e.stagedLanes; m != 0; m &= m - 1 {
+		l := &e.laneArr[bits.TrailingZeros64(m)]
+		q := &l.q
+		n := int(l.staged)
+		for j := q.size; j < q.size+n; j++ {
+			it := q.slot(q.head + j)
+			u := it.key >> laneBits
+			it.key = (base+(u>>(32-laneBits))<<b+u&(maxStaged-1))<<laneBits | uint64(l.index)
+		}
+		if q.size == 0 {
+			it := q.slot(q.head)
+			e.pushLaneHead(laneHead{at: it.at, key: it.key})
+			e.laneWaiting += n - 1
+		} else {
+			e.laneWaiting += n
+		}
+		q.size += n
+		l.staged = 0
+	}
+	e.stagedLanes = 0
+	e.seq = base + block
+	return true
+}
+
+// unstageLanes moves the arrivals staged in lanes among the others
+// (staged), for flushStaged's sort.
+func (e *Engine) unstageLanes() {
+	for m := e.stagedLanes; m != 0; m &= m - 1 {
+		l := &e.laneArr[bits.TrailingZeros64(m)]
+		q := &l.q
+		for j := q.size; j < q.size+int(l.staged); j++ {
+			e.staged = append(e.staged, stagedItem(*q.slot(q.head + j)))
+		}
+		l.staged = 0
+	}
+	e.stagedLanes = 0
 }
 
 // sortStaged orders a window's arrivals by (time, key). They come in

@@ -147,3 +147,35 @@ func TestSortStaged(t *testing.T) {
 		}
 	}
 }
+
+// TestHandOverSequencesRunOut: when a window's block of sequences
+// (flushLanes) would take them past 2^56, one Engine sorts its staged
+// arrivals instead, and the order stays the one of a run that never came
+// near: the toy network's logs are the same from a start at 0 and from
+// one half the sequences a whole run takes below 2^56, and from one
+// 2^10 below it.
+func TestHandOverSequencesRunOut(t *testing.T) {
+	run := func(seq0 uint64) ([][]string, uint64) {
+		e := NewEngine(7)
+		e.SetLookahead(1000)
+		e.seq = seq0
+		net := newToyNet(7, 24, func(int) *Engine { return e })
+		for _, stop := range toyStops {
+			e.Run(stop, nil)
+			net.act(stop)
+		}
+		e.Run(Never, nil)
+		return net.logs(), e.seq
+	}
+	want, whole := run(0)
+	for _, below := range []uint64{whole / 2, 1 << 10} {
+		got, end := run(1<<56 - below)
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%d below 2^56: the order differs from a run from 0", below)
+		}
+		// Sorted, a window takes one sequence an arrival: fewer.
+		if end-(1<<56-below) >= whole {
+			t.Errorf("%d below 2^56: the run took %d sequences, as many as from 0 (%d): it never fell back", below, end-(1<<56-below), whole)
+		}
+	}
+}

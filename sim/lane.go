@@ -19,10 +19,15 @@ import "unsafe"
 type Lane struct {
 	delay  Time
 	kind   *LaneKind // what its events are
-	index  uint32    // in the engine's laneArr, below MaxLanes
+	index  uint16    // in the engine's laneArr, below MaxLanes
 	unread bool      // kind.Unread, beside what the lookahead reads
-	q      laneRing  // 56 bytes so far
-	eng    *Engine   // whose lane it is (a Group's engines hand over to each other's); 64 bytes in all: a lane is found from its index by a shift
+	// staged counts the arrivals handed over into the lane during the
+	// window, which wait in its ring behind its items until the
+	// window's end (Engine.stageInLane); a lane that is handed over to
+	// is never posted to.
+	staged uint32
+	q      laneRing // 56 bytes so far
+	eng    *Engine  // whose lane it is (a Group's engines hand over to each other's); 64 bytes in all: a lane is found from its index by a shift
 }
 
 // A LaneKind is what a lane's events are: the function each one fires
@@ -90,7 +95,7 @@ func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 		e.lanes = map[Time][]*Lane{}
 	}
 	l := &e.laneArr[e.nLanes]
-	l.delay, l.index, l.kind, l.unread, l.eng = delay, uint32(e.nLanes), kind, kind.Unread, e
+	l.delay, l.index, l.kind, l.unread, l.eng = delay, uint16(e.nLanes), kind, kind.Unread, e
 	l.q.mask = -1
 	e.nLanes++
 	e.lanes[delay] = append(same, l)
@@ -238,9 +243,13 @@ func (r *laneRing) slot(i int) *laneItem {
 func (r *laneRing) full() bool { return r.size == r.mask+1 }
 
 // expand doubles a full ring's array.
-func (r *laneRing) expand() {
+func (r *laneRing) expand() { r.expandTo(r.size) }
+
+// expandTo doubles the array of a ring whose n items from its head (its
+// items and the lane's staged arrivals) fill it.
+func (r *laneRing) expandTo(n int) {
 	nb := make([]laneItem, max(16, 2*(r.mask+1)))
-	for i := 0; i < r.size; i++ {
+	for i := 0; i < n; i++ {
 		nb[i] = *r.slot(r.head + i)
 	}
 	r.base, r.mask, r.head = unsafe.Pointer(unsafe.SliceData(nb)), len(nb)-1, 0

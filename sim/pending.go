@@ -23,7 +23,7 @@ func (e *Engine) EachPending(timer func(h Handler, data any), lane func(kind *La
 	e.eachStaged(e.staged, timer, lane)
 	for i := 0; i < e.nLanes; i++ {
 		l := &e.laneArr[i]
-		for j := 0; j < l.q.size; j++ {
+		for j := 0; j < l.q.size+int(l.staged); j++ {
 			lane(l.kind, l.q.slot(l.q.head+j).data)
 		}
 	}
