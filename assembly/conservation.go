@@ -42,24 +42,68 @@ const maxConservationErrors = 20
 // ledger follows the bytes of UD and UC flows, which no one resends:
 // what is dropped or copied on the way, by flow (FlowRun.lost, copied)
 // and by reason.
+//
+// A drop or a copy may happen at any node, a flow's counts are read at
+// its responder, and in a run cut into partitions those are different
+// workers. So in a run with a lookahead (Network.windowed), one worker
+// or many, a drop or copy is a note in its partition's list, and the
+// notes are applied at the next observation point (settleDatagrams),
+// where no partition runs: the counts, and what they decide (a flow
+// whose every byte was delivered or lost), change there, the same for
+// any number of workers. Without a lookahead they change at once.
 type ledger struct {
-	flows   map[uint64]*FlowRun // by requester host and QP number (key)
+	flows   map[uint64]*FlowRun // by requester host and QP number (key); written at build and at points only
 	reasons map[string]int64    // bytes dropped, by reason
 	copied  int64
 	// onLost, if set, hears of a flow that lost bytes (after they are
-	// counted): a datagram flow may be done with its data then.
+	// counted): a datagram flow may be done with its data then. Without
+	// a lookahead only.
 	onLost func(fr *FlowRun)
+	// notes are the drops and copies not yet applied, by partition
+	// (pool); nil without a lookahead.
+	notes [][]ledgerNote
+}
+
+// ledgerNote is a drop (reason set) or a copy (reason "") of a UD or UC
+// flow's payload bytes, noted at the node where it happened.
+type ledgerNote struct {
+	at     sim.Time
+	fr     *FlowRun
+	bytes  int64
+	reason string
 }
 
 // key names a flow by its requester QP: QP numbers are never reused on a
 // host, so the pair is unique for the whole run.
 func key(host fabric.NodeID, qpn uint32) uint64 { return uint64(host)<<32 | uint64(qpn) }
 
-// attach has the pool tell the ledger of drops and copies.
-func (l *ledger) attach(pool *fabric.Pool) {
+// init makes the ledger's maps, and its notes' lists for pools
+// partitions' pools when deferred (a run with a lookahead).
+func (l *ledger) init(pools int, deferred bool) {
 	l.flows, l.reasons = map[uint64]*FlowRun{}, map[string]int64{}
-	pool.OnDrop = l.dropped
-	pool.OnCopy = l.copy
+	if deferred {
+		l.notes = make([][]ledgerNote, pools)
+	}
+}
+
+// attach has partition part's pool tell the ledger of drops and copies;
+// now is that partition's clock.
+func (l *ledger) attach(pool *fabric.Pool, part int, now func() sim.Time) {
+	if l.notes == nil {
+		pool.OnDrop = l.dropped
+		pool.OnCopy = l.copy
+		return
+	}
+	pool.OnDrop = func(p *fabric.Packet, reason string, payload int64) {
+		if fr := l.flows[key(p.Src, p.SrcQP)]; fr != nil && p.Kind == fabric.KindData {
+			l.notes[part] = append(l.notes[part], ledgerNote{at: now(), fr: fr, bytes: payload, reason: reason})
+		}
+	}
+	pool.OnCopy = func(p *fabric.Packet) {
+		if fr := l.flowOf(p); fr != nil {
+			l.notes[part] = append(l.notes[part], ledgerNote{at: now(), fr: fr, bytes: int64(p.Payload)})
+		}
+	}
 }
 
 // add follows a UD or UC flow whose requester QP is qpn on host.
@@ -75,8 +119,7 @@ func (l *ledger) flowOf(p *fabric.Packet) *FlowRun {
 
 func (l *ledger) dropped(p *fabric.Packet, reason string, payload int64) {
 	if fr := l.flows[key(p.Src, p.SrcQP)]; fr != nil && p.Kind == fabric.KindData {
-		fr.lost += payload
-		l.reasons[reason] += payload
+		l.lose(fr, reason, payload)
 		if l.onLost != nil {
 			l.onLost(fr)
 		}
@@ -85,9 +128,38 @@ func (l *ledger) dropped(p *fabric.Packet, reason string, payload int64) {
 
 func (l *ledger) copy(p *fabric.Packet) {
 	if fr := l.flowOf(p); fr != nil {
-		fr.copied += int64(p.Payload)
-		l.copied += int64(p.Payload)
+		l.copyOf(fr, int64(p.Payload))
 	}
+}
+
+func (l *ledger) lose(fr *FlowRun, reason string, bytes int64) {
+	fr.lost += bytes
+	l.reasons[reason] += bytes
+}
+
+func (l *ledger) copyOf(fr *FlowRun, bytes int64) {
+	fr.copied += bytes
+	l.copied += bytes
+}
+
+// apply applies the notes in order, partition by partition (they only
+// add), and returns the flows they were of, and clears them. A flow's
+// noteAt is its latest note's time.
+func (l *ledger) apply(flows []*FlowRun) []*FlowRun {
+	for i, notes := range l.notes {
+		for _, nt := range notes {
+			if nt.reason == "" {
+				l.copyOf(nt.fr, nt.bytes)
+			} else {
+				l.lose(nt.fr, nt.reason, nt.bytes)
+			}
+			nt.fr.noteAt = max(nt.fr.noteAt, nt.at)
+			flows = append(flows, nt.fr)
+		}
+		clear(notes)
+		l.notes[i] = notes[:0]
+	}
+	return flows
 }
 
 // census is what a walk of the network found at the end of a run.

@@ -30,7 +30,7 @@ traffic:
 	if sum.StopReason != "flows-done" || b.InFlight != 0 || b.Dropped == 0 || b.DropReasons["loss"] != b.Dropped || b.Delivered+b.Dropped != b.Offered {
 		t.Errorf("stopped by %s; bytes %+v: want flows-done with nothing in flight, every byte delivered or lost", sum.StopReason, b)
 	}
-	var lost, last int64
+	var lost, last, offWindow int64
 	for _, r := range rows {
 		switch {
 		case r.Status != "success" || r.EndNs == 0:
@@ -40,6 +40,9 @@ traffic:
 			if r.FCTNs != 0 {
 				t.Errorf("flow %d lost its datagram but has an FCT of %d ns", r.ID, r.FCTNs)
 			}
+			if r.EndNs%1000 != 0 {
+				offWindow++
+			}
 		default:
 			// Delivered: its end is the delivery, a wire time and two
 			// link delays after its start at least.
@@ -48,6 +51,12 @@ traffic:
 			}
 		}
 		last = max(last, r.EndNs)
+	}
+	// A flow that lost its datagram ends when it was dropped, not at the
+	// observation point where the drop was applied (settleDatagrams): the
+	// window's end, a multiple of the links' 1 us.
+	if offWindow == 0 {
+		t.Errorf("every one of the %d flows that lost their datagram ends on a window's end; want the drops' own times", lost)
 	}
 	if lost*1000 != b.Dropped || int64(sum.Flows.Completed) != int64(len(rows))-lost {
 		t.Errorf("%d flows lost their datagram (%d bytes dropped); %d of %d completed", lost, b.Dropped, sum.Flows.Completed, len(rows))

@@ -125,10 +125,11 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 	}
 }
 
-// observe is the control plane's actions due at point t, then the
-// detector's look.
+// observe is the control plane's actions due at point t, then the UC and
+// UD flows' drops and copies (settleDatagrams), then the detector's look.
 func (n *Network) observe(t sim.Time) {
 	n.runControl(t)
+	n.settleDatagrams()
 	if n.det != nil {
 		n.det.Tick(t)
 	}

@@ -1,9 +1,11 @@
 package assembly
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
@@ -38,6 +40,7 @@ type dynamic struct {
 	closer     *closer
 	listening  map[*hca.HCA]bool // hosts whose flows' listener is up (connect.go; lookups only)
 	poisson    []*poissonSource  // in a run with a lookahead: every source, generator by generator
+	settle     []*FlowRun        // settleDatagrams' flows, kept for the next point
 }
 
 // partState is what the runner counts of a partition's hosts (one, unless
@@ -49,6 +52,9 @@ type partState struct {
 	completed   int  // flows complete (maybeDone)
 	started     int  // flows that waited for others, started (arrived)
 	polled      bool // an event met what may be the stop condition (poll)
+	// datagrams are the UC and UD flows whose requester or responder
+	// noted them for the next point (settleDatagrams).
+	datagrams []*FlowRun
 }
 
 // part returns the runner's counts for node id's partition.
@@ -67,8 +73,13 @@ func (n *Network) buildFlows() error {
 	}
 	n.dyn.waiting = make([]int32, len(s.Flows))
 	n.dyn.dependents = make([][]int, len(s.Flows))
-	for _, pool := range n.Fabric.Pools {
-		n.ledger.attach(pool)
+	n.ledger.init(len(n.Fabric.Pools), n.windowed)
+	for i, pool := range n.Fabric.Pools {
+		eng := n.Eng
+		if n.Group != nil {
+			eng = n.Group.Engine(i)
+		}
+		n.ledger.attach(pool, i, eng.Now)
 	}
 	n.ledger.onLost = n.datagramProgress
 	for _, f := range s.Flows {
@@ -293,6 +304,11 @@ func (n *Network) closeRequester(fr *FlowRun) {
 		fr.order = orderOf(l.Requester)
 	}
 	fr.requesterClosed = true
+	if n.settlesDatagrams(fr) {
+		// Whether the responder has closed, and whether the flow is
+		// done, are the responder's side's: looked at the next point.
+		n.part(fr.Flow.Src).datagrams = append(n.part(fr.Flow.Src).datagrams, fr)
+	}
 	if l.conn != nil {
 		l.conn.Disconnect()
 		l.conn = nil
@@ -303,6 +319,7 @@ func (n *Network) closeRequester(fr *FlowRun) {
 	delete(n.dyn.reqs[fr.Flow.Src], l.Requester)
 	l.Requester, l.WQEs, l.CC = nil, nil, nil
 	switch {
+	case n.settlesDatagrams(fr):
 	case l.Responder == nil:
 		fr.Live = nil
 	case fr.Flow.QP == "rc":
@@ -330,6 +347,9 @@ func (n *Network) responderArrived(fr *FlowRun) {
 func (n *Network) maybeDone(fr *FlowRun) {
 	if fr.counted || !fr.requesterClosed {
 		return
+	}
+	if n.settlesDatagrams(fr) && !n.settling {
+		return // at the next point (settleDatagrams), where it was noted
 	}
 	if fr.Flow.QP != "rc" && fr.status == hca.WCSuccess && !fr.dataDone {
 		return
@@ -362,6 +382,16 @@ func (n *Network) datagramProgress(fr *FlowRun) {
 	if fr.Flow.QP == "rc" || fr.dataDone || fr.closing || !fr.started {
 		return
 	}
+	if n.settlesDatagrams(fr) && !n.settling {
+		// At the responder, whose progress the next point weighs
+		// against the drops and copies noted until then.
+		fr.progressAt = n.HCAs[fr.Flow.Dst].Engine().Now()
+		if !fr.progressNoted { // once a window, not once a packet
+			fr.progressNoted = true
+			n.part(fr.Flow.Dst).datagrams = append(n.part(fr.Flow.Dst).datagrams, fr)
+		}
+		return
+	}
 	delivered := fr.ResponderDelivered()
 	var kept int64
 	if l := fr.Live; l != nil && l.Responder != nil {
@@ -372,6 +402,19 @@ func (n *Network) datagramProgress(fr *FlowRun) {
 		return // some of it is still on its way
 	case delivered >= fr.Flow.Size && !fr.arrived:
 		return // all delivered: done at its arrival (responderArrived)
+	}
+	if n.settling {
+		// At a point: done when the last of its bytes was delivered,
+		// lost or copied, which is the later of the responder's last
+		// progress and the last note (ledger.apply); the responder
+		// closes now, at the point, where no partition runs.
+		fr.dataDoneAt = max(fr.noteAt, fr.progressAt)
+		if !fr.arrived {
+			n.closeResponder(fr)
+		}
+		fr.dataDone = true
+		n.maybeDone(fr)
+		return
 	}
 	fr.dataDoneAt = n.Eng.Now()
 	if !fr.arrived && fr.Live != nil && fr.Live.Responder != nil {
@@ -406,8 +449,60 @@ func (n *Network) closeResponder(fr *FlowRun) {
 	dst.DeregMR(l.mr)
 	delete(n.dyn.resps[fr.Flow.Dst], l.Responder)
 	l.Responder, l.mr = nil, nil
-	if fr.requesterClosed {
+	// A UC or UD flow's requester may be closing on another worker: its
+	// side is looked at only at a point (settleDatagrams).
+	if (!n.settlesDatagrams(fr) || n.settling) && fr.requesterClosed {
 		fr.Live = nil
+	}
+}
+
+// settlesDatagrams reports whether fr is a UC or UD flow in a run with a
+// lookahead: one whose drops and copies are noted where they happen and
+// applied at points (ledger), where it is found done, its responder
+// closed when it lost bytes, and counted complete (settleDatagrams). Its
+// requester's and responder's sides (which may be on different workers)
+// only note it for the point.
+func (n *Network) settlesDatagrams(fr *FlowRun) bool {
+	return n.windowed && fr.Flow.QP != "rc"
+}
+
+// settleDatagrams is a point's look at UC and UD flows: the drops and
+// copies noted since the last are applied, then each flow they were of,
+// or that its requester or responder noted (a request completed, data
+// delivered), is looked at in order of flow ID: done if every byte was
+// delivered or lost, complete if its requester has closed too, and its
+// FlowLive let go once both sides have closed. A responder closed here
+// drops what it kept, which is noted and applied in turn.
+func (n *Network) settleDatagrams() {
+	if n.ledger.notes == nil {
+		return
+	}
+	n.settling = true
+	defer func() { n.settling = false }()
+	for {
+		flows := n.ledger.apply(n.dyn.settle[:0])
+		for i := range n.parts {
+			flows = append(flows, n.parts[i].datagrams...)
+			clear(n.parts[i].datagrams)
+			n.parts[i].datagrams = n.parts[i].datagrams[:0]
+		}
+		n.dyn.settle = flows
+		if len(flows) == 0 {
+			return
+		}
+		slices.SortFunc(flows, func(a, b *FlowRun) int { return cmp.Compare(a.Flow.ID, b.Flow.ID) })
+		for i, fr := range flows {
+			if i > 0 && flows[i-1] == fr {
+				continue
+			}
+			fr.progressNoted = false
+			n.datagramProgress(fr)
+			n.maybeDone(fr)
+			if l := fr.Live; l != nil && fr.requesterClosed && l.Responder == nil {
+				fr.Live = nil
+			}
+		}
+		clear(flows)
 	}
 }
 

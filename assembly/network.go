@@ -52,6 +52,8 @@ type Network struct {
 	// windowed: the network has a lookahead, and runs from observation
 	// point to observation point (drive.go), on one engine or cut.
 	windowed bool
+	// settling: settleDatagrams is looking at UC and UD flows, at a point.
+	settling bool
 	// ctl are the control plane's actions to come, by time (Network.at).
 	ctl    []control
 	ctlSeq int64
@@ -91,10 +93,16 @@ type FlowRun struct {
 	// lost and copied are a UD or UC flow's payload bytes dropped on the
 	// way (by a link, a switch or the receiving NIC) and copied by
 	// flooding switches (conservation.go).
-	lost, copied    int64
-	started         bool // its QPs were made and its work requests posted
-	arrived         bool // its data has arrived (the flows waiting for it started)
-	requesterClosed bool
+	lost, copied int64
+	// noteAt is the time of the latest drop or copy of the flow the
+	// ledger applied, and progressAt of its responder's latest progress
+	// (data delivered or kept), in a run with a lookahead: the flow is
+	// done at the later (settleDatagrams).
+	noteAt, progressAt sim.Time
+	progressNoted      bool // its responder noted it for the next point
+	started            bool // its QPs were made and its work requests posted
+	arrived            bool // its data has arrived (the flows waiting for it started)
+	requesterClosed    bool
 	// dataDone: a UC or UD flow's every byte has been delivered or lost,
 	// at dataDoneAt (datagramProgress); counted: the flow is in
 	// Network.completed (maybeDone).

@@ -62,21 +62,22 @@ func (n *Network) serialReason(plan partitionPlan) string {
 		// its congestion control); UC, UD and rdma_cm flows are named
 		// below.
 		after = after || len(f.After) > 0 && f.Op == "read"
-		datagram = datagram || f.QP != "rc"
+		// A UC or UD flow's drops and copies are noted where they
+		// happen and applied at points (ledger), but one that waits
+		// for others would make its responder and enter the ledger
+		// from its source's worker, at its start.
+		datagram = datagram || f.QP != "rc" && len(f.After) > 0
 		// rdma_cm's REQ, REP and RTU are MADs over the links, and the
 		// listener finds the flow's responder among its own host's; a
 		// flow that waits for others makes it at its start, from its
 		// source (responderResv does not reserve one for rdma_cm).
 		cm = cm || f.CM && len(f.After) > 0
 	}
-	for _, g := range s.Poisson {
-		datagram = datagram || g.QP != "rc" // poisson flows, rdma_cm's too, are made at observation points
-	}
 	if after {
 		what = append(what, "READ flows that wait for others")
 	}
 	if datagram {
-		what = append(what, "UC and UD flows")
+		what = append(what, "UC and UD flows that wait for others")
 	}
 	if cm {
 		what = append(what, "flows connected by rdma_cm that wait for others")

@@ -70,6 +70,13 @@ var cutCases = []struct{ name, src string }{
 	// responder's side a lookahead later at the next host of the ring,
 	// in another pod (responderResv); WRITEs, and SENDs with their RECVs.
 	{"k4 ring all-reduce writes, pcaps", "topology: {kind: fat-tree, k: 4}\nstop: {at: 5ms, when: flows-done}\nobserve: {pcap: [h0, h5]}\ntraffic:\n  - ring_allreduce: {hosts: [h0, h5, h10, h15, h3, h12], size: 192KiB}\n"},
+	// UC and UD flows without PFC: buffers overflow, a link loses 1%, UC
+	// messages missing a packet are given up; drops and copies are noted
+	// where they happen and applied at points (ledger), where a flow
+	// whose every byte was delivered or lost is done.
+	{"k4 lossy UC and UD", "topology: {kind: fat-tree, k: 4}\nstop: {at: 3ms, when: flows-done}\nswitch: {buffer: 256KiB, pfc: {priorities: []}}\nhca: {cc: none}\n" +
+		"faults:\n  - {at: 0, link: [s0, h0], action: loss, rate: 1%}\ntraffic:\n  - incast: {to: h0, from: [h5, h10, h15, h6, h9], size: 256KiB, qp: uc}\n" +
+		"  - incast: {to: h12, from: [h1, h2, h7, h11], size: 4KiB, qp: ud, op: send}\n  - poisson: {hosts: [h3, h8], to: h14, load: 60%, sizes: 4096, qp: ud, op: send, until: 200us}\n"},
 	{"k4 ring all-reduce sends", "topology: {kind: fat-tree, k: 4}\nstop: {at: 5ms, when: flows-done}\ntraffic:\n  - ring_allreduce: {hosts: [h0, h5, h10, h15, h3, h12], size: 192KiB, op: send}\n"},
 }
 
@@ -99,6 +106,20 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 		}
 		if strings.Contains(c.src, "ring_allreduce") && (!one.flowsDone() || len(one.Flows) != 2*5*6) {
 			t.Errorf("%s: %d flows, done %v; the ring's 60 steps should all complete", c.name, len(one.Flows), one.flowsDone())
+		}
+		if strings.Contains(c.name, "lossy") {
+			for _, reason := range []string{`"egress"`, `"loss"`, `"uc_incomplete"`, `"stop_reason": "flows-done"`} {
+				if !bytes.Contains(want["summary.json"], []byte(reason)) {
+					t.Errorf("%s: summary.json has no %s; the case should drop for it and finish", c.name, reason)
+				}
+			}
+			// Flow 1 lost bytes, and its responder's last progress came
+			// after its last drop: it ends then, at 64,678 ns, as when
+			// drops were applied at once (the build before
+			// settleDatagrams); its last drop's time alone gives 64,146.
+			if row := "\n1,h10,h0,uc,write,262144,0,0,64678,"; !bytes.Contains(want["flows.csv"], []byte(row)) {
+				t.Errorf("%s: flows.csv has no row %q", c.name, row[1:])
+			}
 		}
 		for _, w := range []int{2, 3, 8} {
 			got, n := runFiles(t, c.src, w)
