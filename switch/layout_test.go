@@ -17,7 +17,7 @@ import (
 func TestSwitchHotFields(t *testing.T) {
 	var s Switch
 	cacheline.InLines(t, "Switch", 0, 3, map[string]uintptr{
-		"eng": unsafe.Offsetof(s.eng), "pool": unsafe.Offsetof(s.pool), "routes": unsafe.Offsetof(s.routes), "row": unsafe.Offsetof(s.row),
+		"eng": unsafe.Offsetof(s.eng), "pool": unsafe.Offsetof(s.pool), "slot": unsafe.Offsetof(s.slot) + 7, "row": unsafe.Offsetof(s.row),
 		"in": unsafe.Offsetof(s.in), "queues": unsafe.Offsetof(s.queues),
 		"np": unsafe.Offsetof(s.np), "slotMask": unsafe.Offsetof(s.slotMask), "pipeLane": unsafe.Offsetof(s.pipeLane),
 		"pipeline": unsafe.Offsetof(s.pipeline), "sharedSize": unsafe.Offsetof(s.sharedSize),

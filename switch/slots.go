@@ -11,8 +11,9 @@ import (
 // it uses, each in a slot: port i's state of priority prio is element
 // i*np + slot of Switch.in, stats and queues, where slot is prio's rank
 // among the priorities with a slot (slotMask): the slots are in
-// ascending order of priority. The rank is a count of bits, where a table
-// of slots would take a line the packet's path does not touch otherwise. A RoCE fabric uses one or two priorities
+// ascending order of priority. The ranks are kept in a table of 8 bytes
+// in the switch's hot lines (Switch.slot): a count of bits each time
+// took 9 instructions and 5 more registers, a few times a packet. A RoCE fabric uses one or two priorities
 // of the eight; kept for all eight, this state was 2.2 KB a port, 90 MB
 // of a k=32 fat tree (docs/PERFORMANCE.md, "Memory at k=32").
 //
@@ -25,7 +26,7 @@ import (
 // at is the index of port's state of priority prio in in, stats and
 // queues; prio must have a slot.
 func (s *Switch) at(port int, prio uint8) int {
-	return port*int(s.np) + bits.OnesCount8(s.slotMask&(1<<(prio&7)-1))
+	return port*int(s.np) + int(s.slot[prio&7])
 }
 
 // has reports whether prio has a slot.
@@ -61,6 +62,9 @@ func (s *Switch) addSlots(mask uint8) {
 		}
 	}
 	s.in, s.stats, s.queues, s.np, s.slotMask = in, stats, queues, uint8(np), mask
+	for prio := range s.slot {
+		s.slot[prio] = uint8(bits.OnesCount8(mask & (1<<prio - 1)))
+	}
 	for i, p := range s.ports {
 		fabric.SetWarmTx(p, s.queues[i*np:(i+1)*np], mask)
 		fabric.SetWarmRx(p, s.in[i*np:(i+1)*np], mask)

@@ -27,9 +27,10 @@ type Switch struct {
 	// out of Prof, rather than the ten lines a packet touched when they
 	// were spread out. A k=16 fat-tree has 320 switches, far more than the
 	// caches hold, so every line is a miss.
-	eng      *sim.Engine
-	pool     *fabric.Pool
-	routes   *fabric.Routes
+	eng  *sim.Engine
+	pool *fabric.Pool
+	// slot is each priority's slot (slots.go: at), where it has one.
+	slot     [8]uint8
 	row      *fabric.RouteRow // this switch's part of routes
 	in       []ingress        // per ingress port and slot (slots.go: at)
 	queues   []egressQueue    // per egress port and slot
@@ -86,6 +87,8 @@ type Switch struct {
 	// queue whose priority is paused (the deadlock detector's cue; read
 	// only then, so out of the hot lines).
 	OnBlocked func(s *Switch, port int, prio uint8)
+
+	routes *fabric.Routes // row is the switch's part of them
 
 	// Prof is the switch's profile, fixed once New returns.
 	Prof    Profile
