@@ -143,8 +143,8 @@ func TestMckey(t *testing.T) {
 			t.Errorf("receiver %d got %d of %d", i, got, count)
 		}
 	}
-	if m.Done < 3*sim.Second || r.Summary.StopReason != "flows-done" {
-		t.Errorf("done at %v (%s); the transfers start after the 3 s pause", m.Done, r.Summary.StopReason)
+	if m.Done() < 3*sim.Second || r.Summary.StopReason != "flows-done" {
+		t.Errorf("done at %v (%s); the transfers start after the 3 s pause", m.Done(), r.Summary.StopReason)
 	}
 	if p := r.Summary.Packets; p.Sent != count || p.Replicated != 6*count || p.Delivered != 7*count || p.Dropped != 0 {
 		t.Errorf("packets %+v; want %d sent, %d replicated, %d delivered", p, count, 6*count, 7*count)

@@ -178,22 +178,22 @@ type TestRun struct {
 // for pingpong the server's too) or failed.
 func (tr *TestRun) Done() bool {
 	if tr.Perftest != nil {
-		return tr.Perftest.Done || tr.Perftest.Err != ""
+		return tr.Perftest.Done || tr.Perftest.Failure() != ""
 	}
 	if tr.Server != nil {
 		return tr.Server.Done != 0
 	}
 	if tr.Mckey != nil {
-		return tr.Mckey.Done != 0
+		return tr.Mckey.Done() != 0
 	}
 	if tr.Client != nil {
 		return tr.Client.Done != 0
 	}
 	if tr.Rping != nil {
 		if tr.Rping.Cfg.CM {
-			return tr.Rping.Closed != 0 || tr.Rping.Err != "" // its disconnect printed too
+			return tr.Rping.Closed != 0 || tr.Rping.Failed() // its disconnect printed too
 		}
-		return tr.Rping.Done != 0 || tr.Rping.Err != ""
+		return tr.Rping.Done != 0 || tr.Rping.Failed()
 	}
 	for _, s := range tr.Pingpong.Sides {
 		if !s.Done && s.Err == "" {

@@ -51,9 +51,6 @@ func (n *Network) serialReason(plan partitionPlan) string {
 		return "the topology cannot be cut in two"
 	}
 	var what []string
-	if len(s.Tests) > 0 {
-		what = append(what, "programs (perftest, pingpong, rping, rdma_cm, mckey)")
-	}
 	var after, datagram, cm bool
 	for _, f := range s.Flows {
 		// A flow that waits for others starts its responder's side a

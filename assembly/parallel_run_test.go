@@ -77,6 +77,14 @@ var cutCases = []struct{ name, src string }{
 	{"k4 lossy UC and UD", "topology: {kind: fat-tree, k: 4}\nstop: {at: 3ms, when: flows-done}\nswitch: {buffer: 256KiB, pfc: {priorities: []}}\nhca: {cc: none}\n" +
 		"faults:\n  - {at: 0, link: [s0, h0], action: loss, rate: 1%}\ntraffic:\n  - incast: {to: h0, from: [h5, h10, h15, h6, h9], size: 256KiB, qp: uc}\n" +
 		"  - incast: {to: h12, from: [h1, h2, h7, h11], size: 4KiB, qp: ud, op: send}\n  - poisson: {hosts: [h3, h8], to: h14, load: 60%, sizes: 4096, qp: ud, op: send, until: 200us}\n"},
+	// Programs between pods, each side on its own host's worker: perftest
+	// (bandwidth and latency), pingpong (UD and RC), rping with rdma_cm,
+	// mckey to receivers in three pods, beside two RC flows.
+	{"k4 programs", "topology: {kind: fat-tree, k: 4}\nstop: {at: 4s, when: flows-done}\nobserve: {interval: 1ms}\ntraffic:\n" +
+		"  - flow: {from: h4, to: h9, size: 1MiB}\n  - flow: {from: h10, to: h7, size: 1MiB}\n" +
+		"  - perftest: {test: write_bw, from: h0, to: h15, size: 64KiB, iterations: 50, qps: 2}\n  - perftest: {test: send_lat, from: h2, to: h13, size: 64, iterations: 20}\n" +
+		"  - pingpong: {from: h1, to: h14, qp: ud, size: 1024, iterations: 10}\n  - pingpong: {from: h6, to: h11, qp: rc, size: 64, iterations: 20}\n" +
+		"  - rping: {client: h3, server: h12, count: 10, size: 64, connect: cm}\n  - mckey: {sender: h5, receivers: [h8, h11, h14], count: 20, size: 1KiB}\n"},
 	{"k4 ring all-reduce sends", "topology: {kind: fat-tree, k: 4}\nstop: {at: 5ms, when: flows-done}\ntraffic:\n  - ring_allreduce: {hosts: [h0, h5, h10, h15, h3, h12], size: 192KiB, op: send}\n"},
 }
 
@@ -106,6 +114,12 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 		}
 		if strings.Contains(c.src, "ring_allreduce") && (!one.flowsDone() || len(one.Flows) != 2*5*6) {
 			t.Errorf("%s: %d flows, done %v; the ring's 60 steps should all complete", c.name, len(one.Flows), one.flowsDone())
+		}
+		if c.name == "k4 programs" {
+			out := string(want["perftest.txt"])
+			if strings.Contains(out, "incomplete") || strings.Contains(out, "failed") || strings.Count(out, "test complete") != 4 || !strings.Contains(out, "client DISCONNECT EVENT") {
+				t.Errorf("%s: every program should finish (mckey's four hosts, rping's disconnect):\n%s", c.name, out)
+			}
 		}
 		if strings.Contains(c.name, "lossy") {
 			for _, reason := range []string{`"egress"`, `"loss"`, `"uc_incomplete"`, `"stop_reason": "flows-done"`} {

@@ -41,13 +41,37 @@ type Mckey struct {
 	// receiver's in Cfg order; Received what each receiver took.
 	Lines    [][]string
 	Received []int
-	// Done is when the last receiver had all its messages (0 until then).
-	Done sim.Time
+	// Finished is when each receiver had all its messages (0 until
+	// then): each receiver's own, since in a run cut into partitions the
+	// receivers may be on different workers (Done is the last).
+	Finished []sim.Time
 
-	h    []*HCA // sender, receivers
-	qp   []*QP
-	done int
+	h  []*HCA // sender, receivers
+	qp []*QP
 }
+
+// Done is when the last receiver had all its messages (0 until every
+// one has).
+func (m *Mckey) Done() sim.Time {
+	var t sim.Time
+	for _, f := range m.Finished {
+		if f == 0 {
+			return 0
+		}
+		t = max(t, f)
+	}
+	return t
+}
+
+// mckeyHost is one host's part of the program, its events on the
+// host's own engine: the join (kind 0) and the end of the pause (kind
+// 1), which for the sender is the transfers.
+type mckeyHost struct {
+	m *Mckey
+	i int
+}
+
+func (x mckeyHost) HandleEvent(ev *sim.Event) { x.m.step(x.i, ev.Kind) }
 
 // MckeyConfig is one mckey run: -m group, -C count, -S size.
 type MckeyConfig struct {
@@ -89,7 +113,7 @@ func NewMckey(sender *HCA, receivers []*HCA, c MckeyConfig) (*Mckey, error) {
 	if c.Size > int64(sender.Prof.MTU) {
 		return nil, fmt.Errorf("mckey: message_size %d is larger than active mtu %d", c.Size, sender.Prof.MTU)
 	}
-	m := &Mckey{Cfg: c, h: append([]*HCA{sender}, receivers...), Received: make([]int, len(receivers))}
+	m := &Mckey{Cfg: c, h: append([]*HCA{sender}, receivers...), Received: make([]int, len(receivers)), Finished: make([]sim.Time, len(receivers))}
 	m.Lines = make([][]string, len(m.h))
 	for i, h := range m.h {
 		pd := h.AllocPD()
@@ -106,31 +130,37 @@ func NewMckey(sender *HCA, receivers []*HCA, c MckeyConfig) (*Mckey, error) {
 		}
 		m.qp = append(m.qp, qp)
 	}
-	sender.eng.Schedule(c.Start, m, 0, 0, nil)
-	sender.eng.Schedule(c.Start+c.Settle, m, 1, 0, nil)
+	for i, h := range m.h {
+		h.eng.Schedule(c.Start, mckeyHost{m, i}, 0, 0, nil)
+		h.eng.Schedule(c.Start+c.Settle, mckeyHost{m, i}, 1, 0, nil)
+	}
 	return m, nil
 }
 
-// HandleEvent is the program's start (kind 0: join) and the end of its
-// pause (kind 1: the transfers).
-func (m *Mckey) HandleEvent(ev *sim.Event) {
+// step is host i's part of the program's start (kind 0: it joins, and a
+// receiver posts its RECVs) or of the end of its pause (kind 1: the
+// sender's transfers, a receiver's wait for them).
+func (m *Mckey) step(i int, kind int32) {
 	c := m.Cfg
-	if ev.Kind == 0 {
+	h := m.h[i]
+	if kind == 0 {
 		ip := fmt.Sprintf("%d.%d.%d.%d", c.GroupIP>>24, c.GroupIP>>16&0xff, c.GroupIP>>8&0xff, c.GroupIP&0xff)
-		for i, h := range m.h {
-			role := map[bool]string{true: "client", false: "server"}[i == 0]
-			joined := fmt.Sprintf("mckey: joined dgid: ::ffff:%s mlid 0x0 sl %d", ip, c.SL)
-			if h.Prof.LinkLayer == fabric.InfiniBand {
-				// The group's MGID and the MLID the SM gave it.
-				joined = fmt.Sprintf("mckey: joined dgid: %s mlid 0x%x sl %d", netip.AddrFrom16(fabric.MGID(c.GroupIP)), fabric.MLID(c.Group), c.SL)
-			}
-			m.Lines[i] = append(m.Lines[i], "mckey: starting "+role, "mckey: joining", joined)
-			if i > 0 {
-				for k := 0; k < c.Count; k++ {
-					h.must(h.PostRecv(m.qp[i], RecvWR{ID: uint64(k), Length: c.Size + grhBytes}))
-				}
+		role := map[bool]string{true: "client", false: "server"}[i == 0]
+		joined := fmt.Sprintf("mckey: joined dgid: ::ffff:%s mlid 0x0 sl %d", ip, c.SL)
+		if h.Prof.LinkLayer == fabric.InfiniBand {
+			// The group's MGID and the MLID the SM gave it.
+			joined = fmt.Sprintf("mckey: joined dgid: %s mlid 0x%x sl %d", netip.AddrFrom16(fabric.MGID(c.GroupIP)), fabric.MLID(c.Group), c.SL)
+		}
+		m.Lines[i] = append(m.Lines[i], "mckey: starting "+role, "mckey: joining", joined)
+		if i > 0 {
+			for k := 0; k < c.Count; k++ {
+				h.must(h.PostRecv(m.qp[i], RecvWR{ID: uint64(k), Length: c.Size + grhBytes}))
 			}
 		}
+		return
+	}
+	if i > 0 {
+		m.Lines[i] = append(m.Lines[i], "receiving data transfers")
 		return
 	}
 	s := m.h[0]
@@ -142,9 +172,6 @@ func (m *Mckey) HandleEvent(ev *sim.Event) {
 		s.must(err)
 	}
 	m.Lines[0] = append(m.Lines[0], "data transfers complete", "test complete", "return status 0")
-	for i := 1; i < len(m.h); i++ {
-		m.Lines[i] = append(m.Lines[i], "receiving data transfers")
-	}
 }
 
 // completions counts a receiver's messages.
@@ -156,9 +183,7 @@ func (m *Mckey) completions(i int, cq *CQ) {
 		m.Received[i-1]++
 		if m.Received[i-1] == m.Cfg.Count {
 			m.Lines[i] = append(m.Lines[i], "data transfers complete", "test complete", "return status 0")
-			if m.done++; m.done == len(m.Received) {
-				m.Done = m.h[i].eng.Now()
-			}
+			m.Finished[i-1] = m.h[i].eng.Now()
 		}
 	}
 }

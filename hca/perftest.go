@@ -44,9 +44,12 @@ type Perftest struct {
 	// Done is set when the client's loop ends; End is when.
 	Done bool
 	End  sim.Time
-	// Err is the first error the test met (a failed completion or post);
-	// the test stops there.
-	Err string
+	// Err is the first error the client met (a failed completion or
+	// post, a connection refused), ServerErr the server's; a side stops
+	// at its own. Each side reads only its own: in a run cut into
+	// partitions the two may be on different workers (Failure is the
+	// test's).
+	Err, ServerErr string
 	// Connected is when the client had every connection, with CM (0
 	// before, and without).
 	Connected sim.Time
@@ -372,6 +375,21 @@ func (p *Perftest) fail(format string, args ...any) {
 	}
 }
 
+func (p *Perftest) failServer(format string, args ...any) {
+	if p.ServerErr == "" {
+		p.ServerErr = fmt.Sprintf(format, args...)
+	}
+}
+
+// Failure is the test's error: the client's, or else the server's ("" if
+// neither failed).
+func (p *Perftest) Failure() string {
+	if p.Err != "" {
+		return p.Err
+	}
+	return p.ServerErr
+}
+
 // fill posts on q while its tx depth allows (run_iter_bw).
 func (p *Perftest) fill(q *ptQP) {
 	c := p.Cfg
@@ -447,11 +465,11 @@ func (p *Perftest) recvLen() int64 {
 // the cue to answer.
 func (p *Perftest) serverCQ(cq *CQ) {
 	for _, wc := range cq.Poll(cq.Len()) {
-		if p.Err != "" {
+		if p.ServerErr != "" {
 			continue
 		}
 		if wc.Status != WCSuccess {
-			p.fail("server completion %s", wc.Status)
+			p.failServer("server completion %s", wc.Status)
 			continue
 		}
 		q := p.qpOf(wc.QPN, false)
@@ -507,14 +525,14 @@ func (p *Perftest) serverSaw() {
 
 func (p *Perftest) serverPost() {
 	q := p.qps[0]
-	if !p.swant || p.sscnt >= p.Cfg.Iters || p.sscnt-q.sdone >= p.Cfg.TxDepth || p.Err != "" {
+	if !p.swant || p.sscnt >= p.Cfg.Iters || p.sscnt-q.sdone >= p.Cfg.TxDepth || p.ServerErr != "" {
 		return
 	}
 	p.swant = false
 	wr := p.wr(q, true)
 	wr.ID, wr.Signaled = uint64(p.sscnt), true
 	if _, err := p.server.PostSend(q.s, wr); err != nil {
-		p.fail("server post_send: %v", err)
+		p.failServer("server post_send: %v", err)
 		return
 	}
 	p.sscnt++
@@ -670,8 +688,8 @@ func (p *Perftest) Report() string {
 		b.WriteString(perftestHeaderLat)
 	}
 	switch {
-	case p.Err != "":
-		fmt.Fprintf(&b, " failed after %d of %d iterations: %s\n", p.Completed(), p.Cfg.Iters*p.Cfg.QPs, p.Err)
+	case p.Failure() != "":
+		fmt.Fprintf(&b, " failed after %d of %d iterations: %s\n", p.Completed(), p.Cfg.Iters*p.Cfg.QPs, p.Failure())
 	case !p.Done:
 		fmt.Fprintf(&b, " incomplete: %d of %d iterations done when the run stopped\n", p.Completed(), p.Cfg.Iters*p.Cfg.QPs)
 	case p.bw:

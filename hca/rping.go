@@ -34,10 +34,12 @@ type Rping struct {
 	// Lines are what the two sides print, in the tools' words.
 	Client, Server []string
 	// Done is when the client ended its last iteration (0 until then);
-	// Iters the iterations it completed; Err the first failure.
-	Done  sim.Time
-	Iters int
-	Err   string
+	// Iters the iterations it completed; Err the client's first failure,
+	// ServerErr the server's. Each side reads only its own: in a run cut
+	// into partitions the two may be on different workers.
+	Done           sim.Time
+	Iters          int
+	Err, ServerErr string
 	// Connected is when the client's connection was made (with CM), and
 	// Closed when it saw DISCONNECTED after the last ping.
 	Connected, Closed sim.Time
@@ -54,7 +56,8 @@ type Rping struct {
 		rkey uint32
 		size uint32
 	}
-	serverState int
+	serverState  int
+	serverClosed bool // the server saw DISCONNECTED
 }
 
 // RpingConfig is one rping: -C count, -S size, -v, -V.
@@ -146,7 +149,9 @@ func (r *Rping) connect() error {
 		OnEvent: func(_ *CMConn, e CMEvent) {
 			if e == CMDisconnected {
 				// The server's loop, waiting for the next advert, sees
-				// the state DISCONNECTED (10) and ends.
+				// the state DISCONNECTED (10) and ends: what its QP's
+				// flush completes after is not looked at.
+				r.serverClosed = true
 				r.Server = append(r.Server, "server DISCONNECT EVENT...", fmt.Sprintf("wait for RDMA_READ_ADV state %d", CMDisconnected))
 			}
 		}})
@@ -163,9 +168,9 @@ func (r *Rping) connect() error {
 				r.Closed = client.eng.Now()
 				r.Client = append(r.Client, "client DISCONNECT EVENT...")
 			case CMRejected:
-				r.fail(fmt.Sprintf("cma event %s, error %d", e, c.Reason))
+				r.fail(0, fmt.Sprintf("cma event %s, error %d", e, c.Reason))
 			case CMUnreachable, CMConnectError, CMRouteError:
-				r.fail(fmt.Sprintf("cma event %s, error %d", e, -110))
+				r.fail(0, fmt.Sprintf("cma event %s, error %d", e, -110))
 			}
 		}})
 	return err
@@ -189,7 +194,7 @@ func (r *Rping) sendInfo(i int, buf *MR) {
 		binary.BigEndian.PutUint32(s.Buf[12:], uint32(r.Cfg.Size))
 	}
 	if _, err := r.h[i].PostSend(r.qp[i], SendWR{ID: 2, Op: WRSend, SGL: []SGE{{Addr: s.Addr, Len: rpingInfoBytes, LKey: s.LKey}}, Signaled: true}); err != nil {
-		r.fail("post send error " + err.Error())
+		r.fail(i, "post send error "+err.Error())
 	}
 }
 
@@ -210,20 +215,28 @@ func (r *Rping) clientIteration() {
 	r.sendInfo(0, r.mr[0].start)
 }
 
-func (r *Rping) fail(msg string) {
-	if r.Err == "" {
-		r.Err = msg
+// fail records side i's first failure; the side stops there.
+func (r *Rping) fail(i int, msg string) {
+	e := &r.Err
+	if i == 1 {
+		e = &r.ServerErr
+	}
+	if *e == "" {
+		*e = msg
 	}
 }
+
+// Failed reports whether either side failed.
+func (r *Rping) Failed() bool { return r.Err != "" || r.ServerErr != "" }
 
 // event handles side i's completions.
 func (r *Rping) event(i int, cq *CQ) {
 	for _, wc := range cq.Poll(cq.Len()) {
-		if r.Err != "" || r.Done != 0 {
+		if i == 0 && (r.Err != "" || r.Done != 0) || i == 1 && (r.ServerErr != "" || r.serverClosed) {
 			continue
 		}
 		if wc.Status != WCSuccess {
-			r.fail(fmt.Sprintf("cq completion failed status %d (%s, wr %d, side %d)", wc.Status, wc.Status, wc.WRID, i))
+			r.fail(i, fmt.Sprintf("cq completion failed status %d (%s, wr %d, side %d)", wc.Status, wc.Status, wc.WRID, i))
 			continue
 		}
 		if i == 0 {
@@ -247,7 +260,7 @@ func (r *Rping) clientCompletion(wc WC) {
 	// RDMA_WRITE_COMPLETE: the server wrote the data back.
 	start, got := r.mr[0].start.Buf, r.mr[0].rdma.Buf
 	if r.Cfg.Validate && !bytes.Equal(start, got) {
-		r.fail("data mismatch!")
+		r.fail(0, "data mismatch!")
 		return
 	}
 	if r.Cfg.Verbose {
@@ -281,7 +294,7 @@ func (r *Rping) serverCompletion(wc WC) {
 			r.serverState = rpingWriteDone
 			r.rdma(WRWrite, int64(len(cstring(m.rdma.Buf))+1))
 		default:
-			r.fail(fmt.Sprintf("wait for RDMA_READ_ADV state %d", r.serverState))
+			r.fail(1, fmt.Sprintf("wait for RDMA_READ_ADV state %d", r.serverState))
 		}
 	case wc.Opcode == WCOpRead && r.serverState == rpingReadDone:
 		if r.Cfg.Verbose {
@@ -300,7 +313,7 @@ func (r *Rping) rdma(op WROpcode, n int64) {
 	m := r.mr[1].rdma
 	if _, err := r.h[1].PostSend(r.qp[1], SendWR{ID: 3, Op: op, SGL: []SGE{{Addr: m.Addr, Len: n, LKey: m.LKey}},
 		RemoteAddr: r.remote.addr, RKey: r.remote.rkey, Signaled: true}); err != nil {
-		r.fail("post send error " + err.Error())
+		r.fail(1, "post send error "+err.Error())
 	}
 }
 
@@ -331,6 +344,8 @@ func (r *Rping) Report() string {
 			case r.Done == 0:
 				fmt.Fprintf(&b, "incomplete: %d of %d pings when the run stopped\n", r.Iters, r.Cfg.Count)
 			}
+		} else if r.ServerErr != "" {
+			fmt.Fprintln(&b, r.ServerErr)
 		}
 	}
 	return b.String()

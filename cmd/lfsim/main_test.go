@@ -471,8 +471,13 @@ func TestRunWorkers(t *testing.T) {
 			t.Errorf("%s differs between 1 and 3 workers", name)
 		}
 	}
-	code, _, stderr := lfsim(t, "run", "-o", filepath.Join(dir, "pp"), "--workers", "2", "labs/first-verbs-program/rc-pingpong")
-	if code != exitOK || !strings.Contains(stderr, "on one worker:") {
-		t.Errorf("rc-pingpong (a program) on 2 workers: exit %d, stderr %q; want it run on one, saying why", code, stderr)
+	// A link without delay leaves no window to run apart in.
+	zero := filepath.Join(dir, "zero.yaml")
+	if err := os.WriteFile(zero, []byte("topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 0}}\nstop: {at: 100us}\ntraffic:\n  - flow: {from: h0, to: h1, size: 64KiB}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := lfsim(t, "run", "-o", filepath.Join(dir, "zero"), "--workers", "2", zero)
+	if code != exitOK || !strings.Contains(stderr, "on one worker: a link has no delay") {
+		t.Errorf("links without delay on 2 workers: exit %d, stderr %q; want it run on one, saying why", code, stderr)
 	}
 }
