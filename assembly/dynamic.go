@@ -99,6 +99,15 @@ func (n *Network) buildFlows() error {
 			n.dyn.unstarted++
 			if n.reservesResponder(f) {
 				fr.resv = reserveResponder(n.HCAs[f.Dst], f)
+				if f.CM {
+					n.listenForFlows(n.HCAs[f.Dst]) // now, not from the source's worker at the start
+				}
+				if f.QP != "rc" {
+					// The byte ledger finds a datagram flow by its
+					// requester QP, from any worker: it is entered now.
+					fr.resv.requester = n.HCAs[f.Src].ReserveQPN()
+					n.ledger.add(fr, f.Src, fr.resv.requester)
+				}
 			}
 			continue
 		}
@@ -159,10 +168,17 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	fr.Live = l
 	var wrs []hca.SendWR
 	if r := fr.resv; r != nil {
-		l.Requester = src.CreateTypedQP(hca.RC)
-		src.Connect(l.Requester, dst.ID, dst.IP, r.qpn)
+		t := qpType(fr.Flow.QP)
+		if t == hca.RC {
+			l.Requester = src.CreateTypedQP(t)
+		} else {
+			l.Requester = src.CreateTypedQPNumbered(t, r.requester) // in the ledger since the build
+		}
+		if t != hca.UD && !fr.Flow.CM { // with rdma_cm, the CM connects it
+			src.Connect(l.Requester, dst.ID, dst.IP, r.qpn)
+		}
 		l.Requester.Priority, l.Requester.SL = fr.Flow.Priority, fr.Flow.SL
-		wrs, r.recvs = flowWork(src, dst, fr.Flow, r.addr, r.rkey, nil)
+		wrs, r.recvs = flowWork(src, dst, fr.Flow, r.addr, r.rkey, r.qpn, dst.Prof.QKey)
 		r.requester = l.Requester.QPN
 		e := src.Engine()
 		e.HandOverEvent(dst.Engine(), e.Lookahead(), openKey(fr.Flow.Src), n.dyn.closer, openResponder, 0, fr)
@@ -189,7 +205,7 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	}
 	n.startCC(fr, src, path)
 	n.dyn.reqs[fr.Flow.Src][l.Requester] = fr
-	if fr.Flow.QP != "rc" {
+	if fr.Flow.QP != "rc" && fr.resv == nil {
 		n.ledger.add(fr, src.ID, l.Requester.QPN)
 	}
 	n.pollCQ(src)
@@ -208,9 +224,13 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 // side a lookahead later, in an event handed over to its host
 // (openResponder), as the requester's close reaches it: before the
 // first packet, which crosses two links at least. (A real application
-// would have told its peer its QP and region the same way.) Only RC
-// flows without rdma_cm, not READs (whose data's sender, and its
-// congestion control, is the responder), and only in a run with a
+// would have told its peer its QP and region the same way.) A UC or UD
+// flow's requester QP number is reserved at its source too, and the
+// flow entered in the byte ledger then, which every worker reads (a
+// drop anywhere is found by the requester's QP). With rdma_cm, the
+// responder's listener is up from the build, and the REQ (two links at
+// least) finds the responder made. Not READs (whose data's sender, and
+// its congestion control, is the responder), and only in a run with a
 // lookahead: the others start both sides at once, and run on one worker.
 type responderResv struct {
 	qpn       uint32  // the responder's QP number
@@ -218,14 +238,14 @@ type responderResv struct {
 	addr      uint64  // the region's
 	key       uint32  // the region's
 	rkey      uint32  // the R_Key the requester uses (a bad one, for remote_mr: {bad_rkey: true})
-	requester uint32  // the requester's QP number, once it starts
+	requester uint32  // the requester's QP number: reserved at build for UC and UD, else once it starts
 	recvs     []int64 // the RECVs to post, once it starts
 }
 
 // reservesResponder reports whether flow f, which waits for others,
 // has its responder reserved (responderResv).
 func (n *Network) reservesResponder(f Flow) bool {
-	return n.windowed && f.QP == "rc" && !f.CM && f.Op != "read"
+	return n.windowed && f.Op != "read"
 }
 
 // reserveResponder reserves flow f's responder QP number and region at
@@ -243,8 +263,11 @@ func reserveResponder(dst *hca.HCA, f Flow) *responderResv {
 func (n *Network) openResponder(fr *FlowRun) {
 	r, f := fr.resv, fr.Flow
 	src, dst := n.HCAs[f.Src], n.HCAs[f.Dst]
-	rs := dst.CreateTypedQPNumbered(hca.RC, r.qpn)
-	dst.Accept(rs, src.ID, src.IP, r.requester)
+	t := qpType(f.QP)
+	rs := dst.CreateTypedQPNumbered(t, r.qpn)
+	if t != hca.UD && !f.CM { // with rdma_cm, the listener hands it to the CM (listenForFlows)
+		dst.Accept(rs, src.ID, src.IP, r.requester)
+	}
 	rs.Priority, rs.SL = f.Priority, f.SL
 	fr.Live.Responder, fr.Live.mr = rs, dst.RegReservedMR(r.pd, r.addr, r.key, r.length, r.access)
 	postRecvs(dst, rs, f, r.recvs)

@@ -25,7 +25,7 @@ func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.Send
 	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
 	rq.SL, rs.SL = f.SL, f.SL
 	mr, rkey := remoteRegion(dst, f)
-	wrs, recvs := flowWork(src, dst, f, mr.Addr, rkey, rs)
+	wrs, recvs := flowWork(src, dst, f, mr.Addr, rkey, rs.QPN, rs.QKey)
 	postRecvs(dst, rs, f, recvs)
 	return rq, rs, mr, wrs
 }
@@ -35,9 +35,9 @@ func qpType(qp string) hca.QPType {
 }
 
 // flowWork is flow f's work requests, into the region at addr with rkey
-// (rs, the responder's QP, is read for UD's address), and the sizes of
-// the RECVs its SENDs consume.
-func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, rs *hca.QP) (wrs []hca.SendWR, recvs []int64) {
+// (a UD datagram goes to the responder's QP number qpn with its Q_Key
+// qkey), and the sizes of the RECVs its SENDs consume.
+func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, qpn, qkey uint32) (wrs []hca.SendWR, recvs []int64) {
 	t := qpType(f.QP)
 	part := partSize(f, src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize)
 	for off := int64(0); off == 0 || off < f.Size; off += part {
@@ -62,7 +62,7 @@ func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, rs *hca.QP) (
 			recvs = append(recvs, size)
 		}
 		if t == hca.UD {
-			wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, rs.QPN, rs.QKey
+			wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, qpn, qkey
 		}
 		wrs = append(wrs, wr)
 	}

@@ -2,7 +2,6 @@ package assembly
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
@@ -50,37 +49,14 @@ func (n *Network) serialReason(plan partitionPlan) string {
 	if plan.parts < 2 {
 		return "the topology cannot be cut in two"
 	}
-	var what []string
-	var after, datagram, cm bool
 	for _, f := range s.Flows {
 		// A flow that waits for others starts its responder's side a
 		// lookahead later, at the responder's host (responderResv),
-		// unless it is a READ (its responder sends the data, and runs
-		// its congestion control); UC, UD and rdma_cm flows are named
-		// below.
-		after = after || len(f.After) > 0 && f.Op == "read"
-		// A UC or UD flow's drops and copies are noted where they
-		// happen and applied at points (ledger), but one that waits
-		// for others would make its responder and enter the ledger
-		// from its source's worker, at its start.
-		datagram = datagram || f.QP != "rc" && len(f.After) > 0
-		// rdma_cm's REQ, REP and RTU are MADs over the links, and the
-		// listener finds the flow's responder among its own host's; a
-		// flow that waits for others makes it at its start, from its
-		// source (responderResv does not reserve one for rdma_cm).
-		cm = cm || f.CM && len(f.After) > 0
+		// unless it is a READ: its responder sends the data, and runs
+		// its congestion control (no generator makes one).
+		if len(f.After) > 0 && f.Op == "read" {
+			return "what acts across partitions other than through links runs on one worker so far: READ flows that wait for others"
+		}
 	}
-	if after {
-		what = append(what, "READ flows that wait for others")
-	}
-	if datagram {
-		what = append(what, "UC and UD flows that wait for others")
-	}
-	if cm {
-		what = append(what, "flows connected by rdma_cm that wait for others")
-	}
-	if len(what) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("what acts across partitions other than through links runs on one worker so far: %s", strings.Join(what, ", "))
+	return ""
 }
