@@ -261,6 +261,9 @@ func reserveResponder(dst *hca.HCA, f Flow) *responderResv {
 // QP with the reserved number, connected to the requester's, the region,
 // the RECVs.
 func (n *Network) openResponder(fr *FlowRun) {
+	if fr.responderClosed || fr.Live == nil {
+		return // the flow ended before its responder's side was made (closeResponder)
+	}
 	r, f := fr.resv, fr.Flow
 	src, dst := n.HCAs[f.Src], n.HCAs[f.Dst]
 	t := qpType(f.QP)
@@ -343,9 +346,12 @@ func (n *Network) closeRequester(fr *FlowRun) {
 	l.Requester, l.WQEs, l.CC = nil, nil, nil
 	switch {
 	case n.settlesDatagrams(fr):
-	case l.Responder == nil:
+	case l.Responder == nil && fr.resv == nil:
 		fr.Live = nil
 	case fr.Flow.QP == "rc":
+		// A reserved responder may not be open yet: the close, handed
+		// over after the opening or at its time with a lower key, finds
+		// it made or tells it not to be (closeResponder).
 		// Out of band, from the requester's host to the responder's: an
 		// event handed over, as a frame is (sim.Engine.HandOverEvent),
 		// ordered among the responder's arrivals by its sender's host.
@@ -457,7 +463,18 @@ func (n *Network) datagramProgress(fr *FlowRun) {
 // and deregisters the flow's memory region.
 func (n *Network) closeResponder(fr *FlowRun) {
 	l := fr.Live
-	if l == nil || l.Responder == nil {
+	if l == nil {
+		return
+	}
+	if l.Responder == nil {
+		// Closed already, or a reserved responder not opened yet (the
+		// flow ended first: a datagram requester can finish sending
+		// within the lookahead, its bytes lost on the way, or an RC one
+		// fail at once): openResponder will not open it.
+		fr.responderClosed = true
+		if (!n.settlesDatagrams(fr) || n.settling) && fr.requesterClosed {
+			fr.Live = nil
+		}
 		return
 	}
 	dst := n.HCAs[fr.Flow.Dst]
@@ -472,6 +489,7 @@ func (n *Network) closeResponder(fr *FlowRun) {
 	dst.DeregMR(l.mr)
 	delete(n.dyn.resps[fr.Flow.Dst], l.Responder)
 	l.Responder, l.mr = nil, nil
+	fr.responderClosed = true
 	// A UC or UD flow's requester may be closing on another worker: its
 	// side is looked at only at a point (settleDatagrams).
 	if (!n.settlesDatagrams(fr) || n.settling) && fr.requesterClosed {
@@ -521,7 +539,7 @@ func (n *Network) settleDatagrams() {
 			fr.progressNoted = false
 			n.datagramProgress(fr)
 			n.maybeDone(fr)
-			if l := fr.Live; l != nil && fr.requesterClosed && l.Responder == nil {
+			if fr.requesterClosed && fr.responderClosed {
 				fr.Live = nil
 			}
 		}

@@ -103,6 +103,9 @@ type FlowRun struct {
 	started            bool // its QPs were made and its work requests posted
 	arrived            bool // its data has arrived (the flows waiting for it started)
 	requesterClosed    bool
+	// responderClosed: the responder's side has closed, or, reserved and
+	// not yet made, will not be (closeResponder; openResponder).
+	responderClosed bool
 	// dataDone: a UC or UD flow's every byte has been delivered or lost,
 	// at dataDoneAt (datagramProgress); counted: the flow is in
 	// Network.completed (maybeDone).

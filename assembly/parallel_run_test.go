@@ -89,6 +89,13 @@ var cutCases = []struct{ name, src string }{
 	// for others reserve their requester's QP number too, for the ledger.
 	{"k4 ring all-reduce UC and UD", "topology: {kind: fat-tree, k: 4}\nstop: {at: 5ms, when: flows-done}\ntraffic:\n" +
 		"  - ring_allreduce: {hosts: [h0, h5, h10, h15], size: 64KiB, qp: uc}\n  - ring_allreduce: {hosts: [h3, h12, h6, h9], size: 16KiB, qp: ud, op: send}\n"},
+	// On 3 us links a UD SEND or a small UC WRITE is sent before its
+	// responder's side is made (a lookahead after the start): the flow
+	// must wait for it, and one whose bytes are all lost first (h0's
+	// link loses half) must not make it (closeResponder, openResponder).
+	// The first crashed once.
+	{"k4 rings on slow links", "topology: {kind: fat-tree, k: 4, link: {rate: 100Gbps, delay: 3us}}\nstop: {at: 5ms, when: flows-done}\nfaults:\n  - {at: 0, link: [s0, h0], action: loss, rate: 50%}\ntraffic:\n" +
+		"  - ring_allreduce: {hosts: [h3, h12, h6, h9], size: 256, qp: ud, op: send}\n  - ring_allreduce: {hosts: [h0, h5, h10, h15], size: 1KiB, qp: uc}\n"},
 	// A ring connected by rdma_cm: the listeners are up from the build,
 	// and each REQ finds its responder made at its host (each connection
 	// takes 1.8 ms: the ring needs 11).
@@ -112,8 +119,8 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 	}
 	for _, c := range cases {
 		want, one := runFiles(t, c.src, 1)
-		if one.Group != nil || one.Eng.Lookahead() != sim.Microsecond {
-			t.Fatalf("%s: one worker runs a group, or its lookahead is %v, not the links' 1 us", c.name, one.Eng.Lookahead())
+		if look := sim.Microsecond * sim.Time(1+2*strings.Count(c.name, "slow links")); one.Group != nil || one.Eng.Lookahead() != look {
+			t.Fatalf("%s: one worker runs a group, or its lookahead is %v, not the links' %v", c.name, one.Eng.Lookahead(), look)
 		}
 		if len(want["pfc.csv"]) < 100 && c.name == "k4 pfc permutation" {
 			t.Errorf("%s: pfc.csv holds no frame; the case should pause", c.name)
@@ -125,8 +132,25 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 			t.Errorf("%s: %d flows, done %v; the ring's 24 steps should all connect and complete", c.name, len(one.Flows), one.flowsDone())
 		} else if c.name == "k4 ring all-reduce UC and UD" && (!one.flowsDone() || len(one.Flows) != 2*2*3*4) {
 			t.Errorf("%s: %d flows, done %v; both rings' 24 steps should all complete", c.name, len(one.Flows), one.flowsDone())
-		} else if strings.Contains(c.src, "ring_allreduce") && !strings.HasPrefix(c.name, "k4 ring all-reduce UC") && c.name != "k4 ring all-reduce rdma_cm" && (!one.flowsDone() || len(one.Flows) != 2*5*6) {
+		} else if strings.Contains(c.src, "ring_allreduce") && !strings.HasPrefix(c.name, "k4 ring all-reduce UC") && c.name != "k4 ring all-reduce rdma_cm" && c.name != "k4 rings on slow links" && (!one.flowsDone() || len(one.Flows) != 2*5*6) {
 			t.Errorf("%s: %d flows, done %v; the ring's 60 steps should all complete", c.name, len(one.Flows), one.flowsDone())
+		}
+		if c.name == "k4 rings on slow links" {
+			// Some flow's bytes were all lost before its responder's side
+			// was to be made; no responder is left open (the flows after
+			// a lost step never start; the others all end).
+			early := false
+			for _, fr := range one.Flows {
+				early = early || fr.dataDone && fr.lost == fr.Flow.Size && fr.dataDoneAt-fr.Flow.Start < 3*sim.Microsecond
+			}
+			for h, m := range one.dyn.resps {
+				if len(m) != 0 {
+					t.Errorf("%s: node %d has %d responders open at the end", c.name, h, len(m))
+				}
+			}
+			if !early {
+				t.Errorf("%s: no flow lost all its bytes before its responder opened; the case should", c.name)
+			}
 		}
 		if c.name == "k4 programs" {
 			out := string(want["perftest.txt"])
