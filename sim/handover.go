@@ -239,7 +239,9 @@ func (e *Engine) nextAt() Time {
 // before and below every one given after, in that order.
 func (e *Engine) flushStaged() {
 	if e.stagedLanes != 0 && !e.flushLanes() {
-		e.unstageLanes()
+		if e.renumber(); !e.flushLanes() {
+			e.unstageLanes()
+		}
 	}
 	s := e.staged
 	e.nStaged, e.sentMin, e.senderMax = 0, Never, 0
@@ -289,8 +291,12 @@ func (e *Engine) flushStaged() {
 // order is the one sorting every staged arrival by (time, key) and
 // numbering them in turn would give, without the sort. It returns false,
 // and changes nothing, when the block would take the sequences past
-// 2^56 (a run of about 2^56 / 2^30 windows at k=32, far beyond any run;
-// unstageLanes then falls back to the sort).
+// 2^56: a k=32 fat tree's windows take up to about 2^31 sequences each
+// (50,000 ports, 2^15 places), so after some 2^25 windows (33 ms
+// simulated with 1 us links). The pending events are then numbered
+// again from 0 (renumber), and the window tried again; if it still does
+// not fit (a sender's key of 2^31 or more), unstageLanes falls back to
+// the sort.
 func (e *Engine) flushLanes() bool {
 	b := uint(bits.Len(uint(e.nStaged)))
 	block := (uint64(e.senderMax) + 1) << b
@@ -320,6 +326,55 @@ func (e *Engine) flushLanes() bool {
 	e.stagedLanes = 0
 	e.seq = base + block
 	return true
+}
+
+// renumber gives every pending event (timers, current-time events and
+// lane items; staged arrivals have no sequence yet) a sequence from 0 in
+// the order of the ones they had, so that a long run's sequences, spent
+// by flushLanes's blocks, start low again. Only the order of sequences
+// matters, so nothing fires differently. It costs a sort of the pending
+// events, once in some 2^25 windows at most.
+func (e *Engine) renumber() {
+	var seqs []uint64
+	for _, it := range e.heap {
+		seqs = append(seqs, it.seq)
+	}
+	for i := 0; i < e.nowQ.size; i++ {
+		seqs = append(seqs, e.nowQ.buf[(e.nowQ.head+i)&(len(e.nowQ.buf)-1)].seq)
+	}
+	for i := 0; i < e.nLanes; i++ {
+		q := &e.laneArr[i].q
+		for j := 0; j < q.size; j++ {
+			seqs = append(seqs, q.slot(q.head+j).key>>laneBits)
+		}
+	}
+	slices.Sort(seqs)
+	seqs = slices.Compact(seqs)
+	to := func(old uint64) uint64 {
+		i, _ := slices.BinarySearch(seqs, old)
+		return uint64(i)
+	}
+	for i := range e.heap {
+		it := &e.heap[i]
+		it.seq = to(it.seq)
+		it.ev.seq = it.seq
+	}
+	for i := 0; i < e.nowQ.size; i++ {
+		ev := e.nowQ.buf[(e.nowQ.head+i)&(len(e.nowQ.buf)-1)]
+		ev.seq = to(ev.seq)
+	}
+	for i := 0; i < e.nLanes; i++ {
+		q := &e.laneArr[i].q
+		for j := 0; j < q.size; j++ {
+			it := q.slot(q.head + j)
+			it.key = to(it.key>>laneBits)<<laneBits | it.key&(1<<laneBits-1)
+		}
+	}
+	for i := range e.laneHeads {
+		h := &e.laneHeads[i]
+		h.key = to(h.key>>laneBits)<<laneBits | h.key&(1<<laneBits-1)
+	}
+	e.seq = uint64(len(seqs))
 }
 
 // unstageLanes moves the arrivals staged in lanes among the others

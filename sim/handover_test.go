@@ -149,11 +149,11 @@ func TestSortStaged(t *testing.T) {
 }
 
 // TestHandOverSequencesRunOut: when a window's block of sequences
-// (flushLanes) would take them past 2^56, one Engine sorts its staged
-// arrivals instead, and the order stays the one of a run that never came
-// near: the toy network's logs are the same from a start at 0 and from
-// one half the sequences a whole run takes below 2^56, and from one
-// 2^10 below it.
+// (flushLanes) would take them past 2^56, one Engine numbers its pending
+// events again from 0 (renumber), and the order stays the one of a run
+// that never came near: the toy network's logs are the same from a start
+// at 0 and from ones half a whole run's sequences, and 2^10, below 2^56,
+// and those runs end with sequences far below where they started.
 func TestHandOverSequencesRunOut(t *testing.T) {
 	run := func(seq0 uint64) ([][]string, uint64) {
 		e := NewEngine(7)
@@ -173,9 +173,28 @@ func TestHandOverSequencesRunOut(t *testing.T) {
 		if !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("%d below 2^56: the order differs from a run from 0", below)
 		}
-		// Sorted, a window takes one sequence an arrival: fewer.
-		if end-(1<<56-below) >= whole {
-			t.Errorf("%d below 2^56: the run took %d sequences, as many as from 0 (%d): it never fell back", below, end-(1<<56-below), whole)
+		if end >= 1<<56-below {
+			t.Errorf("%d below 2^56: the run ended at sequence %d; it never numbered them again", below, end)
 		}
+	}
+}
+
+// TestHandOverSortFallback: an arrival whose sender's key is 2^31 or
+// more does not fit flushLanes's blocks; the window's arrivals are then
+// sorted (unstageLanes), in the same (time, key) order.
+func TestHandOverSortFallback(t *testing.T) {
+	e := NewEngine(1)
+	e.SetLookahead(1000)
+	r := &namer{e: e}
+	l := e.Lane(1000, namerKind)
+	names := []string{"big+5", "three", "big+1", "three-second"}
+	e.Schedule(100, r, 0, 0, func() {
+		for i, k := range []uint32{1<<31 + 5, 3, 1<<31 + 1, 3} {
+			e.HandOver(l, k, unsafe.Pointer(r), unsafe.Pointer(&names[i]))
+		}
+	})
+	e.Run(Never, nil)
+	if want := []string{"three", "three-second", "big+1", "big+5"}; !slices.Equal(r.got, want) {
+		t.Errorf("fired %q, want %q", r.got, want)
 	}
 }
