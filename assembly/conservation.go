@@ -89,21 +89,43 @@ func (l *ledger) init(pools int, deferred bool) {
 // attach has partition part's pool tell the ledger of drops and copies;
 // now is that partition's clock.
 func (l *ledger) attach(pool *fabric.Pool, part int, now func() sim.Time) {
-	if l.notes == nil {
-		pool.OnDrop = l.dropped
-		pool.OnCopy = l.copy
-		return
-	}
 	pool.OnDrop = func(p *fabric.Packet, reason string, payload int64) {
 		if fr := l.flows[key(p.Src, p.SrcQP)]; fr != nil && p.Kind == fabric.KindData {
-			l.notes[part] = append(l.notes[part], ledgerNote{at: now(), fr: fr, bytes: payload, reason: reason})
+			l.note(part, ledgerNote{at: now(), fr: fr, bytes: payload, reason: reason})
 		}
 	}
 	pool.OnCopy = func(p *fabric.Packet) {
 		if fr := l.flowOf(p); fr != nil {
-			l.notes[part] = append(l.notes[part], ledgerNote{at: now(), fr: fr, bytes: int64(p.Payload)})
+			l.note(part, ledgerNote{at: now(), fr: fr, bytes: int64(p.Payload)})
 		}
 	}
+}
+
+// note keeps a drop or copy in its partition's list for the next point,
+// or, without a lookahead, applies it at once (telling onLost of a
+// drop).
+func (l *ledger) note(part int, nt ledgerNote) {
+	if l.notes != nil {
+		l.notes[part] = append(l.notes[part], nt)
+		return
+	}
+	l.applyNote(nt)
+	if nt.reason != "" && l.onLost != nil {
+		l.onLost(nt.fr)
+	}
+}
+
+// applyNote counts a drop or a copy against its flow (and a drop under
+// its reason); the flow's noteAt is its latest note's time.
+func (l *ledger) applyNote(nt ledgerNote) {
+	if nt.reason == "" {
+		nt.fr.copied += nt.bytes
+		l.copied += nt.bytes
+	} else {
+		nt.fr.lost += nt.bytes
+		l.reasons[nt.reason] += nt.bytes
+	}
+	nt.fr.noteAt = max(nt.fr.noteAt, nt.at)
 }
 
 // add follows a UD or UC flow whose requester QP is qpn on host.
@@ -117,43 +139,12 @@ func (l *ledger) flowOf(p *fabric.Packet) *FlowRun {
 	return l.flows[key(p.Src, p.SrcQP)]
 }
 
-func (l *ledger) dropped(p *fabric.Packet, reason string, payload int64) {
-	if fr := l.flows[key(p.Src, p.SrcQP)]; fr != nil && p.Kind == fabric.KindData {
-		l.lose(fr, reason, payload)
-		if l.onLost != nil {
-			l.onLost(fr)
-		}
-	}
-}
-
-func (l *ledger) copy(p *fabric.Packet) {
-	if fr := l.flowOf(p); fr != nil {
-		l.copyOf(fr, int64(p.Payload))
-	}
-}
-
-func (l *ledger) lose(fr *FlowRun, reason string, bytes int64) {
-	fr.lost += bytes
-	l.reasons[reason] += bytes
-}
-
-func (l *ledger) copyOf(fr *FlowRun, bytes int64) {
-	fr.copied += bytes
-	l.copied += bytes
-}
-
 // apply applies the notes in order, partition by partition (they only
-// add), and returns the flows they were of, and clears them. A flow's
-// noteAt is its latest note's time.
+// add), and returns the flows they were of, and clears them.
 func (l *ledger) apply(flows []*FlowRun) []*FlowRun {
 	for i, notes := range l.notes {
 		for _, nt := range notes {
-			if nt.reason == "" {
-				l.copyOf(nt.fr, nt.bytes)
-			} else {
-				l.lose(nt.fr, nt.reason, nt.bytes)
-			}
-			nt.fr.noteAt = max(nt.fr.noteAt, nt.at)
+			l.applyNote(nt)
 			flows = append(flows, nt.fr)
 		}
 		clear(notes)

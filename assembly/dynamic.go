@@ -333,7 +333,7 @@ func (n *Network) closeRequester(fr *FlowRun) {
 	if n.settlesDatagrams(fr) {
 		// Whether the responder has closed, and whether the flow is
 		// done, are the responder's side's: looked at the next point.
-		n.part(fr.Flow.Src).datagrams = append(n.part(fr.Flow.Src).datagrams, fr)
+		n.noteDatagram(fr.Flow.Src, fr)
 	}
 	if l.conn != nil {
 		l.conn.Disconnect()
@@ -417,7 +417,7 @@ func (n *Network) datagramProgress(fr *FlowRun) {
 		fr.progressAt = n.HCAs[fr.Flow.Dst].Engine().Now()
 		if !fr.progressNoted { // once a window, not once a packet
 			fr.progressNoted = true
-			n.part(fr.Flow.Dst).datagrams = append(n.part(fr.Flow.Dst).datagrams, fr)
+			n.noteDatagram(fr.Flow.Dst, fr)
 		}
 		return
 	}
@@ -505,6 +505,14 @@ func (n *Network) closeResponder(fr *FlowRun) {
 // only note it for the point.
 func (n *Network) settlesDatagrams(fr *FlowRun) bool {
 	return n.windowed && fr.Flow.QP != "rc"
+}
+
+// noteDatagram notes fr, a UC or UD flow, for the next point's look
+// (settleDatagrams), in the list of node at's partition, whose event
+// notes it.
+func (n *Network) noteDatagram(at fabric.NodeID, fr *FlowRun) {
+	ps := n.part(at)
+	ps.datagrams = append(ps.datagrams, fr)
 }
 
 // settleDatagrams is a point's look at UC and UD flows: the drops and
@@ -597,12 +605,9 @@ func (n *Network) arrived(fr *FlowRun) {
 // flowsDone reports whether every flow there will be has completed: no
 // flow waits for another and no poisson source has an arrival to come.
 func (n *Network) flowsDone() bool {
-	completed := 0
+	completed, started := 0, 0
 	for i := range n.parts {
 		completed += n.parts[i].completed
-	}
-	started := 0
-	for i := range n.parts {
 		started += n.parts[i].started
 	}
 	return completed == len(n.Flows) && started == n.dyn.unstarted && n.dyn.sources == 0

@@ -46,25 +46,24 @@ func (s *Switch) addSlots(mask uint8) {
 	if mask == s.slotMask {
 		return
 	}
-	old, oldNp := s.slotMask, int(s.np)
+	old, oldNp, oldSlot := s.slotMask, int(s.np), s.slot
 	np := bits.OnesCount8(mask)
+	var slot [8]uint8
+	for prio := range slot {
+		slot[prio] = uint8(bits.OnesCount8(mask & (1<<prio - 1)))
+	}
 	n := len(s.ports)
 	in, stats, queues := make([]ingress, n*np), make([]PortPrio, n*np), make([]egressQueue, n*np)
 	for port := 0; port < n; port++ {
-		from := port * oldNp
 		for prio := range 8 {
 			if old&(1<<prio) == 0 {
 				continue
 			}
-			to := port*np + bits.OnesCount8(mask&(1<<prio-1))
+			from, to := port*oldNp+int(oldSlot[prio]), port*np+int(slot[prio])
 			in[to], stats[to], queues[to] = s.in[from], s.stats[from], s.queues[from]
-			from++
 		}
 	}
-	s.in, s.stats, s.queues, s.np, s.slotMask = in, stats, queues, uint8(np), mask
-	for prio := range s.slot {
-		s.slot[prio] = uint8(bits.OnesCount8(mask & (1<<prio - 1)))
-	}
+	s.in, s.stats, s.queues, s.np, s.slotMask, s.slot = in, stats, queues, uint8(np), mask, slot
 	for i, p := range s.ports {
 		fabric.SetWarmTx(p, s.queues[i*np:(i+1)*np], mask)
 		fabric.SetWarmRx(p, s.in[i*np:(i+1)*np], mask)
