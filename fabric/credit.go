@@ -227,16 +227,6 @@ func (c *CreditState) Release(vl uint8, frame int64) {
 	c.maybeAdvertise(vl)
 }
 
-// Hold counts frame's blocks in VL vl's receive buffer again, for a copy
-// of a packet already in it (a switch's multicast replica): each copy's
-// Release then gives back what it held, and the sender's credit comes
-// back as the copies leave, never more than the buffer holds. A real
-// switch keeps the one packet until its last copy has left; charging
-// each copy throttles the sender a little more, never less.
-func (c *CreditState) Hold(vl uint8, frame int64) {
-	c.vl[vl&7].used += IBPacketBlocks(frame)
-}
-
 // Lines returns the address of the state's first line and of VL vl's
 // record, for an owner to ask for before Release (sim.PrefetchAddr2).
 func (c *CreditState) Lines(vl uint8) (uintptr, uintptr) {

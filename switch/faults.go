@@ -106,7 +106,9 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 }
 
 // copyCharged returns a copy of p, an admitted packet that came in on
-// port i, charged to the same ingress port and priority. A copy is
+// port i, charged to the same ingress port and priority (on Ethernet;
+// on InfiniBand the packet's one charge stays until its last copy
+// leaves, copyHeld). A copy is
 // replicated at egress from the one stored frame (merchant MMUs keep one
 // copy and a reference count), so headroom sized for one stream does not
 // bound it: when admission refuses it, it is charged beyond headroom
@@ -115,12 +117,9 @@ func (s *Switch) flood(p *fabric.Packet, i int, frame int64) {
 func (s *Switch) copyCharged(p *fabric.Packet, i int, frame int64) *fabric.Packet {
 	prio := p.Priority
 	if s.credits {
-		// InfiniBand: the copy holds the packet's input buffer again, so
-		// that the credit its release gives back was taken (fabric's
-		// CreditState.Hold); there is no PAUSE to send.
-		s.charge(i, prio, frame, 0)
-		s.rxCredit[i].Hold(prio, frame)
-		return s.pool.Clone(p)
+		// InfiniBand: the packet holds its input buffer, once, until
+		// its last copy has left (copies.go); there is no PAUSE to send.
+		return s.copyHeld(p)
 	}
 	toHead, _, ok := s.admit(i, prio, frame)
 	in := &s.in[s.at(i, prio)]
@@ -147,7 +146,9 @@ func (s *Switch) dropNoRoute(p *fabric.Packet, i int, frame int64) {
 // and the ingress resumes its upstream if that brings it to XON).
 func (s *Switch) dropQueued(p *fabric.Packet, why DropReason) {
 	i, ip := int(p.InPort), p.InPrio
-	s.free(i, ip, p.Frame())
+	if !s.copying || s.lastCopy(p) {
+		s.free(i, ip, p.Frame())
+	}
 	s.stats[s.at(i, ip)].Drops[why]++
 	s.drop(p, why)
 }

@@ -74,8 +74,11 @@ type Switch struct {
 	// (slots.go: at).
 	np       uint8
 	slotMask uint8
-	lb       *balancer
-	Stats    Stats // its first three counters are per packet
+	// copying: on InfiniBand, copies of some multicast packet are in
+	// the switch, and copies says which (copies.go).
+	copying bool
+	lb      *balancer
+	Stats   Stats // its first three counters are per packet
 
 	// rxCredit is each port's credit state on InfiniBand
 	// (fabric.Port.CreditState): a packet that leaves gives its ingress
@@ -146,6 +149,11 @@ type Switch struct {
 	// mcast is, per multicast group, the ports of the group's tree at
 	// this switch (SetMulticast; looked up, never iterated).
 	mcast map[fabric.NodeID][]int32
+	// copies maps each copy of a packet still in the switch, on
+	// InfiniBand, to the count of its packet's copies still here; spare
+	// are counts to reuse (copies.go).
+	copies map[*fabric.Packet]*int32
+	spare  []*int32
 }
 
 // The switch's bytes of fabric.Port.OwnerBits.
@@ -707,7 +715,9 @@ func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 		}
 	}
 	p := s.pop(port, prio)
-	s.free(int(p.InPort), p.InPrio, p.Frame())
+	if !s.copying || s.lastCopy(p) {
+		s.free(int(p.InPort), p.InPrio, p.Frame())
+	}
 	if s.ecnDequeue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
 		s.stats[s.at(o, prio)].Marked++
