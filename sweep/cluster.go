@@ -27,35 +27,65 @@ type Cluster struct {
 
 // SlurmScript returns an sbatch script that runs the sweep as a job
 // array, one point per task: sweepFile and dir absolute paths that the
-// cluster's nodes see.
-func SlurmScript(sw *Sweep, c Cluster, sweepFile, dir string) []byte {
+// cluster's nodes see. It refuses what CheckSlurm refuses; what it takes
+// is written so that it stays one argument of one line: single-quoted
+// for bash, quoted for sbatch's own reading of the #SBATCH lines.
+func SlurmScript(sw *Sweep, c Cluster, sweepFile, dir string) ([]byte, error) {
+	if err := c.CheckSlurm(sweepFile, dir); err != nil {
+		return nil, err
+	}
+	if err := checkText("the sweep's name", sw.Name); err != nil {
+		return nil, err
+	}
 	exe := c.Exe
 	if exe == "" {
 		exe = "lfsim"
 	}
-	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	q := shellQuote
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/bash\n")
 	fmt.Fprintf(&b, "# lfsim sweep %s: %d points, one per array task.\n", sw.Name, len(sw.Points))
 	fmt.Fprintf(&b, "# Submit with: sbatch %s\n", q(filepath.Join(dir, "sweep.sbatch")))
 	fmt.Fprintf(&b, "# When every task has finished: %s sweep %s -o %s --collect\n", q(exe), q(sweepFile), q(dir))
-	fmt.Fprintf(&b, "#SBATCH --job-name=lfsim-%s\n", sw.Name)
+	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", sbatchQuote("lfsim-"+sw.Name))
 	fmt.Fprintf(&b, "#SBATCH --array=0-%d\n", len(sw.Points)-1)
 	fmt.Fprintf(&b, "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n")
 	for _, o := range []struct{ flag, v string }{{"time", c.Time}, {"mem", c.Mem}, {"partition", c.Partition}, {"account", c.Account}} {
 		if o.v != "" {
-			fmt.Fprintf(&b, "#SBATCH --%s=%s\n", o.flag, o.v)
+			fmt.Fprintf(&b, "#SBATCH --%s=%s\n", o.flag, o.v) // held to sbatch's grammar by CheckSlurm
 		}
 	}
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(dir, "slurm", "%A_%a.out"))
+	// Slurm expands %A and %a in --output, and %% to %.
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", sbatchQuote(strings.ReplaceAll(filepath.Join(dir, "slurm"), "%", "%%")+"/%A_%a.out"))
 	fmt.Fprintf(&b, "set -euo pipefail\n")
 	fmt.Fprintf(&b, "exec %s sweep %s -o %s --index \"$SLURM_ARRAY_TASK_ID\"\n", q(exe), q(sweepFile), q(dir))
-	return []byte(b.String())
+	return []byte(b.String()), nil
 }
 
-// Slurm is SlurmScript with the binary exe and no resource requests.
-func Slurm(sw *Sweep, exe, sweepFile, dir string) []byte {
-	return SlurmScript(sw, Cluster{Exe: exe}, sweepFile, dir)
+// shellQuote single-quotes s for bash: each quote in s ends the
+// quoting, is given escaped (\') and opens it again.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// shellWord is s as is when it is a plain word to bash, else shellQuote.
+func shellWord(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return shellQuote(s)
+}
+
+// plainWord is what bash and sbatch read as one word, unquoted.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./%:,=+@-]+$`)
+
+// sbatchQuote makes s one argument of an #SBATCH line as sbatch reads
+// it (Slurm's src/sbatch/opt.c, get_argument): as is when a plain word,
+// else in double quotes, where a backslash escapes the next character
+// and a '#' or a space is kept. s has no line break (checkText).
+func sbatchQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
 // jobName is a DNS-1123 label for the job: lfsim-NAME, lower case, other
@@ -75,7 +105,16 @@ func jobName(name string) string {
 // which lfsim sweep reads as --index. The sweep file (with its base) and
 // the output folder live on the volume claim c.Claim, mounted at
 // c.Workdir; sweepFile and out are relative to that volume.
-func KubernetesJob(sw *Sweep, c Cluster, sweepFile, out string) []byte {
+//
+// It refuses what CheckKubernetes refuses; the Job is written by the
+// YAML library, and the comment above it names the paths as bash words.
+func KubernetesJob(sw *Sweep, c Cluster, sweepFile, out string) ([]byte, error) {
+	if err := c.CheckKubernetes(sweepFile, out); err != nil {
+		return nil, err
+	}
+	if err := checkText("the sweep's name", sw.Name); err != nil {
+		return nil, err
+	}
 	exe := c.Exe
 	if exe == "" {
 		exe = "lfsim"
@@ -118,9 +157,9 @@ func KubernetesJob(sw *Sweep, c Cluster, sweepFile, out string) []byte {
 	}
 	b, err := yaml.Marshal(job)
 	if err != nil {
-		panic(err) // maps of strings, numbers and slices
+		return nil, err
 	}
 	head := fmt.Sprintf("# lfsim sweep %s: %d points, one per completion index.\n# Apply with: kubectl apply -f sweep.job.yaml\n# When it has completed: lfsim sweep %s -o %s --collect (on the volume)\n",
-		sw.Name, len(sw.Points), sweepFile, out)
-	return append([]byte(head), b...)
+		sw.Name, len(sw.Points), shellWord(sweepFile), shellWord(out))
+	return append([]byte(head), b...), nil
 }

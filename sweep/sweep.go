@@ -35,7 +35,8 @@ import (
 type Options struct {
 	// Dir is the sweep's folder.
 	Dir string
-	// Workers is how many points run at once; 0 means GOMAXPROCS.
+	// Workers is how many points run at once; 0 means GOMAXPROCS, and
+	// below 0 is refused.
 	Workers int
 	// Force reruns points that are already complete.
 	Force bool
@@ -78,8 +79,11 @@ func Run(ctx context.Context, sw *Sweep, points []Point, opt Options) (ran, skip
 	if points == nil {
 		points = sw.Points
 	}
+	if opt.Workers < 0 {
+		return 0, 0, fmt.Errorf("%d workers: want 1 or more (0: GOMAXPROCS)", opt.Workers)
+	}
 	workers := opt.Workers
-	if workers <= 0 {
+	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var mu sync.Mutex

@@ -127,3 +127,24 @@ func TestSweepParallelResume(t *testing.T) {
 		t.Fatalf("scenario.yaml of point 11:\n%s", y)
 	}
 }
+
+// TestRunNegativeWorkers: Workers below 0 is refused before any point
+// runs (issue 45: lfsim sweep -j -1 ran the sweep on GOMAXPROCS workers
+// where lfsim run --workers -1 is refused).
+func TestRunNegativeWorkers(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tiny.yaml"), []byte(base), 0o644)
+	os.WriteFile(filepath.Join(dir, "s.yaml"), []byte(sweepFile), 0o644)
+	sw, err := Load(filepath.Join(dir, "s.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	ran, skipped, err := Run(context.Background(), sw, sw.Points[:1], Options{Dir: out, Workers: -1})
+	if err == nil || err.Error() != "-1 workers: want 1 or more (0: GOMAXPROCS)" || ran != 0 || skipped != 0 {
+		t.Errorf("ran %d, skipped %d, err %v; want a refusal", ran, skipped, err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was made: a point ran", out)
+	}
+}

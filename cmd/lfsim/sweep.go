@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -30,7 +29,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.StringP("output", "o", "", "the sweep's folder (default lfsim-out/NAME, NAME the sweep file's)")
 	jobs := fs.IntP("jobs", "j", 0, "points run at once (default GOMAXPROCS)")
-	index := fs.Int("index", -1, "run only point I (0-based; default $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX when set)")
+	index := fs.Int("index", 0, "run only point I (0-based; default $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX when set)")
 	emit := fs.String("emit", "", "write a cluster job instead of running: slurm (sweep.sbatch) or kubernetes (sweep.job.yaml)")
 	var cl sweep.Cluster
 	fs.StringVar(&cl.Exe, "lfsim", "lfsim", "--emit: the lfsim binary as the cluster's nodes find it (a path, or a name on their PATH)")
@@ -61,6 +60,26 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lfsim sweep: --emit kubernetes needs --image, a container image that has lfsim")
 		return exitUsage
 	}
+	if *jobs < 0 {
+		fmt.Fprintf(stderr, "lfsim sweep: --jobs %d: want 1 or more (0, the default: GOMAXPROCS)\n", *jobs)
+		return exitUsage
+	}
+	if msg := clusterFlagsFor(fs, *emit); msg != "" {
+		fmt.Fprintf(stderr, "lfsim sweep: %s\n", msg)
+		return exitUsage
+	}
+	if *emit != "" { // before reading the file: its name goes into the job too
+		paths := []struct{ what, v string }{{"the sweep file", fs.Arg(0)}}
+		if *out != "" {
+			paths = append(paths, struct{ what, v string }{"-o", *out})
+		}
+		for _, p := range paths {
+			if err := sweep.CheckPath(p.what, p.v); err != nil {
+				fmt.Fprintf(stderr, "lfsim sweep: --emit %s: %v\n", *emit, err)
+				return exitUsage
+			}
+		}
+	}
 	if !setMemoryLimit("sweep", *maxMem, stderr) {
 		return exitUsage
 	}
@@ -77,21 +96,16 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		return emitKubernetes(sw, cl, fs.Arg(0), dir, stdout, stderr)
 	}
 	if *emit == "slurm" {
-		file, err2 := filepath.Abs(fs.Arg(0))
-		adir, err3 := filepath.Abs(dir)
-		if err := errors.Join(err2, err3, os.MkdirAll(filepath.Join(adir, "slurm"), 0o755)); err != nil {
-			fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
-			return exitInternal
-		}
-		if err := reports.WriteFileAtomic(adir, "sweep.sbatch", sweep.SlurmScript(sw, cl, file, adir)); err != nil {
-			fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
-			return exitInternal
-		}
-		fmt.Fprintf(stdout, "%s: %d points; submit with: sbatch %s\nthen collect with: lfsim sweep %s -o %s --collect\n",
-			filepath.Join(adir, "sweep.sbatch"), len(sw.Points), filepath.Join(adir, "sweep.sbatch"), fs.Arg(0), dir)
-		return exitOK
+		return emitSlurm(sw, cl, fs.Arg(0), dir, stdout, stderr)
 	}
-	if !fs.Changed("index") && !*collect {
+	idx := -1 // every point
+	if fs.Changed("index") {
+		idx = *index
+		if idx < 0 || idx >= len(sw.Points) {
+			fmt.Fprintf(stderr, "lfsim sweep: --index %d: no such point; the sweep has points 0..%d\n", idx, len(sw.Points)-1)
+			return exitUsage
+		}
+	} else if !*collect {
 		for _, v := range indexEnv {
 			if s := os.Getenv(v); s != "" {
 				n, err := strconv.Atoi(s)
@@ -99,7 +113,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 					fmt.Fprintf(stderr, "lfsim sweep: $%s is %q, not an index\n", v, s)
 					return exitUsage
 				}
-				*index = n
+				if n < 0 || n >= len(sw.Points) {
+					fmt.Fprintf(stderr, "lfsim sweep: $%s is %d: no such point; the sweep has points 0..%d\n", v, n, len(sw.Points)-1)
+					return exitUsage
+				}
+				idx = n
 				break
 			}
 		}
@@ -111,12 +129,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	code := exitOK
 	if !*collect {
 		var points []sweep.Point
-		if *index >= 0 {
-			if *index >= len(sw.Points) {
-				fmt.Fprintf(stderr, "lfsim sweep: point %d does not exist; the sweep has points 0..%d\n", *index, len(sw.Points)-1)
-				return exitUsage
-			}
-			points = sw.Points[*index : *index+1]
+		if idx >= 0 {
+			points = sw.Points[idx : idx+1]
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -128,7 +142,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 		if !*quiet {
 			fmt.Fprintf(stdout, "%d points run, %d already complete\n", ran, skipped)
 		}
-		if *index >= 0 {
+		if idx >= 0 {
 			return code // one task of an array: --collect merges them
 		}
 	}
@@ -144,22 +158,72 @@ func sweepCmd(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// clusterFlags are the flags for --emit: which engine each is for.
+var clusterFlags = []struct{ flag, emit string }{
+	{"lfsim", ""}, {"mem", ""},
+	{"time", "slurm"}, {"partition", "slurm"}, {"account", "slurm"},
+	{"image", "kubernetes"}, {"claim", "kubernetes"}, {"workdir", "kubernetes"}, {"parallelism", "kubernetes"},
+}
+
+// clusterFlagsFor says what is wrong when a flag given is not for the
+// --emit given (none: not emitting), or "".
+func clusterFlagsFor(fs *pflag.FlagSet, emit string) string {
+	for _, f := range clusterFlags {
+		if !fs.Changed(f.flag) {
+			continue
+		}
+		switch {
+		case emit == "" && f.emit == "":
+			return fmt.Sprintf("--%s is for --emit slurm or kubernetes", f.flag)
+		case emit == "" || (f.emit != "" && f.emit != emit):
+			return fmt.Sprintf("--%s is for --emit %s", f.flag, f.emit)
+		}
+	}
+	return ""
+}
+
+// emitSlurm writes sweep.sbatch, a job array over the sweep's points,
+// with the sweep file and the output folder by their absolute paths.
+func emitSlurm(sw *sweep.Sweep, cl sweep.Cluster, file, dir string, stdout, stderr io.Writer) int {
+	afile, err2 := filepath.Abs(file)
+	adir, err3 := filepath.Abs(dir)
+	if err := errors.Join(err2, err3); err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+		return exitInternal
+	}
+	script, err := sweep.SlurmScript(sw, cl, afile, adir)
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: --emit slurm: %v\n", err)
+		return exitUsage
+	}
+	if err := os.MkdirAll(filepath.Join(adir, "slurm"), 0o755); err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+		return exitInternal
+	}
+	if err := reports.WriteFileAtomic(adir, "sweep.sbatch", script); err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
+		return exitInternal
+	}
+	fmt.Fprintf(stdout, "%s: %d points; submit with: sbatch %s\nthen collect with: lfsim sweep %s -o %s --collect\n",
+		filepath.Join(adir, "sweep.sbatch"), len(sw.Points), filepath.Join(adir, "sweep.sbatch"), file, dir)
+	return exitOK
+}
+
 // emitKubernetes writes sweep.job.yaml, an Indexed Job over the sweep's
 // points. The sweep file and the output folder are named relative to the
 // volume the pods mount, which is this directory's content: both must be
 // relative paths inside it.
 func emitKubernetes(sw *sweep.Sweep, cl sweep.Cluster, file, dir string, stdout, stderr io.Writer) int {
-	for _, p := range []string{file, dir} {
-		if filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
-			fmt.Fprintf(stderr, "lfsim sweep: --emit kubernetes: %s must be a path inside the volume, relative to this directory (the volume's root)\n", p)
-			return exitUsage
-		}
+	job, err := sweep.KubernetesJob(sw, cl, file, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim sweep: --emit kubernetes: %v\n", err)
+		return exitUsage
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
 		return exitInternal
 	}
-	if err := reports.WriteFileAtomic(dir, "sweep.job.yaml", sweep.KubernetesJob(sw, cl, file, dir)); err != nil {
+	if err := reports.WriteFileAtomic(dir, "sweep.job.yaml", job); err != nil {
 		fmt.Fprintf(stderr, "lfsim sweep: %v\n", err)
 		return exitInternal
 	}

@@ -179,3 +179,49 @@ func TestSlurmSweep(t *testing.T) {
 		t.Errorf("sweep.csv on Slurm:\n%s\nhere:\n%s", a, b)
 	}
 }
+
+// TestSweepIndexRange: a point index outside 0..N-1, from --index or
+// from the cluster's variable, is refused naming the value and the
+// range, and no point runs (issue 45: --index -1 and
+// SLURM_ARRAY_TASK_ID=-5 ran every point); so are -j -1 (as run
+// refuses --workers -1) and a cluster flag without its --emit.
+func TestSweepIndexRange(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "b.yaml"), []byte("stop: {at: 1ms, when: flows-done}\ntopology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 64KiB}}]\n"), 0o644)
+	sf := filepath.Join(dir, "s.yaml")
+	os.WriteFile(sf, []byte("base: b.yaml\nvary:\n  traffic[0].flow.size: [16KiB, 32KiB, 64KiB]\n"), 0o644)
+	for _, c := range []struct {
+		name string
+		env  [2]string
+		args []string
+		want string
+	}{
+		{"--index -1", [2]string{}, []string{"--index", "-1"}, "--index -1: no such point; the sweep has points 0..2"},
+		{"--index 3", [2]string{}, []string{"--index", "3"}, "--index 3: no such point; the sweep has points 0..2"},
+		{"SLURM_ARRAY_TASK_ID=-5", [2]string{"SLURM_ARRAY_TASK_ID", "-5"}, nil, "$SLURM_ARRAY_TASK_ID is -5: no such point; the sweep has points 0..2"},
+		{"JOB_COMPLETION_INDEX=3", [2]string{"JOB_COMPLETION_INDEX", "3"}, nil, "$JOB_COMPLETION_INDEX is 3: no such point; the sweep has points 0..2"},
+		{"SLURM_ARRAY_TASK_ID=x", [2]string{"SLURM_ARRAY_TASK_ID", "x"}, nil, `$SLURM_ARRAY_TASK_ID is "x", not an index`},
+		{"-j -1", [2]string{}, []string{"-j", "-1"}, "--jobs -1: want 1 or more (0, the default: GOMAXPROCS)"},
+		{"--time without --emit", [2]string{}, []string{"--time", "1:00"}, "--time is for --emit slurm"},
+		{"--mem without --emit", [2]string{}, []string{"--mem", "4G"}, "--mem is for --emit slurm or kubernetes"},
+		{"--image with --emit slurm", [2]string{}, []string{"--emit", "slurm", "--image", "lfsim:1"}, "--image is for --emit kubernetes"},
+		{"--partition with --emit kubernetes", [2]string{}, []string{"--emit", "kubernetes", "--image", "lfsim:1", "--partition", "short"}, "--partition is for --emit slurm"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("SLURM_ARRAY_TASK_ID", "")
+			t.Setenv("JOB_COMPLETION_INDEX", "")
+			if c.env[0] != "" {
+				t.Setenv(c.env[0], c.env[1])
+			}
+			out := filepath.Join(dir, "out-"+strings.NewReplacer(" ", "_", "=", "_").Replace(c.name))
+			var o, e bytes.Buffer
+			code := Main(append([]string{"sweep", sf, "-o", out, "-q"}, c.args...), &o, &e)
+			if code != exitUsage || e.String() != "lfsim sweep: "+c.want+"\n" {
+				t.Errorf("exit %d, stderr %q; want 2, %q", code, e.String(), c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was made: something ran", out)
+			}
+		})
+	}
+}
