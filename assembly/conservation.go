@@ -28,11 +28,14 @@ import (
 // counter missed where a packet is dropped, or a packet lost track of,
 // makes an equation fail.
 //
-// Bytes are a flow's payload. An RC flow's requester holds every byte
-// until it is acknowledged, so its undelivered bytes are in flight while
-// it runs, must all be delivered when it completes, and are dropped if it
-// fails. A UD or UC flow's bytes are followed: not yet sent (the
-// requester's queue), found by the census in a packet, delivered (the
+// Bytes are a flow's payload, offered at its start. An RC flow's
+// requester holds every byte until it is acknowledged, so its undelivered
+// bytes are in flight while it runs (with connect: cm, while its
+// connection is being made too), must all be delivered when it completes,
+// and are dropped if it fails. A UD or UC flow's bytes are followed: not
+// yet sent (the work requests its application holds until a connect: cm
+// connection is made, FlowRun.held, then the requester's queue), found by
+// the census in a packet, delivered (the
 // receiver's count, which a UC message missing a packet loses again), or
 // dropped where a link, switch or NIC discarded them (fabric.Pool.OnDrop).
 
@@ -390,7 +393,7 @@ func (n *Network) flowBytes(fr *FlowRun, c *census, delivered int64, st hca.WCSt
 		}
 		return inFlight, dropped, reason, err
 	}
-	inFlight = c.flowBytes[fr]
+	inFlight = c.flowBytes[fr] + fr.held()
 	if l := fr.Live; l != nil && l.Requester != nil {
 		inFlight += n.HCAs[f.Src].UnsentBytes(l.Requester)
 	}

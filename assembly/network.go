@@ -250,6 +250,20 @@ func (fr *FlowRun) sendOutcome() (st hca.WCStatus, done sim.Time, retransmits in
 	return st, done, retransmits
 }
 
+// held is the payload of the work requests a connect: cm flow's
+// application holds while its connection is being made: connectFlow
+// posts them all at ESTABLISHED, and a connection that fails ends the
+// flow with them never sent (cmFail). The bytes were offered at the
+// flow's start (an RC requester's, held or queued, are in flight until
+// acknowledged); a UC or UD flow's are in flight with those its send
+// queue holds (flowBytes).
+func (fr *FlowRun) held() int64 {
+	if !fr.Flow.CM || fr.requesterClosed || fr.Live == nil || len(fr.Live.WQEs) >= int(fr.wrs) {
+		return 0
+	}
+	return fr.Flow.Size
+}
+
 // delivered is what a flow's receiver has: READ responses at the
 // requester, everything else at the responder.
 func (fr *FlowRun) delivered() int64 {
