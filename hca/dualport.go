@@ -127,6 +127,7 @@ func (h *HCA) switchPorts(qp *QP) {
 		return
 	}
 	if h.cold.port2 != nil {
+		h.unpark(qp)
 		qp.port2 = !qp.port2
 	}
 	if o, ok := h.otherPort(qp.Remote); ok {
@@ -179,6 +180,7 @@ func (h *HCA) followPath(qp *QP, p *fabric.Packet) {
 		}
 		qp.Remote = p.Src
 	}
+	h.unpark(qp)
 	qp.port2 = p.Dst != h.ID
 	qp.Migrated = true
 	if qp.apm {

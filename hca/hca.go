@@ -102,10 +102,16 @@ type HCA struct {
 	Placed, ReorderHeld int64
 
 	// arb is the port's VL arbitration (Profile.VLArb), which keeps a
-	// ring of QPs per VL in place of active; nil without one.
-	arb *vlArbiter
+	// ring of QPs per VL in place of active; nil without one. park is
+	// active's parking (parking.go), nil until it first holds parkMin
+	// QPs.
+	arb  *vlArbiter
+	park *parking
+	// ArbiterReads counts the QPs the transmit arbiter read choosing
+	// packets (NextPacket): its work, which tests hold to the packets
+	// sent rather than to the QPs waiting.
+	ArbiterReads int64
 
-	pds    []*PD
 	mrs    map[uint32]*MR // by key (lkey == rkey)
 	nextVA uint64
 
@@ -143,6 +149,7 @@ type HCA struct {
 // hcaCold is the HCA's state that no packet touches, made when first
 // needed.
 type hcaCold struct {
+	pds   []*PD // AllocPD's, in order: a PD's handle is its place + 1
 	defPD *PD
 	defCQ *CQ
 	cm    *CM // the connection manager, once asked for (CM)
@@ -229,8 +236,9 @@ func (h *HCA) Engine() *sim.Engine { return h.eng }
 
 // AllocPD makes a protection domain (ibv_alloc_pd).
 func (h *HCA) AllocPD() *PD {
-	pd := &PD{Handle: uint32(len(h.pds) + 1), hca: h}
-	h.pds = append(h.pds, pd)
+	c := h.coldPart()
+	pd := &PD{Handle: uint32(len(c.pds) + 1), hca: h}
+	c.pds = append(c.pds, pd)
 	return pd
 }
 
@@ -329,7 +337,7 @@ func (h *HCA) DestroyQP(qp *QP) error {
 	if qp.destroyed || h.qps[qp.QPN] != qp {
 		return ErrInvalidState
 	}
-	h.toErr(qp)
+	h.toErr(qp) // unparks it
 	h.abandonUC(qp)
 	qp.destroyed = true
 	delete(h.qps, qp.QPN)
@@ -337,15 +345,15 @@ func (h *HCA) DestroyQP(qp *QP) error {
 		h.lastQP = nil
 	}
 	if qp.active {
-		ring, cursor := &h.active, &h.cursor
+		ring, cursor, pk := &h.active, &h.cursor, h.park
 		if h.arb != nil {
-			ring, cursor = &h.arb.rings[qp.ring], &h.arb.cursors[qp.ring]
+			ring, cursor, pk = &h.arb.rings[qp.ring], &h.arb.cursors[qp.ring], h.arb.parks[qp.ring]
 		}
 		for i, x := range *ring {
 			if x == qp {
 				// As NextPacket would drop it when its turn came: the
 				// QPs after it keep their order and the cursor its QP.
-				h.deactivate(ring, i)
+				h.deactivate(ring, pk, i)
 				if i < *cursor {
 					*cursor--
 				}
@@ -456,6 +464,7 @@ func (h *HCA) Accept(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN ui
 // QP is ErrInvalidState. With a mask (a.Mask), the transition's required
 // attributes must be in it (ErrAttrMask otherwise), as in verbs.
 func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
+	h.unpark(qp) // before RESET forgets it
 	from, to := qp.State, a.State
 	switch {
 	case qp.destroyed:
@@ -1018,6 +1027,7 @@ func (h *HCA) deliverCompletion(pw *pendingWC) {
 // ---- the transmit arbiter
 
 func (h *HCA) activate(qp *QP) {
+	h.unpark(qp)
 	if !qp.active && qp.hasWork() {
 		qp.active = true
 		if h.arb != nil {
@@ -1052,13 +1062,17 @@ func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
 	return ctrl.PopUnpaused(port.PausedMask())
 }
 
-// deactivate takes the i-th QP out of its transmit ring.
-func (h *HCA) deactivate(ring *[]*QP, i int) {
+// deactivate takes the i-th QP out of its transmit ring, whose parking
+// is pk (nil: none); the QP is not parked.
+func (h *HCA) deactivate(ring *[]*QP, pk *parking, i int) {
 	r := *ring
 	r[i].active = false
 	copy(r[i:], r[i+1:])
 	r[len(r)-1] = nil
 	*ring = r[:len(r)-1]
+	if pk != nil {
+		pk.remove(i)
+	}
 }
 
 // NextPacket is the transmit arbiter: control packets (ACK, NAK, atomic
@@ -1085,20 +1099,46 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 	if h.arb != nil {
 		return h.arb.next(h, port, now)
 	}
-	return h.fromRing(&h.active, &h.cursor, port, now)
+	return h.fromRing(&h.active, &h.cursor, &h.park, port, now)
 }
 
 // fromRing takes one packet from the next QP of ring in round-robin
 // order (from *cursor) that may send now, dropping the QPs that have no
-// work left; nil if none may.
-func (h *HCA) fromRing(ring *[]*QP, cursor *int, port *fabric.Port, now sim.Time) *fabric.Packet {
-	for n := len(*ring); n > 0; n-- {
+// work left; nil if none may. *park is the ring's parking (parking.go):
+// the QPs the port refused, which a round passes by unread while the
+// port still refuses them all.
+func (h *HCA) fromRing(ring *[]*QP, cursor *int, park **parking, port *fabric.Port, now sim.Time) *fabric.Packet {
+	pk := h.parkingFor(park, len(*ring))
+	skip := pk != nil && pk.n > 0 && pk.refusesAll(port)
+	for n := len(*ring); n > 0; {
 		if *cursor >= len(*ring) {
 			*cursor = 0
 		}
+		if skip {
+			if k := pk.run(*cursor, min(n, len(*ring)-*cursor)); k > 0 {
+				if parkCheck {
+					h.checkParked((*ring)[*cursor:*cursor+k], port)
+				}
+				*cursor += k // as reading each would: each is refused
+				n -= k
+				continue
+			}
+		}
+		n--
 		qp := (*ring)[*cursor]
+		h.ArbiterReads++
+		if qp.parked {
+			pk.unpark(*cursor, qp)
+		}
 		if !qp.hasWork() {
-			h.deactivate(ring, *cursor)
+			h.deactivate(ring, pk, *cursor)
+			continue
+		}
+		if blocks, no := h.refuses(qp, port); no {
+			if pk != nil && qp.tcp == nil {
+				pk.park(*cursor, qp, blocks)
+			}
+			*cursor++
 			continue
 		}
 		*cursor++
@@ -1109,15 +1149,28 @@ func (h *HCA) fromRing(ring *[]*QP, cursor *int, port *fabric.Port, now sim.Time
 	return nil
 }
 
-// sendFrom takes qp's next packet if it may send one now; nil if not
-// (and a wake timer if time holds it back).
-func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
+// refuses reports whether port cannot take qp's next packet now: the QP
+// sends from the HCA's other port (dualport.go), or its priority is
+// paused and, on InfiniBand, its VL's credit does not cover the packet,
+// which needs blocks (0 on Ethernet, where a pause refuses any).
+func (h *HCA) refuses(qp *QP, port *fabric.Port) (blocks int64, no bool) {
 	if qp.port2 != (port != h.port) {
-		return nil // the QP sends from the HCA's other port (dualport.go)
+		return 0, true
 	}
-	if port.Paused(qp.Priority) && (!port.Credits() || !port.HasCredit(qp.Priority, h.nextFrame(qp))) {
-		return nil
+	if !port.Paused(qp.Priority) {
+		return 0, false
 	}
+	if !port.Credits() {
+		return 0, true
+	}
+	frame := h.nextFrame(qp)
+	return fabric.IBPacketBlocks(frame), !port.HasCredit(qp.Priority, frame)
+}
+
+// sendFrom takes qp's next packet if it may send one now, port having
+// taken it (refuses); nil if not (and a wake timer if time holds it
+// back).
+func (h *HCA) sendFrom(qp *QP, port *fabric.Port, now sim.Time) *fabric.Packet {
 	if t := qp.tcp; t != nil {
 		if t.await {
 			return nil // MPA's Responder waits for the Initiator's first FPDU

@@ -258,19 +258,21 @@ type QP struct {
 	// when it fires early it is scheduled again for timerDue, so the
 	// engine sees one event per RTO rather than a cancellation and a new
 	// event per ACK.
-	timer     sim.Timer
-	timerDue  sim.Time
-	rnrWait   sim.Timer
-	wake      sim.Timer
-	nextTx    sim.Time // rate limiter: earliest next request
-	lastTx    sim.Time // when the last request started, and its size,
-	lastWire  int64    // to respace nextTx when the rate changes
-	active    bool     // in the HCA's transmit list
-	ring      uint8    // with VL arbitration, the VL whose ring it is in
-	destroyed bool     // DestroyQP: gone from the HCA's table
-	sr        *srState // selective repeat (Profile.Retransmit == Selective)
-	rdHave    []int64  // READ responses placed ahead of a gap, by PSN % srWindow: the PSN + 1 (0: none)
-	basePSN   int64
+	timer      sim.Timer
+	timerDue   sim.Time
+	rnrWait    sim.Timer
+	wake       sim.Timer
+	nextTx     sim.Time // rate limiter: earliest next request
+	lastTx     sim.Time // when the last request started, and its size,
+	lastWire   int64    // to respace nextTx when the rate changes
+	active     bool     // in the HCA's transmit list
+	ring       uint8    // with VL arbitration, the VL whose ring it is in
+	destroyed  bool     // DestroyQP: gone from the HCA's table
+	parked     bool     // its ring's parking passes it by (parking.go)
+	parkedPrio uint8    // the priority it is counted under there
+	sr         *srState // selective repeat (Profile.Retransmit == Selective)
+	rdHave     []int64  // READ responses placed ahead of a gap, by PSN % srWindow: the PSN + 1 (0: none)
+	basePSN    int64
 
 	// Responder.
 	rq      []*recvWQE

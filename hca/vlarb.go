@@ -38,6 +38,7 @@ type vlArbiter struct {
 	low      []uint8 // the low table's VLs, ascending
 	rings    [16][]*QP
 	cursors  [16]int
+	parks    [16]*parking // each ring's (parking.go)
 	allow    [16]int64
 	at       int  // index in low whose turn it is
 	fresh    bool // the turn at has not added its weight yet
@@ -91,7 +92,7 @@ func (v *vlArbiter) high(h *HCA, port *fabric.Port, now sim.Time) *fabric.Packet
 	for m := v.High; m != 0; {
 		vl := bits.Len16(m) - 1
 		m &^= 1 << vl
-		if p := h.fromRing(&v.rings[vl], &v.cursors[vl], port, now); p != nil {
+		if p := h.fromRing(&v.rings[vl], &v.cursors[vl], &v.parks[vl], port, now); p != nil {
 			v.highSent += int64(p.Frame())
 			return p
 		}
@@ -115,7 +116,7 @@ func (v *vlArbiter) lowTurn(h *HCA, port *fabric.Port, now sim.Time) *fabric.Pac
 				v.fresh = false
 			}
 			if v.allow[vl] > 0 {
-				if p := h.fromRing(&v.rings[vl], &v.cursors[vl], port, now); p != nil {
+				if p := h.fromRing(&v.rings[vl], &v.cursors[vl], &v.parks[vl], port, now); p != nil {
 					v.allow[vl] -= int64(p.Frame())
 					return p
 				}

@@ -1,0 +1,67 @@
+package assembly
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// ibUDBacklog is issue 45's case: UD poisson SENDs of one MTU from every
+// host of a k=6 fat tree on InfiniBand, at 90% of each link. Credits and
+// the switches' input FIFOs carry about 37 Gb/s a host of this uniform
+// traffic (18,241 SENDs delivered in 300 us over the 54 hosts), so the
+// flows not yet sent, a UD QP each, grow with time: 1,067 at 30 us,
+// 24,523 at 300 us.
+const ibUDBacklog = `
+seed: 1
+stop: {at: %s}
+topology: {kind: fat-tree, k: 6, link: {rate: EDR, delay: 200ns}}
+switch: {link_layer: infiniband}
+hca: {mtu: 4096}
+traffic:
+  - poisson: {hosts: all, load: 90%%, sizes: 4096, qp: ud, op: send}
+`
+
+// TestIBUDBacklogLinear: the work of a run with a backlog grows with the
+// time simulated, not with its square. The events are linear by
+// themselves (the fabric carries as much each microsecond); what grew was
+// the transmit arbiters', which read every QP waiting for credit at each
+// packet and at each credit that came back (hca.HCA.ArbiterReads; now
+// they pass the parked ones by, hca/parking.go). Ten times the time
+// simulated must cost at most 3 × 10 times the events and the QPs read.
+// Without the parking the reads grew 405 times from 30 to 300 us (15 to
+// 1,065 a packet sent); with it 5.0 times (4.1 to 3.6 a packet). The
+// 300 us run takes some 2 s; with -short the relation is checked from 30
+// to 120 us (4 times the time, at most 3 × 4: 53 times without the
+// parking, 2.4 with it).
+func TestIBUDBacklogLinear(t *testing.T) {
+	long := "300us"
+	if testing.Short() && os.Getenv("LFSIM_SLOW") == "" {
+		long = "120us"
+	}
+	work := func(stop string) (events uint64, reads, sent int64) {
+		n, r := runSource(t, "ibud.yaml", fmt.Sprintf(ibUDBacklog, stop))
+		for _, h := range n.HCAs {
+			if h != nil {
+				reads += h.ArbiterReads
+				sent += h.Stats.TxPackets
+			}
+		}
+		if !r.Summary.Conservation.OK {
+			t.Errorf("%s: conservation fails: %v", stop, r.Summary.Conservation.Errors)
+		}
+		return r.Summary.Events, reads, sent
+	}
+	e0, r0, s0 := work("30us")
+	e1, r1, s1 := work(long)
+	ratio := map[string]float64{"300us": 10, "120us": 4}[long]
+	t.Logf("30us: %d events, %d QPs read for %d packets; %s: %d events, %d QPs read for %d packets",
+		e0, r0, s0, long, e1, r1, s1)
+	if float64(e1) > 3*ratio*float64(e0) {
+		t.Errorf("events grew %.1f times from 30us to %s, more than 3 × %.0f", float64(e1)/float64(e0), long, ratio)
+	}
+	if float64(r1) > 3*ratio*float64(r0) {
+		t.Errorf("QPs read by the transmit arbiters grew %.1f times from 30us to %s (%.1f to %.1f a packet sent), more than 3 × %.0f",
+			float64(r1)/float64(r0), long, float64(r0)/float64(s0), float64(r1)/float64(s1), ratio)
+	}
+}
