@@ -3,8 +3,7 @@ package reports
 import (
 	"fmt"
 	"html"
-	"os"
-	"strconv"
+	"math"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -37,22 +36,17 @@ func EventsCSV(rows []EventRow) []byte {
 
 // loadEvents reads events.csv when the run wrote one.
 func (r *Run) loadEvents(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	return eachCSV(path, func(rec []string) error {
-		if len(rec) != len(eventsHeader) {
-			return fmt.Errorf("expected the %d fields of %s, found %d", len(eventsHeader), strings.Join(eventsHeader, ","), len(rec))
+	return eachCSV(path, [][]string{eventsHeader}, func(_, rec []string) error {
+		var p fieldParser
+		t := p.count(rec, 0, eventsHeader, false)
+		code := p.count(rec, 3, eventsHeader, false)
+		if p.err == nil && code > math.MaxInt32 {
+			p.err = fmt.Errorf("code: %q is out of range; expected at most %d", rec[3], math.MaxInt32)
 		}
-		t, err := strconv.ParseInt(rec[0], 10, 64)
-		if err != nil {
-			return fmt.Errorf("time_ns %q: %w", rec[0], err)
+		if p.err != nil {
+			return p.err
 		}
-		code, err := strconv.Atoi(rec[3])
-		if err != nil {
-			return fmt.Errorf("code %q: %w", rec[3], err)
-		}
-		r.Events = append(r.Events, EventRow{TimeNs: t, Host: rec[1], Event: rec[2], Code: code, Object: rec[4]})
+		r.Events = append(r.Events, EventRow{TimeNs: t, Host: strings.Clone(rec[1]), Event: strings.Clone(rec[2]), Code: int(code), Object: strings.Clone(rec[4])})
 		return nil
 	})
 }

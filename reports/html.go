@@ -72,14 +72,10 @@ func seriesName(r *Run, where string) string {
 	if !ok {
 		return where
 	}
-	if r.flowNames == nil {
-		r.flowNames = make(map[string]string, len(r.Flows))
-		for _, f := range r.Flows {
-			r.flowNames[fmt.Sprint(f.ID)] = fmt.Sprintf("%s→%s #%d", f.Src, f.Dst, f.ID)
+	if n, err := strconv.Atoi(id); err == nil && strconv.Itoa(n) == id {
+		if name, ok := r.Flows.Name(n); ok {
+			return name
 		}
-	}
-	if n, ok := r.flowNames[id]; ok {
-		return n
 	}
 	return where
 }
@@ -914,28 +910,25 @@ func (pg *page) cdfs(runs []*Run) {
 			charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "55", Left: "60", Right: "40"}),
 			charts.WithAnimation(false))
 		for _, r := range runs {
-			var xs []float64
-			for _, f := range r.Flows {
-				if which == "connect" {
-					if f.CM && f.ConnectNs > 0 {
-						xs = append(xs, float64(f.ConnectNs)/1e6)
-					}
-					continue
-				}
-				if f.Status != "success" || f.DeliveredBytes < f.SizeBytes {
-					continue // not completed (a datagram flow's sends succeed when its data is lost)
-				}
-				if which == "fct" {
-					xs = append(xs, float64(f.FCTNs)/1e3)
-				} else {
-					xs = append(xs, f.Slowdown)
-				}
+			sample := &r.Flows.FCT
+			switch which {
+			case "connect":
+				sample = &r.Flows.Connect
+			case "slowdown":
+				sample = &r.Flows.Slowdown
 			}
-			if len(xs) == 0 {
+			if sample.N == 0 {
 				continue
 			}
+			xs := sample.Sorted()
+			if sample.Sampled() {
+				of := ""
+				if len(runs) > 1 {
+					of = " of " + r.Label
+				}
+				pg.note(fmt.Sprintf("the %s%s draws a uniform sample of %d of its %d flows (the least and greatest exact)", name, of, len(xs), sample.N))
+			}
 			drawn = true
-			sort.Float64s(xs)
 			step := max(1, len(xs)/maxCDFPoints)
 			var data []opts.LineData
 			for i := 0; i < len(xs); i += step {

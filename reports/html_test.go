@@ -80,7 +80,7 @@ func TestUplinkLoad(t *testing.T) {
 func TestFlowSeriesNamesAndColours(t *testing.T) {
 	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{}, Wheres: map[string][]string{}}
 	for id, src := range []string{"h0", "h1", "h2"} {
-		r.Flows = append(r.Flows, FlowRow{ID: id, Src: src, Dst: "h8"})
+		r.Flows.Add(&FlowRow{ID: id, Src: src, Dst: "h8"})
 		for _, m := range []string{MetricFlowGbps, MetricRCGbps} {
 			where := fmt.Sprintf("flow:%d", id)
 			if r.Series[m] == nil {
@@ -316,7 +316,7 @@ func TestHeatmapLegend(t *testing.T) {
 func TestConnectionSetupCDF(t *testing.T) {
 	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{}, Wheres: map[string][]string{}}
 	for i := 0; i < 3; i++ {
-		r.Flows = append(r.Flows, FlowRow{ID: i, Src: "h0", Dst: "h1", SizeBytes: 1, DeliveredBytes: 1, FCTNs: 2e6, Slowdown: 9, Status: "success",
+		r.Flows.Add(&FlowRow{ID: i, Src: "h0", Dst: "h1", SizeBytes: 1, DeliveredBytes: 1, FCTNs: 2e6, Slowdown: 9, Status: "success",
 			CM: true, ConnectNs: int64(i+1) * 1e6})
 	}
 	page := string(BuildHTML([]*Run{r}))
@@ -324,8 +324,9 @@ func TestConnectionSetupCDF(t *testing.T) {
 	if c < 0 || f < c || !strings.Contains(page, `"value":[3,1]`) {
 		t.Errorf("set-up CDF at %d, FCT CDF at %d; the last point (3 ms, 1) present: %v", c, f, strings.Contains(page, `"value":[3,1]`))
 	}
-	for i := range r.Flows {
-		r.Flows[i].CM, r.Flows[i].ConnectNs = false, 0
+	r.Flows = FlowStats{}
+	for i := 0; i < 3; i++ {
+		r.Flows.Add(&FlowRow{ID: i, Src: "h0", Dst: "h1", SizeBytes: 1, DeliveredBytes: 1, FCTNs: 2e6, Slowdown: 9, Status: "success"})
 	}
 	if strings.Contains(string(BuildHTML([]*Run{r})), "Connection set-up CDF") {
 		t.Error("a set-up CDF without rdma_cm flows")

@@ -2,19 +2,20 @@ package reports
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/lfsim/lfsim/internal/userfile"
 )
 
 // Topo is topology.json: the nodes and links a report draws.
@@ -60,7 +61,8 @@ type Run struct {
 	Dir     string
 	Label   string
 	Summary Summary
-	Flows   []FlowRow
+	// Flows is what the report draws of flows.csv, read row by row.
+	Flows FlowStats
 	// Series maps metric to where to samples; Wheres keeps each metric's
 	// wheres in first-seen order.
 	Series map[string]map[string][]Point
@@ -74,17 +76,22 @@ type Run struct {
 	// Params are the scenario's settings (scenario.yaml flattened to
 	// dotted keys, with the run's seed), for labelling overlaid runs.
 	Params map[string]string
-
-	flowNames map[string]string // "3" -> "h0→h8 #3" (seriesName)
 }
 
 // LoadRun reads a run directory: summary.json is required; flows.csv,
-// timeseries.csv, pfc.csv, uplinks.csv, topology.json and scenario.yaml
-// are read when present.
+// timeseries.csv, pfc.csv, uplinks.csv, events.csv, topology.json and
+// scenario.yaml are read when present. Every file is checked as a
+// scenario file is (a regular file, bounded: csvread.go), and the CSV
+// files are read line by line.
 func LoadRun(dir string) (*Run, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
+	path := filepath.Join(dir, "summary.json")
+	data, ok, err := readRunFile(path, maxJSONBytes)
+	if !ok && err == nil {
+		_, err = os.Stat(path)
 		return nil, fmt.Errorf("%s is not a run directory: %w", dir, err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return LoadRunWith(dir, data)
 }
@@ -97,48 +104,20 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	err = eachCSV(filepath.Join(dir, "flows.csv"), func(rec []string) error {
-		base, ord, con := len(FlowsHeader), len(FlowsOrderHeader), len(FlowsConnectHeader)
-		hasOrder := len(rec) == base+ord || len(rec) == base+ord+con
-		hasConnect := len(rec) == base+con || len(rec) == base+ord+con
-		if len(rec) != base && !hasOrder && !hasConnect {
-			return fmt.Errorf("expected the %d fields of %s (and with load balancing %s, with connect: cm %s), found %d", len(FlowsHeader), strings.Join(FlowsHeader, ","),
-				strings.Join(FlowsOrderHeader, ","), strings.Join(FlowsConnectHeader, ","), len(rec))
-		}
-		var p fieldParser
-		// end_ns, fct_ns and slowdown are empty for a flow not complete.
-		row := FlowRow{ID: int(p.int(rec, 0, FlowsHeader, false)), Src: rec[1], Dst: rec[2], QP: rec[3], Op: rec[4],
-			SizeBytes: p.int(rec, 5, FlowsHeader, false), DeliveredBytes: p.int(rec, 6, FlowsHeader, false),
-			StartNs: p.int(rec, 7, FlowsHeader, false), EndNs: p.int(rec, 8, FlowsHeader, true), FCTNs: p.int(rec, 9, FlowsHeader, true),
-			Slowdown: p.float(rec, 10, FlowsHeader, true), Retransmits: p.int(rec, 11, FlowsHeader, false), Status: rec[12]}
-		if hasConnect {
-			row.CM = true
-			row.ConnectNs = p.int(rec[len(rec)-1:], 0, FlowsConnectHeader, true)
-		}
-		if hasOrder && rec[13] != "" {
-			h := FlowsOrderHeader
-			o := rec[len(FlowsHeader):]
-			row.Order = &FlowOrder{Paths: int(p.int(o, 0, h, false)), ReorderMax: p.int(o, 1, h, false), ReorderMean: p.float(o, 2, h, false)}
-		}
-		r.Flows = append(r.Flows, row)
-		return p.err
-	})
-	if err != nil {
+	// The series first: flows.csv keeps the names of the flows they show.
+	if err := r.loadSeries(filepath.Join(dir, "timeseries.csv")); err != nil {
 		return nil, err
 	}
-	if err := r.loadSeries(filepath.Join(dir, "timeseries.csv")); err != nil {
+	if err := r.loadFlows(filepath.Join(dir, "flows.csv")); err != nil {
 		return nil, err
 	}
 	// A PFC-heavy run writes hundreds of thousands of rows over a few
 	// hundred ports: each row shares its port's name.
 	names := map[[2]string]string{}
 	r.PFC = make([]PFCRow, 0, csvRows(filepath.Join(dir, "pfc.csv")))
-	err = eachCSV(filepath.Join(dir, "pfc.csv"), func(rec []string) error {
-		if len(rec) != len(pfcHeader) {
-			return fmt.Errorf("expected the %d fields of %s, found %d", len(pfcHeader), strings.Join(pfcHeader, ","), len(rec))
-		}
+	err = eachCSV(filepath.Join(dir, "pfc.csv"), [][]string{pfcHeader}, func(_, rec []string) error {
 		var p fieldParser
-		t := p.int(rec, 0, pfcHeader, false)
+		t := p.count(rec, 0, pfcHeader, false)
 		prio := p.int(rec, 3, pfcHeader, false)
 		q := p.int(rec, 4, pfcHeader, false)
 		if p.err == nil && (prio < 0 || prio > 7 || q < 0 || q > 0xFFFF) {
@@ -162,16 +141,21 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 		return nil, err
 	}
 	if err := r.loadEvents(filepath.Join(dir, "events.csv")); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "events.csv"), err)
+		return nil, err
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "topology.json")); err == nil {
+	path := filepath.Join(dir, "topology.json")
+	if data, ok, err := readRunFile(path, maxJSONBytes); err != nil {
+		return nil, err
+	} else if ok {
 		var t Topo
 		if err := json.Unmarshal(data, &t); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "topology.json"), err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		r.Topo = &t
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "scenario.yaml")); err == nil {
+	if data, ok, err := readRunFile(filepath.Join(dir, "scenario.yaml"), userfile.MaxScenarioBytes); err != nil {
+		return nil, err
+	} else if ok {
 		var v any
 		if yaml.Unmarshal(data, &v) == nil {
 			flatten("", v, r.Params)
@@ -182,90 +166,66 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 	return r, nil
 }
 
-// pfcHeader is pfc.csv's header (WritePFCCSV).
-var pfcHeader = []string{"time_ns", "node", "port", "priority", "quanta"}
-
-// fieldParser reads a CSV record's numbers, keeping the first error,
-// which names the column and the field.
-type fieldParser struct{ err error }
-
-// int is field i of rec as a whole number; blank allows an empty field,
-// read as 0.
-func (p *fieldParser) int(rec []string, i int, header []string, blank bool) int64 {
-	if blank && rec[i] == "" {
-		return 0
-	}
-	v, err := strconv.ParseInt(rec[i], 10, 64)
-	if err != nil && p.err == nil {
-		p.err = fmt.Errorf("%s: %q is not a whole number", header[i], rec[i])
-	}
-	return v
+// flowsHeaders are the headers flows.csv may have: FlowsHeader, with the
+// order columns under load balancing, the connect column with connect:
+// cm, or both (FlowsCSV).
+var flowsHeaders = [][]string{
+	FlowsHeader,
+	slices.Concat(FlowsHeader, FlowsOrderHeader),
+	slices.Concat(FlowsHeader, FlowsConnectHeader),
+	slices.Concat(FlowsHeader, FlowsOrderHeader, FlowsConnectHeader),
 }
 
-// float is field i of rec as a number; blank allows an empty field.
-func (p *fieldParser) float(rec []string, i int, header []string, blank bool) float64 {
-	if blank && rec[i] == "" {
-		return 0
-	}
-	v, err := strconv.ParseFloat(rec[i], 64)
-	if (err != nil || math.IsNaN(v) || math.IsInf(v, 0)) && p.err == nil {
-		p.err = fmt.Errorf("%s: %q is not a number", header[i], rec[i])
-	}
-	return v
-}
-
-// eachCSV calls fn with each record of a CSV file after its header, as
-// it reads them (a file can hold a million rows; none is kept unless fn
-// keeps it). A missing file has no records. fn must not keep rec itself;
-// an error it returns stops the reading and comes back as
-// file:line: error.
-func eachCSV(path string, fn func(rec []string) error) error {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	defer f.Close()
-	rd := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
-	rd.FieldsPerRecord = -1
-	rd.ReuseRecord = true
-	for i := 0; ; i++ {
-		rec, err := rd.Read()
-		if err == io.EOF {
-			return nil
-		} else if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if i > 0 {
-			if err := fn(rec); err != nil {
-				line, _ := rd.FieldPos(0)
-				return fmt.Errorf("%s:%d: %w", path, line, err)
+// loadFlows reads flows.csv into r.Flows row by row, keeping the names
+// of the flows the time series show (loadSeries goes first).
+func (r *Run) loadFlows(path string) error {
+	want := map[int]bool{}
+	for _, wheres := range r.Wheres {
+		for _, w := range wheres {
+			if id, ok := strings.CutPrefix(w, "flow:"); ok {
+				if n, err := strconv.Atoi(id); err == nil && strconv.Itoa(n) == id {
+					want[n] = true
+				}
 			}
 		}
 	}
+	r.Flows = FlowStats{want: want}
+	var row FlowRow
+	return eachCSV(path, flowsHeaders, func(h, rec []string) error {
+		if err := parseFlowRow(&row, h, rec); err != nil {
+			return err
+		}
+		r.Flows.Add(&row)
+		return nil
+	})
 }
 
-// csvRows counts the records after a CSV file's header (its lines, for
-// files without quoted newlines, as lfsim writes them), to size what
-// holds them: growing a slice of a million rows by appending alone
-// allocates five times its size on the way. 0 if the file cannot be read.
-func csvRows(path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
+// parseFlowRow reads rec, a row of flows.csv under header h, into f.
+// Its strings are rec's: f must not be kept past the row.
+func parseFlowRow(f *FlowRow, h, rec []string) error {
+	var p fieldParser
+	// end_ns, fct_ns and slowdown are empty for a flow not complete.
+	*f = FlowRow{ID: int(p.count(rec, 0, h, false)), Src: rec[1], Dst: rec[2], QP: rec[3], Op: rec[4],
+		SizeBytes: p.count(rec, 5, h, false), DeliveredBytes: p.count(rec, 6, h, false),
+		StartNs: p.count(rec, 7, h, false), EndNs: p.count(rec, 8, h, true), FCTNs: p.count(rec, 9, h, true),
+		Slowdown: p.nonNegative(rec, 10, h, true), Retransmits: p.count(rec, 11, h, false), Status: rec[12]}
+	base := len(FlowsHeader)
+	if len(h) > base && h[base] == FlowsOrderHeader[0] && rec[base] != "" {
+		f.Order = &FlowOrder{Paths: int(p.count(rec, base, h, false)), ReorderMax: p.count(rec, base+1, h, false),
+			ReorderMean: p.nonNegative(rec, base+2, h, false)}
 	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	lines := 0
-	for {
-		n, err := f.Read(buf)
-		lines += bytes.Count(buf[:n], []byte{'\n'})
-		if err != nil {
-			return max(0, lines-1)
-		}
+	if h[len(h)-1] == FlowsConnectHeader[0] {
+		f.CM = true
+		f.ConnectNs = p.count(rec, len(h)-1, h, true)
 	}
+	return p.err
 }
+
+// seriesHeader is timeseries.csv's header (Series.WriteCSV).
+var seriesHeader = []string{"time_ns", "metric", "where", "value"}
+
+// pfcHeader is pfc.csv's header (WritePFCCSV).
+var pfcHeader = []string{"time_ns", "node", "port", "priority", "quanta"}
 
 // loadSeries reads timeseries.csv (time_ns,metric,where,value) line by
 // line: it can hold a million rows. A row's series is found by its
@@ -274,10 +234,8 @@ func csvRows(path string) int {
 // strings made two allocations a row and was a quarter of a `lfsim run`
 // of the k=8 permutation (BenchmarkLoadRunSeries).
 func (r *Run) loadSeries(path string) error {
-	file, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	} else if err != nil {
+	file, ok, err := openRunFile(path)
+	if !ok {
 		return err
 	}
 	defer file.Close()
@@ -287,10 +245,23 @@ func (r *Run) loadSeries(path string) error {
 	}
 	var all []*series // in first-seen order
 	byKey := map[string]*series{}
-	sc := bufio.NewScanner(file)
-	for i := 0; sc.Scan(); i++ {
+	lines := userfile.LimitLines(file, path, maxLineBytes)
+	sc := bufio.NewScanner(lines)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes+2) // the limiter refuses a longer line first
+	h := seriesHeader
+	i := 0
+	for ; sc.Scan(); i++ {
+		if err := lines.Err(); err != nil {
+			return err // the line is the start of a longer one
+		}
 		line := sc.Bytes()
-		if i == 0 || len(line) == 0 {
+		if i == 0 {
+			if _, err := matchHeader([][]string{h}, strings.Split(string(line), ",")); err != nil {
+				return fmt.Errorf("%s:1: %w", path, err)
+			}
+			continue
+		}
+		if len(line) == 0 {
 			continue
 		}
 		// The first three commas, as strings.SplitN(line, ",", 4).
@@ -303,13 +274,19 @@ func (r *Run) loadSeries(path string) error {
 			}
 		}
 		if n < len(c) {
-			return fmt.Errorf("%s:%d: expected time_ns,metric,where,value", path, i+1)
+			return fmt.Errorf("%s:%d: expected the 4 fields of %s, found %d", path, i+1, strings.Join(h, ","), n+1)
 		}
 		c1, c2, c3 := c[0], c[1], c[2]
 		t, ok := parseDecimal(line[:c1])
+		if !ok {
+			return fmt.Errorf("%s:%d: %s: %q is not a whole number", path, i+1, h[0], line[:c1])
+		}
+		if t < 0 {
+			return fmt.Errorf("%s:%d: %s: %q is negative; expected 0 or more", path, i+1, h[0], line[:c1])
+		}
 		v, err := strconv.ParseFloat(string(line[c3+1:]), 64)
-		if !ok || err != nil {
-			return fmt.Errorf("%s:%d: bad number", path, i+1)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s:%d: %s: %q is not a number", path, i+1, h[3], line[c3+1:])
 		}
 		se := byKey[string(line[c1+1:c3])]
 		if se == nil {
@@ -320,7 +297,13 @@ func (r *Run) loadSeries(path string) error {
 		se.points = append(se.points, Point{t, v})
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		if errors.Is(err, userfile.ErrLineTooLong) {
+			return err // it names the file and the line
+		}
+		return fmt.Errorf("%s:%d: %w", path, i+1, err)
+	}
+	if i == 0 {
+		return fmt.Errorf("%s:1: the file is empty; %s", path, headerWant([][]string{h}))
 	}
 	for _, se := range all {
 		m := r.Series[se.metric]

@@ -29,10 +29,15 @@ func TestLoadSeries(t *testing.T) {
 			},
 			wheres: map[string][]string{"tx_gbps": {"s0:p1", "h1:p0"}, "paused": {"s0:p1:3"}},
 		},
-		{name: "three fields", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1\n", err: "timeseries.csv:2: expected time_ns,metric,where,value"},
-		{name: "bad time", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1,1\n1x,tx_gbps,s0:p1,1\n", err: "timeseries.csv:3: bad number"},
-		{name: "bad value", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1,1,5\n", err: "timeseries.csv:2: bad number"},
-		{name: "time overflows", csv: "time_ns,metric,where,value\n99999999999999999999,tx_gbps,s0:p1,1\n", err: "timeseries.csv:2: bad number"},
+		{name: "three fields", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1\n", err: "timeseries.csv:2: expected the 4 fields of time_ns,metric,where,value, found 3"},
+		{name: "bad time", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1,1\n1x,tx_gbps,s0:p1,1\n", err: `timeseries.csv:3: time_ns: "1x" is not a whole number`},
+		{name: "bad value", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1,1,5\n", err: `timeseries.csv:2: value: "1,5" is not a number`},
+		{name: "value not finite", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1,NaN\n", err: `timeseries.csv:2: value: "NaN" is not a number`},
+		{name: "time overflows", csv: "time_ns,metric,where,value\n99999999999999999999,tx_gbps,s0:p1,1\n", err: `timeseries.csv:2: time_ns: "99999999999999999999" is not a whole number`},
+		{name: "negative time", csv: "time_ns,metric,where,value\n10,tx_gbps,s0:p1,1\n-10,tx_gbps,s0:p1,1\n", err: `timeseries.csv:3: time_ns: "-10" is negative; expected 0 or more`},
+		{name: "column twice", csv: "time_ns,metric,where,time_ns\n10,tx_gbps,s0:p1,1\n", err: `timeseries.csv:1: column "time_ns" is given twice (columns 1 and 4); expected the header time_ns,metric,where,value`},
+		{name: "other header", csv: "t,metric,where,value\n10,tx_gbps,s0:p1,1\n", err: `timeseries.csv:1: expected the header time_ns,metric,where,value, found "t,metric,where,value"`},
+		{name: "no header", csv: "", err: `timeseries.csv:1: the file is empty; expected the header time_ns,metric,where,value`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -76,7 +81,23 @@ func TestLoadRunRejectsBadRows(t *testing.T) {
 		{"pfc.csv", pfc + "2e5,s0,p1,3,0\n", `pfc.csv:3: time_ns: "2e5" is not a whole number`},
 		{"pfc.csv", pfc + "200,s0,p1,3\n", `pfc.csv:3: expected the 5 fields of time_ns,node,port,priority,quanta, found 4`},
 		{"uplinks.csv", "port,peer,bytes\ns0:p2,s4:p0,12\ns0:p3,s5:p0,1.5\n", `uplinks.csv:3: bytes: "1.5" is not a whole number`},
-		{"uplinks.csv", "port,peer,bytes\ns0:p2,s4:p0,-1\n", `uplinks.csv:2: bytes -1: want 0 or more`},
+		{"uplinks.csv", "port,peer,bytes\ns0:p2,s4:p0,-1\n", `uplinks.csv:2: bytes: "-1" is negative; expected 0 or more`},
+		// Negative sizes, times and counts are refused at their column.
+		{"flows.csv", flows + "2,h1,h0,rc,write,-10,0,0,,,,0,incomplete\n", `flows.csv:4: size_bytes: "-10" is negative; expected 0 or more`},
+		{"flows.csv", flows + "2,h1,h0,rc,write,10,-1,0,,,,0,incomplete\n", `flows.csv:4: delivered_bytes: "-1" is negative; expected 0 or more`},
+		{"flows.csv", flows + "2,h1,h0,rc,write,10,10,-5,10,15,1.5,0,success\n", `flows.csv:4: start_ns: "-5" is negative; expected 0 or more`},
+		{"flows.csv", flows + "2,h1,h0,rc,write,10,10,5,10,-5,1.5,0,success\n", `flows.csv:4: fct_ns: "-5" is negative; expected 0 or more`},
+		{"flows.csv", flows + "2,h1,h0,rc,write,10,10,5,10,5,-1.5,0,success\n", `flows.csv:4: slowdown: "-1.5" is negative; expected 0 or more`},
+		{"flows.csv", flows + "2,h1,h0,rc,write,10,10,5,10,5,1.5,-2,success\n", `flows.csv:4: retransmits: "-2" is negative; expected 0 or more`},
+		{"pfc.csv", pfc + "-200,s0,p1,3,0\n", `pfc.csv:3: time_ns: "-200" is negative; expected 0 or more`},
+		{"events.csv", "time_ns,host,event,code,object\n-1,h0,IBV_EVENT_PORT_ERR,10,port 1\n", `events.csv:2: time_ns: "-1" is negative; expected 0 or more`},
+		// A header that is not lfsim's: a column given twice, another
+		// name, none.
+		{"flows.csv", strings.Replace(flows, "end_ns", "start_ns", 1), `flows.csv:1: column "start_ns" is given twice (columns 8 and 9); expected the header id,src,dst,qp,op,size_bytes,delivered_bytes,start_ns,end_ns,fct_ns,slowdown,retransmits,status or `},
+		{"flows.csv", strings.Replace(flows, "size_bytes", "bytes", 1), `flows.csv:1: expected the header id,src,dst,qp,op,size_bytes,`},
+		{"flows.csv", "", `flows.csv:1: the file is empty; expected the header id,src,dst,qp,op,size_bytes,`},
+		{"pfc.csv", "time_ns,node,port,priority,priority\n", `pfc.csv:1: column "priority" is given twice (columns 4 and 5); expected the header time_ns,node,port,priority,quanta`},
+		{"uplinks.csv", "port,port,bytes\n", `uplinks.csv:1: column "port" is given twice (columns 1 and 2)`},
 		{"uplinks.csv", "port,peer,bytes\ns0:p2,12\n", `uplinks.csv:2: expected the 3 fields of port,peer,bytes, found 2`},
 	} {
 		dir := t.TempDir()
@@ -86,7 +107,8 @@ func TestLoadRunRejectsBadRows(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, c.file), []byte(c.body), 0o644)
 		_, err := LoadRun(dir)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s %q: got %v, want %q", c.file, c.body[strings.LastIndex(c.body[:len(c.body)-1], "\n")+1:], err, c.want)
+			body := strings.TrimSuffix(c.body, "\n")
+			t.Errorf("%s %q: got %v, want %q", c.file, body[strings.LastIndex(body, "\n")+1:], err, c.want)
 		}
 	}
 	dir := t.TempDir()
@@ -94,7 +116,7 @@ func TestLoadRunRejectsBadRows(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "flows.csv"), []byte(flows), 0o644)
 	os.WriteFile(filepath.Join(dir, "pfc.csv"), []byte(pfc), 0o644)
 	r, err := LoadRun(dir)
-	if err != nil || len(r.Flows) != 2 || r.Flows[1].EndNs != 0 || len(r.PFC) != 1 || r.PFC[0].Quanta != 65535 {
+	if err != nil || r.Flows.Rows != 2 || r.Flows.FCT.N != 1 || len(r.PFC) != 1 || r.PFC[0].Quanta != 65535 {
 		t.Fatalf("the good files: %v, %+v", err, r)
 	}
 }

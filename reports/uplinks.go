@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -36,17 +35,11 @@ func UplinksCSV(rows []UplinkRow) []byte {
 
 // loadUplinks reads uplinks.csv (absent: none).
 func (r *Run) loadUplinks(path string) error {
-	return eachCSV(path, func(rec []string) error {
-		if len(rec) != len(uplinksHeader) {
-			return fmt.Errorf("expected the %d fields of %s, found %d", len(uplinksHeader), strings.Join(uplinksHeader, ","), len(rec))
-		}
+	return eachCSV(path, [][]string{uplinksHeader}, func(_, rec []string) error {
 		var p fieldParser
-		n := p.int(rec, 2, uplinksHeader, false)
+		n := p.count(rec, 2, uplinksHeader, false)
 		if p.err != nil {
 			return p.err
-		}
-		if n < 0 {
-			return fmt.Errorf("bytes %d: want 0 or more", n)
 		}
 		r.Uplinks = append(r.Uplinks, UplinkRow{Port: strings.Clone(rec[0]), Peer: strings.Clone(rec[1]), Bytes: n})
 		return nil
