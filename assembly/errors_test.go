@@ -72,6 +72,10 @@ switch: {buffer: 12 MiBs}
 			`t.yaml:1:47: topology.link.rate: ` + rateErr("100") + `
 t.yaml:1:59: topology.link.delay: ` + timeErr("1 furlong") + `
 t.yaml:2:18: switch.buffer: ` + sizeErr("12 MiBs")},
+		{"a flow of 1TiB: its limit, not the unit", `topology: {kind: star, hosts: 2}
+traffic: [{flow: {from: h0, to: h1, size: 1TiB}}]
+`,
+			`t.yaml:2:43: traffic[0].flow.size: a flow is at most max_send_wr (128) messages of 1GiB, 128GiB in all, not 1TiB`},
 		{"impossible values", `topology: {kind: star, hosts: 3}
 hca: {mtu: 1500, priority: 9}
 switch:

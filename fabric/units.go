@@ -90,9 +90,11 @@ const (
 	KB   Size = 1000
 	MB   Size = 1000 * KB
 	GB   Size = 1000 * MB
+	TB   Size = 1000 * GB
 	KiB  Size = 1024
 	MiB  Size = 1024 * KiB
 	GiB  Size = 1024 * MiB
+	TiB  Size = 1024 * GiB
 )
 
 // String prints a size in the largest binary unit that divides it, else in
@@ -101,7 +103,7 @@ func (s Size) String() string {
 	for _, u := range []struct {
 		name string
 		unit Size
-	}{{"GiB", GiB}, {"MiB", MiB}, {"KiB", KiB}} {
+	}{{"TiB", TiB}, {"GiB", GiB}, {"MiB", MiB}, {"KiB", KiB}} {
 		if s >= u.unit && s%u.unit == 0 {
 			return strconv.FormatInt(int64(s/u.unit), 10) + u.name
 		}
@@ -110,26 +112,30 @@ func (s Size) String() string {
 }
 
 // ParseSize reads a size: "64" (bytes), "4KiB", "1MiB", "1.5MB", "9KB",
-// "2GiB". KiB, MiB, GiB are powers of 1024; KB, MB, GB powers of 1000; "B"
-// alone means bytes. The result must be a whole number of bytes, zero or
-// more.
+// "2GiB", "1TiB". KiB, MiB, GiB, TiB are powers of 1024; KB, MB, GB, TB
+// powers of 1000; "B" alone means bytes. The result must be a whole
+// number of bytes, zero or more, and at most 2^63-1 (what an int64
+// holds, about 8 EiB; each field has its own limit below that).
 func ParseSize(s string) (Size, error) {
 	in := strings.TrimSpace(s)
 	for _, u := range []struct {
 		suffix string
 		unit   Size
-	}{{"KiB", KiB}, {"MiB", MiB}, {"GiB", GiB}, {"KB", KB}, {"MB", MB}, {"GB", GB}, {"B", Byte}, {"", Byte}} {
+	}{{"KiB", KiB}, {"MiB", MiB}, {"GiB", GiB}, {"TiB", TiB}, {"KB", KB}, {"MB", MB}, {"GB", GB}, {"TB", TB}, {"B", Byte}, {"", Byte}} {
 		if !strings.HasSuffix(in, u.suffix) {
 			continue
 		}
 		num := strings.TrimSpace(in[:len(in)-len(u.suffix)])
 		v, err := exactDecimal(num, int64(u.unit))
+		if err == sim.ErrRange {
+			return 0, fmt.Errorf("size %q is too large; a size is at most %d bytes (just under 8388608TiB)", s, int64(math.MaxInt64))
+		}
 		if err != nil {
 			break
 		}
 		return Size(v), nil
 	}
-	return 0, fmt.Errorf("size %q is not a whole number of bytes, optionally with a unit (KiB, MiB, GiB = 1024-based; KB, MB, GB = 1000-based)", s)
+	return 0, fmt.Errorf("size %q is not a whole number of bytes, optionally with a unit (KiB, MiB, GiB, TiB = 1024-based; KB, MB, GB, TB = 1000-based)", s)
 }
 
 // exactDecimal returns num × unit when that is a whole number that fits

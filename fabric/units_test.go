@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/sim"
@@ -51,6 +52,10 @@ func TestParseSize(t *testing.T) {
 		{"1.5KiB", 1536}, // a fraction of a binary unit that is still whole bytes
 		{"0.5MiB", 512 * 1024},
 		{"1.25KB", 1250},
+		{"1TiB", 1 << 40},
+		{"1.5TiB", 3 << 39},
+		{"2TB", 2_000_000_000_000},
+		{"8388607TiB", 8388607 << 40},
 	} {
 		got, err := ParseSize(tc.in)
 		if err != nil || got != tc.want {
@@ -61,6 +66,24 @@ func TestParseSize(t *testing.T) {
 		if _, err := ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q): want error", bad)
 		}
+	}
+}
+
+// TestParseSizeTooLarge: TiB and TB are units (1TiB said "not a whole
+// number of bytes"); a size past what an int64 holds says it is too large
+// and gives the maximum, where it said it was not a whole number.
+func TestParseSizeTooLarge(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"8388608TiB", `size "8388608TiB" is too large; a size is at most 9223372036854775807 bytes (just under 8388608TiB)`},
+		{"9223372036854775808", `size "9223372036854775808" is too large; a size is at most 9223372036854775807 bytes`},
+		{"1PiB", `size "1PiB" is not a whole number of bytes, optionally with a unit (KiB, MiB, GiB, TiB = 1024-based; KB, MB, GB, TB = 1000-based)`},
+	} {
+		if _, err := ParseSize(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseSize(%q): got %v, want %q", c.in, err, c.want)
+		}
+	}
+	if s := (3 * TiB).String(); s != "3TiB" {
+		t.Errorf("3 TiB prints as %s", s)
 	}
 }
 

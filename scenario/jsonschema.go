@@ -113,7 +113,7 @@ func constant(v string) map[string]any { return map[string]any{"const": v} }
 // Patterns of the values written with units (fabric.ParseSize,
 // sim.ParseTime, fabric.ParseRate and ParseIBRate, fracV).
 const (
-	sizePattern = `^\s*[0-9]+(\.[0-9]+)?\s*(KiB|MiB|GiB|KB|MB|GB|B)?\s*$`
+	sizePattern = `^\s*[0-9]+(\.[0-9]+)?\s*(KiB|MiB|GiB|TiB|KB|MB|GB|TB|B)?\s*$`
 	timePattern = `^\s*(0|[0-9]+(\.[0-9]+)?\s*(ps|ns|us|µs|μs|ms|s))\s*$`
 	ratePattern = `^\s*([0-9]+(\.[0-9]+)?\s*([TtGgMmKk])(bps|b/s|bit/s)?|([0-9]+[xX])?(SDR|DDR|QDR|FDR10|FDR|EDR|HDR|NDR|XDR|sdr|ddr|qdr|fdr10|fdr|edr|hdr|ndr|xdr))\s*$`
 	pctPattern  = `^\s*[0-9]+(\.[0-9]+)?\s*%\s*$`
@@ -165,7 +165,7 @@ func (*boolV) jsonSchema(*schemaGen, reflect.StructTag) map[string]any {
 
 func (*SizeV) jsonSchema(*schemaGen, reflect.StructTag) map[string]any {
 	return anyOf(map[string]any{"type": "integer", "minimum": 0},
-		map[string]any{"type": "string", "pattern": sizePattern, "description": "bytes, with KiB, MiB, GiB (1024-based) or KB, MB, GB (1000-based)"})
+		map[string]any{"type": "string", "pattern": sizePattern, "description": "bytes, with KiB, MiB, GiB, TiB (1024-based) or KB, MB, GB, TB (1000-based)"})
 }
 
 func (*TimeV) jsonSchema(*schemaGen, reflect.StructTag) map[string]any {
