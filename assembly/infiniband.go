@@ -273,14 +273,20 @@ type vlTables struct {
 }
 
 // parseVLArb checks a table pair: VLs that are data VLs, one entry each.
-// A VL in neither table, or only with weight 0, is never sent.
+// A VL in neither table, or only with weight 0, is never sent. An entry
+// whose vl or weight the file's decoder refused (out of range, missing:
+// it said so at the value) makes the tables' VLs unknown: they then
+// count as serving every VL, so that the refusal is the only error, not
+// followed by "VL 0 ... never served" for a VL the entry was about.
 func (b *builder) parseVLArb(va *scenario.VLArbS, path string) vlTables {
 	s := b.s
 	var t vlTables
 	seen := map[int64]bool{}
+	refused := false
 	entry := func(e scenario.VLArbEntry, table string) bool {
 		switch {
-		case !e.VL.Set:
+		case !e.VL.Set || !e.Weight.Set:
+			refused = true
 			return false
 		case int(e.VL.V) >= s.IB.DataVLs:
 			b.errorf(e.VL.Pos, path+"."+table, "VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", e.VL.V, s.IB.DataVLs, s.IB.DataVLs-1)
@@ -303,6 +309,9 @@ func (b *builder) parseVLArb(va *scenario.VLArbS, path string) vlTables {
 			t.weight[e.VL.V] = e.Weight.V
 			t.served |= 1 << e.VL.V
 		}
+	}
+	if refused {
+		t.served = 0xFF
 	}
 	switch l := va.HighLimit; {
 	case !l.Set || l.V == 255:

@@ -547,3 +547,26 @@ func TestInfiniBandLabMutations(t *testing.T) {
 		t.Error("incast-pfc without PFC: nothing dropped")
 	}
 }
+
+// TestVLArbOutOfRangeIsTheOnlyError: a VL arbitration entry whose weight
+// or VL is out of range is refused at that value, and that is the only
+// error: the entry did not also leave its VL "never served" (a weight of
+// 300 for VL 0 said both).
+func TestVLArbOutOfRangeIsTheOnlyError(t *testing.T) {
+	const flows = "traffic: [{flow: {from: h0, to: h1, size: 1KiB, sl: 0}}, {flow: {from: h0, to: h2, size: 1KiB, sl: 1}}]\n"
+	for _, c := range []struct{ vlarb, want string }{
+		{"switch: {link_layer: infiniband, ib: {data_vls: 2, vlarb: {low: [{vl: 0, weight: 300}, {vl: 1, weight: 64}]}}}",
+			"t.yaml:2:82: switch.ib.vlarb.low[0].weight: 300 is out of range; expected 0..255"},
+		{"switch: {link_layer: infiniband, ib: {data_vls: 2, vlarb: {low: [{vl: 15, weight: 3}, {vl: 1, weight: 64}]}}}",
+			"t.yaml:2:71: switch.ib.vlarb.low[0].vl: 15 is out of range; expected 0..14"},
+		{"switch: {link_layer: infiniband, ib: {data_vls: 2, vlarb: {high: [{vl: 1, weight: 256}], low: [{vl: 0, weight: 64}]}}}",
+			"t.yaml:2:83: switch.ib.vlarb.high[0].weight: 256 is out of range; expected 0..255"},
+		{"switch: {link_layer: infiniband, ib: {data_vls: 2}}\nhca: {vlarb: {low: [{vl: 0, weight: -1}, {vl: 1, weight: 64}]}}",
+			"t.yaml:3:37: hca.vlarb.low[0].weight: -1 is out of range; expected 0..255"},
+	} {
+		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\n"+c.vlarb+"\n"+flows))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\ngot  %v\nwant %s", c.vlarb, err, c.want)
+		}
+	}
+}
