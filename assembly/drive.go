@@ -21,6 +21,14 @@ import (
 // program done, an interruption). So a run that stops on a condition
 // stops at the end of the window in which it was met: at most one
 // lookahead (the smallest link delay) after it.
+//
+// An interruption is also looked at inside a window that holds many
+// events (long links, sparse samples: a 5 ms lookahead held millions,
+// half a second and more of wall time): runWindow runs such a window in
+// slices of about interruptEvery events, and an interrupted run stops
+// at the end of a slice, as it would at its stop time. A slice is no
+// point: nothing is observed there, so the results are the same however
+// a window is sliced.
 
 // lookahead is the run's window: the links' smallest delay.
 func (n *Network) lookahead() sim.Time {
@@ -103,7 +111,10 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 			n.observe(n.Eng.Now())
 			return
 		}
-		n.runBefore(end)
+		if !n.runWindow(t, end) {
+			n.observe(n.Eng.Now()) // interrupted inside the window
+			return
+		}
 		n.observe(end)
 		if end == nextSample {
 			sm.Sample(end)
@@ -121,6 +132,56 @@ func (n *Network) drive(sm *observe.Sampler, done func() bool, progress func(now
 		}
 		if polled && done() {
 			return
+		}
+	}
+}
+
+// runWindow fires every event before end, the next point, from t, the
+// first event's time, as runBefore does, in slices of n.slice; after
+// each slice short of end it looks for an interruption, and returns
+// false, every event through the slice's end fired and the clocks there,
+// when there is one. The slice follows the events' rate: a run over span
+// that held more than sliceEvents events makes the next slices the span
+// that holds about sliceEvents at that rate; slices that hold under a
+// quarter of it double, until windows run whole again. A run begins
+// with slices of 1/64 of the lookahead, so that a first window full of
+// events is sliced too.
+func (n *Network) runWindow(t, end sim.Time) bool {
+	if n.sliceEvents == 0 {
+		n.sliceEvents = interruptEvery
+		n.slice = max(1, n.lookahead()/64)
+	}
+	for {
+		to := end
+		if n.slice > 0 && t < end-n.slice {
+			to = t + n.slice
+		}
+		before := n.eventCount()
+		if to == end {
+			n.runBefore(end)
+		} else {
+			n.runThrough(to)
+		}
+		n.learnSlice(n.eventCount()-before, to-t)
+		if to == end {
+			return true
+		}
+		n.slices++
+		if n.interrupted.Load() {
+			return false
+		}
+		t = to + 1
+	}
+}
+
+// learnSlice sets the slice from a run over span that fired events.
+func (n *Network) learnSlice(events uint64, span sim.Time) {
+	switch {
+	case events > n.sliceEvents:
+		n.slice = max(1, sim.Time(float64(span)*float64(n.sliceEvents)/float64(events)))
+	case n.slice > 0 && events < n.sliceEvents/4:
+		if n.slice *= 2; n.slice >= n.lookahead() {
+			n.slice = 0
 		}
 	}
 }

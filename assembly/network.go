@@ -54,6 +54,13 @@ type Network struct {
 	windowed bool
 	// settling: settleDatagrams is looking at UC and UD flows, at a point.
 	settling bool
+	// slice is how much simulated time a window is run in at a time, so
+	// that an interruption is seen within it (runWindow); 0: whole.
+	// sliceEvents is about how many events a slice should hold; slices
+	// counts the slices that ended inside a window.
+	slice       sim.Time
+	sliceEvents uint64
+	slices      uint64
 	// ctl are the control plane's actions to come, by time (Network.at).
 	ctl    []control
 	ctlSeq int64

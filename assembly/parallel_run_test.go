@@ -32,9 +32,19 @@ func runFiles(t testing.TB, src string, workers int) (map[string][]byte, *Networ
 // runScenarioFiles is runFiles for a scenario already loaded.
 func runScenarioFiles(t testing.TB, s *Scenario, workers int) (map[string][]byte, *Network) {
 	t.Helper()
+	return runScenarioFilesWith(t, s, workers, nil)
+}
+
+// runScenarioFilesWith is runScenarioFiles with set, when not nil, given
+// the network before it runs.
+func runScenarioFilesWith(t testing.TB, s *Scenario, workers int, set func(*Network)) (map[string][]byte, *Network) {
+	t.Helper()
 	n, err := BuildWorkers(s, workers)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if set != nil {
+		set(n)
 	}
 	res := n.Run(nil)
 	res.Summary.WallSeconds = 0
