@@ -43,7 +43,10 @@ type builder struct {
 	hcaArbPos  scenario.Pos
 	hcaArbPath string
 	mem        *memEstimate // the topology's part of the memory estimate (memory.go)
+	memFlows   memFlows     // the flows the estimate has counted so far
+	memLinks   float64      // the mean links between hosts (meanHostLinks)
 	tooBig     bool         // the traffic was refused for its size: the routing tables are not computed
+	noRoutes   bool         // the topology is past its engine's limits (checkRouting): the tables are not computed
 
 	declPos  map[fabric.NodeID]scenario.Pos // an explicit topology's node declarations
 	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]
@@ -92,7 +95,8 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
 	}
 	b.topology()
-	if b.checkTopologyMemory() {
+	fits := b.checkTopologyMemory()
+	if fits {
 		// Not when the topology is over the memory limit: its routes and
 		// flows are what would not fit. The flows come first (they do not
 		// need the routes): a scenario refused for its flows does not
@@ -102,7 +106,6 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 		b.traffic()
 		b.checkListeners()
 		b.finishBound()
-		b.estimateMemory()
 		b.routes()
 		b.layeredVLs()
 		b.sl2vlPorts()
@@ -111,6 +114,9 @@ func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
 	b.expect()
 	b.faults()
 	b.checkBuffers()
+	if fits {
+		b.estimateMemory() // with the routes as built and the observers' series
+	}
 	return s
 }
 

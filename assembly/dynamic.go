@@ -748,7 +748,7 @@ func (p *poissonSource) arrive(now sim.Time) {
 	g := p.g
 	prio := n.Scenario.poissonPriority(g, p.host)
 	sl := g.SL
-	if vl, ok := n.Scenario.IB.PairVL[[2]fabric.NodeID{p.host, dst}]; ok {
+	if vl, ok := n.Scenario.IB.PairVL.Lane(p.host, dst); ok {
 		prio, sl = vl, vl // dfsssp, lash: the pair's lane, as SL and VL
 	}
 	f := Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,

@@ -56,8 +56,9 @@ type IBConfig struct {
 	SMHost    fabric.NodeID
 	SMHostSet bool
 	// PairVL is, with subnet_manager.routing dfsssp or lash, the VL the subnet
-	// manager gives each source-destination pair (fabric.AssignVLs).
-	PairVL map[[2]fabric.NodeID]uint8
+	// manager gives each source-destination pair (fabric.AssignVLs,
+	// fabric.AssignLASHLanes); nil otherwise.
+	PairVL *fabric.PairLanes
 	// SweepDelay is how long after a link changes state the subnet
 	// manager has new forwarding tables in every switch (at once, as it
 	// pushes them). Default 1 ms, SCENARIO.md's example: OpenSM sweeps on
@@ -230,7 +231,7 @@ func (b *builder) layeredVLs() {
 	if s.LinkLayer != fabric.InfiniBand || s.Routes == nil || b.t == nil {
 		return
 	}
-	var vls map[[2]fabric.NodeID]uint8
+	var vls *fabric.PairLanes
 	var err error
 	switch s.Routing {
 	case fabric.RoutingDFSSSP:
@@ -252,12 +253,12 @@ func (b *builder) layeredVLs() {
 	}
 	for i := range s.Flows {
 		f := &s.Flows[i]
-		f.Priority = vls[[2]fabric.NodeID{f.Src, f.Dst}]
+		f.Priority, _ = vls.Lane(f.Src, f.Dst)
 		f.SL = f.Priority // OpenSM gives the pair its lane as SL; SL2VL maps it to that VL
 	}
 	for i := range s.Tests {
 		t := &s.Tests[i]
-		vl := vls[[2]fabric.NodeID{t.Src, t.Dst}]
+		vl, _ := vls.Lane(t.Src, t.Dst)
 		t.Perftest.Priority, t.Pingpong.Priority = vl, vl
 		t.Perftest.SL, t.Pingpong.SL = vl, vl
 	}

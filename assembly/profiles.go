@@ -395,9 +395,7 @@ func (b *builder) checkBuffers() {
 			b.errorf(at, path, "a VL's buffer (%d bytes) must hold the largest packet, %d bytes (%d credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu",
 				s.IB.VLBuffer, maxFrame, need/fabric.BlockBytes)
 		}
-		if top := (len(t.Nodes)+1)<<s.IB.LMC - 1; top > 0xBFFF {
-			b.errorf(b.f.SubnetManager.LMC.Pos, "subnet_manager.lmc", "with LMC %d the %d nodes need LIDs up to %d; unicast LIDs end at 49151 (0xBFFF): lower lmc", s.IB.LMC, len(t.Nodes), top)
-		}
+		// The LIDs' limit is checked before the routes (checkRouting).
 		var used uint8
 		var sls uint16
 		for _, f := range s.Flows {

@@ -61,7 +61,7 @@ func (b *builder) routes() {
 	} else if r.Routing.Set {
 		at, path = r.Routing.Pos, "topology.routing"
 	}
-	if b.tooBig {
+	if b.tooBig || b.noRoutes {
 		return
 	}
 	routes, loops, err := fabric.ComputeRoutes(b.t, b.s.Routing, b.s.ExplicitRoutes)

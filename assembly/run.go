@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"sort"
@@ -159,11 +160,11 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 		res.Extra["asyncwatch.txt"] = n.asyncwatchReport()
 	}
 	if s.LinkLayer == fabric.InfiniBand {
-		// The subnet manager's forwarding tables, as OpenSM dumps them.
-		if res.Extra == nil {
-			res.Extra = map[string][]byte{}
-		}
-		res.Extra["lfts.txt"] = fabric.LFTDump(s.Topology, s.Routes, fabric.AssignLIDsLMC(s.Topology, s.IB.LMC))
+		// The subnet manager's forwarding tables, as OpenSM dumps them,
+		// written as they are made: with an LMC they are large.
+		res.Streamed = map[string]func(io.Writer) error{"lfts.txt": func(w io.Writer) error {
+			return fabric.WriteLFTs(w, s.Topology, s.Routes, fabric.AssignLIDsLMC(s.Topology, s.IB.LMC))
+		}}
 	}
 	return res
 }

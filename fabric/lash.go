@@ -25,11 +25,6 @@ import (
 // destination switch the same way.
 const RoutingLASH RoutingAlgo = "lash"
 
-// MaxLASHSwitches bounds the switches lash lays out: it checks the
-// switch pairs' paths one by one against the layers' dependency graphs
-// (a k=16 fat tree, 320 switches, takes 0.3 s; k=24, 720, 4 s).
-const MaxLASHSwitches = 1024
-
 // lashBalanceLimit is OpenSM's p_lash->balance_limit (osm_ucast_lash.c,
 // lash_process): balancing stops when the fullest and emptiest layers
 // differ by fewer pairs than this.
@@ -105,53 +100,62 @@ func (b *routeBuilder) pickLASH() {
 	}
 }
 
+// lashPair is a pair of switches lash lays out: switch indexes i < j,
+// the channels of the path each way, and its layer.
+type lashPair struct {
+	i, j  int32
+	there []int32 // i to j
+	back  []int32 // j to i
+	lane  int32
+}
+
 // AssignLASHLanes lays out every pair of t's switches' paths (lash's,
 // as RoutingLASH's tables forward them) on at most vls layers as lash
-// does, and returns the lane of every host pair: out[{src, dst}]. It
-// fails when the pairs need more layers than vls (OpenSM's "Lane
-// requirements exceed available lanes").
-func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
-	b := newRouteBuilder(t, RoutingLASH)
-	if len(b.sw) > MaxLASHSwitches {
-		return nil, fmt.Errorf("lash lays out at most %d switches' paths; this topology has %d", MaxLASHSwitches, len(b.sw))
+// does, and returns the lane of every host pair. It fails when the pairs
+// need more layers than vls (OpenSM's "Lane requirements exceed
+// available lanes"), and, before it lays out anything, when t is past
+// lash's limits (SizeRouting).
+func AssignLASHLanes(t *Topology, vls int) (*PairLanes, error) {
+	if _, err := SizeRouting(t, RoutingLASH); err != nil {
+		return nil, err
 	}
+	b := newRouteBuilder(t, RoutingLASH)
 	if err := b.groupHosts(); err != nil {
 		return nil, err
 	}
 	n := len(b.sw)
 	next := b.lashNext()
 	base, channels := switchChannels(t)
-	// path lists the channels from switch i to switch j; nil if j
-	// cannot be reached.
-	path := func(i, j int) []int {
-		var out []int
-		for at := i; at != j; {
+	// path lists the channels from switch i to switch j, in a slice of
+	// its own length; nil if j cannot be reached.
+	path := func(i, j int) []int32 {
+		hops := 0
+		for at := i; at != j; hops++ {
 			p := next[at][j]
-			if p < 0 || len(out) > n {
+			if p < 0 || hops > n {
 				return nil
 			}
-			out = append(out, base[b.sw[at]]+int(p))
+			at = int(b.r.swIndex[t.Nodes[b.sw[at]].Ports[p].Peer])
+		}
+		out := make([]int32, 0, hops)
+		for at := i; at != j; {
+			p := next[at][j]
+			out = append(out, int32(base[b.sw[at]])+p)
 			at = int(b.r.swIndex[t.Nodes[b.sw[at]].Ports[p].Peer])
 		}
 		return out
 	}
-	type pair struct {
-		i, j  int
-		there []int // i to j
-		back  []int // j to i
-		lane  int
-	}
-	var pairs []pair
+	var pairs []lashPair
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			if there, back := path(i, j), path(j, i); there != nil && back != nil {
-				pairs = append(pairs, pair{i: i, j: j, there: there, back: back})
+				pairs = append(pairs, lashPair{i: int32(i), j: int32(j), there: there, back: back})
 			}
 		}
 	}
 	var layers []*cdg
 	var count []int
-	fits := func(l *cdg, p *pair) bool {
+	fits := func(l *cdg, p *lashPair) bool {
 		if !l.add(p.there) {
 			return false
 		}
@@ -166,7 +170,7 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 		p.lane = -1
 		for lane, l := range layers {
 			if fits(l, p) {
-				p.lane = lane
+				p.lane = int32(lane)
 				break
 			}
 		}
@@ -179,7 +183,7 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 			fits(l, p)
 			layers = append(layers, l)
 			count = append(count, 0)
-			p.lane = len(layers) - 1
+			p.lane = int32(len(layers) - 1)
 		}
 		count[p.lane]++
 	}
@@ -207,7 +211,7 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 		}
 		k := cursor[hi*nl+lo]
 		for ; k < len(pairs); k++ {
-			if p := &pairs[k]; p.lane == hi && fits(layers[lo], p) {
+			if p := &pairs[k]; int(p.lane) == hi && fits(layers[lo], p) {
 				break
 			}
 		}
@@ -219,32 +223,22 @@ func AssignLASHLanes(t *Topology, vls int) (map[[2]NodeID]uint8, error) {
 		layers[hi].remove(p.back)
 		count[hi]--
 		count[lo]++
-		p.lane = lo
+		p.lane = int32(lo)
 		cursor[hi*nl+lo] = k + 1
 		for x := 0; x < nl; x++ {
 			cursor[x*nl+hi] = 0 // hi lost dependencies: more may fit it
 			cursor[lo*nl+x] = 0 // lo has a pair to give that it had not
 		}
 	}
-	hosts := t.Endpoints()
-	lane := make([][]uint8, n)
-	for i := range lane {
-		lane[i] = make([]uint8, n)
+	// Every host takes the lanes of its first switch: a row per switch.
+	out := newPairLanes(t, n)
+	for _, g := range b.groups {
+		for _, hi := range g.hosts {
+			out.row[t.Endpoints()[hi]] = g.attach[0]
+		}
 	}
 	for _, p := range pairs {
-		lane[p.i][p.j], lane[p.j][p.i] = uint8(p.lane), uint8(p.lane)
-	}
-	out := map[[2]NodeID]uint8{}
-	for _, gs := range b.groups {
-		for _, gd := range b.groups {
-			for _, hs := range gs.hosts {
-				for _, hd := range gd.hosts {
-					if hs != hd {
-						out[[2]NodeID{hosts[hs], hosts[hd]}] = lane[gs.attach[0]][gd.attach[0]]
-					}
-				}
-			}
-		}
+		out.lane[int(p.i)*n+int(p.j)], out.lane[int(p.j)*n+int(p.i)] = uint8(p.lane), uint8(p.lane)
 	}
 	return out, nil
 }
@@ -303,9 +297,9 @@ func (g *cdg) find(u, v int32) int {
 // add puts the dependencies of path in the graph if they keep it
 // acyclic, and reports whether it did; when it does not, the graph is as
 // it was (the order may differ, and stays a topological one).
-func (g *cdg) add(path []int) bool {
+func (g *cdg) add(path []int32) bool {
 	for k := 0; k+1 < len(path); k++ {
-		u, v := int32(path[k]), int32(path[k+1])
+		u, v := path[k], path[k+1]
 		if i := g.find(u, v); i >= 0 {
 			g.out[u][i].paths++
 			continue
@@ -399,9 +393,9 @@ func (g *cdg) reorder(u, v int32) bool {
 }
 
 // remove takes path's dependencies out of the graph.
-func (g *cdg) remove(path []int) {
+func (g *cdg) remove(path []int32) {
 	for k := 0; k+1 < len(path); k++ {
-		u, v := int32(path[k]), int32(path[k+1])
+		u, v := path[k], path[k+1]
 		i := g.find(u, v)
 		if g.out[u][i].paths--; g.out[u][i].paths > 0 {
 			continue

@@ -1,7 +1,9 @@
 package fabric
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 )
 
@@ -152,24 +154,33 @@ func (l *LIDs) Of(n NodeID) uint16 { return l.base[n] }
 // fabric's.
 func GUID(n NodeID) uint64 { return 0x0002c90300000000 | uint64(n+1) }
 
-// LFTDump writes the switches' linear forwarding tables in the format of
-// OpenSM's dump (osm_dump.c, opensm-lfts.dump): per switch a header line
-// "Unicast lids [0-MAX] of switch Lid L guid 0xGUID ('NAME'):", then one
-// line per destination LID that has a route, "0xLID PORT # TYPE portguid
-// 0xGUID: 'NAME'", and "MAX lids dumped". A switch's own LID routes to
-// port 0. Ports are numbered from 1, as InfiniBand's are (port 0 is the
-// switch's management port): lfsim's port i is port i+1.
+// LFTDump returns the switches' linear forwarding tables as WriteLFTs
+// writes them.
 func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
+	var b bytes.Buffer
+	WriteLFTs(&b, t, r, lids) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteLFTs writes the switches' linear forwarding tables to w in the
+// format of OpenSM's dump (osm_dump.c, opensm-lfts.dump): per switch a
+// header line "Unicast lids [0-MAX] of switch Lid L guid 0xGUID
+// ('NAME'):", then one line per destination LID that has a route, "0xLID
+// PORT # TYPE portguid 0xGUID: 'NAME'", and "MAX lids dumped". A switch's
+// own LID routes to port 0. Ports are numbered from 1, as InfiniBand's
+// are (port 0 is the switch's management port): lfsim's port i is port
+// i+1.
+//
+// It writes a switch at a time from one buffer, so that what it holds
+// does not grow with the dump: a k=8 fat tree's tables with LMC 7 are 85
+// MB (80 switches × 128 hosts × 128 LIDs, a line of some 65 bytes
+// each), and built whole, by append, they took a run's peak from 25 MB
+// to 280 MB.
+func WriteLFTs(w io.Writer, t *Topology, r *Routes, lids *LIDs) error {
 	// Written by hand rather than with fmt: a k=16 fat tree's dump is
 	// 430,000 lines, and fmt made it a fifth of the run's time.
 	maxLID := uint64((len(t.Nodes)+1)<<lids.lmc - 1)
-	switches := 0
-	for _, n := range t.Nodes {
-		if n.Kind == Switch {
-			switches++
-		}
-	}
-	b := make([]byte, 0, switches*(len(t.Endpoints())+3)*72)
+	var b []byte
 	hex := func(v uint64, digits int) {
 		for i := digits - 1; i >= 0; i-- {
 			b = append(b, "0123456789abcdef"[v>>(4*uint(i))&0xF])
@@ -194,6 +205,7 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 			continue
 		}
 		at := NodeID(id)
+		b = b[:0]
 		b = append(b, "Unicast lids [0-"...)
 		b = strconv.AppendUint(b, maxLID, 10)
 		b = append(b, "] of switch Lid "...)
@@ -219,11 +231,20 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 				// Switch LIDs: the tables route to hosts; OpenSM routes
 				// to switches too, which the model does not need.
 			}
+			if len(b) >= 64<<10 {
+				if _, err := w.Write(b); err != nil {
+					return err
+				}
+				b = b[:0]
+			}
 		}
 		b = strconv.AppendUint(b, maxLID, 10)
 		b = append(b, " lids dumped\n"...)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
 	}
-	return b
+	return nil
 }
 
 // RoutingDFSSSP is OpenSM's dfsssp: deadlock-free single-source shortest
@@ -236,47 +257,47 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 // pair uses).
 const RoutingDFSSSP RoutingAlgo = "dfsssp"
 
-// MaxDFSSSPHosts bounds the hosts dfsssp lays out: its cycle checks grow
-// with the square of the hosts and the size of the dependency graph.
-const MaxDFSSSPHosts = 1024
-
 // AssignVLs puts every host pair's path (as r forwards it) on the first
 // of vls virtual lanes whose channel dependency graph stays acyclic with
-// it, pair by pair in node order, and returns the lane of each pair:
-// out[src][dst] for hosts src and dst (by NodeID; -1 where there is no
-// pair). A channel is a switch's output port; a path depends channel by
-// channel from its first switch's to its last's. It fails when a path
-// fits no lane (the fabric needs more VLs than it has).
-func AssignVLs(t *Topology, r *Routes, vls int) (map[[2]NodeID]uint8, error) {
-	hosts := t.Endpoints()
-	if len(hosts) > MaxDFSSSPHosts {
-		return nil, fmt.Errorf("dfsssp lays out at most %d hosts' paths; this topology has %d", MaxDFSSSPHosts, len(hosts))
+// it, pair by pair in node order, and returns the lane of each pair. A
+// channel is a switch's output port; a path depends channel by channel
+// from its first switch's to its last's. It fails when a path fits no
+// lane (the fabric needs more VLs than it has), and, before it lays out
+// anything, when t is past dfsssp's limits (SizeRouting).
+func AssignVLs(t *Topology, r *Routes, vls int) (*PairLanes, error) {
+	if _, err := SizeRouting(t, RoutingDFSSSP); err != nil {
+		return nil, err
 	}
+	hosts := t.Endpoints()
 	base, channels := switchChannels(t)
 	layers := make([]*cdg, vls)
 	for i := range layers {
 		layers[i] = newCDG(channels)
 	}
-	out := map[[2]NodeID]uint8{}
-	for _, src := range hosts {
-		for _, dst := range hosts {
+	out := newPairLanes(t, len(hosts))
+	for i, h := range hosts {
+		out.row[h] = int32(i)
+	}
+	var path []int32
+	for si, src := range hosts {
+		for di, dst := range hosts {
 			if src == dst {
 				continue
 			}
-			var path []int
+			path = path[:0]
 			at := t.Nodes[src].Ports[0].Peer
 			for hops := 0; t.Nodes[at].Kind == Switch && hops <= len(t.Nodes); hops++ {
 				next := r.NextPorts(at, dst)
 				if len(next) == 0 {
 					break
 				}
-				path = append(path, base[at]+int(next[0]))
+				path = append(path, int32(base[at])+next[0])
 				at = t.Nodes[at].Ports[next[0]].Peer
 			}
 			placed := false
 			for vl, g := range layers {
 				if g.add(path) {
-					out[[2]NodeID{src, dst}] = uint8(vl)
+					out.lane[si*len(hosts)+di] = uint8(vl)
 					placed = true
 					break
 				}

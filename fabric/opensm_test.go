@@ -166,10 +166,11 @@ func TestAssignVLsBreaksARingsLoop(t *testing.T) {
 	if _, err := AssignVLs(tp, r, 1); err == nil {
 		t.Errorf("one VL: no error; the ring's shortest paths close a cycle")
 	}
-	vls, err := AssignVLs(tp, r, 2)
+	pl, err := AssignVLs(tp, r, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
+	vls := pairMap(t, tp, pl)
 	used := map[uint8]int{}
 	for _, vl := range vls {
 		used[vl]++

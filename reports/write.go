@@ -225,6 +225,9 @@ type Results struct {
 	Events []EventRow
 	// Extra holds further files by name (perftest.txt).
 	Extra map[string][]byte
+	// Streamed are further files by name that are written as they are
+	// made, not held (lfts.txt: 85 MB for a k=8 fat tree with LMC 7).
+	Streamed map[string]func(w io.Writer) error
 	// Captures are observe.pcap's ports, written as NAME.pcap.
 	Captures []*Capture
 	// SnapLen is the pcaps' snap length; 0 means DefaultSnapLen.
@@ -271,13 +274,20 @@ func WriteRunFiles(dir string, r *Results) error {
 	if r.Series != nil {
 		files = append(files, file{"timeseries.csv", r.Series.WriteCSV})
 	}
-	names := make([]string, 0, len(r.Extra))
+	names := make([]string, 0, len(r.Extra)+len(r.Streamed))
 	for name := range r.Extra {
+		names = append(names, name)
+	}
+	for name := range r.Streamed {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		files = append(files, file{name, bytesOf(r.Extra[name])})
+		if fill, ok := r.Streamed[name]; ok {
+			files = append(files, file{name, fill})
+		} else {
+			files = append(files, file{name, bytesOf(r.Extra[name])})
+		}
 	}
 	if r.Topology != nil {
 		files = append(files, file{"topology.json", bytesOf(TopologyJSON(r.Topology))})

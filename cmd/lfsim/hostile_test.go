@@ -66,7 +66,7 @@ func TestHostileInputs(t *testing.T) {
 		{"a CDF size of 1e19", []string{"validate", hugeCDF}, "size 1e19 is too large"},
 		{"10^9 flows", []string{"validate", "--max-memory", "0", flows}, "flows.yaml:3:5: traffic[0]: this all_to_all makes 1599960000 flows, 1599960000 in all; at most 10000000 flows are supported"},
 		{"endless poisson", []string{"validate", poisson}, "traffic[0].poisson"},
-		{"k=64 over the memory limit", []string{"validate", "--max-memory", "1GiB", k64}, "k64.yaml:1:31: topology.k: this topology needs about 3.6 GiB"},
+		{"k=64 over the memory limit", []string{"validate", "--max-memory", "1GiB", k64}, "k64.yaml:1:31: topology.k: this topology needs about 3.5 GiB"},
 		{"a sweep on /dev/zero", []string{"sweep", zeroBase, "-o", filepath.Join(dir, "sw")}, "/dev/zero is not a regular file (a device)"},
 		{"run /dev/zero", []string{"run", "/dev/zero", "-o", filepath.Join(dir, "run")}, "/dev/zero is not a regular file (a device)"},
 	} {
