@@ -286,7 +286,7 @@ type QP struct {
 	msn        uint32
 	msgStart   int64    // PSN of the first packet of the message in progress
 	inMsg      bool     // UC/RC: inside a multi-packet message
-	ucMsgBytes int64    // UC: the payload of the message in progress so far
+	msgBytes   int64    // the payload of the message in progress so far, bytes
 	ucDiscard  bool     // UC: the message in progress is already counted as dropped
 	curGen     uint32   // HCA.mrGen when curMR was last found registered
 	curRecv    *recvWQE // the RECV a SEND in progress fills

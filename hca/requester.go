@@ -445,7 +445,11 @@ func (h *HCA) rewind(qp *QP, psn int64) {
 	if h.Prof.Retransmit == GoBack0 {
 		if w, _ := qp.wqeAt(psn); w != nil {
 			psn = w.FirstPSN
-			if w.Op.isRead() {
+			if w.Op.isRead() && !w.respDone {
+				// The READ starts over: the responses it took (all
+				// but its last a full MTU) will be taken again, so
+				// their bytes are not delivered until then.
+				qp.ReadDelivered -= min(w.respPkts*int64(h.Prof.MTU), w.Size)
 				w.respPkts = 0
 			}
 		}

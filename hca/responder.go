@@ -82,9 +82,12 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 			qp.nakSent = true
 			if h.Prof.Retransmit == GoBack0 && qp.inMsg {
 				// Go-back-0 discards the partial message: the requester
-				// restarts it from its first packet.
+				// restarts it from its first packet, and the bytes it
+				// brought are delivered when they come again.
 				qp.ePSN = qp.msgStart
 				qp.inMsg = false
+				qp.Delivered -= qp.msgBytes
+				qp.msgBytes = 0
 				if qp.curRecv != nil {
 					qp.curRecvOff = 0
 				}
@@ -102,9 +105,9 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 // the flow).
 func (h *HCA) ucDrop(qp *QP, p *fabric.Packet) {
 	h.Stats.UCDroppedMsgs++
-	qp.Delivered -= qp.ucMsgBytes
-	h.pool.Dropped(p, "uc_incomplete", qp.ucMsgBytes)
-	qp.ucMsgBytes = 0
+	qp.Delivered -= qp.msgBytes
+	h.pool.Dropped(p, "uc_incomplete", qp.msgBytes)
+	qp.msgBytes = 0
 	qp.ucDiscard = true
 	qp.inMsg = false
 	qp.curRecvOff = 0
@@ -116,7 +119,7 @@ func (h *HCA) ucDrop(qp *QP, p *fabric.Packet) {
 // and the byte ledger hears of them as dropped, uc_incomplete, under the
 // requester that sent them.
 func (h *HCA) abandonUC(qp *QP) {
-	if qp.Type != UC || !qp.inMsg || qp.ucMsgBytes == 0 {
+	if qp.Type != UC || !qp.inMsg || qp.msgBytes == 0 {
 		return
 	}
 	// No packet ends it: one that names the requester stands in for the
@@ -353,13 +356,12 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 	qp.nakSent = false
 	qp.inMsg = !isLast(op)
 	qp.Delivered += payload
-	if !rc {
-		// A UC message's bytes count as delivered as they land, and
-		// stop counting if the message is lost (ucDrop).
-		qp.ucMsgBytes += payload
-		if !qp.inMsg {
-			qp.ucMsgBytes = 0
-		}
+	// A message's bytes count as delivered as they land, and stop
+	// counting if a UC message is lost (ucDrop) or go-back-0 discards
+	// an RC one to take it again (the sequence-error NAK).
+	qp.msgBytes += payload
+	if !qp.inMsg {
+		qp.msgBytes = 0
 	}
 	if qp.FirstDelivery == 0 {
 		qp.FirstDelivery = now
