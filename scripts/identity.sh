@@ -36,7 +36,9 @@ collect() {
     sed -E 's/^stop: *\{at: *[0-9a-z]+/stop: {at: 300us/' "$f" >"$tmp/$n.yaml"
     local o="$out/runs/bench_$n"
     "$bin" run "$tmp/$n.yaml" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
-    sed -i "s#$tmp#TMP#g" "$o.stderr"
+    # a warning names the file where it is, in a temporary folder
+    # whose name changes with each collection
+    { grep -rlsF "$tmp" "$o.stderr" "$o" || true; } | xargs -r sed -i "s#$tmp#TMP#g"
   done
   "$bin" list >"$out/list.txt" 2>&1 || true
   for l in scenario/labs/*/; do
