@@ -605,7 +605,7 @@ func (cm *CM) completions(cq *CQ) {
 			continue
 		}
 		i := int(wc.WRID)
-		buf := cm.recv.Buf[i*madRecvBytes+grhBytes : (i+1)*madRecvBytes]
+		buf := cm.recv.Buf[i*madRecvBytes+GRHBytes : (i+1)*madRecvBytes]
 		if wc.Status == WCSuccess && buf[1] == madClassSA {
 			b := append([]byte(nil), buf...)
 			cm.postRecv(i)

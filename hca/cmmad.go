@@ -21,7 +21,7 @@ const (
 	madHeaderBytes = 24
 	// madRecvBytes is one receive slot on QP1: a UD receive starts with
 	// the 40-byte GRH space (IBTA 11.4.1.2), then the MAD.
-	madRecvBytes = grhBytes + madBytes
+	madRecvBytes = GRHBytes + madBytes
 	// cmPrivateREQ, REP, REJ, DREQ are the private data each carries
 	// (IBTA table 99 and on); rdma_cm takes 36 bytes of the REQ's for
 	// its own header (cmaHeaderBytes), leaving 56 to the application.

@@ -183,9 +183,6 @@ func (h *HCA) coldPart() *hcaCold {
 // management QPs of InfiniBand.
 const firstQPN = 2
 
-// grhBytes is the Global Route Header a UD receive buffer starts with.
-const grhBytes = 40
-
 // HCA event kinds.
 const (
 	evPost int32 = iota

@@ -154,7 +154,7 @@ func (m *Mckey) step(i int, kind int32) {
 		m.Lines[i] = append(m.Lines[i], "mckey: starting "+role, "mckey: joining", joined)
 		if i > 0 {
 			for k := 0; k < c.Count; k++ {
-				h.must(h.PostRecv(m.qp[i], RecvWR{ID: uint64(k), Length: c.Size + grhBytes}))
+				h.must(h.PostRecv(m.qp[i], RecvWR{ID: uint64(k), Length: c.Size + GRHBytes}))
 			}
 		}
 		return

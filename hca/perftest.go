@@ -260,7 +260,7 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 	if verb == "send" {
 		rsize := cfg.Size
 		if cfg.Type == UD {
-			rsize += grhBytes
+			rsize += GRHBytes
 		}
 		for _, q := range p.qps {
 			for range cfg.RxDepth {
@@ -456,7 +456,7 @@ func (p *Perftest) clientCQ(cq *CQ) {
 
 func (p *Perftest) recvLen() int64 {
 	if p.Cfg.Type == UD {
-		return p.Cfg.Size + grhBytes
+		return p.Cfg.Size + GRHBytes
 	}
 	return p.Cfg.Size
 }

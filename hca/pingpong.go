@@ -108,7 +108,7 @@ func NewPingpong(client, server *HCA, c PingpongConfig) (*Pingpong, error) {
 
 func (p *Pingpong) recvLen() int64 {
 	if p.Cfg.Type == UD {
-		return p.Cfg.Size + grhBytes
+		return p.Cfg.Size + GRHBytes
 	}
 	return p.Cfg.Size
 }

@@ -660,18 +660,18 @@ func (h *HCA) receiveUD(qp *QP, p *fabric.Packet) {
 		return
 	}
 	n := int64(p.Payload)
-	wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: grhBytes + n, SrcQP: p.SrcQP, Src: p.Src, Solicited: p.SE}
+	wc := WC{Status: WCSuccess, Opcode: WCOpRecv, ByteLen: GRHBytes + n, SrcQP: p.SrcQP, Src: p.Src, Solicited: p.SE}
 	if op := p.Opcode.Operation(); op == fabric.OpSendOnlyImm {
 		wc.Imm, wc.HasImm = p.Imm(), true
 	}
-	if grhBytes+n > r.size {
+	if GRHBytes+n > r.size {
 		wc.Status = WCLocLenError
 		h.completeRecv(qp, r, wc)
 		h.discard(p, "loc_len")
 		return
 	}
 	if p.Data() != nil {
-		h.scatter(r.wr.SGL, grhBytes, p.Data())
+		h.scatter(r.wr.SGL, GRHBytes, p.Data())
 	}
 	qp.Delivered += n
 	now := h.eng.Now()

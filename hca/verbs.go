@@ -162,6 +162,13 @@ type RecvWR struct {
 	Length int64
 }
 
+// GRHBytes is the Global Route Header (struct ibv_grh, 40 bytes) a UD
+// RECV's buffer starts with: a UD RECV must be this much longer than
+// the datagrams it takes (the data lands after it, and a completion's
+// ByteLen counts it), as ibv_ud_pingpong and perftest's UD tests size
+// theirs.
+const GRHBytes = 40
+
 func sglLen(sgl []SGE, length int64) int64 {
 	if sgl == nil {
 		return length
