@@ -5,6 +5,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -143,17 +144,17 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 		var err error
 		switch t.Kind {
 		case "perftest":
-			tr.Perftest, err = hca.NewPerftest(n.HCAs[t.Src], n.HCAs[t.Dst], t.Perftest)
+			tr.Perftest, err = programs.NewPerftest(n.HCAs[t.Src], n.HCAs[t.Dst], t.Perftest)
 		case "rping":
-			tr.Rping, err = hca.NewRping(n.HCAs[t.Src], n.HCAs[t.Dst], t.Rping)
+			tr.Rping, err = programs.NewRping(n.HCAs[t.Src], n.HCAs[t.Dst], t.Rping)
 		case "rdma_server":
-			tr.Server = hca.NewRdmaServer(n.HCAs[t.Src], t.Port, t.Start)
+			tr.Server = programs.NewRdmaServer(n.HCAs[t.Src], t.Port, t.Start)
 		case "mckey":
 			tr.Mckey, err = n.startMckey(t)
 		case "rdma_client":
-			tr.Client = hca.NewRdmaClient(n.HCAs[t.Src], t.Dst, n.HCAs[t.Dst].IP, t.Port, t.Start)
+			tr.Client = programs.NewRdmaClient(n.HCAs[t.Src], t.Dst, n.HCAs[t.Dst].IP, t.Port, t.Start)
 		default:
-			tr.Pingpong, err = hca.NewPingpong(n.HCAs[t.Src], n.HCAs[t.Dst], t.Pingpong)
+			tr.Pingpong, err = programs.NewPingpong(n.HCAs[t.Src], n.HCAs[t.Dst], t.Pingpong)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("traffic[%d]: %v", t.Generator, err)

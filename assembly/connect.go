@@ -5,6 +5,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
@@ -26,7 +27,7 @@ import (
 // flowPort is the port the flows' listeners take: one past perftest's
 // (18515, where a perftest -R server listens), so that both can share a
 // host; rdma_server keeps its own 7471.
-const flowPort = hca.PerftestPort + 1
+const flowPort = programs.PerftestPort + 1
 
 // connectFlow starts fr's connection.
 func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) {
@@ -182,9 +183,9 @@ func (b *builder) checkListeners() {
 		case t.Kind == "rdma_server":
 			take(t.Src, t.Port, "an rdma_server", t.Pos)
 		case t.Kind == "rping" && t.Rping.CM:
-			take(t.Dst, hca.RpingPort, "an rping server", t.Pos)
+			take(t.Dst, programs.RpingPort, "an rping server", t.Pos)
 		case t.Kind == "perftest" && t.Perftest.CM:
-			take(t.Dst, hca.PerftestPort, "a perftest -R server", t.Pos)
+			take(t.Dst, programs.PerftestPort, "a perftest -R server", t.Pos)
 		}
 	}
 	for _, f := range b.s.Flows {

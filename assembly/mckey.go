@@ -6,6 +6,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -50,7 +51,7 @@ func (b *builder) mckey(gen int, tv *scenario.TrafficV, path string, g *scenario
 	if g.Priority.Set {
 		prio = uint8(g.Priority.V)
 	}
-	c := hca.MckeyDefaults(hca.MckeyConfig{Group: fabric.MulticastGroup(b.groups), GroupIP: ip, Count: int(g.Count.V),
+	c := programs.MckeyDefaults(programs.MckeyConfig{Group: fabric.MulticastGroup(b.groups), GroupIP: ip, Count: int(g.Count.V),
 		Size: int64(g.Size.V), Settle: g.Settle.V, Start: g.Start.V, Priority: prio})
 	b.groups++
 	mtu := b.s.HCAProfile(src).MTU
@@ -74,7 +75,7 @@ func ipOf(a netip.Addr) uint32 {
 
 // startMckey puts the group's tree in the switches' tables (its members'
 // joins, taken as done when the program starts) and starts mckey.
-func (n *Network) startMckey(t Test) (*hca.Mckey, error) {
+func (n *Network) startMckey(t Test) (*programs.Mckey, error) {
 	topo := n.Scenario.Topology
 	ports, err := fabric.MulticastTree(topo, t.Src, append([]fabric.NodeID{t.Src}, t.Receivers...))
 	if err != nil {
@@ -89,5 +90,5 @@ func (n *Network) startMckey(t Test) (*hca.Mckey, error) {
 	for _, r := range t.Receivers {
 		rcv = append(rcv, n.HCAs[r])
 	}
-	return hca.NewMckey(n.HCAs[t.Src], rcv, t.Mckey)
+	return programs.NewMckey(n.HCAs[t.Src], rcv, t.Mckey)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
@@ -176,12 +177,12 @@ type FlowLive struct {
 // TestRun is a perftest or pingpong program during a run.
 type TestRun struct {
 	Test     Test
-	Perftest *hca.Perftest
-	Pingpong *hca.Pingpong
-	Rping    *hca.Rping
-	Server   *hca.RdmaServer
-	Client   *hca.RdmaClient
-	Mckey    *hca.Mckey
+	Perftest *programs.Perftest
+	Pingpong *programs.Pingpong
+	Rping    *programs.Rping
+	Server   *programs.RdmaServer
+	Client   *programs.RdmaClient
+	Mckey    *programs.Mckey
 }
 
 // Done reports whether the program has finished (the client's loop, and

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
 )
@@ -65,7 +66,7 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 	case *scenario.PingpongS:
 		t.Pingpong, ok = b.pingpongConfig(g, tv, path, qt, prio, mtu)
 	case *scenario.RpingS:
-		t.Rping = hca.RpingConfig{Count: int(g.Count.V), Size: int64(g.Size.V), Verbose: !g.Verbose.Set || g.Verbose.V,
+		t.Rping = programs.RpingConfig{Count: int(g.Count.V), Size: int64(g.Size.V), Verbose: !g.Verbose.Set || g.Verbose.V,
 			Validate: !g.Validate.Set || g.Validate.V, Priority: prio, SL: slOf(com), Start: com.Start.V, CM: com.Connect.V == "cm"}
 		ok = true
 		if min := int64(len(fmt.Sprintf("rdma-ping-%d: ", t.Rping.Count-1)) + 1); g.Size.Set && t.Rping.Size < min {
@@ -84,13 +85,13 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 
 // perftestConfig is a perftest generator's configuration, perftest's
 // defaults filled in and checked against the path's MTU.
-func (b *builder) perftestConfig(g *scenario.PerftestS, tv *scenario.TrafficV, path string, qt hca.QPType, prio uint8, mtu int) (hca.PerftestConfig, bool) {
+func (b *builder) perftestConfig(g *scenario.PerftestS, tv *scenario.TrafficV, path string, qt hca.QPType, prio uint8, mtu int) (programs.PerftestConfig, bool) {
 	com := &g.GenCommon
-	c := hca.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+	c := programs.PerftestConfig{Test: g.Test.V, Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
 		QPs: int(g.QPs.V), TxDepth: int(g.TxDepth.V), CQMod: int(g.CQMod.V), RxDepth: int(g.RxDepth.V),
 		Priority: prio, SL: slOf(com), Start: com.Start.V, CM: com.Connect.V == "cm"}
-	c = hca.PerftestDefaults(c)
-	if err := hca.CheckPerftest(c, mtu); err != nil {
+	c = programs.PerftestDefaults(c)
+	if err := programs.CheckPerftest(c, mtu); err != nil {
 		at := tv.Pos
 		for _, p := range []scenario.Pos{g.Size.Pos, com.QP.Pos, g.QPs.Pos} {
 			if p.Line > 0 {
@@ -110,8 +111,8 @@ func (b *builder) perftestConfig(g *scenario.PerftestS, tv *scenario.TrafficV, p
 
 // pingpongConfig is a pingpong generator's configuration, the
 // ibv_*_pingpong defaults filled in; a UD message must fit one MTU.
-func (b *builder) pingpongConfig(g *scenario.PingpongS, tv *scenario.TrafficV, path string, qt hca.QPType, prio uint8, mtu int) (hca.PingpongConfig, bool) {
-	c := hca.PingpongDefaults(hca.PingpongConfig{Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
+func (b *builder) pingpongConfig(g *scenario.PingpongS, tv *scenario.TrafficV, path string, qt hca.QPType, prio uint8, mtu int) (programs.PingpongConfig, bool) {
+	c := programs.PingpongDefaults(programs.PingpongConfig{Type: qt, Size: int64(g.Size.V), Iters: int(g.Iterations.V),
 		RxDepth: int(g.RxDepth.V), Priority: prio, SL: slOf(&g.GenCommon), Start: g.Start.V})
 	if qt == hca.UD && c.Size > int64(mtu) {
 		at := g.Size.Pos
@@ -126,7 +127,7 @@ func (b *builder) pingpongConfig(g *scenario.PingpongS, tv *scenario.TrafficV, p
 
 // rdmaExample reads an rdma_server or rdma_client generator into Tests.
 func (b *builder) rdmaExample(gen int, tv *scenario.TrafficV, path string) {
-	t := Test{Kind: tv.Kind, Generator: gen, Pos: tv.Pos, Port: hca.RdmaServerPort}
+	t := Test{Kind: tv.Kind, Generator: gen, Pos: tv.Pos, Port: programs.RdmaServerPort}
 	var host scenario.StrV
 	var port scenario.IntV
 	ok := true

@@ -5,6 +5,7 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
@@ -219,15 +220,15 @@ type Test struct {
 	// the tools' defaults filled in.
 	Kind     string
 	Src, Dst fabric.NodeID
-	Perftest hca.PerftestConfig
-	Pingpong hca.PingpongConfig
-	Rping    hca.RpingConfig
+	Perftest programs.PerftestConfig
+	Pingpong programs.PingpongConfig
+	Rping    programs.RpingConfig
 	// Port and Start are rdma_server's and rdma_client's (Src the host;
 	// Dst the client's server, the server itself for rdma_server).
 	Port  uint16
 	Start sim.Time
 	// Mckey and Receivers are mckey's (Src the sender).
-	Mckey     hca.MckeyConfig
+	Mckey     programs.MckeyConfig
 	Receivers []fabric.NodeID
 	// Generator is the index in traffic:, Pos where it is in the file.
 	Generator int

@@ -2,7 +2,6 @@ package hca_test
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
@@ -22,11 +21,7 @@ func exampleHosts(n int) (*sim.Engine, []*hca.HCA) {
 	for i, id := range topo.Hosts() {
 		nic = append(nic, hca.New(eng, net.Pool, id, topo.Nodes[id].Name, fabric.HostIP(i), prof, net.Ports[id][0]))
 	}
-	sw := swtch.New(eng, net.Pool, 0, "s0", swtch.DefaultProfile(), net.Ports[0], routes, fabric.MaxRoCEv2Frame(prof.MTU))
-	// A multicast group for Example_mckey: its tree at the switch is
-	// every host's port.
-	ports, _ := fabric.MulticastTree(topo, topo.Hosts()[0], topo.Hosts())
-	sw.SetMulticast(fabric.MulticastGroup(0), ports[0])
+	swtch.New(eng, net.Pool, 0, "s0", swtch.DefaultProfile(), net.Ports[0], routes, fabric.MaxRoCEv2Frame(prof.MTU))
 	return eng, nic
 }
 
@@ -57,83 +52,6 @@ func Example_cmConnect() {
 	// 1.804ms client: RDMA_CM_EVENT_ESTABLISHED
 	// 1.819ms server: RDMA_CM_EVENT_ESTABLISHED
 	// client RTS to QP 2 ; server RTS to QP 2
-}
-
-// Example_rping runs librdmacm's rping -C 3 -S 64 -v -V, connected with
-// rdma_cm as the tool connects; Report is what both sides print.
-func Example_rping() {
-	eng, h := exampleHosts(2)
-	r, _ := hca.NewRping(h[0], h[1], hca.RpingConfig{Count: 3, Size: 64, Verbose: true, Validate: true, CM: true})
-	eng.Run(sim.Second, nil)
-	fmt.Print(r.Report())
-	// Output:
-	// # h0 (client): rping -c -C 3 -S 64 -v -V
-	// ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqr
-	// ping data: rdma-ping-1: BCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrs
-	// ping data: rdma-ping-2: CDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrst
-	// client DISCONNECT EVENT...
-	// # h1 (server): rping -s -C 3 -S 64 -v -V
-	// server ping data: rdma-ping-0: ABCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqr
-	// server ping data: rdma-ping-1: BCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrs
-	// server ping data: rdma-ping-2: CDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrst
-	// server DISCONNECT EVENT...
-	// wait for RDMA_READ_ADV state 10
-}
-
-// Example_rdmaServerClient runs librdmacm's rdma_server and rdma_client,
-// and a second client on a host where nothing listens.
-func Example_rdmaServerClient() {
-	eng, h := exampleHosts(3)
-	srv := hca.NewRdmaServer(h[1], hca.RdmaServerPort, 0)
-	cli := hca.NewRdmaClient(h[0], h[1].ID, h[1].IP, hca.RdmaServerPort, sim.Microsecond)
-	lone := hca.NewRdmaClient(h[2], h[0].ID, h[0].IP, hca.RdmaServerPort, 0)
-	eng.Run(sim.Second, nil)
-	fmt.Print(srv.Report(), cli.Report(), lone.Report())
-	// Output:
-	// rdma_server: start
-	// rdma_server: end 0
-	// rdma_client: start
-	// rdma_client: end 0
-	// rdma_client: start
-	// rdma_connect: Connection refused
-	// rdma_client: end -1
-}
-
-// Example_mckey runs librdmacm's mckey: h0 sends 5 messages to a
-// multicast group that h1 and h2 joined, after the tool's 3 s pause; the
-// switch copies each message to both.
-func Example_mckey() {
-	eng, h := exampleHosts(3)
-	m, _ := hca.NewMckey(h[0], h[1:], hca.MckeyConfig{Group: fabric.MulticastGroup(0), GroupIP: 239<<24 | 1<<16 | 1<<8 | 1, Count: 5})
-	eng.Run(4*sim.Second, nil)
-	fmt.Println(strings.TrimSpace(m.Report()))
-	fmt.Println("received:", m.Received)
-	// Output:
-	// # h0: mckey -m 239.1.1.1 -s -C 5 -S 100
-	// mckey: starting client
-	// mckey: joining
-	// mckey: joined dgid: ::ffff:239.1.1.1 mlid 0x0 sl 0
-	// initiating data transfers
-	// data transfers complete
-	// test complete
-	// return status 0
-	// # h1: mckey -m 239.1.1.1 -C 5 -S 100
-	// mckey: starting server
-	// mckey: joining
-	// mckey: joined dgid: ::ffff:239.1.1.1 mlid 0x0 sl 0
-	// receiving data transfers
-	// data transfers complete
-	// test complete
-	// return status 0
-	// # h2: mckey -m 239.1.1.1 -C 5 -S 100
-	// mckey: starting server
-	// mckey: joining
-	// mckey: joined dgid: ::ffff:239.1.1.1 mlid 0x0 sl 0
-	// receiving data transfers
-	// data transfers complete
-	// test complete
-	// return status 0
-	// received: [5 5]
 }
 
 // Example_asyncwatch prints every asynchronous event as rdma-core's

@@ -3,6 +3,9 @@
 // ACKs and retransmission, and the transmit arbiter that feeds the port.
 // It imports only sim and fabric of lfsim's: congestion control comes in
 // through the CongestionControl interface, not the congestion package.
+// The rdma-core programs that run on it (perftest, the pingpongs, rping,
+// rdma_server and rdma_client, mckey) are package programs, above it:
+// they use only what this package exports.
 package hca
 
 import (

@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -44,13 +45,17 @@ var allowed = map[string][]string{
 	// Lab 1's skeleton: a student's verbs program uses the verbs (hca)
 	// and time (sim) only.
 	"scenario/labs/first-verbs-program/pingpong": {"sim", "hca"},
+	// The rdma-core programs run on the HCA through its exported verbs,
+	// as the tools run on libibverbs: nothing above the HCA, no other
+	// model.
+	"programs": {"sim", "fabric", "hca"},
 	// The observers read the models; they know no scenario file.
 	"observe":       append(slices.Clone(models), "internal/cacheline"),
-	"assembly":      append(slices.Clone(models), "scenario", "observe", "internal/cacheline"),
+	"assembly":      append(slices.Clone(models), "scenario", "observe", "programs", "internal/cacheline"),
 	"sweep":         {"reports", "scenario", "assembly"},
 	"bench":         append(slices.Clone(models), "scenario", "observe", "assembly"),
 	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "assembly", "internal/cacheline"),
-	"cmd/lfsim":     append(slices.Clone(models), "scenario", "observe", "assembly", "sweep", "bench", "bench/ceiling"),
+	"cmd/lfsim":     append(slices.Clone(models), "scenario", "observe", "programs", "assembly", "sweep", "bench", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may
@@ -118,19 +123,58 @@ func imports(t *testing.T, dir string) map[string]map[string]string {
 // place yet.
 func TestImportDirection(t *testing.T) {
 	dir := root(t)
-	all := imports(t, dir)
+	for _, v := range violations(dir, imports(t, dir)) {
+		t.Error(v)
+	}
+}
+
+// violations says, for each package of all (its imports with where each
+// is) that has no place in allowed or imports what its place does not
+// allow, what is wrong, in package order.
+func violations(dir string, all map[string]map[string]string) []string {
+	var out []string
 	for _, pkg := range slices.Sorted(maps.Keys(all)) {
 		ims := all[pkg]
 		ok, listed := allowed[pkg]
 		if !listed {
-			t.Errorf("%s: a package with no place in the dependency direction; add it to allowed in internal/layers/layers_test.go (and to the README's layout)", pkg)
+			out = append(out, fmt.Sprintf("%s: a package with no place in the dependency direction; add it to allowed in internal/layers/layers_test.go (and to the README's layout)", pkg))
 			continue
 		}
 		for _, im := range slices.Sorted(maps.Keys(ims)) {
 			if at := ims[im]; !slices.Contains(ok, im) {
 				rel, _ := filepath.Rel(dir, at)
-				t.Errorf("%s: %s imports %s, which it must not (it may import %s)", rel, pkg, im, strings.Join(ok, ", "))
+				out = append(out, fmt.Sprintf("%s: %s imports %s, which it must not (it may import %s)", rel, pkg, im, strings.Join(ok, ", ")))
 			}
+		}
+	}
+	return out
+}
+
+// TestViolations: the check refuses an import against the direction (a
+// model importing the programs above it, a program importing what is
+// above it or another model, the format importing a model) and a
+// package with no place, and lets the allowed ones through.
+func TestViolations(t *testing.T) {
+	for _, c := range []struct {
+		pkg, imports string
+		refused      bool
+	}{
+		{"hca", "programs", true},
+		{"fabric", "programs", true},
+		{"programs", "assembly", true},
+		{"programs", "scenario", true},
+		{"programs", "switch", true},
+		{"scenario", "hca", true},
+		{"nowhere", "sim", true},
+		{"programs", "hca", false},
+		{"programs", "fabric", false},
+		{"assembly", "programs", false},
+		{"cmd/lfsim", "programs", false},
+	} {
+		at := "/m/" + c.pkg + "/x.go:3:2"
+		got := violations("/m", map[string]map[string]string{c.pkg: {c.imports: at}})
+		if refused := len(got) > 0; refused != c.refused {
+			t.Errorf("%s importing %s: refused %v (%q), want %v", c.pkg, c.imports, refused, got, c.refused)
 		}
 	}
 }

@@ -6,8 +6,8 @@
 //
 // from the top of the lfsim source tree: the test runs your program
 // between two simulated hosts and checks it against lfsim's own
-// ibv_rc_pingpong (hca.Pingpong). Until the TODOs are done it says so and
-// skips.
+// ibv_rc_pingpong (programs.Pingpong). Until the TODOs are done it says
+// so and skips.
 //
 // A program in lfsim runs inside the simulation: it does not block in
 // ibv_poll_cq, it reacts. Give each CQ an OnEvent function; the NIC calls

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -71,7 +72,7 @@ func check(t *testing.T, setup func(a, b *hca.HCA, size int64, rxDepth int) ([2]
 	got := float64(s[0].Done) / float64(sim.Microsecond) / iters
 
 	eng, a, b = twoHosts(t)
-	ref, err := hca.NewPingpong(a, b, hca.PingpongDefaults(hca.PingpongConfig{Type: hca.RC, Size: size, Iters: iters, RxDepth: rxDepth}))
+	ref, err := programs.NewPingpong(a, b, programs.PingpongDefaults(programs.PingpongConfig{Type: hca.RC, Size: size, Iters: iters, RxDepth: rxDepth}))
 	if err != nil {
 		t.Fatal(err)
 	}

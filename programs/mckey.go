@@ -1,4 +1,4 @@
-package hca
+package programs
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -46,8 +47,8 @@ type Mckey struct {
 	// receivers may be on different workers (Done is the last).
 	Finished []sim.Time
 
-	h  []*HCA // sender, receivers
-	qp []*QP
+	h  []*hca.HCA // sender, receivers
+	qp []*hca.QP
 }
 
 // Done is when the last receiver had all its messages (0 until every
@@ -72,6 +73,8 @@ type mckeyHost struct {
 }
 
 func (x mckeyHost) HandleEvent(ev *sim.Event) { x.m.step(x.i, ev.Kind) }
+
+var _ sim.Handler = mckeyHost{}
 
 // MckeyConfig is one mckey run: -m group, -C count, -S size.
 type MckeyConfig struct {
@@ -108,31 +111,31 @@ func MckeyDefaults(c MckeyConfig) MckeyConfig {
 // NewMckey sets up mckey on sender and receivers, its QPs attached to
 // the group, and starts it at c.Start. The group's tree must be in the
 // switches' tables (the joins are not timed).
-func NewMckey(sender *HCA, receivers []*HCA, c MckeyConfig) (*Mckey, error) {
+func NewMckey(sender *hca.HCA, receivers []*hca.HCA, c MckeyConfig) (*Mckey, error) {
 	c = MckeyDefaults(c)
 	if c.Size > int64(sender.Prof.MTU) {
 		return nil, fmt.Errorf("mckey: message_size %d is larger than active mtu %d", c.Size, sender.Prof.MTU)
 	}
-	m := &Mckey{Cfg: c, h: append([]*HCA{sender}, receivers...), Received: make([]int, len(receivers)), Finished: make([]sim.Time, len(receivers))}
+	m := &Mckey{Cfg: c, h: append([]*hca.HCA{sender}, receivers...), Received: make([]int, len(receivers)), Finished: make([]sim.Time, len(receivers))}
 	m.Lines = make([][]string, len(m.h))
 	for i, h := range m.h {
 		pd := h.AllocPD()
 		cq := h.CreateCQ(2 * c.Count)
 		side := i
-		cq.OnEvent = func(cq *CQ) { m.completions(side, cq) }
-		qp := h.CreateQPWith(QPCaps{Type: UD, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: c.Count, MaxRecv: c.Count})
+		cq.OnEvent = func(cq *hca.CQ) { m.completions(side, cq) }
+		qp := h.CreateQPWith(hca.QPCaps{Type: hca.UD, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: c.Count, MaxRecv: c.Count})
 		qp.Priority, qp.SL = c.Priority, c.SL
-		h.must(h.ModifyQP(qp, QPAttr{State: QPInit, QKey: mckeyQKey}))
-		h.must(h.ModifyQP(qp, QPAttr{State: QPRTR}))
-		h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
+		must(h.ModifyQP(qp, hca.QPAttr{State: hca.QPInit, QKey: mckeyQKey}))
+		must(h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTR}))
+		must(h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTS}))
 		if err := h.AttachMcast(qp, c.Group); err != nil {
 			return nil, err
 		}
 		m.qp = append(m.qp, qp)
 	}
 	for i, h := range m.h {
-		h.eng.Schedule(c.Start, mckeyHost{m, i}, 0, 0, nil)
-		h.eng.Schedule(c.Start+c.Settle, mckeyHost{m, i}, 1, 0, nil)
+		h.Engine().Schedule(c.Start, mckeyHost{m, i}, 0, 0, nil)
+		h.Engine().Schedule(c.Start+c.Settle, mckeyHost{m, i}, 1, 0, nil)
 	}
 	return m, nil
 }
@@ -154,7 +157,7 @@ func (m *Mckey) step(i int, kind int32) {
 		m.Lines[i] = append(m.Lines[i], "mckey: starting "+role, "mckey: joining", joined)
 		if i > 0 {
 			for k := 0; k < c.Count; k++ {
-				h.must(h.PostRecv(m.qp[i], RecvWR{ID: uint64(k), Length: c.Size + GRHBytes}))
+				must(h.PostRecv(m.qp[i], hca.RecvWR{ID: uint64(k), Length: c.Size + hca.GRHBytes}))
 			}
 		}
 		return
@@ -165,25 +168,25 @@ func (m *Mckey) step(i int, kind int32) {
 	}
 	s := m.h[0]
 	m.Lines[0] = append(m.Lines[0], "initiating data transfers")
-	ah := &AH{Dest: c.Group, DestIP: c.GroupIP}
+	ah := &hca.AH{Dest: c.Group, DestIP: c.GroupIP}
 	for k := 0; k < c.Count; k++ {
-		_, err := s.PostSend(m.qp[0], SendWR{ID: uint64(k), Op: WRSendImm, Length: c.Size, Imm: m.qp[0].QPN,
+		_, err := s.PostSend(m.qp[0], hca.SendWR{ID: uint64(k), Op: hca.WRSendImm, Length: c.Size, Imm: m.qp[0].QPN,
 			AH: ah, RemoteQPN: fabric.MulticastQPN, RemoteQKey: mckeyQKey})
-		s.must(err)
+		must(err)
 	}
 	m.Lines[0] = append(m.Lines[0], "data transfers complete", "test complete", "return status 0")
 }
 
 // completions counts a receiver's messages.
-func (m *Mckey) completions(i int, cq *CQ) {
+func (m *Mckey) completions(i int, cq *hca.CQ) {
 	for _, wc := range cq.Poll(cq.Len()) {
-		if i == 0 || wc.Opcode != WCOpRecv || wc.Status != WCSuccess {
+		if i == 0 || wc.Opcode != hca.WCOpRecv || wc.Status != hca.WCSuccess {
 			continue
 		}
 		m.Received[i-1]++
 		if m.Received[i-1] == m.Cfg.Count {
 			m.Lines[i] = append(m.Lines[i], "data transfers complete", "test complete", "return status 0")
-			m.Finished[i-1] = m.h[i].eng.Now()
+			m.Finished[i-1] = m.h[i].Engine().Now()
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package hca_test
+package programs_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -47,24 +48,24 @@ func TestPerftest(t *testing.T) {
 	readLat := rtt(fabric.OpReadRequest, fabric.OpReadResponseOnly, 2)
 	atomicLat := rtt(fabric.OpFetchAdd, fabric.OpAtomicAcknowledge, 0)
 	for _, tc := range []struct {
-		cfg      hca.PerftestConfig
+		cfg      programs.PerftestConfig
 		lo, hi   float64 // BW average in Gb/s, or t_typical in us
 		contains string
 	}{
-		{hca.PerftestConfig{Test: "write_bw"}, 96, 98.01, "RDMA_Write BW Test"},
-		{hca.PerftestConfig{Test: "write_bw", QPs: 2, Iters: 1000}, 96, 98.01, ""},
-		{hca.PerftestConfig{Test: "read_bw", Iters: 1000}, 96, 98.01, "RDMA_Read BW Test"},
-		{hca.PerftestConfig{Test: "send_bw", Iters: 1000}, 96, 98.01, "Send BW Test"},
-		{hca.PerftestConfig{Test: "send_bw", Type: hca.UD, Size: 4096, Iters: 1000}, 96, 98.2, "Connection type : UD"},
-		{hca.PerftestConfig{Test: "write_lat", Iters: 100}, writeLat - 1e-9, writeLat + 1e-9, "t_typical[usec]"},
-		{hca.PerftestConfig{Test: "write_lat", Type: hca.UC, Iters: 100}, writeLat - 1e-9, writeLat + 1e-9, ""},
-		{hca.PerftestConfig{Test: "send_lat", Iters: 100}, sendLat - 1e-9, sendLat + 1e-9, "Send Latency Test"},
-		{hca.PerftestConfig{Test: "read_lat", Iters: 100}, readLat - 1e-9, readLat + 1e-9, "RDMA_Read Latency Test"},
-		{hca.PerftestConfig{Test: "atomic_lat", Iters: 100}, atomicLat - 1e-9, atomicLat + 1e-9, "Atomic Latency Test"},
+		{programs.PerftestConfig{Test: "write_bw"}, 96, 98.01, "RDMA_Write BW Test"},
+		{programs.PerftestConfig{Test: "write_bw", QPs: 2, Iters: 1000}, 96, 98.01, ""},
+		{programs.PerftestConfig{Test: "read_bw", Iters: 1000}, 96, 98.01, "RDMA_Read BW Test"},
+		{programs.PerftestConfig{Test: "send_bw", Iters: 1000}, 96, 98.01, "Send BW Test"},
+		{programs.PerftestConfig{Test: "send_bw", Type: hca.UD, Size: 4096, Iters: 1000}, 96, 98.2, "Connection type : UD"},
+		{programs.PerftestConfig{Test: "write_lat", Iters: 100}, writeLat - 1e-9, writeLat + 1e-9, "t_typical[usec]"},
+		{programs.PerftestConfig{Test: "write_lat", Type: hca.UC, Iters: 100}, writeLat - 1e-9, writeLat + 1e-9, ""},
+		{programs.PerftestConfig{Test: "send_lat", Iters: 100}, sendLat - 1e-9, sendLat + 1e-9, "Send Latency Test"},
+		{programs.PerftestConfig{Test: "read_lat", Iters: 100}, readLat - 1e-9, readLat + 1e-9, "RDMA_Read Latency Test"},
+		{programs.PerftestConfig{Test: "atomic_lat", Iters: 100}, atomicLat - 1e-9, atomicLat + 1e-9, "Atomic Latency Test"},
 	} {
 		name := tc.cfg.Test + "/" + tc.cfg.Type.String()
 		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, sp)
-		pt, err := hca.NewPerftest(h[0], h[1], tc.cfg)
+		pt, err := programs.NewPerftest(h[0], h[1], tc.cfg)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -104,7 +105,7 @@ func TestPingpong(t *testing.T) {
 	prof, sp := hca.DefaultProfile(), swtch.DefaultProfile()
 	for _, qt := range []hca.QPType{hca.RC, hca.UC, hca.UD} {
 		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, sp)
-		pp, err := hca.NewPingpong(h[0], h[1], hca.PingpongConfig{Type: qt, Size: 64, Iters: 100})
+		pp, err := programs.NewPingpong(h[0], h[1], programs.PingpongConfig{Type: qt, Size: 64, Iters: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package hca_test
+package programs_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -24,7 +25,7 @@ import (
 func TestRping(t *testing.T) {
 	sp := swtch.DefaultProfile()
 	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile().Zero(), sp)
-	r, err := hca.NewRping(h[0], h[1], hca.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true})
+	r, err := programs.NewRping(h[0], h[1], programs.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,13 +62,13 @@ func TestRping(t *testing.T) {
 func TestRpingCM(t *testing.T) {
 	sp := swtch.DefaultProfile()
 	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile().Zero(), sp)
-	plain, err := hca.NewRping(h[0], h[1], hca.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true})
+	plain, err := programs.NewRping(h[0], h[1], programs.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng.Run(sim.Second, nil)
 	eng, h, _ = star(t, 2, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile().Zero(), sp)
-	r, err := hca.NewRping(h[0], h[1], hca.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true, CM: true, Start: sim.Millisecond})
+	r, err := programs.NewRping(h[0], h[1], programs.RpingConfig{Count: 10, Size: 64, Verbose: true, Validate: true, CM: true, Start: sim.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-package hca
+package programs
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -20,8 +21,8 @@ type Pingpong struct {
 	// Sides are the client [0] and the server [1].
 	Sides [2]PingpongSide
 
-	h      [2]*HCA
-	qp     [2]*QP
+	h      [2]*hca.HCA
+	qp     [2]*hca.QP
 	inline bool
 }
 
@@ -43,7 +44,7 @@ const (
 
 // PingpongConfig is a pingpong run: the tool (-c of the type), -s, -n, -r.
 type PingpongConfig struct {
-	Type QPType
+	Type hca.QPType
 	// Size is -s: default 4096 (ibv_rc_pingpong, ibv_uc_pingpong) or
 	// 2048 (ibv_ud_pingpong).
 	Size int64
@@ -58,7 +59,7 @@ type PingpongConfig struct {
 func PingpongDefaults(c PingpongConfig) PingpongConfig {
 	if c.Size == 0 {
 		c.Size = 4096
-		if c.Type == UD {
+		if c.Type == hca.UD {
 			c.Size = 2048
 		}
 	}
@@ -73,27 +74,27 @@ func PingpongDefaults(c PingpongConfig) PingpongConfig {
 
 // NewPingpong sets up c between client and server and starts it at
 // c.Start.
-func NewPingpong(client, server *HCA, c PingpongConfig) (*Pingpong, error) {
+func NewPingpong(client, server *hca.HCA, c PingpongConfig) (*Pingpong, error) {
 	c = PingpongDefaults(c)
-	if c.Type == UD && c.Size > int64(client.Prof.MTU) {
+	if c.Type == hca.UD && c.Size > int64(client.Prof.MTU) {
 		return nil, fmt.Errorf("a UD message is at most one MTU (%d bytes), not %d", client.Prof.MTU, c.Size)
 	}
-	p := &Pingpong{Cfg: c, h: [2]*HCA{client, server}}
+	p := &Pingpong{Cfg: c, h: [2]*hca.HCA{client, server}}
 	p.inline = c.Size <= int64(client.Prof.MaxInline)
 	for i, h := range p.h {
 		pd := h.AllocPD()
 		cq := h.CreateCQ(c.RxDepth + 1)
 		side := i
-		cq.OnEvent = func(cq *CQ) { p.event(side, cq) }
-		p.qp[i] = h.CreateQPWith(QPCaps{Type: c.Type, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: c.RxDepth})
+		cq.OnEvent = func(cq *hca.CQ) { p.event(side, cq) }
+		p.qp[i] = h.CreateQPWith(hca.QPCaps{Type: c.Type, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: c.RxDepth})
 		p.qp[i].Priority, p.qp[i].SL = c.Priority, c.SL
 	}
 	for i, h := range p.h {
 		qp, peer := p.qp[i], p.h[1-i]
-		if c.Type == UD {
-			h.must(h.ModifyQP(qp, QPAttr{State: QPInit}))
-			h.must(h.ModifyQP(qp, QPAttr{State: QPRTR}))
-			h.must(h.ModifyQP(qp, QPAttr{State: QPRTS}))
+		if c.Type == hca.UD {
+			must(h.ModifyQP(qp, hca.QPAttr{State: hca.QPInit}))
+			must(h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTR}))
+			must(h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTS}))
 		} else if i == 0 {
 			h.Connect(qp, peer.ID, peer.IP, p.qp[1-i].QPN)
 		} else {
@@ -102,13 +103,13 @@ func NewPingpong(client, server *HCA, c PingpongConfig) (*Pingpong, error) {
 		p.postRecvs(i)
 	}
 	p.Sides[1].pending = pendRecv
-	client.eng.Schedule(c.Start, p, 0, 0, nil)
+	client.Engine().Schedule(c.Start, p, 0, 0, nil)
 	return p, nil
 }
 
 func (p *Pingpong) recvLen() int64 {
-	if p.Cfg.Type == UD {
-		return p.Cfg.Size + GRHBytes
+	if p.Cfg.Type == hca.UD {
+		return p.Cfg.Size + hca.GRHBytes
 	}
 	return p.Cfg.Size
 }
@@ -116,7 +117,7 @@ func (p *Pingpong) recvLen() int64 {
 func (p *Pingpong) postRecvs(i int) {
 	s := &p.Sides[i]
 	for s.routs < p.Cfg.RxDepth {
-		p.h[i].must(p.h[i].PostRecv(p.qp[i], RecvWR{ID: pendRecv, Length: p.recvLen()}))
+		must(p.h[i].PostRecv(p.qp[i], hca.RecvWR{ID: pendRecv, Length: p.recvLen()}))
 		s.routs++
 	}
 }
@@ -124,12 +125,14 @@ func (p *Pingpong) postRecvs(i int) {
 // HandleEvent starts the client (its first SEND).
 func (p *Pingpong) HandleEvent(*sim.Event) { p.send(0) }
 
+var _ sim.Handler = (*Pingpong)(nil)
+
 func (p *Pingpong) send(i int) {
 	s := &p.Sides[i]
-	wr := SendWR{ID: pendSend, Op: WRSend, Length: p.Cfg.Size, Signaled: true, Inline: p.inline}
-	if p.Cfg.Type == UD {
+	wr := hca.SendWR{ID: pendSend, Op: hca.WRSend, Length: p.Cfg.Size, Signaled: true, Inline: p.inline}
+	if p.Cfg.Type == hca.UD {
 		peer := p.h[1-i]
-		wr.AH, wr.RemoteQPN, wr.RemoteQKey = &AH{Dest: peer.ID, DestIP: peer.IP}, p.qp[1-i].QPN, p.qp[1-i].QKey
+		wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: peer.ID, DestIP: peer.IP}, p.qp[1-i].QPN, p.qp[1-i].QKey
 	}
 	if _, err := p.h[i].PostSend(p.qp[i], wr); err != nil {
 		s.Err = "Couldn't post send: " + err.Error()
@@ -139,13 +142,13 @@ func (p *Pingpong) send(i int) {
 	s.pending = pendSend | pendRecv
 }
 
-func (p *Pingpong) event(i int, cq *CQ) {
+func (p *Pingpong) event(i int, cq *hca.CQ) {
 	s := &p.Sides[i]
 	for _, wc := range cq.Poll(cq.Len()) {
 		if s.Done || s.Err != "" {
 			continue
 		}
-		if wc.Status != WCSuccess {
+		if wc.Status != hca.WCSuccess {
 			s.Err = fmt.Sprintf("Failed status %s (%d) for wr_id %d", wc.Status, wc.Status, wc.WRID)
 			continue
 		}
@@ -161,7 +164,7 @@ func (p *Pingpong) event(i int, cq *CQ) {
 			p.send(i)
 		}
 		if s.Received >= p.Cfg.Iters && s.Sent >= p.Cfg.Iters {
-			s.Done, s.End = true, p.h[i].eng.Now()
+			s.Done, s.End = true, p.h[i].Engine().Now()
 		}
 	}
 }

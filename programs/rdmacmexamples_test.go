@@ -1,4 +1,4 @@
-package hca_test
+package programs_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -22,9 +23,9 @@ import (
 func TestRdmaServerClient(t *testing.T) {
 	sp := swtch.DefaultProfile()
 	eng, h, _ := star(t, 3, 100*fabric.Gbps, sim.Microsecond, hca.DefaultProfile().Zero(), sp)
-	srv := hca.NewRdmaServer(h[1], hca.RdmaServerPort, 0)
-	cli := hca.NewRdmaClient(h[0], h[1].ID, h[1].IP, hca.RdmaServerPort, 10*sim.Microsecond)
-	lone := hca.NewRdmaClient(h[2], h[0].ID, h[0].IP, hca.RdmaServerPort, 0)
+	srv := programs.NewRdmaServer(h[1], programs.RdmaServerPort, 0)
+	cli := programs.NewRdmaClient(h[0], h[1].ID, h[1].IP, programs.RdmaServerPort, 10*sim.Microsecond)
+	lone := programs.NewRdmaClient(h[2], h[0].ID, h[0].IP, programs.RdmaServerPort, 0)
 	eng.Run(sim.Second, nil)
 	if got := strings.Join(srv.Lines, "|"); got != "rdma_server: start|rdma_server: end 0" {
 		t.Errorf("server printed %q", srv.Lines)

@@ -1,10 +1,11 @@
-package hca
+package programs
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -42,11 +43,11 @@ type RdmaServer struct {
 	Done  sim.Time
 	Ret   int
 
-	h    *HCA
-	qp   *QP
-	cq   *CQ
-	msg  *MR
-	conn *CMConn
+	h    *hca.HCA
+	qp   *hca.QP
+	cq   *hca.CQ
+	msg  *hca.MR
+	conn *hca.CMConn
 	// established: rdma_accept has returned (it blocks until the RTU);
 	// waiting: the client's message came first, and is answered then.
 	established, waiting bool
@@ -63,12 +64,12 @@ type RdmaClient struct {
 	// Connected is when rdma_connect returned (ESTABLISHED).
 	Connected sim.Time
 
-	h      *HCA
+	h      *hca.HCA
 	destIP uint32
-	qp     *QP
-	cq     *CQ
-	msg    *MR
-	conn   *CMConn
+	qp     *hca.QP
+	cq     *hca.CQ
+	msg    *hca.MR
+	conn   *hca.CMConn
 }
 
 // rdmaMsgBytes is the programs' message size (send_msg, recv_msg).
@@ -80,38 +81,43 @@ const RdmaServerPort = 7471
 // rdmaQP makes the programs' QP: one send and one receive WR, sq_sig_all
 // (rdma_create_ep's init_attr), on its own CQ, in INIT (rdma_create_qp),
 // with its 16-byte message buffer registered (rdma_reg_msgs).
-func rdmaQP(h *HCA, onEvent func(*CQ)) (*QP, *CQ, *MR) {
+func rdmaQP(h *hca.HCA, onEvent func(*hca.CQ)) (*hca.QP, *hca.CQ, *hca.MR) {
 	pd := h.AllocPD()
 	cq := h.CreateCQ(2)
 	cq.OnEvent = onEvent
-	qp := h.CreateQPWith(QPCaps{Type: RC, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: 1, SigAll: true})
-	h.must(h.ModifyQP(qp, QPAttr{State: QPInit, Access: AccessLocalWrite}))
-	mr := h.RegMR(pd, 2*rdmaMsgBytes, make([]byte, 2*rdmaMsgBytes), AccessLocalWrite)
+	qp := h.CreateQPWith(hca.QPCaps{Type: hca.RC, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: 1, SigAll: true})
+	must(h.ModifyQP(qp, hca.QPAttr{State: hca.QPInit, Access: hca.AccessLocalWrite}))
+	mr := h.RegMR(pd, 2*rdmaMsgBytes, make([]byte, 2*rdmaMsgBytes), hca.AccessLocalWrite)
 	return qp, cq, mr
 }
 
 // NewRdmaServer starts rdma_server on h at start, listening on port.
-func NewRdmaServer(h *HCA, port uint16, start sim.Time) *RdmaServer {
+func NewRdmaServer(h *hca.HCA, port uint16, start sim.Time) *RdmaServer {
 	s := &RdmaServer{Port: port, Start: start, h: h}
-	h.eng.Schedule(start, s, 0, 0, nil)
+	h.Engine().Schedule(start, s, 0, 0, nil)
 	return s
 }
+
+var (
+	_ sim.Handler = (*RdmaServer)(nil)
+	_ sim.Handler = (*RdmaClient)(nil)
+)
 
 // HandleEvent is the program's start: rdma_listen.
 func (s *RdmaServer) HandleEvent(*sim.Event) {
 	s.Lines = append(s.Lines, "rdma_server: start")
-	err := s.h.CM().Listen(&CMListener{Port: s.Port,
-		OnRequest: func(c *CMConn, _ []byte) *QP {
+	err := s.h.CM().Listen(&hca.CMListener{Port: s.Port,
+		OnRequest: func(c *hca.CMConn, _ []byte) *hca.QP {
 			if s.qp != nil {
 				return nil // rdma_get_request is called once
 			}
 			s.conn = c
 			s.qp, s.cq, s.msg = rdmaQP(s.h, s.completions)
-			s.h.must(s.h.PostRecv(s.qp, RecvWR{ID: 1, SGL: []SGE{{Addr: s.msg.Addr, Len: rdmaMsgBytes, LKey: s.msg.LKey}}}))
+			must(s.h.PostRecv(s.qp, hca.RecvWR{ID: 1, SGL: []hca.SGE{{Addr: s.msg.Addr, Len: rdmaMsgBytes, LKey: s.msg.LKey}}}))
 			return s.qp
 		},
-		OnEvent: func(c *CMConn, e CMEvent) {
-			if e == CMEstablished && c == s.conn {
+		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
+			if e == hca.CMEstablished && c == s.conn {
 				s.established = true
 				if s.waiting {
 					s.answer()
@@ -123,13 +129,13 @@ func (s *RdmaServer) HandleEvent(*sim.Event) {
 	}
 }
 
-func (s *RdmaServer) completions(cq *CQ) {
+func (s *RdmaServer) completions(cq *hca.CQ) {
 	for _, wc := range cq.Poll(cq.Len()) {
 		switch {
 		case s.Done != 0:
-		case wc.Status != WCSuccess:
-			s.end(fmt.Sprintf("rdma_get_%s_comp: %s", map[bool]string{true: "recv", false: "send"}[wc.Opcode == WCOpRecv], wc.Status), -1)
-		case wc.Opcode == WCOpRecv: // the client's message: answer it, once accepted
+		case wc.Status != hca.WCSuccess:
+			s.end(fmt.Sprintf("rdma_get_%s_comp: %s", map[bool]string{true: "recv", false: "send"}[wc.Opcode == hca.WCOpRecv], wc.Status), -1)
+		case wc.Opcode == hca.WCOpRecv: // the client's message: answer it, once accepted
 			if !s.established {
 				s.waiting = true
 				continue
@@ -145,7 +151,7 @@ func (s *RdmaServer) completions(cq *CQ) {
 // answer SENDs the server's 16 bytes back (rdma_post_send).
 func (s *RdmaServer) answer() {
 	s.waiting = false
-	_, err := s.h.PostSend(s.qp, SendWR{ID: 2, Op: WRSend, SGL: []SGE{{Addr: s.msg.Addr + rdmaMsgBytes, Len: rdmaMsgBytes, LKey: s.msg.LKey}},
+	_, err := s.h.PostSend(s.qp, hca.SendWR{ID: 2, Op: hca.WRSend, SGL: []hca.SGE{{Addr: s.msg.Addr + rdmaMsgBytes, Len: rdmaMsgBytes, LKey: s.msg.LKey}},
 		Inline: true, Signaled: true})
 	if err != nil {
 		s.end("rdma_post_send: "+err.Error(), -1)
@@ -156,15 +162,15 @@ func (s *RdmaServer) end(perror string, ret int) {
 	if perror != "" {
 		s.Lines = append(s.Lines, perror)
 	}
-	s.Ret, s.Done = ret, s.h.eng.Now()
+	s.Ret, s.Done = ret, s.h.Engine().Now()
 	s.Lines = append(s.Lines, fmt.Sprintf("rdma_server: end %d", ret))
 }
 
 // NewRdmaClient starts rdma_client on h at start, connecting to the
 // server at dest (its address resolved: rdma_getaddrinfo) on port.
-func NewRdmaClient(h *HCA, dest fabric.NodeID, destIP uint32, port uint16, start sim.Time) *RdmaClient {
+func NewRdmaClient(h *hca.HCA, dest fabric.NodeID, destIP uint32, port uint16, start sim.Time) *RdmaClient {
 	c := &RdmaClient{Port: port, Start: start, Server: dest, h: h, destIP: destIP}
-	h.eng.Schedule(start, c, 0, 0, nil)
+	h.Engine().Schedule(start, c, 0, 0, nil)
 	return c
 }
 
@@ -173,23 +179,23 @@ func NewRdmaClient(h *HCA, dest fabric.NodeID, destIP uint32, port uint16, start
 func (c *RdmaClient) HandleEvent(*sim.Event) {
 	c.Lines = append(c.Lines, "rdma_client: start")
 	c.qp, c.cq, c.msg = rdmaQP(c.h, c.completions)
-	c.h.must(c.h.PostRecv(c.qp, RecvWR{ID: 1, SGL: []SGE{{Addr: c.msg.Addr, Len: rdmaMsgBytes, LKey: c.msg.LKey}}}))
+	must(c.h.PostRecv(c.qp, hca.RecvWR{ID: 1, SGL: []hca.SGE{{Addr: c.msg.Addr, Len: rdmaMsgBytes, LKey: c.msg.LKey}}}))
 	var err error
-	c.conn, err = c.h.CM().Connect(c.qp, ConnectParams{Dest: c.Server, DestIP: c.destIP, Port: c.Port,
-		OnEvent: func(cc *CMConn, e CMEvent) {
+	c.conn, err = c.h.CM().Connect(c.qp, hca.ConnectParams{Dest: c.Server, DestIP: c.destIP, Port: c.Port,
+		OnEvent: func(cc *hca.CMConn, e hca.CMEvent) {
 			switch e {
-			case CMEstablished:
+			case hca.CMEstablished:
 				c.Connected = cc.Established
-				_, err := c.h.PostSend(c.qp, SendWR{ID: 2, Op: WRSend, SGL: []SGE{{Addr: c.msg.Addr + rdmaMsgBytes, Len: rdmaMsgBytes, LKey: c.msg.LKey}},
+				_, err := c.h.PostSend(c.qp, hca.SendWR{ID: 2, Op: hca.WRSend, SGL: []hca.SGE{{Addr: c.msg.Addr + rdmaMsgBytes, Len: rdmaMsgBytes, LKey: c.msg.LKey}},
 					Inline: true, Signaled: true})
 				if err != nil {
 					c.end("rdma_post_send: "+err.Error(), -1)
 				}
-			case CMRejected:
+			case hca.CMRejected:
 				c.end("rdma_connect: Connection refused", -1)
-			case CMUnreachable, CMConnectError:
+			case hca.CMUnreachable, hca.CMConnectError:
 				c.end("rdma_connect: Connection timed out", -1)
-			case CMRouteError:
+			case hca.CMRouteError:
 				// rdma_create_ep resolves the route before it connects.
 				c.end("rdma_create_ep: Connection timed out", -1)
 			}
@@ -199,13 +205,13 @@ func (c *RdmaClient) HandleEvent(*sim.Event) {
 	}
 }
 
-func (c *RdmaClient) completions(cq *CQ) {
+func (c *RdmaClient) completions(cq *hca.CQ) {
 	for _, wc := range cq.Poll(cq.Len()) {
 		switch {
 		case c.Done != 0:
-		case wc.Status != WCSuccess:
-			c.end(fmt.Sprintf("rdma_get_%s_comp: %s", map[bool]string{true: "recv", false: "send"}[wc.Opcode == WCOpRecv], wc.Status), -1)
-		case wc.Opcode == WCOpRecv: // the server's answer: done
+		case wc.Status != hca.WCSuccess:
+			c.end(fmt.Sprintf("rdma_get_%s_comp: %s", map[bool]string{true: "recv", false: "send"}[wc.Opcode == hca.WCOpRecv], wc.Status), -1)
+		case wc.Opcode == hca.WCOpRecv: // the server's answer: done
 			c.conn.Disconnect()
 			c.end("", 0)
 		}
@@ -219,7 +225,7 @@ func (c *RdmaClient) end(perror string, ret int) {
 	if perror != "" {
 		c.Lines = append(c.Lines, perror)
 	}
-	c.Ret, c.Done = ret, c.h.eng.Now()
+	c.Ret, c.Done = ret, c.h.Engine().Now()
 	c.Lines = append(c.Lines, fmt.Sprintf("rdma_client: end %d", ret))
 }
 

@@ -1,4 +1,4 @@
-package hca
+package programs
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -43,13 +44,13 @@ type Rping struct {
 	// Connected is when the client's connection was made (with CM), and
 	// Closed when it saw DISCONNECTED after the last ping.
 	Connected, Closed sim.Time
-	conn              *CMConn
+	conn              *hca.CMConn
 
-	h   [2]*HCA // client, server
-	qp  [2]*QP
-	cq  [2]*CQ
-	mr  [2]struct{ send, recv, rdma, start *MR } // start: the client's only
-	ack int                                      // the client's go-aheads received in this iteration
+	h   [2]*hca.HCA // client, server
+	qp  [2]*hca.QP
+	cq  [2]*hca.CQ
+	mr  [2]struct{ send, recv, rdma, start *hca.MR } // start: the client's only
+	ack int                                          // the client's go-aheads received in this iteration
 	// the server's state: what the last advert named
 	remote struct {
 		addr uint64
@@ -89,7 +90,7 @@ const (
 
 // NewRping sets up an rping from client to server and starts it at
 // c.Start.
-func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
+func NewRping(client, server *hca.HCA, c RpingConfig) (*Rping, error) {
 	if c.Size == 0 {
 		c.Size = 64
 	}
@@ -99,20 +100,20 @@ func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
 	if min := int64(len(fmt.Sprintf("rdma-ping-%d: ", c.Count-1)) + 1); c.Size < min {
 		return nil, fmt.Errorf("an rping buffer of %d bytes cannot hold its message; -S must be at least %d", c.Size, min)
 	}
-	r := &Rping{Cfg: c, h: [2]*HCA{client, server}}
+	r := &Rping{Cfg: c, h: [2]*hca.HCA{client, server}}
 	for i, h := range r.h {
 		pd := h.AllocPD()
 		r.cq[i] = h.CreateCQ(64)
 		side := i
-		r.cq[i].OnEvent = func(cq *CQ) { r.event(side, cq) }
-		r.qp[i] = h.CreateQPWith(QPCaps{Type: RC, PD: pd, SendCQ: r.cq[i], RecvCQ: r.cq[i], SigAll: true})
+		r.cq[i].OnEvent = func(cq *hca.CQ) { r.event(side, cq) }
+		r.qp[i] = h.CreateQPWith(hca.QPCaps{Type: hca.RC, PD: pd, SendCQ: r.cq[i], RecvCQ: r.cq[i], SigAll: true})
 		r.qp[i].Priority, r.qp[i].SL = c.Priority, c.SL
 		m := &r.mr[i]
-		m.send = h.RegMR(pd, rpingInfoBytes, make([]byte, rpingInfoBytes), AccessLocalWrite)
-		m.recv = h.RegMR(pd, rpingInfoBytes, make([]byte, rpingInfoBytes), AccessLocalWrite)
-		m.rdma = h.RegMR(pd, c.Size, make([]byte, c.Size), AccessLocalWrite|AccessRemoteRead|AccessRemoteWrite)
+		m.send = h.RegMR(pd, rpingInfoBytes, make([]byte, rpingInfoBytes), hca.AccessLocalWrite)
+		m.recv = h.RegMR(pd, rpingInfoBytes, make([]byte, rpingInfoBytes), hca.AccessLocalWrite)
+		m.rdma = h.RegMR(pd, c.Size, make([]byte, c.Size), hca.AccessLocalWrite|hca.AccessRemoteRead|hca.AccessRemoteWrite)
 		if i == 0 {
-			m.start = h.RegMR(pd, c.Size, make([]byte, c.Size), AccessLocalWrite|AccessRemoteRead|AccessRemoteWrite)
+			m.start = h.RegMR(pd, c.Size, make([]byte, c.Size), hca.AccessLocalWrite|hca.AccessRemoteRead|hca.AccessRemoteWrite)
 		}
 	}
 	if c.CM {
@@ -121,7 +122,7 @@ func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
 	for i, h := range r.h {
 		// rping's QPs allow remote READ and WRITE (rping_create_qp's
 		// qp_access_flags, set by rdma_cm).
-		h.must(h.ModifyQP(r.qp[i], QPAttr{State: QPInit, Access: AccessLocalWrite | AccessRemoteRead | AccessRemoteWrite}))
+		must(h.ModifyQP(r.qp[i], hca.QPAttr{State: hca.QPInit, Access: hca.AccessLocalWrite | hca.AccessRemoteRead | hca.AccessRemoteWrite}))
 		if i == 0 {
 			h.Connect(r.qp[i], r.h[1-i].ID, r.h[1-i].IP, r.qp[1-i].QPN)
 		} else {
@@ -129,7 +130,7 @@ func NewRping(client, server *HCA, c RpingConfig) (*Rping, error) {
 		}
 		r.postRecv(i)
 	}
-	client.eng.Schedule(c.Start, r, 0, 0, nil)
+	client.Engine().Schedule(c.Start, r, 0, 0, nil)
 	return r, nil
 }
 
@@ -141,35 +142,35 @@ func (r *Rping) connect() error {
 	client, server := r.h[0], r.h[1]
 	for i, h := range r.h {
 		// rdma_create_qp leaves the QP in INIT, where RECVs may be posted.
-		h.must(h.ModifyQP(r.qp[i], QPAttr{State: QPInit, Access: AccessLocalWrite | AccessRemoteRead | AccessRemoteWrite}))
+		must(h.ModifyQP(r.qp[i], hca.QPAttr{State: hca.QPInit, Access: hca.AccessLocalWrite | hca.AccessRemoteRead | hca.AccessRemoteWrite}))
 		r.postRecv(i)
 	}
-	err := server.CM().Listen(&CMListener{Port: RpingPort,
-		OnRequest: func(*CMConn, []byte) *QP { return r.qp[1] },
-		OnEvent: func(_ *CMConn, e CMEvent) {
-			if e == CMDisconnected {
+	err := server.CM().Listen(&hca.CMListener{Port: RpingPort,
+		OnRequest: func(*hca.CMConn, []byte) *hca.QP { return r.qp[1] },
+		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) {
+			if e == hca.CMDisconnected {
 				// The server's loop, waiting for the next advert, sees
 				// the state DISCONNECTED (10) and ends: what its QP's
 				// flush completes after is not looked at.
 				r.serverClosed = true
-				r.Server = append(r.Server, "server DISCONNECT EVENT...", fmt.Sprintf("wait for RDMA_READ_ADV state %d", CMDisconnected))
+				r.Server = append(r.Server, "server DISCONNECT EVENT...", fmt.Sprintf("wait for RDMA_READ_ADV state %d", hca.CMDisconnected))
 			}
 		}})
 	if err != nil {
 		return err
 	}
-	r.conn, err = client.CM().Connect(r.qp[0], ConnectParams{Dest: server.ID, DestIP: server.IP, Port: RpingPort, At: r.Cfg.Start,
-		OnEvent: func(c *CMConn, e CMEvent) {
+	r.conn, err = client.CM().Connect(r.qp[0], hca.ConnectParams{Dest: server.ID, DestIP: server.IP, Port: RpingPort, At: r.Cfg.Start,
+		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
 			switch e {
-			case CMEstablished:
+			case hca.CMEstablished:
 				r.Connected = c.Established
 				r.clientIteration()
-			case CMDisconnected:
-				r.Closed = client.eng.Now()
+			case hca.CMDisconnected:
+				r.Closed = client.Engine().Now()
 				r.Client = append(r.Client, "client DISCONNECT EVENT...")
-			case CMRejected:
+			case hca.CMRejected:
 				r.fail(0, fmt.Sprintf("cma event %s, error %d", e, c.Reason))
-			case CMUnreachable, CMConnectError, CMRouteError:
+			case hca.CMUnreachable, hca.CMConnectError, hca.CMRouteError:
 				r.fail(0, fmt.Sprintf("cma event %s, error %d", e, -110))
 			}
 		}})
@@ -179,21 +180,23 @@ func (r *Rping) connect() error {
 // HandleEvent starts the client's first iteration.
 func (r *Rping) HandleEvent(*sim.Event) { r.clientIteration() }
 
+var _ sim.Handler = (*Rping)(nil)
+
 func (r *Rping) postRecv(i int) {
 	m := r.mr[i].recv
-	r.h[i].must(r.h[i].PostRecv(r.qp[i], RecvWR{ID: 1, SGL: []SGE{{Addr: m.Addr, Len: rpingInfoBytes, LKey: m.LKey}}}))
+	must(r.h[i].PostRecv(r.qp[i], hca.RecvWR{ID: 1, SGL: []hca.SGE{{Addr: m.Addr, Len: rpingInfoBytes, LKey: m.LKey}}}))
 }
 
 // sendInfo SENDs side i's advert of buf (rping_format_send), or with buf
 // nil the server's go-ahead (its send buffer, unformatted).
-func (r *Rping) sendInfo(i int, buf *MR) {
+func (r *Rping) sendInfo(i int, buf *hca.MR) {
 	s := r.mr[i].send
 	if buf != nil {
 		binary.BigEndian.PutUint64(s.Buf[0:], buf.Addr)
 		binary.BigEndian.PutUint32(s.Buf[8:], buf.RKey)
 		binary.BigEndian.PutUint32(s.Buf[12:], uint32(r.Cfg.Size))
 	}
-	if _, err := r.h[i].PostSend(r.qp[i], SendWR{ID: 2, Op: WRSend, SGL: []SGE{{Addr: s.Addr, Len: rpingInfoBytes, LKey: s.LKey}}, Signaled: true}); err != nil {
+	if _, err := r.h[i].PostSend(r.qp[i], hca.SendWR{ID: 2, Op: hca.WRSend, SGL: []hca.SGE{{Addr: s.Addr, Len: rpingInfoBytes, LKey: s.LKey}}, Signaled: true}); err != nil {
 		r.fail(i, "post send error "+err.Error())
 	}
 }
@@ -230,12 +233,12 @@ func (r *Rping) fail(i int, msg string) {
 func (r *Rping) Failed() bool { return r.Err != "" || r.ServerErr != "" }
 
 // event handles side i's completions.
-func (r *Rping) event(i int, cq *CQ) {
+func (r *Rping) event(i int, cq *hca.CQ) {
 	for _, wc := range cq.Poll(cq.Len()) {
 		if i == 0 && (r.Err != "" || r.Done != 0) || i == 1 && (r.ServerErr != "" || r.serverClosed) {
 			continue
 		}
-		if wc.Status != WCSuccess {
+		if wc.Status != hca.WCSuccess {
 			r.fail(i, fmt.Sprintf("cq completion failed status %d (%s, wr %d, side %d)", wc.Status, wc.Status, wc.WRID, i))
 			continue
 		}
@@ -247,8 +250,8 @@ func (r *Rping) event(i int, cq *CQ) {
 	}
 }
 
-func (r *Rping) clientCompletion(wc WC) {
-	if wc.Opcode != WCOpRecv {
+func (r *Rping) clientCompletion(wc hca.WC) {
+	if wc.Opcode != hca.WCOpRecv {
 		return // its SENDs
 	}
 	r.postRecv(0)
@@ -268,7 +271,7 @@ func (r *Rping) clientCompletion(wc WC) {
 	}
 	r.Iters++
 	if r.Iters == r.Cfg.Count {
-		r.Done = r.h[0].eng.Now()
+		r.Done = r.h[0].Engine().Now()
 		if r.conn != nil {
 			r.conn.Disconnect()
 		}
@@ -277,10 +280,10 @@ func (r *Rping) clientCompletion(wc WC) {
 	r.clientIteration()
 }
 
-func (r *Rping) serverCompletion(wc WC) {
+func (r *Rping) serverCompletion(wc hca.WC) {
 	m := &r.mr[1]
 	switch {
-	case wc.Opcode == WCOpRecv:
+	case wc.Opcode == hca.WCOpRecv:
 		info := m.recv.Buf
 		r.remote.addr = binary.BigEndian.Uint64(info[0:])
 		r.remote.rkey = binary.BigEndian.Uint32(info[8:])
@@ -289,29 +292,29 @@ func (r *Rping) serverCompletion(wc WC) {
 		switch r.serverState {
 		case rpingReadAdv: // issue the RDMA READ
 			r.serverState = rpingReadDone
-			r.rdma(WRRead, int64(r.remote.size))
+			r.rdma(hca.WRRead, int64(r.remote.size))
 		case rpingWriteAdv: // RDMA WRITE the echo data
 			r.serverState = rpingWriteDone
-			r.rdma(WRWrite, int64(len(cstring(m.rdma.Buf))+1))
+			r.rdma(hca.WRWrite, int64(len(cstring(m.rdma.Buf))+1))
 		default:
 			r.fail(1, fmt.Sprintf("wait for RDMA_READ_ADV state %d", r.serverState))
 		}
-	case wc.Opcode == WCOpRead && r.serverState == rpingReadDone:
+	case wc.Opcode == hca.WCOpRead && r.serverState == rpingReadDone:
 		if r.Cfg.Verbose {
 			r.Server = append(r.Server, "server ping data: "+cstring(m.rdma.Buf))
 		}
 		r.serverState = rpingWriteAdv
 		r.sendInfo(1, nil) // tell the client to continue
-	case wc.Opcode == WCOpWrite && r.serverState == rpingWriteDone:
+	case wc.Opcode == hca.WCOpWrite && r.serverState == rpingWriteDone:
 		r.serverState = rpingReadAdv
 		r.sendInfo(1, nil) // tell the client to begin again
 	}
 }
 
 // rdma posts the server's READ from, or WRITE to, the advertised buffer.
-func (r *Rping) rdma(op WROpcode, n int64) {
+func (r *Rping) rdma(op hca.WROpcode, n int64) {
 	m := r.mr[1].rdma
-	if _, err := r.h[1].PostSend(r.qp[1], SendWR{ID: 3, Op: op, SGL: []SGE{{Addr: m.Addr, Len: n, LKey: m.LKey}},
+	if _, err := r.h[1].PostSend(r.qp[1], hca.SendWR{ID: 3, Op: op, SGL: []hca.SGE{{Addr: m.Addr, Len: n, LKey: m.LKey}},
 		RemoteAddr: r.remote.addr, RKey: r.remote.rkey, Signaled: true}); err != nil {
 		r.fail(1, "post send error "+err.Error())
 	}

@@ -1,4 +1,4 @@
-package hca
+package programs
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -54,8 +55,8 @@ type Perftest struct {
 	// before, and without).
 	Connected sim.Time
 
-	client, server *HCA
-	op             WROpcode
+	client, server *hca.HCA
+	op             hca.WROpcode
 	bw, lat        bool
 	inline         bool
 	qps            []*ptQP
@@ -69,8 +70,8 @@ type Perftest struct {
 }
 
 type ptQP struct {
-	c, s         *QP
-	cmr, smr     *MR
+	c, s         *hca.QP
+	cmr, smr     *hca.MR
 	scnt, ccnt   int // client posts, client completions counted
 	cdone, sdone int // polled send completions (latency: SQ slots free again)
 }
@@ -83,7 +84,7 @@ type PerftestConfig struct {
 	Test string
 	// Type is the connection (-c): RC; UC for write and send; UD for
 	// send (a message of at most one MTU).
-	Type QPType
+	Type hca.QPType
 	// Size is the message size (-s); 0 takes perftest's default: 65536
 	// for bandwidth, 2 for latency, 8 for atomics.
 	Size int64
@@ -186,11 +187,11 @@ func CheckPerftest(c PerftestConfig, mtu int) error {
 	switch {
 	case !known:
 		return fmt.Errorf("unknown test %q (one of %s)", c.Test, strings.Join(PerftestTests, ", "))
-	case c.Type == UC && (verb == "read" || verb == "atomic"):
+	case c.Type == hca.UC && (verb == "read" || verb == "atomic"):
 		return fmt.Errorf("%s needs RC (UC has no %s)", c.Test, verb)
-	case c.Type == UD && verb != "send":
+	case c.Type == hca.UD && verb != "send":
 		return fmt.Errorf("%s needs RC%s (UD carries only SEND)", c.Test, map[bool]string{true: " or UC", false: ""}[verb == "write"])
-	case c.Type == UD && c.Size > int64(mtu):
+	case c.Type == hca.UD && c.Size > int64(mtu):
 		return fmt.Errorf("a UD message is at most one MTU (%d bytes), not %d", mtu, c.Size)
 	case verb == "atomic" && c.Size != 8:
 		return fmt.Errorf("an atomic is 8 bytes, not %d", c.Size)
@@ -205,16 +206,16 @@ func CheckPerftest(c PerftestConfig, mtu int) error {
 // NewPerftest sets up cfg (after PerftestDefaults) between client and
 // server and starts it at cfg.Start. The two must be different HCAs on
 // one engine.
-func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
+func NewPerftest(client, server *hca.HCA, cfg PerftestConfig) (*Perftest, error) {
 	cfg = PerftestDefaults(cfg)
 	if err := CheckPerftest(cfg, client.Prof.MTU); err != nil {
 		return nil, err
 	}
 	verb, kind, _ := strings.Cut(cfg.Test, "_")
 	p := &Perftest{Cfg: cfg, client: client, server: server, bw: kind == "bw", lat: kind == "lat"}
-	p.op = map[string]WROpcode{"write": WRWrite, "read": WRRead, "send": WRSend, "atomic": WRFetchAdd}[verb]
+	p.op = map[string]hca.WROpcode{"write": hca.WRWrite, "read": hca.WRRead, "send": hca.WRSend, "atomic": hca.WRFetchAdd}[verb]
 	limit := map[string]int{"write": perftestInlineW, "send": perftestInlineS}[verb]
-	if cfg.Type == UD {
+	if cfg.Type == hca.UD {
 		limit = perftestInlineUD
 	}
 	p.inline = cfg.Size <= int64(min(limit, client.Prof.MaxInline))
@@ -229,53 +230,53 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 	buf := max(cfg.Size, 8)
 	for range cfg.QPs {
 		q := &ptQP{}
-		caps := func(pd *PD, cq *CQ) QPCaps {
-			return QPCaps{Type: cfg.Type, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: cfg.TxDepth, MaxRecv: cfg.RxDepth}
+		caps := func(pd *hca.PD, cq *hca.CQ) hca.QPCaps {
+			return hca.QPCaps{Type: cfg.Type, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: cfg.TxDepth, MaxRecv: cfg.RxDepth}
 		}
 		q.c, q.s = client.CreateQPWith(caps(cpd, ccq)), server.CreateQPWith(caps(spd, scq))
 		q.c.Priority, q.s.Priority = cfg.Priority, cfg.Priority
 		q.c.SL, q.s.SL = cfg.SL, cfg.SL
-		if cfg.Type == UD {
+		if cfg.Type == hca.UD {
 			for _, x := range []struct {
-				h  *HCA
-				qp *QP
+				h  *hca.HCA
+				qp *hca.QP
 			}{{client, q.c}, {server, q.s}} {
-				x.h.must(x.h.ModifyQP(x.qp, QPAttr{State: QPInit}))
-				x.h.must(x.h.ModifyQP(x.qp, QPAttr{State: QPRTR}))
-				x.h.must(x.h.ModifyQP(x.qp, QPAttr{State: QPRTS}))
+				must(x.h.ModifyQP(x.qp, hca.QPAttr{State: hca.QPInit}))
+				must(x.h.ModifyQP(x.qp, hca.QPAttr{State: hca.QPRTR}))
+				must(x.h.ModifyQP(x.qp, hca.QPAttr{State: hca.QPRTS}))
 			}
 		} else {
 			// perftest gives its QPs the remote access its tests need.
-			client.must(client.ModifyQP(q.c, QPAttr{State: QPInit, Access: AccessAll}))
-			server.must(server.ModifyQP(q.s, QPAttr{State: QPInit, Access: AccessAll}))
+			must(client.ModifyQP(q.c, hca.QPAttr{State: hca.QPInit, Access: hca.AccessAll}))
+			must(server.ModifyQP(q.s, hca.QPAttr{State: hca.QPInit, Access: hca.AccessAll}))
 			if !cfg.CM {
 				client.Connect(q.c, server.ID, server.IP, q.s.QPN)
 				server.Accept(q.s, client.ID, client.IP, q.c.QPN)
 			}
 		}
-		q.cmr = client.RegMR(cpd, buf, nil, AccessAll)
-		q.smr = server.RegMR(spd, buf, nil, AccessAll)
+		q.cmr = client.RegMR(cpd, buf, nil, hca.AccessAll)
+		q.smr = server.RegMR(spd, buf, nil, hca.AccessAll)
 		p.qps = append(p.qps, q)
 	}
 	if verb == "send" {
 		rsize := cfg.Size
-		if cfg.Type == UD {
-			rsize += GRHBytes
+		if cfg.Type == hca.UD {
+			rsize += hca.GRHBytes
 		}
 		for _, q := range p.qps {
 			for range cfg.RxDepth {
-				server.must(server.PostRecv(q.s, RecvWR{Length: rsize}))
+				must(server.PostRecv(q.s, hca.RecvWR{Length: rsize}))
 				if p.lat {
-					client.must(client.PostRecv(q.c, RecvWR{Length: rsize}))
+					must(client.PostRecv(q.c, hca.RecvWR{Length: rsize}))
 				}
 			}
 		}
 	}
 	if verb == "write" && p.lat {
 		q := p.qps[0]
-		chain := func(h *HCA, qp *QP, f func()) {
+		chain := func(h *hca.HCA, qp *hca.QP, f func()) {
 			prev := h.OnWrite
-			h.OnWrite = func(x *QP, mr *MR, addr uint64, n int64) {
+			h.OnWrite = func(x *hca.QP, mr *hca.MR, addr uint64, n int64) {
 				if x == qp {
 					f()
 				} else if prev != nil {
@@ -289,7 +290,7 @@ func NewPerftest(client, server *HCA, cfg PerftestConfig) (*Perftest, error) {
 	if cfg.CM {
 		return p, p.connect()
 	}
-	client.eng.Schedule(cfg.Start, p, 0, 0, nil)
+	client.Engine().Schedule(cfg.Start, p, 0, 0, nil)
 	return p, nil
 }
 
@@ -302,7 +303,7 @@ const PerftestPort = 18515
 // is made (Connected).
 func (p *Perftest) connect() error {
 	next := 0
-	err := p.server.CM().Listen(&CMListener{Port: PerftestPort, OnRequest: func(*CMConn, []byte) *QP {
+	err := p.server.CM().Listen(&hca.CMListener{Port: PerftestPort, OnRequest: func(*hca.CMConn, []byte) *hca.QP {
 		if next == len(p.qps) {
 			return nil
 		}
@@ -314,15 +315,15 @@ func (p *Perftest) connect() error {
 	}
 	made := 0
 	for _, q := range p.qps {
-		_, err := p.client.CM().Connect(q.c, ConnectParams{Dest: p.server.ID, DestIP: p.server.IP, Port: PerftestPort, At: p.Cfg.Start,
-			OnEvent: func(c *CMConn, e CMEvent) {
+		_, err := p.client.CM().Connect(q.c, hca.ConnectParams{Dest: p.server.ID, DestIP: p.server.IP, Port: PerftestPort, At: p.Cfg.Start,
+			OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
 				switch e {
-				case CMEstablished:
+				case hca.CMEstablished:
 					if made++; made == len(p.qps) {
-						p.Connected = p.client.eng.Now()
+						p.Connected = p.client.Engine().Now()
 						p.start()
 					}
-				case CMRejected, CMUnreachable, CMConnectError, CMRouteError:
+				case hca.CMRejected, hca.CMUnreachable, hca.CMConnectError, hca.CMRouteError:
 					if p.Err == "" {
 						p.Err = fmt.Sprintf("rdma_cm: %s", e)
 					}
@@ -335,28 +336,30 @@ func (p *Perftest) connect() error {
 	return nil
 }
 
-func (p *Perftest) wr(q *ptQP, fromServer bool) SendWR {
-	wr := SendWR{Op: p.op, Length: p.Cfg.Size, Inline: p.inline && p.op != WRRead && p.op != WRFetchAdd}
+func (p *Perftest) wr(q *ptQP, fromServer bool) hca.SendWR {
+	wr := hca.SendWR{Op: p.op, Length: p.Cfg.Size, Inline: p.inline && p.op != hca.WRRead && p.op != hca.WRFetchAdd}
 	dst := q.smr
 	if fromServer {
 		dst = q.cmr
 	}
 	wr.RemoteAddr, wr.RKey = dst.Addr, dst.RKey
-	if p.op == WRFetchAdd {
+	if p.op == hca.WRFetchAdd {
 		wr.CompareAdd = 1
 	}
-	if p.Cfg.Type == UD {
+	if p.Cfg.Type == hca.UD {
 		to, qp := p.server, q.s
 		if fromServer {
 			to, qp = p.client, q.c
 		}
-		wr.AH, wr.RemoteQPN, wr.RemoteQKey = &AH{Dest: to.ID, DestIP: to.IP}, qp.QPN, qp.QKey
+		wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: to.ID, DestIP: to.IP}, qp.QPN, qp.QKey
 	}
 	return wr
 }
 
 // HandleEvent starts the test (its one event).
 func (p *Perftest) HandleEvent(*sim.Event) { p.start() }
+
+var _ sim.Handler = (*Perftest)(nil)
 
 func (p *Perftest) start() {
 	if p.bw {
@@ -397,7 +400,7 @@ func (p *Perftest) fill(q *ptQP) {
 		wr := p.wr(q, false)
 		wr.ID = uint64(q.scnt)
 		wr.Signaled = q.scnt%c.CQMod == c.CQMod-1 || q.scnt == c.Iters-1
-		p.tposted[p.totS] = p.client.eng.Now()
+		p.tposted[p.totS] = p.client.Engine().Now()
 		if _, err := p.client.PostSend(q.c, wr); err != nil {
 			p.fail("post_send: %v", err)
 			return
@@ -417,19 +420,19 @@ func (p *Perftest) qpOf(qpn uint32, client bool) *ptQP {
 }
 
 // clientCQ is the client's completion handler: it polls everything.
-func (p *Perftest) clientCQ(cq *CQ) {
-	now := p.client.eng.Now()
+func (p *Perftest) clientCQ(cq *hca.CQ) {
+	now := p.client.Engine().Now()
 	for _, wc := range cq.Poll(cq.Len()) {
 		if p.Done || p.Err != "" {
 			continue
 		}
-		if wc.Status != WCSuccess {
+		if wc.Status != hca.WCSuccess {
 			p.fail("client completion %s", wc.Status)
 			continue
 		}
 		q := p.qpOf(wc.QPN, true)
-		if wc.Opcode == WCOpRecv {
-			p.client.must(p.client.PostRecv(q.c, RecvWR{Length: p.recvLen()}))
+		if wc.Opcode == hca.WCOpRecv {
+			must(p.client.PostRecv(q.c, hca.RecvWR{Length: p.recvLen()}))
 			p.clientSaw()
 			continue
 		}
@@ -446,7 +449,7 @@ func (p *Perftest) clientCQ(cq *CQ) {
 			continue
 		}
 		q.cdone++
-		if p.op == WRRead || p.op == WRFetchAdd {
+		if p.op == hca.WRRead || p.op == hca.WRFetchAdd {
 			p.clientSaw()
 		} else {
 			p.clientPost()
@@ -455,26 +458,26 @@ func (p *Perftest) clientCQ(cq *CQ) {
 }
 
 func (p *Perftest) recvLen() int64 {
-	if p.Cfg.Type == UD {
-		return p.Cfg.Size + GRHBytes
+	if p.Cfg.Type == hca.UD {
+		return p.Cfg.Size + hca.GRHBytes
 	}
 	return p.Cfg.Size
 }
 
 // serverCQ is the server's: RECVs are reposted; in send_lat a RECV is
 // the cue to answer.
-func (p *Perftest) serverCQ(cq *CQ) {
+func (p *Perftest) serverCQ(cq *hca.CQ) {
 	for _, wc := range cq.Poll(cq.Len()) {
 		if p.ServerErr != "" {
 			continue
 		}
-		if wc.Status != WCSuccess {
+		if wc.Status != hca.WCSuccess {
 			p.failServer("server completion %s", wc.Status)
 			continue
 		}
 		q := p.qpOf(wc.QPN, false)
-		if wc.Opcode == WCOpRecv {
-			p.server.must(p.server.PostRecv(q.s, RecvWR{Length: p.recvLen()}))
+		if wc.Opcode == hca.WCOpRecv {
+			must(p.server.PostRecv(q.s, hca.RecvWR{Length: p.recvLen()}))
 			if p.lat {
 				p.serverSaw()
 			}
@@ -508,7 +511,7 @@ func (p *Perftest) clientPost() {
 	p.cwant = false
 	wr := p.wr(q, false)
 	wr.ID, wr.Signaled = uint64(p.scnt), true
-	p.tposted[p.scnt] = p.client.eng.Now()
+	p.tposted[p.scnt] = p.client.Engine().Now()
 	if _, err := p.client.PostSend(q.c, wr); err != nil {
 		p.fail("post_send: %v", err)
 		return
@@ -540,7 +543,7 @@ func (p *Perftest) serverPost() {
 
 func (p *Perftest) finish() {
 	p.Done = true
-	p.End = p.client.eng.Now()
+	p.End = p.client.Engine().Now()
 }
 
 // Completed is the number of iterations done (all QPs together).
@@ -602,7 +605,7 @@ func (p *Perftest) LatResult() Lat {
 	m := p.Cfg.Iters - 1
 	delta := make([]float64, m)
 	factor := 2.0
-	if p.op == WRRead || p.op == WRFetchAdd {
+	if p.op == hca.WRRead || p.op == hca.WRFetchAdd {
 		factor = 1
 	}
 	for i := range delta {
@@ -651,14 +654,14 @@ func (p *Perftest) Report() string {
 	fmt.Fprintf(&b, "                    %s %s Test\n", title, kind)
 	// perftest's transport_str: IB for InfiniBand and RoCE, IW for iWARP.
 	transport := "IB"
-	if p.client.iwarp() {
+	if p.client.Prof.Transport == fabric.IWARP {
 		transport = "IW"
 	}
 	fmt.Fprintf(&b, " Number of qps   : %d\t\tTransport type : %s\n", p.Cfg.QPs, transport)
 	fmt.Fprintf(&b, " Connection type : %s\t\tUsing SRQ      : OFF\n", strings.ToUpper(p.Cfg.Type.String()))
 	if p.bw {
 		fmt.Fprintf(&b, " TX depth        : %d\n", p.Cfg.TxDepth)
-		if p.op == WRSend {
+		if p.op == hca.WRSend {
 			fmt.Fprintf(&b, " RX depth        : %d\n", p.Cfg.RxDepth)
 		}
 		fmt.Fprintf(&b, " CQ Moderation   : %d\n", p.Cfg.CQMod)
@@ -672,7 +675,7 @@ func (p *Perftest) Report() string {
 	}
 	fmt.Fprintf(&b, " Link type       : %s\n", link)
 	inl := 0
-	if p.inline && p.op != WRRead && p.op != WRFetchAdd {
+	if p.inline && p.op != hca.WRRead && p.op != hca.WRFetchAdd {
 		inl = int(p.Cfg.Size)
 	}
 	fmt.Fprintf(&b, " Max inline data : %d[B]\n", inl)
