@@ -1,8 +1,11 @@
 package assembly
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -191,3 +194,125 @@ traffic:
 		t.Errorf("read_bw BW average %.2f Gb/s, want %.2f ± 1%%", got, want)
 	}
 }
+
+// TestIWARPReadDoneBeforeItsACK runs issue 45's random scenario of seed
+// 62763 (internal/metamorphic's case panic-62763): on two switches, a
+// perftest of 1-byte READs at priority 0 beside a 256 MiB READ flow at
+// priority 3, which the switch serves first (strict priority) and which
+// fills the requester's link from about 18 µs: the perftest's last ACKs
+// and responses wait behind it. A READ whose response came before the
+// wait, but not its request's ACK, completed and left the send queue;
+// at 218 µs the requester's retransmission timer (RTO 200 µs) resent its
+// request and looked it up in the send queue: index out of range.
+// Now, on one worker and on two, with the same outputs: the run
+// conserves every packet and byte; at 280 µs the READ flow has delivered
+// within 90% to 100% of the line's goodput for that time (100 Gb/s ×
+// 4096 / (4096 + 98), TestIWARPGoodput's closed form) and the READ's
+// request has gone again, which the perftest's server took as a
+// duplicate (once); and when the flow is shortened to 8 MiB, both run to
+// the end: the flow delivers every byte and the perftest its 1,000
+// iterations.
+func TestIWARPReadDoneBeforeItsACK(t *testing.T) {
+	const found = `
+name: meta-62763-steady
+seed: 62763
+stop: {at: 280us}
+topology:
+  kind: explicit
+  hosts: [h0, h1, h2, h3, h4, h5]
+  switches: [s0, s1]
+  link: {rate: 100Gbps, delay: 1us}
+  links:
+    - [h0, s0]
+    - [h1, s0]
+    - [h2, s0]
+    - [h3, s1]
+    - [h4, s1]
+    - [h5, s1]
+    - [s0, s1]
+  routing: ecmp
+switch:
+  forwarding: cut-through
+hca:
+  transport: iwarp
+  tcp: {rto_min: 200us, sack: true, delayed_ack: 0}
+traffic:
+  - perftest: {from: h1, to: h5, test: read_bw, size: 1, priority: 0, iterations: 100000}
+  - flow: {from: h1, to: h2, op: read, size: 256MiB}
+`
+	shortened := strings.NewReplacer("stop: {at: 280us}\n", "", "iterations: 100000", "iterations: 1000", "size: 256MiB", "size: 8MiB").Replace(found)
+	for _, tc := range []struct {
+		name string
+		src  string
+		end  bool // the shortened run, to the end
+	}{
+		{"as found, to 280 µs", found, false},
+		{"8 MiB and 1000 iterations, to the end", shortened, true},
+	} {
+		var first []byte
+		for _, workers := range []int{1, 2} {
+			what := fmt.Sprintf("%s, %d workers", tc.name, workers)
+			s, err := Parse("meta-62763.yaml", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := BuildWorkers(s, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if workers > 1 && n.Group == nil {
+				t.Fatalf("%s: not cut (%s)", what, n.Serial)
+			}
+			res := n.Run(nil)
+			sum := res.Summary
+			assertConserved(t, what, sum)
+			txt := res.Extra["perftest.txt"]
+			flow := res.Flows[0]
+			if tc.end {
+				if flow.Status != "success" || flow.DeliveredBytes != 8<<20 {
+					t.Errorf("%s: the READ flow is %s with %d bytes, want success with 8 MiB", what, flow.Status, flow.DeliveredBytes)
+				}
+				if !regexp.MustCompile(`(?m)^ 1 +1000 `).Match(txt) {
+					t.Errorf("%s: perftest did not report its 1000 iterations:\n%s", what, txt)
+				}
+			} else {
+				bound := (280 * sim.Microsecond).Seconds() * 100e9 * 4096 / (4096 + 98) / 8
+				if d := float64(flow.DeliveredBytes); d < 0.9*bound || d > bound {
+					t.Errorf("%s: the READ flow delivered %.0f bytes, want within 90%% to 100%% of %.0f", what, d, bound)
+				}
+				if !bytes.Contains(txt, []byte(" incomplete: ")) {
+					t.Errorf("%s: want perftest under way:\n%s", what, txt)
+				}
+				var client, server *hcaStats
+				for _, h := range n.HCAs {
+					switch {
+					case h == nil:
+					case h.Name == "h1":
+						client = &hcaStats{h.Stats.Timeouts, h.Stats.Retransmitted, h.Stats.Duplicates}
+					case h.Name == "h5":
+						server = &hcaStats{h.Stats.Timeouts, h.Stats.Retransmitted, h.Stats.Duplicates}
+					}
+				}
+				if client == nil || server == nil || client.timeouts < 1 || client.resent < 1 || server.duplicates != 1 {
+					t.Errorf("%s: the client %+v, the server %+v; want the client's request resent after a timeout, a duplicate at the server", what, client, server)
+				}
+			}
+			lines := strings.Split(strings.TrimSpace(string(txt)), "\n")
+			t.Logf("%s: READ flow %s, %d bytes; %d packets resent; perftest: %s", what, flow.Status, flow.DeliveredBytes, sum.Packets.Retransmitted, strings.TrimSpace(lines[len(lines)-2]))
+			sum.WallSeconds = 0
+			b, err := json.Marshal(sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(append(b, txt...), fmt.Sprint(res.Flows)...)
+			if first == nil {
+				first = b
+			} else if !bytes.Equal(b, first) {
+				t.Errorf("%s: the summary, perftest's report or the flows differ from one worker's", what)
+			}
+		}
+	}
+}
+
+// hcaStats are the counters TestIWARPReadDoneBeforeItsACK reads.
+type hcaStats struct{ timeouts, resent, duplicates int64 }

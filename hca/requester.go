@@ -52,9 +52,13 @@ func opcodeFor(op WROpcode, i, n int64) fabric.Opcode {
 }
 
 // nextRequest builds the next request packet of qp.
-func (h *HCA) nextRequest(qp *QP) *fabric.Packet {
+func (h *HCA) nextRequest(qp *QP) *fabric.Packet { return h.request(qp, qp.sq[qp.sendIdx]) }
+
+// request builds packet qp.sendOff of w, which is qp.sq[qp.sendIdx] or,
+// on iWARP, a READ completed before its request's segment was
+// acknowledged (tcpResend), and moves the send position past it.
+func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 	now := h.eng.Now()
-	w := qp.sq[qp.sendIdx]
 	i := qp.sendOff
 	psn := w.FirstPSN + i
 	mtu := int64(h.Prof.MTU)
@@ -363,6 +367,9 @@ func (h *HCA) advance(qp *QP) {
 			qp.rdOut--
 		} else if end > qp.ackHigh {
 			break
+		}
+		if qp.tcp != nil {
+			qp.tcp.retire(w, qp.ackHigh)
 		}
 		qp.sq[0] = nil
 		qp.sq = qp.sq[1:]

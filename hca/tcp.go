@@ -35,7 +35,10 @@ import (
 // resent, Karn's rule); on expiry every segment outstanding and not
 // SACKed is lost and resent from one segment's window.
 //
-// READ responses travel on the responder's own stream (tcpread.go).
+// READ responses travel on the responder's own stream (tcpread.go), so
+// a READ can complete, and leave the send queue, before its request's
+// segment is acknowledged: the stream keeps it (doneReads) until it is,
+// to resend that segment from.
 //
 // The passive side (Accept) sends no FPDU before the initiator's first.
 //
@@ -68,6 +71,11 @@ type tcpState struct {
 	// await: the QP is MPA's Responder and has not yet received the
 	// Initiator's first FPDU, so it sends none (Accept).
 	await bool
+	// doneReads are the READs that completed (every response in) and
+	// left the send queue before their request's segment was
+	// acknowledged, in PSN order: the stream may still count that
+	// segment lost and resend it (tcpResend), from them.
+	doneReads []*WQE
 
 	// Receiver.
 	unacked int // in-order segments not yet acknowledged (DelayedAck)
@@ -259,8 +267,35 @@ func (h *HCA) tcpAcked(qp *QP, p *fabric.Packet) {
 	if h.tcpAck(s, qp.CC, cum, p.SACK, expand(p.SackPSN(), qp.ackHigh), p.Echo) {
 		h.ackTo(qp, cum)
 		h.tcpMoved(s, qp.CC)
+		t := qp.tcp
+		for len(t.doneReads) > 0 && t.doneReads[0].FirstPSN < qp.ackHigh {
+			t.doneReads[0] = nil
+			t.doneReads = t.doneReads[1:]
+		}
 	}
 	h.activate(qp)
+}
+
+// retire is told that w leaves the send queue completed, with the
+// stream's cumulative ACK at ackHigh. A READ completes when its
+// responses are in, which come on the responder's stream: its request's
+// segment may not be acknowledged yet (its ACK lost or late), and then
+// the stream keeps w to resend the segment from.
+func (t *tcpState) retire(w *WQE, ackHigh int64) {
+	if w.Op.isRead() && w.FirstPSN >= ackHigh {
+		t.doneReads = append(t.doneReads, w)
+	}
+}
+
+// doneRead returns the completed READ whose request's segment is at
+// psn, or nil.
+func (t *tcpState) doneRead(psn int64) *WQE {
+	for _, w := range t.doneReads {
+		if w.FirstPSN == psn {
+			return w
+		}
+	}
+	return nil
 }
 
 // tcpLoseHoles counts lost the segments sent once and not SACKed below
@@ -382,13 +417,22 @@ func (h *HCA) tcpResend(qp *QP) *fabric.Packet {
 		return nil
 	}
 	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
-	h.setSendPos(qp, psn)
-	if w := qp.sq[qp.sendIdx]; w.Op.isRead() {
-		// The READ's request, whole: on iWARP its responses come on
-		// the responder's stream, never asked for again.
+	var p *fabric.Packet
+	if w := qp.tcp.doneRead(psn); w != nil {
+		// A READ that completed before its request's ACK came: the
+		// request goes again, and the responder, which has it, only
+		// acknowledges it.
 		qp.sendOff, qp.nextPSN = 0, w.FirstPSN
+		p = h.request(qp, w)
+	} else {
+		h.setSendPos(qp, psn)
+		if w := qp.sq[qp.sendIdx]; w.Op.isRead() {
+			// The READ's request, whole: on iWARP its responses come on
+			// the responder's stream, never asked for again.
+			qp.sendOff, qp.nextPSN = 0, w.FirstPSN
+		}
+		p = h.nextRequest(qp)
 	}
-	p := h.nextRequest(qp)
 	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
 	return p
 }

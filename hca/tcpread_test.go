@@ -236,3 +236,88 @@ func TestIWARPSendWithoutRecvTerminates(t *testing.T) {
 		t.Errorf("%d RNR NAKs: iWARP has none", h[1].Stats.RNRNaksSent)
 	}
 }
+
+// TestIWARPReadDoneBeforeItsACK: a READ completes when its responses are
+// in, and they come on the responder's own stream, so the READ can leave
+// the send queue before the TCP ACK of its request has come: here every
+// ACK of the request stream is lost until ackLostUntil, and a WRITE
+// waits behind the READs. Their segments stay outstanding; the
+// retransmission timer (RFC 6298's first 1 s: no round-trip sample yet)
+// counts them lost and resends the first, a READ's request. The resend
+// looked the READ up in the send queue, which no longer held it, and
+// indexed past its end (issue 45's random scenario, seed 62763: a
+// perftest's 1-byte READs starved behind a flow of a higher priority).
+// Now each READ completes within 100 µs (its round trip is a few µs),
+// and the WRITE one timeout later, or three when the resend's ACK is lost
+// too (1 s, then 2 s: the timeout doubles, RFC 6298 5.5), within 10 ms.
+// Each timeout resends one segment (NewReno keeps one segment after a
+// timeout, RFC 5681 3.1, and the ACK of the READ's request covers what
+// follows it), which the responder takes as a duplicate.
+func TestIWARPReadDoneBeforeItsACK(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		reads        int
+		size         int64
+		sack         bool
+		ackLostUntil sim.Time
+		timeouts     int64
+	}{
+		{"a 1-byte READ (perftest's)", 1, 1, true, 100 * sim.Millisecond, 1},
+		{"a 64 KiB READ (16 responses)", 1, 64 << 10, true, 100 * sim.Millisecond, 1},
+		{"three 1-byte READs, no SACK", 3, 1, false, 100 * sim.Millisecond, 1},
+		{"two READs, the resend's ACK lost too", 2, 4096, true, 1500 * sim.Millisecond, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile("newreno", tc.sack), swtch.DefaultProfile())
+			qa, _ := connect(h[0], h[1])
+			n := int64(tc.reads) * tc.size
+			rsrc := h[1].RegMR(h[1].DefaultPD(), 0, pattern(int(n)), hca.AccessRemoteRead)
+			sink := h[0].RegMR(h[0].DefaultPD(), 0, make([]byte, n), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+			wsrc := h[0].RegMR(h[0].DefaultPD(), 0, pattern(4096), hca.AccessLocalWrite)
+			wdst := h[1].RegMR(h[1].DefaultPD(), 0, make([]byte, 4096), hca.AccessLocalWrite|hca.AccessRemoteWrite)
+			h[1].Port().Link().SetLossFilter(func(p *fabric.Packet) bool {
+				return p.Kind == fabric.KindAck && p.TSeq() == 0 && eng.Now() < tc.ackLostUntil
+			})
+			post := func(wr hca.SendWR) *hca.WQE {
+				w, err := h[0].PostSend(qa, wr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return w
+			}
+			var reads []*hca.WQE
+			for i := int64(0); i < int64(tc.reads); i++ {
+				reads = append(reads, post(hca.SendWR{ID: uint64(i), Op: hca.WRRead, Signaled: true, RemoteAddr: rsrc.Addr + uint64(i*tc.size), RKey: rsrc.RKey,
+					SGL: []hca.SGE{{Addr: sink.Addr + uint64(i*tc.size), Len: tc.size, LKey: sink.LKey}}}))
+			}
+			write := post(hca.SendWR{ID: 99, Op: hca.WRWrite, Signaled: true, RemoteAddr: wdst.Addr, RKey: wdst.RKey,
+				SGL: []hca.SGE{{Addr: wsrc.Addr, Len: 4096, LKey: wsrc.LKey}}})
+			eng.Run(5*sim.Second, nil)
+			for i, w := range reads {
+				if w.Status != hca.WCSuccess || w.Completed > 100*sim.Microsecond {
+					t.Errorf("READ %d: %v at %v, want done within 100 µs", i, w.Status, w.Completed)
+				}
+			}
+			rto := sim.Second
+			if tc.timeouts == 2 {
+				rto = 3 * sim.Second
+			}
+			if write.Status != hca.WCSuccess || write.Completed < rto || write.Completed > rto+10*sim.Millisecond {
+				t.Errorf("WRITE: %v at %v, want done %v after the start, within 10 ms", write.Status, write.Completed, rto)
+			}
+			if !bytes.Equal(sink.Buf, rsrc.Buf) || !bytes.Equal(wdst.Buf, wsrc.Buf) {
+				t.Error("a READ's sink or the WRITE's target differs from its source")
+			}
+			if s := h[0].Stats; s.Timeouts != tc.timeouts || s.Retransmitted != tc.timeouts {
+				t.Errorf("the requester timed out %d times and resent %d segments, want %d and %d", s.Timeouts, s.Retransmitted, tc.timeouts, tc.timeouts)
+			}
+			if d := h[1].Stats.Duplicates; d != tc.timeouts {
+				t.Errorf("the responder saw %d duplicates, want %d (each resent READ request)", d, tc.timeouts)
+			}
+			if h[1].Port().Link().Lost == 0 {
+				t.Error("no ACK lost: the test lost its point")
+			}
+			checkInvariant(t, eng, h)
+		})
+	}
+}
