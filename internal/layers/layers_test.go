@@ -24,7 +24,7 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 
 // allowed says which of lfsim's packages each may import (non-test
 // files). A folder not listed here must be added, with its place in the
-// direction: cmd -> {sweep, bench} -> assembly -> {scenario, observe}
+// direction: cmd -> {sweep, bench, internal/metamorphic} -> assembly -> {scenario, observe}
 // -> the models -> fabric -> sim.
 var allowed = map[string][]string{
 	"sim":                {},
@@ -50,12 +50,14 @@ var allowed = map[string][]string{
 	// model.
 	"programs": {"sim", "fabric", "hca"},
 	// The observers read the models; they know no scenario file.
-	"observe":       append(slices.Clone(models), "internal/cacheline"),
-	"assembly":      append(slices.Clone(models), "scenario", "observe", "programs", "internal/cacheline"),
-	"sweep":         {"reports", "scenario", "assembly"},
-	"bench":         append(slices.Clone(models), "scenario", "observe", "assembly"),
-	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "assembly", "internal/cacheline"),
-	"cmd/lfsim":     append(slices.Clone(models), "scenario", "observe", "programs", "assembly", "sweep", "bench", "bench/ceiling"),
+	"observe":  append(slices.Clone(models), "internal/cacheline"),
+	"assembly": append(slices.Clone(models), "scenario", "observe", "programs", "internal/cacheline"),
+	"sweep":    {"reports", "scenario", "assembly"},
+	"bench":    append(slices.Clone(models), "scenario", "observe", "assembly"),
+	// The random-scenario test: scenarios through the assembly API.
+	"internal/metamorphic": {"assembly", "reports"},
+	"bench/ceiling":        append(slices.Clone(models), "scenario", "observe", "assembly", "internal/cacheline"),
+	"cmd/lfsim":            append(slices.Clone(models), "scenario", "observe", "programs", "assembly", "sweep", "bench", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may

@@ -1,0 +1,35 @@
+// Package metamorphic is lfsim's random-scenario test, in the way of
+// cockroachdb/pebble's metamorphic package: a generator of random valid
+// scenarios over every family of keys (topologies, both link layers, the
+// transports, congestion controls, load balancers, faults, traffic kinds,
+// programs and observers), a runner that runs each through the assembly
+// API under several settings, the checks and relations that hold between
+// those runs, and a shrinker that reduces a failing scenario to a small
+// one kept in testdata.
+//
+// The files, by concern: spec.go (a scenario as the generator makes it:
+// the model the relations transform), render.go (that model as the YAML a
+// user writes, so every run goes through the parser), gen.go (the
+// generator and the rules that keep its scenarios valid), run.go (one
+// run through assembly, its files and its panics), check.go (the checks
+// and relations), known.go (the defects known and being fixed, which the
+// checks excuse), shrink.go (the shrinker), cases.go (failing cases kept
+// in testdata) and coverage.go (how many scenarios used each key).
+//
+// Held to every scenario (Check):
+//
+//   - no panic, in building or running;
+//   - byte-identical files at 1, 2 and 3 workers (summary.json without
+//     wall_seconds, which no run repeats);
+//   - the conservation check balances;
+//   - events grow linearly with simulated time: a variant of the
+//     scenario whose load is steady (every source busy from the start to
+//     the end) runs for L and 4L, and events(4L) <= LinearFactor × 4 ×
+//     events(L);
+//   - observers on or off give the same flows.csv;
+//   - hosts relabelled give outputs that map onto each other (where that
+//     holds exactly; relabel.go says where and why).
+//
+// It imports assembly, so it sits above it, beside sweep and bench
+// (internal/layers).
+package metamorphic

@@ -1,0 +1,134 @@
+package metamorphic
+
+import "strconv"
+
+// faultActions are the fault actions with the weight the generator draws
+// each by.
+var faultActions = []any{"loss", 30, "down", 20, "pfc-storm", 10, "slow-receiver", 15, "rx-hang", 10, "missing-entry", 10, "up", 5}
+
+func (g *gen) faults() {
+	n := 0
+	switch x := g.r.Float64(); {
+	case x < 0.3:
+		n = 1
+	case x < 0.45:
+		n = 2
+	}
+	for range n {
+		g.fault()
+	}
+}
+
+// link draws a link: a host's (its first) or one between switches.
+func (g *gen) link() [2]Node {
+	t := &g.s.Topo
+	pairs := t.SwitchPairs()
+	if len(pairs) == 0 || g.chance(0.4) {
+		h := g.intn(g.hosts())
+		return [2]Node{{Switch: Switch(t.HostSwitch(h))}, {Host: h}}
+	}
+	p := one(g, pairs...)
+	return [2]Node{{Switch: Switch(p[0])}, {Switch: Switch(p[1])}}
+}
+
+func (g *gen) fault() {
+	s := g.s
+	action := g.weighted(faultActions...)
+	for s.IB && action == "pfc-storm" {
+		g.refuse("a PAUSE storm is PFC's: not on InfiniBand")
+		action = g.weighted(faultActions...)
+	}
+	f := Fault{Action: action, AtNs: g.timeNs(0, s.StopNs*3/4), Host: -1}
+	kv := func(k, v string) { f.Opts = append(f.Opts, KV{k, v}) }
+	until := func(p float64) {
+		if g.chance(p) {
+			kv("until", Ns(g.timeNs(f.AtNs+1000, f.AtNs+s.StopNs/2)))
+		}
+	}
+	switch action {
+	case "loss":
+		f.Link = g.link()
+		kv("rate", one(g, "1e-3", "0.1%", "1%", "1/256", "5%", "0.02"))
+		until(0.3)
+	case "down", "up":
+		f.Link = g.link()
+		until(0.5)
+		if action == "up" {
+			f.Opts = nil // up takes no until
+		}
+		if !s.IB && g.chance(0.3) {
+			kv("convergence", Ns(int64(one(g, 0, 1000, 5000, 20000))))
+		}
+	case "pfc-storm":
+		f.Host = g.intn(g.hosts())
+		if g.chance(0.5) {
+			kv("priority", strconv.Itoa(one(g, 3, 3, 0)))
+		}
+		until(0.7)
+	case "slow-receiver":
+		f.Host = g.intn(g.hosts())
+		kv("rate", one(g, "10Gbps", "20Gbps", "50Gb/s"))
+		until(0.5)
+	case "rx-hang":
+		f.Host = g.intn(g.hosts())
+		until(0.7)
+	case "missing-entry":
+		f.Switch = Switch(g.intn(s.Topo.NumSwitches()))
+		f.Host = g.intn(g.hosts())
+		until(0.5)
+	}
+	s.Faults = append(s.Faults, f)
+}
+
+func (g *gen) observe() {
+	s := g.s
+	if !g.chance(0.7) {
+		return
+	}
+	kv := func(k, v string) { s.Observe = append(s.Observe, KV{k, v}) }
+	if g.chance(0.8) {
+		kv("interval", Ns(int64(one(g, 1000, 2000, 3000, 5000, 7000, 10000, 2500))))
+	}
+	if g.chance(0.4) {
+		kv("queues", one(g, "all", "none", "[s0:p0]", "[s0]"))
+	}
+	if g.chance(0.4) {
+		kv("links", one(g, "all", "none", "[s0:p0, s0:p1]"))
+	}
+	if g.chance(0.3) {
+		kv("flows", one(g, "all", "none"))
+	}
+	if !g.iwarp() && g.chance(0.35) {
+		s.PcapHosts = append(s.PcapHosts, g.subset(1, 2)...)
+		if g.chance(0.3) {
+			s.PcapPorts = append(s.PcapPorts, "s0:p0")
+		}
+		if g.chance(0.3) {
+			kv("snaplen", one(g, "full", "64", "256"))
+		}
+	}
+	if g.chance(0.2) {
+		kv("deadlock", "{after: "+one(g, "10us", "20us", "50us")+"}")
+	}
+}
+
+func (g *gen) expect() {
+	s := g.s
+	if !g.chance(0.1) {
+		return
+	}
+	kv := func(k, v string) { s.Expect = append(s.Expect, KV{k, v}) }
+	kv("drops", "0")
+	if g.chance(0.5) {
+		kv("flows_completed", "all")
+	}
+	if g.chance(0.5) {
+		kv("deadlock", "false")
+	}
+	if g.chance(0.3) {
+		kv("max_mean_slowdown", "50")
+	}
+	if g.chance(0.3) {
+		kv("max_retransmitted", "0")
+	}
+}

@@ -1,0 +1,276 @@
+package metamorphic
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Host is host i's name.
+func Host(i int) string { return "h" + strconv.Itoa(i) }
+
+// Switch is switch i's name.
+func Switch(i int) string { return "s" + strconv.Itoa(i) }
+
+// hostList writes hosts as a flow sequence.
+func hostList(hs []int) string {
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = Host(h)
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+// flowMap writes keys as a YAML flow mapping.
+func flowMap(kvs []KV) string {
+	parts := make([]string, len(kvs))
+	for i, kv := range kvs {
+		parts[i] = kv.K + ": " + kv.V
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// Ns writes a time in ns as a scenario writes it.
+func Ns(ns int64) string {
+	switch {
+	case ns == 0:
+		return "0"
+	case ns%1000000 == 0:
+		return strconv.FormatInt(ns/1000000, 10) + "ms"
+	case ns%1000 == 0:
+		return strconv.FormatInt(ns/1000, 10) + "us"
+	}
+	return strconv.FormatInt(ns, 10) + "ns"
+}
+
+// Bytes writes a size as a scenario writes it.
+func Bytes(b int64) string {
+	switch {
+	case b >= 1<<20 && b%(1<<20) == 0:
+		return strconv.FormatInt(b>>20, 10) + "MiB"
+	case b >= 1<<10 && b%(1<<10) == 0:
+		return strconv.FormatInt(b>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(b, 10)
+}
+
+// Render writes the scenario as a file, name its name: keys in the
+// order of SCENARIO.md, sections in block style and their small parts
+// in flow style, as people write them.
+func (s *Spec) Render(name string) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("name: %s\n", name)
+	w("seed: %d\n", s.Seed)
+	stop := []KV{{"at", Ns(s.StopNs)}}
+	switch len(s.When) {
+	case 1:
+		stop = append(stop, KV{"when", s.When[0]})
+	case 2:
+		stop = append(stop, KV{"when", "[" + strings.Join(s.When, ", ") + "]"})
+	}
+	w("stop: %s\n", flowMap(stop))
+	s.renderTopology(&b)
+	sw := s.Switch
+	if s.IB {
+		sw = append([]KV{{"link_layer", "infiniband"}}, sw...)
+	}
+	if len(sw) > 0 || len(s.SwitchIB) > 0 {
+		w("switch:\n")
+		for _, kv := range sw {
+			w("  %s: %s\n", kv.K, kv.V)
+		}
+		if len(s.SwitchIB) > 0 {
+			w("  ib:\n")
+			for _, kv := range s.SwitchIB {
+				w("    %s: %s\n", kv.K, kv.V)
+			}
+		}
+	}
+	if len(s.SM) > 0 {
+		w("subnet_manager: %s\n", flowMap(s.SM))
+	}
+	hca := s.HCA
+	if s.MTU != 0 {
+		hca = append([]KV{{"mtu", strconv.Itoa(s.MTU)}}, hca...)
+	}
+	if s.Transport != "" {
+		hca = append([]KV{{"transport", s.Transport}}, hca...)
+	}
+	if len(hca) > 0 {
+		w("hca:\n")
+		for _, kv := range hca {
+			w("  %s: %s\n", kv.K, kv.V)
+		}
+	}
+	if len(s.Traffic) > 0 {
+		w("traffic:\n")
+		for _, it := range s.Traffic {
+			w("  - %s: %s\n", it.Kind, flowMap(append(it.hostKeys(), it.Opts...)))
+		}
+	}
+	if len(s.Faults) > 0 {
+		w("faults:\n")
+		for _, f := range s.Faults {
+			w("  - %s\n", flowMap(f.keys()))
+		}
+	}
+	obs := s.Observe
+	if len(s.PcapHosts)+len(s.PcapPorts) > 0 {
+		var names []string
+		for _, h := range s.PcapHosts {
+			names = append(names, Host(h))
+		}
+		names = append(names, s.PcapPorts...)
+		obs = append(obs, KV{"pcap", "[" + strings.Join(names, ", ") + "]"})
+	}
+	if len(obs) > 0 {
+		w("observe:\n")
+		for _, kv := range obs {
+			w("  %s: %s\n", kv.K, kv.V)
+		}
+	}
+	if len(s.Expect) > 0 {
+		w("expect:\n")
+		for _, kv := range s.Expect {
+			w("  %s: %s\n", kv.K, kv.V)
+		}
+	}
+	return b.String()
+}
+
+func (s *Spec) renderTopology(b *strings.Builder) {
+	t := &s.Topo
+	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	link := func(rate string, delay int64) string {
+		return flowMap([]KV{{"rate", rate}, {"delay", Ns(delay)}})
+	}
+	w("topology:\n")
+	if t.Kind == "star" && t.AsExplicit {
+		// The same nodes and ports as kind: star makes (s0's port pI
+		// faces hI), though in another order: an explicit topology
+		// declares its hosts first, fabric.Star s0 first.
+		w("  kind: explicit\n  switches: [s0]\n")
+		w("  hosts: %s\n", hostList(seq(t.Hosts)))
+		w("  link: %s\n  links:\n", link(t.Rate, t.DelayNs))
+		for h := range t.Hosts {
+			w("    - [s0, %s]\n", Host(h))
+		}
+	} else {
+		w("  kind: %s\n", t.Kind)
+		switch t.Kind {
+		case "star":
+			w("  hosts: %d\n", t.Hosts)
+		case "dumbbell":
+			w("  left: %d\n  right: %d\n", t.Left, t.Right)
+		case "leaf-spine":
+			w("  leaves: %d\n  spines: %d\n  hosts_per_leaf: %d\n", t.Leaves, t.Spines, t.HostsPerLeaf)
+		case "fat-tree":
+			w("  k: %d\n", t.K)
+		case "ring":
+			w("  switches: %d\n  hosts_per_switch: %d\n", t.Switches, t.HostsPerSwitch)
+		case "explicit":
+			sws := make([]string, t.Switches)
+			for i := range sws {
+				sws[i] = Switch(i)
+			}
+			w("  hosts: %s\n  switches: [%s]\n", hostList(seq(t.NumHosts())), strings.Join(sws, ", "))
+		}
+		switch t.Kind {
+		case "leaf-spine":
+			w("  host_link: %s\n", link(t.Rate, t.DelayNs))
+			if t.Rate2 != "" {
+				w("  fabric_link: %s\n", link(t.Rate2, t.Delay2Ns))
+			}
+		default:
+			w("  link: %s\n", link(t.Rate, t.DelayNs))
+		}
+		if t.Kind == "dumbbell" && t.Rate2 != "" {
+			w("  bottleneck: %s\n", link(t.Rate2, t.Delay2Ns))
+		}
+		if t.Kind == "explicit" {
+			w("  links:\n")
+			for h := range t.NumHosts() {
+				w("    - [%s, %s]\n", Host(h), Switch(t.HostSwitch(h)))
+			}
+			for _, h := range t.DualPort {
+				w("    - [%s, %s]\n", Host(h), Switch((t.HostSwitch(h)+1)%t.Switches))
+			}
+			for _, l := range t.SwitchLinks {
+				if t.Rate2 != "" {
+					w("    - {a: %s, b: %s, rate: %s, delay: %s}\n", Switch(l[0]), Switch(l[1]), t.Rate2, Ns(t.Delay2Ns))
+				} else {
+					w("    - [%s, %s]\n", Switch(l[0]), Switch(l[1]))
+				}
+			}
+		}
+	}
+	if t.Routing != "" {
+		w("  routing: %s\n", t.Routing)
+	}
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// hostKeys are an item's keys that name hosts, first as people write
+// them.
+func (it *Item) hostKeys() []KV {
+	list := func() string {
+		if it.All {
+			return "all"
+		}
+		return hostList(it.Hosts)
+	}
+	switch it.Kind {
+	case "flow", "perftest", "pingpong":
+		return []KV{{"from", Host(it.From)}, {"to", Host(it.To)}}
+	case "incast":
+		return []KV{{"to", Host(it.To)}, {"from", list()}}
+	case "permutation", "all_to_all", "ring_allreduce", "asyncwatch":
+		return []KV{{"hosts", list()}}
+	case "poisson":
+		kvs := []KV{{"hosts", list()}}
+		if it.To >= 0 {
+			kvs = append(kvs, KV{"to", Host(it.To)})
+		}
+		return kvs
+	case "rping":
+		return []KV{{"client", Host(it.From)}, {"server", Host(it.To)}}
+	case "rdma_server":
+		return []KV{{"host", Host(it.From)}}
+	case "rdma_client":
+		return []KV{{"host", Host(it.From)}, {"server", Host(it.To)}}
+	case "mckey":
+		return []KV{{"sender", Host(it.From)}, {"receivers", list()}}
+	}
+	panic("metamorphic: no such traffic kind " + it.Kind)
+}
+
+// keys are a fault's keys as written.
+func (f *Fault) keys() []KV {
+	kvs := []KV{{"at", Ns(f.AtNs)}}
+	switch f.Action {
+	case "loss", "down", "up":
+		kvs = append(kvs, KV{"link", "[" + f.Link[0].Name() + ", " + f.Link[1].Name() + "]"})
+	case "missing-entry":
+		kvs = append(kvs, KV{"switch", f.Switch}, KV{"dst", Host(f.Host)})
+	default:
+		kvs = append(kvs, KV{"host", Host(f.Host)})
+	}
+	kvs = append(kvs, KV{"action", f.Action})
+	return append(kvs, f.Opts...)
+}
+
+// Name is the node's name.
+func (n Node) Name() string {
+	if n.Switch != "" {
+		return n.Switch
+	}
+	return Host(n.Host)
+}

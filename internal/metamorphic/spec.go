@@ -1,0 +1,247 @@
+package metamorphic
+
+import "slices"
+
+// Spec is a scenario as the generator makes it: the shape of its file
+// with hosts by index, so that the relations can transform it (relabel
+// its hosts, make its load steady, switch its observers off) and the
+// shrinker reduce it. Render writes it as YAML. Keys that no relation
+// touches are kept as key and value text (KV), in the order written.
+type Spec struct {
+	// Seed is the generator's seed, which made this scenario; the file's
+	// seed: is the same number.
+	Seed uint64
+	// StopNs is stop.at in ns; When its when: conditions (flows-done,
+	// deadlock).
+	StopNs int64
+	When   []string
+	Topo   Topo
+	// IB is switch.link_layer: infiniband.
+	IB bool
+	// Transport is hca.transport on Ethernet: rocev2 (written only when
+	// Explicit), rocev1 or iwarp.
+	Transport string
+	// MTU is hca.mtu (the generator keeps UD sizes within it).
+	MTU int
+	// Switch, SwitchIB, SM, HCA, Observe and Expect are the keys of
+	// switch:, switch.ib:, subnet_manager:, hca:, observe: and expect:.
+	Switch   []KV
+	SwitchIB []KV
+	SM       []KV
+	HCA      []KV
+	Observe  []KV
+	Expect   []KV
+	// PcapHosts are observe.pcap's hosts, by index (ports and switches
+	// are in Observe's pcap key, PcapPorts).
+	PcapHosts []int
+	PcapPorts []string
+	Traffic   []Item
+	Faults    []Fault
+}
+
+// KV is one key and its value as YAML text (a scalar, or a flow mapping
+// or sequence).
+type KV struct{ K, V string }
+
+// Topo is the topology: a generated kind, or an explicit one.
+type Topo struct {
+	Kind string // star, dumbbell, leaf-spine, fat-tree, ring, explicit
+	// Hosts (star), Left and Right (dumbbell), Leaves, Spines and
+	// HostsPerLeaf (leaf-spine), K (fat-tree), Switches and
+	// HostsPerSwitch (ring, explicit).
+	Hosts, Left, Right, Leaves, Spines, HostsPerLeaf, K, Switches, HostsPerSwitch int
+	// Rate and DelayNs are the link profile; Rate2 and Delay2Ns a
+	// dumbbell's bottleneck or a leaf-spine's fabric link ("" for none).
+	Rate     string
+	DelayNs  int64
+	Rate2    string
+	Delay2Ns int64
+	// Routing is topology.routing (Ethernet; "" for the default).
+	Routing string
+	// Explicit: SwitchLinks are the links between switches, by switch
+	// index; Cycle closes the line of switches into a ring; DualPort the
+	// hosts linked twice (InfiniBand), to the next switch.
+	SwitchLinks [][2]int
+	DualPort    []int
+	// AsExplicit writes a star as kind: explicit with the same nodes in
+	// the same order and the same ports (the two must run alike).
+	AsExplicit bool
+}
+
+// Item is one traffic: item. Hosts are indices; -1 is none.
+type Item struct {
+	Kind string
+	// From and To: flow, perftest and pingpong's from and to; rping's
+	// client and server; rdma_client's host and server; rdma_server's
+	// and mckey's host or sender (From); poisson's and incast's to (To).
+	From, To int
+	// Hosts: incast's from, permutation's, all_to_all's, ring_allreduce's,
+	// poisson's and asyncwatch's hosts, mckey's receivers; All writes all.
+	Hosts []int
+	All   bool
+	// Opts are the item's other keys, in order.
+	Opts []KV
+}
+
+// Fault is one faults: entry. A link is two nodes: a host by index
+// (Switch "") or a switch by name.
+type Fault struct {
+	AtNs   int64
+	Action string
+	Link   [2]Node
+	Host   int // pfc-storm, slow-receiver, rx-hang; missing-entry's dst
+	Switch string
+	Opts   []KV
+}
+
+// Node is a host (by index) or a switch (by name) at a link's end.
+type Node struct {
+	Host   int
+	Switch string
+}
+
+// Clone returns a deep copy.
+func (s *Spec) Clone() *Spec {
+	c := *s
+	c.When = slices.Clone(s.When)
+	c.Topo.SwitchLinks = slices.Clone(s.Topo.SwitchLinks)
+	c.Topo.DualPort = slices.Clone(s.Topo.DualPort)
+	c.Switch, c.SwitchIB, c.SM, c.HCA = slices.Clone(s.Switch), slices.Clone(s.SwitchIB), slices.Clone(s.SM), slices.Clone(s.HCA)
+	c.Observe, c.Expect = slices.Clone(s.Observe), slices.Clone(s.Expect)
+	c.PcapHosts, c.PcapPorts = slices.Clone(s.PcapHosts), slices.Clone(s.PcapPorts)
+	c.Traffic = make([]Item, len(s.Traffic))
+	for i, it := range s.Traffic {
+		it.Hosts = slices.Clone(it.Hosts)
+		it.Opts = slices.Clone(it.Opts)
+		c.Traffic[i] = it
+	}
+	c.Faults = make([]Fault, len(s.Faults))
+	for i, f := range s.Faults {
+		f.Opts = slices.Clone(f.Opts)
+		c.Faults[i] = f
+	}
+	return &c
+}
+
+// Get returns the value of key k in kvs, and whether it is there.
+func Get(kvs []KV, k string) (string, bool) {
+	for _, kv := range kvs {
+		if kv.K == k {
+			return kv.V, true
+		}
+	}
+	return "", false
+}
+
+// Set gives key k the value v, in place or at the end.
+func Set(kvs []KV, k, v string) []KV {
+	for i := range kvs {
+		if kvs[i].K == k {
+			kvs[i].V = v
+			return kvs
+		}
+	}
+	return append(kvs, KV{k, v})
+}
+
+// Del removes key k.
+func Del(kvs []KV, k string) []KV {
+	return slices.DeleteFunc(kvs, func(kv KV) bool { return kv.K == k })
+}
+
+// NumHosts is how many hosts the topology has.
+func (t *Topo) NumHosts() int {
+	switch t.Kind {
+	case "star":
+		return t.Hosts
+	case "dumbbell":
+		return t.Left + t.Right
+	case "leaf-spine":
+		return t.Leaves * t.HostsPerLeaf
+	case "fat-tree":
+		return t.K * t.K * t.K / 4
+	}
+	return t.Switches * t.HostsPerSwitch // ring, explicit
+}
+
+// NumSwitches is how many switches it has.
+func (t *Topo) NumSwitches() int {
+	switch t.Kind {
+	case "star":
+		return 1
+	case "dumbbell":
+		return 2
+	case "leaf-spine":
+		return t.Leaves + t.Spines
+	case "fat-tree":
+		return t.K*t.K + t.K*t.K/4
+	}
+	return t.Switches
+}
+
+// HostSwitch is the switch host h is linked to (its first link).
+func (t *Topo) HostSwitch(h int) int {
+	switch t.Kind {
+	case "star":
+		return 0
+	case "dumbbell":
+		if h < t.Left {
+			return 0
+		}
+		return 1
+	case "leaf-spine":
+		return h / t.HostsPerLeaf
+	case "fat-tree":
+		return h / (t.K / 2)
+	}
+	return h / t.HostsPerSwitch
+}
+
+// SwitchPairs are the links between switches, by switch index.
+func (t *Topo) SwitchPairs() [][2]int {
+	var out [][2]int
+	switch t.Kind {
+	case "dumbbell":
+		out = append(out, [2]int{0, 1})
+	case "leaf-spine":
+		for l := range t.Leaves {
+			for s := range t.Spines {
+				out = append(out, [2]int{l, t.Leaves + s})
+			}
+		}
+	case "fat-tree":
+		k, half := t.K, t.K/2
+		for e := range k * half { // edge e of pod e/half to each aggregation of its pod
+			for j := range half {
+				out = append(out, [2]int{e, k*half + (e/half)*half + j})
+			}
+		}
+		for a := range k * half { // aggregation j of a pod to cores j*half..
+			for c := range half {
+				out = append(out, [2]int{k*half + a, k*k + (a%half)*half + c})
+			}
+		}
+	case "ring":
+		for i := range t.Switches {
+			out = append(out, [2]int{i, (i + 1) % t.Switches})
+		}
+	case "explicit":
+		out = slices.Clone(t.SwitchLinks)
+	}
+	return out
+}
+
+// maxPorts is the most ports a switch of the topology has.
+func (t *Topo) maxPorts() int {
+	switch t.Kind {
+	case "star":
+		return t.Hosts
+	case "dumbbell":
+		return max(t.Left, t.Right) + 1
+	case "leaf-spine":
+		return max(t.HostsPerLeaf+t.Spines, t.Leaves)
+	case "fat-tree":
+		return t.K
+	}
+	return t.HostsPerSwitch + len(t.DualPort) + 2 // ring, explicit
+}

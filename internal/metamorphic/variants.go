@@ -1,0 +1,203 @@
+package metamorphic
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// The variants of a scenario that the relations run beside it.
+
+// initialWindow is hca.dctcp's initial_window as the generator writes it.
+var initialWindow = regexp.MustCompile(`, initial_window: [^,}]*`)
+
+// ObserversOff is s with its observers off, or as near off as a file can
+// ask: no sampling but at the stop time, no queue, link or flow series,
+// no capture. The deadlock detector cannot be switched off; its after:
+// is kept, since with stop.when: deadlock it decides when the run ends.
+func ObserversOff(s *Spec) *Spec {
+	c := s.Clone()
+	c.Observe = []KV{{"interval", Ns(s.StopNs)}, {"queues", "none"}, {"links", "none"}, {"flows", "none"}}
+	if v, ok := Get(s.Observe, "deadlock"); ok {
+		c.Observe = append(c.Observe, KV{"deadlock", v})
+	}
+	c.PcapHosts, c.PcapPorts = nil, nil
+	return c
+}
+
+// SteadyStop is the shorter stop of the linearity relation, L, for s:
+// the steady variant runs for L and for 4L. A run's first events come
+// slowly: the first packets cross the fabric before any answer comes
+// back, and a TCP (iWARP's) opens its window from ten segments, doubling
+// it each round trip. L is two round trips of the longest path (each
+// link its delay and 1 us for serialization and the switch's pipeline,
+// and 2 us of the NICs' latencies), at least 25 us, and on iWARP one
+// round trip more per doubling of slow start up to the path's
+// bandwidth-delay product, rounded up to 5 us: by then every source is
+// near its steady rate, and the rest of the start is what LinearFactor
+// allows for.
+func SteadyStop(s *Spec) int64 {
+	t := &s.Topo
+	delay := t.DelayNs
+	if t.Rate2 != "" {
+		delay = max(delay, t.Delay2Ns)
+	}
+	rtt := 2*int64(pathLinks(t))*(delay+1000) + 2000
+	l := max(25000, 2*rtt)
+	if s.Transport == "iwarp" {
+		mtu := float64(s.MTU)
+		if mtu == 0 {
+			mtu = 4096
+		}
+		bdp := bitsPerSecond(t.Rate) * float64(rtt) * 1e-9 / 8
+		for w := 10 * mtu; w < bdp; w *= 2 {
+			l += rtt
+		}
+	}
+	return (l + 4999) / 5000 * 5000
+}
+
+// pathLinks is how many links the longest path between two hosts
+// crosses.
+func pathLinks(t *Topo) int {
+	switch t.Kind {
+	case "star":
+		return 2
+	case "dumbbell":
+		return 3
+	case "leaf-spine":
+		return 4
+	case "fat-tree":
+		return 6
+	case "ring":
+		return 2 + t.Switches/2
+	}
+	if len(t.SwitchLinks) >= t.Switches { // explicit, closed into a ring
+		return 2 + t.Switches/2
+	}
+	return 1 + t.Switches
+}
+
+// Steady is s with a steady load, stopped at stopNs: every source busy
+// from the start to the end, so that the events a run processes grow
+// with the time it runs and nothing else. Flows start at 0, connected out
+// of band (rdma_cm's set-up would leave the first run idle), and are too
+// long to end (256 MiB, where a link carries 1.25 MB in 100 us at
+// 100 Gb/s). Flows that cannot be long (UD datagrams, atomics) become a
+// poisson stream of themselves; poisson generators run to the end, at
+// half their links' rate, of fixed small sizes (4 KiB, or the UD or
+// atomic size), and make at most flowsPerHost flows per host in 4 ×
+// SteadyStop (the same load at every stop): the published distributions
+// make a flow every few hundred microseconds per host, too few in L for
+// a count to say anything. Programs run for 10^4 or 10^5 iterations,
+// mckey with no settling time and messages of one MTU (1 ns: settle: 0
+// is taken for the tool's 3 s, hca.MckeyDefaults); rdma_server and
+// rdma_client, a single exchange, are dropped, and so is a DCTCP
+// initial_window (below its default, the path's bandwidth-delay product,
+// DCTCP slow-starts). Faults that hold a rate (loss, a PAUSE storm, a
+// slow or hung receiver) hold it from the start to the end; links going
+// down and entries going missing are dropped. Observers are kept. The
+// run stops on time only.
+func Steady(s *Spec, stopNs int64) *Spec {
+	c := s.Clone()
+	c.StopNs, c.When = stopNs, nil
+	c.Expect = nil
+	if v, ok := Get(c.HCA, "dctcp"); ok {
+		c.HCA = Set(c.HCA, "dctcp", initialWindow.ReplaceAllString(v, ""))
+	}
+	var items []Item
+	for _, it := range c.Traffic {
+		it.Opts = slices.DeleteFunc(it.Opts, func(kv KV) bool {
+			switch kv.K {
+			case "start", "until", "connect", "recv_at", "remote_mr", "settle":
+				return true
+			}
+			return false
+		})
+		qp, _ := Get(it.Opts, "qp")
+		op, _ := Get(it.Opts, "op")
+		ring := false
+		switch it.Kind {
+		case "flow", "incast", "permutation", "all_to_all", "ring_allreduce":
+			if qp != "ud" && op != "atomic" {
+				it.Opts = Set(it.Opts, "size", "256MiB")
+				break
+			}
+			ring = it.Kind == "ring_allreduce"
+			it = asPoisson(it)
+			fallthrough
+		case "poisson":
+			size := "4KiB"
+			if qp == "ud" || op == "atomic" {
+				size, _ = Get(it.Opts, "sizes")
+				if size == "" {
+					size, _ = Get(it.Opts, "size")
+				}
+				if ring {
+					// Each step of a ring sends one chunk, size / hosts.
+					n := int64(len(it.Hosts))
+					if it.All {
+						n = int64(s.Topo.NumHosts())
+					}
+					size = Bytes((parseBytes(size) + n - 1) / n)
+				}
+			}
+			it.Opts = Del(it.Opts, "size")
+			it.Opts = Set(it.Opts, "sizes", size)
+			it.Opts = Set(it.Opts, "load", percent(capLoad(0.5, float64(parseBytes(size)), bitsPerSecond(s.Topo.Rate), 4*SteadyStop(s))))
+		case "perftest", "pingpong":
+			it.Opts = Set(it.Opts, "iterations", "100000")
+			it.Opts = Del(it.Opts, "qps")
+		case "rping":
+			it.Opts = Set(it.Opts, "count", "100000")
+		case "mckey":
+			it.Opts = Set(it.Opts, "count", "10000")
+			// Messages of one MTU, as the flows' packets are: a link's
+			// events per microsecond then change little when its share
+			// moves between mckey and the flows (a CC cutting them).
+			it.Opts = Set(it.Opts, "size", strconv.Itoa(or(s.MTU, 4096)))
+			it.Opts = append(it.Opts, KV{"settle", "1ns"})
+		case "rdma_server", "rdma_client":
+			continue
+		}
+		items = append(items, it)
+	}
+	c.Traffic = items
+	// A fault that comes or goes while the run goes makes its load
+	// change: a steady one holds from the start to the end. A link that
+	// goes down makes the routes converge over time (100 us a hop by
+	// default), as a missing entry floods: neither is steady.
+	var faults []Fault
+	for _, f := range c.Faults {
+		switch f.Action {
+		case "loss", "pfc-storm", "slow-receiver", "rx-hang":
+			f.AtNs = 0
+			f.Opts = Del(f.Opts, "until")
+			faults = append(faults, f)
+		}
+	}
+	c.Faults = faults
+	return c
+}
+
+// asPoisson turns a flow generator's item into a poisson generator over
+// the same hosts: from each source to its destination for a flow or an
+// incast, among the hosts for the others.
+func asPoisson(it Item) Item {
+	p := Item{Kind: "poisson", From: -1, To: -1, All: it.All, Opts: slices.DeleteFunc(slices.Clone(it.Opts), func(kv KV) bool {
+		switch kv.K {
+		case "count", "messages", "post_list":
+			return true
+		}
+		return false
+	})}
+	switch it.Kind {
+	case "flow":
+		p.Hosts, p.To = []int{it.From}, it.To
+	case "incast":
+		p.Hosts, p.To = slices.Clone(it.Hosts), it.To
+	default:
+		p.Hosts = slices.Clone(it.Hosts)
+	}
+	return p
+}
