@@ -9,12 +9,15 @@
 //
 // The files, by concern: spec.go (a scenario as the generator makes it:
 // the model the relations transform), render.go (that model as the YAML a
-// user writes, so every run goes through the parser), gen.go (the
-// generator and the rules that keep its scenarios valid), run.go (one
-// run through assembly, its files and its panics), check.go (the checks
-// and relations), known.go (the defects known and being fixed, which the
-// checks excuse), shrink.go (the shrinker), cases.go (failing cases kept
-// in testdata) and coverage.go (how many scenarios used each key).
+// user writes, so every run goes through the parser), gen.go,
+// gentraffic.go and genfaults.go (the generator and the rules that keep
+// its scenarios valid), rate.go (rates, sizes and loads as written),
+// run.go (one run through assembly, its files and its panics), check.go
+// (the checks), variants.go (the scenarios the relations run beside it),
+// relabel.go (the relabelling relation, and where it is exact), known.go
+// (the defects known and being fixed, which the checks excuse), shrink.go
+// (the shrinker), cases.go (failing cases kept in testdata) and
+// coverage.go (how many scenarios used each key).
 //
 // Held to every scenario (Check):
 //
@@ -25,10 +28,14 @@
 //   - events grow linearly with simulated time: a variant of the
 //     scenario whose load is steady (every source busy from the start to
 //     the end) runs for L and 4L, and events(4L) <= LinearFactor × 4 ×
-//     events(L);
+//     (events(L) + StartEvents), with the events per packet hop growing
+//     at most PerHopFactor times;
 //   - observers on or off give the same flows.csv;
 //   - hosts relabelled give outputs that map onto each other (where that
 //     holds exactly; relabel.go says where and why).
+//
+// TestMetamorphic runs them on random scenarios for a time budget and
+// prints its seed; its doc comment says how to run it for longer.
 //
 // It imports assembly, so it sits above it, beside sweep and bench
 // (internal/layers).

@@ -241,7 +241,15 @@ func (g *gen) flowOpts(it *Item, one bool) {
 			m := g.between(2, 8)
 			kv("messages", strconv.Itoa(m))
 			if g.chance(0.4) {
-				kv("post_list", strconv.Itoa(g.between(1, m)))
+				// The flow goes as work requests of ceil(size / m) bytes
+				// (assembly's partSize), fewer than m when that rounds up
+				// far enough (15 bytes in 7 messages: 5 of 3 bytes).
+				part := (size + int64(m) - 1) / int64(m)
+				wrs := int((size + part - 1) / part)
+				if wrs < m {
+					g.refuse("post_list at most the work requests a flow's messages make")
+				}
+				kv("post_list", strconv.Itoa(g.between(1, wrs)))
 			}
 		}
 		if (op == "send" || op == "write_imm") && g.chance(0.15) {

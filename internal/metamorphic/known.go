@@ -1,5 +1,7 @@
 package metamorphic
 
+import "strings"
+
 // knownDefect names the known defect that explains a failure of check
 // on s, or "" when none does: those of issue 45 being fixed, and those
 // this test found, whose minimal cases wait in testdata/pending. Each
@@ -14,6 +16,10 @@ func knownDefect(s *Spec, check string) string {
 		return "issue 45 item 3 (testdata/pending/uc-cm-stopped-before-connect): a UD or UC flow with connect: cm not yet connected when the run stops fails conservation"
 	case check == CheckConservation && s.Transport == "iwarp" && s.sendBeforeRecv():
 		return "found by this test (testdata/pending/iwarp-send-before-recv): on iWARP a SEND that arrives before its RECV is posted ends the connection, and its bytes are counted nowhere"
+	case check == CheckPanic && s.Transport == "iwarp" && s.reads():
+		return "found by this test (testdata/pending/iwarp-read-resend-panic): on iWARP, resending a lost READ request indexes the send queue past its end (hca/tcp.go tcpResend)"
+	case check == CheckConservation && get(s.HCA, "retransmit") == "go-back-0" && s.reads():
+		return "found by this test (testdata/pending/read-go-back-0-duplicates): under go-back-0 a READ asked for again counts the responses it had before twice"
 	}
 	// Issue 45 item 6 (InfiniBand with UD poisson traffic costs more than
 	// linearly in time) needs no entry: its events grow linearly (60 to
@@ -54,6 +60,19 @@ func (s *Spec) sendBeforeRecv() bool {
 		op, _ := Get(it.Opts, "op")
 		_, late := Get(it.Opts, "recv_at")
 		if it.Kind == "flow" && op == "send" && late {
+			return true
+		}
+	}
+	return false
+}
+
+// reads says whether s has READs: a flow generator's op: read or a
+// perftest read test.
+func (s *Spec) reads() bool {
+	for _, it := range s.Traffic {
+		op, _ := Get(it.Opts, "op")
+		test, _ := Get(it.Opts, "test")
+		if op == "read" || strings.HasPrefix(test, "read_") {
 			return true
 		}
 	}

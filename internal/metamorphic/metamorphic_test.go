@@ -66,9 +66,16 @@ func readSettings(t *testing.T) settings {
 
 // TestMetamorphic runs random scenarios through every check (Check):
 // for about 20 s in the usual tests, 3 s with -short, 10 minutes with
-// LFSIM_SLOW=1 (LFSIM_META_DURATION sets another time). It prints its seed
-// first; a failure is shrunk and kept in testdata (TestMetamorphicCases
-// replays it from then on), and says how to run its scenario alone.
+// LFSIM_SLOW=1 (LFSIM_META_DURATION sets another time). Half an hour by
+// hand:
+//
+//	LFSIM_SLOW=1 LFSIM_META_DURATION=30m go test ./internal/metamorphic -run '^TestMetamorphic$' -count=1 -v -timeout 0
+//
+// It prints its seed first; a failure is shrunk and kept in testdata
+// (TestMetamorphicCases replays it from then on), and says how to run its
+// scenario alone. At the end it prints the scenarios and runs it made,
+// the linearity ratios, the known defects it excused, the draws its
+// rules refused and how many scenarios used each key.
 //
 // The scenarios run in a child process (this test binary again, with
 // LFSIM_META_CHILD set): a panic on one of a cut run's workers cannot be

@@ -83,21 +83,22 @@ func pathLinks(t *Topo) int {
 // with the time it runs and nothing else. Flows start at 0, connected out
 // of band (rdma_cm's set-up would leave the first run idle), and are too
 // long to end (256 MiB, where a link carries 1.25 MB in 100 us at
-// 100 Gb/s). Flows that cannot be long (UD datagrams, atomics) become a
-// poisson stream of themselves; poisson generators run to the end, at
-// half their links' rate, of fixed small sizes (4 KiB, or the UD or
-// atomic size), and make at most flowsPerHost flows per host in 4 ×
-// SteadyStop (the same load at every stop): the published distributions
-// make a flow every few hundred microseconds per host, too few in L for
-// a count to say anything. Programs run for 10^4 or 10^5 iterations,
-// mckey with no settling time and messages of one MTU (1 ns: settle: 0
-// is taken for the tool's 3 s, hca.MckeyDefaults); rdma_server and
-// rdma_client, a single exchange, are dropped, and so is a DCTCP
-// initial_window (below its default, the path's bandwidth-delay product,
-// DCTCP slow-starts). Faults that hold a rate (loss, a PAUSE storm, a
-// slow or hung receiver) hold it from the start to the end; links going
-// down and entries going missing are dropped. Observers are kept. The
-// run stops on time only.
+// 100 Gb/s). A poisson generator of RC or UC flows becomes such long flows
+// over its hosts (an incast to its to:, or a permutation): its flows
+// would pile up wherever they are offered more than a receiver takes
+// (many to one, a slow or hung receiver), and every waiting flow's timers
+// would make the events grow with the backlog. UD flows and UD poisson
+// become a UD poisson stream at half their links' rate, at most
+// flowsPerHost datagrams per host in 4 × SteadyStop (the same load at
+// every stop); a datagram waits for nothing. Atomics (8 bytes, no long
+// flow) are dropped. Programs run for 10^4 or 10^5 iterations, mckey with
+// no settling time and messages of one MTU (1 ns: settle: 0 is taken for
+// the tool's 3 s, hca.MckeyDefaults); rdma_server and rdma_client, a
+// single exchange, are dropped, and so is a DCTCP initial_window (below
+// its default, the path's bandwidth-delay product, DCTCP slow-starts).
+// Faults that hold a rate (loss, a PAUSE storm, a slow or hung receiver)
+// hold it from the start to the end; links going down and entries going
+// missing are dropped. Observers are kept. The run stops on time only.
 func Steady(s *Spec, stopNs int64) *Spec {
 	c := s.Clone()
 	c.StopNs, c.When = stopNs, nil
@@ -116,35 +117,38 @@ func Steady(s *Spec, stopNs int64) *Spec {
 		})
 		qp, _ := Get(it.Opts, "qp")
 		op, _ := Get(it.Opts, "op")
-		ring := false
+		if op == "atomic" {
+			continue // an atomic is 8 bytes: no long flow, no steady stream without a backlog
+		}
 		switch it.Kind {
+		case "poisson":
+			if qp == "ud" {
+				it = udStream(it, s)
+				break
+			}
+			// A fixed population of long flows over the same hosts:
+			// poisson's flows pile up where they are offered more than
+			// a receiver takes (many to one, a slow or hung receiver),
+			// and each waiting flow's timers would make the events grow
+			// with the backlog, not with time.
+			it = longFlows(it)
 		case "flow", "incast", "permutation", "all_to_all", "ring_allreduce":
-			if qp != "ud" && op != "atomic" {
+			if qp != "ud" {
 				it.Opts = Set(it.Opts, "size", "256MiB")
 				break
 			}
-			ring = it.Kind == "ring_allreduce"
-			it = asPoisson(it)
-			fallthrough
-		case "poisson":
-			size := "4KiB"
-			if qp == "ud" || op == "atomic" {
-				size, _ = Get(it.Opts, "sizes")
-				if size == "" {
-					size, _ = Get(it.Opts, "size")
+			size := parseBytes(get(it.Opts, "size"))
+			if it.Kind == "ring_allreduce" {
+				// Each step of a ring sends one chunk, size / hosts.
+				n := int64(len(it.Hosts))
+				if it.All {
+					n = int64(s.Topo.NumHosts())
 				}
-				if ring {
-					// Each step of a ring sends one chunk, size / hosts.
-					n := int64(len(it.Hosts))
-					if it.All {
-						n = int64(s.Topo.NumHosts())
-					}
-					size = Bytes((parseBytes(size) + n - 1) / n)
-				}
+				size = (size + n - 1) / n
 			}
-			it.Opts = Del(it.Opts, "size")
-			it.Opts = Set(it.Opts, "sizes", size)
-			it.Opts = Set(it.Opts, "load", percent(capLoad(0.5, float64(parseBytes(size)), bitsPerSecond(s.Topo.Rate), 4*SteadyStop(s))))
+			it = asPoisson(it)
+			it.Opts = Set(Del(it.Opts, "size"), "sizes", Bytes(size))
+			it = udStream(it, s)
 		case "perftest", "pingpong":
 			it.Opts = Set(it.Opts, "iterations", "100000")
 			it.Opts = Del(it.Opts, "qps")
@@ -178,6 +182,28 @@ func Steady(s *Spec, stopNs int64) *Spec {
 	}
 	c.Faults = faults
 	return c
+}
+
+// udStream is a UD poisson generator running to the end at half its
+// links' rate, making at most flowsPerHost datagrams per host in 4 ×
+// SteadyStop (the same load at every stop). A datagram waits for nothing,
+// so UD's do not pile up.
+func udStream(it Item, s *Spec) Item {
+	size := parseBytes(get(it.Opts, "sizes"))
+	it.Opts = Set(it.Opts, "load", percent(capLoad(0.5, float64(size), bitsPerSecond(s.Topo.Rate), 4*SteadyStop(s))))
+	return it
+}
+
+// longFlows turns a poisson generator of RC or UC flows into long flows
+// over the same hosts: an incast to its to:, or a permutation of its
+// hosts.
+func longFlows(p Item) Item {
+	opts := slices.DeleteFunc(slices.Clone(p.Opts), func(kv KV) bool { return kv.K == "load" || kv.K == "sizes" })
+	opts = append([]KV{{"size", "256MiB"}}, opts...)
+	if p.To >= 0 {
+		return Item{Kind: "incast", From: -1, To: p.To, All: p.All, Hosts: slices.Clone(p.Hosts), Opts: opts}
+	}
+	return Item{Kind: "permutation", From: -1, To: -1, All: p.All, Hosts: slices.Clone(p.Hosts), Opts: opts}
 }
 
 // asPoisson turns a flow generator's item into a poisson generator over
