@@ -42,10 +42,13 @@ var Checks = []string{CheckValid, CheckPanic, CheckConservation, CheckWorkers, C
 // events(4L) / (4 (events(L) + StartEvents)), was at most 1.57 (seed
 // 60939), and the second at most 1.18 (seed 60543); TestMetamorphic
 // prints each campaign's largest with its seed. LinearFactor = 2.5 and
-// PerHopFactor = 1.5 leave a margin over them. iWARP is held to the
-// second only: its TCP opens its window by slow start and then by one
-// segment per round trip, so its rate may grow over the whole of 4L (up
-// to 2.6 times 4× was measured) while each packet costs the same events.
+// PerHopFactor = 1.5 leave a margin over them. iWARP and DCTCP are held
+// to the second only: their windows grow by one segment per round trip
+// after a cut (and iWARP's TCP slow-starts first), so their rates may
+// grow over the whole of 4L while each packet costs the same events (up
+// to 2.6 times 4× was measured on iWARP; 1.90 for a DCTCP incast at
+// 400 Gb/s recovering over 75 us, seed 81249, with 2.95 events a hop
+// throughout).
 // A cost that grows with time passes one or the other within a few
 // multiples of L: events that grow as t² make the first ratio tend to 4
 // (TestMetamorphicCatches: 3.96), and timers that come more often per
@@ -103,7 +106,7 @@ type Checker struct {
 	// Workers are the worker counts compared with one (2 and 3).
 	Workers []int
 	// Ratios are the linearity relation's events(4L)/(4 events(L)), one
-	// per scenario it ran on (but iWARP's), HopRatios its events per
+	// per scenario it ran on (but iWARP's and DCTCP's), HopRatios its events per
 	// packet hop at 4L over those at L; Relabelled counts the scenarios the
 	// relabelling relation ran on, Serial those that ran on one worker
 	// whatever was asked.
@@ -218,8 +221,8 @@ func (c *Checker) linear(s *Spec) *Failure {
 				ea, ha, Ns(l), eb, hb, Ns(4*l), perHop, PerHopFactor), A: short, B: long, Relation: rel}
 		}
 	}
-	if s.Transport == "iwarp" {
-		return nil // its TCP's rate grows for many round trips (SteadyStop)
+	if s.Transport == "iwarp" || get(s.HCA, "cc") == "dctcp" {
+		return nil // a window that grows a segment a round trip: rates grow for the whole run
 	}
 	ratio := float64(eb) / (4 * float64(ea+StartEvents))
 	c.Ratios = append(c.Ratios, ratio)

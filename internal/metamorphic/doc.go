@@ -28,8 +28,9 @@
 //   - events grow linearly with simulated time: a variant of the
 //     scenario whose load is steady (every source busy from the start to
 //     the end) runs for L and 4L, and events(4L) <= LinearFactor × 4 ×
-//     (events(L) + StartEvents), with the events per packet hop growing
-//     at most PerHopFactor times;
+//     (events(L) + StartEvents) (not for iWARP and DCTCP, whose windows
+//     grow for the whole run), and the events per packet hop grow at most
+//     PerHopFactor times;
 //   - observers on or off give the same flows.csv;
 //   - hosts relabelled give outputs that map onto each other (where that
 //     holds exactly; relabel.go says where and why).
