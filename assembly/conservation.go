@@ -377,8 +377,12 @@ func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string)
 // up. delivered is what its receiver accepted; st its outcome.
 func (n *Network) flowBytes(fr *FlowRun, c *census, delivered int64, st hca.WCStatus) (inFlight, dropped int64, reason, err string) {
 	f := fr.Flow
-	if fr.cmFail != "" {
-		return 0, f.Size - delivered, fr.cmFail, "" // never sent
+	if fail := fr.failure(); fail != "" {
+		// Never sent (a failed connection), or thrown away by the
+		// responder's Terminate with all the requester sent after it,
+		// whatever the requester's completions say: none of it will be
+		// delivered.
+		return 0, f.Size - delivered, fail, ""
 	}
 	if f.QP == "rc" {
 		switch {

@@ -485,7 +485,7 @@ func (n *Network) closeResponder(fr *FlowRun) {
 		panic(err)
 	}
 	// After the destruction, which gives up a UC message in progress.
-	fr.respDelivered = l.Responder.Delivered
+	fr.respDelivered, fr.terminated = l.Responder.Delivered, l.Responder.Terminated
 	dst.DeregMR(l.mr)
 	delete(n.dyn.resps[fr.Flow.Dst], l.Responder)
 	l.Responder, l.mr = nil, nil

@@ -92,6 +92,9 @@ type FlowRun struct {
 	done          sim.Time
 	retransmits   int64
 	respDelivered int64
+	// terminated is when the responder ended the connection with an
+	// RDMAP Terminate (hca.QP.Terminated), kept when it closed.
+	terminated sim.Time
 	// rtt gives the sender's smoothed round-trip time (iWARP's TCP:
 	// rtt_us), nil when it keeps none.
 	rtt           interface{ SRTT() sim.Time }
@@ -302,6 +305,32 @@ func (fr *FlowRun) ResponderDelivered() int64 {
 		return fr.respDelivered
 	}
 	return fr.Live.Responder.Delivered
+}
+
+// ResponderTerminated is when the flow's responder ended its connection
+// with an RDMAP Terminate (iWARP: a SEND that found no RECV posted;
+// hca.QP.Terminated), zero if it has not; also after it has closed.
+func (fr *FlowRun) ResponderTerminated() sim.Time {
+	if fr.Live == nil || fr.Live.Responder == nil {
+		return fr.terminated
+	}
+	return fr.Live.Responder.Terminated
+}
+
+// failure is how flows.csv names a flow that failed whatever its work
+// completions say, and the reason its undelivered bytes are dropped
+// under: its connection could not be made (cmFail, the connection
+// event's name), or its responder threw its data away with a Terminate
+// (rdmap_terminate: on iWARP the requester's SEND completes with success
+// once TCP has taken it, RFC 5040 §7). "" for any other flow.
+func (fr *FlowRun) failure() string {
+	switch {
+	case fr.cmFail != "":
+		return fr.cmFail
+	case fr.ResponderTerminated() != 0:
+		return "rdmap_terminate"
+	}
+	return ""
 }
 
 // poll is called by an event of node at that may have met the stop

@@ -257,9 +257,13 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 				row.ConnectNs = (fr.connectedAt - f.Start).Nanoseconds()
 			}
 		}
-		switch {
-		case fr.cmFail != "":
-			row.Status, row.EndNs = fr.cmFail, done.Nanoseconds()
+		switch fail := fr.failure(); {
+		case fail != "" && st == hca.WCPending:
+			// Terminated, and the requester has not heard yet: the flow
+			// ended at the responder.
+			row.Status, row.EndNs = fail, fr.ResponderTerminated().Nanoseconds()
+		case fail != "":
+			row.Status, row.EndNs = fail, done.Nanoseconds()
 		case st == hca.WCPending:
 		case st == hca.WCSuccess && f.QP != "rc" && delivered < f.Size:
 			// A UC or UD flow done with bytes lost: it ended (when the

@@ -308,6 +308,12 @@ type QP struct {
 	FirstDelivery, LastDelivery sim.Time
 	// ReadDelivered counts READ response bytes the requester accepted.
 	ReadDelivered int64
+	// Terminated is when this QP, as responder, ended its connection with
+	// an RDMAP Terminate (iWARP: a SEND that found no RECV posted,
+	// responder.go's terminate), zero if it has not. The requester's
+	// SEND may still complete with success (TCP took the segment), but
+	// nothing past Delivered will be accepted any more.
+	Terminated sim.Time
 	// CNPs counts CNPs this QP received (as requester).
 	CNPs int64
 	// apm says the QP has an alternate path armed (Profile.APM);

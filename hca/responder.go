@@ -397,7 +397,10 @@ func (h *HCA) requeueRecv(qp *QP, r *recvWQE) {
 // acknowledged, and the requester's SEND may complete; then the
 // Terminate puts both QPs in the error state (IBV_EVENT_QP_FATAL on
 // each), flushing what is still posted. iWARP has no RNR retry.
+// QP.Terminated records it: the SEND's bytes, and all the requester sent
+// after them, are lost although its work completion may say success.
 func (h *HCA) terminate(qp *QP, p *fabric.Packet, psn int64) {
+	qp.Terminated = h.eng.Now()
 	qp.ePSN = psn + 1
 	h.sendAck(qp, p, fabric.SyndromeACK, psn)
 	t := h.newAck(qp, p, fabric.OpAcknowledge, psn)

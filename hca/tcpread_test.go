@@ -200,40 +200,82 @@ func TestIWARPReadRequestResentWhole(t *testing.T) {
 // TestIWARPSendWithoutRecvTerminates: on iWARP a SEND that finds no RECV
 // posted is not retried (there is no RNR NAK): DDP has no buffer for it
 // (RFC 5041 §7), RDMAP sends a Terminate and closes the stream (RFC 5040
-// §7). TCP took the segment, so the SEND completes; the Terminate puts
-// both QPs in the error state with IBV_EVENT_QP_FATAL on each host, and
-// the WRITE posted after the SEND is flushed. On RoCE the same SEND gets
-// an RNR NAK and waits for the RECV.
+// §7). TCP took the segment, so a 1-segment SEND completes; the
+// Terminate puts both QPs in the error state with IBV_EVENT_QP_FATAL on
+// each host, and the WRITE posted after the SEND is flushed. The
+// responder's QP records when it terminated (QP.Terminated, which the
+// byte accounting reads: issue 45's seed 20313 had the SEND's byte in no
+// term), the requester's does not. With one RECV posted for two 8 KiB
+// SENDs (two 4 KiB segments each), the first is delivered (8192 bytes)
+// and the second terminated: its second segment reaches a QP in error
+// and is never acknowledged, so it is flushed with the WRITE.
 func TestIWARPSendWithoutRecvTerminates(t *testing.T) {
-	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile("newreno", true), swtch.DefaultProfile())
-	qa, qb := connect(h[0], h[1])
-	var fatal [2]int
-	for i := range h {
-		i := i
-		h[i].OnAsyncEvent = func(ev hca.AsyncEvent) {
-			if ev.Type == hca.EventQPFatal {
-				fatal[i]++
+	for _, tc := range []struct {
+		name      string
+		recvs     int
+		sends     int
+		size      int64
+		status    []hca.WCStatus // the SENDs'
+		delivered int64
+	}{
+		{"a 64-byte SEND, no RECV", 0, 1, 64, []hca.WCStatus{hca.WCSuccess}, 0},
+		{"two 8 KiB SENDs, one RECV", 1, 2, 8192, []hca.WCStatus{hca.WCSuccess, hca.WCFlushed}, 8192},
+	} {
+		eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile("newreno", true), swtch.DefaultProfile())
+		qa, qb := connect(h[0], h[1])
+		var fatal [2]int
+		var fatalAt sim.Time
+		for i := range h {
+			i := i
+			h[i].OnAsyncEvent = func(ev hca.AsyncEvent) {
+				if ev.Type == hca.EventQPFatal {
+					fatal[i]++
+					if i == 1 {
+						fatalAt = h[1].Engine().Now()
+					}
+				}
 			}
 		}
-	}
-	send, err := h[0].PostSend(qa, hca.SendWR{ID: 1, Op: hca.WRSend, Signaled: true, Length: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.Run(50*sim.Microsecond, nil)
-	write, err := h[0].PostSend(qa, hca.SendWR{ID: 2, Op: hca.WRWrite, Signaled: true, Length: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng.Run(sim.Millisecond, nil)
-	if send.Status != hca.WCSuccess || write.Status != hca.WCFlushed {
-		t.Errorf("SEND %v, WRITE %v; want success (TCP took it) and wr_flush_err", send.Status, write.Status)
-	}
-	if qa.State != hca.QPErr || qb.State != hca.QPErr || fatal != [2]int{1, 1} {
-		t.Errorf("QPs %v and %v, QP_FATAL events %v; want both in ERR, one event each", qa.State, qb.State, fatal)
-	}
-	if h[1].Stats.RNRNaksSent != 0 {
-		t.Errorf("%d RNR NAKs: iWARP has none", h[1].Stats.RNRNaksSent)
+		for i := 0; i < tc.recvs; i++ {
+			if err := h[1].PostRecv(qb, hca.RecvWR{ID: uint64(i), Length: tc.size}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var sends []*hca.WQE
+		for i := 0; i < tc.sends; i++ {
+			w, err := h[0].PostSend(qa, hca.SendWR{ID: uint64(i), Op: hca.WRSend, Signaled: true, Length: tc.size})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sends = append(sends, w)
+		}
+		eng.Run(50*sim.Microsecond, nil)
+		write, err := h[0].PostSend(qa, hca.SendWR{ID: 9, Op: hca.WRWrite, Signaled: true, Length: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.Run(sim.Millisecond, nil)
+		for i, w := range sends {
+			if w.Status != tc.status[i] {
+				t.Errorf("%s: SEND %d %v, want %v", tc.name, i, w.Status, tc.status[i])
+			}
+		}
+		if write.Status != hca.WCFlushed {
+			t.Errorf("%s: WRITE %v, want wr_flush_err", tc.name, write.Status)
+		}
+		if qa.State != hca.QPErr || qb.State != hca.QPErr || fatal != [2]int{1, 1} {
+			t.Errorf("%s: QPs %v and %v, QP_FATAL events %v; want both in ERR, one event each", tc.name, qa.State, qb.State, fatal)
+		}
+		if qb.Terminated == 0 || qb.Terminated != fatalAt || qa.Terminated != 0 {
+			t.Errorf("%s: Terminated %v at the responder (its QP_FATAL at %v), %v at the requester; want the event's time, and 0",
+				tc.name, qb.Terminated, fatalAt, qa.Terminated)
+		}
+		if qb.Delivered != tc.delivered {
+			t.Errorf("%s: the responder delivered %d bytes, want %d", tc.name, qb.Delivered, tc.delivered)
+		}
+		if h[1].Stats.RNRNaksSent != 0 {
+			t.Errorf("%s: %d RNR NAKs: iWARP has none", tc.name, h[1].Stats.RNRNaksSent)
+		}
 	}
 }
 
