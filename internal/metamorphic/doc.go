@@ -29,8 +29,9 @@
 //     scenario whose load is steady (every source busy from the start to
 //     the end) runs for L and 4L, and events(4L) <= LinearFactor × 4 ×
 //     (events(L) + StartEvents) (not for iWARP and DCTCP, whose windows
-//     grow for the whole run), and the events per packet hop grow at most
-//     PerHopFactor times;
+//     grow for the whole run, nor behind a bottleneck slower than its
+//     feeders), and the events per packet hop grow at most PerHopFactor
+//     times;
 //   - observers on or off give the same flows.csv;
 //   - hosts relabelled give outputs that map onto each other (where that
 //     holds exactly; relabel.go says where and why).
