@@ -59,12 +59,13 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 	}
 	if s.LinkLayer == fabric.InfiniBand {
 		// Every port grants credits for its buffer per VL; a port's own
-		// largest packet is its host's MTU packet, or for a switch the
-		// network's largest.
+		// largest packet is its host's MTU packet (with a GRH if it sends
+		// multicast), or for a switch the network's largest.
+		mcast := s.multicastSenders()
 		for id, ports := range fab.Ports {
 			frame := maxFrame
 			if s.Topology.Nodes[id].Kind == fabric.Host {
-				frame = s.hostFrame(fabric.NodeID(id))
+				frame = s.hostFrame(fabric.NodeID(id), mcast[id])
 			}
 			for _, p := range ports {
 				p.EnableCredits(s.IB.VLBuffer, s.IB.DataVLs, frame)

@@ -161,3 +161,93 @@ func TestMckeyInfiniBandCredits(t *testing.T) {
 		})
 	}
 }
+
+// TestMckeyInfiniBandGRHCredit: issue 45's random scenario, seed
+// 951554580 (internal/metamorphic/testdata/panic-951554580). On
+// InfiniBand a multicast datagram carries a GRH whatever hca.grh says,
+// and with an MTU of 256 a 250- or 256-byte datagram is 328 or 334 bytes
+// with it, 6 credit blocks of 64, where without it (288 or 294 bytes,
+// the MTU's largest packet as the ports took it) it is 5.
+// A port marks a VL paused below its owner's largest packet, and the
+// HCA's and the switch's transmit arbiters ask for a packet's credit only
+// on a paused VL; the largest packet was taken without the GRH, so with
+// exactly 5 blocks left (the flow's 1-block ACKs beside the datagrams
+// reach it) the VL read as free and the 6-block datagram went without
+// credit: "h1:p0 sends a packet without credit" at the sender, and at a
+// switch forwarding the copies to a slow receiver beside another flow's
+// ACKs, "s0:p0 sends a packet without credit". Each case panicked so;
+// a 200-byte datagram (5 blocks with the GRH) did not. Now a host that
+// sends multicast counts the GRH in its largest packet, and so the
+// switches, which take the network's largest.
+//
+// The runs stop at 40 us with the datagrams and the flow still going:
+// the receiver has datagrams, the run balances, no switch input held
+// more than its buffer, and where every link has a delay 2 workers write
+// the same bytes as one.
+func TestMckeyInfiniBandGRHCredit(t *testing.T) {
+	const leafSpine = "topology:\n  kind: leaf-spine\n  leaves: 2\n  spines: 1\n  hosts_per_leaf: 1\n" +
+		"  host_link: {rate: 4xHDR, delay: %s}\n  fabric_link: {rate: 1xHDR, delay: 1us}\n" +
+		"switch:\n  link_layer: infiniband\nhca:\n  mtu: 256\ntraffic:\n" +
+		"  - mckey: {sender: h1, receivers: [h0], count: 10000, size: %d, settle: 1ns}\n" +
+		"  - flow: {from: h0, to: h1, size: 256MiB}\n"
+	for _, c := range []struct {
+		name string
+		src  string
+		cut  bool // every link has a delay: compare 2 workers
+	}{
+		{name: "seed-951554580", src: fmt.Sprintf(leafSpine, "0", 256)},
+		{name: "host-delay-1ns", src: fmt.Sprintf(leafSpine, "1ns", 256), cut: true},
+		{name: "size-250", src: fmt.Sprintf(leafSpine, "1ns", 250), cut: true},
+		// s0's port to h0 carries h1's datagrams and h2's ACKs to h0,
+		// and h0 drains at a quarter of its line: that port is short of
+		// credit, where the switch's arbiter crashed.
+		{name: "switch-slow-receiver", cut: true,
+			src: "topology: {kind: star, hosts: 3, link: {rate: 4xHDR, delay: 1ns}}\n" +
+				"switch: {link_layer: infiniband}\nhca: {mtu: 256}\ntraffic:\n" +
+				"  - mckey: {sender: h1, receivers: [h0], count: 10000, size: 256, settle: 1ns}\n" +
+				"  - flow: {from: h0, to: h2, size: 256MiB}\n" +
+				"faults:\n  - {at: 0, host: h0, action: slow-receiver, rate: 50Gbps}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := "stop: {at: 40us}\n" + c.src
+			want, n := runFiles(t, src, 1)
+			if got := n.Tests[0].Mckey.Received; len(got) != 1 || got[0] == 0 {
+				t.Errorf("h0 received %v datagrams; want some", got)
+			}
+			var sum reports.Summary
+			if err := json.Unmarshal(want["summary.json"], &sum); err != nil {
+				t.Fatal(err)
+			}
+			if sum.StopReason != "time" || !sum.Conservation.OK || sum.Packets.Dropped != 0 {
+				t.Errorf("stopped by %s, conservation ok %v %v, %d dropped; want time, ok, none", sum.StopReason, sum.Conservation.OK, sum.Conservation.Errors, sum.Packets.Dropped)
+			}
+			for _, sw := range n.Switches {
+				if sw == nil {
+					continue
+				}
+				for i := range sw.Ports() {
+					if peak := sw.PeakIngress(i, 0); peak > 64<<10 {
+						t.Errorf("%s port %d held %d bytes at its peak, more than its buffer, 64 KiB", sw.Name, i, peak)
+					}
+				}
+			}
+			if !c.cut {
+				return
+			}
+			got, _ := runFiles(t, src, 2)
+			names := make([]string, 0, len(want))
+			for name := range want {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			for _, name := range names {
+				if !bytes.Equal(got[name], want[name]) {
+					t.Errorf("2 workers: %s differs from one worker's:\n%s", name, firstDiff(got[name], want[name]))
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("2 workers: %d files, one worker %d", len(got), len(want))
+			}
+		})
+	}
+}

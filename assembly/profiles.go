@@ -486,24 +486,44 @@ func (b *builder) bufferPos(id fabric.NodeID) (scenario.Pos, string) {
 	return f.Topology.Pos, "topology"
 }
 
-// maxFrame is the largest frame any host sends (its MTU's RoCEv2 frame),
-// which Build gives the switches.
+// maxFrame is the largest frame any host sends (hostFrame), which Build
+// gives the switches: on InfiniBand what a switch forwards, a multicast
+// copy's GRH included.
 func (s *Scenario) maxFrame() int64 {
+	mcast := s.multicastSenders()
 	m := int64(0)
 	for _, h := range s.Topology.Hosts() {
-		m = max(m, s.hostFrame(h))
+		m = max(m, s.hostFrame(h, mcast[h]))
 	}
 	return m
 }
 
 // hostFrame is the largest frame host h sends: an MTU of payload with
-// the largest headers its link layer puts around it.
-func (s *Scenario) hostFrame(h fabric.NodeID) int64 {
+// the largest headers its link layer puts around it. On InfiniBand a
+// host that sends multicast (mcast) has a GRH on those datagrams
+// whatever its profile's GRH says (IBTA vol. 1, 8.3.1; hca's wireTo),
+// 40 bytes that take the frame past a 64-byte credit block. The frame
+// is the credit a port's VL must have not to be marked paused
+// (fabric's EnableCredits), and the transmit arbiters read a VL not
+// paused as one with credit for any packet they send.
+func (s *Scenario) hostFrame(h fabric.NodeID, mcast bool) int64 {
 	mtu := s.HCAProfile(h).MTU
 	if s.LinkLayer == fabric.InfiniBand {
-		return int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, mtu, s.HCAProfile(h).GRH))
+		return int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, mtu, s.HCAProfile(h).GRH || mcast))
 	}
 	return fabric.MaxRoCEv2Frame(mtu)
+}
+
+// multicastSenders returns, by node, whether the node sends to a
+// multicast group (an mckey's sender).
+func (s *Scenario) multicastSenders() []bool {
+	senders := make([]bool, len(s.Topology.Nodes))
+	for _, t := range s.Tests {
+		if t.Kind == "mckey" {
+			senders[t.Src] = true
+		}
+	}
+	return senders
 }
 
 // portLinks appends to out what switch id's ports' headroom depends on,
