@@ -99,6 +99,12 @@ func jobName(name string) string {
 	return s
 }
 
+// k8sLiteral escapes s for a container's command, where Kubernetes
+// expands $(VAR) from the container's environment (an Indexed Job's pods
+// have JOB_COMPLETION_INDEX) and reads $$ as $: each $ is given as $$,
+// so that the pod runs with s as it was given.
+func k8sLiteral(s string) string { return strings.ReplaceAll(s, "$", "$$") }
+
 // KubernetesJob returns an Indexed Job manifest (batch/v1, completionMode
 // Indexed) that runs the sweep, one point per completion index: each pod
 // runs `lfsim sweep SWEEP -o OUT` with Kubernetes' JOB_COMPLETION_INDEX,
@@ -130,7 +136,7 @@ func KubernetesJob(sw *Sweep, c Cluster, sweepFile, out string) ([]byte, error) 
 	container := map[string]any{
 		"name":         "lfsim",
 		"image":        c.Image,
-		"command":      []string{exe, "sweep", filepath.ToSlash(filepath.Join(work, sweepFile)), "-o", filepath.ToSlash(filepath.Join(work, out)), "-q"},
+		"command":      []string{k8sLiteral(exe), "sweep", k8sLiteral(filepath.ToSlash(filepath.Join(work, sweepFile))), "-o", k8sLiteral(filepath.ToSlash(filepath.Join(work, out))), "-q"},
 		"volumeMounts": []any{map[string]any{"name": "work", "mountPath": work}},
 		"resources":    map[string]any{"requests": map[string]any{"cpu": "1"}},
 	}

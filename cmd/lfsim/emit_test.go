@@ -44,6 +44,8 @@ var hostile = []struct {
 	{"YAML flow map", "{injected: 1}", true},
 	{"backslash", `a\b\"c`, true},
 	{"percent", "x%A%%y", true},
+	{"Kubernetes $(VAR)", "x$(JOB_COMPLETION_INDEX)", true},
+	{"Kubernetes $$", "x$$(HOME)$$y$", true},
 }
 
 // emitSetup writes a 3-point sweep (s.yaml on b.yaml) in a fresh
@@ -440,6 +442,16 @@ func TestEmitKubernetesHostile(t *testing.T) {
 			if err := yaml.Unmarshal(data, &got); err != nil {
 				t.Fatalf("sweep.job.yaml does not parse: %v\n%s", err, data)
 			}
+			// The command as the pod runs it: Kubernetes expands it.
+			if c, ok := got["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any); ok {
+				if cmd, ok := c["command"].([]any); ok {
+					for i, a := range cmd {
+						if s, ok := a.(string); ok {
+							cmd[i] = k8sExpand(s, map[string]string{"JOB_COMPLETION_INDEX": "1"})
+						}
+					}
+				}
+			}
 			name, _ := got["metadata"].(map[string]any)["name"].(string)
 			if !regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`).MatchString(name) || len(name) > 63 {
 				t.Errorf("the Job's name %q is not a DNS-1123 label", name)
@@ -480,4 +492,34 @@ func TestEmitKubernetesHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// k8sExpand is what Kubernetes makes of a container's command entry
+// (k8s.io/kubernetes third_party/forked/golang/expansion, Expand): $(VAR)
+// is VAR's value when env has it and left as is otherwise, $$ is $, and
+// a $ before anything else stays.
+func k8sExpand(s string, env map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch rest := s[i+1:]; {
+		case rest[0] == '$':
+			b.WriteByte('$')
+			i++
+		case rest[0] == '(' && strings.IndexByte(rest, ')') > 0:
+			j := strings.IndexByte(rest, ')')
+			if v, ok := env[rest[1:j]]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString("$(" + rest[1:j] + ")")
+			}
+			i += 1 + j
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
 }
