@@ -51,8 +51,19 @@ func (b *builder) mckey(gen int, tv *scenario.TrafficV, path string, g *scenario
 	if g.Priority.Set {
 		prio = uint8(g.Priority.V)
 	}
-	c := programs.MckeyDefaults(programs.MckeyConfig{Group: fabric.MulticastGroup(b.groups), GroupIP: ip, Count: int(g.Count.V),
-		Size: int64(g.Size.V), Settle: g.Settle.V, Start: g.Start.V, Priority: prio})
+	// The tool's defaults for what was not given; what was is kept as
+	// written, 0 included (settle: 0 is no pause).
+	c := programs.MckeyConfig{Group: fabric.MulticastGroup(b.groups), GroupIP: ip, Count: programs.MckeyCount,
+		Size: programs.MckeySize, Settle: programs.MckeySettle, Start: g.Start.V, Priority: prio}
+	if g.Count.Set {
+		c.Count = int(g.Count.V)
+	}
+	if g.Size.Set {
+		c.Size = int64(g.Size.V)
+	}
+	if g.Settle.Set {
+		c.Settle = g.Settle.V
+	}
 	b.groups++
 	mtu := b.s.HCAProfile(src).MTU
 	for _, r := range rcv {

@@ -54,7 +54,8 @@ func Example_rdmaServerClient() {
 // switch copies each message to both.
 func Example_mckey() {
 	eng, h := exampleHosts(3)
-	m, _ := programs.NewMckey(h[0], h[1:], programs.MckeyConfig{Group: fabric.MulticastGroup(0), GroupIP: 239<<24 | 1<<16 | 1<<8 | 1, Count: 5})
+	m, _ := programs.NewMckey(h[0], h[1:], programs.MckeyConfig{Group: fabric.MulticastGroup(0), GroupIP: 239<<24 | 1<<16 | 1<<8 | 1, Count: 5,
+		Size: programs.MckeySize, Settle: programs.MckeySettle})
 	eng.Run(4*sim.Second, nil)
 	fmt.Println(strings.TrimSpace(m.Report()))
 	fmt.Println("received:", m.Received)

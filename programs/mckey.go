@@ -76,43 +76,50 @@ func (x mckeyHost) HandleEvent(ev *sim.Event) { x.m.step(x.i, ev.Kind) }
 
 var _ sim.Handler = mckeyHost{}
 
-// MckeyConfig is one mckey run: -m group, -C count, -S size.
+// MckeyConfig is one mckey run: -m group, -C count, -S size. NewMckey
+// takes it as it is: each field is what the run uses, 0 included (the
+// tool's defaults are MckeyCount, MckeySize and MckeySettle, for a caller
+// to fill in what its user did not give).
 type MckeyConfig struct {
 	Group   fabric.NodeID // the group's NodeID (fabric.MulticastGroup)
 	GroupIP uint32        // its IPv4 address, 239.x.y.z
-	Count   int           // -C; default 10 (the tool's)
-	Size    int64         // -S; default 100 (the tool's), at most the MTU
+	Count   int           // -C, messages; at least 1
+	Size    int64         // -S, bytes; at least 1, at most the MTU
 	// Settle is the pause between the join and the transfers: the tool's
-	// sleep(3), "to give SM chance to configure switches". Default 3 s.
+	// sleep(3), "to give SM chance to configure switches", which the tool
+	// has no option for. 0 is no pause: the sender posts its SENDs when
+	// it joins, at Start.
 	Settle   sim.Time
 	Start    sim.Time
 	Priority uint8
 	SL       uint8
 }
 
+// mckey's defaults (rdma-core's librdmacm/examples/mckey.c: message_count
+// 10, message_size 100, and run()'s sleep(3) before the transfers).
+const (
+	MckeyCount  = 10
+	MckeySize   = 100
+	MckeySettle = 3 * sim.Second
+)
+
 // mckeyQKey is the Q_Key rdma_cm gives UD QPs of the UDP port space
 // (librdmacm's RDMA_UDP_QKEY).
 const mckeyQKey = 0x01234567
 
-// MckeyDefaults fills in the tool's defaults.
-func MckeyDefaults(c MckeyConfig) MckeyConfig {
-	if c.Count == 0 {
-		c.Count = 10
-	}
-	if c.Size == 0 {
-		c.Size = 100
-	}
-	if c.Settle == 0 {
-		c.Settle = 3 * sim.Second
-	}
-	return c
-}
-
 // NewMckey sets up mckey on sender and receivers, its QPs attached to
 // the group, and starts it at c.Start. The group's tree must be in the
-// switches' tables (the joins are not timed).
+// switches' tables (the joins are not timed). c is taken as it is: no
+// field stands for a default.
 func NewMckey(sender *hca.HCA, receivers []*hca.HCA, c MckeyConfig) (*Mckey, error) {
-	c = MckeyDefaults(c)
+	switch {
+	case c.Count < 1:
+		return nil, fmt.Errorf("mckey: message_count %d; at least 1", c.Count)
+	case c.Size < 1:
+		return nil, fmt.Errorf("mckey: message_size %d; at least 1", c.Size)
+	case c.Settle < 0:
+		return nil, fmt.Errorf("mckey: settle %s is negative", c.Settle)
+	}
 	if c.Size > int64(sender.Prof.MTU) {
 		return nil, fmt.Errorf("mckey: message_size %d is larger than active mtu %d", c.Size, sender.Prof.MTU)
 	}

@@ -991,7 +991,8 @@ var generators = []struct {
 // MckeyS is librdmacm's mckey: a sender and receivers of a multicast
 // group (-m group, default 239.1.1.1; -C count, default 10; -S size,
 // default 100 bytes, at most the MTU); settle is the tool's pause
-// between the join and the transfers (its sleep(3), default 3s).
+// between the join and the transfers (its sleep(3), which the tool has no
+// option for: default 3s; 0 is no pause).
 type MckeyS struct {
 	meta
 	Sender    StrV      `yaml:"sender" required:""`
