@@ -39,9 +39,11 @@ func qpType(qp string) hca.QPType {
 // qkey), and the sizes of the RECVs its SENDs consume.
 func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, qpn, qkey uint32) (wrs []hca.SendWR, recvs []int64) {
 	t := qpType(f.QP)
-	part := partSize(f, src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize)
-	for off := int64(0); off == 0 || off < f.Size; off += part {
-		size := min(part, f.Size-off)
+	maxMsg := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
+	n := workRequests(f, maxMsg, maxMsg)
+	off := int64(0)
+	for i := int64(0); i < n; i++ {
+		size := partSize(f, i, n, maxMsg)
 		wr := hca.SendWR{ID: uint64(f.ID), Length: size, Signaled: true, RemoteAddr: addr + uint64(off), RKey: rkey}
 		switch f.Op {
 		case "write":
@@ -65,6 +67,7 @@ func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, qpn, qkey uin
 			wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: dst.ID, DestIP: dst.IP}, qpn, qkey
 		}
 		wrs = append(wrs, wr)
+		off += wr.Length
 	}
 	return wrs, recvs
 }
@@ -83,20 +86,31 @@ func postRecvs(dst *hca.HCA, rs *hca.QP, f Flow, recvs []int64) {
 	}
 }
 
-// partSize is the size of each of flow f's work requests (the last takes
-// the rest): its messages' size, within the NICs' largest message.
-func partSize(f Flow, srcMax, dstMax int64) int64 {
-	part := max(1, min(srcMax, dstMax))
+// workRequests is how many work requests carry flow f (startFlow):
+// flow.messages, or as many as the NICs' largest message (the smaller of
+// srcMax and dstMax, max_msg_sz) needs.
+func workRequests(f Flow, srcMax, dstMax int64) int64 {
 	if f.Messages > 0 {
-		part = min(part, (f.Size+int64(f.Messages)-1)/int64(f.Messages))
+		return int64(f.Messages)
 	}
-	return part
+	maxMsg := max(1, min(srcMax, dstMax))
+	return max(1, (f.Size+maxMsg-1)/maxMsg)
 }
 
-// workRequests is how many work requests carry flow f (startFlow).
-func workRequests(f Flow, srcMax, dstMax int64) int64 {
-	part := partSize(f, srcMax, dstMax)
-	return max(1, (f.Size+part-1)/part)
+// partSize is the size in bytes of the i-th of flow f's n work requests
+// (workRequests). With flow.messages the flow's size is shared out as
+// evenly as whole bytes allow: the first size mod n one byte longer than
+// the rest (the loader keeps each within maxMsg and at least one byte);
+// without, each is maxMsg but the last, which takes the rest.
+func partSize(f Flow, i, n, maxMsg int64) int64 {
+	if f.Messages > 0 {
+		size := f.Size / n
+		if i < f.Size%n {
+			size++
+		}
+		return size
+	}
+	return min(maxMsg, f.Size-i*maxMsg)
 }
 
 // chains cuts a flow's work requests into the chains that one

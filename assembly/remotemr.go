@@ -28,9 +28,13 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 	if g.Messages.Set {
 		m := g.Messages.V
 		lim := min(b.s.HCAProfile(f.Src).MaxSendWR, b.s.HCAProfile(f.Dst).MaxRecvWR)
+		maxMsg := max(1, min(b.s.HCAProfile(f.Src).MaxMsgSize, b.s.HCAProfile(f.Dst).MaxMsgSize))
 		switch {
 		case m > f.Size:
 			b.errorf(g.Messages.Pos, path+".messages", "%d messages of a %d-byte flow would leave some empty: at most one per byte", m, f.Size)
+		case (f.Size+m-1)/m > maxMsg:
+			b.errorf(g.Messages.Pos, path+".messages", "%d messages of a %d-byte flow are over the HCA's largest message (max_msg_sz %d bytes): at least %d",
+				m, f.Size, maxMsg, (f.Size+maxMsg-1)/maxMsg)
 		case m > int64(lim):
 			b.errorf(g.Messages.Pos, path+".messages", "%d messages do not fit one QP's queues (max_send_wr %d, max_recv_wr %d)",
 				m, b.s.HCAProfile(f.Src).MaxSendWR, b.s.HCAProfile(f.Dst).MaxRecvWR)

@@ -843,7 +843,9 @@ type FlowS struct {
 	To   StrV  `yaml:"to" required:""`
 	Size SizeV `yaml:"size" required:"" min:"1"`
 	// Messages posts the flow as that many work requests, back to back
-	// on its QP, over consecutive parts of the responder's region.
+	// on its QP, over consecutive parts of the responder's region, their
+	// sizes differing by one byte at most (at most one per byte, none
+	// over max_msg_sz).
 	Messages IntV `yaml:"messages" min:"1" max:"65536"`
 	// PostList posts the flow's work requests in chains of that many,
 	// each chain with one ibv_post_send and so one doorbell (perftest's
