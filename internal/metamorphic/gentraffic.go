@@ -241,9 +241,12 @@ func (g *gen) flowOpts(it *Item, one bool) {
 			m := g.between(2, 8)
 			kv("messages", strconv.Itoa(m))
 			if g.chance(0.4) {
-				// The flow goes as work requests of ceil(size / m) bytes
-				// (assembly's partSize), fewer than m when that rounds up
-				// far enough (15 bytes in 7 messages: 5 of 3 bytes).
+				// A flow with messages: m goes as exactly m work requests
+				// (assembly's partSize). This once counted the fewer that
+				// ceil(size / m) made (15 bytes in 7 messages: 5 of 3
+				// bytes); wrs is now always m, and the refusal cannot
+				// fire, but the draws stay so that seeds make the same
+				// scenarios.
 				part := (size + int64(m) - 1) / int64(m)
 				wrs := int((size + part - 1) / part)
 				if wrs < m {

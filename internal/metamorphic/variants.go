@@ -92,8 +92,9 @@ func pathLinks(t *Topo) int {
 // flowsPerHost datagrams per host in 4 × SteadyStop (the same load at
 // every stop); a datagram waits for nothing. Atomics (8 bytes, no long
 // flow) are dropped. Programs run for 10^4 or 10^5 iterations, mckey with
-// no settling time and messages of one MTU (1 ns: settle: 0 is taken for
-// the tool's 3 s, hca.MckeyDefaults); rdma_server and rdma_client, a
+// no settling time and messages of one MTU (settle: 1ns, written when
+// settle: 0 still meant the tool's 3 s; 0 is no pause now, and 1 ns
+// keeps the scenarios the seeds make); rdma_server and rdma_client, a
 // single exchange, are dropped, and so is a DCTCP initial_window (below
 // its default, the path's bandwidth-delay product, DCTCP slow-starts).
 // Faults that hold a rate (loss, a PAUSE storm, a slow or hung receiver)
