@@ -278,7 +278,7 @@ func campaign(t *testing.T, dir string) {
 	elapsed := time.Since(start)
 	var b strings.Builder
 	fmt.Fprintf(&b, "LFSIM_META_SEED=%d: %d scenarios (seeds %d to %d), %d runs, in %v; %d failed\n", st.seed, n, st.seed, st.seed+uint64(n)-1, runner.Runs, elapsed.Round(time.Second), failed)
-	fmt.Fprintf(&b, "relabelled (star and dumbbell, no poisson or loss): %d; on one worker whatever asked: %d\n", c.Relabelled, c.Serial)
+	fmt.Fprintf(&b, "relabelled (star and dumbbell, no poisson or loss): %d, and %d more whose runs flooded, not compared; on one worker whatever asked: %d\n", c.Relabelled, c.FloodedNotRelabelled, c.Serial)
 	if len(c.Ratios) > 0 {
 		fmt.Fprintf(&b, "linearity: events(4L) / (4 (events(L) + %d)) over %d scenarios: mean %.3f, largest %.3f (seed %d; F = %.1f)\n", StartEvents, len(c.Ratios), mean(c.Ratios), slices.Max(c.Ratios), c.Largest, LinearFactor)
 	}
