@@ -65,3 +65,55 @@ func TestIBUDBacklogLinear(t *testing.T) {
 			float64(r1)/float64(r0), long, float64(r0)/float64(s0), float64(r1)/float64(s1), ratio)
 	}
 }
+
+// ethDoorbellBacklog is the random-scenario test's Ethernet case: UC
+// poisson WRITEs of 254 bytes from every host of a leaf-spine at 90% of
+// 100 Gb/s, the posting thread paying 75 ns a doorbell
+// (hca.doorbell_cost). A flow arrives every 22.6 ns a host, a doorbell
+// every 75 ns, so the posts wait behind the doorbell and their QPs sit
+// in the transmit ring until the WQE is ready (holdUntil), more of them
+// each microsecond: at 50 us some 3,000 a host.
+const ethDoorbellBacklog = `
+seed: 1
+stop: {at: %s}
+topology: {kind: leaf-spine, leaves: 4, spines: 2, hosts_per_leaf: 8,
+           host_link: {rate: 100Gbps, delay: 500ns}, fabric_link: {rate: 400Gbps, delay: 1us}}
+hca: {doorbell_cost: 75ns}
+traffic:
+  - poisson: {hosts: all, load: 90%%, sizes: 254, qp: uc, op: write}
+`
+
+// TestEthHeldBacklogLinear: QPs held back by time (the doorbell and WQE
+// fetch, or the rate limiter) leave the transmit arbiter's scan until
+// their wake (hca/parking.go's hold), so the QPs read grow with the
+// packets sent, not with the QPs waiting. Four times the time simulated
+// (12.5 to 50 us) must cost at most 3 × 4 times the events and the QPs
+// read. Without hold the reads grew 15 times (1,667 to 5,855 a packet
+// sent); with it 4.0 times (5.8 to 5.4 a packet); events 4.8 times
+// either way.
+func TestEthHeldBacklogLinear(t *testing.T) {
+	work := func(stop string) (events uint64, reads, sent int64) {
+		n, r := runSource(t, "ethheld.yaml", fmt.Sprintf(ethDoorbellBacklog, stop))
+		for _, h := range n.HCAs {
+			if h != nil {
+				reads += h.ArbiterReads
+				sent += h.Stats.TxPackets
+			}
+		}
+		if !r.Summary.Conservation.OK {
+			t.Errorf("%s: conservation fails: %v", stop, r.Summary.Conservation.Errors)
+		}
+		return r.Summary.Events, reads, sent
+	}
+	e0, r0, s0 := work("12500ns")
+	e1, r1, s1 := work("50us")
+	t.Logf("12.5us: %d events, %d QPs read for %d packets; 50us: %d events, %d QPs read for %d packets",
+		e0, r0, s0, e1, r1, s1)
+	if float64(e1) > 3*4*float64(e0) {
+		t.Errorf("events grew %.1f times from 12.5us to 50us, more than 3 × 4", float64(e1)/float64(e0))
+	}
+	if float64(r1) > 3*4*float64(r0) {
+		t.Errorf("QPs read by the transmit arbiters grew %.1f times from 12.5us to 50us (%.1f to %.1f a packet sent), more than 3 × 4",
+			float64(r1)/float64(r0), float64(r0)/float64(s0), float64(r1)/float64(s1))
+	}
+}

@@ -111,6 +111,9 @@ type HCA struct {
 	// packets (NextPacket): its work, which tests hold to the packets
 	// sent rather than to the QPs waiting.
 	ArbiterReads int64
+	// heldTo is the wake time the QP sendFrom last read set (wakeAt),
+	// 0 if none: fromRing parks it then (parking.go's hold).
+	heldTo sim.Time
 
 	mrs    map[uint32]*MR // by key (lkey == rkey)
 	nextVA uint64
@@ -1106,13 +1109,17 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 // port still refuses them all.
 func (h *HCA) fromRing(ring *[]*QP, cursor *int, park **parking, port *fabric.Port, now sim.Time) *fabric.Packet {
 	pk := h.parkingFor(park, len(*ring))
-	skip := pk != nil && pk.n > 0 && pk.refusesAll(port)
+	if pk != nil && len(pk.wakes) > 0 && pk.wakes[0].at <= now {
+		h.releaseHeld(pk, *ring, now)
+	}
+	all := pk != nil && pk.n > 0 && pk.refusesAll(port)
+	skip := all || pk != nil && pk.nHeld > 0
 	for n := len(*ring); n > 0; {
 		if *cursor >= len(*ring) {
 			*cursor = 0
 		}
 		if skip {
-			if k := pk.run(*cursor, min(n, len(*ring)-*cursor)); k > 0 {
+			if k := pk.run(*cursor, min(n, len(*ring)-*cursor), all); k > 0 {
 				if parkCheck {
 					h.checkParked((*ring)[*cursor:*cursor+k], port)
 				}
@@ -1139,8 +1146,12 @@ func (h *HCA) fromRing(ring *[]*QP, cursor *int, park **parking, port *fabric.Po
 			continue
 		}
 		*cursor++
+		h.heldTo = 0
 		if p := h.sendFrom(qp, port, now); p != nil {
 			return p
+		}
+		if pk != nil && h.heldTo > now && qp.tcp == nil && !qp.srPending() {
+			pk.hold(*cursor-1, qp) // time holds it: passed by until its wake
 		}
 	}
 	return nil
@@ -1253,6 +1264,7 @@ func (h *HCA) sendRequest(qp *QP, now sim.Time) *fabric.Packet {
 // wakeAt has the transmit arbiter look at qp again at t, when its rate
 // limiter lets it send.
 func (h *HCA) wakeAt(qp *QP, t sim.Time) {
+	h.heldTo = t
 	if qp.wake.At() != t {
 		h.eng.Cancel(qp.wake)
 		qp.wake = h.eng.Schedule(t, h, evWake, 0, qp)

@@ -66,7 +66,7 @@ func TestParkingBits(t *testing.T) {
 				for i+k < len(want) && k < most && want[i+k] {
 					k++
 				}
-				if got := pk.run(i, most); got != k {
+				if got := pk.run(i, most, true); got != k {
 					t.Fatalf("seed %d step %d: run(%d, %d) = %d, want %d (marks %v)", seed, step, i, most, got, k, want)
 				}
 			}
