@@ -3,6 +3,7 @@ package congestion
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -220,5 +221,50 @@ func TestDCQCNNvidiaIncreaseStages(t *testing.T) {
 		st = d.State(eng.Now())
 		near(t, fmt.Sprintf("R_T after increase event %d", k+1), float64(st.Target), rt, 1e-9)
 		near(t, fmt.Sprintf("R_C after increase event %d", k+1), float64(st.Rate), rc, 1e-9)
+	}
+}
+
+// TestHPCCAnyFirstPSN: a QP's first PSN is any 24-bit number (rdma_cm
+// draws it at random), and HPCC's windows must not depend on it: the
+// reference window is updated once an RTT from the first ACK on, whatever
+// the first PSN, across the 2^24 wrap too. lastUpdateSeq started at 0,
+// so a first PSN 2^23 or more from it was never "after" it and the
+// reference was never updated (found by internal/metamorphic: seed
+// 9008769, the same flow from two hosts gave two windows).
+func TestHPCCAnyFirstPSN(t *testing.T) {
+	T := path100.BaseRTT
+	bdp := 100e9 / 8 * T.Seconds()
+	run := func(first uint32) (windows []int64, updates []uint32) {
+		var a applied
+		h := NewHPCC(HPCCDefaults(), path100, a.apply)
+		ack := &fabric.Packet{Kind: fabric.KindAck}
+		psn := first
+		for i := 0; i < 8; i++ {
+			for k := 0; k < 4; k++ { // four packets an RTT
+				h.OnSent(0, &fabric.Packet{PSN: psn & psnMask})
+				psn++
+			}
+			s := &fabric.INTStack{}
+			q := int64(0.5 * bdp)
+			if i%2 == 1 {
+				q = int64(0.1 * bdp)
+			}
+			s.Push(fabric.INTHop{QLen: q, TxBytes: int64(i) * int64(bdp), TS: sim.Time(i) * T, Rate: 100 * fabric.Gbps})
+			ack.INT, ack.PSN = s, (psn-4)&psnMask
+			h.OnAck(sim.Time(i)*T, ack)
+			windows = append(windows, a.window)
+			updates = append(updates, (h.lastUpdate-first)&psnMask)
+		}
+		return windows, updates
+	}
+	want, wantUpd := run(0)
+	if wantUpd[len(wantUpd)-1] == 0 {
+		t.Fatalf("from PSN 0 the reference was never updated: %v", wantUpd)
+	}
+	for _, first := range []uint32{5, 1 << 22, 1 << 23, 0x9a3c17, psnMask - 9} {
+		got, upd := run(first)
+		if !slices.Equal(got, want) || !slices.Equal(upd, wantUpd) {
+			t.Errorf("first PSN %#x: windows %v, updates at %v (relative); from 0: %v, %v", first, got, upd, want, wantUpd)
+		}
 	}
 }

@@ -40,6 +40,7 @@ type HPCC struct {
 	haveLast   bool
 	lastUpdate uint32 // snd_nxt at the last reference update (24-bit PSN)
 	sndNxt     uint32 // one past the last PSN sent
+	sent       bool   // a packet was sent: lastUpdate starts at its PSN
 }
 
 var _ Sender = (*HPCC)(nil)
@@ -57,8 +58,17 @@ func NewHPCC(p HPCCParams, path Path, apply Apply) *HPCC {
 	return h
 }
 
-// OnSent tracks snd_nxt, for the once-per-RTT reference update.
-func (h *HPCC) OnSent(_ sim.Time, p *fabric.Packet) { h.sndNxt = (p.PSN + 1) & psnMask }
+// OnSent tracks snd_nxt, for the once-per-RTT reference update. The
+// first packet sets lastUpdateSeq too (the paper's algorithm 1 starts it
+// at snd_nxt): a QP's first PSN is any 24-bit number (rdma_cm draws it
+// at random), and from 0 a first PSN 2^23 or more away would never be
+// "after" it, so the reference window would never be updated.
+func (h *HPCC) OnSent(_ sim.Time, p *fabric.Packet) {
+	if !h.sent {
+		h.sent, h.lastUpdate = true, p.PSN&psnMask
+	}
+	h.sndNxt = (p.PSN + 1) & psnMask
+}
 
 const psnMask = 1<<24 - 1
 
