@@ -2,7 +2,6 @@ package assembly
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -91,25 +90,8 @@ func TestConservationCMNotConnected(t *testing.T) {
 	} {
 		for _, workers := range []int{1, 2} {
 			what := fmt.Sprintf("%s (stop %s, %d workers)", c.name, c.stop, workers)
-			s, err := Parse("cm.yaml", []byte("name: cmcons\nstop: {at: "+c.stop+"}\n"+c.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := BuildWorkers(s, workers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if workers > 1 && n.Group == nil {
-				t.Fatalf("%s: not cut (%s)", what, n.Serial)
-			}
-			r := n.Run(nil)
+			_, r := runConserved(t, what, "cm.yaml", "name: cmcons\nstop: {at: "+c.stop+"}\n"+c.src, workers)
 			sum := r.Summary
-			assertConserved(t, what, sum)
-			for _, w := range sum.Warnings {
-				if strings.Contains(w, "CONSERVATION") {
-					t.Errorf("%s: %s (lfsim run would exit 3)", what, w)
-				}
-			}
 			var offered, delivered, dropped int64
 			rows := 0
 			for i, w := range c.flows {

@@ -252,20 +252,8 @@ traffic:
 		var first []byte
 		for _, workers := range []int{1, 2} {
 			what := fmt.Sprintf("%s, %d workers", tc.name, workers)
-			s, err := Parse("meta-62763.yaml", []byte(tc.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := BuildWorkers(s, workers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if workers > 1 && n.Group == nil {
-				t.Fatalf("%s: not cut (%s)", what, n.Serial)
-			}
-			res := n.Run(nil)
+			n, res := runConserved(t, what, "meta-62763.yaml", tc.src, workers)
 			sum := res.Summary
-			assertConserved(t, what, sum)
 			txt := res.Extra["perftest.txt"]
 			flow := res.Flows[0]
 			if tc.end {

@@ -68,20 +68,8 @@ func TestConservationIWARPTerminate(t *testing.T) {
 	} {
 		for _, workers := range []int{1, 2} {
 			what := fmt.Sprintf("%s (%d workers)", c.name, workers)
-			s, err := Parse("t.yaml", []byte("name: terminate\nstop: {at: "+c.stop+"}\n"+base+c.hca+"traffic:\n"+c.traffic))
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := BuildWorkers(s, workers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if workers > 1 && n.Group == nil {
-				t.Fatalf("%s: not cut (%s)", what, n.Serial)
-			}
-			r := n.Run(nil)
+			_, r := runConserved(t, what, "t.yaml", "name: terminate\nstop: {at: "+c.stop+"}\n"+base+c.hca+"traffic:\n"+c.traffic, workers)
 			sum := r.Summary
-			assertConserved(t, what, sum)
 			if len(r.Flows) != len(c.flows) {
 				t.Fatalf("%s: %d rows in flows.csv, want %d", what, len(r.Flows), len(c.flows))
 			}

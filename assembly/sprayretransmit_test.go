@@ -2,7 +2,6 @@ package assembly
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -21,7 +20,7 @@ func TestConservationSprayRetransmit(t *testing.T) {
 			for _, stop := range []string{"30us", "50us"} {
 				for _, workers := range []int{1, 2} {
 					what := fmt.Sprintf("%s %s stop %s, %d workers", op, rt, stop, workers)
-					s, err := Parse("spray.yaml", []byte(`name: spray
+					n, r := runConserved(t, what, "spray.yaml", `name: spray
 seed: 70016
 stop: {at: `+stop+`}
 topology: {kind: fat-tree, k: 4, link: {rate: 100G, delay: 500ns}}
@@ -29,24 +28,8 @@ switch: {load_balance: spray}
 hca: {retransmit: `+rt+`}
 traffic:
   - poisson: {hosts: all, load: 0.5, sizes: alistorage2019, op: `+op+`}
-`))
-					if err != nil {
-						t.Fatal(err)
-					}
-					n, err := BuildWorkers(s, workers)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if workers > 1 && n.Group == nil {
-						t.Fatalf("%s: not cut (%s)", what, n.Serial)
-					}
-					sum := n.Run(nil).Summary
-					assertConserved(t, what, sum)
-					for _, w := range sum.Warnings {
-						if strings.Contains(w, "CONSERVATION") {
-							t.Errorf("%s: %s (lfsim run would exit 3)", what, w)
-						}
-					}
+`, workers)
+					sum := r.Summary
 					// Out-of-order arrival must have made the scheme resend,
 					// or the case tests nothing.
 					if sum.Packets.Retransmitted == 0 {
