@@ -1,6 +1,8 @@
 package assembly
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,4 +35,31 @@ func runConserved(t *testing.T, what, file, src string, workers int) (*Network, 
 		}
 	}
 	return n, r
+}
+
+// sameFiles holds a run's files, got, to another's, want, byte for
+// byte, file by file (in name order), and to the same set of files; what
+// names the comparison in failures.
+func sameFiles(t *testing.T, what string, got, want map[string][]byte) {
+	t.Helper()
+	names := make([]string, 0, len(want))
+	for name := range want {
+		names = append(names, name)
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		g, inGot := got[name]
+		w, inWant := want[name]
+		switch {
+		case inGot != inWant:
+			t.Errorf("%s: %s written by one run only (got %v, want %v)", what, name, inGot, inWant)
+		case !bytes.Equal(g, w):
+			t.Errorf("%s: %s differs:\n%s", what, name, firstDiff(g, w))
+		}
+	}
 }

@@ -1,7 +1,7 @@
 package assembly
 
 import (
-	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/lfsim/lfsim/sim"
@@ -115,14 +115,7 @@ func TestSlicedWindowsSameBytes(t *testing.T) {
 		want := run(1, 1<<62)
 		for _, w := range []int{1, 2} {
 			got := run(w, 200)
-			for name, b := range want {
-				if !bytes.Equal(got[name], b) {
-					t.Errorf("%s, %d workers, sliced: %s differs from the unsliced run's: %s", c.name, w, name, firstDiff(b, got[name]))
-				}
-			}
-			if len(got) != len(want) {
-				t.Errorf("%s, %d workers, sliced: %d files, want %d", c.name, w, len(got), len(want))
-			}
+			sameFiles(t, fmt.Sprintf("%s, %d workers, sliced, against unsliced", c.name, w), got, want)
 		}
 	}
 }

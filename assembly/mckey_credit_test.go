@@ -1,10 +1,8 @@
 package assembly
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -145,19 +143,7 @@ func TestMckeyInfiniBandCredits(t *testing.T) {
 				}
 			}
 			got, _ := runFiles(t, src, 2)
-			names := make([]string, 0, len(want))
-			for name := range want {
-				names = append(names, name)
-			}
-			slices.Sort(names)
-			for _, name := range names {
-				if !bytes.Equal(got[name], want[name]) {
-					t.Errorf("2 workers: %s differs from one worker's:\n%s", name, firstDiff(got[name], want[name]))
-				}
-			}
-			if len(got) != len(want) {
-				t.Errorf("2 workers: %d files, one worker %d", len(got), len(want))
-			}
+			sameFiles(t, "2 workers against one", got, want)
 		})
 	}
 }
@@ -235,19 +221,7 @@ func TestMckeyInfiniBandGRHCredit(t *testing.T) {
 				return
 			}
 			got, _ := runFiles(t, src, 2)
-			names := make([]string, 0, len(want))
-			for name := range want {
-				names = append(names, name)
-			}
-			slices.Sort(names)
-			for _, name := range names {
-				if !bytes.Equal(got[name], want[name]) {
-					t.Errorf("2 workers: %s differs from one worker's:\n%s", name, firstDiff(got[name], want[name]))
-				}
-			}
-			if len(got) != len(want) {
-				t.Errorf("2 workers: %d files, one worker %d", len(got), len(want))
-			}
+			sameFiles(t, "2 workers against one", got, want)
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -187,21 +186,7 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 			if n.Group == nil || n.plan.parts < 2 {
 				t.Fatalf("%s, %d workers: not cut (%s)", c.name, w, n.Serial)
 			}
-			var names []string
-			for name := range want {
-				names = append(names, name)
-			}
-			for name := range got {
-				if _, ok := want[name]; !ok {
-					names = append(names, name)
-				}
-			}
-			slices.Sort(names)
-			for _, name := range names {
-				if !bytes.Equal(got[name], want[name]) {
-					t.Errorf("%s, %d workers (%v): %s differs from one worker's:\n%s", c.name, w, n.plan, name, firstDiff(got[name], want[name]))
-				}
-			}
+			sameFiles(t, fmt.Sprintf("%s, %d workers (%v) against one", c.name, w, n.plan), got, want)
 		}
 	}
 }
@@ -263,14 +248,7 @@ func TestEveryScenarioAnyWorkers(t *testing.T) {
 		want, _ := runScenarioFiles(t, load(), 1)
 		for _, w := range []int{2, 3, 8} {
 			got, n := runScenarioFiles(t, load(), w)
-			for name := range want {
-				if !bytes.Equal(got[name], want[name]) {
-					t.Errorf("%s, %d workers (%v): %s differs from one worker's:\n%s", sc.name, w, n.plan, name, firstDiff(got[name], want[name]))
-				}
-			}
-			if len(got) != len(want) {
-				t.Errorf("%s, %d workers: %d files, one worker %d", sc.name, w, len(got), len(want))
-			}
+			sameFiles(t, fmt.Sprintf("%s, %d workers (%v) against one", sc.name, w, n.plan), got, want)
 		}
 	}
 	if cut == 0 {
