@@ -1,0 +1,135 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// pausedByPort is each port's mean paused fraction over the run, the
+// largest over its priorities.
+func pausedByPort(r *Run) map[string]float64 {
+	out := map[string]float64{}
+	for where, pts := range r.Series[MetricPaused] {
+		port := where
+		if i := strings.LastIndexByte(where, ':'); i >= 0 {
+			port = where[:i]
+		}
+		sum := 0.0
+		for _, p := range pts {
+			sum += p.Value
+		}
+		if len(pts) > 0 {
+			out[port] = math.Max(out[port], sum/float64(len(pts)))
+		}
+	}
+	return out
+}
+
+func nodeOf(port string) string {
+	if i := strings.LastIndexByte(port, ':'); i >= 0 {
+		return port[:i]
+	}
+	return port
+}
+
+// topology draws the nodes in layers (hosts at the bottom, then switches
+// by their distance from a host) and colours each link by the fraction of
+// the run its more paused end spent paused; the deadlock cycle is red.
+func (pg *page) topology(r *Run) {
+	if r.Topo == nil || len(r.Topo.Nodes) == 0 {
+		return
+	}
+	t := r.Topo
+	if len(t.Nodes) <= maxTopoNodes {
+		pg.section("Topology", "Links are coloured by the fraction of the run their more paused end spent paused (grey: never; orange to dark red: more); a deadlock cycle is drawn in red, thick. Hover for details.")
+	}
+	adj := map[string][]string{}
+	for _, l := range t.Links {
+		a, b := nodeOf(l.A), nodeOf(l.B)
+		adj[a] = append(adj[a], b)
+		adj[b] = append(adj[b], a)
+	}
+	level := map[string]int{}
+	var queue []string
+	for _, n := range t.Nodes {
+		if n.Kind == "host" {
+			level[n.Name] = 0
+			queue = append(queue, n.Name)
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, m := range adj[n] {
+			if _, ok := level[m]; !ok {
+				level[m] = level[n] + 1
+				queue = append(queue, m)
+			}
+		}
+	}
+	byLevel := map[int][]string{}
+	maxLevel := 0
+	for _, n := range t.Nodes {
+		l, ok := level[n.Name]
+		if !ok {
+			l = 1
+		}
+		byLevel[l] = append(byLevel[l], n.Name)
+		maxLevel = max(maxLevel, l)
+	}
+	if len(t.Nodes) > maxTopoNodes {
+		pg.topologySummary(r, level, maxLevel)
+		return
+	}
+	width := 1000.0
+	var nodes []opts.GraphNode
+	for l := 0; l <= maxLevel; l++ {
+		names := byLevel[l]
+		for i, name := range names {
+			x := 10 + width*(float64(i)+0.5)/float64(len(names))
+			y := 10 + 100*float64(maxLevel-l)
+			sym, color, size := "circle", "#5470c6", 10
+			if l > 0 {
+				sym, color, size = "rect", "#91cc75", 16
+			}
+			nodes = append(nodes, opts.GraphNode{Name: name, X: float32(x), Y: float32(y), Symbol: sym, SymbolSize: size, ItemStyle: &opts.ItemStyle{Color: color}})
+		}
+	}
+	paused := pausedByPort(r)
+	inCycle := map[string]bool{}
+	for _, p := range r.Summary.Deadlock.Cycle {
+		inCycle[p] = true
+	}
+	var links []opts.GraphLink
+	for _, l := range t.Links {
+		f := math.Max(paused[l.A], paused[l.B])
+		style := &opts.LineStyle{Color: "#bbb", Width: 1}
+		if f > 0 {
+			style = &opts.LineStyle{Color: heatColor(f), Width: 2 + float32(4*f)}
+		}
+		if inCycle[l.A] || inCycle[l.B] {
+			style = &opts.LineStyle{Color: "#e00000", Width: 5}
+		}
+		links = append(links, opts.GraphLink{Source: nodeOf(l.A), Target: nodeOf(l.B), Value: float32(Round(f, 4)), LineStyle: style})
+	}
+	g := charts.NewGraph()
+	height := fmt.Sprintf("%dpx", 160+100*maxLevel)
+	g.SetGlobalOptions(charts.WithInitializationOpts(pg.init("topology", height)),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Formatter: "{b}: paused fraction {c}"}),
+		charts.WithAnimation(false))
+	g.AddSeries("topology", nodes, links, charts.WithGraphChartOpts(opts.GraphChart{Layout: "none", Roam: opts.Bool(true)}),
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(nodes) <= 64), Position: "right", FontSize: 10}))
+	pg.chart(g)
+}
+
+// heatColor maps 0..1 to light orange .. dark red.
+func heatColor(f float64) string {
+	f = math.Max(0, math.Min(1, f))
+	r := int(255 - 120*f)
+	g := int(180 - 180*f)
+	return fmt.Sprintf("#%02x%02x20", r, g)
+}
