@@ -6,7 +6,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // benchmarkExample runs an example scenario per iteration and reports the
@@ -35,7 +35,7 @@ func benchmarkExample(b *testing.B, name string) {
 }
 
 // BenchmarkRunIncast8to1 is the default scenario: 8 × 4 MiB into one port.
-func BenchmarkRunIncast8to1(b *testing.B) { benchmarkExample(b, scenario.DefaultExample) }
+func BenchmarkRunIncast8to1(b *testing.B) { benchmarkExample(b, scenarios.DefaultExample) }
 
 // BenchmarkRunFatTreeK4AllToAll has 56 flows over 36 switches' worth of
 // ECMP paths.

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // TestBufferCheckAgreesWithTheSwitches: the headroom validate computes
@@ -13,10 +13,10 @@ import (
 // every example and lab: the check and the model cannot drift apart.
 func TestBufferCheckAgreesWithTheSwitches(t *testing.T) {
 	names := []string{}
-	for _, ex := range scenario.Examples() {
+	for _, ex := range scenarios.Examples() {
 		names = append(names, ex.Name)
 	}
-	for _, l := range scenario.Labs() {
+	for _, l := range scenarios.Labs() {
 		names = append(names, l.Scenarios...)
 	}
 	for _, name := range names {

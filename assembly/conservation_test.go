@@ -168,8 +168,8 @@ func (f cheatAt) HandleEvent(*sim.Event) { f() }
 // largest the project runs, balance when cut at 200 µs, with their
 // fabrics full of packets (k=16: 1,024 hosts).
 func TestConservationBenchScenarios(t *testing.T) {
-	suite, _ := filepath.Glob(filepath.Join("..", "bench", "*.yaml"))
-	diag, _ := filepath.Glob(filepath.Join("..", "bench", "diag", "*.yaml"))
+	suite, _ := filepath.Glob(filepath.Join("..", "scenarios", "bench", "*.yaml"))
+	diag, _ := filepath.Glob(filepath.Join("..", "scenarios", "bench", "diag", "*.yaml"))
 	if len(suite)+len(diag) < 10 {
 		t.Fatalf("found %d scenarios", len(suite)+len(diag))
 	}

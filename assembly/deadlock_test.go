@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -35,7 +35,7 @@ func runSource(t testing.TB, name, src string) (*Network, *reports.Results) {
 
 func exampleText(t testing.TB, name string) string {
 	t.Helper()
-	b, err := scenario.ExampleSource(name)
+	b, err := scenarios.ExampleSource(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func BenchmarkDetectorIncast(b *testing.B) {
 // detector searches a graph of them every observe.deadlock.after/8
 // (docs/PERFORMANCE.md, thirteenth round).
 func BenchmarkDetectorFatTree(b *testing.B) {
-	s, err := Load(filepath.Join("..", "bench", "fattree-k16-permutation.yaml"))
+	s, err := Load(filepath.Join("..", "scenarios", "bench", "fattree-k16-permutation.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func benchmarkDetector(b *testing.B, s *Scenario) {
 // holds packets from, and the cyclic buffer dependencies still deadlock.
 func TestDeadlockWithEgressFIFO(t *testing.T) {
 	for _, name := range []string{"deadlock-routing-loop", "deadlock-clos-bounce"} {
-		src, err := scenario.ExampleSource(name)
+		src, err := scenarios.ExampleSource(name)
 		if err != nil {
 			t.Fatal(err)
 		}

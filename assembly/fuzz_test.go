@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // fuzzLimits keep fuzzed fabrics small: the fuzzer looks for panics and
@@ -14,8 +15,8 @@ import (
 var fuzzLimits = limits{Hosts: 512, Switches: 256, Links: 2048, FatTreeK: 8, Flows: 20000, Nodes: 100000, RouteEntries: 100000}
 
 func FuzzParse(f *testing.F) {
-	for _, e := range scenario.Examples() {
-		data, err := scenario.ExampleSource(e.Name)
+	for _, e := range scenarios.Examples() {
+		data, err := scenarios.ExampleSource(e.Name)
 		if err != nil {
 			f.Fatal(err)
 		}

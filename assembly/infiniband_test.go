@@ -9,7 +9,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // TestIBWriteGoodput: one RC WRITE over one InfiniBand switch moves its
@@ -131,7 +131,7 @@ t.yaml:2:17: hca.ibcc: hca.ibcc is InfiniBand's congestion control's; this scena
 // link and come back as credit in 100 µs plus a packet's serialization,
 // within 3%; with 128 KiB (31 packets) the rate doubles.
 func TestIBLongLinkExample(t *testing.T) {
-	src, err := scenario.ExampleSource("ib-long-link")
+	src, err := scenarios.ExampleSource("ib-long-link")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestIBLongLinkExample(t *testing.T) {
 // and so with dfsssp and with lash on two VLs (the paths that would
 // close the loop go on VL 1); with one VL each says it needs more.
 func TestIBCreditLoop(t *testing.T) {
-	src, err := scenario.ExampleSource("ib-credit-loop")
+	src, err := scenarios.ExampleSource("ib-credit-loop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestIBCreditLoopThatFillsLate(t *testing.T) {
 // every head that waits is dropped in turn, at most one a port a
 // lifetime; the RC senders resend only after their ACK timeout.)
 func TestIBHOQLifetime(t *testing.T) {
-	src, err := scenario.ExampleSource("ib-credit-loop")
+	src, err := scenarios.ExampleSource("ib-credit-loop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ traffic:
 // ingress, and the detector follows the packets from one VL to the other
 // and names the cycle.
 func TestIBCreditLoopAcrossVLs(t *testing.T) {
-	src, err := scenario.ExampleSource("ib-credit-loop")
+	src, err := scenarios.ExampleSource("ib-credit-loop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func assertFirstShare(t *testing.T, what string, rows []reports.FlowRow, want fl
 // IB CC at least 80%, as the issue asks (Gran et al. report the victim
 // at close to its fair share with CC on). Measured here: 34% and 91%.
 func TestIBCCVictim(t *testing.T) {
-	src, err := scenario.ExampleSource("ib-cc-victim")
+	src, err := scenarios.ExampleSource("ib-cc-victim")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // LoadExample loads a built-in example by name (with or without .yaml),
 // or a lab's scenario by labs/LAB/SCENARIO. Messages name it
 // "examples/NAME.yaml" or "labs/LAB/SCENARIO.yaml".
 func LoadExample(name string) (*Scenario, error) {
-	file, data, err := scenario.ExampleFile(name)
+	file, data, err := scenarios.ExampleFile(name)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +30,7 @@ func LoadNamed(arg string) (*Scenario, error) {
 	} else if err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a folder; expected a scenario file or the name of an example", arg)
 	}
-	if _, err := scenario.ExampleSource(arg); err != nil {
+	if _, err := scenarios.ExampleSource(arg); err != nil {
 		return nil, err
 	}
 	return LoadExample(arg)

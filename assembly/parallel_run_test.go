@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lfsim/lfsim/bench"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
@@ -202,19 +201,19 @@ func TestEveryScenarioAnyWorkers(t *testing.T) {
 		load func() (*Scenario, error)
 	}
 	var all []named
-	for _, ex := range scenario.Examples() {
+	for _, ex := range scenarios.Examples() {
 		all = append(all, named{ex.Name, func() (*Scenario, error) { return LoadExample(ex.Name) }})
 	}
-	for _, l := range scenario.Labs() {
+	for _, l := range scenarios.Labs() {
 		for _, sc := range l.Scenarios {
 			all = append(all, named{sc, func() (*Scenario, error) { return LoadExample(sc) }})
 		}
 	}
 	if !testing.Short() {
-		files, _ := fs.Glob(bench.Files, "*.yaml")
+		files, _ := fs.Glob(scenarios.Bench, "*.yaml")
 		for _, f := range files {
 			all = append(all, named{"bench/" + f, func() (*Scenario, error) {
-				b, err := fs.ReadFile(bench.Files, f)
+				b, err := fs.ReadFile(scenarios.Bench, f)
 				if err != nil {
 					return nil, err
 				}

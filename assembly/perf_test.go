@@ -45,7 +45,7 @@ func TestHPCC320MemoryFlat(t *testing.T) {
 		t.Skip("slow: set LFSIM_SLOW=1 (and no -short) to run")
 	}
 	load := func() *Scenario {
-		sc, err := Load(filepath.Join("..", "bench", "hpcc-320.yaml"))
+		sc, err := Load(filepath.Join("..", "scenarios", "bench", "hpcc-320.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,13 +62,13 @@ func TestHPCC320MemoryFlat(t *testing.T) {
 	}
 }
 
-// TestBenchScenariosLoad: the performance suite's scenarios (bench/) and
-// the diagnostic ones (bench/diag/) load, and each k16-busy-N permutes
-// among N hosts, so that the curve docs/PERFORMANCE.md reads off them
-// (ninth round) keeps its meaning.
+// TestBenchScenariosLoad: the performance suite's scenarios
+// (scenarios/bench/) and the diagnostic ones (scenarios/bench/diag/) load,
+// and each k16-busy-N permutes among N hosts, so that the curve
+// docs/PERFORMANCE.md reads off them (ninth round) keeps its meaning.
 func TestBenchScenariosLoad(t *testing.T) {
-	suite, _ := filepath.Glob(filepath.Join("..", "bench", "*.yaml"))
-	diag, _ := filepath.Glob(filepath.Join("..", "bench", "diag", "*.yaml"))
+	suite, _ := filepath.Glob(filepath.Join("..", "scenarios", "bench", "*.yaml"))
+	diag, _ := filepath.Glob(filepath.Join("..", "scenarios", "bench", "diag", "*.yaml"))
 	if len(suite) < 5 || len(diag) < 5 {
 		t.Fatalf("found %d suite and %d diagnostic scenarios, want at least 5 of each", len(suite), len(diag))
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -28,7 +28,7 @@ func mustRun(t *testing.T, sc *Scenario) (*Network, *reports.Summary, []reports.
 // flows.csv; every example is tried, since each exercises other code
 // (with -short, its first 2 ms).
 func TestSameSeedSameBytes(t *testing.T) {
-	for _, ex := range scenario.Examples() {
+	for _, ex := range scenarios.Examples() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var outs [2][]byte
 			for i := range outs {
@@ -58,7 +58,7 @@ func TestSeedChangesPermutation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, _ := scenario.ExampleSource("leaf-spine-permutation")
+	src, _ := scenarios.ExampleSource("leaf-spine-permutation")
 	b := mustParse(t, string(src)+"\nseed: 2\n")
 	if a.Seed == b.Seed {
 		t.Fatalf("both seeds are %d", a.Seed)
@@ -79,7 +79,7 @@ func TestSeedChangesPermutation(t *testing.T) {
 // receiver's link more than 95% busy while the senders are active (the
 // issue's acceptance numbers).
 func TestIncastExample(t *testing.T) {
-	sc, err := LoadExample(scenario.DefaultExample)
+	sc, err := LoadExample(scenarios.DefaultExample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ traffic:
 // counts; the receiver's port runs near line rate in tx_gbps while the
 // incast is on; samples are observe.interval apart.
 func TestSampledOutputs(t *testing.T) {
-	sc, err := LoadExample(scenario.DefaultExample)
+	sc, err := LoadExample(scenarios.DefaultExample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,12 +432,12 @@ func numbered(line string) bool {
 // scenarios; every scenario loads without warnings, checks more than that
 // its flows complete, and passes its checks.
 func TestLabs(t *testing.T) {
-	labs := scenario.Labs()
+	labs := scenarios.Labs()
 	if len(labs) < 2 {
 		t.Fatalf("%d labs", len(labs))
 	}
 	for _, l := range labs {
-		readme, err := scenario.LabREADME(l.Name)
+		readme, err := scenarios.LabREADME(l.Name)
 		if err != nil || l.Title == "" {
 			t.Errorf("%s: README %v, title %q", l.Name, err, l.Title)
 		}
@@ -445,7 +445,7 @@ func TestLabs(t *testing.T) {
 			t.Errorf("%s: %d scenarios; a lab compares at least two", l.Name, len(l.Scenarios))
 		}
 		// The teacher's notes answer every question, and only there.
-		answers, err := scenario.LabAnswers(l.Name)
+		answers, err := scenarios.LabAnswers(l.Name)
 		if q, a := numberedQuestions(readme), numberedItems(answers); err != nil || q == 0 || q != a {
 			t.Errorf("%s: %d questions in the README, %d answers in ANSWERS.md (%v)", l.Name, q, a, err)
 		}
@@ -518,7 +518,7 @@ func TestInterruptStopsRun(t *testing.T) {
 // drive.go), which do not depend on how the run is cut. Before issue 31
 // it ended with that event itself.
 func TestFlowsDoneStopsAtLastCompletion(t *testing.T) {
-	for _, name := range []string{scenario.DefaultExample, "leaf-spine-permutation"} {
+	for _, name := range []string{scenarios.DefaultExample, "leaf-spine-permutation"} {
 		sc, err := LoadExample(name)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -36,7 +37,7 @@ func flowPairs(s *Scenario) []string {
 }
 
 func TestExamplesLoad(t *testing.T) {
-	ex := scenario.Examples()
+	ex := scenarios.Examples()
 	want := []string{"adaptive-degraded-uplink", "connect-storm", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "fat-tree-k4-all-to-all", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "incast-8to1", "incast-dcqcn", "leaf-spine-permutation", "livelock-go-back-0", "lossless-or-not-iwarp-cubic", "lossless-or-not-iwarp-dctcp", "lossless-or-not-roce-irn", "lossless-or-not-roce-pfc", "pfc-storm", "routing-loop", "single-write", "slow-receiver"}
 	var names []string
 	for _, e := range ex {
@@ -67,7 +68,7 @@ func TestExamplesLoad(t *testing.T) {
 }
 
 func TestDefaultExample(t *testing.T) {
-	s, err := LoadExample(scenario.DefaultExample)
+	s, err := LoadExample(scenarios.DefaultExample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +480,7 @@ func TestLoadNamed(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "no file or example named nowhere/x.yaml; examples are") {
 		t.Errorf("got %v", err)
 	}
-	if _, err = LoadExample("../scenario"); err == nil {
+	if _, err = LoadExample("../scenarios"); err == nil {
 		t.Errorf("LoadExample escaped the examples folder")
 	}
 }

@@ -1,6 +1,6 @@
-// Package bench holds the performance suite's scenarios (*.yaml), which
-// `lfsim bench` runs as separate processes to measure each one's peak
-// memory, and BenchmarkSuite, which runs the same files as Go benchmarks
+// Package bench holds BenchmarkSuite, which runs the performance suite's
+// scenarios (scenarios/bench/*.yaml, which `lfsim bench` runs as separate
+// processes to measure each one's peak memory) as Go benchmarks
 // (docs/PERFORMANCE.md, "The performance suite").
 package bench
 
@@ -18,11 +18,11 @@ import (
 var stopAt = flag.String("stop-at", "", "cut every suite scenario at this simulated time (e.g. 1ms), as lfsim bench --stop-at does")
 
 // suite returns the suite's scenarios, as lfsim bench finds them: the
-// *.yaml files of this folder, in name order.
+// *.yaml files of scenarios/bench/, in name order.
 func suite(tb testing.TB) []string {
-	files, err := filepath.Glob("*.yaml")
+	files, err := filepath.Glob(filepath.Join("..", "scenarios", "bench", "*.yaml"))
 	if err != nil || len(files) == 0 {
-		tb.Fatalf("no suite scenarios here (%v)", err)
+		tb.Fatalf("no suite scenarios in ../scenarios/bench (%v)", err)
 	}
 	return files
 }
@@ -49,7 +49,7 @@ func BenchmarkSuite(b *testing.B) {
 		cut = t
 	}
 	for _, file := range suite(b) {
-		b.Run(strings.TrimSuffix(file, ".yaml"), func(b *testing.B) {
+		b.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(b *testing.B) {
 			sc, err := assembly.Load(file)
 			if err != nil {
 				b.Fatal(err)

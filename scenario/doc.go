@@ -6,8 +6,9 @@
 // ignored: features that the simulator does not model yet parse and are
 // checked, then reported as errors that say so. It also holds what is the
 // format's own: the diagnostics (Pos, Diagnostic, Errors), the units of
-// values, paths to keys (Path, for sweeps), the flow-size distributions,
-// and the embedded examples and labs.
+// values, paths to keys (Path, for sweeps) and the flow-size
+// distributions. The library of scenario files (the examples, the labs,
+// the performance suite) is package scenarios.
 //
 // What needs more than the file (names against the generated topology,
 // headroom against the buffer) is checked where the network is assembled

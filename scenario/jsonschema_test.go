@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/internal/schematest"
@@ -16,45 +15,6 @@ import (
 // compiledSchema compiles JSONSchema() with a real JSON Schema validator.
 func compiledSchema(t *testing.T) *jsonschema.Schema {
 	return schematest.Compile(t, SchemaID, JSONSchema())
-}
-
-// TestJSONSchemaAcceptsEveryExample: every built-in example and every
-// lab's scenario validates against the schema, and starts with the
-// yaml-language-server comment that points an editor at it.
-func TestJSONSchemaAcceptsEveryExample(t *testing.T) {
-	s := compiledSchema(t)
-	var names []string
-	for _, e := range Examples() {
-		names = append(names, e.Name)
-	}
-	for _, l := range Labs() {
-		names = append(names, l.Scenarios...)
-	}
-	if len(names) < 40 {
-		t.Fatalf("only %d examples and lab scenarios", len(names))
-	}
-	for _, name := range names {
-		src, err := ExampleSource(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Validate(schematest.YAML(t, src)); err != nil {
-			t.Errorf("%s does not validate: %v", name, err)
-		}
-		want := "# yaml-language-server: $schema=" + schemaRef(name) + "\n"
-		if !strings.HasPrefix(string(src), want) {
-			t.Errorf("%s does not start with %q", name, strings.TrimSpace(want))
-		}
-	}
-}
-
-// schemaRef is where an example or lab scenario finds the schema file,
-// relative to itself: scenario/scenario.schema.json.
-func schemaRef(name string) string {
-	if strings.HasPrefix(name, "labs/") {
-		return "../../scenario.schema.json"
-	}
-	return "../scenario.schema.json"
 }
 
 // TestJSONSchemaRejects: what the loader refuses for its shape, the
@@ -126,11 +86,11 @@ func TestJSONSchemaCoversTheLoader(t *testing.T) {
 			t.Errorf("hca.%s is not in the schema", f.name)
 		}
 	}
-	committed, err := os.ReadFile("scenario.schema.json")
+	committed, err := os.ReadFile("../scenarios/scenario.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(committed, JSONSchema()) {
-		t.Error("scenario/scenario.schema.json is out of date: run `lfsim schema > scenario/scenario.schema.json`")
+		t.Error("scenarios/scenario.schema.json is out of date: run `lfsim schema > scenarios/scenario.schema.json`")
 	}
 }

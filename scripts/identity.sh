@@ -21,17 +21,17 @@ collect() {
   local bin=$1 out=$2
   mkdir -p "$out/runs" "$out/errors"
   local names=()
-  for f in scenario/examples/*.yaml; do names+=("$(basename "$f" .yaml)"); done
+  for f in scenarios/examples/*.yaml; do names+=("$(basename "$f" .yaml)"); done
   local labs=()
-  for f in scenario/labs/*/*.yaml; do
-    d=${f#scenario/}; labs+=("${d%.yaml}")
+  for f in scenarios/labs/*/*.yaml; do
+    d=${f#scenarios/}; labs+=("${d%.yaml}")
   done
   for n in "${names[@]}" "${labs[@]}"; do
     local o="$out/runs/${n//\//_}"
     "$bin" run "$n" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
   done
   local tmp; tmp=$(mktemp -d)
-  for f in bench/*.yaml assembly/testdata/explicit-overrides.yaml; do
+  for f in scenarios/bench/*.yaml assembly/testdata/explicit-overrides.yaml; do
     local n; n=$(basename "$f" .yaml)
     sed -E 's/^stop: *\{at: *[0-9a-z]+/stop: {at: 300us/' "$f" >"$tmp/$n.yaml"
     local o="$out/runs/bench_$n"
@@ -41,7 +41,7 @@ collect() {
     { grep -rlsF "$tmp" "$o.stderr" "$o" || true; } | xargs -r sed -i "s#$tmp#TMP#g"
   done
   "$bin" list >"$out/list.txt" 2>&1 || true
-  for l in scenario/labs/*/; do
+  for l in scenarios/labs/*/; do
     l=$(basename "$l"); "$bin" lab "$l" >"$out/lab-$l.txt" 2>&1 || true
   done
   # a sweep of two points, and a sweep file with a mistake

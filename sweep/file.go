@@ -13,6 +13,7 @@ import (
 
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // A sweep file (SCENARIO.md, "Sweeps") names a base scenario and the
@@ -88,7 +89,7 @@ func Load(path string) (*Sweep, error) {
 	if _, err := os.Stat(path); err != nil {
 		// Not a file: a built-in sweep of that name (lossless-or-not),
 		// also when a cluster's task names it by an absolute path.
-		if file, data, ok := scenario.SweepExample(filepath.Base(path)); ok {
+		if file, data, ok := scenarios.SweepExample(filepath.Base(path)); ok {
 			sw, err := Parse(file, data)
 			if sw != nil {
 				sw.Name = strings.TrimSuffix(filepath.Base(path), ".yaml")
@@ -370,7 +371,7 @@ func loadBase(file string, n *yaml.Node) (Base, error) {
 		if err != nil {
 			return Base{}, err
 		}
-	} else if name, src, err := scenario.ExampleFile(n.Value); err == nil {
+	} else if name, src, err := scenarios.ExampleFile(n.Value); err == nil {
 		b.File, b.Data = name, src
 	} else {
 		return errAt(fmt.Sprintf("base: no file %s and no example named %s", scenario.Show(bpath), scenario.Show(n.Value)))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // TestTuningDCQCNLabSweep: the sweep in the tuning-dcqcn lab's README
@@ -16,7 +16,7 @@ import (
 // aggressive marking to the paper's, and the latest marking holds the
 // deepest queue and the most PFC pause; the report has its comparison.
 func TestTuningDCQCNLabSweep(t *testing.T) {
-	readme, err := scenario.LabREADME("tuning-dcqcn")
+	readme, err := scenarios.LabREADME("tuning-dcqcn")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,9 @@ import (
 	"github.com/lfsim/lfsim/sim"
 )
 
-// permutation is the suite's k=16 permutation (bench/fattree-k16-permutation.yaml)
-// at another k, with egress FIFOs, the queueing the kernel has.
+// permutation is the suite's k=16 permutation
+// (scenarios/bench/fattree-k16-permutation.yaml) at another k, with egress
+// FIFOs, the queueing the kernel has.
 func permutation(t testing.TB, k int) *assembly.Scenario {
 	t.Helper()
 	src := fmt.Sprintf(`name: k%d-permutation
@@ -126,11 +127,11 @@ func BenchmarkCeiling(b *testing.B) {
 }
 
 // BenchmarkCeilingBusy runs the kernel on the k=16 fabric with 256, 512
-// and 1024 busy hosts (bench/diag/k16-busy-N.yaml, with egress FIFOs, the
-// queueing the kernel has; LFSIM_SLOW=1, about 15 s) and reports
-// packet-hops per second: the curve `lfsim bench --dir bench/diag` gives
-// for lfsim, from a layout whose state is a few times smaller
-// (docs/PERFORMANCE.md, ninth round).
+// and 1024 busy hosts (scenarios/bench/diag/k16-busy-N.yaml, with egress
+// FIFOs, the queueing the kernel has; LFSIM_SLOW=1, about 15 s) and
+// reports packet-hops per second: the curve `lfsim bench --dir
+// scenarios/bench/diag` gives for lfsim, from a layout whose state is a
+// few times smaller (docs/PERFORMANCE.md, ninth round).
 func BenchmarkCeilingBusy(b *testing.B) {
 	if os.Getenv("LFSIM_SLOW") == "" {
 		b.Skip("slow: set LFSIM_SLOW=1")

@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/assembly"
-	suite "github.com/lfsim/lfsim/bench"
+	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -35,14 +35,14 @@ type benchResult struct {
 }
 
 // benchCmd is `lfsim bench [NAME...]`: it runs each scenario of the
-// performance suite (bench/NAME.yaml, or a path) -n times, each in a
+// performance suite (scenarios/bench/NAME.yaml, or a path) -n times, each in a
 // fresh process so that its peak memory is its own, and prints the
 // medians: events, wall seconds, events/s, packet-hops/s, simulated time
 // per wall second and peak resident memory.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "bench", "folder of the suite's scenarios (default: ./bench, or the suite embedded in the binary when there is none)")
+	dir := fs.String("dir", "scenarios/bench", "folder of the suite's scenarios (default: ./scenarios/bench, or the suite embedded in the binary when there is none)")
 	runs := fs.IntP("runs", "n", 3, "runs per scenario (the table shows medians)")
 	child := fs.Bool("child", false, "internal: run one scenario and print its figures as JSON")
 	stopAt := fs.String("stop-at", "", "override stop.at (e.g. 2ms)")
@@ -73,7 +73,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 			os.RemoveAll(tmp)
 			os.Exit(130)
 		})()
-		if err := os.CopyFS(tmp, suite.Files); err != nil {
+		if err := os.CopyFS(tmp, scenarios.Bench); err != nil {
 			fmt.Fprintf(stderr, "lfsim bench: %v\n", err)
 			return exitInternal
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // externalRef matches a script or stylesheet fetched from the network.
@@ -42,7 +42,7 @@ func runExample(t *testing.T, name, dir string) string {
 // no network resource, and has its sections (with -short, a few
 // examples').
 func TestReportsAreOffline(t *testing.T) {
-	examples := scenario.Examples()
+	examples := scenarios.Examples()
 	if testing.Short() {
 		examples = examples[:min(6, len(examples))]
 	}
@@ -173,7 +173,7 @@ func (b *browser) open(t *testing.T, path string) ([]string, time.Duration) {
 func TestReportsInChromium(t *testing.T) {
 	b := newBrowser(t)
 	art := artifactDir(t)
-	examples := scenario.Examples()
+	examples := scenarios.Examples()
 	if testing.Short() {
 		examples = examples[:min(3, len(examples))] // -short: a few pages, not every example's
 	}
@@ -223,7 +223,7 @@ func TestLargeReport(t *testing.T) {
 		t.Skip("-short")
 	}
 	b := newBrowser(t)
-	src, err := os.ReadFile("../../bench/fat-tree-k8-permutation.yaml")
+	src, err := os.ReadFile("../../scenarios/bench/fat-tree-k8-permutation.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	suite "github.com/lfsim/lfsim/bench"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // commands are lfsim's subcommands, as completion offers them.
@@ -102,10 +101,10 @@ func completions(words []string, cur string) []string {
 	switch cmd {
 	case "run", "validate":
 		var out []string
-		for _, e := range scenario.Examples() {
+		for _, e := range scenarios.Examples() {
 			out = append(out, e.Name)
 		}
-		for _, l := range scenario.Labs() {
+		for _, l := range scenarios.Labs() {
 			out = append(out, l.Scenarios...)
 		}
 		return out
@@ -115,7 +114,7 @@ func completions(words []string, cur string) []string {
 			out = append(out, "check")
 		}
 		if len(words) == 1 || len(words) == 2 && words[1] == "check" {
-			for _, l := range scenario.Labs() {
+			for _, l := range scenarios.Labs() {
 				out = append(out, l.Name)
 			}
 		}
@@ -130,7 +129,7 @@ func completions(words []string, cur string) []string {
 	case "bench":
 		return suiteNames()
 	case "sweep":
-		return scenario.SweepExamples() // and files: the shell's own
+		return scenarios.SweepExamples() // and files: the shell's own
 	}
 	return nil // file names: the shell's own
 }
@@ -170,7 +169,7 @@ func flagsOf(cmd string) (flags []string, takesValue map[string]bool) {
 
 // suiteNames are the embedded performance suite's scenarios, by name.
 func suiteNames() []string {
-	files, _ := fs.Glob(suite.Files, "*.yaml")
+	files, _ := fs.Glob(scenarios.Bench, "*.yaml")
 	for i, f := range files {
 		files[i] = strings.TrimSuffix(f, ".yaml")
 	}

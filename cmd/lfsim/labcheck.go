@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lfsim/lfsim/assembly"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // labCheck is `lfsim lab check NAME`: it runs each of a lab's scenarios
@@ -16,15 +16,15 @@ import (
 // changed scenario (run with lfsim run) is the lab's, not theirs. It
 // exits 0 when every expectation holds, 1 otherwise.
 func labCheck(name string, stdout, stderr io.Writer) int {
-	var lab *scenario.Lab
-	labs := scenario.Labs()
+	var lab *scenarios.Lab
+	labs := scenarios.Labs()
 	for i := range labs {
 		if labs[i].Name == name {
 			lab = &labs[i]
 		}
 	}
 	if lab == nil {
-		_, err := scenario.LabREADME(name) // says which labs there are
+		_, err := scenarios.LabREADME(name) // says which labs there are
 		fmt.Fprintf(stderr, "lfsim lab check: %v\n", err)
 		return exitUsage
 	}

@@ -56,9 +56,10 @@ Usage:
                       points are skipped), then write sweep.csv and a
                       comparison report; see docs/SWEEPS.md
   lfsim bench [NAME...] [-n RUNS] [--vs OTHER-LFSIM]
-                      run the performance suite (bench/*.yaml) and print
-                      events/s, packet-hops/s and peak memory; with --vs,
-                      also run another build in turn and print the ratios
+                      run the performance suite (scenarios/bench/*.yaml)
+                      and print events/s, packet-hops/s and peak memory;
+                      with --vs, also run another build in turn and print
+                      the ratios
   lfsim completion bash|zsh|fish
                       print a shell completion script (source it)
   lfsim devinfo [SCENARIO] [HOST]

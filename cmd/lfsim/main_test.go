@@ -14,6 +14,7 @@ import (
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 func lfsim(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -317,7 +318,7 @@ func TestLabCourse(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	built := map[string]bool{}
-	for _, l := range scenario.Labs() {
+	for _, l := range scenarios.Labs() {
 		built[l.Name] = true
 	}
 	inCourse := map[string]bool{}
@@ -328,7 +329,7 @@ func TestLabCourse(t *testing.T) {
 			continue
 		}
 		n++
-		c := scenario.Course[n-1]
+		c := scenarios.Course[n-1]
 		if !strings.HasPrefix(strings.TrimSpace(line), fmt.Sprintf("%d  %s ", n, c.Name)) {
 			t.Errorf("line %d is %q, want lab %d, %s", n, line, n, c.Name)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // reportCmd is `lfsim report DIR...`: it rebuilds DIR/report.html from a
@@ -56,7 +57,7 @@ func scenarioSource(arg string) ([]byte, error) {
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
 		return scenario.ReadFile(arg, "scenario file", scenario.MaxScenarioBytes)
 	}
-	return scenario.ExampleSource(arg)
+	return scenarios.ExampleSource(arg)
 }
 
 // writeReport completes a run's directory after its results and before

@@ -15,11 +15,11 @@ import (
 
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
 
-func defaultScenario() string { return scenario.DefaultExample }
+func defaultScenario() string { return scenarios.DefaultExample }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -45,7 +45,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim run: one scenario at a time, got %d: %v\n", fs.NArg(), fs.Args())
 		return exitUsage
 	}
-	arg := scenario.DefaultExample
+	arg := scenarios.DefaultExample
 	if fs.NArg() == 1 {
 		arg = fs.Arg(0)
 	}

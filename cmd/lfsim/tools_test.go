@@ -12,7 +12,7 @@ import (
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 // needTool returns the path of the first of names on PATH. A missing tool
@@ -48,7 +48,7 @@ func artifactDir(t *testing.T) string {
 // the capture holds CE-marked packets and CNPs as well as PFC frames, and
 // captures at the receiver h8 and at the sender h0.
 func pcapIncast(t *testing.T) []byte {
-	src, err := scenario.ExampleSource("incast-8to1")
+	src, err := scenarios.ExampleSource("incast-8to1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestPcapInTshark(t *testing.T) {
 // count is checked.)
 func TestIBCaptureInTshark(t *testing.T) {
 	tshark := needTool(t, "tshark")
-	src, err := scenario.ExampleSource("ib-incast-8to1")
+	src, err := scenarios.ExampleSource("ib-incast-8to1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/assembly"
-	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
 )
 
 func validateCmd(args []string, stdout, stderr io.Writer) int {
@@ -46,20 +46,20 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim list takes no arguments\n")
 		return exitUsage
 	}
-	ex := scenario.Examples()
+	ex := scenarios.Examples()
 	width := 0
 	for _, e := range ex {
 		width = max(width, len(e.Name))
 	}
 	for _, e := range ex {
 		mark := " "
-		if e.Name == scenario.DefaultExample {
+		if e.Name == scenarios.DefaultExample {
 			mark = "*"
 		}
 		fmt.Fprintf(stdout, "%s %-*s  %s\n", mark, width, e.Name, strings.TrimSpace(e.Description))
 	}
 	fmt.Fprintf(stdout, "\n* the default of `lfsim run`. Run one with `lfsim run NAME`.\n")
-	if sweeps := scenario.SweepExamples(); len(sweeps) > 0 {
+	if sweeps := scenarios.SweepExamples(); len(sweeps) > 0 {
 		fmt.Fprintf(stdout, "\nSweeps (`lfsim sweep NAME` runs one): %s\n", strings.Join(sweeps, ", "))
 	}
 	fmt.Fprintf(stdout, "\nLabs (`lfsim lab NAME` prints the exercise):\n")
@@ -71,18 +71,18 @@ func listCmd(args []string, stdout, stderr io.Writer) int {
 // a student, its title and scenarios; a lab not built yet says what it
 // waits for. Built labs outside the course follow.
 func printLabs(w io.Writer) {
-	labs := scenario.Labs()
-	built := map[string]scenario.Lab{}
+	labs := scenarios.Labs()
+	built := map[string]scenarios.Lab{}
 	width := 0
 	for _, l := range labs {
 		built[l.Name] = l
 		width = max(width, len(l.Name))
 	}
-	for _, c := range scenario.Course {
+	for _, c := range scenarios.Course {
 		width = max(width, len(c.Name))
 	}
 	listed := map[string]bool{}
-	for i, c := range scenario.Course {
+	for i, c := range scenarios.Course {
 		l, ok := built[c.Name]
 		if !ok {
 			fmt.Fprintf(w, "%2d  %-*s  %s: not built yet, it needs %s\n", i+1, width, c.Name, c.Topic, c.Needs)
@@ -110,7 +110,7 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 			return labCheck(args[1], stdout, stderr)
 		}
 		if args[1] == "--answers" {
-			text, err := scenario.LabAnswers(args[0])
+			text, err := scenarios.LabAnswers(args[0])
 			return printLabText(stdout, stderr, text, err)
 		}
 	case 1:
@@ -118,7 +118,7 @@ func labCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lfsim lab check: name a lab to check (lfsim lab lists them)\n")
 			return exitUsage
 		}
-		text, err := scenario.LabREADME(args[0])
+		text, err := scenarios.LabREADME(args[0])
 		return printLabText(stdout, stderr, text, err)
 	}
 	fmt.Fprintf(stderr, "lfsim lab takes one lab name at most (with --answers for the teacher's notes), or check and a lab name\n")

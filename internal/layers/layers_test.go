@@ -24,8 +24,8 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 
 // allowed says which of lfsim's packages each may import (non-test
 // files). A folder not listed here must be added, with its place in the
-// direction: cmd -> {sweep, bench, internal/metamorphic} -> assembly -> {scenario, observe}
-// -> the models -> fabric -> sim.
+// direction: cmd -> {sweep, bench/ceiling, internal/metamorphic} -> assembly
+// -> {scenarios -> scenario, observe} -> the models -> fabric -> sim.
 var allowed = map[string][]string{
 	"sim":                {},
 	"fabric":             {"sim"},
@@ -42,22 +42,24 @@ var allowed = map[string][]string{
 	"internal/schematest": {},
 	// The format knows no model: only the value types below (valueTypes).
 	"scenario": {"sim", "fabric", "internal/userfile"},
+	// The library of scenario files (examples, labs, the performance
+	// suite) finds and lists them; of lfsim it knows the format only.
+	"scenarios": {"scenario"},
 	// Lab 1's skeleton: a student's verbs program uses the verbs (hca)
 	// and time (sim) only.
-	"scenario/labs/first-verbs-program/pingpong": {"sim", "hca"},
+	"scenarios/labs/first-verbs-program/pingpong": {"sim", "hca"},
 	// The rdma-core programs run on the HCA through its exported verbs,
 	// as the tools run on libibverbs: nothing above the HCA, no other
 	// model.
 	"programs": {"sim", "fabric", "hca"},
 	// The observers read the models; they know no scenario file.
 	"observe":  append(slices.Clone(models), "internal/cacheline"),
-	"assembly": append(slices.Clone(models), "scenario", "observe", "programs", "internal/cacheline"),
-	"sweep":    {"reports", "scenario", "assembly"},
-	"bench":    append(slices.Clone(models), "scenario", "observe", "assembly"),
+	"assembly": append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "internal/cacheline"),
+	"sweep":    {"reports", "scenario", "scenarios", "assembly"},
 	// The random-scenario test: scenarios through the assembly API.
 	"internal/metamorphic": {"assembly", "reports"},
 	"bench/ceiling":        append(slices.Clone(models), "scenario", "observe", "assembly", "internal/cacheline"),
-	"cmd/lfsim":            append(slices.Clone(models), "scenario", "observe", "programs", "assembly", "sweep", "bench", "bench/ceiling"),
+	"cmd/lfsim":            append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "assembly", "sweep", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may
@@ -167,11 +169,16 @@ func TestViolations(t *testing.T) {
 		{"programs", "scenario", true},
 		{"programs", "switch", true},
 		{"scenario", "hca", true},
+		{"scenario", "scenarios", true},
+		{"scenarios", "assembly", true},
+		{"scenarios", "hca", true},
 		{"nowhere", "sim", true},
 		{"programs", "hca", false},
 		{"programs", "fabric", false},
 		{"assembly", "programs", false},
 		{"cmd/lfsim", "programs", false},
+		{"scenarios", "scenario", false},
+		{"assembly", "scenarios", false},
 	} {
 		at := "/m/" + c.pkg + "/x.go:3:2"
 		got := violations("/m", map[string]map[string]string{c.pkg: {c.imports: at}})

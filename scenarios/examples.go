@@ -1,4 +1,4 @@
-package scenario
+package scenarios
 
 import (
 	"embed"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lfsim/lfsim/scenario"
 	"gopkg.in/yaml.v3"
 )
 
@@ -115,5 +116,5 @@ type unknownExampleError struct{ name string }
 func (e *unknownExampleError) Error() string {
 	names := exampleNames()
 	base := strings.TrimSuffix(path.Base(e.name), ".yaml")
-	return fmt.Sprintf("no file or example named %s%s; examples are %s", Show(e.name), DidYouMean(base, names), strings.Join(names, ", "))
+	return fmt.Sprintf("no file or example named %s%s; examples are %s", scenario.Show(e.name), scenario.DidYouMean(base, names), strings.Join(names, ", "))
 }

@@ -2,7 +2,7 @@
 // ibv_rc_pingpong written by you against lfsim's verbs (package hca).
 // Fill in the TODOs, then run
 //
-//	go test ./scenario/labs/first-verbs-program/pingpong/
+//	go test ./scenarios/labs/first-verbs-program/pingpong/
 //
 // from the top of the lfsim source tree: the test runs your program
 // between two simulated hosts and checks it against lfsim's own

@@ -1,4 +1,4 @@
-package scenario
+package scenarios
 
 // CourseLab is one lab of the course, in the order a class takes them:
 // Name is its folder under labs/ once it is built; Minutes is about how

@@ -1,4 +1,4 @@
-package scenario
+package scenarios
 
 import (
 	"embed"
@@ -7,6 +7,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/lfsim/lfsim/scenario"
 )
 
 // Labs are teaching exercises (SCENARIO.md, "Labs"): a folder under
@@ -96,7 +98,7 @@ func labError(name string) error {
 	for _, l := range Labs() {
 		names = append(names, l.Name)
 	}
-	return fmt.Errorf("no lab named %s%s; labs are %s", Show(name), DidYouMean(name, names), strings.Join(names, ", "))
+	return fmt.Errorf("no lab named %s%s; labs are %s", scenario.Show(name), scenario.DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // labSource returns the file name and YAML text of a lab scenario named
@@ -109,7 +111,7 @@ func labSource(name string) (file string, data []byte, ok bool, err error) {
 	}
 	lab, scen, found := strings.Cut(strings.TrimSuffix(rest, ".yaml"), "/")
 	if !found || lab == "" || scen == "" || strings.ContainsAny(scen, `/\`) || lab == ".." || scen == ".." {
-		return "", nil, true, fmt.Errorf("%s: a lab's scenario is named labs/LAB/SCENARIO", Show(name))
+		return "", nil, true, fmt.Errorf("%s: a lab's scenario is named labs/LAB/SCENARIO", scenario.Show(name))
 	}
 	file = path.Join("labs", lab, scen+".yaml")
 	data, err = labFS.ReadFile(file)
@@ -123,7 +125,7 @@ func labSource(name string) (file string, data []byte, ok bool, err error) {
 				scens = l.Scenarios
 			}
 		}
-		return "", nil, true, fmt.Errorf("lab %s has no scenario %s; its scenarios are %s", lab, Show(scen), strings.Join(scens, ", "))
+		return "", nil, true, fmt.Errorf("lab %s has no scenario %s; its scenarios are %s", lab, scenario.Show(scen), strings.Join(scens, ", "))
 	}
 	return file, data, true, nil
 }
