@@ -146,13 +146,9 @@ func (b *builder) warnf(p scenario.Pos, path, format string, args ...any) {
 
 func (b *builder) header() {
 	f, s := b.f, b.s
-	if f.Name.Set {
-		s.Name = f.Name.V
-	}
+	override(&s.Name, f.Name)
 	s.Description = f.Description.V
-	if f.Seed.Set {
-		s.Seed = f.Seed.V
-	}
+	override(&s.Seed, f.Seed)
 	st := &f.Stop
 	for _, w := range st.When.Items {
 		switch w.V {

@@ -57,9 +57,7 @@ func (b *builder) fault(f *scenario.FaultS, path string) (Fault, bool) {
 	if act == "pfc-storm" && b.s.LinkLayer == fabric.InfiniBand {
 		b.errorf(f.Action.Pos, path+".action", "a PAUSE storm is PFC's; an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead)")
 	}
-	if f.Convergence.Set {
-		fault.Convergence = f.Convergence.V
-	}
+	override(&fault.Convergence, f.Convergence)
 	switch act {
 	case "loss", "down", "up":
 		ok = b.linkFault(f, path, &fault) && ok
@@ -149,9 +147,7 @@ func (b *builder) hostFault(f *scenario.FaultS, path string, fault *Fault) bool 
 	}
 	fault.Host = h
 	fault.Priority = uint8(b.s.HCAProfile(h).Priority)
-	if f.Priority.Set {
-		fault.Priority = uint8(f.Priority.V)
-	}
+	overrideNum(&fault.Priority, f.Priority)
 	if f.Action.V != "slow-receiver" {
 		return true
 	}

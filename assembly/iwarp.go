@@ -21,29 +21,15 @@ func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS) {
 		return
 	}
 	p.WithTCP(func(c *hca.TCPProfile) {
-		if t.CC.Set {
-			c.CC = t.CC.V
-		}
+		override(&c.CC, t.CC)
 		setTime(&c.RTOMin, t.RTOMin)
 		setTime(&c.DelayedAck, t.DelayedAck)
-		if t.SACK.Set {
-			c.SACK = t.SACK.V
-		}
-		if t.Timestamps.Set {
-			c.Timestamps = t.Timestamps.V
-		}
-		if t.RcvWin.Set {
-			c.RcvWin = int64(t.RcvWin.V)
-		}
-		if t.SndWin.Set {
-			c.SndWin = int64(t.SndWin.V)
-		}
-		if t.MPACRC.Set {
-			c.MPA.CRC = t.MPACRC.V
-		}
-		if t.MPAMarkers.Set {
-			c.MPA.Markers = t.MPAMarkers.V
-		}
+		override(&c.SACK, t.SACK)
+		override(&c.Timestamps, t.Timestamps)
+		overrideNum(&c.RcvWin, t.RcvWin)
+		overrideNum(&c.SndWin, t.SndWin)
+		override(&c.MPA.CRC, t.MPACRC)
+		override(&c.MPA.Markers, t.MPAMarkers)
 	})
 }
 

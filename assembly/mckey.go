@@ -48,22 +48,14 @@ func (b *builder) mckey(gen int, tv *scenario.TrafficV, path string, g *scenario
 		}
 	}
 	prio := b.s.HCAProfile(src).Priority
-	if g.Priority.Set {
-		prio = uint8(g.Priority.V)
-	}
+	overrideNum(&prio, g.Priority)
 	// The tool's defaults for what was not given; what was is kept as
 	// written, 0 included (settle: 0 is no pause).
 	c := programs.MckeyConfig{Group: fabric.MulticastGroup(b.groups), GroupIP: ip, Count: programs.MckeyCount,
 		Size: programs.MckeySize, Settle: programs.MckeySettle, Start: g.Start.V, Priority: prio}
-	if g.Count.Set {
-		c.Count = int(g.Count.V)
-	}
-	if g.Size.Set {
-		c.Size = int64(g.Size.V)
-	}
-	if g.Settle.Set {
-		c.Settle = g.Settle.V
-	}
+	overrideNum(&c.Count, g.Count)
+	overrideNum(&c.Size, g.Size)
+	override(&c.Settle, g.Settle)
 	b.groups++
 	mtu := b.s.HCAProfile(src).MTU
 	for _, r := range rcv {

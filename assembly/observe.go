@@ -120,12 +120,8 @@ func (b *builder) selector(s *scenario.SelV, path string) observe.Selector {
 
 func (b *builder) observe() {
 	o, so := &b.f.Observe, &b.s.Observe
-	if o.Interval.Set {
-		so.Interval = o.Interval.V
-	}
-	if o.Deadlock.After.Set {
-		so.DeadlockAfter = o.Deadlock.After.V
-	}
+	override(&so.Interval, o.Interval)
+	override(&so.DeadlockAfter, o.Deadlock.After)
 	so.Links = b.selector(&o.Links, "observe.links")
 	so.Queues = b.selector(&o.Queues, "observe.queues")
 	if o.Flows.Set && !o.Flows.All {

@@ -17,18 +17,12 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	if !s.Set {
 		return
 	}
-	if s.Buffer.Set {
-		p.Buffer = s.Buffer.V
-	}
-	if s.Latency.Set {
-		p.Latency = s.Latency.V
-	}
+	override(&p.Buffer, s.Buffer)
+	override(&p.Latency, s.Latency)
 	if s.Forwarding.Set {
 		p.CutThrough = s.Forwarding.V == "cut-through"
 	}
-	if s.Reserved.Set {
-		p.Reserved = s.Reserved.V
-	}
+	override(&p.Reserved, s.Reserved)
 	if s.IngressTh.Given() {
 		p.IngressThreshold = threshold(&s.IngressTh)
 	}
@@ -36,22 +30,12 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 		p.EgressThreshold = threshold(&s.EgressTh)
 	}
 	b.applyPFC(p, s, path)
-	if s.EgressFIFO.Set {
-		p.EgressFIFO = s.EgressFIFO.V
-	}
-	if s.FloodLossless.Set {
-		p.FloodLossless = s.FloodLossless.V
-	}
-	if s.Tagger.Set {
-		p.Tagger = s.Tagger.V
-	}
+	override(&p.EgressFIFO, s.EgressFIFO)
+	override(&p.FloodLossless, s.FloodLossless)
+	override(&p.Tagger, s.Tagger)
 	applyQueueing(p, s)
-	if s.ECMPSeed.Set {
-		p.ECMPSeed = s.ECMPSeed.V
-	}
-	if s.ECMPPerSwitch.Set {
-		p.ECMPPerSwitch = s.ECMPPerSwitch.V
-	}
+	override(&p.ECMPSeed, s.ECMPSeed)
+	override(&p.ECMPPerSwitch, s.ECMPPerSwitch)
 	b.applyLoadBalance(p, s, path)
 	if path != "switch" && b.s.HCA.Transport == fabric.RoCEv1 {
 		b.rocev1Switch(s, path) // the top-level block's is checked with the rest of RoCEv1's
@@ -134,9 +118,7 @@ func (b *builder) pfcThresholds(p *swtch.Profile, s *scenario.SwitchS, path stri
 	if pf.XOFF.Bytes.Set {
 		p.PFC.XOFF, p.PFC.XOFFAlpha = pf.XOFF.Bytes.V, 0
 	}
-	if pf.XOFF.Dyn.Alpha.Set {
-		p.PFC.XOFFAlpha = pf.XOFF.Dyn.Alpha.V
-	}
+	override(&p.PFC.XOFFAlpha, pf.XOFF.Dyn.Alpha)
 	if pf.XON.Bytes.Set {
 		p.PFC.XON, p.PFC.XONOffset = pf.XON.Bytes.V, 0
 	}
@@ -172,15 +154,9 @@ func watchdog(old *swtch.Watchdog, w *scenario.WatchdogS) *swtch.Watchdog {
 	if old != nil {
 		wd = *old
 	}
-	if w.Detect.Set {
-		wd.Detect = w.Detect.V
-	}
-	if w.Restore.Set {
-		wd.Restore = w.Restore.V
-	}
-	if w.Action.Set {
-		wd.Action = w.Action.V
-	}
+	override(&wd.Detect, w.Detect)
+	override(&wd.Restore, w.Restore)
+	override(&wd.Action, w.Action)
 	return &wd
 }
 
@@ -190,15 +166,9 @@ func applyQueueing(p *swtch.Profile, s *scenario.SwitchS) {
 	if s.Has("ecn") {
 		e := &s.ECN
 		p.ECN.Enabled = !e.Off
-		if e.Kmin.Set {
-			p.ECN.Kmin = e.Kmin.V
-		}
-		if e.Kmax.Set {
-			p.ECN.Kmax = e.Kmax.V
-		}
-		if e.Pmax.Set {
-			p.ECN.Pmax = e.Pmax.V
-		}
+		override(&p.ECN.Kmin, e.Kmin)
+		override(&p.ECN.Kmax, e.Kmax)
+		override(&p.ECN.Pmax, e.Pmax)
 		if e.Mark.Set {
 			p.ECN.AtEnqueue = e.Mark.V == "enqueue"
 		}
@@ -227,19 +197,12 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if !h.Set {
 		return
 	}
-	set := func(dst *int, v scenario.IntV) {
-		if v.Set {
-			*dst = int(v.V)
-		}
-	}
-	set(&p.MTU, h.MTU)
+	overrideNum(&p.MTU, h.MTU)
 	if h.Transport.Set && h.Transport.V == "rocev1" {
 		p.Transport = fabric.RoCEv1
 	}
 	b.applyTCP(p, h)
-	if h.Priority.Set {
-		p.Priority = uint8(h.Priority.V)
-	}
+	overrideNum(&p.Priority, h.Priority)
 	if h.Retransmit.Set {
 		p.Retransmit = retransmits[h.Retransmit.V]
 	}
@@ -249,7 +212,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.Placement.Set {
 		p.Placement = placements[h.Placement.V]
 	}
-	set(&p.ReorderWindow, h.ReorderWindow)
+	overrideNum(&p.ReorderWindow, h.ReorderWindow)
 	if p.Placement == hca.Direct && p.Retransmit == hca.GoBack0 && (h.Placement.Set || h.Retransmit.Set) {
 		at := h.Placement.Pos
 		if !h.Placement.Set {
@@ -260,41 +223,30 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.ReorderWindow.Set && p.Placement != hca.Direct {
 		b.errorf(h.ReorderWindow.Pos, "hca.reorder_window", "reorder_window tunes placement: direct, and placement is %s", p.Placement)
 	}
-	set(&p.AckTimeout, h.AckTimeout)
-	set(&p.RetryCount, h.RetryCount)
-	set(&p.RNRRetry, h.RNRRetry)
-	set(&p.MinRNRTimer, h.MinRNRTimer)
-	set(&p.MaxRdAtomic, h.MaxRdAtomic)
-	set(&p.AckEvery, h.AckEvery)
-	for _, t := range []struct {
-		dst *sim.Time
-		v   scenario.TimeV
-	}{{&p.DoorbellLatency, h.DoorbellLatency}, {&p.DoorbellCost, h.DoorbellCost}, {&p.WQEFetchLatency, h.WQEFetchLatency}, {&p.DMALatency, h.DMALatency},
-		{&p.TxPktLatency, h.TxPktLatency}, {&p.RxPktLatency, h.RxPktLatency}, {&p.RTOLow, h.RTOLow}, {&p.RTOHigh, h.RTOHigh}} {
-		if t.v.Set {
-			*t.dst = t.v.V
-		}
-	}
-	if h.MaxInline.Set {
-		p.MaxInline = int(h.MaxInline.V)
-	}
-	if h.APM.Set {
-		p.APM = h.APM.V
-	}
+	overrideNum(&p.AckTimeout, h.AckTimeout)
+	overrideNum(&p.RetryCount, h.RetryCount)
+	overrideNum(&p.RNRRetry, h.RNRRetry)
+	overrideNum(&p.MinRNRTimer, h.MinRNRTimer)
+	overrideNum(&p.MaxRdAtomic, h.MaxRdAtomic)
+	overrideNum(&p.AckEvery, h.AckEvery)
+	override(&p.DoorbellLatency, h.DoorbellLatency)
+	override(&p.DoorbellCost, h.DoorbellCost)
+	override(&p.WQEFetchLatency, h.WQEFetchLatency)
+	override(&p.DMALatency, h.DMALatency)
+	override(&p.TxPktLatency, h.TxPktLatency)
+	override(&p.RxPktLatency, h.RxPktLatency)
+	override(&p.RTOLow, h.RTOLow)
+	override(&p.RTOHigh, h.RTOHigh)
+	overrideNum(&p.MaxInline, h.MaxInline)
+	override(&p.APM, h.APM)
 	if h.CM.Set {
 		cm := hca.DefaultCMProfile()
 		if p.CM != nil {
 			cm = *p.CM
 		}
-		if h.CM.QPCommand.Set {
-			cm.QPCommand = h.CM.QPCommand.V
-		}
-		if h.CM.MADProcessing.Set {
-			cm.MADProcessing = h.CM.MADProcessing.V
-		}
-		if h.CM.RecvQueue.Set {
-			cm.RecvQueue = int(h.CM.RecvQueue.V)
-		}
+		override(&cm.QPCommand, h.CM.QPCommand)
+		override(&cm.MADProcessing, h.CM.MADProcessing)
+		overrideNum(&cm.RecvQueue, h.CM.RecvQueue)
 		p.CM = &cm
 	}
 	if p.RTOLow > p.RTOHigh && (h.RTOLow.Set || h.RTOHigh.Set) {
@@ -310,12 +262,8 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 			p.RxRate = h.RxRate.Rate.V
 		}
 	}
-	if h.CC.Set {
-		p.CC = h.CC.V
-	}
-	if h.PFCWatchdog.After.Set {
-		p.PFCWatchdog = h.PFCWatchdog.After.V
-	}
+	override(&p.CC, h.CC)
+	override(&p.PFCWatchdog, h.PFCWatchdog.After)
 	if len(p.CCParams) > 0 { // no sharing between profiles
 		m := make(map[string]string, len(p.CCParams))
 		for k, v := range p.CCParams {

@@ -150,9 +150,7 @@ func (b *builder) rdmaExample(gen int, tv *scenario.TrafficV, path string) {
 	if !ok {
 		return
 	}
-	if port.Set {
-		t.Port = uint16(port.V)
-	}
+	overrideNum(&t.Port, port)
 	for _, o := range b.s.Tests {
 		if tv.Kind == "rdma_server" && o.Kind == "rdma_server" && o.Src == t.Src && o.Port == t.Port {
 			b.errorf(host.Pos, path+".host", "%s already runs an rdma_server on port %d (traffic[%d])", scenario.Show(host.V), t.Port, o.Generator)

@@ -77,8 +77,6 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 			b.errorf(r.KeyPos("access"), path+".remote_mr.access", "ibv_reg_mr refuses remote_write or remote_atomic without local_write (EINVAL): add local_write")
 		}
 	}
-	if r.Length.Set {
-		m.Length = int64(r.Length.V)
-	}
+	overrideNum(&m.Length, r.Length)
 	f.Remote = m
 }

@@ -15,12 +15,8 @@ import (
 
 // link returns base overridden by l's fields.
 func link(base fabric.LinkSpec, l *scenario.LinkS) fabric.LinkSpec {
-	if l.Rate.Set {
-		base.Rate = l.Rate.V
-	}
-	if l.Delay.Set {
-		base.Delay = l.Delay.V
-	}
+	override(&base.Rate, l.Rate)
+	override(&base.Delay, l.Delay)
 	return base
 }
 
@@ -285,12 +281,8 @@ func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
 			continue
 		}
 		spec := def
-		if l.Rate.Set {
-			spec.Rate = l.Rate.V
-		}
-		if l.Delay.Set {
-			spec.Delay = l.Delay.V
-		}
+		override(&spec.Rate, l.Rate)
+		override(&spec.Delay, l.Delay)
 		t.Connect(x, y, spec)
 	}
 }

@@ -286,3 +286,31 @@ func (f *fracV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 func keyword(n *yaml.Node, w string) bool {
 	return n.Kind == yaml.ScalarNode && n.Value == w
 }
+
+// Get returns the value and whether the file gave it (Set), for the
+// code that lays a given value over a default (assembly's override).
+func (s StrV) Get() (string, bool) { return s.V, s.Set }
+
+// Get returns the value and whether the file gave it.
+func (iv IntV) Get() (int64, bool) { return iv.V, iv.Set }
+
+// Get returns the value and whether the file gave it.
+func (u u64V) Get() (uint64, bool) { return u.V, u.Set }
+
+// Get returns the value and whether the file gave it.
+func (x numV) Get() (float64, bool) { return x.V, x.Set }
+
+// Get returns the value and whether the file gave it.
+func (b boolV) Get() (bool, bool) { return b.V, b.Set }
+
+// Get returns the value and whether the file gave it.
+func (s SizeV) Get() (fabric.Size, bool) { return s.V, s.Set }
+
+// Get returns the value and whether the file gave it.
+func (t TimeV) Get() (sim.Time, bool) { return t.V, t.Set }
+
+// Get returns the value and whether the file gave it.
+func (r RateV) Get() (fabric.Rate, bool) { return r.V, r.Set }
+
+// Get returns the value and whether the file gave it.
+func (f fracV) Get() (float64, bool) { return f.V, f.Set }
