@@ -20,7 +20,7 @@ func Build(s *Scenario) (*Network, error) { return BuildWorkers(s, 1) }
 // cut into partitions (planPartitions), each on an engine of a sim.Group,
 // and its results are the same as on one worker's, byte for byte.
 func BuildWorkers(s *Scenario, workers int) (*Network, error) {
-	n := &Network{Scenario: s, flowLimit: defaultLimits.Flows,
+	n := &Network{Scenario: s, flowLimit: MaxFlows,
 		Switches: make([]*swtch.Switch, len(s.Topology.Nodes)),
 		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
 	}
@@ -43,7 +43,7 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 	// Ports learn their pause response and their node's largest frame
 	// before any switch is made: a switch's headroom depends on its
 	// peers'.
-	maxFrame := s.maxFrame() // as the buffer check before the build takes it
+	maxFrame := s.MaxFrame() // as the buffer check before the build takes it
 	for _, host := range s.Topology.Hosts() {
 		port := fab.Ports[host][0]
 		port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU)
@@ -61,11 +61,11 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 		// Every port grants credits for its buffer per VL; a port's own
 		// largest packet is its host's MTU packet (with a GRH if it sends
 		// multicast), or for a switch the network's largest.
-		mcast := s.multicastSenders()
+		mcast := s.MulticastSenders()
 		for id, ports := range fab.Ports {
 			frame := maxFrame
 			if s.Topology.Nodes[id].Kind == fabric.Host {
-				frame = s.hostFrame(fabric.NodeID(id), mcast[id])
+				frame = s.HostFrame(fabric.NodeID(id), mcast[id])
 			}
 			for _, p := range ports {
 				p.EnableCredits(s.IB.VLBuffer, s.IB.DataVLs, frame)
@@ -75,7 +75,7 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 	for i, host := range s.Topology.Hosts() {
 		name := s.Topology.Nodes[host].Name
 		prof := s.HCAProfile(host)
-		applyCCToProfile(&prof, &s.CC)
+		ApplyCCToProfile(&prof, &s.CC)
 		n.HCAs[host] = hca.New(fab.EngineOf(host), fab.PoolOf(host), host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
 		if p2, ok := s.Topology.SecondPort(host); ok {
 			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
@@ -163,4 +163,24 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 		n.Tests = append(n.Tests, tr)
 	}
 	return n, nil
+}
+
+// startMckey puts the group's tree in the switches' tables (its members'
+// joins, taken as done when the program starts) and starts mckey.
+func (n *Network) startMckey(t Test) (*programs.Mckey, error) {
+	topo := n.Scenario.Topology
+	ports, err := fabric.MulticastTree(topo, t.Src, append([]fabric.NodeID{t.Src}, t.Receivers...))
+	if err != nil {
+		return nil, fmt.Errorf("mckey: %v", err)
+	}
+	for id, sw := range n.Switches {
+		if sw != nil {
+			sw.SetMulticast(t.Mckey.Group, ports[fabric.NodeID(id)])
+		}
+	}
+	var rcv []*hca.HCA
+	for _, r := range t.Receivers {
+		rcv = append(rcv, n.HCAs[r])
+	}
+	return programs.NewMckey(n.HCAs[t.Src], rcv, t.Mckey)
 }

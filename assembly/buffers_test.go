@@ -28,7 +28,7 @@ func TestBufferCheckAgreesWithTheSwitches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		maxFrame := s.maxFrame()
+		maxFrame := s.MaxFrame()
 		for id, sw := range n.Switches {
 			if sw == nil {
 				continue

@@ -181,5 +181,10 @@ type limits struct {
 	RouteEntries int
 }
 
+// MaxFlows is the most flows a scenario's traffic may expand into
+// (limits.Flows under Load and Parse), and the most a run may make with
+// its poisson generators' (Build).
+const MaxFlows = 10_000_000
+
 // defaultLimits are the limits Load and Parse apply.
-var defaultLimits = limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: 10_000_000, Nodes: 5_000_000, RouteEntries: 400_000_000}
+var defaultLimits = limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: MaxFlows, Nodes: 5_000_000, RouteEntries: 400_000_000}

@@ -152,7 +152,7 @@ func (b *builder) noNodeCCParams(h *scenario.HCAS, path string) {
 	}
 }
 
-// applyCCToProfile sets what an algorithm needs of the NIC: DCQCN's
+// ApplyCCToProfile sets what an algorithm needs of the NIC: DCQCN's
 // notification point sends at most one CNP per QP per
 // min_time_between_cnps, in the paper variant one per window of that
 // length (hca.Profile.CNPWindowed); HPCC acknowledges every packet, as the
@@ -160,7 +160,7 @@ func (b *builder) noNodeCCParams(h *scenario.HCAS, path string) {
 // packet too and echoes CE marks in its ACKs instead of sending CNPs (as
 // a TCP receiver with delayed ACKs off: the paper's section 3.1 echoes
 // each mark exactly).
-func applyCCToProfile(p *hca.Profile, c *CCConfig) {
+func ApplyCCToProfile(p *hca.Profile, c *CCConfig) {
 	switch p.CC {
 	case "dcqcn":
 		p.CNPInterval = c.DCQCN.CNPInterval

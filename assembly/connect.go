@@ -3,17 +3,14 @@ package assembly
 import (
 	"encoding/binary"
 
-	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
-	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
 
 // Flows with connect: cm. The source's application calls rdma_connect at
 // the flow's start, with the flow's id in the REQ's private data; the
-// destination's application listens on flowPort and accepts a request
+// destination's application listens on FlowPort and accepts a request
 // with the flow's responder QP, as a server that learns from the
 // private data which of its buffers a client wants. The work requests go
 // when the source sees ESTABLISHED; the flow's time runs from its start,
@@ -24,18 +21,13 @@ import (
 // bytes never sent. When the flow completes, its
 // source disconnects (DREQ, DREP).
 
-// flowPort is the port the flows' listeners take: one past perftest's
-// (18515, where a perftest -R server listens), so that both can share a
-// host; rdma_server keeps its own 7471.
-const flowPort = programs.PerftestPort + 1
-
 // connectFlow starts fr's connection.
 func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) {
 	n.listenForFlows(dst)
 	var private [4]byte
 	binary.BigEndian.PutUint32(private[:], uint32(fr.Flow.ID))
 	l := fr.Live
-	conn, err := src.CM().Connect(l.Requester, hca.ConnectParams{Dest: dst.ID, DestIP: dst.IP, Port: flowPort,
+	conn, err := src.CM().Connect(l.Requester, hca.ConnectParams{Dest: dst.ID, DestIP: dst.IP, Port: FlowPort,
 		Private: private[:], At: fr.Flow.Start,
 		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
 			switch e {
@@ -74,7 +66,7 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 		return
 	}
 	n.dyn.listening[h] = true
-	err := h.CM().Listen(&hca.CMListener{Port: flowPort, OnRequest: func(_ *hca.CMConn, private []byte) *hca.QP {
+	err := h.CM().Listen(&hca.CMListener{Port: FlowPort, OnRequest: func(_ *hca.CMConn, private []byte) *hca.QP {
 		// The flow's responder QP, among those open at this host (its
 		// own map: a run cut into partitions may be closing the flow's
 		// requester on another worker meanwhile). A search for the one
@@ -154,55 +146,4 @@ func (n *Network) connections() *reports.Connections {
 		c.TotalNs = (a.LastEstablished - a.FirstStart).Nanoseconds()
 	}
 	return &c
-}
-
-// checkListeners refuses two rdma_cm listeners on one host and port: an
-// rdma_server's port, an rping server's 7174 and a perftest -R server's
-// 18515 (with connect: cm), and flowPort on a host that connect: cm
-// flows go to (any number of those flows share it).
-func (b *builder) checkListeners() {
-	type claim struct {
-		what string
-		pos  scenario.Pos
-	}
-	claims := map[[2]int64]claim{} // (host, port): looked up, never iterated
-	take := func(host fabric.NodeID, port uint16, what string, pos scenario.Pos) {
-		k := [2]int64{int64(host), int64(port)}
-		if c, ok := claims[k]; ok {
-			if c.what == what && what == "connect: cm flows" {
-				return
-			}
-			b.errorf(pos, "traffic", "%s would listen on port %d of %s, where %s already listens (%s); give it another port or host",
-				what, port, b.t.Nodes[host].Name, c.what, scenario.FirstAt(c.pos, pos))
-			return
-		}
-		claims[k] = claim{what, pos}
-	}
-	for _, t := range b.s.Tests {
-		switch {
-		case t.Kind == "rdma_server":
-			take(t.Src, t.Port, "an rdma_server", t.Pos)
-		case t.Kind == "rping" && t.Rping.CM:
-			take(t.Dst, programs.RpingPort, "an rping server", t.Pos)
-		case t.Kind == "perftest" && t.Perftest.CM:
-			take(t.Dst, programs.PerftestPort, "a perftest -R server", t.Pos)
-		}
-	}
-	for _, f := range b.s.Flows {
-		if f.CM {
-			take(f.Dst, flowPort, "connect: cm flows", f.Pos)
-		}
-	}
-	for _, g := range b.s.Poisson {
-		if !g.CM {
-			continue
-		}
-		dsts := g.Hosts
-		if g.HasTo {
-			dsts = []fabric.NodeID{g.To}
-		}
-		for _, d := range dsts {
-			take(d, flowPort, "connect: cm flows", g.Pos)
-		}
-	}
 }

@@ -723,7 +723,7 @@ func (p *poissonSource) next() (size int64, dst fabric.NodeID) {
 	if p.g.HasTo {
 		return size, p.g.To
 	}
-	k := int(uniform(p.rng, uint64(len(p.g.Hosts)-1)))
+	k := int(Uniform(p.rng, uint64(len(p.g.Hosts)-1)))
 	if k >= p.self {
 		k++
 	}
@@ -746,7 +746,7 @@ func (p *poissonSource) arrive(now sim.Time) {
 	}
 	size, dst := p.next()
 	g := p.g
-	prio := n.Scenario.poissonPriority(g, p.host)
+	prio := n.Scenario.PoissonPriority(g, p.host)
 	sl := g.SL
 	if vl, ok := n.Scenario.IB.PairVL.Lane(p.host, dst); ok {
 		prio, sl = vl, vl // dfsssp, lash: the pair's lane, as SL and VL

@@ -9,7 +9,6 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -105,26 +104,6 @@ func (n *Network) eventObject(host fabric.NodeID, ev hca.AsyncEvent) string {
 		return "cq"
 	}
 	return fmt.Sprintf("port %d", max(ev.Port, 1))
-}
-
-// asyncwatch reads an asyncwatch generator: its hosts join the watched.
-func (b *builder) asyncwatch(g *scenario.AsyncwatchS, path string) {
-	var hosts []fabric.NodeID
-	switch {
-	case !g.Hosts.Set:
-		return
-	case g.Hosts.All:
-		hosts = b.t.Hosts()
-	default:
-		for _, name := range g.Hosts.Names {
-			if h, ok := b.hostIf(name, path+".hosts"); ok {
-				hosts = append(hosts, h)
-			}
-		}
-	}
-	b.s.AsyncWatch = append(b.s.AsyncWatch, hosts...)
-	slices.Sort(b.s.AsyncWatch)
-	b.s.AsyncWatch = slices.Compact(b.s.AsyncWatch)
 }
 
 // asyncwatchReport is asyncwatch.txt: for each watched host, what

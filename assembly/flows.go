@@ -40,7 +40,7 @@ func qpType(qp string) hca.QPType {
 func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, qpn, qkey uint32) (wrs []hca.SendWR, recvs []int64) {
 	t := qpType(f.QP)
 	maxMsg := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
-	n := workRequests(f, maxMsg, maxMsg)
+	n := f.WorkRequests(maxMsg, maxMsg)
 	off := int64(0)
 	for i := int64(0); i < n; i++ {
 		size := partSize(f, i, n, maxMsg)
@@ -86,19 +86,8 @@ func postRecvs(dst *hca.HCA, rs *hca.QP, f Flow, recvs []int64) {
 	}
 }
 
-// workRequests is how many work requests carry flow f (startFlow):
-// flow.messages, or as many as the NICs' largest message (the smaller of
-// srcMax and dstMax, max_msg_sz) needs.
-func workRequests(f Flow, srcMax, dstMax int64) int64 {
-	if f.Messages > 0 {
-		return int64(f.Messages)
-	}
-	maxMsg := max(1, min(srcMax, dstMax))
-	return max(1, (f.Size+maxMsg-1)/maxMsg)
-}
-
 // partSize is the size in bytes of the i-th of flow f's n work requests
-// (workRequests). With flow.messages the flow's size is shared out as
+// (Flow.WorkRequests). With flow.messages the flow's size is shared out as
 // evenly as whole bytes allow: the first size mod n one byte longer than
 // the rest (the loader keeps each within maxMsg and at least one byte);
 // without, each is maxMsg but the last, which takes the rest.
@@ -189,7 +178,7 @@ type flowPath struct {
 func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
 	t := n.Scenario.Topology
 	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
-	p := flowPath{wire: n.Scenario.wire}
+	p := flowPath{wire: n.Scenario.Wire}
 	at, port := f.Src, 0
 	for hops := 0; hops < len(t.Nodes); hops++ {
 		ref := t.Nodes[at].Ports[port]

@@ -366,9 +366,9 @@ func (b *builder) hcaVLArb(p *hca.Profile, va *scenario.VLArbS, path string) {
 	}
 }
 
-// wire is the bytes a packet with opcode op and payload bytes takes on
+// Wire is the bytes a packet with opcode op and payload bytes takes on
 // the scenario's links.
-func (s *Scenario) wire(op fabric.Opcode, payload int) int64 {
+func (s *Scenario) Wire(op fabric.Opcode, payload int) int64 {
 	if s.LinkLayer == fabric.InfiniBand {
 		return int64(fabric.IBWire(op, payload, s.HCA.GRH))
 	}

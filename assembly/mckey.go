@@ -1,11 +1,9 @@
 package assembly
 
 import (
-	"fmt"
 	"net/netip"
 
 	"github.com/lfsim/lfsim/fabric"
-	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/scenario"
 )
@@ -74,24 +72,4 @@ func (b *builder) mckey(gen int, tv *scenario.TrafficV, path string, g *scenario
 func ipOf(a netip.Addr) uint32 {
 	v := a.As4()
 	return uint32(v[0])<<24 | uint32(v[1])<<16 | uint32(v[2])<<8 | uint32(v[3])
-}
-
-// startMckey puts the group's tree in the switches' tables (its members'
-// joins, taken as done when the program starts) and starts mckey.
-func (n *Network) startMckey(t Test) (*programs.Mckey, error) {
-	topo := n.Scenario.Topology
-	ports, err := fabric.MulticastTree(topo, t.Src, append([]fabric.NodeID{t.Src}, t.Receivers...))
-	if err != nil {
-		return nil, fmt.Errorf("mckey: %v", err)
-	}
-	for id, sw := range n.Switches {
-		if sw != nil {
-			sw.SetMulticast(t.Mckey.Group, ports[fabric.NodeID(id)])
-		}
-	}
-	var rcv []*hca.HCA
-	for _, r := range t.Receivers {
-		rcv = append(rcv, n.HCAs[r])
-	}
-	return programs.NewMckey(n.HCAs[t.Src], rcv, t.Mckey)
 }

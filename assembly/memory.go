@@ -387,7 +387,7 @@ func (b *builder) flowCount() flowCount {
 	for ; m.counted < len(b.s.Flows); m.counted++ {
 		f := &b.s.Flows[m.counted]
 		m.bytes += flowMemory(f.QP, f.CM, b.s.HCA.Transport)
-		n := float64(workRequests(*f, maxMsg, maxMsg))
+		n := float64(f.WorkRequests(maxMsg, maxMsg))
 		m.wrs += n - 1
 		if f.Op == "send" || f.Op == "write_imm" {
 			m.recvs += n

@@ -381,7 +381,7 @@ func (n *Network) prioritiesInUse() []uint8 {
 	}
 	for _, g := range n.Scenario.Poisson {
 		for _, h := range g.Hosts {
-			used[n.Scenario.poissonPriority(&g, h)] = true
+			used[n.Scenario.PoissonPriority(&g, h)] = true
 		}
 	}
 	for _, sw := range n.Switches {

@@ -331,7 +331,7 @@ func (b *builder) checkBuffers() {
 		return
 	}
 	t, s := b.t, b.s
-	maxFrame := s.maxFrame()
+	maxFrame := s.MaxFrame()
 	if s.LinkLayer == fabric.InfiniBand {
 		// Credits per VL: a VL's buffer must hold the largest packet,
 		// or it would never be granted.
@@ -362,7 +362,7 @@ func (b *builder) checkBuffers() {
 		for _, g := range s.Poisson {
 			sls |= 1 << g.SL
 			for _, h := range g.Hosts {
-				used |= 1 << s.poissonPriority(&g, h)
+				used |= 1 << s.PoissonPriority(&g, h)
 			}
 		}
 		sent := used                       // by the HCAs
@@ -434,19 +434,19 @@ func (b *builder) bufferPos(id fabric.NodeID) (scenario.Pos, string) {
 	return f.Topology.Pos, "topology"
 }
 
-// maxFrame is the largest frame any host sends (hostFrame), which Build
+// MaxFrame is the largest frame any host sends (HostFrame), which Build
 // gives the switches: on InfiniBand what a switch forwards, a multicast
 // copy's GRH included.
-func (s *Scenario) maxFrame() int64 {
-	mcast := s.multicastSenders()
+func (s *Scenario) MaxFrame() int64 {
+	mcast := s.MulticastSenders()
 	m := int64(0)
 	for _, h := range s.Topology.Hosts() {
-		m = max(m, s.hostFrame(h, mcast[h]))
+		m = max(m, s.HostFrame(h, mcast[h]))
 	}
 	return m
 }
 
-// hostFrame is the largest frame host h sends: an MTU of payload with
+// HostFrame is the largest frame host h sends: an MTU of payload with
 // the largest headers its link layer puts around it. On InfiniBand a
 // host that sends multicast (mcast) has a GRH on those datagrams
 // whatever its profile's GRH says (IBTA vol. 1, 8.3.1; hca's wireTo),
@@ -454,7 +454,7 @@ func (s *Scenario) maxFrame() int64 {
 // is the credit a port's VL must have not to be marked paused
 // (fabric's EnableCredits), and the transmit arbiters read a VL not
 // paused as one with credit for any packet they send.
-func (s *Scenario) hostFrame(h fabric.NodeID, mcast bool) int64 {
+func (s *Scenario) HostFrame(h fabric.NodeID, mcast bool) int64 {
 	mtu := s.HCAProfile(h).MTU
 	if s.LinkLayer == fabric.InfiniBand {
 		return int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, mtu, s.HCAProfile(h).GRH || mcast))
@@ -462,9 +462,9 @@ func (s *Scenario) hostFrame(h fabric.NodeID, mcast bool) int64 {
 	return fabric.MaxRoCEv2Frame(mtu)
 }
 
-// multicastSenders returns, by node, whether the node sends to a
+// MulticastSenders returns, by node, whether the node sends to a
 // multicast group (an mckey's sender).
-func (s *Scenario) multicastSenders() []bool {
+func (s *Scenario) MulticastSenders() []bool {
 	senders := make([]bool, len(s.Topology.Nodes))
 	for _, t := range s.Tests {
 		if t.Kind == "mckey" {

@@ -2,10 +2,11 @@ package assembly
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/programs"
-	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -160,38 +161,22 @@ func (b *builder) rdmaExample(gen int, tv *scenario.TrafficV, path string) {
 	b.s.Tests = append(b.s.Tests, t)
 }
 
-// pingpongChecks are expect.min_usec_per_iter and max_usec_per_iter,
-// for each pingpong in traffic order.
-func (n *Network) pingpongChecks() []reports.CheckResult {
-	e := &n.Scenario.Expect
-	var out []reports.CheckResult
-	for _, tr := range n.Tests {
-		if tr.Pingpong == nil {
-			continue
-		}
-		got := tr.Pingpong.UsecPerIter()
-		for _, c := range []struct {
-			check string
-			bound *float64
-			at    string
-			min   bool
-		}{{"min_usec_per_iter", e.MinUsecPerIter, e.MinUsecPerIterAt, true}, {"max_usec_per_iter", e.MaxUsecPerIter, e.MaxUsecPerIterAt, false}} {
-			if c.bound == nil {
-				continue
+// asyncwatch reads an asyncwatch generator: its hosts join the watched.
+func (b *builder) asyncwatch(g *scenario.AsyncwatchS, path string) {
+	var hosts []fabric.NodeID
+	switch {
+	case !g.Hosts.Set:
+		return
+	case g.Hosts.All:
+		hosts = b.t.Hosts()
+	default:
+		for _, name := range g.Hosts.Names {
+			if h, ok := b.hostIf(name, path+".hosts"); ok {
+				hosts = append(hosts, h)
 			}
-			ok, word := got >= *c.bound, "least"
-			if !c.min {
-				ok, word = got <= *c.bound, "most"
-			}
-			detail := fmt.Sprintf("traffic[%d] pingpong: %.2f usec/iter, expected at %s %.2f", tr.Test.Generator, got, word, *c.bound)
-			if got == 0 {
-				ok, detail = false, fmt.Sprintf("traffic[%d] pingpong did not finish", tr.Test.Generator)
-			}
-			if !ok && c.at != "" {
-				detail += fmt.Sprintf(" (expected at %s)", c.at)
-			}
-			out = append(out, reports.CheckResult{Check: c.check, OK: ok, Detail: detail})
 		}
 	}
-	return out
+	b.s.AsyncWatch = append(b.s.AsyncWatch, hosts...)
+	slices.Sort(b.s.AsyncWatch)
+	b.s.AsyncWatch = slices.Compact(b.s.AsyncWatch)
 }

@@ -43,7 +43,7 @@ func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
 		}
 	}
 	if g.PostList.Set {
-		if n := workRequests(*f, b.s.HCAProfile(f.Src).MaxMsgSize, b.s.HCAProfile(f.Dst).MaxMsgSize); g.PostList.V > n {
+		if n := f.WorkRequests(b.s.HCAProfile(f.Src).MaxMsgSize, b.s.HCAProfile(f.Dst).MaxMsgSize); g.PostList.V > n {
 			b.errorf(g.PostList.Pos, path+".post_list", "post_list %d is longer than the flow's %d work requests (messages, or the parts max_msg_sz cuts it into)", g.PostList.V, n)
 		} else {
 			f.PostList = int32(g.PostList.V)

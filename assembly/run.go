@@ -507,3 +507,39 @@ func (n *Network) BytesProgress() (done, total int64, ok bool) {
 	}
 	return done, total, total > 0
 }
+
+// pingpongChecks are expect.min_usec_per_iter and max_usec_per_iter,
+// for each pingpong in traffic order.
+func (n *Network) pingpongChecks() []reports.CheckResult {
+	e := &n.Scenario.Expect
+	var out []reports.CheckResult
+	for _, tr := range n.Tests {
+		if tr.Pingpong == nil {
+			continue
+		}
+		got := tr.Pingpong.UsecPerIter()
+		for _, c := range []struct {
+			check string
+			bound *float64
+			at    string
+			min   bool
+		}{{"min_usec_per_iter", e.MinUsecPerIter, e.MinUsecPerIterAt, true}, {"max_usec_per_iter", e.MaxUsecPerIter, e.MaxUsecPerIterAt, false}} {
+			if c.bound == nil {
+				continue
+			}
+			ok, word := got >= *c.bound, "least"
+			if !c.min {
+				ok, word = got <= *c.bound, "most"
+			}
+			detail := fmt.Sprintf("traffic[%d] pingpong: %.2f usec/iter, expected at %s %.2f", tr.Test.Generator, got, word, *c.bound)
+			if got == 0 {
+				ok, detail = false, fmt.Sprintf("traffic[%d] pingpong did not finish", tr.Test.Generator)
+			}
+			if !ok && c.at != "" {
+				detail += fmt.Sprintf(" (expected at %s)", c.at)
+			}
+			out = append(out, reports.CheckResult{Check: c.check, OK: ok, Detail: detail})
+		}
+	}
+	return out
+}

@@ -125,10 +125,10 @@ func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
 	return s.HCA
 }
 
-// poissonPriority is the priority (on InfiniBand the VL) of generator
+// PoissonPriority is the priority (on InfiniBand the VL) of generator
 // g's flows from host h: the generator's when it gives one, else h's
 // HCA's.
-func (s *Scenario) poissonPriority(g *PoissonGen, h fabric.NodeID) uint8 {
+func (s *Scenario) PoissonPriority(g *PoissonGen, h fabric.NodeID) uint8 {
 	if g.PrioritySet {
 		return g.Priority
 	}
@@ -183,6 +183,17 @@ type Flow struct {
 	// its start; its work requests are posted when the connection is
 	// made.
 	CM bool
+}
+
+// WorkRequests is how many work requests carry the flow (Build's
+// startFlow): flow.messages, or as many as the NICs' largest message
+// (the smaller of srcMax and dstMax, max_msg_sz) needs.
+func (f Flow) WorkRequests(srcMax, dstMax int64) int64 {
+	if f.Messages > 0 {
+		return int64(f.Messages)
+	}
+	maxMsg := max(1, min(srcMax, dstMax))
+	return max(1, (f.Size+maxMsg-1)/maxMsg)
 }
 
 // PoissonGen is one poisson generator. Each host of Hosts starts flows

@@ -125,7 +125,7 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 		p.SL = slOf(&g.GenCommon)
 	}
 	for _, h := range hosts {
-		if prio := b.s.poissonPriority(&p, h); lossless != nil && !lossless[prio] {
+		if prio := b.s.PoissonPriority(&p, h); lossless != nil && !lossless[prio] {
 			b.warnLossy(&g.GenCommon, tv, path, prio)
 			break
 		}
@@ -485,7 +485,7 @@ func derangement(r *rand.Rand, n int) []int {
 			p[i] = i
 		}
 		for i := n - 1; i > 0; i-- {
-			j := int(uniform(r, uint64(i+1)))
+			j := int(Uniform(r, uint64(i+1)))
 			p[i], p[j] = p[j], p[i]
 		}
 		fixed := false
@@ -501,10 +501,10 @@ func derangement(r *rand.Rand, n int) []int {
 	}
 }
 
-// uniform draws from 0..n-1 (n > 0) by rejection sampling from Uint64, so
+// Uniform draws from 0..n-1 (n > 0) by rejection sampling from Uint64, so
 // that the sequence depends only on the stream, not on how a library
 // version implements bounded draws.
-func uniform(r *rand.Rand, n uint64) uint64 {
+func Uniform(r *rand.Rand, n uint64) uint64 {
 	rem := (math.MaxUint64%n + 1) % n // 2^64 mod n: the values to reject
 	for {
 		x := r.Uint64()
