@@ -6,6 +6,7 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/programs"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -13,14 +14,14 @@ import (
 // Build creates the network of s: one engine seeded with s.Seed, a switch
 // model per switch, an HCA per host, and one RC QP pair per flow with its
 // WRITE posted at the flow's start.
-func Build(s *Scenario) (*Network, error) { return BuildWorkers(s, 1) }
+func Build(s *resolve.Scenario) (*Network, error) { return BuildWorkers(s, 1) }
 
 // BuildWorkers is Build for a run on workers goroutines (issue 31): when
 // the scenario can be cut (Network.Serial says why not), the network is
 // cut into partitions (planPartitions), each on an engine of a sim.Group,
 // and its results are the same as on one worker's, byte for byte.
-func BuildWorkers(s *Scenario, workers int) (*Network, error) {
-	n := &Network{Scenario: s, flowLimit: MaxFlows,
+func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
+	n := &Network{Scenario: s, flowLimit: resolve.MaxFlows,
 		Switches: make([]*swtch.Switch, len(s.Topology.Nodes)),
 		HCAs:     make([]*hca.HCA, len(s.Topology.Nodes)),
 	}
@@ -75,7 +76,7 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 	for i, host := range s.Topology.Hosts() {
 		name := s.Topology.Nodes[host].Name
 		prof := s.HCAProfile(host)
-		ApplyCCToProfile(&prof, &s.CC)
+		resolve.ApplyCCToProfile(&prof, &s.CC)
 		n.HCAs[host] = hca.New(fab.EngineOf(host), fab.PoolOf(host), host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
 		if p2, ok := s.Topology.SecondPort(host); ok {
 			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
@@ -167,7 +168,7 @@ func BuildWorkers(s *Scenario, workers int) (*Network, error) {
 
 // startMckey puts the group's tree in the switches' tables (its members'
 // joins, taken as done when the program starts) and starts mckey.
-func (n *Network) startMckey(t Test) (*programs.Mckey, error) {
+func (n *Network) startMckey(t resolve.Test) (*programs.Mckey, error) {
 	topo := n.Scenario.Topology
 	ports, err := fabric.MulticastTree(topo, t.Src, append([]fabric.NodeID{t.Src}, t.Receivers...))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // balanceRun runs a fat tree of k with a random permutation of size-byte
@@ -161,7 +162,7 @@ func TestLoadBalanceKeys(t *testing.T) {
 		{"hca: {placement: direct, reorder_window: 512}", "hca.reorder_window"},
 	} {
 		src := "topology: {kind: fat-tree, k: 4}\n" + c.src + "\ntraffic:\n  - permutation: {hosts: all, size: 1MiB}\n"
-		_, err := Parse("lb.yaml", []byte(src))
+		_, err := resolve.Parse("lb.yaml", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want an error with %q", c.src, err, c.want)
 		}
@@ -178,10 +179,10 @@ traffic:
   - flow: {from: a, to: b, size: 1MiB}
 `
 	want := "lb.yaml:4:34: topology.switches[0].switch.load_balance: lash gives each destination one path"
-	if _, err := Parse("lb.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := resolve.Parse("lb.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("one switch's adaptive routing over lash: got %v, want %q", err, want)
 	}
-	if _, err := Parse("lb.yaml", []byte(strings.Replace(src, "routing: lash", "routing: updn", 1))); err != nil {
+	if _, err := resolve.Parse("lb.yaml", []byte(strings.Replace(src, "routing: lash", "routing: updn", 1))); err != nil {
 		t.Errorf("one switch's adaptive routing over updn: %v", err)
 	}
 }

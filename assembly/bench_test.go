@@ -6,6 +6,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
@@ -13,7 +14,7 @@ import (
 // simulator's speed as DESIGN.md measures it: packet-hops (a frame crossing
 // one link) and events per wall second.
 func benchmarkExample(b *testing.B, name string) {
-	sc, err := LoadExample(name)
+	sc, err := resolve.LoadExample(name)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func BenchmarkRunLeafSpinePermutation(b *testing.B) { benchmarkExample(b, "leaf-
 
 // timedRuns builds and runs sc b.N times, handing each run's summary to
 // each, and returns the time the runs took, building left out.
-func timedRuns(b *testing.B, sc *Scenario, each func(sum *reports.Summary)) (run time.Duration) {
+func timedRuns(b *testing.B, sc *resolve.Scenario, each func(sum *reports.Summary)) (run time.Duration) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		n, err := Build(sc)
@@ -84,7 +85,7 @@ traffic:
 		{"ib-minhop", "switch: {link_layer: infiniband}\n"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			sc, err := Parse("bench.yaml", []byte(c.head+base))
+			sc, err := resolve.Parse("bench.yaml", []byte(c.head+base))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -133,7 +134,7 @@ traffic:
 		{"spray", "switch: {load_balance: spray}\nhca: {placement: direct}\n"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			sc, err := Parse("bench.yaml", []byte(c.head+base))
+			sc, err := resolve.Parse("bench.yaml", []byte(c.head+base))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
 // TestBufferCheckAgreesWithTheSwitches: the headroom validate computes
-// for each switch port, before anything is built (portLinks,
+// for each switch port, before anything is built (Scenario.PortLinks,
 // swtch.Profile.PortHeadroom), is the headroom the built switch has, for
 // every example and lab: the check and the model cannot drift apart.
 func TestBufferCheckAgreesWithTheSwitches(t *testing.T) {
@@ -20,7 +21,7 @@ func TestBufferCheckAgreesWithTheSwitches(t *testing.T) {
 		names = append(names, l.Scenarios...)
 	}
 	for _, name := range names {
-		s, err := LoadExample(name)
+		s, err := resolve.LoadExample(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +34,7 @@ func TestBufferCheckAgreesWithTheSwitches(t *testing.T) {
 			if sw == nil {
 				continue
 			}
-			for i, l := range s.portLinks(fabric.NodeID(id), nil) {
+			for i, l := range s.PortLinks(fabric.NodeID(id), nil) {
 				if got, want := sw.Prof.PortHeadroom(l, maxFrame), sw.Headroom(i); got != want {
 					t.Errorf("%s: %s port %d: headroom %d before the build, %d in the switch", name, sw.Name, i, got, want)
 				}

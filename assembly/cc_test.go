@@ -8,6 +8,7 @@ import (
 
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -375,7 +376,7 @@ traffic:
 // warning that says so at the op: that asked for it.
 func TestReadWithoutACKFeedbackWarns(t *testing.T) {
 	for _, cc := range []string{"hpcc", "timely", "dcqcn"} {
-		sc, err := Parse("r.yaml", []byte("topology: {kind: star, hosts: 2}\nhca: {cc: "+cc+"}\ntraffic:\n  - flow: {from: h0, to: h1, op: read, size: 1MiB}\n"))
+		sc, err := resolve.Parse("r.yaml", []byte("topology: {kind: star, hosts: 2}\nhca: {cc: "+cc+"}\ntraffic:\n  - flow: {from: h0, to: h1, op: read, size: 1MiB}\n"))
 		if err != nil {
 			t.Fatal(err)
 		}

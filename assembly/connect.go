@@ -5,6 +5,7 @@ import (
 
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -27,7 +28,7 @@ func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) 
 	var private [4]byte
 	binary.BigEndian.PutUint32(private[:], uint32(fr.Flow.ID))
 	l := fr.Live
-	conn, err := src.CM().Connect(l.Requester, hca.ConnectParams{Dest: dst.ID, DestIP: dst.IP, Port: FlowPort,
+	conn, err := src.CM().Connect(l.Requester, hca.ConnectParams{Dest: dst.ID, DestIP: dst.IP, Port: resolve.FlowPort,
 		Private: private[:], At: fr.Flow.Start,
 		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
 			switch e {
@@ -66,7 +67,7 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 		return
 	}
 	n.dyn.listening[h] = true
-	err := h.CM().Listen(&hca.CMListener{Port: FlowPort, OnRequest: func(_ *hca.CMConn, private []byte) *hca.QP {
+	err := h.CM().Listen(&hca.CMListener{Port: resolve.FlowPort, OnRequest: func(_ *hca.CMConn, private []byte) *hca.QP {
 		// The flow's responder QP, among those open at this host (its
 		// own map: a run cut into partitions may be closing the flow's
 		// requester on another worker meanwhile). A search for the one

@@ -8,6 +8,7 @@ import (
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -74,7 +75,7 @@ func TestConnectCM(t *testing.T) {
 	for _, tc := range []struct{ flow, want string }{
 		{"{from: h0, to: h1, size: 1MiB, connect: tcp}", "traffic[0].flow.connect"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: "+tc.flow+"\n"))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: "+tc.flow+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.flow, err, tc.want)
 		}
@@ -108,7 +109,7 @@ func TestRdmaExamples(t *testing.T) {
 		{"  - rdma_client: {host: h0, server: h0}\n", "traffic[0].rdma_client.server: an rdma_client on h0 connecting to itself"},
 		{"  - rdma_server: {host: h0}\n  - rdma_server: {host: h0, port: 7471}\n", "traffic[1].rdma_server.host: h0 already runs an rdma_server on port 7471"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n"+tc.items))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n"+tc.items))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.items, err, tc.want)
 		}
@@ -179,7 +180,7 @@ func TestMckey(t *testing.T) {
 		{"{sender: h0, receivers: [h1], size: 8KiB}", "larger than active mtu 4096"},
 		{"{sender: h0, receivers: [h1], group: 10.0.0.1}", "traffic[0].mckey.group: 10.0.0.1 is not an IPv4 multicast address"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - mckey: "+tc.item+"\n"))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - mckey: "+tc.item+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.item, err, tc.want)
 		}
@@ -194,7 +195,7 @@ func TestFirstVerbsProgramLabMutations(t *testing.T) {
 		{"no-nic-latency", "hca: {doorbell_latency: 0, wqe_fetch_latency: 0, dma_latency: 0, tx_pkt_latency: 0, rx_pkt_latency: 0}\n", ""},
 		{"no-inline", "hca: {max_inline: 0}", "hca: {max_inline: 220}"},
 	})
-	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\nexpect: {max_usec_per_iter: 5}\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:4:29: expect: min_usec_per_iter and max_usec_per_iter check pingpong programs") {
+	if _, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\nexpect: {max_usec_per_iter: 5}\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:4:29: expect: min_usec_per_iter and max_usec_per_iter check pingpong programs") {
 		t.Errorf("max_usec_per_iter without a pingpong: %v", err)
 	}
 }
@@ -232,7 +233,7 @@ func TestConnectCMInfiniBand(t *testing.T) {
 	if c := r.Summary.Connections; c == nil || c.Established != 2 {
 		t.Errorf("rping and rdma_client on InfiniBand: %+v", c)
 	}
-	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nsubnet_manager: {host: h0}\n")); err == nil || !strings.Contains(err.Error(), "subnet_manager") {
+	if _, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nsubnet_manager: {host: h0}\n")); err == nil || !strings.Contains(err.Error(), "subnet_manager") {
 		t.Errorf("subnet_manager.host on Ethernet: %v", err)
 	}
 }
@@ -283,7 +284,7 @@ func TestConnectCMGenerators(t *testing.T) {
 			t.Errorf("flow %d: cm %v, %s", f.ID, f.CM, f.Status)
 		}
 	}
-	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - pingpong: {from: h0, to: h1, connect: cm}\n")); err == nil || !strings.Contains(err.Error(), "has no rdma_cm mode") {
+	if _, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - pingpong: {from: h0, to: h1, connect: cm}\n")); err == nil || !strings.Contains(err.Error(), "has no rdma_cm mode") {
 		t.Errorf("pingpong with connect: cm: %v", err)
 	}
 	// perftest -R: the same bandwidth, after the connections, and the
@@ -369,7 +370,7 @@ func TestAPM(t *testing.T) {
 		{"topology: {kind: star, hosts: 2}\nhca: {apm: true}\n", "t.yaml:2:12: hca.apm: automatic path migration is InfiniBand's"},
 		{"topology: {kind: star, hosts: 2}\nswitch: {link_layer: infiniband}\nhca: {apm: true}\n", "set subnet_manager.lmc to 1 or more"},
 	} {
-		if _, err := Parse("t.yaml", []byte(tc.src)); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := resolve.Parse("t.yaml", []byte(tc.src)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.src, err, tc.want)
 		}
 	}
@@ -390,13 +391,13 @@ func TestListenerConflicts(t *testing.T) {
 		{"  - rping: {client: h0, server: h1, count: 1, connect: cm}\n  - rping: {client: h2, server: h1, count: 1, connect: cm}\n",
 			"an rping server would listen on port 7174 of h1"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic:\n"+tc.items))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic:\n"+tc.items))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.items, err, tc.want)
 		}
 	}
 	// Flows share their host's listener.
-	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\n  - flow: {from: h2, to: h1, size: 1KiB, connect: cm}\n")); err != nil {
+	if _, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\n  - flow: {from: h2, to: h1, size: 1KiB, connect: cm}\n")); err != nil {
 		t.Errorf("two cm flows into one host: %v", err)
 	}
 }
@@ -405,7 +406,7 @@ func TestListenerConflicts(t *testing.T) {
 // is.
 func TestAPMPerHost(t *testing.T) {
 	src := "topology:\n  kind: explicit\n  hosts: [a, {name: b, hca: {apm: true}}]\n  switches: [s1]\n  links: [[a, s1], [b, s1]]\n"
-	if _, err := Parse("t.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), "hca.apm: automatic path migration is InfiniBand's") {
+	if _, err := resolve.Parse("t.yaml", []byte(src)); err == nil || !strings.Contains(err.Error(), "hca.apm: automatic path migration is InfiniBand's") {
 		t.Errorf("a host's hca.apm on Ethernet: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -50,7 +51,7 @@ func assertConserved(t *testing.T, what string, sum *reports.Summary) {
 // stormScenario is a fault storm on a k=4 fat tree: RC, UC and UD traffic
 // (WRITEs and SENDs) through a lossy link, two links that flap, a NIC
 // that floods PAUSE and a slow receiver, stopped at stop.
-func stormScenario(t *testing.T, stop string) *Scenario {
+func stormScenario(t *testing.T, stop string) *resolve.Scenario {
 	return mustParse(t, `
 name: storm
 stop: {at: `+stop+`}
@@ -174,7 +175,7 @@ func TestConservationBenchScenarios(t *testing.T) {
 		t.Fatalf("found %d scenarios", len(suite)+len(diag))
 	}
 	for _, f := range append(suite, diag...) {
-		sc, err := Load(f)
+		sc, err := resolve.Load(f)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // runConserved parses src as the scenario file file, builds it on
@@ -16,7 +17,7 @@ import (
 // `lfsim run` exits 3. what names the case in failures.
 func runConserved(t *testing.T, what, file, src string, workers int) (*Network, *reports.Results) {
 	t.Helper()
-	s, err := Parse(file, []byte(src))
+	s, err := resolve.Parse(file, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

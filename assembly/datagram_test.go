@@ -3,6 +3,8 @@ package assembly
 import (
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // TestDatagramFlowsDone: issue 27's defect. UD and UC sends complete as
@@ -158,7 +160,7 @@ stop: {at: 1ms, when: flows-done}
 traffic:
   - flow: {from: c, to: a, size: 8MiB}
 `
-	if _, err := Parse("u.yaml", []byte(unlinked)); err == nil || !strings.Contains(err.Error(), "c") {
+	if _, err := resolve.Parse("u.yaml", []byte(unlinked)); err == nil || !strings.Contains(err.Error(), "c") {
 		t.Errorf("an unlinked host's flow: %v, want an error", err)
 	}
 }

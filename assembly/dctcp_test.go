@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -114,7 +115,7 @@ func TestDCTCPScenarioKeys(t *testing.T) {
 		{"topology: {kind: star, hosts: 2}\nhca: {cc: dctcp}\ntraffic:\n  - flow: {from: h0, to: h1, op: read, size: 1MiB}\n",
 			"w.yaml:4:34: traffic[0].flow.op: DCTCP does not control READs"},
 	} {
-		sc, err := Parse("w.yaml", []byte(tc.src))
+		sc, err := resolve.Parse("w.yaml", []byte(tc.src))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestDCTCPScenarioKeys(t *testing.T) {
 			t.Errorf("no warning %q in %v", tc.warn, sc.Warnings)
 		}
 	}
-	if _, err := Parse("e.yaml", []byte("topology: {kind: star, hosts: 2}\nhca: {cc: dctcp, dctcp: {g: 0}}\n")); err == nil || !strings.Contains(err.Error(), "e.yaml:2:29: hca.dctcp.g: g is the weight") {
+	if _, err := resolve.Parse("e.yaml", []byte("topology: {kind: star, hosts: 2}\nhca: {cc: dctcp, dctcp: {g: 0}}\n")); err == nil || !strings.Contains(err.Error(), "e.yaml:2:29: hca.dctcp.g: g is the weight") {
 		t.Errorf("g: 0 gives %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -15,7 +16,7 @@ import (
 // buildSource parses and builds a scenario given as text.
 func buildSource(t testing.TB, name, src string) *Network {
 	t.Helper()
-	s, err := Parse(name, []byte(src))
+	s, err := resolve.Parse(name, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestFaultErrors(t *testing.T) {
 		{`[{at: 0, switch: s9, dst: h1, action: missing-entry}]`, "faults[0].switch: unknown switch s9"},
 		{`[{at: 1ms, link: [s0, h1], action: down, until: 1ms}]`, "faults[0].until: until (1ms) must be after at (1ms)"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 1}}]\nfaults: "+tc.faults+"\n"))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\ntraffic: [{flow: {from: h0, to: h1, size: 1}}]\nfaults: "+tc.faults+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %s", tc.faults, err, tc.want)
 		}
@@ -277,7 +278,7 @@ func TestFaultErrors(t *testing.T) {
 // incast with heavy pausing: compare the two sub-benchmarks (the
 // detector's must stay within 5% of the other).
 func BenchmarkDetectorIncast(b *testing.B) {
-	s, err := Parse("incast.yaml", []byte(incastSource))
+	s, err := resolve.Parse("incast.yaml", []byte(incastSource))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func BenchmarkDetectorIncast(b *testing.B) {
 // detector searches a graph of them every observe.deadlock.after/8
 // (docs/PERFORMANCE.md, thirteenth round).
 func BenchmarkDetectorFatTree(b *testing.B) {
-	s, err := Load(filepath.Join("..", "scenarios", "bench", "fattree-k16-permutation.yaml"))
+	s, err := resolve.Load(filepath.Join("..", "scenarios", "bench", "fattree-k16-permutation.yaml"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func BenchmarkDetectorFatTree(b *testing.B) {
 	benchmarkDetector(b, s)
 }
 
-func benchmarkDetector(b *testing.B, s *Scenario) {
+func benchmarkDetector(b *testing.B, s *resolve.Scenario) {
 	for _, on := range []bool{false, true} {
 		name := "without"
 		if on {

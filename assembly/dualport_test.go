@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // dualPort is h0 with a dual-port HCA, one port under each of two leaves
@@ -94,12 +95,12 @@ func TestDualPortRoutes(t *testing.T) {
 		{dualPort + "  - rping: {client: h0/2, server: h1, count: 1, size: 64}\n", "traffic[2].rping.client: h0/2 is h0's second port, not a host"},
 		{strings.Replace(dualPort, "switch: {link_layer: infiniband}\n", "", 1), "a host has one port, p0 (a second port, for APM's alternate path, is InfiniBand's"},
 	} {
-		if _, err := Parse("t.yaml", []byte(tc.src)); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := resolve.Parse("t.yaml", []byte(tc.src)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}
 	}
 	// APM needs no second LID where hosts have a second port.
-	if _, err := Parse("t.yaml", []byte(strings.Replace(dualPort, "faults:", "hca: {apm: true}\nfaults:", 1))); err != nil {
+	if _, err := resolve.Parse("t.yaml", []byte(strings.Replace(dualPort, "faults:", "hca: {apm: true}\nfaults:", 1))); err != nil {
 		t.Errorf("APM with a dual-port host and LMC 0: %v", err)
 	}
 }
@@ -140,7 +141,7 @@ traffic:
 	if f := r.Flows[0]; f.Status != "retry_exc_err" || f.EndNs > 600_000_000 || strings.Contains(string(r.Extra["asyncwatch.txt"]), "PATH_MIG") {
 		t.Errorf("h1 -> h2 with no alternate path: %s at %d ns; asyncwatch:\n%s", f.Status, f.EndNs, r.Extra["asyncwatch.txt"])
 	}
-	if _, err := Parse("pl.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 3GiB, post_list: 3}\n")); err != nil {
+	if _, err := resolve.Parse("pl.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 3GiB, post_list: 3}\n")); err != nil {
 		t.Errorf("post_list over the parts max_msg_sz makes: %v", err)
 	}
 }

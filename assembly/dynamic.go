@@ -9,6 +9,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -244,13 +245,13 @@ type responderResv struct {
 
 // reservesResponder reports whether flow f, which waits for others,
 // has its responder reserved (responderResv).
-func (n *Network) reservesResponder(f Flow) bool {
+func (n *Network) reservesResponder(f resolve.Flow) bool {
 	return n.windowed && f.Op != "read"
 }
 
 // reserveResponder reserves flow f's responder QP number and region at
 // dst, the region as remoteRegion would register it.
-func reserveResponder(dst *hca.HCA, f Flow) *responderResv {
+func reserveResponder(dst *hca.HCA, f resolve.Flow) *responderResv {
 	r := &responderResv{qpn: dst.ReserveQPN(), region: regionOf(dst, f)}
 	r.addr, r.key = dst.ReserveMR(r.length)
 	r.rkey = r.region.rkey(r.key)
@@ -616,7 +617,7 @@ func (n *Network) flowsDone() bool {
 // poissonSource is one host of a poisson generator.
 type poissonSource struct {
 	n       *Network
-	g       *PoissonGen
+	g       *resolve.PoissonGen
 	host    fabric.NodeID
 	self    int // the host's index in g.Hosts
 	rng     *rand.Rand
@@ -630,7 +631,7 @@ type poissonSource struct {
 }
 
 // startPoisson schedules host's first arrival.
-func (n *Network) startPoisson(g *PoissonGen, host fabric.NodeID) *poissonSource {
+func (n *Network) startPoisson(g *resolve.PoissonGen, host fabric.NodeID) *poissonSource {
 	t := n.Scenario.Topology
 	rate := n.HCAs[host].Port().Rate
 	p := &poissonSource{n: n, g: g, host: host,
@@ -723,7 +724,7 @@ func (p *poissonSource) next() (size int64, dst fabric.NodeID) {
 	if p.g.HasTo {
 		return size, p.g.To
 	}
-	k := int(Uniform(p.rng, uint64(len(p.g.Hosts)-1)))
+	k := int(resolve.Uniform(p.rng, uint64(len(p.g.Hosts)-1)))
 	if k >= p.self {
 		k++
 	}
@@ -751,7 +752,7 @@ func (p *poissonSource) arrive(now sim.Time) {
 	if vl, ok := n.Scenario.IB.PairVL.Lane(p.host, dst); ok {
 		prio, sl = vl, vl // dfsssp, lash: the pair's lane, as SL and VL
 	}
-	f := Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
+	f := resolve.Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
 		Start: now, Priority: prio, SL: sl, Generator: g.Generator, Pos: g.Pos, CM: g.CM}
 	fr := &FlowRun{Flow: f}
 	n.Flows = append(n.Flows, fr)

@@ -3,6 +3,8 @@ package assembly
 import (
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // TestAsyncEvents: a host's link going down and up raises
@@ -78,7 +80,7 @@ func TestRpingGenerator(t *testing.T) {
 		{"{client: h0, server: h1, count: 3, size: 8}", "t.yaml:3:53: traffic[0].rping.size: an rping buffer of 8 bytes cannot hold its message"},
 		{"{client: h0, server: h9, count: 3}", "traffic[0].rping.server: unknown host h9"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - rping: "+tc.item+"\n"))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - rping: "+tc.item+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.item, err, tc.want)
 		}

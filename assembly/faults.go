@@ -7,6 +7,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -34,13 +35,13 @@ type faultState struct {
 // end (Kind 1).
 type faultEvent struct {
 	n      *Network
-	f      Fault
+	f      resolve.Fault
 	saved  fabric.Rate
 	linkIx int
 }
 
 // scheduleFault arranges for a fault to be applied at its time.
-func (n *Network) scheduleFault(f Fault) {
+func (n *Network) scheduleFault(f resolve.Fault) {
 	if f.Action == "loss" {
 		n.scheduleLoss(f)
 		return
@@ -308,7 +309,7 @@ func (l *lossFault) HandleEvent(ev *sim.Event) {
 }
 
 // scheduleLoss applies a loss fault to both directions of its link.
-func (n *Network) scheduleLoss(f Fault) {
+func (n *Network) scheduleLoss(f resolve.Fault) {
 	t := n.Scenario.Topology
 	for _, d := range [][2]fabric.NodeID{{f.A, f.B}, {f.B, f.A}} {
 		port, _ := t.PortTo(d[0], d[1])

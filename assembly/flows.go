@@ -4,6 +4,7 @@ import (
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -15,7 +16,7 @@ import (
 // largest message (hca.Profile.MaxMsgSize) as many as it takes, back to
 // back on the same QP, as an application must. Without connect: cm the
 // QPs are connected now, out of band.
-func startFlow(src, dst *hca.HCA, f Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.SendWR) {
+func startFlow(src, dst *hca.HCA, f resolve.Flow) (*hca.QP, *hca.QP, *hca.MR, []hca.SendWR) {
 	t := qpType(f.QP)
 	rq, rs := src.CreateTypedQP(t), dst.CreateTypedQP(t)
 	if t != hca.UD && !f.CM {
@@ -37,7 +38,7 @@ func qpType(qp string) hca.QPType {
 // flowWork is flow f's work requests, into the region at addr with rkey
 // (a UD datagram goes to the responder's QP number qpn with its Q_Key
 // qkey), and the sizes of the RECVs its SENDs consume.
-func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, qpn, qkey uint32) (wrs []hca.SendWR, recvs []int64) {
+func flowWork(src, dst *hca.HCA, f resolve.Flow, addr uint64, rkey uint32, qpn, qkey uint32) (wrs []hca.SendWR, recvs []int64) {
 	t := qpType(f.QP)
 	maxMsg := max(1, min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize))
 	n := f.WorkRequests(maxMsg, maxMsg)
@@ -76,7 +77,7 @@ func flowWork(src, dst *hca.HCA, f Flow, addr uint64, rkey uint32, qpn, qkey uin
 // at the flow's recv_at if that is after its start (or now, if recv_at
 // has passed: a responder made a lookahead after the start,
 // openResponder).
-func postRecvs(dst *hca.HCA, rs *hca.QP, f Flow, recvs []int64) {
+func postRecvs(dst *hca.HCA, rs *hca.QP, f resolve.Flow, recvs []int64) {
 	for _, size := range recvs {
 		if f.RecvAt > f.Start {
 			dst.PostRecvAt(rs, hca.RecvWR{ID: uint64(f.ID), Length: size}, max(f.RecvAt, dst.Engine().Now()))
@@ -91,7 +92,7 @@ func postRecvs(dst *hca.HCA, rs *hca.QP, f Flow, recvs []int64) {
 // evenly as whole bytes allow: the first size mod n one byte longer than
 // the rest (the loader keeps each within maxMsg and at least one byte);
 // without, each is maxMsg but the last, which takes the rest.
-func partSize(f Flow, i, n, maxMsg int64) int64 {
+func partSize(f resolve.Flow, i, n, maxMsg int64) int64 {
 	if f.Messages > 0 {
 		size := f.Size / n
 		if i < f.Size%n {
@@ -119,7 +120,7 @@ func chains(wrs []hca.SendWR, n int32) [][]hca.SendWR {
 // flow.remote_mr says otherwise) and returns it with the key the requests
 // carry: a key no region has, under remote_mr.rkey: invalid (regions'
 // keys step by 0x100 from a small base, so the high bit is never one).
-func remoteRegion(dst *hca.HCA, f Flow) (*hca.MR, uint32) {
+func remoteRegion(dst *hca.HCA, f resolve.Flow) (*hca.MR, uint32) {
 	r := regionOf(dst, f)
 	mr := dst.RegMR(r.pd, r.length, nil, r.access)
 	return mr, r.rkey(mr.RKey)
@@ -138,7 +139,7 @@ type region struct {
 
 // regionOf is flow f's region at dst (region); another PD is allocated
 // there.
-func regionOf(dst *hca.HCA, f Flow) region {
+func regionOf(dst *hca.HCA, f resolve.Flow) region {
 	r := region{pd: dst.DefaultPD(), length: f.Size, access: hca.AccessAll}
 	if m := f.Remote; m != nil {
 		if m.OtherPD {
@@ -175,7 +176,7 @@ type flowPath struct {
 // pathOf follows the path the flow's ECMP hash picks (its requester QP's
 // number sets the UDP source port). A flow's path is computed once, when
 // it starts, and serves its ideal FCT, its base RTT and its close delay.
-func (n *Network) pathOf(f Flow, qp *hca.QP) flowPath {
+func (n *Network) pathOf(f resolve.Flow, qp *hca.QP) flowPath {
 	t := n.Scenario.Topology
 	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
 	p := flowPath{wire: n.Scenario.Wire}

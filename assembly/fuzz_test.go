@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
 // fuzzLimits keep fuzzed fabrics small: the fuzzer looks for panics and
 // hangs, and the limits themselves are tested in TestLimits (scenario_test.go).
-var fuzzLimits = limits{Hosts: 512, Switches: 256, Links: 2048, FatTreeK: 8, Flows: 20000, Nodes: 100000, RouteEntries: 100000}
+var fuzzLimits = resolve.Limits{Hosts: 512, Switches: 256, Links: 2048, FatTreeK: 8, Flows: 20000, Nodes: 100000, RouteEntries: 100000}
 
 func FuzzParse(f *testing.F) {
 	for _, e := range scenarios.Examples() {
@@ -22,7 +23,7 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	files, _ := filepath.Glob("testdata/*.yaml")
+	files, _ := filepath.Glob("../resolve/testdata/*.yaml")
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -45,7 +46,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		start := time.Now()
-		s, err := parse("fuzz.yaml", data, fuzzLimits)
+		s, err := resolve.ParseLimits("fuzz.yaml", data, fuzzLimits)
 		if d := time.Since(start); d > 10*time.Second { // a hang, not a slow machine
 			t.Fatalf("parse took %v", d)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
@@ -118,7 +119,7 @@ traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
 			`t.yaml:2:11: hca.cc: ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely, dctcp or none
 t.yaml:2:17: hca.ibcc: hca.ibcc is InfiniBand's congestion control's; this scenario's links are Ethernet`},
 	} {
-		_, err := Parse("t.yaml", []byte(c.src))
+		_, err := resolve.Parse("t.yaml", []byte(c.src))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", strings.SplitN(c.src, "\n", 3)[1], err, c.want)
 		}
@@ -181,7 +182,7 @@ func TestIBCreditLoop(t *testing.T) {
 	// dfsssp and lash cannot break the ring's loop with one VL, and say so.
 	for _, algo := range []string{"dfsssp", "lash"} {
 		one := strings.Replace(string(src), "routing: minhop", "routing: "+algo, 1)
-		if _, err := Parse("t.yaml", []byte(one)); err == nil || !strings.Contains(err.Error(), algo+" needs more than 1 VLs") {
+		if _, err := resolve.Parse("t.yaml", []byte(one)); err == nil || !strings.Contains(err.Error(), algo+" needs more than 1 VLs") {
 			t.Errorf("%s with one VL: %v", algo, err)
 		}
 	}
@@ -259,12 +260,12 @@ observe: {interval: 100us}
 		assertConserved(t, c.vlarb, sum)
 		assertFirstShare(t, c.vlarb+": VL 0", rows, c.vl0)
 	}
-	_, err := Parse("t.yaml", []byte(strings.Replace(base, "VLARB", "{low: [{vl: 0, weight: 64}, {vl: 1, weight: 0}]}", 1)))
+	_, err := resolve.Parse("t.yaml", []byte(strings.Replace(base, "VLARB", "{low: [{vl: 0, weight: 64}, {vl: 1, weight: 0}]}", 1)))
 	if err == nil || !strings.Contains(err.Error(), "the traffic uses VL 1, which the VL arbitration tables never serve") {
 		t.Errorf("a VL with weight 0 and traffic: %v", err)
 	}
 	// A poisson generator's flows are made during the run: its VL counts too.
-	_, err = Parse("t.yaml", []byte(`topology: {kind: star, hosts: 3}
+	_, err = resolve.Parse("t.yaml", []byte(`topology: {kind: star, hosts: 3}
 switch: {link_layer: infiniband, ib: {data_vls: 2, vlarb: {low: [{vl: 0, weight: 64}]}}}
 traffic: [{poisson: {hosts: all, load: 50%, sizes: websearch, until: 1ms, sl: 1}}]`))
 	if err == nil || !strings.Contains(err.Error(), "t.yaml:2:52: switch.ib.vlarb: the traffic uses VL 1") {
@@ -321,7 +322,7 @@ traffic:
 		{"topology: {kind: star, hosts: 2}\nhca: {vlarb: {low: [{vl: 0, weight: 1}]}}\ntraffic: [{flow: {from: h0, to: h1, size: 1}}]",
 			"t.yaml:2:7: hca.vlarb: VL arbitration is InfiniBand's; on Ethernet a NIC sends its QPs in round robin (switch.scheduler weighs priorities at the switches)"},
 	} {
-		if _, err := Parse("t.yaml", []byte(c.src)); err == nil || err.Error() != c.want {
+		if _, err := resolve.Parse("t.yaml", []byte(c.src)); err == nil || err.Error() != c.want {
 			t.Errorf("got %v\nwant %s", err, c.want)
 		}
 	}
@@ -368,7 +369,7 @@ traffic:
 		{"{port: s0->h2, sl2vl: [0, 1]}", `t.yaml:9:34: switch.ib.sl2vl_ports[0].sl2vl: expected the VL of each of the 16 SLs, not 2 values`},
 		{"{port: s0->h2, in: h1->s0, sl2vl: " + ones + "}", `t.yaml:9:38: switch.ib.sl2vl_ports[0].in: h1->s0 is not a port of s0: a table maps the packets that cross one switch from in to port`},
 	} {
-		_, err := Parse("t.yaml", []byte(strings.Replace(base, "PORTS", c.ports, 1)))
+		_, err := resolve.Parse("t.yaml", []byte(strings.Replace(base, "PORTS", c.ports, 1)))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("got %v\nwant %s", err, c.want)
 		}
@@ -564,7 +565,7 @@ func TestVLArbOutOfRangeIsTheOnlyError(t *testing.T) {
 		{"switch: {link_layer: infiniband, ib: {data_vls: 2}}\nhca: {vlarb: {low: [{vl: 0, weight: -1}, {vl: 1, weight: 64}]}}",
 			"t.yaml:3:37: hca.vlarb.low[0].weight: -1 is out of range; expected 0..255"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\n"+c.vlarb+"\n"+flows))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 3}\n"+c.vlarb+"\n"+flows))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\ngot  %v\nwant %s", c.vlarb, err, c.want)
 		}

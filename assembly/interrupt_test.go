@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -30,7 +31,7 @@ traffic:
 func TestInterruptInsideLongWindow(t *testing.T) {
 	const at = 1_000_000 // events
 	for _, sliced := range []bool{true, false} {
-		sc, err := Parse("t.yaml", []byte(longWindows))
+		sc, err := resolve.Parse("t.yaml", []byte(longWindows))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +65,7 @@ func TestInterruptInsideLongWindow(t *testing.T) {
 		}
 	}
 	// Two workers: partition 0's engine says when.
-	sc, err := Parse("t.yaml", []byte(longWindows))
+	sc, err := resolve.Parse("t.yaml", []byte(longWindows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestSlicedWindowsSameBytes(t *testing.T) {
 	}
 	for _, c := range cases {
 		run := func(workers int, sliceEvents uint64) map[string][]byte {
-			s, err := Parse("cut.yaml", []byte(c.src))
+			s, err := resolve.Parse("cut.yaml", []byte(c.src))
 			if err != nil {
 				t.Fatal(err)
 			}

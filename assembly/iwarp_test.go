@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -76,7 +77,7 @@ func TestIWARPRefuses(t *testing.T) {
 		{top + "hca: {transport: iwarp, rnr_retry: 7}\n", "t.yaml:2:36: hca.rnr_retry: iWARP has no RNR NAK"},
 		{top + "hca: {transport: iwarp}\nobserve: {pcap: [h0]}\n", "t.yaml:3:18: observe.pcap: captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet"},
 	} {
-		_, err := Parse("t.yaml", []byte(tc.src))
+		_, err := resolve.Parse("t.yaml", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.src, err, tc.want)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // heapNow is the live heap after a collection, in bytes.
@@ -61,7 +62,7 @@ func TestMemoryEstimate(t *testing.T) {
 		}
 		name := strings.ReplaceAll(c.src[:min(len(c.src), 90)], "\n", " ")
 		before := heapNow()
-		sc, err := Parse("m.yaml", []byte("stop: {at: 100us}\n"+c.src))
+		sc, err := resolve.Parse("m.yaml", []byte("stop: {at: 100us}\n"+c.src))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +75,7 @@ func TestMemoryEstimate(t *testing.T) {
 		used := max(built, heapNow()-before) // flows that finish let go of their QPs
 		runtime.KeepAlive(n)
 		runtime.KeepAlive(res)
-		est := float64(sc.MemoryEstimate) / (1 + memGarbage)
+		est := float64(sc.MemoryEstimate) / (1 + resolve.MemGarbage)
 		t.Logf("%s: estimate %.2f MiB live, measured %.2f MiB", name, est/(1<<20), used/(1<<20))
 		if est < used/1.25 || est > used*1.25 {
 			t.Errorf("%s: estimate %.2f MiB live, measured %.2f MiB: more than 25%% apart", name, est/(1<<20), used/(1<<20))
@@ -88,8 +89,8 @@ func TestMemoryEstimate(t *testing.T) {
 // they are built) is refused in well under the seconds and gigabytes its
 // routes take, and an all-to-all's flows at its generator.
 func TestMemoryLimitRefusesEarly(t *testing.T) {
-	SetMemoryLimit(1 << 30)
-	defer SetMemoryLimit(0)
+	resolve.SetMemoryLimit(1 << 30)
+	defer resolve.SetMemoryLimit(0)
 	for _, c := range []struct{ src, want string }{
 		{"topology: {kind: fat-tree, k: 64}\ntraffic:\n  - permutation: {size: 1MiB}\n",
 			"m.yaml:1:31: topology.k: this topology needs about 3.5 GiB (3.2 GiB ecmp routing tables while they are built (5120 switches × 65536 hosts)"},
@@ -99,7 +100,7 @@ func TestMemoryLimitRefusesEarly(t *testing.T) {
 			"m.yaml:3:5: traffic[0].poisson: with this generator's flows the scenario needs about"},
 	} {
 		start, before := time.Now(), heapNow()
-		_, err := Parse("m.yaml", []byte(c.src))
+		_, err := resolve.Parse("m.yaml", []byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "over the memory limit of 1.0 GiB") {
 			t.Errorf("got %v\nwant %s", err, c.want)
 		}
@@ -107,7 +108,7 @@ func TestMemoryLimitRefusesEarly(t *testing.T) {
 			t.Errorf("%.40q: refused after %v and %.0f MiB", c.src, d, m/(1<<20))
 		}
 	}
-	if _, err := LoadExample("incast-8to1"); err != nil {
+	if _, err := resolve.LoadExample("incast-8to1"); err != nil {
 		t.Errorf("an example under the limit: %v", err)
 	}
 }
@@ -124,7 +125,7 @@ func TestMemoryLimitRefusesEarly(t *testing.T) {
 func TestLMCHoldsNoTables(t *testing.T) {
 	run := func(lmc int) (alloc uint64, estimate int64, dump int64) {
 		src := fmt.Sprintf("stop: {at: 5us}\ntopology: {kind: fat-tree, k: 8}\nswitch: {link_layer: infiniband}\nsubnet_manager: {lmc: %d}\ntraffic:\n  - permutation: {size: 8MiB}\n", lmc)
-		sc, err := Parse("lmc.yaml", []byte(src))
+		sc, err := resolve.Parse("lmc.yaml", []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // TestFlowMessages: flow.messages: N posts exactly N work requests, over
@@ -87,7 +89,7 @@ func TestFlowMessagesRefused(t *testing.T) {
 		{"size: 4GiB, messages: 2}", fmt.Sprintf("t.yaml:3:52: traffic[0].flow.messages: 2 messages of a %d-byte flow are over the HCA's largest message (max_msg_sz %d bytes): at least 4", 4<<30, 1<<30)},
 		{"size: 3GiB, messages: 2}", "at least 3"},
 	} {
-		_, err := Parse("t.yaml", []byte(head+c.flow+"\n"))
+		_, err := resolve.Parse("t.yaml", []byte(head+c.flow+"\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.flow, err, c.want)
 		}

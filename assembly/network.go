@@ -9,6 +9,7 @@ import (
 	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -16,7 +17,7 @@ import (
 // Network is a scenario made runnable: the engine, the fabric, a model per
 // node and the flows to start.
 type Network struct {
-	Scenario *Scenario
+	Scenario *resolve.Scenario
 	Eng      *sim.Engine
 	Fabric   *fabric.Network
 	// Switches and HCAs are indexed by node id; nil where the node is of
@@ -79,7 +80,7 @@ type Network struct {
 // long run's memory grows with the flows in progress, not with the flows
 // finished.
 type FlowRun struct {
-	Flow Flow
+	Flow resolve.Flow
 	// Ideal is the flow's completion time alone on an empty network.
 	Ideal sim.Time
 	// Live is the running flow's state: nil before it starts and once
@@ -179,7 +180,7 @@ type FlowLive struct {
 
 // TestRun is a perftest or pingpong program during a run.
 type TestRun struct {
-	Test     Test
+	Test     resolve.Test
 	Perftest *programs.Perftest
 	Pingpong *programs.Pingpong
 	Rping    *programs.Rping

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 
 	"github.com/lfsim/lfsim/reports"
@@ -20,7 +21,7 @@ import (
 // (summary.json without its wall_seconds, which no run repeats).
 func runFiles(t testing.TB, src string, workers int) (map[string][]byte, *Network) {
 	t.Helper()
-	s, err := Parse("cut.yaml", []byte(src))
+	s, err := resolve.Parse("cut.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +29,14 @@ func runFiles(t testing.TB, src string, workers int) (map[string][]byte, *Networ
 }
 
 // runScenarioFiles is runFiles for a scenario already loaded.
-func runScenarioFiles(t testing.TB, s *Scenario, workers int) (map[string][]byte, *Network) {
+func runScenarioFiles(t testing.TB, s *resolve.Scenario, workers int) (map[string][]byte, *Network) {
 	t.Helper()
 	return runScenarioFilesWith(t, s, workers, nil)
 }
 
 // runScenarioFilesWith is runScenarioFiles with set, when not nil, given
 // the network before it runs.
-func runScenarioFilesWith(t testing.TB, s *Scenario, workers int, set func(*Network)) (map[string][]byte, *Network) {
+func runScenarioFilesWith(t testing.TB, s *resolve.Scenario, workers int, set func(*Network)) (map[string][]byte, *Network) {
 	t.Helper()
 	n, err := BuildWorkers(s, workers)
 	if err != nil {
@@ -198,32 +199,32 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 func TestEveryScenarioAnyWorkers(t *testing.T) {
 	type named struct {
 		name string
-		load func() (*Scenario, error)
+		load func() (*resolve.Scenario, error)
 	}
 	var all []named
 	for _, ex := range scenarios.Examples() {
-		all = append(all, named{ex.Name, func() (*Scenario, error) { return LoadExample(ex.Name) }})
+		all = append(all, named{ex.Name, func() (*resolve.Scenario, error) { return resolve.LoadExample(ex.Name) }})
 	}
 	for _, l := range scenarios.Labs() {
 		for _, sc := range l.Scenarios {
-			all = append(all, named{sc, func() (*Scenario, error) { return LoadExample(sc) }})
+			all = append(all, named{sc, func() (*resolve.Scenario, error) { return resolve.LoadExample(sc) }})
 		}
 	}
 	if !testing.Short() {
 		files, _ := fs.Glob(scenarios.Bench, "*.yaml")
 		for _, f := range files {
-			all = append(all, named{"bench/" + f, func() (*Scenario, error) {
+			all = append(all, named{"bench/" + f, func() (*resolve.Scenario, error) {
 				b, err := fs.ReadFile(scenarios.Bench, f)
 				if err != nil {
 					return nil, err
 				}
-				return Parse(f, b)
+				return resolve.Parse(f, b)
 			}})
 		}
 	}
 	cut := 0
 	for _, sc := range all {
-		load := func() *Scenario {
+		load := func() *resolve.Scenario {
 			s, err := sc.load()
 			if err != nil {
 				t.Fatal(err)
@@ -284,7 +285,7 @@ func BenchmarkCutRun(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				s, err := Parse("k16.yaml", []byte(src))
+				s, err := resolve.Parse("k16.yaml", []byte(src))
 				if err != nil {
 					b.Fatal(err)
 				}

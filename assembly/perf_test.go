@@ -8,13 +8,14 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
 // peakLiveHeap runs sc to stopAt and returns the largest live heap seen
 // (after a forced GC every 2^20 events), in bytes, and the flows the run
 // made.
-func peakLiveHeap(t *testing.T, sc *Scenario, stopAt sim.Time) (peak uint64, flows int) {
+func peakLiveHeap(t *testing.T, sc *resolve.Scenario, stopAt sim.Time) (peak uint64, flows int) {
 	sc.Stop.At = stopAt
 	n, err := Build(sc)
 	if err != nil {
@@ -44,8 +45,8 @@ func TestHPCC320MemoryFlat(t *testing.T) {
 	if os.Getenv("LFSIM_SLOW") == "" || testing.Short() {
 		t.Skip("slow: set LFSIM_SLOW=1 (and no -short) to run")
 	}
-	load := func() *Scenario {
-		sc, err := Load(filepath.Join("..", "scenarios", "bench", "hpcc-320.yaml"))
+	load := func() *resolve.Scenario {
+		sc, err := resolve.Load(filepath.Join("..", "scenarios", "bench", "hpcc-320.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestBenchScenariosLoad(t *testing.T) {
 		t.Fatalf("found %d suite and %d diagnostic scenarios, want at least 5 of each", len(suite), len(diag))
 	}
 	for _, f := range append(suite, diag...) {
-		sc, err := Load(f)
+		sc, err := resolve.Load(f)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -168,7 +169,7 @@ func TestTestGeneratorErrors(t *testing.T) {
 		if strings.HasPrefix(tc.src, "  -") {
 			src = "topology: {kind: star, hosts: 2}\ntraffic:\n\n" + tc.src + "\n"
 		}
-		_, err := Parse("t.yaml", []byte(src))
+		_, err := resolve.Parse("t.yaml", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s\ngot  %v\nwant %s", tc.src, err, tc.want)
 		}
@@ -204,7 +205,7 @@ traffic:
 	if got := n.Tests[0].Perftest.LatResult().Typical; math.Abs(got-want) > 1e-9 || math.Abs(want-2.5232) > 1e-9 {
 		t.Errorf("write_lat %.6f us, want %.6f (2.5232)", got, want)
 	}
-	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nhca: {rto_low: 1ms}\n")); err == nil ||
+	if _, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nhca: {rto_low: 1ms}\n")); err == nil ||
 		!strings.Contains(err.Error(), "t.yaml:2:16: hca.rto_low: rto_low (1ms) is above rto_high (320us)") {
 		t.Errorf("rto_low above rto_high: %v", err)
 	}

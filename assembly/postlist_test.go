@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // TestFlowPostList: a flow of 16 64-byte WRITEs, posted one
@@ -37,7 +38,7 @@ func TestFlowPostList(t *testing.T) {
 			t.Errorf("%s ends %d ns sooner than separate posts, want %.1f ± 1", c.name, sep-c.got, want)
 		}
 	}
-	_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB, messages: 4, post_list: 8}\n"))
+	_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB, messages: 4, post_list: 8}\n"))
 	if want := "t.yaml:3:66: traffic[0].flow.post_list: post_list 8 is longer than the flow's 4 work requests"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("post_list past messages: %v, want %q", err, want)
 	}

@@ -3,6 +3,8 @@ package assembly
 import (
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // TestRecvAt: SENDs that arrive before flow.recv_at's RECVs are refused
@@ -27,7 +29,7 @@ func TestRecvAt(t *testing.T) {
 			t.Errorf("%q: status %s, ended at %d ns; want %s within [%d, %d] ns", tc.hca, f.Status, f.EndNs, tc.status, tc.minEnd, tc.maxEnd)
 		}
 	}
-	_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB, recv_at: 1us}\n"))
+	_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB, recv_at: 1us}\n"))
 	if want := "t.yaml:3:51: traffic[0].flow.recv_at: a write consumes no RECV"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("recv_at on a WRITE: %v, want %q", err, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -64,7 +65,7 @@ func TestRemoteMRRefused(t *testing.T) {
 		{"size: 4, messages: 5}", "t.yaml:3:49: traffic[0].flow.messages: 5 messages of a 4-byte flow would leave some empty"},
 		{"size: 1MiB, messages: 129}", "t.yaml:3:52: traffic[0].flow.messages: 129 messages do not fit one QP's queues (max_send_wr 128, max_recv_wr 512)"},
 	} {
-		_, err := Parse("t.yaml", []byte(head+tc.flow+"\n"))
+		_, err := resolve.Parse("t.yaml", []byte(head+tc.flow+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.flow, err, tc.want)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -94,7 +95,7 @@ func TestRoCEv1Refuses(t *testing.T) {
 		{", routing: ecmp", "", "", "t.yaml:1:80: topology.routing: RoCEv1 frames are bridged, not routed"},
 		{"", "switch: {link_layer: infiniband}\n", "", "t.yaml:3:18: hca.transport: rocev1 frames RDMA for Ethernet"},
 	} {
-		_, err := Parse("t.yaml", []byte(fmt.Sprintf(base, tc.topo, tc.sw, tc.hca)))
+		_, err := resolve.Parse("t.yaml", []byte(fmt.Sprintf(base, tc.topo, tc.sw, tc.hca)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s%s%s: got %v, want %q", tc.topo, tc.sw, tc.hca, err, tc.want)
 		}
@@ -106,7 +107,7 @@ func TestRoCEv1Refuses(t *testing.T) {
 		{"topology:\n  kind: explicit\n  hosts: [a, b]\n  switches: [{name: s1, switch: {ecn: {kmin: 5KB}}}]\n  links: [[a, s1], [b, s1]]\nhca: {transport: rocev1}\n",
 			"t.yaml:4:34: topology.switches[0].switch.ecn: ECN is marked in the IP header"},
 	} {
-		_, err := Parse("t.yaml", []byte(tc.src))
+		_, err := resolve.Parse("t.yaml", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v, want %q", err, tc.want)
 		}

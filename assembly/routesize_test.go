@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // allocated is the bytes allocated so far by the process.
@@ -50,7 +52,7 @@ func TestRoutingLimitsBeforeTables(t *testing.T) {
 	} {
 		runtime.GC()
 		before := allocated()
-		_, err := Parse("t.yaml", []byte(c.src))
+		_, err := resolve.Parse("t.yaml", []byte(c.src))
 		took := float64(allocated() - before)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "unknown host x1") {
 			t.Errorf("%s: got %v\nwant %s, and the unknown host", c.name, err, c.want)

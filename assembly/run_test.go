@@ -9,11 +9,12 @@ import (
 
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
 
-func mustRun(t *testing.T, sc *Scenario) (*Network, *reports.Summary, []reports.FlowRow) {
+func mustRun(t *testing.T, sc *resolve.Scenario) (*Network, *reports.Summary, []reports.FlowRow) {
 	t.Helper()
 	n, err := Build(sc)
 	if err != nil {
@@ -32,7 +33,7 @@ func TestSameSeedSameBytes(t *testing.T) {
 		t.Run(ex.Name, func(t *testing.T) {
 			var outs [2][]byte
 			for i := range outs {
-				sc, err := LoadExample(ex.Name)
+				sc, err := resolve.LoadExample(ex.Name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -54,7 +55,7 @@ func TestSameSeedSameBytes(t *testing.T) {
 // TestSeedChangesPermutation: a different seed draws another permutation,
 // so the seed really reaches the random streams.
 func TestSeedChangesPermutation(t *testing.T) {
-	a, err := LoadExample("leaf-spine-permutation")
+	a, err := resolve.LoadExample("leaf-spine-permutation")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestSeedChangesPermutation(t *testing.T) {
 // receiver's link more than 95% busy while the senders are active (the
 // issue's acceptance numbers).
 func TestIncastExample(t *testing.T) {
-	sc, err := LoadExample(scenarios.DefaultExample)
+	sc, err := resolve.LoadExample(scenarios.DefaultExample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestIncastExample(t *testing.T) {
 // its ideal, so slowdown is 1 (within 0.5%); and its goodput is
 // 100 × 4096 / 4178 Gb/s within 0.5%.
 func TestSingleFlowSlowdownIsOne(t *testing.T) {
-	sc, err := LoadExample("single-write")
+	sc, err := resolve.LoadExample("single-write")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ traffic:
 // counts; the receiver's port runs near line rate in tx_gbps while the
 // incast is on; samples are observe.interval apart.
 func TestSampledOutputs(t *testing.T) {
-	sc, err := LoadExample(scenarios.DefaultExample)
+	sc, err := resolve.LoadExample(scenarios.DefaultExample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestECMPPerSwitch(t *testing.T) {
 // least 2 fails, citing its line; a bound below 1 is an error.
 func TestExpectMeanSlowdown(t *testing.T) {
 	src := "topology: {kind: star, hosts: 2}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\nexpect:\n  max_mean_slowdown: 1.1\n  min_mean_slowdown: 2\n"
-	sc, err := Parse("s.yaml", []byte(src))
+	sc, err := resolve.Parse("s.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestExpectMeanSlowdown(t *testing.T) {
 	if c := got["min_mean_slowdown"]; c.OK || !strings.Contains(c.Detail, "expected at least 2.0000 (expected at s.yaml:5:3)") {
 		t.Errorf("min_mean_slowdown: %+v, want it to fail citing s.yaml:5:3", c)
 	}
-	if _, err := Parse("s.yaml", []byte(strings.Replace(src, "min_mean_slowdown: 2", "min_mean_slowdown: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:5:22") {
+	if _, err := resolve.Parse("s.yaml", []byte(strings.Replace(src, "min_mean_slowdown: 2", "min_mean_slowdown: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:5:22") {
 		t.Errorf("a bound of 0.5: %v, want an error at s.yaml:5:22", err)
 	}
 }
@@ -370,11 +371,11 @@ expect:
 	if c := got["max_uplink_imbalance"]; c.OK || c.Detail != "the fabric has no uplinks (expected at t.yaml:7:3)" {
 		t.Errorf("max_uplink_imbalance on a star: %+v", c)
 	}
-	if _, err := Parse("s.yaml", []byte(strings.Replace(src, "max_uplink_imbalance: 1.5", "max_uplink_imbalance: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:7:25") {
+	if _, err := resolve.Parse("s.yaml", []byte(strings.Replace(src, "max_uplink_imbalance: 1.5", "max_uplink_imbalance: 0.5", 1))); err == nil || !strings.Contains(err.Error(), "s.yaml:7:25") {
 		t.Errorf("an imbalance bound of 0.5: %v, want an error at s.yaml:7:25", err)
 	}
 	both := strings.Replace(src, "max_uplink_imbalance: 1.5", "flows_completed: 1\n  max_flows_completed: 0", 1)
-	if _, err := Parse("s.yaml", []byte(both)); err == nil || !strings.Contains(err.Error(), "s.yaml:8:24: expect.max_flows_completed: 0 is below flows_completed (1)") {
+	if _, err := resolve.Parse("s.yaml", []byte(both)); err == nil || !strings.Contains(err.Error(), "s.yaml:8:24: expect.max_flows_completed: 0 is below flows_completed (1)") {
 		t.Errorf("a ceiling below the floor: %v", err)
 	}
 }
@@ -454,7 +455,7 @@ func TestLabs(t *testing.T) {
 				t.Errorf("%s: the README does not say `lfsim run %s`", l.Name, name)
 			}
 			t.Run(name, func(t *testing.T) {
-				sc, err := LoadExample(name)
+				sc, err := resolve.LoadExample(name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -488,7 +489,7 @@ func TestLabs(t *testing.T) {
 // before it starts ends after its first slice (a 64th of its first
 // window, its links' smallest delay), a few events in.
 func TestInterruptStopsRun(t *testing.T) {
-	sc, err := LoadExample("leaf-spine-permutation")
+	sc, err := resolve.LoadExample("leaf-spine-permutation")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -519,7 +520,7 @@ func TestInterruptStopsRun(t *testing.T) {
 // it ended with that event itself.
 func TestFlowsDoneStopsAtLastCompletion(t *testing.T) {
 	for _, name := range []string{scenarios.DefaultExample, "leaf-spine-permutation"} {
-		sc, err := LoadExample(name)
+		sc, err := resolve.LoadExample(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // TestSnaplen: observe.snaplen sets how much of each frame the pcaps
@@ -47,7 +48,7 @@ func TestSnaplen(t *testing.T) {
 		{"all", "t.yaml:2:32: observe.snaplen: expected full or a size such as 128, found \"all\""},
 		{"32", "t.yaml:2:32: observe.snaplen: 32 is out of range; expected 64..262144"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nobserve: {pcap: [h1], snaplen: "+tc.v+"}\n"))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\nobserve: {pcap: [h1], snaplen: "+tc.v+"}\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("snaplen %s: %v, want %q", tc.v, err, tc.want)
 		}

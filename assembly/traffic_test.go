@@ -10,6 +10,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -52,7 +53,7 @@ func TestPoissonOfferedLoad(t *testing.T) {
 	d, _ := scenario.BuiltinSizeDist("websearch")
 	const rate = 100e9
 	for _, load := range []float64{0.3, 0.5, 0.8} {
-		g := &PoissonGen{Hosts: []fabric.NodeID{0, 1, 2, 3, 4, 5, 6, 7}, Load: load, Sizes: d}
+		g := &resolve.PoissonGen{Hosts: []fabric.NodeID{0, 1, 2, 3, 4, 5, 6, 7}, Load: load, Sizes: d}
 		window := sim.Time(20 * sim.Second)
 		var total float64
 		dests := make([]int, 8)
@@ -140,7 +141,7 @@ topology: {kind: star, hosts: 5}
 traffic:
   - ring_allreduce: {hosts: [h0, h1, h2, h3], size: 1000003}
 `
-	sc, err := Parse("r.yaml", []byte(src))
+	sc, err := resolve.Parse("r.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,13 +196,13 @@ func TestTrafficErrors(t *testing.T) {
 		{`ring_allreduce: {hosts: all, size: 1MiB, op: read}`, `use op: write, write_imm or send, not read`},
 	} {
 		src := "topology: {kind: star, hosts: 3}\ntraffic:\n  - " + c.src + "\n"
-		_, err := Parse(filepath.Join(dir, "t.yaml"), []byte(src))
+		_, err := resolve.Parse(filepath.Join(dir, "t.yaml"), []byte(src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant %s", c.src, err, c.want)
 		}
 	}
 	os.WriteFile(cdf, []byte("# mine\n0 0\n1000 50\n3000 100\n"), 0o644)
-	sc, err := Parse(filepath.Join(dir, "t.yaml"), []byte("topology: {kind: star, hosts: 3}\ntraffic:\n  - poisson: {load: 50%, sizes: my.cdf}\n"))
+	sc, err := resolve.Parse(filepath.Join(dir, "t.yaml"), []byte("topology: {kind: star, hosts: 3}\ntraffic:\n  - poisson: {load: 50%, sizes: my.cdf}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,13 +238,13 @@ func TestPoissonFlowsAreBounded(t *testing.T) {
 		{"stop: {at: 1s}\ntraffic:\n  - poisson: {load: 100%, sizes: 1}\n",
 			"t.yaml:4:5: traffic[0].poisson: this poisson makes about 112500000000 flows (load × link rate × time / mean size), 112500000000 in all; at most 10000000 flows are supported"},
 	} {
-		_, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 9}\n"+c.src))
+		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 9}\n"+c.src))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("got %v\nwant %s", err, c.want)
 		}
 	}
 	// until: bounds it in a run without a time limit.
-	if _, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 9}\nstop: {at: 0, when: flows-done}\ntraffic:\n  - poisson: {load: 10%, sizes: 64KiB, until: 100us}\n")); err != nil {
+	if _, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 9}\nstop: {at: 0, when: flows-done}\ntraffic:\n  - poisson: {load: 10%, sizes: 64KiB, until: 100us}\n")); err != nil {
 		t.Error(err)
 	}
 	n := buildSource(t, "t.yaml", "topology: {kind: star, hosts: 9}\nstop: {at: 200us}\ntraffic:\n  - poisson: {load: 50%, sizes: 1KiB}\n")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -50,7 +51,7 @@ func BenchmarkSuite(b *testing.B) {
 	}
 	for _, file := range suite(b) {
 		b.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(b *testing.B) {
-			sc, err := assembly.Load(file)
+			sc, err := resolve.Load(file)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -86,7 +87,7 @@ func BenchmarkSuite(b *testing.B) {
 // test runs, cannot rot unnoticed.
 func TestSuiteScenariosRun(t *testing.T) {
 	for _, file := range suite(t) {
-		sc, err := assembly.Load(file)
+		sc, err := resolve.Load(file)
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
 			continue

@@ -212,7 +212,7 @@ func (g *hopCounter) from(s int32) {
 }
 
 // The bytes of routing's structures, for the memory estimate
-// (assembly/memory.go): their sizes as declared, and what measurement
+// (resolve/memory.go): their sizes as declared, and what measurement
 // adds where the structures are not all declared.
 const (
 	spanBytes  = int64(unsafe.Sizeof(portRange{})) // a table entry while the tables are built

@@ -7,6 +7,7 @@ import (
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/observe"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -15,7 +16,7 @@ import (
 // and programs do) leaves the set of paused queues as it was, and a
 // pause that began under the detector still leaves it when it ends.
 func TestDetectorStartsMidPause(t *testing.T) {
-	s, err := assembly.Parse("incast.yaml", []byte(`topology: {kind: star, hosts: 9}
+	s, err := resolve.Parse("incast.yaml", []byte(`topology: {kind: star, hosts: 9}
 traffic:
   - incast: {to: h8, from: [h0, h1, h2, h3, h4, h5, h6, h7], size: 8MiB}
 `))

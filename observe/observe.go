@@ -2,7 +2,7 @@
 // detector on the buffer dependency graph and its strongly-connected-
 // component search, the PFC storm analysis and the spread of pauses, the
 // time-series sampler, the PFC frame log, pcap captures, and the checks of
-// expect:. Each observer is switched on by the scenario (the assembly
+// expect:. Each observer is switched on by the scenario (the resolve
 // package fills Config and Expect from observe: and expect:) and reads the
 // network through View: the models' exported state and the hooks they
 // offer for watchers (fabric.Port.OnPauseState, OnPause and OnTx,
@@ -14,8 +14,8 @@
 //
 // observe sits beside the models and above them: it may import sim,
 // fabric, swtch, hca, congestion and reports. It must not import the
-// scenario format (scenario), the assembly of a network (assembly), sweep
-// or cmd: what it needs of a scenario comes in as the plain values below,
+// scenario format (scenario), its resolution (resolve), the assembly of
+// a network (assembly), sweep or cmd: what it needs of a scenario comes in as the plain values below,
 // with positions in the file already formatted.
 package observe
 

@@ -15,5 +15,6 @@
 // callback.
 //
 // The package sits above the HCA: it imports sim, fabric and hca, and
-// only assembly and cmd import it (internal/layers holds the direction).
+// only resolve (for its settings), assembly and cmd import it
+// (internal/layers holds the direction).
 package programs

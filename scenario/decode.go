@@ -117,8 +117,8 @@ type Decoder struct {
 // Decode decodes a parsed YAML document (root; nil for an empty file)
 // into the schema, checking every key and value against it (visiting at
 // most budget nodes) and then what else needs only the file (check.go).
-// The problems found are in the decoder, where the assembly of the
-// scenario adds its own.
+// The problems found are in the decoder, where the resolution of the
+// scenario (package resolve) adds its own.
 func Decode(file string, root *yaml.Node, budget int) (*File, *Decoder) {
 	d := &Decoder{File: file, budget: budget, aliasBudget: min(budget, MaxAliasVisits)}
 	var f File

@@ -11,8 +11,8 @@
 // the performance suite) is package scenarios.
 //
 // What needs more than the file (names against the generated topology,
-// headroom against the buffer) is checked where the network is assembled
-// (package assembly), which adds its findings to the same Decoder so that
+// headroom against the buffer) is checked where the scenario is resolved
+// (package resolve), which adds its findings to the same Decoder so that
 // one sorted list holds them all.
 //
 // The schema's types are named for their keys, with a suffix: S for a

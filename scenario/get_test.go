@@ -7,7 +7,7 @@ import (
 
 // TestLeavesGet holds every leaf type of the format (a struct with V,
 // Pos and Set, as values.go's) to a Get method that returns V and Set:
-// resolution lays a given value over its default through Get (assembly's
+// resolution lays a given value over its default through Get (resolve's
 // override), so a leaf type without one could not be resolved that way.
 // It walks the schema from File.
 func TestLeavesGet(t *testing.T) {

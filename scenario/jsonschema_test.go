@@ -25,7 +25,7 @@ func TestJSONSchemaRejects(t *testing.T) {
 	if err := s.Validate(schematest.YAML(t, []byte(ok))); err != nil {
 		t.Fatalf("a good file fails: %v", err)
 	}
-	several, err := os.ReadFile("../assembly/testdata/several-errors.yaml")
+	several, err := os.ReadFile("../resolve/testdata/several-errors.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -288,7 +288,7 @@ func keyword(n *yaml.Node, w string) bool {
 }
 
 // Get returns the value and whether the file gave it (Set), for the
-// code that lays a given value over a default (assembly's override).
+// code that lays a given value over a default (resolve's override).
 func (s StrV) Get() (string, bool) { return s.V, s.Set }
 
 // Get returns the value and whether the file gave it.

@@ -31,7 +31,7 @@ collect() {
     "$bin" run "$n" -q -o "$o" >"$o.stdout" 2>"$o.stderr" || echo "exit $?" >>"$o.stderr"
   done
   local tmp; tmp=$(mktemp -d)
-  for f in scenarios/bench/*.yaml assembly/testdata/explicit-overrides.yaml; do
+  for f in scenarios/bench/*.yaml resolve/testdata/explicit-overrides.yaml; do
     local n; n=$(basename "$f" .yaml)
     sed -E 's/^stop: *\{at: *[0-9a-z]+/stop: {at: 300us/' "$f" >"$tmp/$n.yaml"
     local o="$out/runs/bench_$n"
@@ -62,7 +62,7 @@ collect() {
   } >"$tmp/many-errors.yaml"
   # bad files are validated from one place, so that messages name them
   # the same way whichever folder of the tree holds them
-  for f in cmd/lfsim/testdata/*.yaml assembly/testdata/several-errors.yaml "$tmp/many-errors.yaml"; do
+  for f in cmd/lfsim/testdata/*.yaml resolve/testdata/several-errors.yaml "$tmp/many-errors.yaml"; do
     local n; n=$(basename "$f" .yaml)
     [ "$f" = "$tmp/$n.yaml" ] || cp "$f" "$tmp/$n.yaml"
     ( cd "$tmp" && "$bin" validate "$n.yaml" ) >"$out/errors/$n.stdout" 2>"$out/errors/$n.stderr" || echo "exit $?" >>"$out/errors/$n.stderr"

@@ -11,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/scenarios"
 )
@@ -276,13 +276,13 @@ var seedPath, _ = scenario.ParsePath("seed")
 
 // PointScenario returns point p's scenario, and its YAML text (the base
 // with the point's values and seed) for the run's scenario.yaml.
-func (sw *Sweep) PointScenario(p Point) (*assembly.Scenario, []byte, error) {
+func (sw *Sweep) PointScenario(p Point) (*resolve.Scenario, []byte, error) {
 	return sw.scenario(p.Values, p.Repeat)
 }
 
 // scenario applies values (an index per param, -1 for none) and the
 // seed offset to the base.
-func (sw *Sweep) scenario(values []int, repeat int) (*assembly.Scenario, []byte, error) {
+func (sw *Sweep) scenario(values []int, repeat int) (*resolve.Scenario, []byte, error) {
 	base := &sw.Bases[0]
 	if sw.isBase(0) && values[0] >= 0 {
 		base = &sw.Bases[values[0]]
@@ -301,7 +301,7 @@ func (sw *Sweep) scenario(values []int, repeat int) (*assembly.Scenario, []byte,
 			return nil, nil, err
 		}
 	}
-	sc, err := assembly.ParseNode(base.File, root)
+	sc, err := resolve.ParseNode(base.File, root)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -381,7 +381,7 @@ func loadBase(file string, n *yaml.Node) (Base, error) {
 		// scenario's messages quote what they find).
 		return errAt(fmt.Sprintf("base: %s is not a scenario file: its top level is not a mapping of keys such as topology and traffic (nothing of it is shown)", scenario.Show(bpath)))
 	}
-	if _, err := assembly.Parse(b.File, b.Data); err != nil {
+	if _, err := resolve.Parse(b.File, b.Data); err != nil {
 		return Base{}, err
 	}
 	return b, nil

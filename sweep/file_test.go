@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 func TestSweepErrors(t *testing.T) {
@@ -82,7 +82,7 @@ repeat: 2
 	if name := sw.PointName(p); name != "0015_mtu=4096_ecn=-kmin--1KiB--kmax--9KiB-_size=2KiB_r1" {
 		t.Fatalf("name %s", name)
 	}
-	if _, err := assembly.Parse("again.yaml", text); err != nil {
+	if _, err := resolve.Parse("again.yaml", text); err != nil {
 		t.Fatalf("scenario.yaml does not load: %v\n%s", err, text)
 	}
 }
@@ -117,7 +117,7 @@ func TestSweepBases(t *testing.T) {
 		if name := sw.PointName(p); name != c.name || sc.Seed != c.seed || sc.HCA.MTU != c.mtu || int64(sc.Switch.Buffer) != c.buffer || len(sc.Flows) != c.flows {
 			t.Errorf("point %d: %s seed %d mtu %d buffer %d flows %d", c.point, name, sc.Seed, sc.HCA.MTU, sc.Switch.Buffer, len(sc.Flows))
 		}
-		if _, err := assembly.Parse("again.yaml", text); err != nil {
+		if _, err := resolve.Parse("again.yaml", text); err != nil {
 			t.Fatalf("scenario.yaml does not load: %v\n%s", err, text)
 		}
 	}

@@ -9,8 +9,8 @@
 // done: running the sweep again skips it, so a killed sweep resumes where
 // it stopped.
 //
-// sweep may import the format (scenario), assembly and reports; nothing
-// but cmd imports it.
+// sweep may import the format (scenario), resolve, assembly and
+// reports; nothing but cmd imports it.
 package sweep
 
 import (

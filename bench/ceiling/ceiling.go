@@ -31,8 +31,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -152,7 +152,7 @@ type Sim struct {
 }
 
 // New builds the run of sc, or says why the kernel cannot run it.
-func New(sc *assembly.Scenario) (*Sim, error) {
+func New(sc *resolve.Scenario) (*Sim, error) {
 	sp := sc.Switch
 	switch {
 	case len(sc.SwitchProfiles) > 0 || len(sc.HCAProfiles) > 0:
@@ -258,7 +258,7 @@ func New(sc *assembly.Scenario) (*Sim, error) {
 // equal next hops as lfsim's switches do (the 5-tuple key hashed with the
 // switch's ECMP seed), and returns the egress port (global) at each
 // switch.
-func (s *Sim) route(sc *assembly.Scenario, src, dst fabric.NodeID, key fabric.FlowKey) ([8]int32, error) {
+func (s *Sim) route(sc *resolve.Scenario, src, dst fabric.NodeID, key fabric.FlowKey) ([8]int32, error) {
 	var path [8]int32
 	t := sc.Topology
 	at := t.Nodes[src].Ports[0].Peer

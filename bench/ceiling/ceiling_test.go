@@ -9,13 +9,14 @@ import (
 	"unsafe"
 
 	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
 // permutation is the suite's k=16 permutation
 // (scenarios/bench/fattree-k16-permutation.yaml) at another k, with egress
 // FIFOs, the queueing the kernel has.
-func permutation(t testing.TB, k int) *assembly.Scenario {
+func permutation(t testing.TB, k int) *resolve.Scenario {
 	t.Helper()
 	src := fmt.Sprintf(`name: k%d-permutation
 stop: {at: 20ms, when: flows-done}
@@ -25,7 +26,7 @@ observe: {interval: 100us, queues: none, flows: none, links: none}
 traffic:
   - permutation: {hosts: all, size: 8MB}
 `, k, k)
-	sc, err := assembly.Parse(fmt.Sprintf("k%d.yaml", k), []byte(src))
+	sc, err := resolve.Parse(fmt.Sprintf("k%d.yaml", k), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestRefuses(t *testing.T) {
 	} {
 		src := "topology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\n" + extra +
 			"traffic:\n  - incast: {to: h2, from: [h0, h1], op: write, size: 64KiB}\n"
-		sc, err := assembly.Parse("refuse.yaml", []byte(src))
+		sc, err := resolve.Parse("refuse.yaml", []byte(src))
 		if err != nil {
 			t.Fatalf("%q: %v", extra, err)
 		}
@@ -138,7 +139,7 @@ func BenchmarkCeilingBusy(b *testing.B) {
 	}
 	for _, n := range []int{128, 256, 512, 1024} {
 		b.Run(fmt.Sprintf("busy=%d", n), func(b *testing.B) {
-			sc, err := assembly.Load(filepath.Join("..", "diag", fmt.Sprintf("k16-busy-%d.yaml", n)))
+			sc, err := resolve.Load(filepath.Join("..", "diag", fmt.Sprintf("k16-busy-%d.yaml", n)))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -151,7 +152,7 @@ func BenchmarkCeilingBusy(b *testing.B) {
 // runKernel runs the kernel on sc until until, once per benchmark
 // iteration (the network's build untimed), reports packet-hops per
 // second and returns the last run's result.
-func runKernel(b *testing.B, sc *assembly.Scenario, until sim.Time) Result {
+func runKernel(b *testing.B, sc *resolve.Scenario, until sim.Time) Result {
 	var hops int64
 	var last Result
 	for b.Loop() {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -205,7 +206,7 @@ type benchProfiles struct{ cpu, mem string }
 // benchChild builds and runs one scenario, writing nothing but its
 // figures (and the profiles prof names).
 func benchChild(file, stopAt string, prof benchProfiles, workers int, stdout, stderr io.Writer) int {
-	sc, err := assembly.LoadNamed(file)
+	sc, err := resolve.LoadNamed(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed

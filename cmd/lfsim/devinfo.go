@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -56,12 +56,12 @@ func devicesCmd(args []string, stdout, stderr io.Writer) int {
 
 // devScenario loads args[0] (default the default example) for devinfo
 // or devices.
-func devScenario(cmd string, args []string, stderr io.Writer) (*assembly.Scenario, int) {
+func devScenario(cmd string, args []string, stderr io.Writer) (*resolve.Scenario, int) {
 	name := defaultScenario()
 	if len(args) > 0 {
 		name = args[0]
 	}
-	sc, err := assembly.LoadNamed(name)
+	sc, err := resolve.LoadNamed(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim %s: %v\n", cmd, err)
 		return nil, exitFailed
@@ -69,7 +69,7 @@ func devScenario(cmd string, args []string, stderr io.Writer) (*assembly.Scenari
 	return sc, exitOK
 }
 
-func hostNames(sc *assembly.Scenario) []string {
+func hostNames(sc *resolve.Scenario) []string {
 	var out []string
 	for _, h := range sc.Topology.Hosts() {
 		out = append(out, sc.Topology.Nodes[h].Name)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
@@ -31,7 +32,7 @@ func labCheck(name string, stdout, stderr io.Writer) int {
 	code := exitOK
 	var total time.Duration
 	for _, s := range lab.Scenarios {
-		sc, err := assembly.LoadExample(s)
+		sc, err := resolve.LoadExample(s)
 		if err != nil {
 			fmt.Fprintf(stderr, "lfsim lab check: %v\n", err)
 			return exitFailed

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/scenarios"
 )
@@ -390,7 +390,7 @@ func TestDevinfo(t *testing.T) {
 				fields[k] = strings.TrimSpace(v)
 			}
 		}
-		sc, err := assembly.Load(file)
+		sc, err := resolve.Load(file)
 		if err != nil {
 			t.Fatal(err)
 		}

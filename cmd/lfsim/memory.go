@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // runGCPercent is the garbage collector's target once a network is built:
@@ -74,7 +74,7 @@ func setMemoryLimit(cmd, flag string, stderr io.Writer) bool {
 		}
 		limit = int64(s)
 	}
-	assembly.SetMemoryLimit(limit)
+	resolve.SetMemoryLimit(limit)
 	return true
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // liveHeap is the live heap after a collection, in bytes.
@@ -34,7 +35,7 @@ func TestMaxMemoryRefusesLMC7(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := liveHeap()
-	sc, err := assembly.Parse(file, []byte(src))
+	sc, err := resolve.Parse(file, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,5 +58,5 @@ func TestMaxMemoryRefusesLMC7(t *testing.T) {
 	if code, _, stderr := lfsim(t, "run", file, "-o", filepath.Join(dir, "above"), "-q", "--max-memory", above); code != exitOK {
 		t.Errorf("--max-memory %s (above the estimate): exit %d, %s", above, code, stderr)
 	}
-	assembly.SetMemoryLimit(0)
+	resolve.SetMemoryLimit(0)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -82,7 +82,7 @@ func newProgress(w io.Writer, stopAt sim.Time, bytes func() (done, total int64, 
 		if byBytes {
 			d, total, _ := bytes()
 			_ = bar.Set64(min(d, max))
-			bar.Describe(fmt.Sprintf("%s of %s delivered, sim %v, %.2fM events/s", assembly.ShowBytes(d), assembly.ShowBytes(total), now.Short(), rate))
+			bar.Describe(fmt.Sprintf("%s of %s delivered, sim %v, %.2fM events/s", resolve.ShowBytes(d), resolve.ShowBytes(total), now.Short(), rate))
 			return
 		}
 		if max < 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -49,7 +50,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 1 {
 		arg = fs.Arg(0)
 	}
-	sc, err := assembly.LoadNamed(arg)
+	sc, err := resolve.LoadNamed(arg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailed

@@ -12,6 +12,7 @@ import (
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
@@ -70,7 +71,7 @@ func pcapIncast(t *testing.T) []byte {
 // temporary folder, which it returns with the network and the results.
 func runAndWrite(t *testing.T, file string, src []byte) (*assembly.Network, *reports.Results, string) {
 	t.Helper()
-	sc, err := assembly.Parse(file, src)
+	sc, err := resolve.Parse(file, src)
 	if err != nil {
 		t.Fatal(err)
 	}

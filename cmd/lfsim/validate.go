@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
@@ -27,7 +27,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range fs.Args() {
-		sc, err := assembly.LoadNamed(path) // a file, or an example or lab scenario by name, as lfsim run takes
+		sc, err := resolve.LoadNamed(path) // a file, or an example or lab scenario by name, as lfsim run takes
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			code = exitFailed
@@ -36,7 +36,7 @@ func validateCmd(args []string, stdout, stderr io.Writer) int {
 		for _, w := range sc.Warnings {
 			fmt.Fprintf(stderr, "warning: %v\n", w)
 		}
-		fmt.Fprintf(stdout, "%s: ok (%s: %d nodes, %d flows; about %s of memory)\n", path, sc.Name, len(sc.Topology.Nodes), len(sc.Flows), assembly.ShowBytes(sc.MemoryEstimate))
+		fmt.Fprintf(stdout, "%s: ok (%s: %d nodes, %d flows; about %s of memory)\n", path, sc.Name, len(sc.Topology.Nodes), len(sc.Flows), resolve.ShowBytes(sc.MemoryEstimate))
 	}
 	return code
 }

@@ -25,7 +25,8 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 // allowed says which of lfsim's packages each may import (non-test
 // files). A folder not listed here must be added, with its place in the
 // direction: cmd -> {sweep, bench/ceiling, internal/metamorphic} -> assembly
-// -> {scenarios -> scenario, observe} -> the models -> fabric -> sim.
+// -> resolve -> {scenarios -> scenario, observe, programs} -> the models
+// -> fabric -> sim.
 var allowed = map[string][]string{
 	"sim":                {},
 	"fabric":             {"sim"},
@@ -53,13 +54,20 @@ var allowed = map[string][]string{
 	// model.
 	"programs": {"sim", "fabric", "hca"},
 	// The observers read the models; they know no scenario file.
-	"observe":  append(slices.Clone(models), "internal/cacheline"),
-	"assembly": append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "internal/cacheline"),
-	"sweep":    {"reports", "scenario", "scenarios", "assembly"},
-	// The random-scenario test: scenarios through the assembly API.
-	"internal/metamorphic": {"assembly", "reports"},
-	"bench/ceiling":        append(slices.Clone(models), "scenario", "observe", "assembly", "internal/cacheline"),
-	"cmd/lfsim":            append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "assembly", "sweep", "bench/ceiling"),
+	"observe": append(slices.Clone(models), "internal/cacheline"),
+	// Resolution: a decoded file (scenario; the library's by name,
+	// scenarios) to the settings the models and observers take, with
+	// their defaults; it builds nothing.
+	"resolve": append(slices.Clone(models), "scenario", "scenarios", "observe", "programs"),
+	// Building and running: from a resolved Scenario, never from the
+	// file's format.
+	"assembly": append(slices.Clone(models), "resolve", "observe", "programs", "internal/cacheline"),
+	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
+	// The random-scenario test: scenarios through the resolve and
+	// assembly APIs.
+	"internal/metamorphic": {"resolve", "assembly", "reports"},
+	"bench/ceiling":        append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
+	"cmd/lfsim":            append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may
@@ -156,7 +164,8 @@ func violations(dir string, all map[string]map[string]string) []string {
 
 // TestViolations: the check refuses an import against the direction (a
 // model importing the programs above it, a program importing what is
-// above it or another model, the format importing a model) and a
+// above it or another model, the format importing a model, resolution
+// importing the building above it, building reading the format) and a
 // package with no place, and lets the allowed ones through.
 func TestViolations(t *testing.T) {
 	for _, c := range []struct {
@@ -173,12 +182,20 @@ func TestViolations(t *testing.T) {
 		{"scenarios", "assembly", true},
 		{"scenarios", "hca", true},
 		{"nowhere", "sim", true},
+		{"resolve", "assembly", true},
+		{"resolve", "sweep", true},
+		{"assembly", "scenario", true},
+		{"observe", "resolve", true},
 		{"programs", "hca", false},
 		{"programs", "fabric", false},
 		{"assembly", "programs", false},
+		{"assembly", "resolve", false},
+		{"resolve", "scenario", false},
+		{"resolve", "observe", false},
 		{"cmd/lfsim", "programs", false},
 		{"scenarios", "scenario", false},
-		{"assembly", "scenarios", false},
+		{"resolve", "scenarios", false},
+		{"assembly", "scenarios", true},
 	} {
 		at := "/m/" + c.pkg + "/x.go:3:2"
 		got := violations("/m", map[string]map[string]string{c.pkg: {c.imports: at}})

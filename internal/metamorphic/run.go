@@ -8,6 +8,7 @@ import (
 
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // Outcome is what one run of a scenario gave.
@@ -26,7 +27,7 @@ type Outcome struct {
 }
 
 // Runner runs scenarios through the assembly API, as `lfsim run` does:
-// assembly.Parse, BuildWorkers and Network.Run, the results written by
+// resolve.Parse, BuildWorkers and Network.Run, the results written by
 // reports.WriteRun into a folder under Dir and read back.
 type Runner struct {
 	Dir string
@@ -45,7 +46,7 @@ func (r *Runner) Run(src string, workers int) (out Outcome) {
 			out.Panic = fmt.Sprintf("%v\n%s", p, debug.Stack())
 		}
 	}()
-	sc, err := assembly.Parse("metamorphic.yaml", []byte(src))
+	sc, err := resolve.Parse("metamorphic.yaml", []byte(src))
 	if err != nil {
 		out.Refused = err
 		return out
@@ -88,7 +89,7 @@ func (r *Runner) Run(src string, workers int) (out Outcome) {
 // Build loads and builds src on one worker without running it: the
 // loader's or builder's refusal, if any.
 func (r *Runner) Build(src string) error {
-	sc, err := assembly.Parse("metamorphic.yaml", []byte(src))
+	sc, err := resolve.Parse("metamorphic.yaml", []byte(src))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package assembly
+package resolve
 
 import (
 	"github.com/lfsim/lfsim/fabric"

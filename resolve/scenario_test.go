@@ -1,4 +1,4 @@
-package assembly
+package resolve
 
 import (
 	"errors"
@@ -486,7 +486,7 @@ func TestLoadNamed(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
-	lim := defaultLimits
+	lim := DefaultLimits
 	lim.Flows = 100
 	for _, c := range []struct{ src, want string }{
 		{"topology: {kind: star, hosts: 11}\ntraffic: [{all_to_all: {size: 1}}]\n",
@@ -500,7 +500,7 @@ func TestLimits(t *testing.T) {
 		{"topology: {kind: leaf-spine, leaves: 9223372036854775807, spines: 9223372036854775807, hosts_per_leaf: 9223372036854775807}\n",
 			"t.yaml:1:1: topology: this topology would have more than 9223372036854775806 hosts; at most 100000 are supported"},
 	} {
-		_, err := parse("t.yaml", []byte(c.src), lim)
+		_, err := ParseLimits("t.yaml", []byte(c.src), lim)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: got\n%v\nwant\n%s", c.src, err, c.want)
 		}

@@ -1,4 +1,4 @@
-package assembly
+package resolve
 
 import (
 	"fmt"
@@ -123,13 +123,13 @@ const (
 	memSeriesKey   = 124
 	memSeriesValue = 8
 	maxSeriesRows  = 1_000_000
-	// memGarbage is the share of the live heap that garbage adds at the
+	// MemGarbage is the share of the live heap that garbage adds at the
 	// peak: lfsim runs with GOGC 25 (cmd/lfsim's runGCPercent), so a
 	// collection comes before the heap passes 1.25 times what was live
 	// after the last; measured, the peak heap was 1.08 and 1.09 times the
 	// live heap on k=16 and k=24 permutations (runtime/metrics'
 	// heap objects, sampled every 200 µs).
-	memGarbage = 0.08
+	MemGarbage = 0.08
 )
 
 // memoryLimit is SetMemoryLimit's value.
@@ -194,7 +194,7 @@ func (e *memEstimate) phases() (both, build, run float64) {
 // the garbage on top.
 func (e *memEstimate) total() float64 {
 	both, build, run := e.phases()
-	return (both + max(build, run)) * (1 + memGarbage)
+	return (both + max(build, run)) * (1 + MemGarbage)
 }
 
 // String lists the terms of the peak's phase, largest first, from a

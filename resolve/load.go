@@ -1,4 +1,4 @@
-package assembly
+package resolve
 
 import (
 	"fmt"
@@ -50,10 +50,12 @@ func Load(path string) (*Scenario, error) {
 // in messages. On any error it returns nil and an Errors holding every
 // problem it could find, sorted by position.
 func Parse(file string, data []byte) (*Scenario, error) {
-	return parse(file, data, defaultLimits)
+	return ParseLimits(file, data, DefaultLimits)
 }
 
-func parse(file string, data []byte, lim limits) (*Scenario, error) {
+// ParseLimits is Parse under the limits lim (a fuzzer keeps its
+// fabrics small with its own).
+func ParseLimits(file string, data []byte, lim Limits) (*Scenario, error) {
 	if file == "" {
 		file = "<input>"
 	}
@@ -68,11 +70,11 @@ func parse(file string, data []byte, lim limits) (*Scenario, error) {
 // scenario.ParseYAML returns it; nil: an empty file), under the limits
 // of Parse. A sweep edits the tree of its base and loads each point here.
 func ParseNode(file string, root *yaml.Node) (*Scenario, error) {
-	return parseNode(file, root, defaultLimits)
+	return parseNode(file, root, DefaultLimits)
 }
 
 // parseNode is ParseNode under the limits lim.
-func parseNode(file string, root *yaml.Node, lim limits) (*Scenario, error) {
+func parseNode(file string, root *yaml.Node, lim Limits) (*Scenario, error) {
 	f, d := scenario.Decode(file, root, lim.Nodes)
 	s := build(d, f, lim)
 	if err := d.Err(); err != nil {

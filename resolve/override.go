@@ -1,4 +1,4 @@
-package assembly
+package resolve
 
 // optional is what each leaf value of the format is (scenario.StrV,
 // IntV, SizeV, TimeV, RateV and the unexported bool, number, fraction

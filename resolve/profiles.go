@@ -1,4 +1,4 @@
-package assembly
+package resolve
 
 import (
 	"fmt"
@@ -392,7 +392,7 @@ func (b *builder) checkBuffers() {
 		if node.Kind != fabric.Switch {
 			continue
 		}
-		links = s.portLinks(fabric.NodeID(id), links[:0])
+		links = s.PortLinks(fabric.NodeID(id), links[:0])
 		err := s.SwitchProfile(fabric.NodeID(id)).CheckBuffer(node.Name, links, maxFrame)
 		if err == nil {
 			continue
@@ -474,11 +474,11 @@ func (s *Scenario) MulticastSenders() []bool {
 	return senders
 }
 
-// portLinks appends to out what switch id's ports' headroom depends on,
+// PortLinks appends to out what switch id's ports' headroom depends on,
 // port by port, as Build wires the ports: a host peer sends frames of its
 // MTU and answers PAUSE in swtch.PauseResponse; a switch peer answers in
 // its profile's response time.
-func (s *Scenario) portLinks(id fabric.NodeID, out []swtch.PortLink) []swtch.PortLink {
+func (s *Scenario) PortLinks(id fabric.NodeID, out []swtch.PortLink) []swtch.PortLink {
 	t := s.Topology
 	for _, ref := range t.Nodes[id].Ports {
 		l := t.Links[ref.Link]

@@ -1,4 +1,4 @@
-package assembly
+package resolve
 
 import (
 	"github.com/lfsim/lfsim/fabric"
@@ -27,7 +27,7 @@ var defaultLink = fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecon
 type builder struct {
 	d   *scenario.Decoder
 	f   *scenario.File
-	lim limits
+	lim Limits
 	s   *Scenario
 
 	t            *fabric.Topology // nil when the topology could not be built
@@ -52,7 +52,7 @@ type builder struct {
 	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]
 }
 
-func build(d *scenario.Decoder, f *scenario.File, lim limits) *Scenario {
+func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	s := &Scenario{
 		File:    d.File,
 		Name:    scenario.DefaultName(d.File),
@@ -166,9 +166,9 @@ func (b *builder) header() {
 	}
 }
 
-// limits bound what a scenario may generate, so that no file (or fuzzer)
+// Limits bound what a scenario may generate, so that no file (or fuzzer)
 // can exhaust memory by asking for an absurd fabric.
-type limits struct {
+type Limits struct {
 	Hosts    int // hosts in a topology, 100000
 	Switches int // switches in a generated topology, 100000
 	Links    int // links in a generated topology, 1000000
@@ -182,9 +182,9 @@ type limits struct {
 }
 
 // MaxFlows is the most flows a scenario's traffic may expand into
-// (limits.Flows under Load and Parse), and the most a run may make with
+// (Limits.Flows under Load and Parse), and the most a run may make with
 // its poisson generators' (Build).
 const MaxFlows = 10_000_000
 
-// defaultLimits are the limits Load and Parse apply.
-var defaultLimits = limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: MaxFlows, Nodes: 5_000_000, RouteEntries: 400_000_000}
+// DefaultLimits are the limits Load and Parse apply.
+var DefaultLimits = Limits{Hosts: 100000, Switches: 100000, Links: 1000000, FatTreeK: 64, Flows: MaxFlows, Nodes: 5_000_000, RouteEntries: 400_000_000}
