@@ -105,21 +105,13 @@ func (b *builder) infiniband() {
 	if a := fabric.RoutingAlgo(sm.Routing.V); sm.Routing.Set && a.IsLFT() {
 		s.Routing = a
 	}
-	if sm.LMC.Set {
-		s.IB.LMC = int(sm.LMC.V)
-	}
-	if sm.SweepDelay.Set {
-		s.IB.SweepDelay = sm.SweepDelay.V
-	}
+	overrideNum(&s.IB.LMC, sm.LMC)
+	override(&s.IB.SweepDelay, sm.SweepDelay)
 	if r := b.f.Topology.Route; r != nil && r.Routing.Set {
 		b.errorf(r.Routing.Pos, "topology.routing", "topology.routing routes Ethernet; on InfiniBand the subnet manager's engine does (subnet_manager.routing: minhop, updn, ftree, dfsssp or lash)")
 	}
-	if sw.IB.VLBuffer.Set {
-		s.IB.VLBuffer = int64(sw.IB.VLBuffer.V)
-	}
-	if sw.IB.DataVLs.Set {
-		s.IB.DataVLs = int(sw.IB.DataVLs.V)
-	}
+	overrideNum(&s.IB.VLBuffer, sw.IB.VLBuffer)
+	overrideNum(&s.IB.DataVLs, sw.IB.DataVLs)
 	for sl := range s.IB.SL2VL {
 		s.IB.SL2VL[sl] = uint8(sl % 8 % s.IB.DataVLs)
 	}
@@ -187,9 +179,7 @@ func (b *builder) infiniband() {
 	}
 	s.HCA.LinkLayer = fabric.InfiniBand
 	s.HCA.Priority = 0 // SL 0's VL
-	if h.GRH.Set {
-		s.HCA.GRH = h.GRH.V
-	}
+	override(&s.HCA.GRH, h.GRH)
 	s.HCA.CC = "none"
 	if h.CC.Set && h.CC.V == "ibcc" {
 		s.HCA.CC = "ibcc"

@@ -59,15 +59,11 @@ func (b *builder) applyLoadBalance(p *swtch.Profile, s *scenario.SwitchS, path s
 	if s.LoadBalance.Set {
 		p.LoadBalance = loadBalances[s.LoadBalance.V] // the schema checked the name
 	}
-	if s.FlowletTimeout.Set {
-		p.FlowletTimeout = s.FlowletTimeout.V
-	}
+	override(&p.FlowletTimeout, s.FlowletTimeout)
 	if s.Spray.Set {
 		p.Spray = sprayModes[s.Spray.V]
 	}
-	if s.AdaptiveBias.Set {
-		p.AdaptiveBias = s.AdaptiveBias.V
-	}
+	override(&p.AdaptiveBias, s.AdaptiveBias)
 	for _, c := range []struct {
 		key  string
 		mode swtch.LoadBalance

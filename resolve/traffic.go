@@ -262,9 +262,7 @@ func (b *builder) flowPair(g *scenario.FlowS, path string) ([][2]fabric.NodeID, 
 		return nil, false
 	}
 	n := 1
-	if g.Count.Set {
-		n = int(g.Count.V)
-	}
+	overrideNum(&n, g.Count)
 	pairs := make([][2]fabric.NodeID, n)
 	for i := range pairs {
 		pairs[i] = [2]fabric.NodeID{src, dst}
@@ -383,12 +381,8 @@ func (b *builder) addFlows(gen int, tv *scenario.TrafficV, path string, com *sce
 // (at that position); ok is false after an error.
 func (b *builder) qpOp(tv *scenario.TrafficV, path string, com *scenario.GenCommon, srcs []fabric.NodeID, maxSize int64, sizeAt scenario.Pos) (qp, op string, ok bool) {
 	qp, op = "rc", "write"
-	if com.QP.Set {
-		qp = com.QP.V
-	}
-	if com.Op.Set {
-		op = com.Op.V
-	}
+	override(&qp, com.QP)
+	override(&op, com.Op)
 	opAt := com.Op.Pos
 	if !com.Op.Set {
 		opAt = tv.Pos
