@@ -197,7 +197,7 @@ traffic:
 }
 
 // TestIWARPReadDoneBeforeItsACK runs issue 45's random scenario of seed
-// 62763 (internal/metamorphic's case panic-62763): on two switches, a
+// 62763 (metamorphic's case panic-62763): on two switches, a
 // perftest of 1-byte READs at priority 0 beside a 256 MiB READ flow at
 // priority 3, which the switch serves first (strict priority) and which
 // fills the requester's link from about 18 µs: the perftest's last ACKs

@@ -149,7 +149,7 @@ func TestMckeyInfiniBandCredits(t *testing.T) {
 }
 
 // TestMckeyInfiniBandGRHCredit: issue 45's random scenario, seed
-// 951554580 (internal/metamorphic/testdata/panic-951554580). On
+// 951554580 (metamorphic/testdata/panic-951554580). On
 // InfiniBand a multicast datagram carries a GRH whatever hca.grh says,
 // and with an MTU of 256 a 250- or 256-byte datagram is 328 or 334 bytes
 // with it, 6 credit blocks of 64, where without it (288 or 294 bytes,

@@ -229,7 +229,7 @@ func TestDCQCNNvidiaIncreaseStages(t *testing.T) {
 // reference window is updated once an RTT from the first ACK on, whatever
 // the first PSN, across the 2^24 wrap too. lastUpdateSeq started at 0,
 // so a first PSN 2^23 or more from it was never "after" it and the
-// reference was never updated (found by internal/metamorphic: seed
+// reference was never updated (found by metamorphic: seed
 // 9008769, the same flow from two hosts gave two windows).
 func TestHPCCAnyFirstPSN(t *testing.T) {
 	T := path100.BaseRTT

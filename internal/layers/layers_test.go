@@ -24,7 +24,7 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 
 // allowed says which of lfsim's packages each may import (non-test
 // files). A folder not listed here must be added, with its place in the
-// direction: cmd -> {sweep, bench/ceiling, internal/metamorphic} -> assembly
+// direction: cmd -> {sweep, bench/ceiling, metamorphic} -> assembly
 // -> resolve -> {scenarios -> scenario, observe, programs} -> the models
 // -> fabric -> sim.
 var allowed = map[string][]string{
@@ -65,9 +65,9 @@ var allowed = map[string][]string{
 	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs.
-	"internal/metamorphic": {"resolve", "assembly", "reports"},
-	"bench/ceiling":        append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
-	"cmd/lfsim":            append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
+	"metamorphic":   {"resolve", "assembly", "reports"},
+	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
+	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may

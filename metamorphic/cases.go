@@ -56,8 +56,8 @@ func WriteCase(dir, name string, seed uint64, f *Failure, names map[string]strin
 	if f.Relation != "" {
 		fmt.Fprintf(&b, "relation: %s\n", f.Relation)
 	}
-	fmt.Fprintf(&b, "\nFound by internal/metamorphic and shrunk. Replayed by TestMetamorphicCases;\n"+
-		"reproduce with: go test ./internal/metamorphic -run 'TestMetamorphicCases/%s' -v\n", name)
+	fmt.Fprintf(&b, "\nFound by metamorphic and shrunk. Replayed by TestMetamorphicCases;\n"+
+		"reproduce with: go test ./metamorphic -run 'TestMetamorphicCases/%s' -v\n", name)
 	files := map[string]string{"case.txt": b.String(), "a.yaml": f.A}
 	if f.B != "" {
 		files["b.yaml"] = f.B

@@ -82,7 +82,7 @@ func readSettings(t *testing.T) settings {
 // LFSIM_SLOW=1 (LFSIM_META_DURATION sets another time). Half an hour by
 // hand:
 //
-//	LFSIM_SLOW=1 LFSIM_META_DURATION=30m go test ./internal/metamorphic -run '^TestMetamorphic$' -count=1 -v -timeout 0
+//	LFSIM_SLOW=1 LFSIM_META_DURATION=30m go test ./metamorphic -run '^TestMetamorphic$' -count=1 -v -timeout 0
 //
 // It prints its seed first; a failure is shrunk and kept in testdata
 // (TestMetamorphicCases replays it from then on), and says how to run its
@@ -205,7 +205,7 @@ func crashed(t *testing.T, dir, out string, st settings, caseDir string) (string
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("the campaign's process died on scenario %d (a panic on a worker, or a fatal error); reproduce with LFSIM_META_SEED=%d LFSIM_META_COUNT=1 go test ./internal/metamorphic -run TestMetamorphic -v\n"+
+	return fmt.Sprintf("the campaign's process died on scenario %d (a panic on a worker, or a fatal error); reproduce with LFSIM_META_SEED=%d LFSIM_META_COUNT=1 go test ./metamorphic -run TestMetamorphic -v\n"+
 		"its last words:\n%s\nshrunk in %d tries and kept in %s:\n%s", seed, seed, tail(out, 40), tried, path, f.A), nil
 }
 
@@ -339,7 +339,7 @@ func report(t *testing.T, spec *Spec, f Failure, st settings) {
 	t.Helper()
 	if f.Check == CheckValid {
 		// The generator's bug: the scenario is not one to keep.
-		t.Errorf("scenario %d: the generator made a scenario the loader refuses (a bug of the generator): %s\nreproduce: LFSIM_META_SEED=%d LFSIM_META_COUNT=1 go test ./internal/metamorphic -run TestMetamorphic -v\n%s",
+		t.Errorf("scenario %d: the generator made a scenario the loader refuses (a bug of the generator): %s\nreproduce: LFSIM_META_SEED=%d LFSIM_META_COUNT=1 go test ./metamorphic -run TestMetamorphic -v\n%s",
 			spec.Seed, f.Detail, spec.Seed, f.A)
 		return
 	}
@@ -362,7 +362,7 @@ func report(t *testing.T, spec *Spec, f Failure, st settings) {
 	if err != nil {
 		t.Error(err)
 	}
-	t.Errorf("scenario %d: %s\nreproduce: LFSIM_META_SEED=%d LFSIM_META_COUNT=1 go test ./internal/metamorphic -run TestMetamorphic -v\n"+
+	t.Errorf("scenario %d: %s\nreproduce: LFSIM_META_SEED=%d LFSIM_META_COUNT=1 go test ./metamorphic -run TestMetamorphic -v\n"+
 		"shrunk in %d tries to the case in %s (replayed by TestMetamorphicCases; move it to testdata/pending while its defect is open):\n%s%s",
 		spec.Seed, f.String(), spec.Seed, tried, path, g.A, pick(g.B != "", "---- b.yaml:\n"+g.B, ""))
 }
