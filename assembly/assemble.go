@@ -3,6 +3,7 @@ package assembly
 import (
 	"fmt"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/programs"
@@ -73,10 +74,24 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			}
 		}
 	}
+	// Every host's connection manager owns its QP1, made when a program
+	// asks for it or a MAD comes (cm.Agent: one function for each
+	// profile of the hosts'); on InfiniBand it asks the SA, which is
+	// filled in below, once its host's HCA is made.
+	var sa *cm.SubnetAdmin
+	if s.LinkLayer == fabric.InfiniBand {
+		sa = &cm.SubnetAdmin{}
+	}
+	agents := map[cm.Profile]func(*hca.HCA) hca.GSIAgent{}
 	for i, host := range s.Topology.Hosts() {
 		name := s.Topology.Nodes[host].Name
 		prof := s.HCAProfile(host)
 		resolve.ApplyCCToProfile(&prof, &s.CC)
+		c := s.CMProfile(host)
+		if agents[c] == nil {
+			agents[c] = cm.Agent(c, sa)
+		}
+		prof.NewGSIAgent = agents[c]
 		n.HCAs[host] = hca.New(fab.EngineOf(host), fab.PoolOf(host), host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
 		if p2, ok := s.Topology.SecondPort(host); ok {
 			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
@@ -98,12 +113,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 		}
 		lids := fabric.AssignLIDsLMC(s.Topology, s.IB.LMC)
 		ref := s.Topology.Nodes[sm].Ports[0]
-		sa := &hca.SubnetAdmin{Node: sm, IP: n.HCAs[sm].IP, LID: lids.Of, Rate: s.Topology.Links[ref.Link].Rate}
-		for _, h := range n.HCAs {
-			if h != nil {
-				h.SetSubnetAdmin(sa)
-			}
-		}
+		*sa = cm.SubnetAdmin{Node: sm, IP: n.HCAs[sm].IP, LID: lids.Of, Rate: s.Topology.Links[ref.Link].Rate}
 	}
 	for id, node := range s.Topology.Nodes {
 		if node.Kind != fabric.Switch {

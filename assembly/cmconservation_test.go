@@ -21,7 +21,7 @@ import (
 // check (exit 3, "a simulator bug") with the held bytes in no term.
 //
 // The times: on a k=4 fat tree a connection takes eight QP commands of
-// 222 us (hca.DefaultCMProfile), two MADs' processing of 10 us and the
+// 222 us (cm.DefaultProfile), two MADs' processing of 10 us and the
 // REQ's and REP's way: ESTABLISHED 1.8166 ms after the start (TestConnectCM
 // derives it on a star). At 100 us the source's first two commands are
 // still running (nothing on the wire); at 1 ms the responder's are

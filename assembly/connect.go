@@ -3,6 +3,7 @@ package assembly
 import (
 	"encoding/binary"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
@@ -28,11 +29,11 @@ func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) 
 	var private [4]byte
 	binary.BigEndian.PutUint32(private[:], uint32(fr.Flow.ID))
 	l := fr.Live
-	conn, err := src.CM().Connect(l.Requester, hca.ConnectParams{Dest: dst.ID, DestIP: dst.IP, Port: resolve.FlowPort,
+	conn, err := cm.Of(src).Connect(l.Requester, cm.ConnectParams{Dest: dst.ID, DestIP: dst.IP, Port: resolve.FlowPort,
 		Private: private[:], At: fr.Flow.Start,
-		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
+		OnEvent: func(c *cm.Conn, e cm.Event) {
 			switch e {
-			case hca.CMEstablished:
+			case cm.EventEstablished:
 				fr.connectedAt = c.Established
 				if l := fr.Live; l != nil && l.Requester != nil {
 					for i := range wrs {
@@ -48,7 +49,7 @@ func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) 
 						l.WQEs = append(l.WQEs, w...)
 					}
 				}
-			case hca.CMRejected, hca.CMUnreachable, hca.CMConnectError, hca.CMRouteError:
+			case cm.EventRejected, cm.EventUnreachable, cm.EventConnectError, cm.EventRouteError:
 				n.connectFailed(fr, e)
 			}
 		}})
@@ -67,7 +68,7 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 		return
 	}
 	n.dyn.listening[h] = true
-	err := h.CM().Listen(&hca.CMListener{Port: resolve.FlowPort, OnRequest: func(_ *hca.CMConn, private []byte) *hca.QP {
+	err := cm.Of(h).Listen(&cm.Listener{Port: resolve.FlowPort, OnRequest: func(_ *cm.Conn, private []byte) *hca.QP {
 		// The flow's responder QP, among those open at this host (its
 		// own map: a run cut into partitions may be closing the flow's
 		// requester on another worker meanwhile). A search for the one
@@ -88,11 +89,11 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 }
 
 // cmStatus is how flows.csv names a failed connection.
-var cmStatus = map[hca.CMEvent]string{hca.CMRejected: "cm_rejected", hca.CMUnreachable: "cm_unreachable",
-	hca.CMConnectError: "cm_connect_error", hca.CMRouteError: "cm_route_error"}
+var cmStatus = map[cm.Event]string{cm.EventRejected: "cm_rejected", cm.EventUnreachable: "cm_unreachable",
+	cm.EventConnectError: "cm_connect_error", cm.EventRouteError: "cm_route_error"}
 
 // connectFailed ends fr: its connection failed, nothing was sent.
-func (n *Network) connectFailed(fr *FlowRun, e hca.CMEvent) {
+func (n *Network) connectFailed(fr *FlowRun, e cm.Event) {
 	if fr.requesterClosed {
 		return
 	}
@@ -108,21 +109,21 @@ func (n *Network) connectFailed(fr *FlowRun, e hca.CMEvent) {
 // when none did.
 func (n *Network) connections() *reports.Connections {
 	var c reports.Connections
-	var a hca.CMActiveStats
+	var a cm.ActiveStats
 	first := true
 	for _, h := range n.HCAs {
 		if h == nil {
 			continue // a switch
 		}
-		cm := h.ExistingCM()
-		if cm == nil {
+		m := cm.Existing(h)
+		if m == nil {
 			continue
 		}
-		for _, k := range cm.Sent {
+		for _, k := range m.Sent {
 			c.MADs += k
 		}
-		c.MADsResent += cm.Retransmitted
-		x := cm.Active
+		c.MADsResent += m.Retransmitted
+		x := m.Active
 		if x.Requested == 0 {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
@@ -25,7 +26,7 @@ func TestConnectCM(t *testing.T) {
 	const base = "stop: {at: 20ms, when: flows-done}\ntopology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\ntraffic:\n"
 	_, inst := runSource(t, "i.yaml", base+"  - flow: {from: h0, to: h1, size: 1MiB}\n")
 	n, r := runSource(t, "c.yaml", base+"  - flow: {from: h0, to: h1, size: 1MiB, connect: cm}\n  - flow: {from: h2, to: h1, size: 1MiB, connect: cm, start: 5ms}\n")
-	p := hca.DefaultCMProfile()
+	p := cm.DefaultProfile()
 	w := fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 256)
 	ow := 2*fabric.SerializationTime(int64(w), 100*fabric.Gbps) + 2*sim.Microsecond + n.Switches[0].Prof.Latency
 	hp := hca.DefaultProfile()
@@ -44,10 +45,10 @@ func TestConnectCM(t *testing.T) {
 		t.Errorf("flows.csv header: %s", strings.SplitN(csv, "\n", 2)[0])
 	}
 	for _, h := range n.HCAs {
-		if h != nil && h.Name == "h1" && (h.CM().Sent[hca.AttrREP] != 2 || h.CM().Sent[hca.AttrDREP] != 1) {
+		if h != nil && h.Name == "h1" && (cm.Of(h).Sent[cm.AttrREP] != 2 || cm.Of(h).Sent[cm.AttrDREP] != 1) {
 			// The run stops when the last flow completes, before its
 			// DREQ arrives: one DREP, for the first.
-			t.Errorf("h1 sent %v; want two REPs and one DREP", h.CM().Sent)
+			t.Errorf("h1 sent %v; want two REPs and one DREP", cm.Of(h).Sent)
 		}
 	}
 	// hca.cm sets the timing: eight commands of 20 µs in place of 222.
@@ -68,8 +69,8 @@ func TestConnectCM(t *testing.T) {
 		t.Errorf("UD flow with SIDR: %s, %d bytes delivered, connect_ns %d (want %d)", f.Status, f.DeliveredBytes, f.ConnectNs, want)
 	}
 	for _, h := range nu.HCAs {
-		if h != nil && h.Name == "h0" && (h.CM().Sent[hca.AttrSIDRREQ] != 1 || h.CM().Sent[hca.AttrREQ] != 0) {
-			t.Errorf("h0 sent %v; want one SIDR_REQ", h.CM().Sent)
+		if h != nil && h.Name == "h0" && (cm.Of(h).Sent[cm.AttrSIDRREQ] != 1 || cm.Of(h).Sent[cm.AttrREQ] != 0) {
+			t.Errorf("h0 sent %v; want one SIDR_REQ", cm.Of(h).Sent)
 		}
 	}
 	for _, tc := range []struct{ flow, want string }{
@@ -211,7 +212,7 @@ func TestConnectCMInfiniBand(t *testing.T) {
 	flow := "traffic:\n  - flow: {from: h0, to: h1, size: 64KiB, connect: cm}\n"
 	nFar, far := runSource(t, "far.yaml", base+"subnet_manager: {host: h2}\n"+flow)
 	_, near := runSource(t, "near.yaml", base+"subnet_manager: {host: h0}\n"+flow)
-	p, hp := hca.DefaultCMProfile(), hca.DefaultProfile()
+	p, hp := cm.DefaultProfile(), hca.DefaultProfile()
 	w := fabric.IBWire(fabric.TransportUD|fabric.OpSendOnly, 256, false)
 	ow := 2*fabric.SerializationTime(int64(w), 100*fabric.Gbps) + 2*sim.Microsecond + nFar.Switches[0].Prof.Latency +
 		hp.DoorbellLatency + hp.WQEFetchLatency + 2*hp.DMALatency + hp.TxPktLatency + hp.RxPktLatency
@@ -271,7 +272,7 @@ func TestConnectCMGenerators(t *testing.T) {
 	const star = "stop: {at: 1s, when: flows-done}\ntopology: {kind: star, hosts: 4, link: {rate: 100Gbps, delay: 1us}}\ntraffic:\n"
 	_, r := runSource(t, "a2a.yaml", star+"  - all_to_all: {hosts: all, size: 4KiB, connect: cm}\n")
 	c := r.Summary.Connections
-	min := 24 * hca.DefaultCMProfile().QPCommand.Nanoseconds()
+	min := 24 * cm.DefaultProfile().QPCommand.Nanoseconds()
 	if c == nil || c.Established != 12 || c.Failed != 0 || c.TotalNs < min || c.TotalNs > min+sim.Millisecond.Nanoseconds() {
 		t.Errorf("connections: %+v; want 12 made within [%d, %d] ns", c, min, min+1_000_000)
 	}

@@ -3,6 +3,7 @@ package assembly
 import (
 	"sync/atomic"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
@@ -173,9 +174,9 @@ type FlowLive struct {
 	// CC is the requester's congestion control, nil with cc: none.
 	CC congestion.Sender
 
-	mr         *hca.MR     // the responder's region
-	closeDelay sim.Time    // the path's one-way delay: how long the close takes to reach the responder
-	conn       *hca.CMConn // the requester's connection, with connect: cm
+	mr         *hca.MR  // the responder's region
+	closeDelay sim.Time // the path's one-way delay: how long the close takes to reach the responder
+	conn       *cm.Conn // the requester's connection, with connect: cm
 }
 
 // TestRun is a perftest or pingpong program during a run.

@@ -116,7 +116,7 @@ type HCA struct {
 	nextVA uint64
 
 	// cold holds what a packet never touches: the default PD and CQ,
-	// and the connection manager.
+	// and QP1's owner (gsi.go).
 	cold *hcaCold
 
 	rxq       fabric.PacketQueue // waiting for the receive drain (rxBusy)
@@ -152,12 +152,10 @@ type hcaCold struct {
 	pds   []*PD // AllocPD's, in order: a PD's handle is its place + 1
 	defPD *PD
 	defCQ *CQ
-	cm    *CM // the connection manager, once asked for (CM)
+	gsi   GSIAgent // QP1's owner (gsi.go), nil without one
 	// mcast is, per multicast group, the QPs attached to it
 	// (AttachMcast; looked up, never iterated).
 	mcast map[fabric.NodeID][]*QP
-	// sa is where the subnet administrator is (InfiniBand; SetSubnetAdmin).
-	sa *SubnetAdmin
 	// doorbellFree is when the posting thread is done with its last
 	// doorbell (ringDoorbell).
 	doorbellFree sim.Time

@@ -205,9 +205,12 @@ type Profile struct {
 	// qos_ca_high_limit): nil sends the QPs with work in round robin
 	// whatever their VL.
 	VLArb *VLArb
-	// CM is the connection manager's timing and constants (cm.go); nil
-	// means DefaultCMProfile.
-	CM *CMProfile
+	// NewGSIAgent makes the owner of the HCA's QP1, the host's connection
+	// manager, the first time it is needed (gsi.go); the scenario's
+	// builder sets it from hca.cm (this package does not import cm). Nil:
+	// QP1 has no owner until one is set (SetGSIAgent), and MADs for it
+	// are dropped.
+	NewGSIAgent func(h *HCA) GSIAgent
 	// TCP is the NIC's TCP when Transport is iWARP (tcp.go); profiles
 	// copied from one another share it until one is changed (copy it
 	// first: WithTCP).

@@ -384,6 +384,12 @@ func expand(wire uint32, ref int64) int64 {
 	return ref + d
 }
 
+// Destroyed reports whether DestroyQP destroyed the QP.
+func (q *QP) Destroyed() bool { return q.destroyed }
+
+// RetryCounts returns the QP's retry_cnt and rnr_retry (ibv_query_qp's).
+func (q *QP) RetryCounts() (retry, rnr int) { return q.retryCnt, q.rnrRetry }
+
 // Outstanding is the number of send WRs posted and not completed.
 func (q *QP) Outstanding() int { return len(q.sq) }
 

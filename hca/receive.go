@@ -125,11 +125,11 @@ func (h *HCA) afterPipeline(p *fabric.Packet) {
 func (h *HCA) process(p *fabric.Packet) {
 	h.release(p)
 	qp := h.QP(p.DestQP)
-	if qp == nil && p.DestQP == gsiQPN && p.Kind == fabric.KindData {
+	if qp == nil && p.DestQP == GSIQPN && p.Kind == fabric.KindData {
 		// The host's CM is always there (the kernel's): QP1 is made when
 		// the first MAD comes, so that a REQ to a port nobody listens on
-		// is refused with a REJ.
-		qp = h.CM().qp
+		// is refused with a REJ (gsi.go).
+		qp = h.qp1()
 	}
 	if qp == nil && fabric.IsMulticast(p.Dst) && p.DestQP == fabric.MulticastQPN {
 		h.receiveMulticast(p)

@@ -4,17 +4,17 @@
 // (Pingpong), and librdmacm's rping (Rping), rdma_server and
 // rdma_client (RdmaServer, RdmaClient) and mckey (Mckey).
 //
-// Each is a verbs program written against hca's exported API only, as
-// the tool is written against libibverbs and librdmacm: it allocates its
-// PD, registers its MRs, creates its CQs and QPs, posts work requests
-// and reacts to completions (CQ.OnEvent, where it polls as ibv_poll_cq
-// does) and to rdma_cm's events (HCA.CM). They are the examples to read
-// when writing a program of one's own, after hca's Example_rcPingpong
-// (ibv_rc_pingpong written out in one function). Programs run inside the
-// simulation: they never block; each step is an event or a completion's
-// callback.
+// Each is a verbs program written against the exported APIs of hca (the
+// verbs) and cm (rdma_cm) only, as the tool is written against
+// libibverbs and librdmacm: it allocates its PD, registers its MRs,
+// creates its CQs and QPs, posts work requests and reacts to completions
+// (CQ.OnEvent, where it polls as ibv_poll_cq does) and to rdma_cm's
+// events (cm.Of). They are the examples to read when writing a program
+// of one's own, after hca's Example_rcPingpong (ibv_rc_pingpong written
+// out in one function). Programs run inside the simulation: they never
+// block; each step is an event or a completion's callback.
 //
-// The package sits above the HCA: it imports sim, fabric and hca, and
-// only resolve (for its settings), assembly and cmd import it
+// The package sits above the HCA: it imports sim, fabric, hca and cm,
+// and only resolve (for its settings), assembly and cmd import it
 // (internal/layers holds the direction).
 package programs

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
@@ -303,7 +304,7 @@ const PerftestPort = 18515
 // is made (Connected).
 func (p *Perftest) connect() error {
 	next := 0
-	err := p.server.CM().Listen(&hca.CMListener{Port: PerftestPort, OnRequest: func(*hca.CMConn, []byte) *hca.QP {
+	err := cm.Of(p.server).Listen(&cm.Listener{Port: PerftestPort, OnRequest: func(*cm.Conn, []byte) *hca.QP {
 		if next == len(p.qps) {
 			return nil
 		}
@@ -315,15 +316,15 @@ func (p *Perftest) connect() error {
 	}
 	made := 0
 	for _, q := range p.qps {
-		_, err := p.client.CM().Connect(q.c, hca.ConnectParams{Dest: p.server.ID, DestIP: p.server.IP, Port: PerftestPort, At: p.Cfg.Start,
-			OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
+		_, err := cm.Of(p.client).Connect(q.c, cm.ConnectParams{Dest: p.server.ID, DestIP: p.server.IP, Port: PerftestPort, At: p.Cfg.Start,
+			OnEvent: func(c *cm.Conn, e cm.Event) {
 				switch e {
-				case hca.CMEstablished:
+				case cm.EventEstablished:
 					if made++; made == len(p.qps) {
 						p.Connected = p.client.Engine().Now()
 						p.start()
 					}
-				case hca.CMRejected, hca.CMUnreachable, hca.CMConnectError, hca.CMRouteError:
+				case cm.EventRejected, cm.EventUnreachable, cm.EventConnectError, cm.EventRouteError:
 					if p.Err == "" {
 						p.Err = fmt.Sprintf("rdma_cm: %s", e)
 					}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
@@ -47,7 +48,7 @@ type RdmaServer struct {
 	qp   *hca.QP
 	cq   *hca.CQ
 	msg  *hca.MR
-	conn *hca.CMConn
+	conn *cm.Conn
 	// established: rdma_accept has returned (it blocks until the RTU);
 	// waiting: the client's message came first, and is answered then.
 	established, waiting bool
@@ -69,7 +70,7 @@ type RdmaClient struct {
 	qp     *hca.QP
 	cq     *hca.CQ
 	msg    *hca.MR
-	conn   *hca.CMConn
+	conn   *cm.Conn
 }
 
 // rdmaMsgBytes is the programs' message size (send_msg, recv_msg).
@@ -106,8 +107,8 @@ var (
 // HandleEvent is the program's start: rdma_listen.
 func (s *RdmaServer) HandleEvent(*sim.Event) {
 	s.Lines = append(s.Lines, "rdma_server: start")
-	err := s.h.CM().Listen(&hca.CMListener{Port: s.Port,
-		OnRequest: func(c *hca.CMConn, _ []byte) *hca.QP {
+	err := cm.Of(s.h).Listen(&cm.Listener{Port: s.Port,
+		OnRequest: func(c *cm.Conn, _ []byte) *hca.QP {
 			if s.qp != nil {
 				return nil // rdma_get_request is called once
 			}
@@ -116,8 +117,8 @@ func (s *RdmaServer) HandleEvent(*sim.Event) {
 			must(s.h.PostRecv(s.qp, hca.RecvWR{ID: 1, SGL: []hca.SGE{{Addr: s.msg.Addr, Len: rdmaMsgBytes, LKey: s.msg.LKey}}}))
 			return s.qp
 		},
-		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
-			if e == hca.CMEstablished && c == s.conn {
+		OnEvent: func(c *cm.Conn, e cm.Event) {
+			if e == cm.EventEstablished && c == s.conn {
 				s.established = true
 				if s.waiting {
 					s.answer()
@@ -181,21 +182,21 @@ func (c *RdmaClient) HandleEvent(*sim.Event) {
 	c.qp, c.cq, c.msg = rdmaQP(c.h, c.completions)
 	must(c.h.PostRecv(c.qp, hca.RecvWR{ID: 1, SGL: []hca.SGE{{Addr: c.msg.Addr, Len: rdmaMsgBytes, LKey: c.msg.LKey}}}))
 	var err error
-	c.conn, err = c.h.CM().Connect(c.qp, hca.ConnectParams{Dest: c.Server, DestIP: c.destIP, Port: c.Port,
-		OnEvent: func(cc *hca.CMConn, e hca.CMEvent) {
+	c.conn, err = cm.Of(c.h).Connect(c.qp, cm.ConnectParams{Dest: c.Server, DestIP: c.destIP, Port: c.Port,
+		OnEvent: func(cc *cm.Conn, e cm.Event) {
 			switch e {
-			case hca.CMEstablished:
+			case cm.EventEstablished:
 				c.Connected = cc.Established
 				_, err := c.h.PostSend(c.qp, hca.SendWR{ID: 2, Op: hca.WRSend, SGL: []hca.SGE{{Addr: c.msg.Addr + rdmaMsgBytes, Len: rdmaMsgBytes, LKey: c.msg.LKey}},
 					Inline: true, Signaled: true})
 				if err != nil {
 					c.end("rdma_post_send: "+err.Error(), -1)
 				}
-			case hca.CMRejected:
+			case cm.EventRejected:
 				c.end("rdma_connect: Connection refused", -1)
-			case hca.CMUnreachable, hca.CMConnectError:
+			case cm.EventUnreachable, cm.EventConnectError:
 				c.end("rdma_connect: Connection timed out", -1)
-			case hca.CMRouteError:
+			case cm.EventRouteError:
 				// rdma_create_ep resolves the route before it connects.
 				c.end("rdma_create_ep: Connection timed out", -1)
 			}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/programs"
@@ -39,11 +40,11 @@ func TestRdmaServerClient(t *testing.T) {
 	ser := func(w int) sim.Time { return fabric.SerializationTime(int64(w), 100*fabric.Gbps) }
 	oneWay := func(w int) sim.Time { return 2*ser(w) + 2*sim.Microsecond + sp.Latency }
 	rtu, send := fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 256), fabric.RoCEv2Wire(fabric.OpSendOnly, 16)
-	if want := cli.Connected + oneWay(rtu) + hca.DefaultCMProfile().MADProcessing + oneWay(send); cli.Done != want {
+	if want := cli.Connected + oneWay(rtu) + cm.DefaultProfile().MADProcessing + oneWay(send); cli.Done != want {
 		t.Errorf("client ended at %v; want connected %v + the RTU's one-way time, the server's processing and a SEND's one-way time = %v", cli.Done, cli.Connected, want)
 	}
 	for _, h := range h[:2] {
-		if n := h.CM().Sent[hca.AttrDREQ]; n != 1 {
+		if n := cm.Of(h).Sent[cm.AttrDREQ]; n != 1 {
 			t.Errorf("%s sent %d DREQs; both sides disconnect", h.Name, n)
 		}
 	}

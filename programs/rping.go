@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -44,7 +45,7 @@ type Rping struct {
 	// Connected is when the client's connection was made (with CM), and
 	// Closed when it saw DISCONNECTED after the last ping.
 	Connected, Closed sim.Time
-	conn              *hca.CMConn
+	conn              *cm.Conn
 
 	h   [2]*hca.HCA // client, server
 	qp  [2]*hca.QP
@@ -145,32 +146,32 @@ func (r *Rping) connect() error {
 		must(h.ModifyQP(r.qp[i], hca.QPAttr{State: hca.QPInit, Access: hca.AccessLocalWrite | hca.AccessRemoteRead | hca.AccessRemoteWrite}))
 		r.postRecv(i)
 	}
-	err := server.CM().Listen(&hca.CMListener{Port: RpingPort,
-		OnRequest: func(*hca.CMConn, []byte) *hca.QP { return r.qp[1] },
-		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) {
-			if e == hca.CMDisconnected {
+	err := cm.Of(server).Listen(&cm.Listener{Port: RpingPort,
+		OnRequest: func(*cm.Conn, []byte) *hca.QP { return r.qp[1] },
+		OnEvent: func(_ *cm.Conn, e cm.Event) {
+			if e == cm.EventDisconnected {
 				// The server's loop, waiting for the next advert, sees
 				// the state DISCONNECTED (10) and ends: what its QP's
 				// flush completes after is not looked at.
 				r.serverClosed = true
-				r.Server = append(r.Server, "server DISCONNECT EVENT...", fmt.Sprintf("wait for RDMA_READ_ADV state %d", hca.CMDisconnected))
+				r.Server = append(r.Server, "server DISCONNECT EVENT...", fmt.Sprintf("wait for RDMA_READ_ADV state %d", cm.EventDisconnected))
 			}
 		}})
 	if err != nil {
 		return err
 	}
-	r.conn, err = client.CM().Connect(r.qp[0], hca.ConnectParams{Dest: server.ID, DestIP: server.IP, Port: RpingPort, At: r.Cfg.Start,
-		OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
+	r.conn, err = cm.Of(client).Connect(r.qp[0], cm.ConnectParams{Dest: server.ID, DestIP: server.IP, Port: RpingPort, At: r.Cfg.Start,
+		OnEvent: func(c *cm.Conn, e cm.Event) {
 			switch e {
-			case hca.CMEstablished:
+			case cm.EventEstablished:
 				r.Connected = c.Established
 				r.clientIteration()
-			case hca.CMDisconnected:
+			case cm.EventDisconnected:
 				r.Closed = client.Engine().Now()
 				r.Client = append(r.Client, "client DISCONNECT EVENT...")
-			case hca.CMRejected:
+			case cm.EventRejected:
 				r.fail(0, fmt.Sprintf("cma event %s, error %d", e, c.Reason))
-			case hca.CMUnreachable, hca.CMConnectError, hca.CMRouteError:
+			case cm.EventUnreachable, cm.EventConnectError, cm.EventRouteError:
 				r.fail(0, fmt.Sprintf("cma event %s, error %d", e, -110))
 			}
 		}})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/programs"
@@ -76,7 +77,7 @@ func TestRpingCM(t *testing.T) {
 	if r.Err != "" || r.Iters != 10 || r.Closed == 0 {
 		t.Fatalf("%d of 10 pings, error %q, closed %v", r.Iters, r.Err, r.Closed)
 	}
-	p := hca.DefaultCMProfile()
+	p := cm.DefaultProfile()
 	w := fabric.RoCEv2Wire(fabric.TransportUD|fabric.OpSendOnly, 256)
 	ow := 2*fabric.SerializationTime(int64(w), 100*fabric.Gbps) + 2*sim.Microsecond + sp.Latency
 	if want := sim.Millisecond + 8*p.QPCommand + 2*p.MADProcessing + 2*ow; r.Connected != want {

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
@@ -61,6 +62,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 		Routing: fabric.RoutingECMP,
 		Switch:  swtch.DefaultProfile(),
 		HCA:     hca.DefaultProfile(),
+		CM:      cm.DefaultProfile(),
 		Observe: observe.Config{
 			Interval:      defaultInterval,
 			Links:         observe.Selector{All: true},
@@ -73,6 +75,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	b.header()
 	b.applySwitch(&s.Switch, &f.Switch, "switch")
 	b.applyHCA(&s.HCA, &f.HCA)
+	applyCM(&s.CM, &f.HCA.CM)
 	s.CC = b.ccConfig(&f.HCA)
 	b.infiniband()
 	b.rocev1()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
@@ -235,16 +236,6 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	override(&p.RTOHigh, h.RTOHigh)
 	overrideNum(&p.MaxInline, h.MaxInline)
 	override(&p.APM, h.APM)
-	if h.CM.Set {
-		cm := hca.DefaultCMProfile()
-		if p.CM != nil {
-			cm = *p.CM
-		}
-		override(&cm.QPCommand, h.CM.QPCommand)
-		override(&cm.MADProcessing, h.CM.MADProcessing)
-		overrideNum(&cm.RecvQueue, h.CM.RecvQueue)
-		p.CM = &cm
-	}
 	if p.RTOLow > p.RTOHigh && (h.RTOLow.Set || h.RTOHigh.Set) {
 		at := h.RTOLow.Pos
 		if !h.RTOLow.Set {
@@ -267,6 +258,18 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		}
 		p.CCParams = m
 	}
+}
+
+// applyCM lays hca.cm over p, a host's connection manager's profile
+// (the connection manager is package cm's, which hca.Profile cannot
+// name).
+func applyCM(p *cm.Profile, h *scenario.CMS) {
+	if !h.Set {
+		return
+	}
+	override(&p.QPCommand, h.QPCommand)
+	override(&p.MADProcessing, h.MADProcessing)
+	overrideNum(&p.RecvQueue, h.RecvQueue)
 }
 
 // threshold is switch.ingress_threshold or egress_threshold as the MMU

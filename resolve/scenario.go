@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
@@ -54,6 +55,11 @@ type Scenario struct {
 	// HCAProfiles holds the full profiles of the hosts an explicit
 	// topology overrides. Use HCAProfile to look one up.
 	HCAProfiles map[fabric.NodeID]hca.Profile
+	// CM is every host's connection manager's profile: cm.DefaultProfile,
+	// overridden by hca.cm; CMProfiles a host's own where an explicit
+	// topology overrides its hca: (CMProfile looks one up).
+	CM         cm.Profile
+	CMProfiles map[fabric.NodeID]cm.Profile
 	// CC holds the congestion-control parameters (hca.dcqcn, hca.hpcc,
 	// hca.timely) over their defaults.
 	CC CCConfig
@@ -123,6 +129,17 @@ func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
 		return p
 	}
 	return s.HCA
+}
+
+// CMProfile is host id's connection manager's profile.
+func (s *Scenario) CMProfile(id fabric.NodeID) cm.Profile {
+	if s.Topology != nil {
+		id = s.Topology.Owner(id)
+	}
+	if p, ok := s.CMProfiles[id]; ok {
+		return p
+	}
+	return s.CM
 }
 
 // PoissonPriority is the priority (on InfiniBand the VL) of generator

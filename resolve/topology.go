@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/scenario"
@@ -216,8 +217,9 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 		h := &s.Hosts[i]
 		id, ok := add(h.Name, fabric.Host, h.Path)
 		if ok && h.HCA.Set {
-			p := b.s.HCA
+			p, c := b.s.HCA, b.s.CM
 			b.applyHCA(&p, &h.HCA)
+			applyCM(&c, &h.HCA.CM)
 			b.noNodeCCParams(&h.HCA, h.Path+".hca")
 			if h.HCA.Transport.Set {
 				b.errorf(h.HCA.Transport.Pos, h.Path+".hca.transport", "every NIC of a fabric frames RDMA the same way (a RoCEv1 NIC and a RoCEv2 NIC cannot talk): set hca.transport at the top level")
@@ -233,6 +235,10 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 				b.s.HCAProfiles = map[fabric.NodeID]hca.Profile{}
 			}
 			b.s.HCAProfiles[id] = p
+			if b.s.CMProfiles == nil {
+				b.s.CMProfiles = map[fabric.NodeID]cm.Profile{}
+			}
+			b.s.CMProfiles[id] = c
 		}
 	}
 	for i := range s.Switches {

@@ -709,7 +709,7 @@ type HCAS struct {
 	DCTCP   DCTCPS  `yaml:"dctcp"`
 	// TCP is iWARP's TCP (hca.Profile.TCP).
 	TCP TCPS `yaml:"tcp"`
-	// CM is the connection manager's timing (hca.CMProfile), for flows
+	// CM is the connection manager's timing (cm.Profile), for flows
 	// with connect: cm.
 	CM CMS `yaml:"cm"`
 	// APM arms automatic path migration on RC QPs (InfiniBand, with
@@ -718,7 +718,7 @@ type HCAS struct {
 	APM boolV `yaml:"apm"`
 }
 
-// CMS is hca.cm: the connection manager's timing (hca.CMProfile).
+// CMS is hca.cm: the connection manager's timing (cm.Profile).
 type CMS struct {
 	meta
 	QPCommand     TimeV `yaml:"qp_command"`

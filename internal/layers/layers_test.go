@@ -26,7 +26,8 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 // files). A folder not listed here must be added, with its place in the
 // direction: cmd -> {sweep, bench/ceiling, metamorphic} -> assembly
 // -> resolve -> {scenarios -> scenario, observe, programs} -> the models
-// -> fabric -> sim.
+// -> fabric -> sim, with programs -> cm -> hca (the connection manager
+// above the HCA, which knows it only as QP1's owner, hca.GSIAgent).
 var allowed = map[string][]string{
 	"sim":                {},
 	"fabric":             {"sim"},
@@ -49,25 +50,30 @@ var allowed = map[string][]string{
 	// Lab 1's skeleton: a student's verbs program uses the verbs (hca)
 	// and time (sim) only.
 	"scenarios/labs/first-verbs-program/pingpong": {"sim", "hca"},
-	// The rdma-core programs run on the HCA through its exported verbs,
-	// as the tools run on libibverbs: nothing above the HCA, no other
-	// model.
-	"programs": {"sim", "fabric", "hca"},
+	// The connection manager (rdma_cm, its MADs, the SA's path records,
+	// SIDR) runs on the HCA through its exported verbs, as librdmacm and
+	// the kernel's CM run on the verbs: nothing above the HCA, no other
+	// model. The HCA must not import it.
+	"cm": {"sim", "fabric", "hca"},
+	// The rdma-core programs run on the HCA through its exported verbs
+	// and rdma_cm, as the tools run on libibverbs and librdmacm: nothing
+	// above them, no other model.
+	"programs": {"sim", "fabric", "hca", "cm"},
 	// The observers read the models; they know no scenario file.
 	"observe": append(slices.Clone(models), "internal/cacheline"),
 	// Resolution: a decoded file (scenario; the library's by name,
 	// scenarios) to the settings the models and observers take, with
 	// their defaults; it builds nothing.
-	"resolve": append(slices.Clone(models), "scenario", "scenarios", "observe", "programs"),
+	"resolve": append(slices.Clone(models), "scenario", "scenarios", "observe", "cm", "programs"),
 	// Building and running: from a resolved Scenario, never from the
 	// file's format.
-	"assembly": append(slices.Clone(models), "resolve", "observe", "programs", "internal/cacheline"),
+	"assembly": append(slices.Clone(models), "resolve", "observe", "cm", "programs", "internal/cacheline"),
 	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs.
 	"metamorphic":   {"resolve", "assembly", "reports"},
 	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
-	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "observe", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
+	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "observe", "cm", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may
@@ -163,7 +169,9 @@ func violations(dir string, all map[string]map[string]string) []string {
 }
 
 // TestViolations: the check refuses an import against the direction (a
-// model importing the programs above it, a program importing what is
+// model importing the programs above it, the HCA importing the
+// connection manager above it, the connection manager importing what is
+// above it or a model other than the HCA, a program importing what is
 // above it or another model, the format importing a model, resolution
 // importing the building above it, building reading the format) and a
 // package with no place, and lets the allowed ones through.
@@ -173,6 +181,13 @@ func TestViolations(t *testing.T) {
 		refused      bool
 	}{
 		{"hca", "programs", true},
+		{"hca", "cm", true},
+		{"fabric", "cm", true},
+		{"cm", "programs", true},
+		{"cm", "assembly", true},
+		{"cm", "switch", true},
+		{"cm", "congestion", true},
+		{"scenario", "cm", true},
 		{"fabric", "programs", true},
 		{"programs", "assembly", true},
 		{"programs", "scenario", true},
@@ -188,6 +203,9 @@ func TestViolations(t *testing.T) {
 		{"observe", "resolve", true},
 		{"programs", "hca", false},
 		{"programs", "fabric", false},
+		{"programs", "cm", false},
+		{"cm", "hca", false},
+		{"assembly", "cm", false},
 		{"assembly", "programs", false},
 		{"assembly", "resolve", false},
 		{"resolve", "scenario", false},

@@ -1,8 +1,9 @@
-package hca_test
+package cm_test
 
 import (
 	"testing"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
@@ -31,12 +32,12 @@ func cmPair(t *testing.T) (*sim.Engine, []*hca.HCA, sim.Time) {
 // WRITE then goes through.
 func TestCMConnectOne(t *testing.T) {
 	eng, h, ow := cmPair(t)
-	c, P := hca.DefaultCMProfile().QPCommand, hca.DefaultCMProfile().MADProcessing
+	c, P := cm.DefaultProfile().QPCommand, cm.DefaultProfile().MADProcessing
 	var server *hca.QP
 	var events []string
-	var sconn *hca.CMConn
-	if err := h[1].CM().Listen(&hca.CMListener{Port: 7471,
-		OnRequest: func(cc *hca.CMConn, private []byte) *hca.QP {
+	var sconn *cm.Conn
+	if err := cm.Of(h[1]).Listen(&cm.Listener{Port: 7471,
+		OnRequest: func(cc *cm.Conn, private []byte) *hca.QP {
 			if string(private[:5]) != "hello" {
 				t.Errorf("private data %q, want hello...", private[:8])
 			}
@@ -44,13 +45,13 @@ func TestCMConnectOne(t *testing.T) {
 			server = h[1].CreateQP()
 			return server
 		},
-		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { events = append(events, "server "+e.String()) },
+		OnEvent: func(_ *cm.Conn, e cm.Event) { events = append(events, "server "+e.String()) },
 	}); err != nil {
 		t.Fatal(err)
 	}
 	client := h[0].CreateQP()
-	conn, err := h[0].CM().Connect(client, hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 7471, Private: []byte("hello"),
-		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { events = append(events, "client "+e.String()) }})
+	conn, err := cm.Of(h[0]).Connect(client, cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 7471, Private: []byte("hello"),
+		OnEvent: func(_ *cm.Conn, e cm.Event) { events = append(events, "client "+e.String()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +72,8 @@ func TestCMConnectOne(t *testing.T) {
 	if got, want := sconn.Established, 8*c+3*ow+3*P; got != want {
 		t.Errorf("passive side established at %v, want %v", got, want)
 	}
-	cm0, cm1 := h[0].CM(), h[1].CM()
-	if cm0.Sent[hca.AttrREQ] != 1 || cm1.Sent[hca.AttrREP] != 1 || cm0.Sent[hca.AttrRTU] != 1 || cm0.Retransmitted+cm1.Retransmitted != 0 {
+	cm0, cm1 := cm.Of(h[0]), cm.Of(h[1])
+	if cm0.Sent[cm.AttrREQ] != 1 || cm1.Sent[cm.AttrREP] != 1 || cm0.Sent[cm.AttrRTU] != 1 || cm0.Retransmitted+cm1.Retransmitted != 0 {
 		t.Errorf("MADs sent: %v and %v, %d resent", cm0.Sent, cm1.Sent, cm0.Retransmitted+cm1.Retransmitted)
 	}
 	if client.State != hca.QPRTS || server.State != hca.QPRTS || client.RemoteQPN != server.QPN || server.RemoteQPN != client.QPN {
@@ -86,7 +87,7 @@ func TestCMConnectOne(t *testing.T) {
 	}
 	conn.Disconnect()
 	eng.Run(3*sim.Second, nil)
-	if conn.Disconnected == 0 || sconn.Disconnected == 0 || cm0.Sent[hca.AttrDREQ] != 1 || cm1.Sent[hca.AttrDREP] != 1 {
+	if conn.Disconnected == 0 || sconn.Disconnected == 0 || cm0.Sent[cm.AttrDREQ] != 1 || cm1.Sent[cm.AttrDREP] != 1 {
 		t.Errorf("disconnect: %v / %v, MADs %v and %v", conn.Disconnected, sconn.Disconnected, cm0.Sent, cm1.Sent)
 	}
 	if client.State != hca.QPErr || server.State != hca.QPErr {
@@ -100,18 +101,18 @@ func TestCMConnectOne(t *testing.T) {
 // side sees RDMA_CM_EVENT_REJECTED.
 func TestCMNoListener(t *testing.T) {
 	eng, h, _ := cmPair(t)
-	var got []hca.CMEvent
-	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 7471,
-		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { got = append(got, e) }})
+	var got []cm.Event
+	conn, err := cm.Of(h[0]).Connect(h[0].CreateQP(), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 7471,
+		OnEvent: func(_ *cm.Conn, e cm.Event) { got = append(got, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng.Run(sim.Second, nil)
-	if len(got) != 3 || got[2] != hca.CMRejected || conn.Reason != hca.RejectInvalidServiceID {
+	if len(got) != 3 || got[2] != cm.EventRejected || conn.Reason != cm.RejectInvalidServiceID {
 		t.Fatalf("events %v, reason %d; want ADDR, ROUTE, REJECTED with reason 8", got, conn.Reason)
 	}
-	if h[1].CM().Sent[hca.AttrREJ] != 1 {
-		t.Errorf("REJs sent: %d", h[1].CM().Sent[hca.AttrREJ])
+	if cm.Of(h[1]).Sent[cm.AttrREJ] != 1 {
+		t.Errorf("REJs sent: %d", cm.Of(h[1]).Sent[cm.AttrREJ])
 	}
 }
 
@@ -121,12 +122,12 @@ func TestCMNoListener(t *testing.T) {
 // clean network.
 func TestCMLostREQ(t *testing.T) {
 	eng, h, ow := cmPair(t)
-	p := hca.DefaultCMProfile()
+	p := cm.DefaultProfile()
 	h[1].Port().SetDown(true)
-	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP { return h[1].CreateQP() }}); err != nil {
+	if err := cm.Of(h[1]).Listen(&cm.Listener{Port: 1, OnRequest: func(*cm.Conn, []byte) *hca.QP { return h[1].CreateQP() }}); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
+	conn, err := cm.Of(h[0]).Connect(h[0].CreateQP(), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +137,8 @@ func TestCMLostREQ(t *testing.T) {
 	if want := 4608*sim.Millisecond + 8*p.QPCommand + 2*ow + 2*p.MADProcessing; conn.Established != want {
 		t.Errorf("established at %v, want %v", conn.Established, want)
 	}
-	if h[0].CM().Retransmitted != 1 || conn.MADs != 3 {
-		t.Errorf("%d resent, %d MADs from the active side; want 1 and 3 (REQ twice, RTU)", h[0].CM().Retransmitted, conn.MADs)
+	if cm.Of(h[0]).Retransmitted != 1 || conn.MADs != 3 {
+		t.Errorf("%d resent, %d MADs from the active side; want 1 and 3 (REQ twice, RTU)", cm.Of(h[0]).Retransmitted, conn.MADs)
 	}
 }
 
@@ -152,15 +153,15 @@ func TestCMLostREQ(t *testing.T) {
 // of both, with 3,000 MADs and none resent.
 func TestCMThousandConnections(t *testing.T) {
 	eng, h, _ := cmPair(t)
-	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP { return h[1].CreateQP() }}); err != nil {
+	if err := cm.Of(h[1]).Listen(&cm.Listener{Port: 1, OnRequest: func(*cm.Conn, []byte) *hca.QP { return h[1].CreateQP() }}); err != nil {
 		t.Fatal(err)
 	}
 	first, last := sim.Never, sim.Time(0)
 	done := 0
 	for i := 0; i < 1000; i++ {
-		_, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1,
-			OnEvent: func(c *hca.CMConn, e hca.CMEvent) {
-				if e == hca.CMEstablished {
+		_, err := cm.Of(h[0]).Connect(h[0].CreateQP(), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1,
+			OnEvent: func(c *cm.Conn, e cm.Event) {
+				if e == cm.EventEstablished {
 					done++
 					first, last = min(first, c.Established), max(last, c.Established)
 				}
@@ -170,8 +171,8 @@ func TestCMThousandConnections(t *testing.T) {
 		}
 	}
 	eng.Run(10*sim.Second, nil)
-	cm0, cm1 := h[0].CM(), h[1].CM()
-	mads := cm0.Sent[hca.AttrREQ] + cm0.Sent[hca.AttrRTU] + cm1.Sent[hca.AttrREP]
+	cm0, cm1 := cm.Of(h[0]), cm.Of(h[1])
+	mads := cm0.Sent[cm.AttrREQ] + cm0.Sent[cm.AttrRTU] + cm1.Sent[cm.AttrREP]
 	if done != 1000 || mads != 3000 || cm0.Retransmitted+cm1.Retransmitted != 0 {
 		t.Fatalf("%d established, %d MADs, %d resent", done, mads, cm0.Retransmitted+cm1.Retransmitted)
 	}
@@ -195,11 +196,11 @@ func TestCMThousandConnections(t *testing.T) {
 // REQ timer no longer fires.
 func TestCMLostREP(t *testing.T) {
 	eng, h, ow := cmPair(t)
-	p := hca.DefaultCMProfile()
-	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP { return h[1].CreateQP() }}); err != nil {
+	p := cm.DefaultProfile()
+	if err := cm.Of(h[1]).Listen(&cm.Listener{Port: 1, OnRequest: func(*cm.Conn, []byte) *hca.QP { return h[1].CreateQP() }}); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
+	conn, err := cm.Of(h[0]).Connect(h[0].CreateQP(), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,8 +215,8 @@ func TestCMLostREP(t *testing.T) {
 	if conn.Established != want {
 		t.Errorf("established at %v, want the REP resent 4,096 ms after the first, %v", conn.Established, want)
 	}
-	if got := h[1].CM().Retransmitted; got != 1 || h[0].CM().Retransmitted != 0 || h[1].CM().Sent[hca.AttrREP] != 2 {
-		t.Errorf("resent: passive %d, active %d; REPs %d; want the REP alone, twice", got, h[0].CM().Retransmitted, h[1].CM().Sent[hca.AttrREP])
+	if got := cm.Of(h[1]).Retransmitted; got != 1 || cm.Of(h[0]).Retransmitted != 0 || cm.Of(h[1]).Sent[cm.AttrREP] != 2 {
+		t.Errorf("resent: passive %d, active %d; REPs %d; want the REP alone, twice", got, cm.Of(h[0]).Retransmitted, cm.Of(h[1]).Sent[cm.AttrREP])
 	}
 }
 
@@ -227,19 +228,19 @@ func TestCMLostREP(t *testing.T) {
 func TestCMSIDR(t *testing.T) {
 	eng, h, _ := cmPair(t)
 	var server *hca.QP
-	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP {
+	if err := cm.Of(h[1]).Listen(&cm.Listener{Port: 1, OnRequest: func(*cm.Conn, []byte) *hca.QP {
 		server = h[1].CreateTypedQP(hca.UD)
 		return server
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	var got []hca.CMEvent
-	ok, err := h[0].CM().Connect(h[0].CreateTypedQP(hca.UD), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
+	var got []cm.Event
+	ok, err := cm.Of(h[0]).Connect(h[0].CreateTypedQP(hca.UD), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	no, err := h[0].CM().Connect(h[0].CreateTypedQP(hca.UD), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 2,
-		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { got = append(got, e) }})
+	no, err := cm.Of(h[0]).Connect(h[0].CreateTypedQP(hca.UD), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 2,
+		OnEvent: func(_ *cm.Conn, e cm.Event) { got = append(got, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,13 +248,13 @@ func TestCMSIDR(t *testing.T) {
 	if ok.Established == 0 || server == nil || ok.RemoteQPN != server.QPN || ok.RemoteQKey != 0x01234567 || server.QKey != 0x01234567 {
 		t.Errorf("SIDR: established %v, remote QPN %d (server's %v), Q_Key %#x", ok.Established, ok.RemoteQPN, server, ok.RemoteQKey)
 	}
-	if len(got) == 0 || got[len(got)-1] != hca.CMUnreachable || no.Reason != 1 {
+	if len(got) == 0 || got[len(got)-1] != cm.EventUnreachable || no.Reason != 1 {
 		t.Errorf("SIDR to no listener: events %v, status %d; want UNREACHABLE, 1", got, no.Reason)
 	}
 	ok.Disconnect()
 	eng.Run(2*sim.Second, nil)
-	s0, s1 := h[0].CM().Sent, h[1].CM().Sent
-	if s0[hca.AttrSIDRREQ] != 2 || s1[hca.AttrSIDRREP] != 2 || len(s0) != 1 || len(s1) != 1 {
+	s0, s1 := cm.Of(h[0]).Sent, cm.Of(h[1]).Sent
+	if s0[cm.AttrSIDRREQ] != 2 || s1[cm.AttrSIDRREP] != 2 || len(s0) != 1 || len(s1) != 1 {
 		t.Errorf("MADs: %v and %v; want two SIDR_REQs and two SIDR_REPs, nothing else", s0, s1)
 	}
 }
@@ -264,16 +265,16 @@ func TestCMSIDR(t *testing.T) {
 // (REJ reason 10), not taken again.
 func TestCMLateREQ(t *testing.T) {
 	eng, h, ow := cmPair(t)
-	p := hca.DefaultCMProfile()
+	p := cm.DefaultProfile()
 	server := h[1].CreateQP()
-	var passive []hca.CMEvent
-	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(*hca.CMConn, []byte) *hca.QP { return server },
-		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { passive = append(passive, e) }}); err != nil {
+	var passive []cm.Event
+	if err := cm.Of(h[1]).Listen(&cm.Listener{Port: 1, OnRequest: func(*cm.Conn, []byte) *hca.QP { return server },
+		OnEvent: func(_ *cm.Conn, e cm.Event) { passive = append(passive, e) }}); err != nil {
 		t.Fatal(err)
 	}
-	var active []hca.CMEvent
-	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1,
-		OnEvent: func(_ *hca.CMConn, e hca.CMEvent) { active = append(active, e) }})
+	var active []cm.Event
+	conn, err := cm.Of(h[0]).Connect(h[0].CreateQP(), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1,
+		OnEvent: func(_ *cm.Conn, e cm.Event) { active = append(active, e) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,10 +283,10 @@ func TestCMLateREQ(t *testing.T) {
 	eng.Run(70*sim.Second, nil) // 16 REPs lost; the passive side gives up at about 65.5 s
 	h[0].Port().SetDown(false)
 	eng.Run(200*sim.Second, nil)
-	if len(passive) < 2 || passive[1] != hca.CMConnectError {
+	if len(passive) < 2 || passive[1] != cm.EventConnectError {
 		t.Errorf("passive side: %v; want CONNECT_REQUEST, CONNECT_ERROR", passive)
 	}
-	if last := active[len(active)-1]; last != hca.CMRejected || conn.Reason != hca.RejectStaleConn {
+	if last := active[len(active)-1]; last != cm.EventRejected || conn.Reason != cm.RejectStaleConn {
 		t.Errorf("active side: %v, reason %d; want REJECTED, stale connection (10)", active, conn.Reason)
 	}
 }
@@ -296,12 +297,12 @@ func TestCMLateREQ(t *testing.T) {
 // not after timeouts.
 func TestCMDisconnectBeforeRTU(t *testing.T) {
 	eng, h, ow := cmPair(t)
-	p := hca.DefaultCMProfile()
-	var sconn *hca.CMConn
-	if err := h[1].CM().Listen(&hca.CMListener{Port: 1, OnRequest: func(c *hca.CMConn, _ []byte) *hca.QP { sconn = c; return h[1].CreateQP() }}); err != nil {
+	p := cm.DefaultProfile()
+	var sconn *cm.Conn
+	if err := cm.Of(h[1]).Listen(&cm.Listener{Port: 1, OnRequest: func(c *cm.Conn, _ []byte) *hca.QP { sconn = c; return h[1].CreateQP() }}); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := h[0].CM().Connect(h[0].CreateQP(), hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
+	conn, err := cm.Of(h[0]).Connect(h[0].CreateQP(), cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

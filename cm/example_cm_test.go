@@ -1,8 +1,9 @@
-package hca_test
+package cm_test
 
 import (
 	"fmt"
 
+	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/sim"
@@ -10,13 +11,14 @@ import (
 )
 
 // exampleHosts is n hosts around one switch, 100 Gb/s links of 1 us,
-// with the default NIC profile.
+// with the default NIC profile and connection manager.
 func exampleHosts(n int) (*sim.Engine, []*hca.HCA) {
 	topo, _ := fabric.Star(n, fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond})
 	routes, _, _ := fabric.ComputeRoutes(topo, fabric.RoutingECMP, nil)
 	eng := sim.NewEngine(1)
 	net := fabric.NewNetwork(eng, topo)
 	prof := hca.DefaultProfile()
+	prof.NewGSIAgent = cm.Agent(cm.DefaultProfile(), nil) // each host's CM owns its QP1, and answers MADs whoever asks
 	var nic []*hca.HCA
 	for i, id := range topo.Hosts() {
 		nic = append(nic, hca.New(eng, net.Pool, id, topo.Nodes[id].Name, fabric.HostIP(i), prof, net.Ports[id][0]))
@@ -32,16 +34,16 @@ func exampleHosts(n int) (*sim.Engine, []*hca.HCA) {
 func Example_cmConnect() {
 	eng, h := exampleHosts(2)
 	var server *hca.QP
-	_ = h[1].CM().Listen(&hca.CMListener{Port: 7471,
-		OnRequest: func(c *hca.CMConn, private []byte) *hca.QP { // rdma_get_request, rdma_accept
+	_ = cm.Of(h[1]).Listen(&cm.Listener{Port: 7471,
+		OnRequest: func(c *cm.Conn, private []byte) *hca.QP { // rdma_get_request, rdma_accept
 			server = h[1].CreateQP()
 			return server
 		},
-		OnEvent: func(c *hca.CMConn, e hca.CMEvent) { fmt.Printf("%v server: %v\n", eng.Now().Short(), e) },
+		OnEvent: func(c *cm.Conn, e cm.Event) { fmt.Printf("%v server: %v\n", eng.Now().Short(), e) },
 	})
 	client := h[0].CreateQP()
-	_, _ = h[0].CM().Connect(client, hca.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 7471, // rdma_connect
-		OnEvent: func(c *hca.CMConn, e hca.CMEvent) { fmt.Printf("%v client: %v\n", eng.Now().Short(), e) }})
+	_, _ = cm.Of(h[0]).Connect(client, cm.ConnectParams{Dest: h[1].ID, DestIP: h[1].IP, Port: 7471, // rdma_connect
+		OnEvent: func(c *cm.Conn, e cm.Event) { fmt.Printf("%v client: %v\n", eng.Now().Short(), e) }})
 	eng.Run(sim.Second, nil)
 	fmt.Println("client", client.State, "to QP", client.RemoteQPN, "; server", server.State, "to QP", server.RemoteQPN)
 	// Output:

@@ -1,10 +1,11 @@
-package hca
+package cm
 
 import (
 	"encoding/binary"
 	"fmt"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 )
 
 // The Communication Management MADs (IBTA vol. 1, ch. 12.6) as they go
@@ -13,7 +14,7 @@ import (
 // the spec's, as the Linux kernel spells them in
 // include/rdma/ibta_vol1_c12.h; only the fields a connection over RoCE
 // uses are written, the rest stay zero (the alternate path's fields too:
-// lfsim's APM derives the alternate from the path index, apm.go).
+// lfsim's APM derives the alternate from the path index, hca/apm.go).
 
 // MAD sizes in bytes.
 const (
@@ -21,7 +22,7 @@ const (
 	madHeaderBytes = 24
 	// madRecvBytes is one receive slot on QP1: a UD receive starts with
 	// the 40-byte GRH space (IBTA 11.4.1.2), then the MAD.
-	madRecvBytes = GRHBytes + madBytes
+	madRecvBytes = hca.GRHBytes + madBytes
 	// cmPrivateREQ, REP, REJ, DREQ are the private data each carries
 	// (IBTA table 99 and on); rdma_cm takes 36 bytes of the REQ's for
 	// its own header (cmaHeaderBytes), leaving 56 to the application.
@@ -36,32 +37,30 @@ const (
 	madClassCM       = 0x07
 	madClassVersion  = 2
 	madMethodSend    = 0x03
-	gsiQKey          = 0x80010000 // QP1's well-known Q_Key (§13.5.1)
-	gsiQPN           = 1
 	cmaVersion       = 0x00 // rdma_cm's private-data header version
 	cmaIPv4          = 0x40 // its ip_version nibble, IPv4
 	rdmaPSTCPService = 0x0000000001060000
 )
 
-// CMAttr is a CM message's attribute ID (IBTA table 97).
-type CMAttr uint16
+// Attr is a CM message's attribute ID (IBTA table 97).
+type Attr uint16
 
 // The CM messages lfsim sends.
 const (
-	AttrREQ  CMAttr = 0x0010
-	AttrMRA  CMAttr = 0x0011
-	AttrREJ  CMAttr = 0x0012
-	AttrREP  CMAttr = 0x0013
-	AttrRTU  CMAttr = 0x0014
-	AttrDREQ CMAttr = 0x0015
-	AttrDREP CMAttr = 0x0016
+	AttrREQ  Attr = 0x0010
+	AttrMRA  Attr = 0x0011
+	AttrREJ  Attr = 0x0012
+	AttrREP  Attr = 0x0013
+	AttrRTU  Attr = 0x0014
+	AttrDREQ Attr = 0x0015
+	AttrDREP Attr = 0x0016
 	// SIDR: service ID resolution, rdma_cm's "connect" for UD QPs
 	// (IBTA 12.11).
-	AttrSIDRREQ CMAttr = 0x0017
-	AttrSIDRREP CMAttr = 0x0018
+	AttrSIDRREQ Attr = 0x0017
+	AttrSIDRREP Attr = 0x0018
 )
 
-func (a CMAttr) String() string {
+func (a Attr) String() string {
 	switch a {
 	case AttrREQ:
 		return "REQ"
@@ -101,18 +100,18 @@ const (
 
 // cmMsg is one CM message, decoded: the fields lfsim reads.
 type cmMsg struct {
-	Attr       CMAttr
+	Attr       Attr
 	TID        uint64
-	LocalID    uint32 // the sender's communication ID
-	RemoteID   uint32 // the receiver's, once known (0 in a REQ)
-	ServiceID  uint64 // REQ
-	QPN        uint32 // REQ, REP: the sender's QP; DREQ: the receiver's
-	StartPSN   uint32 // REQ, REP
-	RespRes    uint8  // REQ, REP: responder resources
-	InitDepth  uint8  // REQ, REP: initiator depth
-	QPType     QPType // REQ: transport service type (RC or UC)
-	RetryCount uint8  // REQ
-	RNRRetry   uint8  // REQ, REP
+	LocalID    uint32     // the sender's communication ID
+	RemoteID   uint32     // the receiver's, once known (0 in a REQ)
+	ServiceID  uint64     // REQ
+	QPN        uint32     // REQ, REP: the sender's QP; DREQ: the receiver's
+	StartPSN   uint32     // REQ, REP
+	RespRes    uint8      // REQ, REP: responder resources
+	InitDepth  uint8      // REQ, REP: initiator depth
+	QPType     hca.QPType // REQ: transport service type (RC or UC)
+	RetryCount uint8      // REQ
+	RNRRetry   uint8      // REQ, REP
 	// Timeouts in the REQ, 4.096 µs × 2^n (§12.7.2).
 	LocalTimeout, RemoteTimeout uint8
 	MaxRetries                  uint8 // REQ: max CM retries
@@ -166,7 +165,7 @@ func (m *cmMsg) encode(b []byte) {
 		// Remote CM response timeout (5 bits), transport service type
 		// (2: RC 0, UC 1), end-to-end flow control (1).
 		ts := uint8(0)
-		if m.QPType == UC {
+		if m.QPType == hca.UC {
 			ts = 1
 		}
 		d[43] = m.RemoteTimeout<<3 | ts<<1 | 1
@@ -242,7 +241,7 @@ func decodeCM(b []byte) (m cmMsg, ok bool) {
 		return m, false
 	}
 	m.TID = binary.BigEndian.Uint64(b[8:])
-	m.Attr = CMAttr(binary.BigEndian.Uint16(b[16:]))
+	m.Attr = Attr(binary.BigEndian.Uint16(b[16:]))
 	d := b[madHeaderBytes:madBytes]
 	m.LocalID = binary.BigEndian.Uint32(d[0:])
 	switch m.Attr {
@@ -252,7 +251,7 @@ func decodeCM(b []byte) (m cmMsg, ok bool) {
 		m.InitDepth = d[39]
 		m.RemoteTimeout = d[43] >> 3
 		if d[43]>>1&3 == 1 {
-			m.QPType = UC
+			m.QPType = hca.UC
 		}
 		m.StartPSN = get24(d[44:])
 		m.LocalTimeout, m.RetryCount = d[47]>>3, d[47]&7

@@ -1,6 +1,9 @@
-package hca
+package cm
 
-import "github.com/lfsim/lfsim/sim"
+import (
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+)
 
 // Service ID resolution (IBTA vol. 1, 12.11): what rdma_connect does for
 // a UD QP (rdma_cm's UDP port space). The client creates its UD QP and
@@ -32,15 +35,15 @@ const (
 
 // sidr is rdma_connect's work for c's UD QP, from address resolution to
 // the SIDR_REQ naming src as its port.
-func (cm *CM) sidr(c *CMConn, src uint16) {
-	c.event(CMAddrResolved)
+func (cm *Manager) sidr(c *Conn, src uint16) {
+	c.event(EventAddrResolved)
 	cm.resolveRoute(c, func() {
-		cm.command(func() { c.Created = cm.h.eng.Now() })
+		cm.command(func() { c.Created = cm.eng.Now() })
 		cm.udToRTS(c.QP, func() {
 			if c.gone() {
 				return
 			}
-			c.Inited = cm.h.eng.Now()
+			c.Inited = cm.eng.Now()
 			c.state = cmReqSent
 			c.Sent = c.Inited
 			cm.sendTo(c, &cmMsg{Attr: AttrSIDRREQ, LocalID: c.LocalID, TID: uint64(cm.hiTID)<<32 | uint64(c.LocalID),
@@ -52,29 +55,29 @@ func (cm *CM) sidr(c *CMConn, src uint16) {
 
 // udToRTS queues a UD QP's moves to INIT (with rdma_cm's Q_Key), RTR and
 // RTS, three commands, and runs then when the last is done.
-func (cm *CM) udToRTS(qp *QP, then func()) {
+func (cm *Manager) udToRTS(qp *hca.QP, then func()) {
 	cm.command(func() {
-		if qp.State == QPReset {
-			cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPInit, QKey: udpQKey}))
+		if qp.State == hca.QPReset {
+			must(cm.h.ModifyQP(qp, hca.QPAttr{State: hca.QPInit, QKey: udpQKey}))
 		} else {
 			qp.QKey = udpQKey
 		}
 	})
 	cm.command(func() {
-		if qp.State == QPInit {
-			cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPRTR}))
+		if qp.State == hca.QPInit {
+			must(cm.h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTR}))
 		}
 	})
 	cm.command(func() {
-		if qp.State == QPRTR {
-			cm.h.must(cm.h.ModifyQP(qp, QPAttr{State: QPRTS}))
+		if qp.State == hca.QPRTR {
+			must(cm.h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTS}))
 		}
 		then()
 	})
 }
 
 // sidrRequest is the server's handling of a SIDR_REQ.
-func (cm *CM) sidrRequest(m *cmMsg, from cmDest) {
+func (cm *Manager) sidrRequest(m *cmMsg, from cmDest) {
 	from.ip = m.SrcIP
 	key := cmRemote{from.node, m.LocalID}
 	if c := cm.byRemote[key]; c != nil {
@@ -85,7 +88,7 @@ func (cm *CM) sidrRequest(m *cmMsg, from cmDest) {
 		}
 		return
 	}
-	reply := func(status uint8, qp *QP) *cmMsg {
+	reply := func(status uint8, qp *hca.QP) *cmMsg {
 		r := &cmMsg{Attr: AttrSIDRREP, LocalID: m.LocalID, TID: m.TID, ServiceID: m.ServiceID, Status: status, QKey: udpQKey}
 		if qp != nil {
 			r.QPN = qp.QPN
@@ -99,12 +102,12 @@ func (cm *CM) sidrRequest(m *cmMsg, from cmDest) {
 		cm.enqueue(b, from)
 		return
 	}
-	c := &CMConn{cm: cm, LocalID: cm.nextID, Start: cm.h.eng.Now(), RemoteID: m.LocalID, Peer: from.node, PeerIP: m.SrcIP,
+	c := &Conn{cm: cm, LocalID: cm.nextID, Start: cm.eng.Now(), RemoteID: m.LocalID, Peer: from.node, PeerIP: m.SrcIP,
 		Port: l.Port, Private: m.Private, listener: l, OnEvent: l.OnEvent, state: cmIdle}
 	cm.nextID++
-	c.event(CMConnectRequest)
+	c.event(EventConnectRequest)
 	qp := l.OnRequest(c, m.Private)
-	if qp == nil || qp.Type != UD {
+	if qp == nil || qp.Type != hca.UD {
 		var b [madBytes]byte
 		reply(sidrRejected, nil).encode(b[:])
 		cm.enqueue(b, from)
@@ -118,24 +121,24 @@ func (cm *CM) sidrRequest(m *cmMsg, from cmDest) {
 	if m.LocalTimeout == 0 {
 		keep = cmMillis(cm.prof.ResponseTimeout) * sim.Time(cm.prof.MaxRetries+1)
 	}
-	cm.h.eng.Schedule(cm.h.eng.Now()+keep, cm, cmRun, 0, func() {
+	cm.eng.Schedule(cm.eng.Now()+keep, cm, cmRun, 0, func() {
 		if cm.byRemote[key] == c {
 			delete(cm.byRemote, key)
 		}
 	})
-	cm.command(func() { c.Created = cm.h.eng.Now() })
+	cm.command(func() { c.Created = cm.eng.Now() })
 	cm.udToRTS(qp, func() {
 		if c.gone() {
 			return
 		}
-		c.state, c.Established = cmEstablished, cm.h.eng.Now()
+		c.state, c.Established = cmEstablished, cm.eng.Now()
 		cm.sendTo(c, reply(sidrSuccess, qp))
-		c.event(CMEstablished)
+		c.event(EventEstablished)
 	})
 }
 
 // sidrReply is the client's handling of a SIDR_REP.
-func (cm *CM) sidrReply(m *cmMsg) {
+func (cm *Manager) sidrReply(m *cmMsg) {
 	c := cm.conns[m.LocalID]
 	if c == nil || c.state != cmReqSent {
 		cm.Dropped++
@@ -145,13 +148,13 @@ func (cm *CM) sidrReply(m *cmMsg) {
 	if m.Status != sidrSuccess {
 		c.Reason = RejectReason(m.Status)
 		c.close()
-		c.event(CMUnreachable)
+		c.event(EventUnreachable)
 		return
 	}
 	c.RemoteQPN, c.RemoteQKey = m.QPN, m.QKey
-	c.state, c.Established = cmEstablished, cm.h.eng.Now()
+	c.state, c.Established = cmEstablished, cm.eng.Now()
 	// Nothing more goes on the wire: the connection is a record of where
 	// the peer's QP is; it leaves the table at once.
 	delete(cm.conns, c.LocalID)
-	c.event(CMEstablished)
+	c.event(EventEstablished)
 }

@@ -1,4 +1,4 @@
-package hca
+package cm
 
 import (
 	"encoding/binary"
@@ -52,10 +52,6 @@ const (
 	saComponentNumbPa = 1 << 11
 )
 
-// SetSubnetAdmin tells the HCA where the SA is (InfiniBand); nil: no SA
-// (Ethernet).
-func (h *HCA) SetSubnetAdmin(sa *SubnetAdmin) { h.coldPart().sa = sa }
-
 // gid is a host's port GID: the default subnet prefix fe80::/64 and its
 // GUID.
 func gid(b []byte, n fabric.NodeID) {
@@ -94,22 +90,22 @@ func saMAD(b []byte, tid uint64, resp bool, src, dst fabric.NodeID, sa *SubnetAd
 // saQuery is a path query in flight: the connection it is for and what
 // comes after it.
 type saQuery struct {
-	c     *CMConn
+	c     *Conn
 	then  func()
 	timer sim.Timer
 }
 
 // resolveRoute asks the SA for the path to c's peer, then runs then; on
 // Ethernet (no SA) it runs then at once.
-func (cm *CM) resolveRoute(c *CMConn, then func()) {
-	sa := cm.h.cold.sa
+func (cm *Manager) resolveRoute(c *Conn, then func()) {
+	sa := cm.sa
 	if sa == nil {
-		c.event(CMRouteResolved)
+		c.event(EventRouteResolved)
 		then()
 		return
 	}
 	done := func() {
-		c.event(CMRouteResolved)
+		c.event(EventRouteResolved)
 		then()
 	}
 	if sa.Node == cm.h.ID {
@@ -127,20 +123,20 @@ func (cm *CM) resolveRoute(c *CMConn, then func()) {
 	saMAD(b[:], tid, false, cm.h.ID, c.Peer, sa, cm.h.Prof.MTU)
 	c.MADs++
 	cm.enqueue(b, cmDest{sa.Node, sa.IP})
-	q.timer = cm.h.eng.Schedule(cm.h.eng.Now()+routeTimeout, cm, cmRun, 0, func() {
+	q.timer = cm.eng.Schedule(cm.eng.Now()+routeTimeout, cm, cmRun, 0, func() {
 		if cm.queries[tid] == q {
 			delete(cm.queries, tid)
 			c.close()
-			c.event(CMRouteError)
+			c.event(EventRouteError)
 		}
 	})
 }
 
 // saReceived handles an SA MAD: at the SA host a Get, answered; at a
 // client its GetResp.
-func (cm *CM) saReceived(b []byte, from cmDest) {
+func (cm *Manager) saReceived(b []byte, from cmDest) {
 	tid := binary.BigEndian.Uint64(b[8:])
-	sa := cm.h.cold.sa
+	sa := cm.sa
 	if sa == nil || binary.BigEndian.Uint16(b[16:]) != saAttrPathRecord {
 		cm.Dropped++
 		return
@@ -165,7 +161,7 @@ func (cm *CM) saReceived(b []byte, from cmDest) {
 			return
 		}
 		delete(cm.queries, tid)
-		cm.h.eng.Cancel(q.timer)
+		cm.eng.Cancel(q.timer)
 		cm.process(q.then)
 	default:
 		cm.Dropped++
