@@ -1,11 +1,3 @@
-// Package hca models an RDMA NIC (host channel adapter) and the verbs it
-// runs: queue pairs, work requests, segmentation into packets with PSNs,
-// ACKs and retransmission, and the transmit arbiter that feeds the port.
-// It imports only sim and fabric of lfsim's: congestion control comes in
-// through the CongestionControl interface, not the congestion package.
-// The rdma-core programs that run on it (perftest, the pingpongs, rping,
-// rdma_server and rdma_client, mckey) are package programs, above it:
-// they use only what this package exports.
 package hca
 
 import (
