@@ -86,7 +86,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 	for i, host := range s.Topology.Hosts() {
 		name := s.Topology.Nodes[host].Name
 		prof := s.HCAProfile(host)
-		resolve.ApplyCCToProfile(&prof, &s.CC)
+		resolve.ApplyCCToProfile(&prof, s.CC)
 		c := s.CMProfile(host)
 		if agents[c] == nil {
 			agents[c] = cm.Agent(c, sa)

@@ -110,7 +110,7 @@ traffic:
 
 		wireBytes := 1024.0 + 82 // a 1 KB WRITE Middle on the wire
 		c := 40e9 / (8 * wireBytes)
-		pstar := dcqcnFixedPoint(n, c, sc.CC.DCQCN, wireBytes)
+		pstar := dcqcnFixedPoint(n, c, *ccParamsOf[congestion.DCQCNParams](sc, "dcqcn"), wireBytes)
 		e := sc.Switch.ECN
 		qstar := float64(e.Kmin) + pstar*float64(e.Kmax-e.Kmin)/e.Pmax
 		worst := 0.0
@@ -261,7 +261,8 @@ traffic:
 		}
 		bdp := float64(fabricBDP(n))
 		if tc.flowsPerLink > 0 {
-			sc.CC.HPCC.WAI = int64(bdp * (1 - sc.CC.HPCC.Eta) / float64(tc.flowsPerLink))
+			hp := ccParamsOf[congestion.HPCCParams](sc, "hpcc")
+			hp.WAI = int64(bdp * (1 - hp.Eta) / float64(tc.flowsPerLink))
 			if n, err = Build(sc); err != nil {
 				t.Fatal(err)
 			}
@@ -280,7 +281,7 @@ traffic:
 		if sum := n.Run(nil).Summary; sum.Packets.Dropped != 0 {
 			t.Errorf("%d drops", sum.Packets.Dropped)
 		}
-		t.Logf("W_AI for N=%d (W_AI %d bytes): mean queue %.0f bytes against a BDP of %.0f; busy %.4f", tc.flowsPerLink, sc.CC.HPCC.WAI, meanQ, bdp, busy)
+		t.Logf("W_AI for N=%d (W_AI %d bytes): mean queue %.0f bytes against a BDP of %.0f; busy %.4f", tc.flowsPerLink, ccParamsOf[congestion.HPCCParams](sc, "hpcc").WAI, meanQ, bdp, busy)
 	}
 }
 
@@ -422,3 +423,7 @@ traffic:
 		}
 	}
 }
+
+// ccParamsOf is the parameters a scenario holds for the congestion
+// control name, as its own struct.
+func ccParamsOf[P any](sc *resolve.Scenario, name string) *P { return sc.CC[name].(*P) }

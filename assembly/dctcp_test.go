@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
@@ -99,7 +100,7 @@ func TestDCTCPScenarioKeys(t *testing.T) {
 	if e := sc.Switch.ECN; !e.Enabled || e.Kmin != 100*fabric.KB || e.Kmax != e.Kmin || e.Pmax != 1 || !e.AtEnqueue {
 		t.Errorf("switch ECN %+v, want marking every packet arriving above 100 KB", e)
 	}
-	if p := sc.CC.DCTCP; p.G != 0.125 || p.InitialAlpha != 0 || p.InitialWindow != 64<<10 {
+	if p := *ccParamsOf[congestion.DCTCPParams](sc, "dctcp"); p.G != 0.125 || p.InitialAlpha != 0 || p.InitialWindow != 64<<10 {
 		t.Errorf("DCTCP parameters %+v", p)
 	}
 	n, err := Build(sc)

@@ -4,6 +4,7 @@ import (
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -270,16 +271,16 @@ func (p flowPath) baseRTT(mtu int) sim.Time {
 // startCC gives the QP that sends a flow's data the congestion control
 // its host runs, wired to the HCA's rate limiter: the requester's, or for
 // a READ the responder's, whose READ responses are the data (the
-// requester, as notification point, sends its CNPs back to it). Only
-// DCQCN controls READs: HPCC, TIMELY and DCTCP react to ACKs, and READ
-// responses have none (build warns).
+// requester, as notification point, sends its CNPs back to it). Only a
+// control whose row says ControlsReads does: one that reacts to ACKs
+// cannot, READ responses having none (build warns).
 func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	sender, qp := src, fr.Live.Requester
 	prof := n.Scenario.HCAProfile(fr.Flow.Src)
 	if fr.Flow.Op == "read" {
 		sender, qp = n.HCAs[fr.Flow.Dst], fr.Live.Responder
 		prof = n.Scenario.HCAProfile(fr.Flow.Dst)
-		if prof.CC != "dcqcn" && prof.CC != "ibcc" && prof.Transport != fabric.IWARP {
+		if row, ok := kind.LookupCC(prof.CC); (!ok || !row.ControlsReads) && prof.Transport != fabric.IWARP {
 			return
 		}
 	}
@@ -307,24 +308,16 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 		sender.SetWindowCap(qp, bdpCap)
 	}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
-	cc := &n.Scenario.CC
-	switch prof.CC {
-	case "dcqcn":
-		fr.Live.CC = congestion.NewDCQCN(sender.Engine(), cc.DCQCN, path, apply)
-		qp.ECT = true
-	case "hpcc":
-		fr.Live.CC = congestion.NewHPCC(cc.HPCC, path, apply)
-		qp.INT = true
-	case "timely":
-		fr.Live.CC = congestion.NewTIMELY(cc.TIMELY, path, apply)
-	case "dctcp":
-		fr.Live.CC = congestion.NewDCTCP(cc.DCTCP, path, apply)
-		qp.ECT = true
-	case "ibcc":
-		fr.Live.CC = congestion.NewIBCC(sender.Engine(), cc.IBCC, path, apply)
-		qp.ECT = true // FECN-capable: the switches may mark it
-	default:
+	ctl, ok := congestion.Lookup(prof.CC)
+	if !ok {
 		return
+	}
+	fr.Live.CC = ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply})
+	if ctl.ECN {
+		qp.ECT = true // ECN-capable (FECN-capable on InfiniBand): the switches may mark it
+	}
+	if ctl.INT {
+		qp.INT = true
 	}
 	qp.CC = fr.Live.CC
 }

@@ -5,9 +5,16 @@
 // on the engine; it answers with a rate and optionally a window through
 // the Apply function it was made with. No goroutines, no wall clock.
 //
+// Each control registers itself once (register.go): its row of the
+// table of kinds (kind.CC: its name in a scenario file, its parameters
+// with their defaults, what it needs of the switches and the NIC), its
+// defaults and checks, and how to make a sender. The scenario format,
+// the assembly and the docs read that row; none of them names a
+// control. Adding one is a file here and a line in register.go's list.
+//
 // The HCA calls the methods of hca.CongestionControl, which every type
 // here implements; this package does not import hca (siblings stay apart,
-// DESIGN.md). It imports only sim and fabric of lfsim's.
+// DESIGN.md). It imports only sim, fabric and kind of lfsim's.
 package congestion
 
 import (

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -114,4 +115,11 @@ func (c *CUBIC) OnRTO(_ sim.Time, flight int64) {
 	c.event(flight)
 	c.cwnd, c.recovering = c.mss, false
 	c.push()
+}
+
+// cubicControl is CUBIC's row: hca.tcp.cc: cubic, with no parameters.
+func cubicControl() Control {
+	row := kind.CC{Name: "cubic", Title: "CUBIC", Basis: "loss-based", TCP: true, Ethernet: true,
+		Doc: "TCP CUBIC (RFC 8312): a cubic window growth from the last loss"}
+	return Define(row, func(string) struct{} { return struct{}{} }, nil, func(_ struct{}, env Env) Sender { return NewCUBIC(env.Path, env.Apply) })
 }

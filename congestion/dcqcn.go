@@ -1,9 +1,11 @@
 package congestion
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -317,4 +319,74 @@ func (d *DCQCN) increase() {
 	d.rt = min(d.rt, d.max)
 	d.rc = clampRate((d.rt+d.rc)/2, d.min, d.max)
 	d.apply(fabric.Rate(d.rc), 0)
+}
+
+// dcqcnControl is DCQCN's row: hca.cc: dcqcn, its parameters under
+// NVIDIA's names (hca.dcqcn), the variant picking the defaults
+// (DCQCNNvidia unless variant: paper). It reacts to ECN marks (the
+// switches mark by default, with switch.ecn's defaults) and, its
+// notification point being the data's receiver, controls READs too.
+func dcqcnControl() Control {
+	type P = DCQCNParams
+	rate := func(key string, f func(*P) *fabric.Rate) kind.Param { return kind.Rate(key, f) }
+	tm := func(key string, f func(*P) *sim.Time) kind.Param { return kind.Time(key, f) }
+	in := func(key string, f func(*P) *int) kind.Param { return kind.Int(key, f) }
+	bl := func(key string, f func(*P) *bool) kind.Param { return kind.Bool(key, f) }
+	row := kind.CC{
+		Name: "dcqcn", Title: "DCQCN", Basis: "ECN-based", RDMA: true, Ethernet: true,
+		Doc: "DCQCN (Zhu et al., SIGCOMM 2015), in the paper's form or NVIDIA's (ConnectX firmware, the default)",
+		ECN: true, ControlsReads: true, Series: 3,
+		Params: []kind.Param{
+			{Key: "variant", Type: kind.TypeText, Enum: []string{"paper", "nvidia"}, Preset: true, Doc: "paper (DCQCNPaper) or nvidia (DCQCNNvidia, the default): picks the defaults"},
+			rate("rpg_ai_rate", func(p *P) *fabric.Rate { return &p.AIRate }),
+			rate("rpg_hai_rate", func(p *P) *fabric.Rate { return &p.HAIRate }),
+			tm("rpg_time_reset", func(p *P) *sim.Time { return &p.TimeReset }).Checked(func(v any) string {
+				if v.(sim.Time) <= 0 {
+					return "rpg_time_reset must be above 0"
+				}
+				return ""
+			}),
+			kind.Size("rpg_byte_reset", func(p *P) *int64 { return &p.ByteReset }),
+			in("rpg_threshold", func(p *P) *int { return &p.Threshold }).Range("1", ""),
+			rate("rpg_max_rate", func(p *P) *fabric.Rate { return &p.MaxRate }).ZeroMeans("the line rate"),
+			rate("rpg_min_rate", func(p *P) *fabric.Rate { return &p.MinRate }),
+			kind.Unmodelled("rpg_gd", kind.TypeInt, "rpg_gd (rate decrease granularity) is", "remove rpg_gd").Range("0", ""),
+			in("rpg_min_dec_fac", func(p *P) *int { return &p.MinDecFac }).Range("0", "100"),
+			rate("rate_to_set_on_first_cnp", func(p *P) *fabric.Rate { return &p.RateOnFirstCNP }).ZeroMeans("none"),
+			kind.Num("dce_tcp_g", func(p *P, v float64) { p.G = int(v) }, func(p *P) float64 { return float64(p.G) }).Range("0", "").Checked(func(v any) string {
+				if g := v.(float64); g > 1024 || g != float64(int(g)) {
+					return fmt.Sprintf("dce_tcp_g is a whole number of 1/1024ths from 0 to 1024 (alpha's gain g = (1024 - dce_tcp_g)/1024), not %v", g)
+				}
+				return ""
+			}),
+			tm("dce_tcp_rtt", func(p *P) *sim.Time { return &p.AlphaPeriod }),
+			kind.Int("initial_alpha_value", func(p *P) *int { return &p.InitialAlpha }).Range("0", "").Checked(func(v any) string {
+				if a := v.(int64); a > 1024 {
+					return fmt.Sprintf("initial_alpha_value is in 1/1024ths, at most 1024, not %d", a)
+				}
+				return ""
+			}),
+			tm("rate_reduce_monitor_period", func(p *P) *sim.Time { return &p.ReduceMonitorPeriod }),
+			tm("min_time_between_cnps", func(p *P) *sim.Time { return &p.CNPInterval }),
+			bl("clamp_tgt_rate", func(p *P) *bool { return &p.ClampTgtRate }),
+			bl("clamp_tgt_rate_after_time_inc", func(p *P) *bool { return &p.ClampTgtRateAfterTimeInc }),
+			kind.Unmodelled("cnp_dscp", kind.TypeInt, "a separate CNP class is", "remove cnp_dscp (CNPs travel in the data's priority)").Range("0", "63"),
+			kind.Unmodelled("cnp_802p_prio", kind.TypeInt, "a separate CNP priority is", "remove cnp_802p_prio (CNPs travel in the data's priority)").Range("0", "7"),
+		},
+	}
+	defaults := func(preset string) P {
+		if preset == "paper" {
+			return DCQCNPaper()
+		}
+		return DCQCNNvidia()
+	}
+	c := Define(row, defaults, nil, func(p P, env Env) Sender { return NewDCQCN(env.Engine, p, env.Path, env.Apply) })
+	// The notification point sends at most one CNP per QP per
+	// min_time_between_cnps, in the paper variant one per window of that
+	// length (hca.Profile.CNPWindowed).
+	c.CNP = func(params any) (sim.Time, bool) {
+		p := params.(*P)
+		return p.CNPInterval, p.Variant == "paper"
+	}
+	return c
 }

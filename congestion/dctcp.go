@@ -2,6 +2,7 @@ package congestion
 
 import (
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -177,4 +178,44 @@ func (d *DCTCP) cut() {
 // of its own (Rate 0: it sends at line rate while the window allows).
 func (d *DCTCP) State(sim.Time) State {
 	return State{Alpha: d.alpha, HasAlpha: true, Window: int64(d.cwnd)}
+}
+
+// dctcpMarking is the switches' ECN marking under DCTCP when switch.ecn
+// is not given: every packet that arrives to a queue above K = 100 KB is
+// marked (kmin = kmax, pmax 1, at enqueue), DCTCP's single threshold on
+// the instantaneous queue (Alizadeh et al., SIGCOMM 2010, section 3.1).
+// Their guideline K > C × RTT / 7 (section 3.4) then holds for paths of
+// up to 100 Gb/s with round trips up to 57 us.
+var dctcpMarking = kind.Marking{Kmin: 100 * fabric.KB, Kmax: 100 * fabric.KB, Pmax: 1, AtEnqueue: true}
+
+// dctcpControl is DCTCP's row: hca.cc: dctcp on RoCE, or hca.tcp.cc:
+// dctcp in iWARP's TCP, with hca.dctcp's keys over DCTCPDefaults. Its
+// receiver acknowledges every packet and echoes CE marks in its ACKs
+// instead of sending CNPs (as a TCP receiver with delayed ACKs off: the
+// paper's section 3.1 echoes each mark exactly). In TCP it starts from
+// TCP's ten segments, not the path's BDP, unless initial_window is given.
+func dctcpControl() Control {
+	type P = DCTCPParams
+	row := kind.CC{
+		Name: "dctcp", Title: "DCTCP", Basis: "ECN-based", RDMA: true, TCP: true, Ethernet: true,
+		Doc: "DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257): a window cut by the fraction of marked packets",
+		ECN: true, Marking: &dctcpMarking, Unmarked: "DCTCP slows down only for marks, so its windows will grow until PFC holds them",
+		AckEvery: true, EchoECN: true, Series: 2,
+		Params: []kind.Param{
+			kind.Frac("g", func(p *P) *float64 { return &p.G }).Checked(func(v any) string {
+				if v.(float64) <= 0 {
+					return "g is the weight of each window's marked fraction in alpha; it must be above 0 (RFC 8257 recommends 1/16)"
+				}
+				return ""
+			}),
+			kind.Frac("initial_alpha", func(p *P) *float64 { return &p.InitialAlpha }),
+			kind.Size("initial_window", func(p *P) *int64 { return &p.InitialWindow }).Range("1B", "").ZeroMeans("the path's bandwidth-delay product (TCP's ten segments in iWARP)"),
+		},
+	}
+	return Define(row, func(string) P { return DCTCPDefaults() }, nil, func(p P, env Env) Sender {
+		if env.TCP && !env.Given("initial_window") {
+			p.InitialWindow = TCPInitialWindow * int64(env.Path.MTU)
+		}
+		return NewDCTCP(p, env.Path, env.Apply)
+	})
 }

@@ -2,6 +2,7 @@ package congestion
 
 import (
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -144,4 +145,28 @@ func (h *HPCC) computeWind(u float64, update bool) {
 // State reports rate W/T and the window.
 func (h *HPCC) State(sim.Time) State {
 	return State{Rate: fabric.Rate(min(h.line, h.w*8/h.t)), Window: int64(h.w)}
+}
+
+// hpccControl is HPCC's row: hca.cc: hpcc with hca.hpcc's keys over
+// HPCCDefaults. It reads the telemetry switches stamp (INT) and the
+// receiver acknowledges every packet, as the paper's senders see every
+// ACK; READ responses, which no ACK answers, it cannot control.
+func hpccControl() Control {
+	type P = HPCCParams
+	row := kind.CC{
+		Name: "hpcc", Title: "HPCC", Basis: "INT-based", RDMA: true, Ethernet: true,
+		Doc: "HPCC (Li et al., SIGCOMM 2019): a window from the in-band telemetry of every hop",
+		INT: true, AckEvery: true, Series: 2,
+		Params: []kind.Param{
+			kind.Frac("eta", func(p *P) *float64 { return &p.Eta }).Checked(func(v any) string {
+				if v.(float64) <= 0 {
+					return "eta must be above 0"
+				}
+				return ""
+			}),
+			kind.Int("max_stage", func(p *P) *int { return &p.MaxStage }).Range("0", "100"),
+			kind.Size("w_ai", func(p *P) *int64 { return &p.WAI }).ZeroMeans("W_init × (1 − eta) / 100, the paper's rule for 100 flows per link"),
+		},
+	}
+	return Define(row, func(string) P { return HPCCDefaults() }, nil, func(p P, env Env) Sender { return NewHPCC(p, env.Path, env.Apply) })
 }

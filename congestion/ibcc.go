@@ -2,6 +2,7 @@ package congestion
 
 import (
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -84,3 +85,29 @@ func (c *IBCC) OnAck(sim.Time, *fabric.Packet)  {}
 
 // State reports the rate, and the index in CCTI.
 func (c *IBCC) State(sim.Time) State { return State{Rate: c.rate(), CCTI: c.ccti, HasCCTI: true} }
+
+// ibccControl is InfiniBand congestion control's row: hca.cc: ibcc on
+// InfiniBand, with hca.ibcc's keys (the annex's names) over
+// IBCCDefaults. Its packets are FECN-capable; the responder's CCT
+// controls a READ's responses as any other packets it sends.
+func ibccControl() Control {
+	type P = IBCCParams
+	row := kind.CC{
+		Name: "ibcc", Title: "InfiniBand congestion control", Basis: "FECN-based", RDMA: true, InfiniBand: true,
+		Doc: "InfiniBand congestion control at the source (IBTA vol. 1, annex A10): a CCT index raised by BECNs",
+		ECN: true, ControlsReads: true, Series: 2,
+		Params: []kind.Param{
+			kind.Int("ccti_increase", func(p *P) *int { return &p.CCTIIncrease }).Range("0", "255"),
+			kind.Int("ccti_limit", func(p *P) *int { return &p.CCTILimit }).Range("0", "16383"),
+			kind.Time("ccti_timer", func(p *P) *sim.Time { return &p.CCTITimer }).Range("1ns", ""),
+			kind.Int("ccti_min", func(p *P) *int { return &p.CCTIMin }).Range("0", "16383"),
+		},
+	}
+	check := func(p *P) []kind.Problem {
+		if p.CCTIMin > p.CCTILimit {
+			return []kind.Problem{kind.Problemf("ccti_min", "ccti_min (%d) is above ccti_limit (%d)", p.CCTIMin, p.CCTILimit)}
+		}
+		return nil
+	}
+	return Define(row, func(string) P { return IBCCDefaults() }, check, func(p P, env Env) Sender { return NewIBCC(env.Engine, p, env.Path, env.Apply) })
+}

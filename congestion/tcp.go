@@ -2,6 +2,7 @@ package congestion
 
 import (
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -143,4 +144,12 @@ func (r *NewReno) OnRTO(_ sim.Time, flight int64) {
 	r.cut(flight, 0.5)
 	r.cwnd, r.recovering = r.mss, false
 	r.push()
+}
+
+// newRenoControl is NewReno's row: hca.tcp.cc: newreno (the default of
+// iWARP's TCP), with no parameters.
+func newRenoControl() Control {
+	row := kind.CC{Name: "newreno", Title: "NewReno", Basis: "loss-based", TCP: true, Ethernet: true,
+		Doc: "TCP NewReno (RFC 6582): slow start and a halving on loss"}
+	return Define(row, func(string) struct{} { return struct{}{} }, nil, func(_ struct{}, env Env) Sender { return NewNewReno(env.Path, env.Apply) })
 }

@@ -2,6 +2,7 @@ package congestion
 
 import (
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -98,4 +99,38 @@ func (t *TIMELY) OnAck(now sim.Time, ack *fabric.Packet) {
 // State reports the rate.
 func (t *TIMELY) State(sim.Time) State {
 	return State{Rate: fabric.Rate(t.rate), RTT: sim.Time(t.prevRTT)}
+}
+
+// timelyControl is TIMELY's row: hca.cc: timely with hca.timely's keys
+// over TIMELYDefaults. It reacts to RTT samples only, so it needs nothing
+// of the switches (and runs on RoCEv1, whose frames carry no ECN).
+func timelyControl() Control {
+	type P = TIMELYParams
+	tm := func(key string, f func(*P) *sim.Time) kind.Param { return kind.Time(key, f) }
+	row := kind.CC{
+		Name: "timely", Title: "TIMELY", Basis: "RTT-based", RDMA: true, Ethernet: true,
+		Doc:    "TIMELY (Mittal et al., SIGCOMM 2015): a rate from the gradient of RTT samples",
+		Series: 2,
+		Params: []kind.Param{
+			tm("t_low", func(p *P) *sim.Time { return &p.TLow }),
+			tm("t_high", func(p *P) *sim.Time { return &p.THigh }),
+			kind.Frac("beta", func(p *P) *float64 { return &p.Beta }),
+			kind.Frac("alpha", func(p *P) *float64 { return &p.Alpha }),
+			kind.Rate("delta", func(p *P) *fabric.Rate { return &p.Delta }),
+			tm("min_rtt", func(p *P) *sim.Time { return &p.MinRTT }),
+			kind.Int("hai_after", func(p *P) *int { return &p.HAIAfter }).Range("1", "1000"),
+			kind.Rate("min_rate", func(p *P) *fabric.Rate { return &p.MinRate }),
+		},
+	}
+	check := func(p *P) []kind.Problem {
+		var out []kind.Problem
+		if p.TLow >= p.THigh {
+			out = append(out, kind.Problemf("t_low", "t_low (%v) must be below t_high (%v)", p.TLow, p.THigh))
+		}
+		if p.MinRTT <= 0 {
+			out = append(out, kind.Problemf("min_rtt", "min_rtt must be above 0"))
+		}
+		return out
+	}
+	return Define(row, func(string) P { return TIMELYDefaults() }, check, func(p P, env Env) Sender { return NewTIMELY(p, env.Path, env.Apply) })
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
@@ -80,19 +81,18 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	b.infiniband()
 	b.rocev1()
 	b.iwarp()
-	if s.HCA.CC == "dcqcn" && !f.Switch.Has("ecn") {
-		// DCQCN needs marking switches: on by default, with the paper's
-		// kmin/kmax/pmax (switch.ecn: off turns it off).
-		s.Switch.ECN.Enabled = true
+	if row, ok := kind.LookupCC(s.HCA.CC); ok && row.ECN && s.LinkLayer != fabric.InfiniBand {
+		if !f.Switch.Has("ecn") {
+			// A control that reacts to marks needs marking switches: on
+			// by default, with its own profile or the switches' defaults
+			// (switch.ecn: off turns it off).
+			s.Switch.ECN = marking(row, s.Switch.ECN)
+		}
+		if !s.Switch.ECN.Enabled && row.Unmarked != "" {
+			b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "hca.cc is %s but ECN marking is off: %s", row.Name, row.Unmarked)
+		}
 	}
-	if s.HCA.CC == "dctcp" && !f.Switch.Has("ecn") {
-		// DCTCP needs switches that mark every packet above K.
-		s.Switch.ECN = dctcpMarking
-	}
-	if !s.Switch.ECN.Enabled && s.HCA.CC == "dctcp" {
-		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "hca.cc is dctcp but ECN marking is off: DCTCP slows down only for marks, so its windows will grow until PFC holds them")
-	}
-	if s.Switch.ECN.Enabled && s.HCA.Transport == fabric.IWARP && s.HCA.TCP.CC != "dctcp" {
+	if tcp, _ := kind.LookupCC(s.HCA.TCP.CC); s.Switch.ECN.Enabled && s.HCA.Transport == fabric.IWARP && !tcp.ECN {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.tcp.cc is %s, which does not negotiate ECN: its segments go Not-ECT and nothing will be marked", s.HCA.TCP.CC)
 	} else if s.Switch.ECN.Enabled && s.HCA.CC == "none" && s.HCA.Transport != fabric.IWARP {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")

@@ -326,6 +326,15 @@ hca: {dcqcn: {initial_alpha_value: 1025}}
 hca: {hpcc: {eta: 0}}
 `,
 			`t.yaml:2:19: hca.hpcc.eta: eta must be above 0`},
+		{"per-host congestion parameters", `topology: {kind: explicit, hosts: [a, {name: b, hca: {dcqcn: {rpg_ai_rate: 5Mbps}}}], switches: [s1], links: [[a, s1], [b, s1]]}
+`,
+			`t.yaml:1:55: topology.hosts[1].hca.dcqcn: congestion-control parameters are the same for every host: set them under the top-level hca:, not per host`},
+		// Every control's parameters, InfiniBand's too (a per-host
+		// hca.ibcc was taken and never read).
+		{"per-host ibcc parameters", `topology: {kind: explicit, hosts: [a, {name: b, hca: {ibcc: {ccti_limit: 10}}}], switches: [s1], links: [[a, s1], [b, s1]]}
+switch: {link_layer: infiniband}
+`,
+			`t.yaml:1:55: topology.hosts[1].hca.ibcc: congestion-control parameters are the same for every host: set them under the top-level hca:, not per host`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := Parse("t.yaml", []byte(c.src))

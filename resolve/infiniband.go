@@ -3,9 +3,9 @@ package resolve
 import (
 	"fmt"
 
-	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
@@ -17,7 +17,7 @@ import (
 // of Ethernet, IPv4 and UDP, and hold back for credit instead of PFC
 // PAUSE; the switches admit what arrives on credit and return the credit
 // as packets leave. What has no InfiniBand meaning (PFC, ECN thresholds,
-// DCQCN, HPCC and TIMELY, selective repeat, 802.1p priorities) is an
+// Ethernet's congestion controls, selective repeat, 802.1p priorities) is an
 // error on an InfiniBand scenario, naming the counterpart where there is
 // one.
 
@@ -80,14 +80,19 @@ func (b *builder) infiniband() {
 		if sw.IB.Set {
 			b.errorf(sw.KeyPos("ib"), "switch.ib", "switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)")
 		}
-		if h := &b.f.HCA; h.CC.Set && h.CC.V == "ibcc" {
-			b.errorf(h.CC.Pos, "hca.cc", "ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely, dctcp or none")
+		if h := &b.f.HCA; h.CC.Set {
+			if row, ok := kind.LookupCC(h.CC.V); ok && !row.Ethernet {
+				eth := ccList(func(r kind.CC) bool { return r.RDMA && r.Ethernet }, ccName)
+				b.errorf(h.CC.Pos, "hca.cc", "%s is InfiniBand's congestion control; on Ethernet hca.cc takes %s", h.CC.V, orList(append(eth, "none")))
+			}
 		}
 		if h := &b.f.HCA; h.GRH.Set {
 			b.errorf(h.GRH.Pos, "hca.grh", "a global route header is InfiniBand's; a RoCEv2 packet has its IPv4 header in that place always")
 		}
-		if h := &b.f.HCA; h.Has("ibcc") {
-			b.errorf(h.KeyPos("ibcc"), "hca.ibcc", "hca.ibcc is InfiniBand's congestion control's; this scenario's links are Ethernet")
+		for _, row := range kind.CCs() {
+			if h := &b.f.HCA; !row.Ethernet && len(row.Params) > 0 && h.Has(row.Name) {
+				b.errorf(h.KeyPos(row.Name), "hca."+row.Name, "hca.%s is InfiniBand's congestion control's; this scenario's links are Ethernet", row.Name)
+			}
 		}
 		if h := &b.f.HCA; h.Has("vlarb") {
 			b.errorf(h.KeyPos("vlarb"), "hca.vlarb", "VL arbitration is InfiniBand's; on Ethernet a NIC sends its QPs in round robin (switch.scheduler weighs priorities at the switches)")
@@ -144,11 +149,16 @@ func (b *builder) infiniband() {
 	notIB(sw.FloodLossless.Set, sw.KeyPos("flood_lossless"), "switch.flood_lossless", "an InfiniBand switch never floods: a packet without a forwarding entry is dropped")
 	b.ibLoadBalance(sw, "switch")
 	h := &b.f.HCA
-	if h.CC.Set && h.CC.V != "none" && h.CC.V != "ibcc" {
-		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes ibcc (InfiniBand congestion control) or none", h.CC.V)
+	onIB := func(r kind.CC) bool { return r.RDMA && r.InfiniBand }
+	if row, ok := kind.LookupCC(h.CC.V); h.CC.Set && ok && !row.InfiniBand {
+		ib := ccList(onIB, func(r kind.CC) string { return r.Name + " (" + r.Title + ")" })
+		b.errorf(h.CC.Pos, "hca.cc", "%s is Ethernet's (ECN or RTT based); on InfiniBand hca.cc takes %s", h.CC.V, orList(append(ib, "none")))
 	}
-	for _, k := range []string{"dcqcn", "hpcc", "timely", "dctcp"} {
-		notIB(h.Has(k), h.KeyPos(k), "hca."+k, k+"'s parameters are Ethernet congestion control's; on InfiniBand hca.cc takes ibcc (hca.ibcc) or none")
+	ibParams := orList(append(ccList(onIB, func(r kind.CC) string { return r.Name + " (hca." + r.Name + ")" }), "none"))
+	for _, row := range kind.CCs() {
+		if k := row.Name; !row.InfiniBand && len(row.Params) > 0 {
+			notIB(h.Has(k), h.KeyPos(k), "hca."+k, k+"'s parameters are Ethernet congestion control's; on InfiniBand hca.cc takes "+ibParams)
+		}
 	}
 	notIB(h.Priority.Set, h.Priority.Pos, "hca.priority", "an 802.1p priority is Ethernet's; on InfiniBand a traffic item's sl: picks its service level (and so its VL)")
 	notIB(h.PFCWatchdog.Set, h.KeyPos("pfc_watchdog"), "hca.pfc_watchdog", "PFC is Ethernet's; an InfiniBand NIC holds back for credit and sends no PAUSE")
@@ -181,34 +191,23 @@ func (b *builder) infiniband() {
 	s.HCA.Priority = 0 // SL 0's VL
 	override(&s.HCA.GRH, h.GRH)
 	s.HCA.CC = "none"
-	if h.CC.Set && h.CC.V == "ibcc" {
-		s.HCA.CC = "ibcc"
+	row, ok := kind.LookupCC(h.CC.V)
+	if h.CC.Set && ok && row.InfiniBand {
+		s.HCA.CC = h.CC.V
 	}
 	if f := &sw.IB.FECN; f.Set {
 		// FECN marking as a constant-probability mark above the
 		// threshold, at enqueue (the port's congestion state).
 		p.ECN = swtch.ECN{Enabled: true, Kmin: f.Threshold.V, Kmax: f.Threshold.V, Pmax: 1 / float64(f.MarkingRate.V+1), AtEnqueue: true, Constant: true}
 	}
-	if s.HCA.CC == "ibcc" && !sw.IB.FECN.Set {
-		b.warnf(h.CC.Pos, "hca.cc", "hca.cc is ibcc but no switch marks FECN (switch.ib.fecn), so nothing will slow the senders")
+	if s.HCA.CC != "none" && row.ECN && !sw.IB.FECN.Set {
+		b.warnf(h.CC.Pos, "hca.cc", "hca.cc is %s but no switch marks FECN (switch.ib.fecn), so nothing will slow the senders", s.HCA.CC)
 	}
-	c := &s.CC.IBCC
-	*c = congestion.IBCCDefaults()
-	ib := &h.IBCC
-	if ib.CCTIIncrease.Set {
-		c.CCTIIncrease = int(ib.CCTIIncrease.V)
-	}
-	if ib.CCTILimit.Set {
-		c.CCTILimit = int(ib.CCTILimit.V)
-	}
-	if ib.CCTITimer.Set {
-		c.CCTITimer = ib.CCTITimer.V
-	}
-	if ib.CCTIMin.Set {
-		c.CCTIMin = int(ib.CCTIMin.V)
-	}
-	if c.CCTIMin > c.CCTILimit {
-		b.errorf(ib.KeyPos("ccti_min"), "hca.ibcc.ccti_min", "ccti_min (%d) is above ccti_limit (%d)", c.CCTIMin, c.CCTILimit)
+	// InfiniBand's own controls' parameters (ccConfig read Ethernet's).
+	for _, row := range kind.CCs() {
+		if row.InfiniBand && !row.Ethernet {
+			b.ccParams(s.CC, row.Name, h)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -50,7 +51,8 @@ func (b *builder) iwarp() {
 		return
 	}
 	if h.CC.Set && h.CC.V != "none" {
-		b.errorf(h.CC.Pos, "hca.cc", "on iWARP the congestion control is TCP's: set hca.tcp.cc (newreno, cubic or dctcp) and drop hca.cc")
+		tcp := ccList(func(r kind.CC) bool { return r.TCP }, ccName)
+		b.errorf(h.CC.Pos, "hca.cc", "on iWARP the congestion control is TCP's: set hca.tcp.cc (%s) and drop hca.cc", orList(tcp))
 	}
 	for _, k := range []struct {
 		set  bool
@@ -77,8 +79,8 @@ func (b *builder) iwarp() {
 	}
 	newCC := b.tcpCongestion()
 	b.s.HCA.WithTCP(func(c *hca.TCPProfile) { c.NewCC = newCC })
-	if b.s.HCA.TCP.CC == "dctcp" && !b.f.Switch.Has("ecn") {
-		b.s.Switch.ECN = dctcpMarking // DCTCP needs switches that mark every packet above K
+	if row, _ := kind.LookupCC(b.s.HCA.TCP.CC); row.ECN && !b.f.Switch.Has("ecn") {
+		b.s.Switch.ECN = marking(row, b.s.Switch.ECN) // a TCP that reacts to marks needs marking switches
 	}
 }
 
@@ -117,22 +119,20 @@ func (b *builder) iwarpTraffic(tv *scenario.TrafficV, path string) {
 
 // tcpCongestion makes each iWARP RC QP's congestion control as its NIC's
 // hca.tcp.cc says, on the NIC's line rate with the MTU as the segment's
-// payload. DCTCP starts from TCP's ten segments, not the path's BDP.
+// payload, with the parameters of the top-level hca: (a control may
+// start otherwise in TCP than on a QP: congestion.Env.TCP).
 func (b *builder) tcpCongestion() func(h *hca.HCA, qp *hca.QP, apply func(fabric.Rate, int64)) hca.CongestionControl {
-	dctcp, tcpIW := b.s.CC.DCTCP, !b.f.HCA.DCTCP.InitialWindow.Set
+	params, given := b.s.CC, map[string]func(string) bool{}
+	for _, name := range ccList(func(r kind.CC) bool { return r.TCP }, ccName) {
+		given[name] = b.ccGiven(name)
+	}
 	return func(h *hca.HCA, qp *hca.QP, apply func(fabric.Rate, int64)) hca.CongestionControl {
 		path := congestion.Path{LineRate: h.Port().Rate, MTU: h.Prof.MTU}
-		switch h.Prof.TCP.CC {
-		case "cubic":
-			return congestion.NewCUBIC(path, apply)
-		case "dctcp":
+		name := h.Prof.TCP.CC
+		ctl, _ := congestion.Lookup(name)
+		if ctl.ECN {
 			qp.ECT = true
-			p := dctcp
-			if tcpIW {
-				p.InitialWindow = congestion.TCPInitialWindow * int64(h.Prof.MTU)
-			}
-			return congestion.NewDCTCP(p, path, apply)
 		}
-		return congestion.NewNewReno(path, apply)
+		return ctl.New(params[name], congestion.Env{Engine: h.Engine(), Path: path, Apply: apply, TCP: true, Given: given[name]})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/scenario"
 )
@@ -530,11 +531,8 @@ func (b *builder) seriesMemory(e *memEstimate) {
 	prio := int64(max(1, len(b.losslessPriorities())))
 	flows := int64(len(b.s.Flows)) + int64(b.poissonFlows)
 	perFlow := int64(1)
-	switch b.s.HCA.CC {
-	case "dcqcn":
-		perFlow += 3 // rc_gbps, rt_gbps, alpha
-	case "hpcc", "dctcp", "timely", "ibcc":
-		perFlow += 2
+	if row, ok := kind.LookupCC(b.s.HCA.CC); ok {
+		perFlow += int64(row.Series) // rc_gbps, rt_gbps, alpha, ...
 	}
 	keys := count(o.Links, ports) + count(o.Queues, ports)*2*prio + count(o.Flows, flows)*perFlow
 	if o.Queues.All || len(o.Queues.Ports) > 0 {

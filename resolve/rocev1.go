@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -20,11 +21,16 @@ func (b *builder) rocev1() {
 		return
 	}
 	b.rocev1Switch(&b.f.Switch, "switch")
-	switch cc := b.s.HCA.CC; cc {
-	case "dcqcn", "dctcp":
-		b.errorf(h.CC.Pos, "hca.cc", "%s reacts to ECN marks, which switches write in the IP header, and a RoCEv1 frame has none; on RoCEv1 hca.cc takes timely (RTT-based) or none", cc)
-	case "hpcc":
-		b.errorf(h.CC.Pos, "hca.cc", "hpcc reads the telemetry switches stamp on RoCEv2's UDP packets, and a RoCEv1 frame has no IP or UDP header; on RoCEv1 hca.cc takes timely (RTT-based) or none")
+	if row, ok := kind.LookupCC(b.s.HCA.CC); ok && (row.ECN || row.INT) {
+		// RoCEv1's frames have no IP header for ECN, nor the UDP one INT
+		// rides on: the controls that need neither are what it takes.
+		v1 := ccList(func(r kind.CC) bool { return r.RDMA && r.Ethernet && !r.ECN && !r.INT }, func(r kind.CC) string { return r.Name + " (" + r.Basis + ")" })
+		takes := orList(append(v1, "none"))
+		if row.ECN {
+			b.errorf(h.CC.Pos, "hca.cc", "%s reacts to ECN marks, which switches write in the IP header, and a RoCEv1 frame has none; on RoCEv1 hca.cc takes %s", row.Name, takes)
+		} else {
+			b.errorf(h.CC.Pos, "hca.cc", "%s reads the telemetry switches stamp on RoCEv2's UDP packets, and a RoCEv1 frame has no IP or UDP header; on RoCEv1 hca.cc takes %s", row.Name, takes)
+		}
 	}
 	b.s.Routing = fabric.RoutingSpanningTree
 }

@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"github.com/lfsim/lfsim/cm"
-	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
@@ -60,8 +59,8 @@ type Scenario struct {
 	// topology overrides its hca: (CMProfile looks one up).
 	CM         cm.Profile
 	CMProfiles map[fabric.NodeID]cm.Profile
-	// CC holds the congestion-control parameters (hca.dcqcn, hca.hpcc,
-	// hca.timely) over their defaults.
+	// CC holds the congestion controls' parameters (hca.<name>) over
+	// their defaults.
 	CC CCConfig
 	// Flows is the traffic expanded into flows, IDs 0..n-1. Each
 	// generator adds its flows after those of the generators above it:
@@ -289,16 +288,4 @@ type Fault struct {
 	RxRate      fabric.Rate
 	Convergence sim.Time
 	Pos         scenario.Pos
-}
-
-// CCConfig holds the congestion-control parameters of the top-level hca:
-// block. Which algorithm a host runs is its profile's CC; the parameters
-// are the same for every host (a per-host hca: override may choose the
-// algorithm, not its parameters).
-type CCConfig struct {
-	DCQCN  congestion.DCQCNParams
-	HPCC   congestion.HPCCParams
-	TIMELY congestion.TIMELYParams
-	DCTCP  congestion.DCTCPParams
-	IBCC   congestion.IBCCParams
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -397,8 +398,13 @@ func (b *builder) qpOp(tv *scenario.TrafficV, path string, com *scenario.GenComm
 	}
 	if op == "read" {
 		for _, s := range srcs {
-			if cc := b.s.HCAProfile(s).CC; cc == "hpcc" || cc == "timely" || cc == "dctcp" {
-				b.warnf(opAt, path+".op", "%s does not control READs: the data is the responder's READ responses, which no ACK answers, so they go at line rate (DCQCN does control them)", strings.ToUpper(cc))
+			if row, ok := kind.LookupCC(b.s.HCAProfile(s).CC); ok && !row.ControlsReads {
+				do := ccList(func(r kind.CC) bool { return r.RDMA && r.ControlsReads && r.Ethernet == row.Ethernet }, func(r kind.CC) string { return r.Title })
+				verb := "does"
+				if len(do) > 1 {
+					verb = "do"
+				}
+				b.warnf(opAt, path+".op", "%s does not control READs: the data is the responder's READ responses, which no ACK answers, so they go at line rate (%s %s control them)", row.Title, strings.Join(do, " and "), verb)
 				break
 			}
 		}

@@ -9,7 +9,7 @@ import "regexp"
 // that need only the file but must keep their place among the builder's
 // checks: a file with more than MaxErrors errors lists the first found, so
 // moving a check before others would change which are listed (the ranges
-// of hca.dcqcn's and hca.hpcc's values, in resolve's ccConfig).
+// of the congestion controls' values, in resolve's ccConfig).
 
 // validName is what name: may be: it names the output folder.
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lfsim/lfsim/kind"
 	"gopkg.in/yaml.v3"
 )
 
@@ -92,7 +93,7 @@ func (m *meta) KeyPos(key string) Pos {
 
 func (m *meta) metaPtr() *meta { return m }
 
-// hasMeta is every schema struct that embeds meta.
+// hasMeta is every written schema struct that embeds meta.
 type hasMeta interface{ metaPtr() *meta }
 
 var metaType = reflect.TypeOf(meta{})
@@ -319,29 +320,44 @@ type fieldInfo struct {
 	index    []int
 	tag      reflect.StructTag
 	required bool
+	// section, for a key a table of kinds gives (a congestion control's
+	// parameters), is the struct it decodes into, in the CCSectionsV at
+	// index; defName is its name in the JSON Schema's $defs.
+	section reflect.Type
+	defName string
 }
 
 type structInfo struct {
-	fields []fieldInfo
-	byName map[string]*fieldInfo
-	names  []string
-	meta   bool // the struct embeds meta
+	fields    []fieldInfo
+	byName    map[string]*fieldInfo
+	names     []string
+	meta      bool  // the struct embeds meta
+	metaIndex []int // where
+	gen       uint64
 }
 
 var structInfos sync.Map // reflect.Type -> *structInfo
 
+// schemaOf is struct t's keys, read from its tags (and, where a field
+// says so, from the tables of kinds: kinds.go), made again when a table
+// has changed.
 func schemaOf(t reflect.Type) *structInfo {
-	if si, ok := structInfos.Load(t); ok {
+	gen := kind.Generation()
+	if si, ok := structInfos.Load(t); ok && si.(*structInfo).gen == gen {
 		return si.(*structInfo)
 	}
-	si := &structInfo{byName: map[string]*fieldInfo{}}
+	si := &structInfo{byName: map[string]*fieldInfo{}, gen: gen}
 	var walk func(t reflect.Type, prefix []int)
 	walk = func(t reflect.Type, prefix []int) {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			idx := append(append([]int(nil), prefix...), i)
 			if f.Type == metaType {
-				si.meta = true
+				si.meta, si.metaIndex = true, idx
+				continue
+			}
+			if fs, ok := kindFields(f, idx); ok {
+				si.fields = append(si.fields, fs...)
 				continue
 			}
 			name, ok := f.Tag.Lookup("yaml")
@@ -427,7 +443,11 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, c ctx) {
 	si := schemaOf(v.Type())
 	var m *meta
 	if si.meta {
-		m = v.Addr().Interface().(hasMeta).metaPtr()
+		if hm, ok := v.Addr().Interface().(hasMeta); ok {
+			m = hm.metaPtr()
+		} else { // a struct a table of kinds gives: meta is its field Meta
+			m = v.FieldByIndex(si.metaIndex).Addr().Interface().(*meta)
+		}
 		m.Keys = map[string]Pos{}
 	}
 	if isNull(n) { // "switch:" with nothing after it: an empty block
@@ -474,6 +494,11 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, c ctx) {
 		}
 		if w, ok := f.tag.Lookup("todowarn"); ok {
 			d.Warnf(kp, cc.path, "%s", w)
+		}
+		if f.section != nil {
+			sections := v.FieldByIndex(f.index).Addr().Interface().(*CCSectionsV)
+			d.decode(p.val, sections.at(name, f.section), cc)
+			continue
 		}
 		d.decode(p.val, v.FieldByIndex(f.index), cc)
 	}

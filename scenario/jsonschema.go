@@ -71,6 +71,12 @@ func (g *schemaGen) ref(t reflect.Type) map[string]any {
 	if name == "" {
 		return g.object(t) // an anonymous struct: inline
 	}
+	return g.refAs(name, t)
+}
+
+// refAs is a $ref to struct t's schema in $defs under name (a struct a
+// table of kinds gives has no name of its own).
+func (g *schemaGen) refAs(name string, t reflect.Type) map[string]any {
 	if _, ok := g.defs[name]; !ok {
 		g.defs[name] = nil // a placeholder against recursion
 		g.defs[name] = g.object(t)
@@ -86,7 +92,11 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	var req []string
 	for _, f := range si.fields {
-		props[f.name] = g.of(t.FieldByIndex(f.index).Type, f.tag)
+		if f.section != nil {
+			props[f.name] = g.refAs(f.defName, f.section)
+		} else {
+			props[f.name] = g.of(t.FieldByIndex(f.index).Type, f.tag)
+		}
 		if f.required {
 			req = append(req, f.name)
 		}

@@ -77,11 +77,16 @@ func schemaKeys(t reflect.Type) map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	si := schemaOf(t)
 	for _, f := range si.fields {
+		if f.section != nil {
+			out[f.name] = f.section // a table's kind: its parameters
+			continue
+		}
 		out[f.name] = t.FieldByIndex(f.index).Type
 	}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if _, tagged := f.Tag.Lookup("yaml"); tagged || f.Type == metaType || f.Type.Kind() != reflect.Struct {
+		_, kinds := f.Tag.Lookup("kinds")
+		if _, tagged := f.Tag.Lookup("yaml"); tagged || kinds || f.Type == metaType || f.Type.Kind() != reflect.Struct {
 			continue
 		}
 		if f.Anonymous && schemaOf(f.Type).fields != nil {

@@ -8,7 +8,8 @@ import (
 )
 
 // The schema of a scenario file (SCENARIO.md), as tagged structs that the
-// decoder in decode.go reads. Only this file knows the key names.
+// decoder in decode.go reads. Only this file knows the key names, but for
+// those the tables of kinds give (kinds.go: the congestion controls).
 
 // File is the whole file.
 type File struct {
@@ -412,16 +413,6 @@ type FECNS struct {
 	MarkingRate IntV  `yaml:"marking_rate" min:"0" max:"65535"`
 }
 
-// IBCCS is hca.ibcc: InfiniBand congestion control at the source, by the
-// annex's names.
-type IBCCS struct {
-	meta
-	CCTIIncrease IntV  `yaml:"ccti_increase" min:"0" max:"255"`
-	CCTILimit    IntV  `yaml:"ccti_limit" min:"0" max:"16383"`
-	CCTITimer    TimeV `yaml:"ccti_timer" min:"1ns"`
-	CCTIMin      IntV  `yaml:"ccti_min" min:"0" max:"16383"`
-}
-
 // PortSL2VLS is one entry of switch.ib.sl2vl_ports: the SL-to-VL table
 // of a switch's output port, for the packets from one input port (in) or
 // from all.
@@ -698,15 +689,13 @@ type HCAS struct {
 	GRH boolV `yaml:"grh"`
 	// VLArb is the HCA port's VL arbitration tables (InfiniBand), as
 	// switch.ib.vlarb gives the switches'.
-	VLArb   VLArbS  `yaml:"vlarb"`
-	RTOLow  TimeV   `yaml:"rto_low" min:"1ns"`
-	RTOHigh TimeV   `yaml:"rto_high" min:"1ns"`
-	CC      StrV    `yaml:"cc" enum:"dcqcn|hpcc|timely|dctcp|ibcc|none"`
-	IBCC    IBCCS   `yaml:"ibcc"`
-	DCQCN   DCQCNS  `yaml:"dcqcn"`
-	HPCC    HPCCS   `yaml:"hpcc"`
-	TIMELY  TIMELYS `yaml:"timely"`
-	DCTCP   DCTCPS  `yaml:"dctcp"`
+	VLArb   VLArbS `yaml:"vlarb"`
+	RTOLow  TimeV  `yaml:"rto_low" min:"1ns"`
+	RTOHigh TimeV  `yaml:"rto_high" min:"1ns"`
+	// CC is the congestion control, one of the table's (kind.CCs) or
+	// none; Params are each control's parameters, under its name.
+	CC     StrV        `yaml:"cc" kinds:"cc" enum:"none"`
+	Params CCSectionsV `kinds:"cc-params"`
 	// TCP is iWARP's TCP (hca.Profile.TCP).
 	TCP TCPS `yaml:"tcp"`
 	// CM is the connection manager's timing (cm.Profile), for flows
@@ -726,11 +715,10 @@ type CMS struct {
 	RecvQueue     IntV  `yaml:"recv_queue" min:"1" max:"65536"`
 }
 
-// DCTCPS is hca.dctcp: DCTCP's parameters (congestion.DCTCPParams).
 // TCPS is hca.tcp: the NIC's TCP under hca.transport: iwarp.
 type TCPS struct {
 	meta
-	CC         StrV  `yaml:"cc" enum:"newreno|cubic|dctcp"`
+	CC         StrV  `yaml:"cc" kinds:"tcp-cc"`
 	RTOMin     TimeV `yaml:"rto_min" min:"1us"`
 	DelayedAck TimeV `yaml:"delayed_ack"`
 	SACK       boolV `yaml:"sack"`
@@ -741,38 +729,10 @@ type TCPS struct {
 	MPAMarkers boolV `yaml:"mpa_markers"`
 }
 
-type DCTCPS struct {
-	meta
-	G             fracV `yaml:"g"`
-	InitialAlpha  fracV `yaml:"initial_alpha"`
-	InitialWindow SizeV `yaml:"initial_window" min:"1B"`
-}
-
 // nicWatchdogS is hca.pfc_watchdog: the NIC's PFC storm prevention.
 type nicWatchdogS struct {
 	meta
 	After TimeV `yaml:"after" min:"1ps"`
-}
-
-// HPCCS is hca.hpcc: HPCC's parameters.
-type HPCCS struct {
-	meta
-	Eta      fracV `yaml:"eta"`
-	MaxStage IntV  `yaml:"max_stage" min:"0" max:"100"`
-	WAI      SizeV `yaml:"w_ai"`
-}
-
-// TIMELYS is hca.timely: TIMELY's parameters.
-type TIMELYS struct {
-	meta
-	TLow     TimeV `yaml:"t_low"`
-	THigh    TimeV `yaml:"t_high"`
-	Beta     fracV `yaml:"beta"`
-	Alpha    fracV `yaml:"alpha"`
-	Delta    RateV `yaml:"delta"`
-	MinRTT   TimeV `yaml:"min_rtt"`
-	HAIAfter IntV  `yaml:"hai_after" min:"1" max:"1000"`
-	MinRate  RateV `yaml:"min_rate"`
 }
 
 // rxRateV is line, or a rate (a slow receiver, not modelled yet).
@@ -791,32 +751,6 @@ func (r *rxRateV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 		return
 	}
 	r.Rate.decodeNode(d, n, c)
-}
-
-// DCQCNS takes NVIDIA's parameter names (mlxconfig / sysfs), so values
-// can be pasted.
-type DCQCNS struct {
-	meta
-	Variant                  StrV  `yaml:"variant" enum:"paper|nvidia"`
-	RpgAIRate                RateV `yaml:"rpg_ai_rate"`
-	RpgHAIRate               RateV `yaml:"rpg_hai_rate"`
-	RpgTimeReset             TimeV `yaml:"rpg_time_reset"`
-	RpgByteReset             SizeV `yaml:"rpg_byte_reset"`
-	RpgThreshold             IntV  `yaml:"rpg_threshold" min:"1"`
-	RpgMaxRate               RateV `yaml:"rpg_max_rate"`
-	RpgMinRate               RateV `yaml:"rpg_min_rate"`
-	RpgGd                    IntV  `yaml:"rpg_gd" min:"0" todo:"rpg_gd (rate decrease granularity) is" use:"remove rpg_gd"`
-	RpgMinDecFac             IntV  `yaml:"rpg_min_dec_fac" min:"0" max:"100"`
-	RateToSetOnFirstCNP      RateV `yaml:"rate_to_set_on_first_cnp"`
-	DceTCPG                  numV  `yaml:"dce_tcp_g" min:"0"`
-	DceTCPRTT                TimeV `yaml:"dce_tcp_rtt"`
-	InitialAlphaValue        IntV  `yaml:"initial_alpha_value" min:"0"`
-	RateReduceMonitorPeriod  TimeV `yaml:"rate_reduce_monitor_period"`
-	MinTimeBetweenCNPs       TimeV `yaml:"min_time_between_cnps"`
-	ClampTgtRate             boolV `yaml:"clamp_tgt_rate"`
-	ClampTgtRateAfterTimeInc boolV `yaml:"clamp_tgt_rate_after_time_inc"`
-	CNPDSCP                  IntV  `yaml:"cnp_dscp" min:"0" max:"63" todo:"a separate CNP class is" use:"remove cnp_dscp (CNPs travel in the data's priority)"`
-	CNP802pPrio              IntV  `yaml:"cnp_802p_prio" min:"0" max:"7" todo:"a separate CNP priority is" use:"remove cnp_802p_prio (CNPs travel in the data's priority)"`
 }
 
 // ---- traffic

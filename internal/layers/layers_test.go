@@ -29,12 +29,16 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 // -> fabric -> sim, with programs -> cm -> hca (the connection manager
 // above the HCA, which knows it only as QP1's owner, hca.GSIAgent).
 var allowed = map[string][]string{
-	"sim":                {},
-	"fabric":             {"sim"},
-	"switch":             {"sim", "fabric"},
-	"hca":                {"sim", "fabric"},
-	"congestion":         {"sim", "fabric"},
-	"reports":            {"sim", "fabric", "internal/userfile"},
+	"sim":        {},
+	"fabric":     {"sim"},
+	"switch":     {"sim", "fabric"},
+	"hca":        {"sim", "fabric"},
+	"congestion": {"sim", "fabric", "kind"},
+	"reports":    {"sim", "fabric", "internal/userfile"},
+	// The tables of kinds (congestion controls...): what a model
+	// registers and the format reads, so that neither imports the other.
+	// Value types (sim's times, fabric's rates and sizes) only.
+	"kind":               {"sim", "fabric"},
 	"internal/cacheline": {},
 	"internal/layers":    {},
 	// The checks on files a user names or a run's outputs read back: the
@@ -43,7 +47,7 @@ var allowed = map[string][]string{
 	// The JSON Schema tests' helpers (scenario's and sweep's tests).
 	"internal/schematest": {},
 	// The format knows no model: only the value types below (valueTypes).
-	"scenario": {"sim", "fabric", "internal/userfile"},
+	"scenario": {"sim", "fabric", "kind", "internal/userfile"},
 	// The library of scenario files (examples, labs, the performance
 	// suite) finds and lists them; of lfsim it knows the format only.
 	"scenarios": {"scenario"},
@@ -64,10 +68,10 @@ var allowed = map[string][]string{
 	// Resolution: a decoded file (scenario; the library's by name,
 	// scenarios) to the settings the models and observers take, with
 	// their defaults; it builds nothing.
-	"resolve": append(slices.Clone(models), "scenario", "scenarios", "observe", "cm", "programs"),
+	"resolve": append(slices.Clone(models), "kind", "scenario", "scenarios", "observe", "cm", "programs"),
 	// Building and running: from a resolved Scenario, never from the
 	// file's format.
-	"assembly": append(slices.Clone(models), "resolve", "observe", "cm", "programs", "internal/cacheline"),
+	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "internal/cacheline"),
 	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs.
@@ -196,6 +200,11 @@ func TestViolations(t *testing.T) {
 		{"scenario", "scenarios", true},
 		{"scenarios", "assembly", true},
 		{"scenarios", "hca", true},
+		{"scenario", "congestion", true},
+		{"kind", "congestion", true},
+		{"kind", "scenario", true},
+		{"scenario", "kind", false},
+		{"congestion", "kind", false},
 		{"nowhere", "sim", true},
 		{"resolve", "assembly", true},
 		{"resolve", "sweep", true},

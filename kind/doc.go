@@ -1,0 +1,14 @@
+// Package kind holds lfsim's tables of kinds: each congestion control
+// registers once here, with its name in a scenario file, its parameters
+// (their keys, types, bounds and the source of each default) and what it
+// needs of the rest of the simulator (ECN marks, in-band telemetry, an
+// ACK per packet, the link layers it runs on). The scenario format reads
+// the table to decode and describe a file (keys, enumerations, the JSON
+// Schema), the assembly to check, build and wire a run, the docs' test
+// to hold the docs to it; none of them names a kind.
+//
+// The table knows no model and no file: a model package (congestion)
+// registers its kinds here, the format (scenario) reads them, and
+// neither imports the other. It imports sim and fabric for their value
+// types only (times, rates, sizes).
+package kind
