@@ -125,7 +125,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			return nil, err
 		}
 		n.Switches[id] = sw
-		n.balanced = n.balanced || sw.Prof.LoadBalance != swtch.ECMP
+		n.balanced = n.balanced || sw.Prof.LoadBalance.Chooses()
 	}
 	if len(s.IB.PortSL2VL) > 0 {
 		// Every port has a table, switch.ib.sl2vl where the file gives

@@ -5,10 +5,12 @@
 // ACK per packet, the link layers it runs on). The scenario format reads
 // the table to decode and describe a file (keys, enumerations, the JSON
 // Schema), the assembly to check, build and wire a run, the docs' test
-// to hold the docs to it; none of them names a kind.
+// to hold the docs to it; none of them names a kind. The switch's load
+// balancing modes register the same way (LoadBalance): a name, whether
+// the switch chooses a packet's port itself, the keys that tune it.
 //
-// The table knows no model and no file: a model package (congestion)
-// registers its kinds here, the format (scenario) reads them, and
+// The table knows no model and no file: a model package (congestion,
+// switch) registers its kinds here, the format (scenario) reads them, and
 // neither imports the other. It imports sim and fabric for their value
 // types only (times, rates, sizes).
 package kind

@@ -488,7 +488,7 @@ func genCommon(g any) *scenario.GenCommon {
 // LIDs.
 func (b *builder) ibLoadBalance(sw *scenario.SwitchS, path string) {
 	lb, s := sw.LoadBalance, b.s
-	if !lb.Set || lb.V == "ecmp" {
+	if !lb.Set || !chooses(lb.V) {
 		return
 	}
 	switch {

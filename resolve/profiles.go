@@ -7,6 +7,7 @@ import (
 	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
@@ -54,23 +55,29 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	}
 }
 
+// chooses reports whether the load balancing switch.load_balance names
+// has the switch choose among a group's ports itself (kind.LoadBalance).
+func chooses(name string) bool {
+	l, ok := kind.LookupLoadBalance(name)
+	return ok && l.Chooses
+}
+
 // applyLoadBalance sets the switch's load balancing (swtch.LoadBalance)
 // and its modes' parameters, each only with the mode it tunes.
 func (b *builder) applyLoadBalance(p *swtch.Profile, s *scenario.SwitchS, path string) {
 	if s.LoadBalance.Set {
-		p.LoadBalance = loadBalances[s.LoadBalance.V] // the schema checked the name
+		p.LoadBalance, _ = swtch.ParseLoadBalance(s.LoadBalance.V) // the schema checked the name
 	}
 	override(&p.FlowletTimeout, s.FlowletTimeout)
 	if s.Spray.Set {
-		p.Spray = sprayModes[s.Spray.V]
+		p.Spray, _ = swtch.ParseSprayMode(s.Spray.V)
 	}
 	override(&p.AdaptiveBias, s.AdaptiveBias)
-	for _, c := range []struct {
-		key  string
-		mode swtch.LoadBalance
-	}{{"flowlet_timeout", swtch.Flowlet}, {"spray", swtch.Spray}, {"adaptive_bias", swtch.Adaptive}} {
-		if s.Has(c.key) && p.LoadBalance != c.mode {
-			b.errorf(s.KeyPos(c.key), path+"."+c.key, "%s tunes load_balance: %s, and this switch's load_balance is %s", c.key, c.mode, p.LoadBalance)
+	for _, mode := range kind.LoadBalances() {
+		for _, key := range mode.Keys {
+			if s.Has(key) && p.LoadBalance.String() != mode.Name {
+				b.errorf(s.KeyPos(key), path+"."+key, "%s tunes load_balance: %s, and this switch's load_balance is %s", key, mode.Name, p.LoadBalance)
+			}
 		}
 	}
 }
@@ -184,10 +191,6 @@ func applyQueueing(p *swtch.Profile, s *scenario.SwitchS) {
 var retransmits = map[string]hca.Retransmit{"go-back-n": hca.GoBackN, "go-back-0": hca.GoBack0, "selective": hca.Selective}
 
 var placements = map[string]hca.Placement{"in-order": hca.InOrder, "direct": hca.Direct}
-
-var loadBalances = map[string]swtch.LoadBalance{"ecmp": swtch.ECMP, "flowlet": swtch.Flowlet, "adaptive": swtch.Adaptive, "spray": swtch.Spray}
-
-var sprayModes = map[string]swtch.SprayMode{"round-robin": swtch.SprayRoundRobin, "random": swtch.SprayRandom, "entropy": swtch.SprayEntropy}
 
 // applyHCA overrides p with what block h gives.
 func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {

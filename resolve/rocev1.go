@@ -41,7 +41,7 @@ func (b *builder) rocev1Switch(sw *scenario.SwitchS, path string) {
 	if sw.Has("ecn") && !sw.ECN.Off {
 		b.errorf(sw.KeyPos("ecn"), path+".ecn", "ECN is marked in the IP header, and a RoCEv1 frame has none (EtherType 0x8915, then a GRH): no switch can mark it (ecn: off, or hca.transport: rocev2)")
 	}
-	if lb := sw.LoadBalance; lb.Set && lb.V != "ecmp" {
+	if lb := sw.LoadBalance; lb.Set && chooses(lb.V) {
 		b.errorf(lb.Pos, path+".load_balance", "a RoCEv1 fabric forwards by MAC along one spanning tree, which has one path between any two hosts: there is nothing for %s to choose among", lb.V)
 	}
 }

@@ -17,6 +17,8 @@ import (
 //	kinds:"tcp-cc"     the same for hca.tcp.cc (iWARP's TCP)
 //	kinds:"cc-params"  one key per congestion control with parameters,
 //	                   its name, holding them (CCSectionsV)
+//	kinds:"load-balance" a text value: the switches' load balancing
+//	                   modes (kind.LoadBalances)
 
 // kindFields are the keys field f (of a struct at index idx) stands for,
 // when it carries a kinds tag; ok is false when it carries none.
@@ -26,6 +28,13 @@ func kindFields(f reflect.StructField, idx []int) (out []fieldInfo, ok bool) {
 		return nil, false
 	}
 	switch which {
+	case "load-balance":
+		var names []string
+		for _, l := range kind.LoadBalances() {
+			names = append(names, l.Name)
+		}
+		name := f.Tag.Get("yaml")
+		return []fieldInfo{{name: name, index: idx, tag: reflect.StructTag(fmt.Sprintf(`yaml:%q enum:%q`, name, strings.Join(names, "|")))}}, true
 	case "cc", "tcp-cc":
 		names := kind.Names(func(c kind.CC) bool { return c.RDMA && which == "cc" || c.TCP && which == "tcp-cc" })
 		if own := f.Tag.Get("enum"); own != "" {

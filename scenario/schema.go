@@ -79,7 +79,7 @@ type SwitchS struct {
 	// LoadBalance is how a switch chooses among equal-cost ports;
 	// FlowletTimeout, Spray and AdaptiveBias tune its modes
 	// (swtch.Profile).
-	LoadBalance    StrV  `yaml:"load_balance" enum:"ecmp|flowlet|adaptive|spray"`
+	LoadBalance    StrV  `yaml:"load_balance" kinds:"load-balance"`
 	FlowletTimeout TimeV `yaml:"flowlet_timeout" min:"1ns"`
 	Spray          StrV  `yaml:"spray" enum:"round-robin|random|entropy"`
 	AdaptiveBias   SizeV `yaml:"adaptive_bias"`

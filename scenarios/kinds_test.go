@@ -1,6 +1,10 @@
 package scenarios
 
-// The congestion controls register themselves in the table (kind.CCs)
-// that hca.cc and hca:'s parameter keys are read from; the library's
-// files name them.
-import _ "github.com/lfsim/lfsim/congestion"
+// The congestion controls and the switches' load balancing modes
+// register themselves in the tables (kind.CCs, kind.LoadBalances) that
+// hca.cc, hca:'s parameter keys and switch.load_balance are read from;
+// the library's files name them.
+import (
+	_ "github.com/lfsim/lfsim/congestion"
+	_ "github.com/lfsim/lfsim/switch"
+)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -53,14 +54,45 @@ const (
 	Spray
 )
 
-var loadBalanceNames = [...]string{"ecmp", "flowlet", "adaptive", "spray"}
+// loadBalances are the modes' rows of the table of kinds, in the order
+// of their values: the scenario format reads switch.load_balance's
+// names from the table, the assembly what each needs.
+var loadBalances = [...]kind.LoadBalance{
+	ECMP: {Name: "ecmp", Doc: "a flow's hash picks one of the equal-cost ports (InfiniBand: the routes' one port)"},
+	Flowlet: {Name: "flowlet", Chooses: true, Keys: []string{"flowlet_timeout"},
+		Doc: "a flow keeps its port until a gap longer than flowlet_timeout, then takes one at random (LetFlow, Vanini et al., NSDI 2017)"},
+	Adaptive: {Name: "adaptive", Chooses: true, Keys: []string{"adaptive_bias"},
+		Doc: "each packet takes the port with the fewest bytes queued for it; another than its flow's hashed port wins only with more than adaptive_bias bytes less"},
+	Spray: {Name: "spray", Chooses: true, Keys: []string{"spray"},
+		Doc: "each packet takes the next port in turn, one at random, or the one its entropy hashes to (switch.spray)"},
+}
+
+func init() {
+	for _, l := range loadBalances {
+		kind.RegisterLoadBalance(l)
+	}
+}
 
 func (l LoadBalance) String() string {
-	if int(l) < len(loadBalanceNames) {
-		return loadBalanceNames[l]
+	if int(l) < len(loadBalances) {
+		return loadBalances[l].Name
 	}
 	return fmt.Sprintf("LoadBalance(%d)", uint8(l))
 }
+
+// ParseLoadBalance is the mode switch.load_balance names.
+func ParseLoadBalance(name string) (LoadBalance, bool) {
+	for i, l := range loadBalances {
+		if l.Name == name {
+			return LoadBalance(i), true
+		}
+	}
+	return ECMP, false
+}
+
+// Chooses reports whether the switch chooses among a group's ports itself
+// (kind.LoadBalance.Chooses).
+func (l LoadBalance) Chooses() bool { return int(l) < len(loadBalances) && loadBalances[l].Chooses }
 
 // SprayMode is how spray picks a packet's port.
 type SprayMode uint8
@@ -73,6 +105,16 @@ const (
 )
 
 var sprayNames = [...]string{"round-robin", "random", "entropy"}
+
+// ParseSprayMode is the mode switch.spray names.
+func ParseSprayMode(name string) (SprayMode, bool) {
+	for i, n := range sprayNames {
+		if n == name {
+			return SprayMode(i), true
+		}
+	}
+	return SprayRoundRobin, false
+}
 
 func (m SprayMode) String() string {
 	if int(m) < len(sprayNames) {

@@ -31,11 +31,11 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 var allowed = map[string][]string{
 	"sim":        {},
 	"fabric":     {"sim"},
-	"switch":     {"sim", "fabric"},
+	"switch":     {"sim", "fabric", "kind"},
 	"hca":        {"sim", "fabric"},
 	"congestion": {"sim", "fabric", "kind"},
 	"reports":    {"sim", "fabric", "internal/userfile"},
-	// The tables of kinds (congestion controls...): what a model
+	// The tables of kinds (congestion controls, load balancing): what a model
 	// registers and the format reads, so that neither imports the other.
 	// Value types (sim's times, fabric's rates and sizes) only.
 	"kind":               {"sim", "fabric"},
