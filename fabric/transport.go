@@ -18,8 +18,30 @@ const (
 	IWARP
 )
 
-func (t Transport) String() string {
-	return [...]string{"rocev2", "rocev1", "iwarp"}[t]
+// transportNames are the transports' names in a scenario file
+// (hca.transport), by value: the one place they are written.
+var transportNames = [...]string{RoCEv2: "rocev2", RoCEv1: "rocev1", IWARP: "iwarp"}
+
+func (t Transport) String() string { return transportNames[t] }
+
+// Transports are the transports, in the order of their values (the
+// first is the default).
+func Transports() []Transport {
+	out := make([]Transport, len(transportNames))
+	for i := range out {
+		out[i] = Transport(i)
+	}
+	return out
+}
+
+// ParseTransport is the transport named name.
+func ParseTransport(name string) (Transport, bool) {
+	for i, n := range transportNames {
+		if n == name {
+			return Transport(i), true
+		}
+	}
+	return RoCEv2, false
 }
 
 // EtherTypeRoCEv1 identifies a RoCEv1 frame (IBTA annex A16.4).

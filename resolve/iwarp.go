@@ -8,11 +8,8 @@ import (
 	"github.com/lfsim/lfsim/scenario"
 )
 
-// applyTCP overrides p with hca.tcp (t) and hca.transport: iwarp.
+// applyTCP overrides p with hca.tcp (t).
 func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS) {
-	if h.Transport.Set && h.Transport.V == "iwarp" {
-		p.Transport = fabric.IWARP
-	}
 	t := &h.TCP
 	if !t.Set {
 		return

@@ -198,8 +198,8 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		return
 	}
 	overrideNum(&p.MTU, h.MTU)
-	if h.Transport.Set && h.Transport.V == "rocev1" {
-		p.Transport = fabric.RoCEv1
+	if h.Transport.Set {
+		p.Transport, _ = fabric.ParseTransport(h.Transport.V) // the schema checked the name
 	}
 	b.applyTCP(p, h)
 	overrideNum(&p.Priority, h.Priority)

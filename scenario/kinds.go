@@ -19,6 +19,7 @@ import (
 //	                   its name, holding them (CCSectionsV)
 //	kinds:"load-balance" a text value: the switches' load balancing
 //	                   modes (kind.LoadBalances)
+//	kinds:"transport"  a text value: the transports (kind.TransportNames)
 
 // kindFields are the keys field f (of a struct at index idx) stands for,
 // when it carries a kinds tag; ok is false when it carries none.
@@ -28,10 +29,13 @@ func kindFields(f reflect.StructField, idx []int) (out []fieldInfo, ok bool) {
 		return nil, false
 	}
 	switch which {
-	case "load-balance":
-		var names []string
-		for _, l := range kind.LoadBalances() {
-			names = append(names, l.Name)
+	case "load-balance", "transport":
+		names := kind.TransportNames()
+		if which == "load-balance" {
+			names = nil
+			for _, l := range kind.LoadBalances() {
+				names = append(names, l.Name)
+			}
 		}
 		name := f.Tag.Get("yaml")
 		return []fieldInfo{{name: name, index: idx, tag: reflect.StructTag(fmt.Sprintf(`yaml:%q enum:%q`, name, strings.Join(names, "|")))}}, true

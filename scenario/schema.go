@@ -378,7 +378,7 @@ type HCAS struct {
 	meta
 	// Transport frames RDMA on Ethernet: rocev2 (IP and UDP) or rocev1
 	// (EtherType 0x8915 and a GRH, layer 2 only).
-	Transport  StrV `yaml:"transport" enum:"rocev2|rocev1|iwarp"`
+	Transport  StrV `yaml:"transport" kinds:"transport"`
 	MTU        IntV `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
 	Priority   IntV `yaml:"priority" min:"0" max:"7"`
 	Retransmit StrV `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
