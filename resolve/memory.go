@@ -317,28 +317,12 @@ func (b *builder) checkTopologyMemory() bool {
 	b.memLinks = meanHostLinks(b.t)
 	if lim := MemoryLimit(); lim > 0 && b.mem.total() > float64(lim) {
 		total := b.mem.total()
-		at, path := b.topologyDriver()
+		at, path := b.f.Topology.SizeKey()
 		b.errorf(at, path, "this topology needs about %s (%s), over the memory limit of %s (lfsim --max-memory; a smaller topology, or a larger limit on a machine that has it)",
 			showBytes(total), b.mem, showBytes(float64(lim)))
 		return false
 	}
 	return true
-}
-
-// topologyDriver is the key that sets a topology's size: a fat tree's
-// k, a star's hosts, a leaf-spine's leaves; the topology otherwise.
-func (b *builder) topologyDriver() (scenario.Pos, string) {
-	switch s := b.f.Topology.Spec.(type) {
-	case *scenario.FatTreeS:
-		return s.K.Pos, "topology.k"
-	case *scenario.StarS:
-		return s.Hosts.Pos, "topology.hosts"
-	case *scenario.LeafSpineS:
-		return s.Leaves.Pos, "topology.leaves"
-	case *scenario.RingS:
-		return s.Switches.Pos, "topology.switches"
-	}
-	return b.f.Topology.Pos, "topology"
 }
 
 // flowsFit reports whether the estimate with n more flows than the
@@ -478,7 +462,7 @@ func (b *builder) estimateMemory() {
 	b.seriesMemory(e)
 	b.s.MemoryEstimate = int64(e.total())
 	if lim := MemoryLimit(); lim > 0 && e.total() > float64(lim) {
-		at, path := b.topologyDriver()
+		at, path := b.f.Topology.SizeKey()
 		b.errorf(at, path, "this scenario needs about %s (%s), over the memory limit of %s (lfsim --max-memory)",
 			showBytes(e.total()), e, showBytes(float64(lim)))
 	}

@@ -24,7 +24,7 @@ func (b *builder) checkRouting() fabric.RoutingSize {
 		if top := (len(b.t.Nodes)+1)<<s.IB.LMC - 1; top > 0xBFFF {
 			at, path := b.f.SubnetManager.LMC.Pos, "subnet_manager.lmc"
 			if !b.f.SubnetManager.LMC.Set {
-				at, path = b.topologyDriver()
+				at, path = b.f.Topology.SizeKey()
 			}
 			b.errorf(at, path, "with LMC %d the %d nodes need LIDs up to %d; unicast LIDs end at 49151 (0xBFFF): lower lmc", s.IB.LMC, len(b.t.Nodes), top)
 			b.noRoutes = true
@@ -56,5 +56,5 @@ func (b *builder) routingKey() (scenario.Pos, string) {
 	if r := b.f.Topology.Route; r != nil && r.Routing.Set && b.s.LinkLayer != fabric.InfiniBand {
 		return r.Routing.Pos, "topology.routing"
 	}
-	return b.topologyDriver()
+	return b.f.Topology.SizeKey()
 }

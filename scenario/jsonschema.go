@@ -199,14 +199,11 @@ func (*whenV) jsonSchema(g *schemaGen, tag reflect.StructTag) map[string]any {
 
 // jsonSchema of topology: kind, then the keys of that kind.
 func (*TopologyV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any {
-	kinds := map[string]reflect.Type{"star": reflect.TypeOf(StarS{}), "dumbbell": reflect.TypeOf(DumbbellS{}),
-		"leaf-spine": reflect.TypeOf(LeafSpineS{}), "fat-tree": reflect.TypeOf(FatTreeS{}), "ring": reflect.TypeOf(RingS{}),
-		"explicit": reflect.TypeOf(ExplicitS{})}
 	var branches []map[string]any
 	for _, k := range topologyKinds {
 		branches = append(branches, map[string]any{
 			"if":   map[string]any{"properties": map[string]any{"kind": constant(k)}, "required": []string{"kind"}},
-			"then": g.ref(kinds[k]),
+			"then": g.ref(topologyKeys(k)),
 		})
 	}
 	return map[string]any{"type": "object", "required": []string{"kind"},

@@ -121,13 +121,8 @@ func (segs Path) Check(topoKind string) error {
 		switch {
 		case t == reflect.TypeOf(TopologyV{}):
 			var keys map[string]reflect.Type
-			for _, k := range []struct {
-				kind string
-				v    any
-			}{{"star", StarS{}}, {"dumbbell", DumbbellS{}}, {"leaf-spine", LeafSpineS{}}, {"fat-tree", FatTreeS{}}, {"ring", RingS{}}, {"explicit", ExplicitS{}}} {
-				if k.kind == topoKind {
-					keys = schemaKeys(reflect.TypeOf(k.v))
-				}
+			if kt := topologyKeys(topoKind); kt != nil {
+				keys = schemaKeys(kt)
 			}
 			if keys == nil {
 				return fmt.Errorf("the base's topology has no valid kind")

@@ -20,7 +20,44 @@ type TopologyV struct {
 	Route *topoRouting
 }
 
-var topologyKinds = []string{"star", "dumbbell", "leaf-spine", "fat-tree", "ring", "explicit"}
+// topologySpec is a kind's keys (StarS, ...), each embedding the keys
+// every kind shares.
+type topologySpec interface{ routing() *topoRouting }
+
+// topologyTable is the kinds of topology, each once: its name (kind:'s
+// value) and its keys; decoding, the JSON Schema and a sweep's paths read
+// it. The generators are fabric's (fabric.Star, ...), called by the
+// assembly.
+var topologyTable = []struct {
+	name string
+	new  func() topologySpec
+}{
+	{"star", func() topologySpec { return &StarS{} }},
+	{"dumbbell", func() topologySpec { return &DumbbellS{} }},
+	{"leaf-spine", func() topologySpec { return &LeafSpineS{} }},
+	{"fat-tree", func() topologySpec { return &FatTreeS{} }},
+	{"ring", func() topologySpec { return &RingS{} }},
+	{"explicit", func() topologySpec { return &ExplicitS{} }},
+}
+
+// topologyKinds are the kinds' names, in the table's order.
+var topologyKinds = func() []string {
+	var out []string
+	for _, k := range topologyTable {
+		out = append(out, k.name)
+	}
+	return out
+}()
+
+// topologyKeys is the keys of the kind named name (nil for none).
+func topologyKeys(name string) reflect.Type {
+	for _, k := range topologyTable {
+		if k.name == name {
+			return reflect.TypeOf(k.new()).Elem()
+		}
+	}
+	return nil
+}
 
 func (t *TopologyV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 	t.Pos = c.key
@@ -41,20 +78,11 @@ func (t *TopologyV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 		}
 		return
 	}
-	var spec interface{ routing() *topoRouting }
-	switch t.Kind.V {
-	case "star":
-		spec = &StarS{}
-	case "dumbbell":
-		spec = &DumbbellS{}
-	case "leaf-spine":
-		spec = &LeafSpineS{}
-	case "fat-tree":
-		spec = &FatTreeS{}
-	case "ring":
-		spec = &RingS{}
-	case "explicit":
-		spec = &ExplicitS{}
+	var spec topologySpec
+	for _, k := range topologyTable {
+		if k.name == t.Kind.V {
+			spec = k.new()
+		}
 	}
 	if spec != nil {
 		t.Route = spec.routing()
@@ -63,6 +91,22 @@ func (t *TopologyV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 	c.section = "for kind " + t.Kind.V
 	d.decodeInto(n, spec, c)
 }
+
+// SizeKey is the key that sets the topology's size, where it is and its
+// path (a fat tree's k, a star's hosts, a leaf-spine's leaves, a ring's
+// switches), for a message that the topology is too large; the topology
+// key itself for a kind without one.
+func (t *TopologyV) SizeKey() (Pos, string) {
+	if s, ok := t.Spec.(interface{ sizeKey() (Pos, string) }); ok {
+		return s.sizeKey()
+	}
+	return t.Pos, "topology"
+}
+
+func (s *FatTreeS) sizeKey() (Pos, string)   { return s.K.Pos, "topology.k" }
+func (s *StarS) sizeKey() (Pos, string)      { return s.Hosts.Pos, "topology.hosts" }
+func (s *LeafSpineS) sizeKey() (Pos, string) { return s.Leaves.Pos, "topology.leaves" }
+func (s *RingS) sizeKey() (Pos, string)      { return s.Switches.Pos, "topology.switches" }
 
 func hasKey(d *Decoder, n *yaml.Node, c ctx, key string) bool {
 	for _, p := range d.pairs(n, c) {
