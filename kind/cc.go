@@ -76,11 +76,6 @@ func Problemf(key, format string, args ...any) Problem {
 	return Problem{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-// HasParam reports whether the control has a parameter named key.
-func (c *CC) HasParam(key string) bool {
-	return slices.ContainsFunc(c.Params, func(p Param) bool { return p.Key == key })
-}
-
 var ccs struct {
 	sync.RWMutex
 	rows []CC
