@@ -6,30 +6,20 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/internal/testnet"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // star builds hosts around one switch with every link at rate and delay,
-// and returns the engine, the HCAs and the switch.
+// and returns the engine, the HCAs and the switch (testnet.Star).
 func star(t testing.TB, hosts int, rate fabric.Rate, delay sim.Time, prof hca.Profile, sp swtch.Profile) (*sim.Engine, []*hca.HCA, *swtch.Switch) {
 	t.Helper()
-	topo, err := fabric.Star(hosts, fabric.LinkSpec{Rate: rate, Delay: delay})
+	n, err := testnet.Star(hosts, rate, delay, prof, sp, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes, _, err := fabric.ComputeRoutes(topo, fabric.RoutingECMP, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := sim.NewEngine(1)
-	net := fabric.NewNetwork(eng, topo)
-	var hcas []*hca.HCA
-	for i, id := range topo.Hosts() {
-		hcas = append(hcas, hca.New(eng, net.Pool, id, topo.Nodes[id].Name, fabric.HostIP(i), prof, net.Ports[id][0]))
-	}
-	sw := swtch.New(eng, net.Pool, 0, "s0", sp, net.Ports[0], routes, int64(fabric.RoCEv2Wire(fabric.OpWriteFirst, prof.MTU)))
-	return eng, hcas, sw
+	return n.Eng, n.HCAs, n.Switch
 }
 
 // connect makes an RC QP pair and, as ibv_rc_pingpong exchanges them,
@@ -173,13 +163,11 @@ func TestGoBackNRecoversFromDrops(t *testing.T) {
 func TestGoBackNUnderRandomLoss(t *testing.T) {
 	prof := hca.DefaultProfile()
 	prof.AckTimeout = 8
-	topo, _ := fabric.Star(2, fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond})
-	routes, _, _ := fabric.ComputeRoutes(topo, fabric.RoutingECMP, nil)
-	eng := sim.NewEngine(1)
-	net := fabric.NewNetwork(eng, topo)
-	h0 := hca.New(eng, net.Pool, 1, "h0", fabric.HostIP(0), prof, net.Ports[1][0])
-	h1 := hca.New(eng, net.Pool, 2, "h1", fabric.HostIP(1), prof, net.Ports[2][0])
-	swtch.New(eng, net.Pool, 0, "s0", swtch.DefaultProfile(), net.Ports[0], routes, 4200)
+	n, err := testnet.Star(2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile(), 4200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, net, h0, h1 := n.Eng, n.Links, n.HCAs[0], n.HCAs[1]
 	net.LinkFrom(1, 0).SetLoss(1.0/256, eng.Rand("link/h0"))
 	qa, qb := connect(h0, h1)
 	w := h0.PostWrite(qa, 0, 16<<20, 0)

@@ -5,30 +5,20 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/internal/testnet"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // hosts builds n hosts around one switch with every link at rate and
-// delay, the switch taking frames of up to maxFrame bytes, and returns
-// the engine, the HCAs, the switch and the topology.
+// delay, the switch taking frames of up to maxFrame bytes (testnet.Star),
+// and returns the engine, the HCAs, the switch and the topology.
 func hosts(n int, rate fabric.Rate, delay sim.Time, prof hca.Profile, sp swtch.Profile, maxFrame int64) (*sim.Engine, []*hca.HCA, *swtch.Switch, *fabric.Topology, error) {
-	topo, err := fabric.Star(n, fabric.LinkSpec{Rate: rate, Delay: delay})
+	net, err := testnet.Star(n, rate, delay, prof, sp, maxFrame)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	routes, _, err := fabric.ComputeRoutes(topo, fabric.RoutingECMP, nil)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	eng := sim.NewEngine(1)
-	net := fabric.NewNetwork(eng, topo)
-	var nic []*hca.HCA
-	for i, id := range topo.Hosts() {
-		nic = append(nic, hca.New(eng, net.Pool, id, topo.Nodes[id].Name, fabric.HostIP(i), prof, net.Ports[id][0]))
-	}
-	sw := swtch.New(eng, net.Pool, 0, "s0", sp, net.Ports[0], routes, maxFrame)
-	return eng, nic, sw, topo, nil
+	return net.Eng, net.HCAs, net.Switch, net.Topo, nil
 }
 
 // star is hosts for a test, which fails on an error; the switch takes

@@ -46,6 +46,9 @@ var allowed = map[string][]string{
 	"internal/userfile": {},
 	// The JSON Schema tests' helpers (scenario's and sweep's tests).
 	"internal/schematest": {},
+	// The small network of HCAs around one switch that the models'
+	// tests and lab 1's test run on.
+	"internal/testnet": {"sim", "fabric", "switch", "hca"},
 	// The format knows no model: only the value types below (valueTypes).
 	"scenario": {"sim", "fabric", "kind", "internal/userfile"},
 	// The library of scenario files (examples, labs, the performance

@@ -7,32 +7,23 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/internal/testnet"
 	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // twoHosts is the lab's network: two hosts of a 100 Gb/s switch, 1 us
-// links, the default NIC.
+// links, the default NIC (testnet.Star builds it from the models: the
+// topology and its routes, an HCA per host, the switch).
 func twoHosts(t *testing.T) (*sim.Engine, *hca.HCA, *hca.HCA) {
 	t.Helper()
-	topo, err := fabric.Star(2, fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	routes, _, err := fabric.ComputeRoutes(topo, fabric.RoutingECMP, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := sim.NewEngine(1)
-	net := fabric.NewNetwork(eng, topo)
 	prof := hca.DefaultProfile()
-	var h []*hca.HCA
-	for i, id := range topo.Hosts() {
-		h = append(h, hca.New(eng, net.Pool, id, topo.Nodes[id].Name, fabric.HostIP(i), prof, net.Ports[id][0]))
+	n, err := testnet.Star(2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile(), fabric.MaxRoCEv2Frame(prof.MTU))
+	if err != nil {
+		t.Fatal(err)
 	}
-	swtch.New(eng, net.Pool, 0, "s0", swtch.DefaultProfile(), net.Ports[0], routes, fabric.MaxRoCEv2Frame(prof.MTU))
-	return eng, h[0], h[1]
+	return n.Eng, n.HCAs[0], n.HCAs[1]
 }
 
 const size, rxDepth, iters = 64, 500, 1000
