@@ -69,7 +69,11 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			if s.Topology.Nodes[id].Kind == fabric.Host {
 				frame = s.HostFrame(fabric.NodeID(id), mcast[id])
 			}
-			for _, p := range ports {
+			for i, p := range ports {
+				if perVL, ok := s.LongHaul(fabric.NodeID(id), i); ok {
+					p.EnableLongHaulCredits(perVL, s.IB.DataVLs, frame) // between two range extenders
+					continue
+				}
 				p.EnableCredits(s.IB.VLBuffer, s.IB.DataVLs, frame)
 			}
 		}

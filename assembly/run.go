@@ -414,6 +414,9 @@ func reportTopology(t *fabric.Topology) *reports.Topo {
 		if n.Second {
 			node.PortOf = t.Nodes[t.Owner(fabric.NodeID(id))].Name
 		}
+		if n.RangeExtender {
+			node.Device = "range-extender"
+		}
 		out.Nodes = append(out.Nodes, node)
 	}
 	for _, l := range t.Links {

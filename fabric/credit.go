@@ -40,6 +40,13 @@ import (
 // no flow-control packet to random loss (as they spare PFC frames); a cut
 // link retrains when it comes back, and both ends start their counters
 // anew (7.9.4.1).
+//
+// The long haul between two InfiniBand range extenders (swtch.RangeExtender)
+// runs the same flow control with 32-bit counters
+// (EnableLongHaulCredits): the extenders' own protocol, which grants
+// their deep buffer whole. Only the counters' width differs
+// (CreditState.mask), so the 12-bit links' arithmetic and packets are
+// InfiniBand's exactly.
 
 // FCPacketBytes is a flow-control packet: Op (4 bits), FCTBS (12), VL (4),
 // FCCL (12) and LPCRC (16): 6 bytes.
@@ -52,6 +59,10 @@ const BlockBytes = 64
 // counters, a sender may send while (FCCL - (FCTBS + blocks)) mod 4096 is
 // at most 2048.
 const maxCreditBlocks = 2048
+
+// ibCounterMask is the width of InfiniBand's flow-control counters, 12
+// bits; a long-haul link's (EnableLongHaulCredits) are 32 bits wide.
+const ibCounterMask = 0xFFF
 
 // MaxVLBuffer is the largest receive buffer per VL credits can use,
 // 128 KiB.
@@ -83,16 +94,21 @@ type CreditState struct {
 	// a VL with less credit is marked paused, for observers, until its
 	// credit is back at resumeAt (creditChanged).
 	maxBlocks, resumeAt int64
+	// mask is the counters' modulus less one (0xFFF, InfiniBand's 12
+	// bits; all 32 bits on a long haul between range extenders), and
+	// half the most credit outstanding: a sender may send while
+	// (FCCL - (FCTBS + blocks)) & mask is at most half.
+	mask, half uint32
+	port       *Port // whose state this is
+	vl         [8]vlCredit
+	vls        int // data VLs: 0..vls-1
 	// made counts the flow-control packets the port made (each VL's
 	// record counts those it received).
 	made int64
-	port *Port // whose state this is
-	vl   [8]vlCredit
-	vls  int // data VLs: 0..vls-1
 	// wantUp: this end's link was restored while the other end's was not
 	// (SetDown): it waits, down, to train with it.
 	wantUp bool
-	_      [55]byte // to 384 bytes
+	_      [47]byte // to 384 bytes
 }
 
 // vlCredit is one VL's counters (IBTA vol. 1, 7.9.4): as a sender, the
@@ -100,12 +116,15 @@ type CreditState struct {
 // receiver, the adjusted blocks received (ABR), the FCCL last advertised,
 // the blocks the buffer holds, and the flow-control packet waiting in the
 // port's control queue, which will carry the newest limit; and the
-// flow-control packets received for the VL. 32 bytes: two VLs to a line.
+// flow-control packets received for the VL. The counters are kept in 32
+// bits, of which InfiniBand's links use 12 (CreditState.mask); a buffer
+// holds at most 2^31 blocks (the range extender's is at most 1 GiB, 2^24).
+// 32 bytes: two VLs to a line.
 type vlCredit struct {
-	fctbs, fccl, abr, advert uint16
-	used                     int64
+	fctbs, fccl, abr, advert uint32
+	used                     int32
+	received                 uint32
 	queued                   *Packet
-	received                 int64
 }
 
 // EnableCredits makes the port's link InfiniBand's, with a receive buffer
@@ -115,7 +134,21 @@ type vlCredit struct {
 // The peer's sender starts with credit for the whole buffer, as the
 // flow-control packets of link training grant it.
 func (p *Port) EnableCredits(bufferBytes int64, vls int, maxFrame int64) {
-	c := &CreditState{vls: vls, capacity: bufferBytes / BlockBytes, maxBlocks: IBPacketBlocks(maxFrame), port: p}
+	p.enableCredits(bufferBytes, vls, maxFrame, ibCounterMask, maxCreditBlocks)
+}
+
+// EnableLongHaulCredits makes the port's link the long haul between two
+// range extenders: credit flow control per VL as InfiniBand's, in 64-byte
+// blocks, but with 32-bit counters, so that a VL's buffer of bufferBytes
+// (up to 1 GiB) is granted whole rather than the 2,048 blocks (128 KiB)
+// 12-bit counters allow. Call it on both ends of the long link (and
+// EnableCredits on every other port) before the run.
+func (p *Port) EnableLongHaulCredits(bufferBytes int64, vls int, maxFrame int64) {
+	p.enableCredits(bufferBytes, vls, maxFrame, 1<<32-1, 1<<31)
+}
+
+func (p *Port) enableCredits(bufferBytes int64, vls int, maxFrame int64, mask, half uint32) {
+	c := &CreditState{vls: vls, capacity: bufferBytes / BlockBytes, maxBlocks: IBPacketBlocks(maxFrame), port: p, mask: mask, half: half}
 	// The sender never waits for credit while, at every moment, what it
 	// has been granted and not yet spent covers what it can send before
 	// the next grant reaches it: a packet being sent, a batch's worth
@@ -139,13 +172,16 @@ func (p *Port) retrain() {
 	reset := func(c *CreditState) {
 		for v := 0; v < c.vls; v++ {
 			c.vl[v].abr = 0
-			c.vl[v].advert = uint16(c.capacity-c.vl[v].used) & 0xFFF
+			c.vl[v].advert = uint32(c.capacity-int64(c.vl[v].used)) & c.mask
 			c.vl[v].fctbs = 0
 		}
 	}
 	reset(c)
 	if pc := p.peer.credit; pc != nil {
 		reset(pc)
+		if c.mask != pc.mask {
+			panic("fabric: " + p.Name + " and its peer count credits in different widths (EnableLongHaulCredits on one end only)")
+		}
 		c.resumeAt = min(2*c.maxBlocks, pc.capacity)
 		pc.resumeAt = min(2*pc.maxBlocks, c.capacity)
 		for v := 0; v < pc.vls; v++ {
@@ -173,14 +209,16 @@ func (p *Port) Credits() bool { return p.credit != nil }
 // HasCredit reports whether the peer has granted room for a packet of
 // frame bytes on VL vl.
 func (p *Port) HasCredit(vl uint8, frame int64) bool {
-	v := &p.credit.vl[vl&7]
-	return (v.fccl-v.fctbs-uint16(IBPacketBlocks(frame)))&0xFFF <= maxCreditBlocks
+	c := p.credit
+	v := &c.vl[vl&7]
+	return (v.fccl-v.fctbs-uint32(IBPacketBlocks(frame)))&c.mask <= c.half
 }
 
 // CreditBlocks returns the blocks of credit the peer has granted on vl.
 func (p *Port) CreditBlocks(vl uint8) int64 {
-	v := &p.credit.vl[vl&7]
-	return int64((v.fccl - v.fctbs) & 0xFFF)
+	c := p.credit
+	v := &c.vl[vl&7]
+	return int64((v.fccl - v.fctbs) & c.mask)
 }
 
 // spend takes a packet's blocks from its VL's credit as it starts on the
@@ -191,8 +229,9 @@ func (p *Port) spend(pkt *Packet) {
 	if !p.HasCredit(vl, pkt.Frame()) {
 		panic("fabric: " + p.Name + " sends a packet without credit")
 	}
-	v := &p.credit.vl[vl]
-	v.fctbs = (v.fctbs + uint16(IBPacketBlocks(pkt.Frame()))) & 0xFFF
+	c := p.credit
+	v := &c.vl[vl]
+	v.fctbs = (v.fctbs + uint32(IBPacketBlocks(pkt.Frame()))) & c.mask
 	p.creditChanged(vl)
 }
 
@@ -202,9 +241,9 @@ func (p *Port) receivedBlocks(pkt *Packet) {
 	vl := pkt.Priority & 7
 	b := IBPacketBlocks(pkt.Frame())
 	v := &c.vl[vl]
-	v.abr = (v.abr + uint16(b)) & 0xFFF
-	v.used += b
-	if v.used > c.capacity {
+	v.abr = (v.abr + uint32(b)) & c.mask
+	v.used += int32(b)
+	if int64(v.used) > c.capacity {
 		panic("fabric: " + p.Name + " received more than its buffer's credit")
 	}
 	p.maybeAdvertise(vl)
@@ -223,7 +262,7 @@ func (p *Port) CreditState() *CreditState { return p.credit }
 // flow-control packet goes.
 func (c *CreditState) Release(vl uint8, frame int64) {
 	vl &= 7
-	c.vl[vl].used -= IBPacketBlocks(frame)
+	c.vl[vl].used -= int32(IBPacketBlocks(frame))
 	c.maybeAdvertise(vl)
 }
 
@@ -238,11 +277,11 @@ func (c *CreditState) Lines(vl uint8) (uintptr, uintptr) {
 // something leaves it.
 func (p *Port) BufferFull(vl uint8) bool {
 	c := p.credit
-	return c.capacity-c.vl[vl].used < p.peer.credit.maxBlocks
+	return c.capacity-int64(c.vl[vl].used) < p.peer.credit.maxBlocks
 }
 
 // BufferedBlocks returns the blocks VL vl's receive buffer holds.
-func (p *Port) BufferedBlocks(vl uint8) int64 { return p.credit.vl[vl].used }
+func (p *Port) BufferedBlocks(vl uint8) int64 { return int64(p.credit.vl[vl].used) }
 
 // maybeAdvertise queues a flow-control packet for vl when the sender's
 // credit, as this end sees it, is below the low-water mark and the buffer
@@ -254,15 +293,15 @@ func (c *CreditState) maybeAdvertise(vl uint8) {
 	if v.queued != nil {
 		return // the one waiting will carry the newest limit
 	}
-	limit := (v.abr + uint16(c.capacity-v.used)) & 0xFFF
-	grant := int64((limit - v.advert) & 0xFFF)
+	limit := (v.abr + uint32(c.capacity-int64(v.used))) & c.mask
+	grant := int64((limit - v.advert) & c.mask)
 	if grant == 0 {
 		return
 	}
 	// Held back only while the sender surely has credit to go on. (Not
 	// also while this end holds much: what it holds may be stuck, and
 	// the sender would wait on a grant that nothing here would send.)
-	if remaining := int64((v.advert - v.abr) & 0xFFF); grant < c.batch && remaining >= c.lowWater {
+	if remaining := int64((v.advert - v.abr) & c.mask); grant < c.batch && remaining >= c.lowWater {
 		return
 	}
 	if !c.port.down {
@@ -309,7 +348,7 @@ func (p *Port) fillCredit(pkt *Packet) {
 	c := p.credit
 	v := &c.vl[pkt.Priority&7]
 	v.queued = nil
-	v.advert = (v.abr + uint16(c.capacity-v.used)) & 0xFFF
+	v.advert = (v.abr + uint32(c.capacity-int64(v.used))) & c.mask
 	pkt.SetFC(v.fctbs, v.advert)
 }
 
@@ -358,7 +397,7 @@ func (p *Port) applyCredit(pkt *Packet) {
 // one a call to every observer.
 func (p *Port) creditChanged(vl uint8) {
 	c := p.credit
-	avail := int64((c.vl[vl&7].fccl - c.vl[vl&7].fctbs) & 0xFFF)
+	avail := int64((c.vl[vl&7].fccl - c.vl[vl&7].fctbs) & c.mask)
 	bit := uint8(1) << vl
 	switch {
 	case p.paused&bit == 0 && avail < c.maxBlocks:
@@ -397,27 +436,28 @@ func (p *Port) FCPackets() (made, received int64) {
 		return 0, 0
 	}
 	for v := range p.credit.vl {
-		received += p.credit.vl[v].received
+		received += int64(p.credit.vl[v].received)
 	}
 	return p.credit.made, received
 }
 
-// SetFC writes a flow-control packet's FCTBS and FCCL (12 bits each),
-// kept in MSN: a flow-control packet has no AETH, and every one would
+// SetFC writes a flow-control packet's FCTBS and FCCL (12 bits each on
+// InfiniBand's links, 32 on a range extenders' long haul), kept in PSN and
+// MSN: a flow-control packet has no BTH or AETH, and every one would
 // otherwise need a PacketExt.
-func (p *Packet) SetFC(fctbs, fccl uint16) {
-	p.MSN = uint32(fctbs&0xFFF)<<16 | uint32(fccl&0xFFF)
+func (p *Packet) SetFC(fctbs, fccl uint32) {
+	p.PSN, p.MSN = fctbs, fccl
 }
 
 // FC returns a flow-control packet's FCTBS and FCCL.
-func (p *Packet) FC() (fctbs, fccl uint16) { return uint16(p.MSN >> 16), uint16(p.MSN & 0xFFF) }
+func (p *Packet) FC() (fctbs, fccl uint32) { return p.PSN, p.MSN }
 
 // ShortOf returns the VLs whose credit is below blocks, as a mask.
 func (p *Port) ShortOf(blocks int64) uint8 {
 	c := p.credit
 	var mask uint8
 	for v := 0; v < c.vls; v++ {
-		if int64((c.vl[v].fccl-c.vl[v].fctbs)&0xFFF) < blocks {
+		if int64((c.vl[v].fccl-c.vl[v].fctbs)&c.mask) < blocks {
 			mask |= 1 << v
 		}
 	}

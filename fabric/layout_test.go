@@ -53,7 +53,8 @@ func TestCreditsLayout(t *testing.T) {
 		"stale": unsafe.Offsetof(c.stale), "capacity": unsafe.Offsetof(c.capacity),
 		"batch": unsafe.Offsetof(c.batch), "lowWater": unsafe.Offsetof(c.lowWater),
 		"maxBlocks": unsafe.Offsetof(c.maxBlocks), "resumeAt": unsafe.Offsetof(c.resumeAt),
-		"made": unsafe.Offsetof(c.made), "port": unsafe.Offsetof(c.port) + 7,
+		"mask": unsafe.Offsetof(c.mask), "half": unsafe.Offsetof(c.half) + 3,
+		"port": unsafe.Offsetof(c.port) + 7,
 	})
 	if off, size := unsafe.Offsetof(c.vl), unsafe.Sizeof(c.vl[0]); off != 64 || size != 32 {
 		t.Errorf("the VL records start at byte %d, %d bytes each; want 64 and 32 (two to a line)", off, size)

@@ -201,7 +201,7 @@ func WriteLFTs(w io.Writer, t *Topology, r *Routes, lids *LIDs) error {
 		b = append(b, "'\n"...)
 	}
 	for id, n := range t.Nodes {
-		if n.Kind != Switch {
+		if n.Kind != Switch || n.RangeExtender {
 			continue
 		}
 		at := NodeID(id)

@@ -47,6 +47,10 @@ type TopoNode struct {
 	// Second marks a host's second port (AddSecondPort): a node of kind
 	// Host with its own LIDs and link, whose HCA is its host's.
 	Second bool
+	// RangeExtender marks a switch that is an InfiniBand range extender
+	// (swtch.RangeExtender): the subnet manager does not see it, so the
+	// LFT dump leaves it out (WriteLFTs).
+	RangeExtender bool
 }
 
 // TopoLink is one full-duplex link between two ports.

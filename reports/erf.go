@@ -42,8 +42,11 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 	if p.Kind == fabric.KindCredit {
 		typ = erfTypeInfiniBandLink
 		fctbs, fccl := p.FC()
-		pkt = binary.BigEndian.AppendUint16(nil, fctbs&0xFFF) // Op 0: normal flow control
-		pkt = binary.BigEndian.AppendUint16(pkt, uint16(p.Priority&0xF)<<12|fccl&0xFFF)
+		// Op 0: normal flow control. A range extenders' long haul counts
+		// in 32 bits; its packets are written with the low 12, as an
+		// InfiniBand analyser would show the link's.
+		pkt = binary.BigEndian.AppendUint16(nil, uint16(fctbs&0xFFF))
+		pkt = binary.BigEndian.AppendUint16(pkt, uint16(p.Priority&0xF)<<12|uint16(fccl&0xFFF))
 		pkt = binary.BigEndian.AppendUint16(pkt, crc16IB(pkt))
 	} else {
 		fb.payload = appendTransport(fb.payload[:0], p, tel)

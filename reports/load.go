@@ -31,6 +31,9 @@ type TopoNode struct {
 	// PortOf names the host whose HCA's second port the node is
 	// (InfiniBand's dual-port HCAs); empty for any other node.
 	PortOf string `json:"port_of,omitempty"`
+	// Device is "range-extender" for an InfiniBand range extender (a
+	// switch node of two ports); empty for any other node.
+	Device string `json:"device,omitempty"`
 }
 
 // TopoLink is one cable between two ports, named node:pN.

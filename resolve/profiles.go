@@ -39,6 +39,7 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	override(&p.ECMPSeed, s.ECMPSeed)
 	override(&p.ECMPPerSwitch, s.ECMPPerSwitch)
 	b.applyLoadBalance(p, s, path)
+	b.applyRangeExtender(p, s, path)
 	if path != "switch" && b.s.HCA.Transport == fabric.RoCEv1 {
 		b.rocev1Switch(s, path) // the top-level block's is checked with the rest of RoCEv1's
 	}

@@ -88,6 +88,20 @@ type SwitchS struct {
 	// FloodLossless and Tagger are the deadlock cures (swtch.Profile).
 	FloodLossless boolV `yaml:"flood_lossless"`
 	Tagger        boolV `yaml:"tagger"`
+	// RangeExtender makes an explicit topology's switch an InfiniBand
+	// range extender (resolve/rangeextender.go).
+	RangeExtender RangeExtenderS `yaml:"range_extender"`
+}
+
+// RangeExtenderS is switch.range_extender: the switch is a two-port
+// InfiniBand range extender, an ordinary credit link partner on its local
+// port and, on its long-haul port to another extender, a deep receive
+// buffer its own flow control grants whole.
+type RangeExtenderS struct {
+	meta
+	// Buffer is the long-haul port's receive buffer, bytes, split evenly
+	// among the data VLs.
+	Buffer SizeV `yaml:"buffer" required:"" min:"128KiB" max:"1GiB"`
 }
 
 // IBS is switch.ib: InfiniBand's links and switches (SCENARIO.md,

@@ -109,6 +109,9 @@ type Profile struct {
 	// et al., "Tagger", CoNEXT 2017). Default off. It needs the order:
 	// Switch.SetUpDownRanks.
 	Tagger bool
+	// RangeExtender makes the switch an InfiniBand range extender
+	// (rangeextender.go). Default: not one.
+	RangeExtender RangeExtender
 }
 
 // Threshold is a static limit in bytes, or a dynamic one: Alpha × the

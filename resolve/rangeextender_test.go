@@ -1,0 +1,69 @@
+package resolve
+
+import (
+	"strings"
+	"testing"
+)
+
+// rangeExtenderScenario is two sites joined by two extenders, with
+// switch blocks and links to patch.
+const rangeExtenderScenario = `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches:
+    - s0
+    - s1
+    - {name: x0, switch: {range_extender: {buffer: 16MiB}}}
+    - {name: x1, switch: {range_extender: {buffer: 16MiB}}}
+  links: [[h0, s0], [s0, x0], {a: x0, b: x1, delay: 50us}, [x1, s1], [s1, h1]]
+switch: {link_layer: infiniband}
+traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]
+`
+
+// TestRangeExtenderErrors: what a range extender cannot be is refused at
+// its key, naming what is allowed; a well-formed pair resolves.
+func TestRangeExtenderErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		pairs []string
+		want  string
+	}{
+		{"valid", nil, ""},
+		{"ethernet", []string{"switch: {link_layer: infiniband}", "switch: {}"},
+			`t.yaml:7:27: topology.switches[2].switch.range_extender: a range extender carries InfiniBand; this scenario's links are Ethernet (switch.link_layer: infiniband)
+t.yaml:8:27: topology.switches[3].switch.range_extender: a range extender carries InfiniBand; this scenario's links are Ethernet (switch.link_layer: infiniband)`},
+		{"top level", []string{"switch: {link_layer: infiniband}", "switch: {link_layer: infiniband, range_extender: {buffer: 16MiB}}"},
+			`t.yaml:10:34: switch.range_extender: a range extender is one device: give it to a switch of an explicit topology (topology.switches: [{name: x0, switch: {range_extender: {buffer: 16MiB}}}])`},
+		{"three links", []string{"[s1, h1]]", "[s1, h1], [x0, s1]]"},
+			`t.yaml:7:27: topology.switches[2].switch.range_extender: range extender x0 has 3 links; it has two: a local port to an InfiniBand switch or host and a long-haul port to the other extender`},
+		{"lone extender", []string{"{a: x0, b: x1, delay: 50us}, [x1, s1]", "{a: x0, b: s1, delay: 50us}, [x1, s1], [x1, s0]"},
+			`t.yaml:7:27: topology.switches[2].switch.range_extender: range extender x0 has no extender at the far side of its links; a long haul runs between two extenders (link it to another switch with range_extender, or link its two neighbours directly)
+t.yaml:8:27: topology.switches[3].switch.range_extender: range extender x1 has no extender at the far side of its links; a long haul runs between two extenders (link it to another switch with range_extender, or link its two neighbours directly)`},
+		{"chain of three", []string{"    - {name: x1,", "    - {name: x2, switch: {range_extender: {buffer: 16MiB}}}\n    - {name: x1,", "[x1, s1]", "[x1, x2], [x2, s1]"},
+			`t.yaml:9:27: topology.switches[4].switch.range_extender: both links of range extender x1 lead to extenders; one is its local port, to an InfiniBand switch or host`},
+		{"buffer below a VL's", []string{"x0, switch: {range_extender: {buffer: 16MiB}}", "x0, switch: {range_extender: {buffer: 512KiB}}"},
+			`t.yaml:7:52: topology.switches[2].switch.range_extender.buffer: the buffer (512KiB) gives each of the 8 data VLs 64KiB; at least 128KiB each is needed to go past a plain link's credits (128 KiB, 12-bit counters): raise it to 1MiB or more, or lower switch.ib.data_vls`},
+		{"buffer too small", []string{"x0, switch: {range_extender: {buffer: 16MiB}}", "x0, switch: {range_extender: {buffer: 64KiB}}"},
+			`t.yaml:7:52: topology.switches[2].switch.range_extender.buffer: 64KiB is out of range; expected 128KiB..1GiB`},
+		{"buffer too large", []string{"x0, switch: {range_extender: {buffer: 16MiB}}", "x0, switch: {range_extender: {buffer: 2GiB}}"},
+			`t.yaml:7:52: topology.switches[2].switch.range_extender.buffer: 2GiB is out of range; expected 128KiB..1GiB`},
+		{"other key", []string{"x1, switch: {range_extender: {buffer: 16MiB}}", "x1, switch: {load_balance: spray, range_extender: {buffer: 16MiB}, latency: 1us}"},
+			`t.yaml:8:27: topology.switches[3].switch.load_balance: a range extender forwards between its two ports only: of the switch keys it takes latency and forwarding beside range_extender`},
+	} {
+		src := rangeExtenderScenario
+		for i := 0; i < len(c.pairs); i += 2 {
+			if !strings.Contains(src, c.pairs[i]) {
+				t.Fatalf("%s: %q not in the scenario", c.name, c.pairs[i])
+			}
+			src = strings.Replace(src, c.pairs[i], c.pairs[i+1], 1)
+		}
+		_, err := Parse("t.yaml", []byte(src))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
