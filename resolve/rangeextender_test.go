@@ -67,3 +67,34 @@ t.yaml:8:27: topology.switches[3].switch.range_extender: range extender x1 has n
 		}
 	}
 }
+
+// TestRangeExtenderProfile: an extender's profile has its buffer and
+// none of the switch features the subnet manager would configure (it
+// does not see the device): with switch.ib.hoq_lifetime and fecn given,
+// s0 has them and x0 does not. x0's long-haul port (p1, to x1) grants
+// 16 MiB / 8 VLs = 2 MiB per VL; its local port (p0) is no long haul.
+func TestRangeExtenderProfile(t *testing.T) {
+	src := strings.Replace(rangeExtenderScenario, "switch: {link_layer: infiniband}",
+		"switch: {link_layer: infiniband, ib: {hoq_lifetime: 1ms, fecn: {threshold: 64KiB}}}", 1)
+	s, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0, _ := s.Topology.Lookup("s0")
+	x0, _ := s.Topology.Lookup("x0")
+	if p := s.SwitchProfile(s0); p.HOQLifetime == 0 || !p.ECN.Enabled || p.RangeExtender.Buffer != 0 {
+		t.Errorf("s0: hoq %v, fecn %v, extender buffer %d; want the scenario's, and no extender", p.HOQLifetime, p.ECN.Enabled, p.RangeExtender.Buffer)
+	}
+	if p := s.SwitchProfile(x0); p.HOQLifetime != 0 || p.ECN.Enabled || p.RangeExtender.Buffer != 16<<20 {
+		t.Errorf("x0: hoq %v, fecn %v, extender buffer %d; want none, none, 16 MiB", p.HOQLifetime, p.ECN.Enabled, p.RangeExtender.Buffer)
+	}
+	if perVL, ok := s.LongHaul(x0, 1); !ok || perVL != 2<<20 {
+		t.Errorf("x0:p1: long haul %v, %d bytes per VL; want 2 MiB", ok, perVL)
+	}
+	if _, ok := s.LongHaul(x0, 0); ok {
+		t.Error("x0:p0, its local port, is a long haul")
+	}
+	if _, ok := s.LongHaul(s0, 1); ok {
+		t.Error("s0:p1, to x0, is a long haul")
+	}
+}

@@ -28,7 +28,11 @@ package swtch
 // them, repeaters invisible to subnet management). The MetroX line of
 // 2013 was built on SwitchX switch ASICs and spanned 1 to 100 km (The
 // Register, 2013-02-11, "Mellanox shoots higher and lower with long-haul
-// switches").
+// switches"); MetroX-2 had a pair of 100 Gb/s long-haul uplinks, and
+// MetroX-3 takes Quantum-2's 400 Gb/s InfiniBand to 40 km (NVIDIA's
+// announcement, as reported by ZDNet China, server.zhiding.cn,
+// 2022-11-17). At 400 Gb/s over 40 km
+// (200 µs each way) a VL's share must exceed 20 MB to run at line rate.
 //
 // Not modelled: the subnet manager does not see a MetroX-3 ("The MetroX
 // does not respond to any InfiniBand packet, including management
