@@ -125,10 +125,13 @@ func (r *Routes) Groups() *Routes {
 // LIDs are the local identifiers the subnet manager gives the nodes: a
 // base LID per node, in NodeID order, each node's block of 2^LMC LIDs
 // aligned as OpenSM aligns them (LID 0 is reserved: node i's base is
-// (i+1) × 2^LMC).
+// (i+1) × 2^LMC). A range extender, which the subnet manager does not
+// see (TopoNode.RangeExtender), has none (0), and the nodes after it
+// take the numbers it would have.
 type LIDs struct {
 	base []uint16
 	lmc  int
+	n    int // nodes with LIDs
 }
 
 // AssignLIDs gives every node of t a LID (LMC 0).
@@ -138,7 +141,11 @@ func AssignLIDs(t *Topology) *LIDs { return AssignLIDsLMC(t, 0) }
 func AssignLIDsLMC(t *Topology, lmc int) *LIDs {
 	l := &LIDs{base: make([]uint16, len(t.Nodes)), lmc: lmc}
 	for i := range t.Nodes {
-		l.base[i] = uint16((i + 1) << lmc)
+		if t.Nodes[i].RangeExtender {
+			continue
+		}
+		l.n++
+		l.base[i] = uint16(l.n << lmc)
 	}
 	return l
 }
@@ -179,7 +186,7 @@ func LFTDump(t *Topology, r *Routes, lids *LIDs) []byte {
 func WriteLFTs(w io.Writer, t *Topology, r *Routes, lids *LIDs) error {
 	// Written by hand rather than with fmt: a k=16 fat tree's dump is
 	// 430,000 lines, and fmt made it a fifth of the run's time.
-	maxLID := uint64((len(t.Nodes)+1)<<lids.lmc - 1)
+	maxLID := uint64((lids.n+1)<<lids.lmc - 1)
 	var b []byte
 	hex := func(v uint64, digits int) {
 		for i := digits - 1; i >= 0; i-- {

@@ -3,6 +3,8 @@ package resolve
 import (
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
 )
 
 // rangeExtenderScenario is two sites joined by two extenders, with
@@ -96,5 +98,28 @@ func TestRangeExtenderProfile(t *testing.T) {
 	}
 	if _, ok := s.LongHaul(s0, 1); ok {
 		t.Error("s0:p1, to x0, is a long haul")
+	}
+}
+
+// TestRangeExtenderLIDs: the subnet manager gives a range extender no LID
+// (it does not see the device): with the extenders declared before s0 and
+// s1, the hosts are LIDs 1 and 2, s0 and s1 3 and 4, and the LFT dump
+// goes to LID 4 with no table for x0 or x1.
+func TestRangeExtenderLIDs(t *testing.T) {
+	src := strings.Replace(rangeExtenderScenario, "    - s0\n    - s1\n", "", 1)
+	src = strings.Replace(src, "  links:", "    - s0\n    - s1\n  links:", 1)
+	s, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lids := fabric.AssignLIDs(s.Topology)
+	for name, want := range map[string]uint16{"h0": 1, "h1": 2, "x0": 0, "x1": 0, "s0": 3, "s1": 4} {
+		if id, _ := s.Topology.Lookup(name); lids.Of(id) != want {
+			t.Errorf("%s: LID %d, want %d", name, lids.Of(id), want)
+		}
+	}
+	dump := string(fabric.LFTDump(s.Topology, s.Routes, lids))
+	if !strings.HasPrefix(dump, "Unicast lids [0-4] of switch Lid 3 ") || strings.Contains(dump, "'x0'") || strings.Contains(dump, "'x1'") {
+		t.Errorf("LFT dump:\n%s", dump)
 	}
 }

@@ -34,20 +34,22 @@ package swtch
 // 2022-11-17). At 400 Gb/s over 40 km
 // (200 µs each way) a VL's share must exceed 20 MB to run at line rate.
 //
-// Not modelled: the subnet manager does not see a MetroX-3 ("The MetroX
-// does not respond to any InfiniBand packet, including management
-// datagrams (MAD) from the SM ... The SM is not aware of any of the
-// MetroX appliances": NVIDIA, MetroX-3 XC user manual, General MetroX
-// Deployment Guidelines). Here the extender is left out of the LFT dump
-// and nothing configures a HOQ lifetime or FECN marking on it, but it is
-// still a node of the routing graph: a path through two extenders counts
-// three hops where the real SM counts one, which matters only where
-// paths through different numbers of extenders tie. MetroX-3 carries the
-// long haul as RoCE over Ethernet (a session per pair of long-haul ports,
-// encrypted); that transport's framing and retransmission are not
-// modelled: the long link runs at its rate with InfiniBand framing, and
-// its flow-control packets are InfiniBand's 6 bytes. The device adds the
-// switch's latency (latency:) at each end.
+// The subnet manager does not see a MetroX-3 ("The MetroX does not
+// respond to any InfiniBand packet, including management datagrams (MAD)
+// from the SM ... The SM is not aware of any of the MetroX appliances":
+// NVIDIA, MetroX-3 XC user manual, General MetroX Deployment
+// Guidelines). Here the extender has no LID, no table in the LFT dump,
+// and no HOQ lifetime or FECN marking (nothing configures them).
+//
+// Not modelled: the extender is still a node of the routing graph, so a
+// path through two extenders counts three hops where the real SM counts
+// one, which matters only where paths through different numbers of
+// extenders tie. MetroX-3 carries the long haul as RoCE over Ethernet (a
+// session per pair of long-haul ports, encrypted); that transport's
+// framing and retransmission are not modelled: the long link runs at its
+// rate with InfiniBand framing, and its flow-control packets are
+// InfiniBand's 6 bytes. The device adds the switch's latency (latency:)
+// at each end.
 type RangeExtender struct {
 	// Buffer is the long-haul port's receive buffer, bytes, split evenly
 	// among the data VLs; 0: the switch is not a range extender. No
