@@ -26,6 +26,9 @@ const (
 	TypeBool
 	// TypeText is one of Enum: a string.
 	TypeText
+	// TypeLink is a link profile, {rate, delay}, each over the link it
+	// defaults to (Over): a fabric.LinkSpec (a topology's keys).
+	TypeLink
 )
 
 // Param is one key of a kind's parameters (hca.dcqcn.rpg_ai_rate): its
@@ -51,9 +54,16 @@ type Param struct {
 	// Preset picks the kind's defaults before the other keys apply
 	// (DCQCN's variant); at most one parameter of a kind is one.
 	Preset bool
-	set    func(params, v any)
-	get    func(params any) any
-	check  func(v any) string
+	// Required: a file must give it (a topology's size); it has no
+	// default.
+	Required bool
+	// Base is, for a link, the key of the link it defaults to (a
+	// dumbbell's bottleneck is its link unless given); "" for the default
+	// link.
+	Base  string
+	set   func(params, v any)
+	get   func(params any) any
+	check func(v any) string
 }
 
 // Value is the parameter's value in params (a pointer to the kind's
@@ -96,6 +106,12 @@ func (p Param) ZeroMeans(what string) Param { p.Zero = what; return p }
 // Described sets Doc.
 func (p Param) Described(doc string) Param { p.Doc = doc; return p }
 
+// Needed makes the parameter required.
+func (p Param) Needed() Param { p.Required = true; return p }
+
+// Over says which link key a link's rate and delay default to.
+func (p Param) Over(base string) Param { p.Base = base; return p }
+
 // Unmodelled is a key that parses but is not modelled yet: giving it is
 // an error saying what ("X is") and the hint use.
 func Unmodelled(key string, t Type, what, use string) Param {
@@ -137,6 +153,11 @@ func Num[P any](key string, set func(*P, float64), get func(*P) float64) Param {
 // Bool is a true-or-false parameter.
 func Bool[P any](key string, field func(*P) *bool) Param {
 	return Param{Key: key, Type: TypeBool, set: func(p, v any) { *field(p.(*P)) = v.(bool) }, get: func(p any) any { return *field(p.(*P)) }}
+}
+
+// Link is a link profile parameter.
+func Link[P any](key string, field func(*P) *fabric.LinkSpec) Param {
+	return Param{Key: key, Type: TypeLink, set: func(p, v any) { *field(p.(*P)) = v.(fabric.LinkSpec) }, get: func(p any) any { return *field(p.(*P)) }}
 }
 
 // Text is a parameter that takes one of enum.

@@ -176,7 +176,7 @@ type Limits struct {
 	Hosts    int // hosts in a topology, 100000
 	Switches int // switches in a generated topology, 100000
 	Links    int // links in a generated topology, 1000000
-	FatTreeK int // largest fat-tree k, 64
+	FatTreeK int // largest fat-tree k, 64 (the fat-tree generator reads it by name: topologies/fattree.go)
 	Flows    int // flows after expansion, 10000000
 	Nodes    int // YAML nodes visited (aliases count each time), 5000000
 	// RouteEntries bounds switches × hosts (the routing tables) and

@@ -3,6 +3,7 @@ package resolve
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode"
@@ -10,8 +11,10 @@ import (
 	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 	swtch "github.com/lfsim/lfsim/switch"
+	_ "github.com/lfsim/lfsim/topologies" // the topology generators register in kind's table
 )
 
 // link returns base overridden by l's fields.
@@ -23,16 +26,7 @@ func link(base fabric.LinkSpec, l *scenario.LinkS) fabric.LinkSpec {
 
 // satMul multiplies non-negative numbers, saturating instead of
 // overflowing.
-func satMul(xs ...int64) int64 {
-	p := int64(1)
-	for _, x := range xs {
-		if x != 0 && p > math.MaxInt64/x {
-			return math.MaxInt64
-		}
-		p *= x
-	}
-	return p
-}
+func satMul(xs ...int64) int64 { return kind.MulSat(xs...) }
 
 // fits checks a generated topology's size against the limits.
 func (b *builder) fits(at scenario.Pos, hosts, switches, links int64) bool {
@@ -82,67 +76,60 @@ func (b *builder) topology() {
 	}
 }
 
-// generate builds a generated topology (star, dumbbell, leaf-spine,
-// fat-tree, ring), after checking that it fits the limits. It returns
-// nil and no error where the file's values are missing or out of bounds
-// (reported).
+// generate builds a generated topology (a row of the table of topology
+// generators, kind.Topologies), after checking it and that it fits the
+// limits. It returns nil and no error where the file's values are
+// missing or out of bounds (reported).
 func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, error) {
-	switch s := tv.Spec.(type) {
-	case *scenario.StarS:
-		if !s.Hosts.Set || !b.fits(s.Hosts.Pos, s.Hosts.V, 1, s.Hosts.V) {
-			return nil, nil
-		}
-		return fabric.Star(int(s.Hosts.V), link(defaultLink, &s.Link))
-	case *scenario.DumbbellS:
-		if !s.Left.Set || !s.Right.Set || !b.fits(tv.Pos, s.Left.V+s.Right.V, 2, s.Left.V+s.Right.V+1) {
-			return nil, nil
-		}
-		l := link(defaultLink, &s.Link)
-		return fabric.Dumbbell(int(s.Left.V), int(s.Right.V), l, link(l, &s.Bottleneck))
-	case *scenario.LeafSpineS:
-		if !s.Leaves.Set || !s.Spines.Set || !s.HostsPerLeaf.Set {
-			return nil, nil
-		}
-		h := satMul(s.Leaves.V, s.HostsPerLeaf.V)
-		if !b.fits(tv.Pos, h, s.Leaves.V+s.Spines.V, h+satMul(s.Leaves.V, s.Spines.V)) {
-			return nil, nil
-		}
-		l := link(defaultLink, &s.Link)
-		return fabric.LeafSpine(int(s.Leaves.V), int(s.Spines.V), int(s.HostsPerLeaf.V), link(l, &s.HostLink), link(l, &s.FabricLink))
-	case *scenario.FatTreeS:
-		if !s.K.Set {
-			return nil, nil
-		}
-		k := s.K.V
-		if k%2 != 0 {
-			b.errorf(s.K.Pos, "topology.k", "a fat-tree needs an even k; %d is odd", k)
-			return nil, nil
-		}
-		if k > int64(b.lim.FatTreeK) {
-			b.errorf(s.K.Pos, "topology.k", "%d is too large; the largest fat-tree supported has k = %d", k, b.lim.FatTreeK)
-			return nil, nil
-		}
-		if !b.fits(s.K.Pos, k*k*k/4, 5*k*k/4, 3*k*k*k/4) {
-			return nil, nil
-		}
-		return fabric.FatTree(int(k), link(defaultLink, &s.Link))
-	case *scenario.RingS:
-		if !s.Switches.Set {
-			return nil, nil
-		}
-		per := int64(1)
-		if s.HostsPerSwitch.Set {
-			per = s.HostsPerSwitch.V
-		} else if s.Has("hosts_per_switch") {
-			return nil, nil
-		}
-		h := satMul(s.Switches.V, per)
-		if !b.fits(tv.Pos, h, s.Switches.V, h+s.Switches.V) {
-			return nil, nil
-		}
-		return fabric.Ring(int(s.Switches.V), int(per), link(defaultLink, &s.Link))
+	g := tv.Generated()
+	if g == nil {
+		return nil, nil
 	}
-	return nil, nil
+	params := g.Row.Defaults()
+	links := map[string]fabric.LinkSpec{}
+	at := map[string]scenario.Pos{}
+	for _, k := range g.Keys {
+		p := k.Param
+		at[p.Key] = k.Pos
+		switch {
+		case p.Type == kind.TypeLink: // over the default link, or the link it defaults to
+			base := defaultLink
+			if p.Base != "" {
+				base = links[p.Base]
+			}
+			links[p.Key] = link(base, k.V.(*scenario.LinkS))
+			p.Set(params, links[p.Key])
+		case k.V != nil:
+			p.Set(params, k.V)
+		case p.Required || g.Has(p.Key):
+			return nil, nil // missing, or given but not usable: reported
+		}
+	}
+	if problems := g.Row.Check(params, b.limit); len(problems) > 0 {
+		for _, pr := range problems {
+			b.errorf(at[pr.Key], "topology."+pr.Key, "%s", pr.Msg)
+		}
+		return nil, nil
+	}
+	hosts, switches, nLinks := g.Row.Size(params)
+	limitAt := tv.Pos
+	if g.Row.LimitAt != "" {
+		limitAt = at[g.Row.LimitAt]
+	}
+	if !b.fits(limitAt, hosts, switches, nLinks) {
+		return nil, nil
+	}
+	return g.Row.Build(params)
+}
+
+// limit is the limit named name (a field of Limits, FatTreeK), for a
+// generator's check.
+func (b *builder) limit(name string) int64 {
+	f := reflect.ValueOf(b.lim).FieldByName(name)
+	if !f.IsValid() || !f.CanInt() {
+		panic("resolve: a topology generator reads limit " + name + ", which Limits does not have")
+	}
+	return f.Int()
 }
 
 func (b *builder) setTopology(t *fabric.Topology) {

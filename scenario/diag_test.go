@@ -9,7 +9,7 @@ func TestSuggest(t *testing.T) {
 		want  string
 	}{
 		{"buffr", []string{"buffer", "latency"}, "buffer"},
-		{"fat-tre", topologyKinds, "fat-tree"},
+		{"fat-tre", topologyKinds(), "fat-tree"},
 		{"MTU", []string{"mtu"}, "mtu"},
 		{"h88", []string{"h0", "h1", "h8"}, "h8"},
 		{"h7", []string{"h0", "h1"}, ""}, // another host, not a typo

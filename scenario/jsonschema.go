@@ -200,14 +200,21 @@ func (*whenV) jsonSchema(g *schemaGen, tag reflect.StructTag) map[string]any {
 // jsonSchema of topology: kind, then the keys of that kind.
 func (*TopologyV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any {
 	var branches []map[string]any
-	for _, k := range topologyKinds {
+	kinds := topologyKinds()
+	for _, k := range kinds {
+		var keys map[string]any
+		if kt := topologyKeys(k); k == explicitKind {
+			keys = g.ref(kt)
+		} else {
+			keys = g.refAs(topologyDefName(k), kt) // a table's struct has no name of its own
+		}
 		branches = append(branches, map[string]any{
 			"if":   map[string]any{"properties": map[string]any{"kind": constant(k)}, "required": []string{"kind"}},
-			"then": g.ref(topologyKeys(k)),
+			"then": keys,
 		})
 	}
 	return map[string]any{"type": "object", "required": []string{"kind"},
-		"properties": map[string]any{"kind": map[string]any{"enum": topologyKinds}}, "allOf": branches}
+		"properties": map[string]any{"kind": map[string]any{"enum": kinds}}, "allOf": branches}
 }
 
 func (*hostDeclV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any {

@@ -77,23 +77,33 @@ func ccSectionsOrder() []kind.CC {
 var paramTypes = map[kind.Type]reflect.Type{
 	kind.TypeRate: reflect.TypeOf(RateV{}), kind.TypeTime: reflect.TypeOf(TimeV{}), kind.TypeSize: reflect.TypeOf(SizeV{}),
 	kind.TypeInt: reflect.TypeOf(IntV{}), kind.TypeFrac: reflect.TypeOf(fracV{}), kind.TypeNum: reflect.TypeOf(numV{}),
-	kind.TypeBool: reflect.TypeOf(boolV{}), kind.TypeText: reflect.TypeOf(StrV{}),
+	kind.TypeBool: reflect.TypeOf(boolV{}), kind.TypeText: reflect.TypeOf(StrV{}), kind.TypeLink: reflect.TypeOf(LinkS{}),
 }
 
 // paramStruct is a schema struct for c's parameters: meta, then one
-// field per parameter, tagged as a written schema struct would be.
+// field per parameter (paramFields).
 func paramStruct(c kind.CC) reflect.Type {
-	fields := []reflect.StructField{{Name: "Meta", Type: metaType}}
-	for i, p := range c.Params {
+	return reflect.StructOf(append([]reflect.StructField{{Name: "Meta", Type: metaType}}, paramFields(c.Params)...))
+}
+
+// paramFields are a schema struct's fields for a kind's parameters, one
+// per parameter (P0, P1, ...), tagged as a written schema struct would
+// be.
+func paramFields(params []kind.Param) []reflect.StructField {
+	var fields []reflect.StructField
+	for i, p := range params {
 		tag := fmt.Sprintf(`yaml:%q`, p.Key)
 		for _, kv := range [][2]string{{"min", p.Min}, {"max", p.Max}, {"enum", strings.Join(p.Enum, "|")}, {"todo", p.Todo}, {"use", p.Use}} {
 			if kv[1] != "" {
 				tag += fmt.Sprintf(` %s:%q`, kv[0], kv[1])
 			}
 		}
+		if p.Required {
+			tag += ` required:""`
+		}
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("P%d", i), Type: paramTypes[p.Type], Tag: reflect.StructTag(tag)})
 	}
-	return reflect.StructOf(fields)
+	return fields
 }
 
 // CCSectionsV holds hca:'s congestion-control sections as decoded, by

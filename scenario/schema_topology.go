@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/lfsim/lfsim/kind"
 	"gopkg.in/yaml.v3"
 )
 
@@ -14,49 +15,68 @@ import (
 
 // TopologyV reads kind: first and then the keys of that kind.
 type TopologyV struct {
-	Kind  StrV
-	Pos   Pos // the topology key
-	Spec  any // *starS, *dumbbellS, ... (nil when kind is missing or wrong)
+	Kind StrV
+	Pos  Pos // the topology key
+	// Spec is the kind's keys as decoded: *ExplicitS for the explicit
+	// kind, a pointer to a generated kind's struct (topologyStruct)
+	// otherwise; nil when kind is missing or wrong.
+	Spec  any
 	Route *topoRouting
 }
 
-// topologySpec is a kind's keys (StarS, ...), each embedding the keys
-// every kind shares.
-type topologySpec interface{ routing() *topoRouting }
+// The kinds of topology: the generators registered in the table
+// (kind.Topologies: each one's name and keys), then explicit, the
+// format's own (ExplicitS). Decoding, the JSON Schema and a sweep's
+// paths read them.
 
-// topologyTable is the kinds of topology, each once: its name (kind:'s
-// value) and its keys; decoding, the JSON Schema and a sweep's paths read
-// it. The generators are fabric's (fabric.Star, ...), called by the
-// assembly.
-var topologyTable = []struct {
-	name string
-	new  func() topologySpec
-}{
-	{"star", func() topologySpec { return &StarS{} }},
-	{"dumbbell", func() topologySpec { return &DumbbellS{} }},
-	{"leaf-spine", func() topologySpec { return &LeafSpineS{} }},
-	{"fat-tree", func() topologySpec { return &FatTreeS{} }},
-	{"ring", func() topologySpec { return &RingS{} }},
-	{"explicit", func() topologySpec { return &ExplicitS{} }},
-}
+// explicitKind is the explicit kind's name.
+const explicitKind = "explicit"
 
-// topologyKinds are the kinds' names, in the table's order.
-var topologyKinds = func() []string {
+// topologyKinds are the kinds' names: the table's, then explicit.
+func topologyKinds() []string {
 	var out []string
-	for _, k := range topologyTable {
-		out = append(out, k.name)
+	for _, k := range kind.Topologies() {
+		out = append(out, k.Name)
 	}
-	return out
-}()
+	return append(out, explicitKind)
+}
 
 // topologyKeys is the keys of the kind named name (nil for none).
 func topologyKeys(name string) reflect.Type {
-	for _, k := range topologyTable {
-		if k.name == name {
-			return reflect.TypeOf(k.new()).Elem()
-		}
+	if name == explicitKind {
+		return reflect.TypeOf(ExplicitS{})
+	}
+	if row, ok := kind.LookupTopology(name); ok {
+		return topologyStruct(row)
 	}
 	return nil
+}
+
+// topologyStruct is a schema struct for a generated kind's keys: meta,
+// kind, then one field per key of its row (paramFields), then the keys
+// every kind shares (topoRouting, flattened).
+func topologyStruct(row kind.Topology) reflect.Type {
+	fields := []reflect.StructField{{Name: "Meta", Type: metaType}, {Name: "Kind", Type: reflect.TypeOf(StrV{}), Tag: `yaml:"kind"`}}
+	fields = append(fields, paramFields(row.Params)...)
+	fields = append(fields, reflect.StructField{Name: "TopoRouting", Type: reflect.TypeOf(topoRouting{}), Anonymous: true})
+	return reflect.StructOf(fields)
+}
+
+// topologyFirstKey is the index of a topologyStruct's first key of the
+// row's (after meta and kind).
+const topologyFirstKey = 2
+
+// topologyDefName is a generated kind's struct's name in the JSON
+// Schema's $defs: its name in camel case, then S (leaf-spine's
+// LeafSpineS).
+func topologyDefName(name string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(name, "-") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String() + "S"
 }
 
 func (t *TopologyV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
@@ -65,48 +85,90 @@ func (t *TopologyV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 		d.Errorf(d.pos(n), c.path, "expected a mapping (key: value, ...), found %s", Describe(n))
 		return
 	}
+	kinds := topologyKinds()
 	for _, p := range d.pairs(n, c) {
 		if p.key.Value == "kind" {
-			kc := c.child("kind", d.pos(p.key), reflect.StructTag(`enum:"`+strings.Join(topologyKinds, "|")+`"`))
+			kc := c.child("kind", d.pos(p.key), reflect.StructTag(`enum:"`+strings.Join(kinds, "|")+`"`))
 			d.decodeInto(p.val, &t.Kind, kc)
 			break
 		}
 	}
 	if !t.Kind.Set {
 		if !hasKey(d, n, c, "kind") {
-			d.Errorf(c.key, c.path, "missing key kind (one of %s)", strings.Join(topologyKinds, ", "))
+			d.Errorf(c.key, c.path, "missing key kind (one of %s)", strings.Join(kinds, ", "))
 		}
 		return
 	}
-	var spec topologySpec
-	for _, k := range topologyTable {
-		if k.name == t.Kind.V {
-			spec = k.new()
-		}
-	}
-	if spec != nil {
-		t.Route = spec.routing()
+	var spec any
+	switch kt := topologyKeys(t.Kind.V); {
+	case kt == nil:
+	case t.Kind.V == explicitKind:
+		e := &ExplicitS{}
+		spec, t.Route = e, &e.topoRouting
+	default:
+		v := reflect.New(kt)
+		spec, t.Route = v.Interface(), v.Elem().Field(kt.NumField()-1).Addr().Interface().(*topoRouting)
 	}
 	t.Spec = spec
 	c.section = "for kind " + t.Kind.V
 	d.decodeInto(n, spec, c)
 }
 
+// TopologyKeysS is a generated kind's keys as the file gives them.
+type TopologyKeysS struct {
+	meta // the topology mapping's (Has, KeyPos)
+	// Row is the kind's row of the table.
+	Row kind.Topology
+	// Keys are the row's keys (Params), in its order: each with its
+	// value (the Go value of its kind.Type) when the file gives a usable
+	// one, nil otherwise; a link's is its *LinkS, given or not. Pos is
+	// where the value is.
+	Keys []GivenParam
+}
+
+// Generated is the topology's keys when its kind is a generated one (a
+// row of the table), nil otherwise (explicit, or no usable kind).
+func (t *TopologyV) Generated() *TopologyKeysS {
+	row, ok := kind.LookupTopology(t.Kind.V)
+	if !ok || t.Spec == nil {
+		return nil
+	}
+	st := reflect.ValueOf(t.Spec).Elem()
+	if st.Type() != topologyStruct(row) {
+		return nil
+	}
+	out := &TopologyKeysS{meta: *st.Field(0).Addr().Interface().(*meta), Row: row}
+	for i, p := range row.Params {
+		f := st.Field(topologyFirstKey + i)
+		g := GivenParam{Param: p}
+		switch {
+		case p.Type == kind.TypeLink:
+			g.V, g.Pos = f.Addr().Interface().(*LinkS), f.Addr().Interface().(*LinkS).Pos
+		default:
+			g.Pos = f.FieldByName("Pos").Interface().(Pos)
+			if f.FieldByName("Set").Bool() {
+				g.V = f.FieldByName("V").Interface()
+			}
+		}
+		out.Keys = append(out.Keys, g)
+	}
+	return out
+}
+
 // SizeKey is the key that sets the topology's size, where it is and its
 // path (a fat tree's k, a star's hosts, a leaf-spine's leaves, a ring's
-// switches), for a message that the topology is too large; the topology
-// key itself for a kind without one.
+// switches: the row's SizeKey), for a message that the topology is too
+// large; the topology key itself for a kind without one.
 func (t *TopologyV) SizeKey() (Pos, string) {
-	if s, ok := t.Spec.(interface{ sizeKey() (Pos, string) }); ok {
-		return s.sizeKey()
+	if g := t.Generated(); g != nil && g.Row.SizeKey != "" {
+		for _, k := range g.Keys {
+			if k.Param.Key == g.Row.SizeKey {
+				return k.Pos, "topology." + k.Param.Key
+			}
+		}
 	}
 	return t.Pos, "topology"
 }
-
-func (s *FatTreeS) sizeKey() (Pos, string)   { return s.K.Pos, "topology.k" }
-func (s *StarS) sizeKey() (Pos, string)      { return s.Hosts.Pos, "topology.hosts" }
-func (s *LeafSpineS) sizeKey() (Pos, string) { return s.Leaves.Pos, "topology.leaves" }
-func (s *RingS) sizeKey() (Pos, string)      { return s.Switches.Pos, "topology.switches" }
 
 func hasKey(d *Decoder, n *yaml.Node, c ctx, key string) bool {
 	for _, p := range d.pairs(n, c) {
@@ -129,56 +191,6 @@ type LinkS struct {
 type topoRouting struct {
 	Routing StrV    `yaml:"routing" enum:"ecmp|shortest|updown"`
 	Routes  routesV `yaml:"routes"`
-}
-
-// routing returns the shared keys of a kind's spec (each embeds them).
-func (r *topoRouting) routing() *topoRouting { return r }
-
-type StarS struct {
-	meta
-	Kind  StrV  `yaml:"kind"`
-	Hosts IntV  `yaml:"hosts" required:"" min:"2"`
-	Link  LinkS `yaml:"link"`
-	topoRouting
-}
-
-type DumbbellS struct {
-	meta
-	Kind       StrV  `yaml:"kind"`
-	Left       IntV  `yaml:"left" required:"" min:"1"`
-	Right      IntV  `yaml:"right" required:"" min:"1"`
-	Link       LinkS `yaml:"link"`
-	Bottleneck LinkS `yaml:"bottleneck"`
-	topoRouting
-}
-
-type LeafSpineS struct {
-	meta
-	Kind         StrV  `yaml:"kind"`
-	Leaves       IntV  `yaml:"leaves" required:"" min:"1"`
-	Spines       IntV  `yaml:"spines" required:"" min:"1"`
-	HostsPerLeaf IntV  `yaml:"hosts_per_leaf" required:"" min:"1"`
-	Link         LinkS `yaml:"link"`
-	HostLink     LinkS `yaml:"host_link"`
-	FabricLink   LinkS `yaml:"fabric_link"`
-	topoRouting
-}
-
-type FatTreeS struct {
-	meta
-	Kind StrV  `yaml:"kind"`
-	K    IntV  `yaml:"k" required:"" min:"2"`
-	Link LinkS `yaml:"link"`
-	topoRouting
-}
-
-type RingS struct {
-	meta
-	Kind           StrV  `yaml:"kind"`
-	Switches       IntV  `yaml:"switches" required:"" min:"3"`
-	HostsPerSwitch IntV  `yaml:"hosts_per_switch" min:"1"`
-	Link           LinkS `yaml:"link"`
-	topoRouting
 }
 
 type ExplicitS struct {

@@ -35,10 +35,15 @@ var allowed = map[string][]string{
 	"hca":        {"sim", "fabric"},
 	"congestion": {"sim", "fabric", "kind"},
 	"reports":    {"sim", "fabric", "internal/userfile"},
-	// The tables of kinds (congestion controls, load balancing): what a model
-	// registers and the format reads, so that neither imports the other.
-	// Value types (sim's times, fabric's rates and sizes) only.
-	"kind":               {"sim", "fabric"},
+	// The tables of kinds (congestion controls, load balancing, topology
+	// generators): what a model registers and the format reads, so that
+	// neither imports the other. Value types (sim's times, fabric's rates
+	// and sizes), and the fabric's Topology, which a generator builds.
+	"kind": {"sim", "fabric"},
+	// The topology generators' rows (their keys, sizes and build
+	// functions, over fabric's generators), registered in kind's table
+	// for the format to decode and resolve to call.
+	"topologies":         {"sim", "fabric", "kind"},
 	"internal/cacheline": {},
 	"internal/layers":    {},
 	// The checks on files a user names or a run's outputs read back: the
@@ -71,7 +76,7 @@ var allowed = map[string][]string{
 	// Resolution: a decoded file (scenario; the library's by name,
 	// scenarios) to the settings the models and observers take, with
 	// their defaults; it builds nothing.
-	"resolve": append(slices.Clone(models), "kind", "scenario", "scenarios", "observe", "cm", "programs"),
+	"resolve": append(slices.Clone(models), "kind", "topologies", "scenario", "scenarios", "observe", "cm", "programs"),
 	// Building and running: from a resolved Scenario, never from the
 	// file's format.
 	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "internal/cacheline"),

@@ -1,0 +1,126 @@
+package kind
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/lfsim/lfsim/fabric"
+)
+
+// Topology is one topology generator's row of the table: what
+// topology.kind calls it, its keys, the size of what it builds, and how
+// to build it. The package that holds the generators (topologies)
+// registers it (RegisterTopology); the explicit kind, which lists its
+// nodes and links instead of generating them, is the format's own and
+// has no row.
+type Topology struct {
+	// Name is topology.kind's value.
+	Name string
+	// Switches and Ports say, for the docs' table of generated names,
+	// which switches it names and how their ports are numbered; Sized is
+	// the keys that size it, as the table writes them ("hosts: N").
+	Switches, Ports, Sized string
+	// Params are topology's keys after kind, in the order a message lists
+	// them (routing and routes, which every kind shares, follow them).
+	// Required ones (Param.Needed) have no default; a link's
+	// (TypeLink) default is another link key's (Param.Over) or the
+	// default link's.
+	Params []Param
+	// SizeKey is the key that sets its size, which a message that the
+	// topology is too large to route or to hold in memory points at (a
+	// fat tree's k); "" for the topology key.
+	SizeKey string
+	// LimitAt is the key a message that the topology is past the limits
+	// on hosts, switches or links points at; "" for the topology key.
+	LimitAt string
+
+	// Defaults are new parameters (a pointer to the generator's struct)
+	// holding the defaults of the keys that are not required.
+	Defaults func() any
+	// Check says what is wrong with the parameters beyond each key's type
+	// and bounds (a fat tree's odd k), given the run's limits by their
+	// name (resolve.Limits' fields: "FatTreeK"); nil when nothing is.
+	Check func(params any, limit func(name string) int64) []Problem
+	// Size is how many hosts, switches and links it would build, for the
+	// limits, computed so as not to overflow (MulSat).
+	Size func(params any) (hosts, switches, links int64)
+	// Build builds it.
+	Build func(params any) (*fabric.Topology, error)
+}
+
+// DefineTopology completes row with the functions of a generator whose
+// parameters are a P: defaults gives the defaults, check (nil for none)
+// checks them whole, size counts what build builds.
+func DefineTopology[P any](row Topology, defaults func() P, check func(p *P, limit func(name string) int64) []Problem,
+	size func(*P) (hosts, switches, links int64), build func(P) (*fabric.Topology, error)) Topology {
+	row.Defaults = func() any { p := defaults(); return &p }
+	row.Check = func(params any, limit func(string) int64) []Problem {
+		if check == nil {
+			return nil
+		}
+		return check(params.(*P), limit)
+	}
+	row.Size = func(params any) (int64, int64, int64) { return size(params.(*P)) }
+	row.Build = func(params any) (*fabric.Topology, error) { return build(*params.(*P)) }
+	return row
+}
+
+var topologies struct {
+	sync.RWMutex
+	rows []Topology
+}
+
+// RegisterTopology adds t to the table, after those registered before
+// it (the order of topology.kind's enumeration, before explicit). A
+// second row with the same name, or one named explicit, is a
+// programming error: it panics. unregister takes it out again (for a
+// test's toy generator).
+func RegisterTopology(t Topology) (unregister func()) {
+	topologies.Lock()
+	defer topologies.Unlock()
+	if t.Name == "" || t.Name == "explicit" || slices.ContainsFunc(topologies.rows, func(r Topology) bool { return r.Name == t.Name }) {
+		panic("kind: topology " + fmt.Sprintf("%q", t.Name) + " registered twice or without a usable name")
+	}
+	topologies.rows = append(topologies.rows, t)
+	gen.Add(1)
+	return func() {
+		topologies.Lock()
+		defer topologies.Unlock()
+		topologies.rows = slices.DeleteFunc(topologies.rows, func(r Topology) bool { return r.Name == t.Name })
+		gen.Add(1)
+	}
+}
+
+// Topologies is the table, in registration order.
+func Topologies() []Topology {
+	topologies.RLock()
+	defer topologies.RUnlock()
+	return slices.Clone(topologies.rows)
+}
+
+// LookupTopology is the row named name.
+func LookupTopology(name string) (Topology, bool) {
+	topologies.RLock()
+	defer topologies.RUnlock()
+	for _, r := range topologies.rows {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Topology{}, false
+}
+
+// MulSat multiplies non-negative numbers, saturating at math.MaxInt64
+// instead of overflowing (a generator's Size).
+func MulSat(xs ...int64) int64 {
+	p := int64(1)
+	for _, x := range xs {
+		if x != 0 && p > math.MaxInt64/x {
+			return math.MaxInt64
+		}
+		p *= x
+	}
+	return p
+}
