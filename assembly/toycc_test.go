@@ -38,7 +38,7 @@ func toyCheck(p *toyParams) (out []kind.Problem) {
 // registerToy registers the toy as hca.cc: toy, with hca.toy.rate, for
 // the test's length.
 func registerToy(t *testing.T) {
-	row := kind.CC{Name: "toy", Title: "TOY", Basis: "fixed", RDMA: true, Ethernet: true, Series: 1,
+	row := kind.CC{Name: "toy", Title: "TOY", Basis: "fixed", RDMA: true, Ethernet: true, Metrics: []string{"rc_gbps"},
 		Params: []kind.Param{kind.Rate("rate", toyRate)}}
 	t.Cleanup(congestion.Register(congestion.Define(row, toyDefaults, toyCheck, func(p toyParams, env congestion.Env) congestion.Sender { return newToy(p, env) })))
 }

@@ -335,7 +335,7 @@ func dcqcnControl() Control {
 	row := kind.CC{
 		Name: "dcqcn", Title: "DCQCN", Basis: "ECN-based", RDMA: true, Ethernet: true,
 		Doc: "DCQCN (Zhu et al., SIGCOMM 2015), in the paper's form or NVIDIA's (ConnectX firmware, the default)",
-		ECN: true, ControlsReads: true, Series: 3,
+		ECN: true, ControlsReads: true, Metrics: []string{"rc_gbps", "rt_gbps", "alpha"},
 		Params: []kind.Param{
 			{Key: "variant", Type: kind.TypeText, Enum: []string{"paper", "nvidia"}, Preset: true, Doc: "paper (DCQCNPaper) or nvidia (DCQCNNvidia, the default): picks the defaults"},
 			rate("rpg_ai_rate", func(p *P) *fabric.Rate { return &p.AIRate }),

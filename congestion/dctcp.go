@@ -200,7 +200,7 @@ func dctcpControl() Control {
 		Name: "dctcp", Title: "DCTCP", Basis: "ECN-based", RDMA: true, TCP: true, Ethernet: true,
 		Doc: "DCTCP (Alizadeh et al., SIGCOMM 2010; RFC 8257): a window cut by the fraction of marked packets",
 		ECN: true, Marking: &dctcpMarking, Unmarked: "DCTCP slows down only for marks, so its windows will grow until PFC holds them",
-		AckEvery: true, EchoECN: true, Series: 2,
+		AckEvery: true, EchoECN: true, Metrics: []string{"alpha", "window_bytes"},
 		Params: []kind.Param{
 			kind.Frac("g", func(p *P) *float64 { return &p.G }).Checked(func(v any) string {
 				if v.(float64) <= 0 {

@@ -156,7 +156,7 @@ func hpccControl() Control {
 	row := kind.CC{
 		Name: "hpcc", Title: "HPCC", Basis: "INT-based", RDMA: true, Ethernet: true,
 		Doc: "HPCC (Li et al., SIGCOMM 2019): a window from the in-band telemetry of every hop",
-		INT: true, AckEvery: true, Series: 2,
+		INT: true, AckEvery: true, Metrics: []string{"rc_gbps", "window_bytes"},
 		Params: []kind.Param{
 			kind.Frac("eta", func(p *P) *float64 { return &p.Eta }).Checked(func(v any) string {
 				if v.(float64) <= 0 {

@@ -95,7 +95,7 @@ func ibccControl() Control {
 	row := kind.CC{
 		Name: "ibcc", Title: "InfiniBand congestion control", Basis: "FECN-based", RDMA: true, InfiniBand: true,
 		Doc: "InfiniBand congestion control at the source (IBTA vol. 1, annex A10): a CCT index raised by BECNs",
-		ECN: true, ControlsReads: true, Series: 2,
+		ECN: true, ControlsReads: true, Metrics: []string{"rc_gbps", "ccti"},
 		Params: []kind.Param{
 			kind.Int("ccti_increase", func(p *P) *int { return &p.CCTIIncrease }).Range("0", "255"),
 			kind.Int("ccti_limit", func(p *P) *int { return &p.CCTILimit }).Range("0", "16383"),

@@ -109,8 +109,8 @@ func timelyControl() Control {
 	tm := func(key string, f func(*P) *sim.Time) kind.Param { return kind.Time(key, f) }
 	row := kind.CC{
 		Name: "timely", Title: "TIMELY", Basis: "RTT-based", RDMA: true, Ethernet: true,
-		Doc:    "TIMELY (Mittal et al., SIGCOMM 2015): a rate from the gradient of RTT samples",
-		Series: 2,
+		Doc:     "TIMELY (Mittal et al., SIGCOMM 2015): a rate from the gradient of RTT samples",
+		Metrics: []string{"rc_gbps", "rtt_us"},
 		Params: []kind.Param{
 			tm("t_low", func(p *P) *sim.Time { return &p.TLow }),
 			tm("t_high", func(p *P) *sim.Time { return &p.THigh }),

@@ -52,9 +52,11 @@ type CC struct {
 	// responder, which no ACK answers: a control that reacts to ACKs
 	// cannot).
 	ControlsReads bool
-	// Series is how many time series it adds per flow (rc_gbps, rt_gbps,
-	// alpha, window_bytes, rtt_us), for the memory estimate.
-	Series int
+	// Metrics are the time series it adds per flow, by their names in
+	// timeseries.csv (reports' Metric...: rc_gbps, rt_gbps, alpha,
+	// window_bytes, ccti, rtt_us), for the memory estimate and the
+	// report's charts, which name the controls that draw each.
+	Metrics []string
 }
 
 // Marking is a switch's ECN marking profile: a RED ramp from Kmin to

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/lfsim/lfsim/kind"
 )
 
 // Features are what a scenario uses, by family: "family: value", for the
@@ -37,7 +39,7 @@ func Features(s *Spec) []string {
 		for _, kv := range s.SwitchIB {
 			add("switch.ib", kv.K)
 		}
-		for _, k := range []string{"grh", "apm", "vlarb", "ibcc"} {
+		for _, k := range append([]string{"grh", "apm", "vlarb"}, ibParams()...) {
 			if _, ok := Get(s.HCA, k); ok {
 				add("hca (infiniband)", k)
 			}
@@ -50,7 +52,7 @@ func Features(s *Spec) []string {
 	if s.Transport == "iwarp" {
 		tcp := get(s.HCA, "tcp")
 		cc := "newreno (default)"
-		for _, c := range []string{"newreno", "cubic", "dctcp"} {
+		for _, c := range tcpCCs() {
 			if strings.Contains(tcp, "cc: "+c) {
 				cc = c
 			}
@@ -81,8 +83,11 @@ func Features(s *Spec) []string {
 		}
 	}
 	for _, kv := range s.HCA {
+		if slices.Contains(ibParams(), kv.K) {
+			continue // counted above
+		}
 		switch kv.K {
-		case "cc", "grh", "apm", "vlarb", "ibcc":
+		case "cc", "grh", "apm", "vlarb":
 		case "retransmit":
 			add("hca", "retransmit "+kv.V)
 		default:
@@ -175,4 +180,11 @@ func (c Coverage) Table() string {
 		fmt.Fprintf(&b, "  %6d  %s\n", c[f], value)
 	}
 	return b.String()
+}
+
+// ibParams are the keys of hca: that hold an InfiniBand control's
+// parameters (hca.<name>: the table's InfiniBand-only controls with
+// parameters).
+func ibParams() []string {
+	return kind.Names(func(r kind.CC) bool { return r.InfiniBand && !r.Ethernet && len(r.Params) > 0 })
 }

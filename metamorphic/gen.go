@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/lfsim/lfsim/kind"
 )
 
 // Generate makes the scenario of a seed: the same seed, the same
@@ -483,7 +485,7 @@ func (g *gen) hcaProfile() {
 	case g.iwarp():
 		var tcp []KV
 		if g.chance(0.6) {
-			tcp = append(tcp, KV{"cc", one(g, "newreno", "cubic", "dctcp")})
+			tcp = append(tcp, KV{"cc", one(g, tcpCCs()...)})
 		}
 		if g.chance(0.5) {
 			tcp = append(tcp, KV{"rto_min", one(g, "1ms", "200us", "10ms")})
@@ -508,10 +510,9 @@ func (g *gen) hcaProfile() {
 			kv("ack_timeout", strconv.Itoa(g.between(4, 14)))
 		}
 		if g.chance(0.3) {
-			kv("cc", one(g, "none", "ibcc", "ibcc"))
-			if v, _ := Get(s.HCA, "cc"); v == "ibcc" && g.chance(0.5) {
-				kv("ibcc", flowMap([]KV{{"ccti_increase", strconv.Itoa(g.between(1, 4))}, {"ccti_limit", "127"}, {"ccti_timer", one(g, "5us", "20us")}}))
-			}
+			cc := g.weighted(ccChoices(func(r kind.CC) bool { return r.RDMA && r.InfiniBand }, func(d ccDraw) int { return d.weight }, defaultIBWeight, "none", 1)...)
+			kv("cc", cc)
+			g.ccParams(cc)
 		}
 		if g.chance(0.2) {
 			kv("grh", "true")
@@ -594,45 +595,15 @@ func (g *gen) hcaProfile() {
 }
 
 func (g *gen) cc() {
-	s := g.s
-	kv := func(k, v string) { s.HCA = append(s.HCA, KV{k, v}) }
 	var cc string
-	if g.rocev1() {
-		cc = g.weighted("", 40, "none", 20, "timely", 40)
+	if g.rocev1() { // RoCEv1's frames have no IP header for ECN, nor the UDP one INT
+		cc = g.weighted(ccChoices(func(r kind.CC) bool { return r.RDMA && r.Ethernet && !r.ECN && !r.INT }, func(d ccDraw) int { return d.rocev1 }, defaultWeight, "", 40, "none", 20)...)
 	} else {
-		cc = g.weighted("", 20, "none", 10, "dcqcn", 25, "hpcc", 15, "timely", 15, "dctcp", 15)
+		cc = g.weighted(ccChoices(func(r kind.CC) bool { return r.RDMA && r.Ethernet }, func(d ccDraw) int { return d.weight }, defaultWeight, "", 20, "none", 10)...)
 	}
 	if cc == "" {
 		return
 	}
-	kv("cc", cc)
-	switch cc {
-	case "dcqcn":
-		if g.chance(0.5) {
-			d := []KV{{"variant", one(g, "paper", "nvidia")}}
-			if g.chance(0.5) {
-				d = append(d, KV{"rpg_ai_rate", one(g, "5Mbps", "40Mbps")}, KV{"rpg_hai_rate", one(g, "50Mbps", "400Mbps")})
-			}
-			if g.chance(0.3) {
-				d = append(d, KV{"min_time_between_cnps", one(g, "4us", "50us")})
-			}
-			kv("dcqcn", flowMap(d))
-		}
-	case "hpcc":
-		if g.chance(0.5) {
-			kv("hpcc", flowMap([]KV{{"eta", one(g, "0.95", "90%")}, {"max_stage", strconv.Itoa(one(g, 0, 5))}}))
-		}
-	case "timely":
-		if g.chance(0.5) {
-			kv("timely", flowMap([]KV{{"t_low", "10us"}, {"t_high", "100us"}, {"min_rtt", "2us"}}))
-		}
-	case "dctcp":
-		if g.chance(0.5) {
-			d := []KV{{"g", one(g, "0.0625", "6.25%", "0.5")}}
-			if g.chance(0.5) {
-				d = append(d, KV{"initial_window", one(g, "16KiB", "64KiB")})
-			}
-			kv("dctcp", flowMap(d))
-		}
-	}
+	g.s.HCA = append(g.s.HCA, KV{"cc", cc})
+	g.ccParams(cc)
 }

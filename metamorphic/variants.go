@@ -4,11 +4,14 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/lfsim/lfsim/kind"
 )
 
 // The variants of a scenario that the relations run beside it.
 
-// initialWindow is hca.dctcp's initial_window as the generator writes it.
+// initialWindow is a control's initial_window (hca.<cc>.initial_window)
+// as the generator writes it.
 var initialWindow = regexp.MustCompile(`, initial_window: [^,}]*`)
 
 // ObserversOff is s with its observers off, or as near off as a file can
@@ -104,8 +107,10 @@ func Steady(s *Spec, stopNs int64) *Spec {
 	c := s.Clone()
 	c.StopNs, c.When = stopNs, nil
 	c.Expect = nil
-	if v, ok := Get(c.HCA, "dctcp"); ok {
-		c.HCA = Set(c.HCA, "dctcp", initialWindow.ReplaceAllString(v, ""))
+	for _, r := range kind.CCs() {
+		if v, ok := Get(c.HCA, r.Name); ok {
+			c.HCA = Set(c.HCA, r.Name, initialWindow.ReplaceAllString(v, ""))
+		}
 	}
 	var items []Item
 	for _, it := range c.Traffic {

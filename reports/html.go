@@ -7,6 +7,7 @@ import (
 	"html"
 	"html/template"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/render"
 	"github.com/go-echarts/go-echarts/v2/templates"
+	"github.com/lfsim/lfsim/kind"
 )
 
 // echartsJS is Apache ECharts 5.4.3 (assets/README.md), inlined into every
@@ -184,7 +186,7 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 	pg.events(runs)
 	pg.cdfs(runs)
 	pg.fctBuckets(runs)
-	rateTitle, rateAxis := "DCQCN current rate", "reaction point's current rate Rc, Gb/s"
+	rateTitle, rateAxis := drawnBy(MetricRTGbps, "%s")+" current rate", "reaction point's current rate Rc, Gb/s"
 	for _, r := range runs {
 		switch {
 		case len(r.Wheres[MetricCCTI]) > 0:
@@ -194,11 +196,12 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 		}
 	}
 	pg.lines(runs, "rc_gbps", rateTitle, rateAxis, false)
-	pg.lines(runs, "window_bytes", "Congestion window (HPCC, DCTCP, TCP)", "bytes the sender may have in flight", false)
-	pg.lines(runs, "rtt_us", "Round-trip time (TCP's SRTT, TIMELY's samples)", "the RTT the sender reacts to, µs", false)
+	// iWARP's TCP keeps a window and an SRTT whichever control it runs.
+	pg.lines(runs, "window_bytes", "Congestion window ("+drawnBy(MetricWindowBytes, "%s")+", TCP)", "bytes the sender may have in flight", false)
+	pg.lines(runs, "rtt_us", "Round-trip time (TCP's SRTT, "+drawnBy(MetricRTTUs, "%s's samples")+")", "the RTT the sender reacts to, µs", false)
 	pg.lines(runs, "ccti", "IB congestion control: CCT index", "source's Congestion Control Table index (CCTI)", false)
-	pg.lines(runs, "rt_gbps", "DCQCN target rate", "reaction point's target rate Rt, Gb/s", false)
-	pg.lines(runs, "alpha", "Alpha (DCQCN, DCTCP)", "reaction point's alpha", false)
+	pg.lines(runs, "rt_gbps", drawnBy(MetricRTGbps, "%s")+" target rate", "reaction point's target rate Rt, Gb/s", false)
+	pg.lines(runs, "alpha", "Alpha ("+drawnBy(MetricAlpha, "%s")+")", "reaction point's alpha", false)
 	return pg.b.String()
 }
 
@@ -302,4 +305,17 @@ func (pg *page) warnings(runs []*Run) {
 		}
 		fmt.Fprintf(&pg.b, "<p class=\"note\">warning (%s): %s</p>\n", html.EscapeString(who), html.EscapeString(w))
 	}
+}
+
+// drawnBy names the congestion controls whose flows have metric's time
+// series (kind.CC.Metrics), each as format writes its title, in the
+// table's order, joined by commas.
+func drawnBy(metric, format string) string {
+	var out []string
+	for _, c := range kind.CCs() {
+		if slices.Contains(c.Metrics, metric) {
+			out = append(out, fmt.Sprintf(format, c.Title))
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -516,7 +516,7 @@ func (b *builder) seriesMemory(e *memEstimate) {
 	flows := int64(len(b.s.Flows)) + int64(b.poissonFlows)
 	perFlow := int64(1)
 	if row, ok := kind.LookupCC(b.s.HCA.CC); ok {
-		perFlow += int64(row.Series) // rc_gbps, rt_gbps, alpha, ...
+		perFlow += int64(len(row.Metrics)) // rc_gbps, rt_gbps, alpha, ...
 	}
 	keys := count(o.Links, ports) + count(o.Queues, ports)*2*prio + count(o.Flows, flows)*perFlow
 	if o.Queues.All || len(o.Queues.Ports) > 0 {

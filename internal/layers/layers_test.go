@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"switch":     {"sim", "fabric", "kind"},
 	"hca":        {"sim", "fabric"},
 	"congestion": {"sim", "fabric", "kind"},
-	"reports":    {"sim", "fabric", "internal/userfile"},
+	"reports":    {"sim", "fabric", "kind", "internal/userfile"},
 	// The tables of kinds (congestion controls, load balancing, topology
 	// generators): what a model registers and the format reads, so that
 	// neither imports the other. Value types (sim's times, fabric's rates
@@ -82,8 +82,9 @@ var allowed = map[string][]string{
 	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "internal/cacheline"),
 	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
 	// The random-scenario test: scenarios through the resolve and
-	// assembly APIs.
-	"metamorphic":   {"resolve", "assembly", "reports"},
+	// assembly APIs, drawing the congestion controls from their table
+	// (kind).
+	"metamorphic":   {"kind", "resolve", "assembly", "reports"},
 	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
 	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "observe", "cm", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
 }
