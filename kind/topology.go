@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // Topology is one topology generator's row of the table: what
@@ -111,6 +112,12 @@ func LookupTopology(name string) (Topology, bool) {
 	}
 	return Topology{}, false
 }
+
+// DefaultLink is a link's profile when the file gives none, the default
+// of a topology's link keys that default to no other (Param.Over): 100
+// Gb/s, the common RoCE host speed, and 1 µs, SCENARIO.md's example
+// delay.
+var DefaultLink = fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond}
 
 // MulSat multiplies non-negative numbers, saturating at math.MaxInt64
 // instead of overflowing (a generator's Size).

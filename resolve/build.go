@@ -20,9 +20,9 @@ const (
 	defaultDeadlockAfter = 50 * sim.Microsecond
 )
 
-// defaultLink is a link's profile when the file gives none: 100 Gb/s, the
-// common RoCE host speed, and 1 µs, SCENARIO.md's example delay.
-var defaultLink = fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond}
+// defaultLink is a link's profile when the file gives none (the table of
+// topology generators' default link).
+var defaultLink = kind.DefaultLink
 
 // builder turns the decoded schema into a Scenario, checking what needs
 // more than one value (names against the topology, xon against xoff, ...).

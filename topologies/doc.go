@@ -4,7 +4,9 @@
 // with their types, bounds and defaults, how many hosts, switches and
 // links it builds (for the limits), and its build function. register.go
 // lists them in order. The format decodes a kind's keys from its row,
-// the resolution step calls its row; neither names a kind.
+// the resolution step calls its row; neither names a kind. The table of
+// generated names in docs/SCENARIO.md is written from the rows
+// (TestDocsTable).
 //
 // The five generators themselves stay in fabric (fabric.Star, ...):
 // fabric's own routing, subnet manager and spanning-tree tests build

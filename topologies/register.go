@@ -10,5 +10,5 @@ func init() {
 	}
 }
 
-// linkDoc is what a link key's doc says of its default.
-const linkDoc = "each link's rate and delay; default 100Gbps and 1us (the common RoCE host speed, and SCENARIO.md's example delay)"
+// linkDoc is a link key's doc.
+const linkDoc = "each link's rate and delay; default kind.DefaultLink's"
