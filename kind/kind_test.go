@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"math"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -70,5 +71,40 @@ func TestRegisterCC(t *testing.T) {
 	undoB()
 	if _, ok := LookupCC("kind-test-a"); ok || len(CCs()) != before {
 		t.Errorf("table %v after unregistering", CCs())
+	}
+}
+
+// TestRegisterTopology: a generator is in the table, in order, until
+// unregistered; a second row of the same name, or one named explicit
+// (the format's own kind), panics. MulSat saturates where the product
+// would overflow.
+func TestRegisterTopology(t *testing.T) {
+	before, g := len(Topologies()), Generation()
+	undo := RegisterTopology(Topology{Name: "kind-test-line"})
+	rows := Topologies()
+	if len(rows) != before+1 || rows[before].Name != "kind-test-line" || Generation() == g {
+		t.Fatalf("table %v after a registration", rows)
+	}
+	for _, name := range []string{"kind-test-line", "explicit", ""} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registering %q did not panic", name)
+				}
+			}()
+			RegisterTopology(Topology{Name: name})
+		}()
+	}
+	undo()
+	if _, ok := LookupTopology("kind-test-line"); ok || len(Topologies()) != before {
+		t.Errorf("table %v after unregistering", Topologies())
+	}
+	for _, c := range []struct {
+		xs   []int64
+		want int64
+	}{{[]int64{3, 4}, 12}, {[]int64{0, math.MaxInt64}, 0}, {[]int64{1 << 32, 1 << 32}, math.MaxInt64}, {nil, 1}} {
+		if got := MulSat(c.xs...); got != c.want {
+			t.Errorf("MulSat(%v) = %d, want %d", c.xs, got, c.want)
+		}
 	}
 }
