@@ -10,6 +10,7 @@ import (
 	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // lineParams are the toy generator's keys: how many switches, and the
@@ -41,6 +42,9 @@ func line(p lineParams) (*fabric.Topology, error) {
 	return t, nil
 }
 
+// lineLink is the toy's own default link.
+var lineLink = fabric.LinkSpec{Rate: 40 * fabric.Gbps, Delay: 2 * sim.Microsecond}
+
 // registerLine registers the toy as topology.kind: line, for the test's
 // length: one row (its keys, its size for the limits, its build) and one
 // RegisterTopology, as a generator's file in topologies/ has.
@@ -50,7 +54,7 @@ func registerLine(t *testing.T) {
 			kind.Int("switches", func(p *lineParams) *int { return &p.Switches }).Range("1", "").Needed(),
 			kind.Link("link", func(p *lineParams) *fabric.LinkSpec { return &p.Link }),
 		}}
-	t.Cleanup(kind.RegisterTopology(kind.DefineTopology(row, func() lineParams { return lineParams{} }, nil,
+	t.Cleanup(kind.RegisterTopology(kind.DefineTopology(row, func() lineParams { return lineParams{Link: lineLink} }, nil,
 		func(p *lineParams) (int64, int64, int64) { return 2, int64(p.Switches), int64(p.Switches) + 1 }, line)))
 }
 
@@ -61,9 +65,10 @@ func registerLine(t *testing.T) {
 // more: a 10 us link, the switch's 500 ns latency (swtch.DefaultProfile)
 // and a store-and-forward serialization at 100 Gb/s, about 90 ns for
 // the 1 KiB request and its headers and 7 ns for the ACK: 21.1 us, held
-// within 0.1 us per switch. The file's mistakes in its keys are reported
-// as for any kind's, the limits apply to its size, and the JSON Schema
-// has its keys.
+// within 0.1 us per switch. A link key the file gives in part is laid
+// over the generator's own default. The file's mistakes in its keys are
+// reported as for any kind's, the limits apply to its size, and the JSON
+// Schema has its keys.
 func TestToyTopologyFromYAML(t *testing.T) {
 	registerLine(t)
 	fct := func(switches int) float64 {
@@ -78,6 +83,10 @@ func TestToyTopologyFromYAML(t *testing.T) {
 		return float64(rows[0].FCTNs)
 	}
 	one, five := fct(1), fct(5)
+	sc := mustParse(t, "topology: {kind: line, switches: 2, link: {delay: 3us}}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\n")
+	if got, want := sc.Topology.Links[0].LinkSpec, (fabric.LinkSpec{Rate: lineLink.Rate, Delay: 3 * sim.Microsecond}); got != want {
+		t.Errorf("link: {delay: 3us} over the toy's own default link: %v, want %v", got, want)
+	}
 	if grow, want := (five-one)/1000, 4*(2*10+2*0.5+0.097); math.Abs(grow-want) > 4*0.1 {
 		t.Errorf("four more switches add %.3f us to the completion, want %.3f us within 0.4 us", grow, want)
 	}

@@ -58,8 +58,9 @@ type Param struct {
 	// default.
 	Required bool
 	// Base is, for a link, the key of the link it defaults to (a
-	// dumbbell's bottleneck is its link unless given); "" for the default
-	// link.
+	// dumbbell's bottleneck is its link unless given); "" for the value
+	// the kind's defaults hold, or the default link (DefaultLink) where
+	// they hold none.
 	Base  string
 	set   func(params, v any)
 	get   func(params any) any

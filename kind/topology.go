@@ -26,8 +26,8 @@ type Topology struct {
 	// Params are topology's keys after kind, in the order a message lists
 	// them (routing and routes, which every kind shares, follow them).
 	// Required ones (Param.Needed) have no default; a link's
-	// (TypeLink) default is another link key's (Param.Over) or the
-	// default link's.
+	// (TypeLink) default is another link key's (Param.Over), else what
+	// Defaults holds for it, else DefaultLink.
 	Params []Param
 	// SizeKey is the key that sets its size, which a message that the
 	// topology is too large to route or to hold in memory points at (a
@@ -114,7 +114,8 @@ func LookupTopology(name string) (Topology, bool) {
 }
 
 // DefaultLink is a link's profile when the file gives none, the default
-// of a topology's link keys that default to no other (Param.Over): 100
+// of a topology's link keys that default to no other key (Param.Over)
+// and have none of their generator's (Topology.Defaults): 100
 // Gb/s, the common RoCE host speed, and 1 µs, SCENARIO.md's example
 // delay.
 var DefaultLink = fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond}

@@ -92,8 +92,11 @@ func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, error) {
 		p := k.Param
 		at[p.Key] = k.Pos
 		switch {
-		case p.Type == kind.TypeLink: // over the default link, or the link it defaults to
+		case p.Type == kind.TypeLink: // over the link it defaults to
 			base := defaultLink
+			if own := p.Value(params).(fabric.LinkSpec); own != (fabric.LinkSpec{}) {
+				base = own // the generator's own default
+			}
 			if p.Base != "" {
 				base = links[p.Base]
 			}

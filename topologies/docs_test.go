@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/kind"
 )
 
@@ -37,7 +38,11 @@ func docsTable() string {
 			case p.Type == kind.TypeLink && p.Base != "":
 				k += " (`" + p.Base + "`'s)"
 			case p.Type == kind.TypeLink:
-				k += fmt.Sprintf(" (%v, %v)", kind.DefaultLink.Rate, kind.DefaultLink.Delay)
+				l := kind.DefaultLink
+				if own := p.Value(defaults).(fabric.LinkSpec); own != (fabric.LinkSpec{}) {
+					l = own
+				}
+				k += fmt.Sprintf(" (%v, %v)", l.Rate, l.Delay)
 			default:
 				k += fmt.Sprintf(" (%v)", p.Value(defaults))
 			}
