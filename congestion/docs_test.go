@@ -2,12 +2,12 @@ package congestion
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/internal/docstable"
 	"github.com/lfsim/lfsim/kind"
 )
 
@@ -104,25 +104,7 @@ const (
 // them (LFSIM_UPDATE_DOCS=1 rewrites the docs' table).
 func TestDocsTable(t *testing.T) {
 	const path = "../docs/SCENARIO.md"
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(src)
-	i, j := strings.Index(doc, docsBegin), strings.Index(doc, docsEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no table of congestion controls between its markers", path)
-	}
-	want := docsTable()
-	if got := doc[i+len(docsBegin) : j]; got != want {
-		if os.Getenv("LFSIM_UPDATE_DOCS") == "1" {
-			if err := os.WriteFile(path, []byte(doc[:i+len(docsBegin)]+want+doc[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("%s's table of congestion controls is not the registered ones': run LFSIM_UPDATE_DOCS=1 go test ./congestion -run TestDocsTable\nwant:\n%s", path, want)
-	}
+	doc := docstable.Check(t, path, docsBegin, docsEnd, docsTable(), "table of congestion controls", "LFSIM_UPDATE_DOCS=1 go test ./congestion -run TestDocsTable")
 	for _, row := range kind.CCs() {
 		if !strings.Contains(doc, "`"+row.Name+"`") {
 			t.Errorf("%s does not name %s", path, row.Name)

@@ -1,10 +1,5 @@
 package kind
 
-import (
-	"slices"
-	"sync"
-)
-
 // LoadBalance is one way a switch chooses among equal-cost ports
 // (switch.load_balance): its row of the table, which the switch model
 // registers (RegisterLoadBalance).
@@ -24,37 +19,17 @@ type LoadBalance struct {
 	Keys []string
 }
 
-var balances struct {
-	sync.RWMutex
-	rows []LoadBalance
-}
+var balances = table[LoadBalance]{name: func(l LoadBalance) string { return l.Name }}
 
 // RegisterLoadBalance adds l to the table, after those registered
 // before it (the order of switch.load_balance's enumeration). A second
 // row with the same name panics.
 func RegisterLoadBalance(l LoadBalance) {
-	balances.Lock()
-	defer balances.Unlock()
-	if l.Name == "" || slices.ContainsFunc(balances.rows, func(r LoadBalance) bool { return r.Name == l.Name }) {
-		panic("kind: load balance " + l.Name + " registered twice or without a name")
-	}
-	balances.rows = append(balances.rows, l)
-	gen.Add(1)
+	balances.register("load balance", l, func(n string) bool { return n != "" })
 }
 
 // LoadBalances is the table, in registration order.
-func LoadBalances() []LoadBalance {
-	balances.RLock()
-	defer balances.RUnlock()
-	return slices.Clone(balances.rows)
-}
+func LoadBalances() []LoadBalance { return balances.all() }
 
 // LookupLoadBalance is the row named name.
-func LookupLoadBalance(name string) (LoadBalance, bool) {
-	for _, r := range LoadBalances() {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return LoadBalance{}, false
-}
+func LookupLoadBalance(name string) (LoadBalance, bool) { return balances.lookup(name) }

@@ -2,9 +2,6 @@ package kind
 
 import (
 	"fmt"
-	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/lfsim/lfsim/fabric"
 )
@@ -78,56 +75,22 @@ func Problemf(key, format string, args ...any) Problem {
 	return Problem{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-var ccs struct {
-	sync.RWMutex
-	rows []CC
-}
-
-// gen counts the changes to the tables.
-var gen atomic.Uint64
+var ccs = table[CC]{name: func(c CC) string { return c.Name }}
 
 // RegisterCC adds c to the table, after those registered before it (the
-// order of enumerations and messages). A second row with the same name
-// is a programming error: it panics. unregister takes it out again (for
-// a test's toy controller).
+// order of enumerations and messages). A second row with the same name,
+// or one named none (hca.cc's word for no control), is a programming
+// error: it panics. unregister takes it out again (for a test's toy
+// controller).
 func RegisterCC(c CC) (unregister func()) {
-	ccs.Lock()
-	defer ccs.Unlock()
-	if c.Name == "" || c.Name == "none" || slices.ContainsFunc(ccs.rows, func(r CC) bool { return r.Name == c.Name }) {
-		panic("kind: congestion control " + fmt.Sprintf("%q", c.Name) + " registered twice or without a usable name")
-	}
-	ccs.rows = append(ccs.rows, c)
-	gen.Add(1)
-	return func() {
-		ccs.Lock()
-		defer ccs.Unlock()
-		ccs.rows = slices.DeleteFunc(ccs.rows, func(r CC) bool { return r.Name == c.Name })
-		gen.Add(1)
-	}
+	return ccs.register("congestion control", c, func(n string) bool { return n != "" && n != "none" })
 }
 
 // CCs is the table, in registration order.
-func CCs() []CC {
-	ccs.RLock()
-	defer ccs.RUnlock()
-	return slices.Clone(ccs.rows)
-}
+func CCs() []CC { return ccs.all() }
 
 // LookupCC is the row named name.
-func LookupCC(name string) (CC, bool) {
-	ccs.RLock()
-	defer ccs.RUnlock()
-	for _, r := range ccs.rows {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return CC{}, false
-}
-
-// Generation changes each time a table changes (a format caching what
-// it derived from the tables compares it).
-func Generation() uint64 { return gen.Load() }
+func LookupCC(name string) (CC, bool) { return ccs.lookup(name) }
 
 // Names are the names of the rows that keep says, in table order.
 func Names(keep func(CC) bool) []string {

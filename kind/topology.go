@@ -1,10 +1,7 @@
 package kind
 
 import (
-	"fmt"
 	"math"
-	"slices"
-	"sync"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
@@ -68,10 +65,7 @@ func DefineTopology[P any](row Topology, defaults func() P, check func(p *P, lim
 	return row
 }
 
-var topologies struct {
-	sync.RWMutex
-	rows []Topology
-}
+var topologies = table[Topology]{name: func(t Topology) string { return t.Name }}
 
 // RegisterTopology adds t to the table, after those registered before
 // it (the order of topology.kind's enumeration, before explicit). A
@@ -79,39 +73,14 @@ var topologies struct {
 // programming error: it panics. unregister takes it out again (for a
 // test's toy generator).
 func RegisterTopology(t Topology) (unregister func()) {
-	topologies.Lock()
-	defer topologies.Unlock()
-	if t.Name == "" || t.Name == "explicit" || slices.ContainsFunc(topologies.rows, func(r Topology) bool { return r.Name == t.Name }) {
-		panic("kind: topology " + fmt.Sprintf("%q", t.Name) + " registered twice or without a usable name")
-	}
-	topologies.rows = append(topologies.rows, t)
-	gen.Add(1)
-	return func() {
-		topologies.Lock()
-		defer topologies.Unlock()
-		topologies.rows = slices.DeleteFunc(topologies.rows, func(r Topology) bool { return r.Name == t.Name })
-		gen.Add(1)
-	}
+	return topologies.register("topology", t, func(n string) bool { return n != "" && n != "explicit" })
 }
 
 // Topologies is the table, in registration order.
-func Topologies() []Topology {
-	topologies.RLock()
-	defer topologies.RUnlock()
-	return slices.Clone(topologies.rows)
-}
+func Topologies() []Topology { return topologies.all() }
 
 // LookupTopology is the row named name.
-func LookupTopology(name string) (Topology, bool) {
-	topologies.RLock()
-	defer topologies.RUnlock()
-	for _, r := range topologies.rows {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return Topology{}, false
-}
+func LookupTopology(name string) (Topology, bool) { return topologies.lookup(name) }
 
 // DefaultLink is a link's profile when the file gives none, the default
 // of a topology's link keys that default to no other key (Param.Over)

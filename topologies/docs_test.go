@@ -2,11 +2,11 @@ package topologies
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/internal/docstable"
 	"github.com/lfsim/lfsim/kind"
 )
 
@@ -64,24 +64,5 @@ const (
 // as docsTable writes them (LFSIM_UPDATE_DOCS=1 rewrites the docs'
 // table).
 func TestDocsTable(t *testing.T) {
-	const path = "../docs/SCENARIO.md"
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(src)
-	i, j := strings.Index(doc, docsBegin), strings.Index(doc, docsEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no table of topology generators between its markers", path)
-	}
-	want := docsTable()
-	if got := doc[i+len(docsBegin) : j]; got != want {
-		if os.Getenv("LFSIM_UPDATE_DOCS") == "1" {
-			if err := os.WriteFile(path, []byte(doc[:i+len(docsBegin)]+want+doc[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("%s's table of topology generators is not the registered ones': run LFSIM_UPDATE_DOCS=1 go test ./topologies -run TestDocsTable\nwant:\n%s", path, want)
-	}
+	docstable.Check(t, "../docs/SCENARIO.md", docsBegin, docsEnd, docsTable(), "table of topology generators", "LFSIM_UPDATE_DOCS=1 go test ./topologies -run TestDocsTable")
 }

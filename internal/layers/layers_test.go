@@ -49,6 +49,9 @@ var allowed = map[string][]string{
 	// The checks on files a user names or a run's outputs read back: the
 	// standard library only.
 	"internal/userfile": {},
+	// The docs' tables that tests write from the registered kinds
+	// (congestion's and topologies' tests): the standard library only.
+	"internal/docstable": {},
 	// The JSON Schema tests' helpers (scenario's and sweep's tests).
 	"internal/schematest": {},
 	// The small network of HCAs around one switch that the models'
