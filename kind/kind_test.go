@@ -75,8 +75,8 @@ func TestRegisterCC(t *testing.T) {
 }
 
 // TestRegisterTopology: a generator is in the table, in order, until
-// unregistered; a second row of the same name, or one named explicit
-// (the format's own kind), panics. MulSat saturates where the product
+// unregistered; a second row of the same name, one named explicit (the
+// format's own kind), or one whose keys do not hold together panics. MulSat saturates where the product
 // would overflow.
 func TestRegisterTopology(t *testing.T) {
 	before, g := len(Topologies()), Generation()
@@ -85,16 +85,27 @@ func TestRegisterTopology(t *testing.T) {
 	if len(rows) != before+1 || rows[before].Name != "kind-test-line" || Generation() == g {
 		t.Fatalf("table %v after a registration", rows)
 	}
-	for _, name := range []string{"kind-test-line", "explicit", ""} {
+	type P struct{ A, B fabric.LinkSpec }
+	a := Link("a", func(p *P) *fabric.LinkSpec { return &p.A })
+	b := Link("b", func(p *P) *fabric.LinkSpec { return &p.B })
+	for _, bad := range []Topology{
+		{Name: "kind-test-line"}, {Name: "explicit"}, {},
+		{Name: "kind-test-x", Params: []Param{a.Over("b"), b}},
+		{Name: "kind-test-x", Params: []Param{a.Needed()}},
+		{Name: "kind-test-x", Params: []Param{a}, SizeKey: "c"},
+		{Name: "kind-test-x", Params: []Param{a}, LimitAt: "c"},
+	} {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("registering %q did not panic", name)
+					t.Errorf("registering %+v did not panic", bad)
 				}
 			}()
-			RegisterTopology(Topology{Name: name})
+			RegisterTopology(bad)
 		}()
 	}
+	undoX := RegisterTopology(Topology{Name: "kind-test-x", Params: []Param{a, b.Over("a")}, SizeKey: "a", LimitAt: "b"})
+	undoX()
 	undo()
 	if _, ok := LookupTopology("kind-test-line"); ok || len(Topologies()) != before {
 		t.Errorf("table %v after unregistering", Topologies())

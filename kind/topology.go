@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -69,10 +70,24 @@ var topologies = table[Topology]{name: func(t Topology) string { return t.Name }
 
 // RegisterTopology adds t to the table, after those registered before
 // it (the order of topology.kind's enumeration, before explicit). A
-// second row with the same name, or one named explicit, is a
-// programming error: it panics. unregister takes it out again (for a
-// test's toy generator).
+// second row with the same name, one named explicit, or one whose keys
+// do not hold together (a link over a key that is no earlier link, a
+// SizeKey or LimitAt that is no key, a required link) is a programming
+// error: it panics. unregister takes it out again (for a test's toy
+// generator).
 func RegisterTopology(t Topology) (unregister func()) {
+	keys := map[string]Type{}
+	for _, p := range t.Params {
+		if b, ok := keys[p.Base]; p.Base != "" && (!ok || b != TypeLink || p.Type != TypeLink) || p.Required && p.Type == TypeLink {
+			panic(fmt.Sprintf("kind: topology %q: key %s is a link over no earlier link, or a required link", t.Name, p.Key))
+		}
+		keys[p.Key] = p.Type
+	}
+	for _, k := range []string{t.SizeKey, t.LimitAt} {
+		if _, ok := keys[k]; k != "" && !ok {
+			panic(fmt.Sprintf("kind: topology %q: SizeKey or LimitAt %s is none of its keys", t.Name, k))
+		}
+	}
 	return topologies.register("topology", t, func(n string) bool { return n != "" && n != "explicit" })
 }
 

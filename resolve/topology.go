@@ -94,7 +94,7 @@ func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, error) {
 		switch {
 		case p.Type == kind.TypeLink: // over the link it defaults to
 			base := defaultLink
-			if own := p.Value(params).(fabric.LinkSpec); own != (fabric.LinkSpec{}) {
+			if own, _ := p.Value(params).(fabric.LinkSpec); own != (fabric.LinkSpec{}) {
 				base = own // the generator's own default
 			}
 			if p.Base != "" {

@@ -39,7 +39,7 @@ func docsTable() string {
 				k += " (`" + p.Base + "`'s)"
 			case p.Type == kind.TypeLink:
 				l := kind.DefaultLink
-				if own := p.Value(defaults).(fabric.LinkSpec); own != (fabric.LinkSpec{}) {
+				if own, _ := p.Value(defaults).(fabric.LinkSpec); own != (fabric.LinkSpec{}) {
 					l = own
 				}
 				k += fmt.Sprintf(" (%v, %v)", l.Rate, l.Delay)
