@@ -86,6 +86,13 @@ func (k *creditSink) done(pkt *Packet) {
 // and one-way delay, with buffer bytes per VL at both ends.
 func creditLink(t *testing.T, rate Rate, delay sim.Time, buffer int64, drain Rate) (*sim.Engine, *Network, *creditSender, *creditSink) {
 	t.Helper()
+	return creditLinkWith(t, rate, delay, buffer, drain, (*Port).EnableCredits)
+}
+
+// creditLinkWith is creditLink with the flow control each end runs
+// (EnableCredits, or EnableLongHaulCredits between range extenders).
+func creditLinkWith(t *testing.T, rate Rate, delay sim.Time, buffer int64, drain Rate, enable func(*Port, int64, int, int64)) (*sim.Engine, *Network, *creditSender, *creditSink) {
+	t.Helper()
 	eng := sim.NewEngine(1)
 	tp, err := Star(2, LinkSpec{Rate: rate, Delay: delay})
 	if err != nil {
@@ -99,8 +106,8 @@ func creditLink(t *testing.T, rate Rate, delay sim.Time, buffer int64, drain Rat
 	h.SetOwner(snd)
 	s.SetOwner(sink)
 	frame := int64(IBWire(OpWriteMiddle, 4096, false))
-	h.EnableCredits(buffer, 1, frame)
-	s.EnableCredits(buffer, 1, frame)
+	enable(h, buffer, 1, frame)
+	enable(s, buffer, 1, frame)
 	h.Kick()
 	return eng, n, snd, sink
 }

@@ -21,21 +21,7 @@ func TestLongHaulCredits(t *testing.T) {
 	delay := 50 * sim.Microsecond
 	frame := int64(IBWire(OpWriteMiddle, 4096, false))
 	for _, buffer := range []int64{128 << 10, 1 << 20, 2 << 20, 16 << 20} {
-		eng := sim.NewEngine(1)
-		tp, err := Star(2, LinkSpec{Rate: rate, Delay: delay})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := NewNetwork(eng, tp)
-		h := n.Ports[0][0]
-		s := h.Peer()
-		snd := &creditSender{pool: n.Pool}
-		sink := &creditSink{eng: eng, pool: n.Pool, port: s}
-		h.SetOwner(snd)
-		s.SetOwner(sink)
-		h.EnableLongHaulCredits(buffer, 1, frame)
-		s.EnableLongHaulCredits(buffer, 1, frame)
-		h.Kick()
+		eng, _, _, sink := creditLinkWith(t, rate, delay, buffer, 0, (*Port).EnableLongHaulCredits)
 		eng.Run(3*sim.Millisecond, nil)
 		got := float64(sink.bytes) * 8 / (3*sim.Millisecond - sink.first).Seconds()
 		pkts := (buffer / BlockBytes) / IBPacketBlocks(frame)
