@@ -48,7 +48,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 	maxFrame := s.MaxFrame() // as the buffer check before the build takes it
 	for _, host := range s.Topology.Hosts() {
 		port := fab.Ports[host][0]
-		port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU)
+		port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU) + int64(s.HCAProfile(host).Overlay.Bytes())
 		port.ResponseDelay = swtch.PauseResponse(port.Rate)
 	}
 	for id, node := range s.Topology.Nodes {

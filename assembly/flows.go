@@ -180,6 +180,9 @@ type flowPath struct {
 func (n *Network) pathOf(f resolve.Flow, qp *hca.QP) flowPath {
 	t := n.Scenario.Topology
 	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+	if o := n.HCAs[f.Src].Prof.Overlay; o != nil {
+		key = o.Outer(key) // the switches hash the outer headers
+	}
 	p := flowPath{wire: n.Scenario.Wire}
 	at, port := f.Src, 0
 	for hops := 0; hops < len(t.Nodes); hops++ {

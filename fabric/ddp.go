@@ -46,9 +46,15 @@ const IWARPTerminatePayload = 4 + 18
 // Middle: TCP 20, DDP/RDMAP 14, MPA 2 and its CRC 4 (40) in place of UDP
 // 8, BTH 12 and ICRC 4 (24).
 func IWARPWire(op Opcode, payload int, mpa MPA, ts bool) int {
+	return frameOnWire(IWARPFrame(op, payload, mpa, ts))
+}
+
+// IWARPFrame is IWARPWire's frame, header to FCS, before Ethernet's
+// padding to 64 bytes: what an overlay wraps (Overlay.Wire).
+func IWARPFrame(op Opcode, payload int, mpa MPA, ts bool) int {
 	frame := EthernetHeaderBytes + IPv4Bytes + TCPBytes + mpa.FPDUBytes(DDPSegmentBytes(op, payload)) + FCSBytes
 	if ts {
 		frame += TCPTimestampBytes
 	}
-	return frameOnWire(frame)
+	return frame
 }

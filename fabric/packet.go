@@ -150,6 +150,12 @@ type PacketExt struct {
 	SackPSN uint32
 	// PauseQuanta are a PFC frame's pause times per priority.
 	PauseQuanta [8]uint16
+	// InnerSrcPort is, on a packet an overlay encapsulates (Overlay not
+	// nil; overlay.go), the inner flow's source port, which the outer
+	// one replaces in the Flow while the packet is on the underlay.
+	InnerSrcPort uint16
+	// Overlay is the encapsulation the packet is in, nil if none.
+	Overlay *Overlay
 }
 
 // noExt is what a packet without a PacketExt reads.
@@ -194,10 +200,13 @@ func (p *Packet) Frame() int64 {
 // payload bytes: preamble and gap, Ethernet, IPv4, UDP, BTH, the opcode's
 // extended headers, the payload padded to 4 bytes (BTH PadCnt), ICRC and
 // FCS. For a 4096-byte WRITE Middle this is 4178 bytes.
-func RoCEv2Wire(op Opcode, payload int) int {
+func RoCEv2Wire(op Opcode, payload int) int { return frameOnWire(RoCEv2Frame(op, payload)) }
+
+// RoCEv2Frame is RoCEv2Wire's frame, header to FCS, before Ethernet's
+// padding to 64 bytes: what an overlay wraps (Overlay.Wire).
+func RoCEv2Frame(op Opcode, payload int) int {
 	padded := (payload + 3) &^ 3
-	frame := EthernetHeaderBytes + IPv4Bytes + UDPBytes + BTHBytes + op.ExtHeaderBytes() + padded + ICRCBytes + FCSBytes
-	return frameOnWire(frame)
+	return EthernetHeaderBytes + IPv4Bytes + UDPBytes + BTHBytes + op.ExtHeaderBytes() + padded + ICRCBytes + FCSBytes
 }
 
 // Pool is a free list of packets, and of the INT stacks some of them

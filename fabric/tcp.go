@@ -19,7 +19,11 @@ const (
 // option when sack, preamble and gap included: 84 bytes without options
 // (58 bytes of frame padded to Ethernet's 64), 90 with one, 102 with
 // both.
-func TCPAckWire(ts, sack bool) int {
+func TCPAckWire(ts, sack bool) int { return frameOnWire(TCPAckFrame(ts, sack)) }
+
+// TCPAckFrame is TCPAckWire's frame, header to FCS, before Ethernet's
+// padding to 64 bytes: what an overlay wraps (Overlay.Wire).
+func TCPAckFrame(ts, sack bool) int {
 	frame := EthernetHeaderBytes + IPv4Bytes + TCPBytes + FCSBytes
 	if ts {
 		frame += TCPTimestampBytes
@@ -27,5 +31,5 @@ func TCPAckWire(ts, sack bool) int {
 	if sack {
 		frame += TCPSACKBytes
 	}
-	return frameOnWire(frame)
+	return frame
 }

@@ -112,8 +112,7 @@ type HCA struct {
 	// 0 if none: fromRing parks it then (parking.go's hold).
 	heldTo sim.Time
 
-	mrs    map[uint32]*MR // by key (lkey == rkey)
-	nextVA uint64
+	mrs map[uint32]*MR // by key (lkey == rkey)
 
 	// cold holds what a packet never touches: the default PD and CQ,
 	// and QP1's owner (gsi.go).
@@ -149,10 +148,13 @@ type HCA struct {
 // hcaCold is the HCA's state that no packet touches, made when first
 // needed.
 type hcaCold struct {
-	pds   []*PD // AllocPD's, in order: a PD's handle is its place + 1
-	defPD *PD
-	defCQ *CQ
-	gsi   GSIAgent // QP1's owner (gsi.go), nil without one
+	// vaUsed is the address space ReserveMR has handed out, from
+	// firstVA.
+	vaUsed uint64
+	pds    []*PD // AllocPD's, in order: a PD's handle is its place + 1
+	defPD  *PD
+	defCQ  *CQ
+	gsi    GSIAgent // QP1's owner (gsi.go), nil without one
 	// mcast is, per multicast group, the QPs attached to it
 	// (AttachMcast; looked up, never iterated).
 	mcast map[fabric.NodeID][]*QP
@@ -176,6 +178,9 @@ func (h *HCA) coldPart() *hcaCold {
 	}
 	return h.cold
 }
+
+// firstVA is the virtual address of the first memory region.
+const firstVA = 0x10000
 
 // firstQPN is the first QP number handed out: QP0 and QP1 are the special
 // management QPs of InfiniBand.
@@ -205,7 +210,7 @@ var _ fabric.Owner = (*HCA)(nil)
 func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, ip uint32, prof Profile, port *fabric.Port) *HCA {
 	h := &HCA{ID: id, Name: name, IP: ip, Prof: prof, eng: eng, pool: pool, port: port,
 		rxRate: prof.RxRate, rxLatency: prof.RxPktLatency,
-		qps: map[uint32]*QP{}, nextQPN: firstQPN, mrs: map[uint32]*MR{}, nextKey: 0x100, nextVA: 0x10000}
+		qps: map[uint32]*QP{}, nextQPN: firstQPN, mrs: map[uint32]*MR{}, nextKey: 0x100}
 	if prof.VLArb != nil {
 		h.arb = newVLArbiter(*prof.VLArb, int64(fabric.IBWire(fabric.OpWriteOnlyImm, prof.MTU, prof.GRH)))
 	}

@@ -207,6 +207,10 @@ type Profile struct {
 	// copied from one another share it until one is changed (copy it
 	// first: WithTCP).
 	TCP *TCPProfile
+	// Overlay is the encapsulation the adapter puts every frame in
+	// (hca.overlay; overlay.go), nil for none (the default). Profiles
+	// share it: it is not changed once built.
+	Overlay *fabric.Overlay
 }
 
 // TCPProfile is an iWARP NIC's TCP (hca.tcp). The defaults are those of

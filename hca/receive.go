@@ -124,6 +124,9 @@ func (h *HCA) afterPipeline(p *fabric.Packet) {
 // process is the transport logic for one arrived packet.
 func (h *HCA) process(p *fabric.Packet) {
 	h.release(p)
+	if h.Prof.Overlay != nil {
+		p.Decapsulate()
+	}
 	qp := h.QP(p.DestQP)
 	if qp == nil && p.DestQP == GSIQPN && p.Kind == fabric.KindData {
 		// The host's CM is always there (the kernel's): QP1 is made when

@@ -41,10 +41,11 @@ func (h *HCA) RegMR(pd *PD, length int64, buf []byte, access Access) *MR {
 // (RegReservedMR): a run that must tell a flow's requester its
 // responder's region before the responder's host registers it.
 func (h *HCA) ReserveMR(length int64) (addr uint64, key uint32) {
-	addr, key = h.nextVA, h.nextKey
+	c := h.coldPart()
+	addr, key = firstVA+c.vaUsed, h.nextKey
 	h.nextKey += 0x100 // keys differ in more than their low bits, as real ones do
-	h.nextVA += (uint64(length) + 0xFFF) &^ 0xFFF
-	h.nextVA += 0x1000 // a guard page between regions
+	c.vaUsed += (uint64(length) + 0xFFF) &^ 0xFFF
+	c.vaUsed += 0x1000 // a guard page between regions
 	return addr, key
 }
 

@@ -405,7 +405,7 @@ func (h *HCA) terminate(qp *QP, p *fabric.Packet, psn int64) {
 	h.sendAck(qp, p, fabric.SyndromeACK, psn)
 	t := h.newAck(qp, p, fabric.OpAcknowledge, psn)
 	t.Syndrome = fabric.SyndromeTerminate
-	t.Wire = int32(fabric.IWARPWire(fabric.OpSendOnly, fabric.IWARPTerminatePayload, h.Prof.TCP.MPA, h.Prof.TCP.Timestamps))
+	t.Wire = h.overlaid(fabric.IWARPFrame(fabric.OpSendOnly, fabric.IWARPTerminatePayload, h.Prof.TCP.MPA, h.Prof.TCP.Timestamps))
 	h.Stats.NaksSent++
 	h.pushCtrl(t)
 	h.asyncEvent(AsyncEvent{Type: EventQPFatal, QP: qp})

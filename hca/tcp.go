@@ -511,7 +511,7 @@ func (h *HCA) sendTCPAck(qp *QP, p *fabric.Packet, psn int64, tseq uint32, sack 
 		if sackAt != 0 { // no PacketExt for the zero every other ACK reads
 			h.pool.Ext(a).SackPSN = sackAt
 		}
-		a.Wire = int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, true))
+		a.Wire = h.overlaid(fabric.TCPAckFrame(h.Prof.TCP.Timestamps, true))
 	}
 	h.Stats.AcksSent++
 	h.pushCtrl(a)

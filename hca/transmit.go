@@ -69,6 +69,15 @@ func (h *HCA) deactivate(ring *[]*QP, pk *parking, i int) {
 // and (for READ and atomics) fewer than max_rd_atomic are outstanding.
 // A QP held back by time sets a wake timer.
 func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
+	p := h.nextPacket(port)
+	if o := h.Prof.Overlay; o != nil && p != nil {
+		h.pool.Encapsulate(p, o)
+	}
+	return p
+}
+
+// nextPacket is NextPacket before an overlay's encapsulation.
+func (h *HCA) nextPacket(port *fabric.Port) *fabric.Packet {
 	if p := h.nextControl(port); p != nil {
 		h.Stats.TxPackets++
 		if p.Kind == fabric.KindAck {
@@ -282,6 +291,9 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 func (h *HCA) wire(op fabric.Opcode, payload int) (int32, fabric.LinkLayer) {
 	if h.Prof.LinkLayer == fabric.InfiniBand {
 		return int32(fabric.IBWire(op, payload, h.Prof.GRH)), fabric.InfiniBand
+	}
+	if o := h.Prof.Overlay; o != nil {
+		return h.overlayWire(o, op, payload), fabric.Ethernet
 	}
 	switch h.Prof.Transport {
 	case fabric.RoCEv1:

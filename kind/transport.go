@@ -12,3 +12,13 @@ func TransportNames() []string {
 	}
 	return out
 }
+
+// EncapNames are hca.overlay.encap's values: the encapsulations an
+// overlay may use, as the fabric defines them (fabric.Encaps).
+func EncapNames() []string {
+	var out []string
+	for _, e := range fabric.Encaps() {
+		out = append(out, e.String())
+	}
+	return out
+}

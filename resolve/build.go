@@ -81,6 +81,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	b.infiniband()
 	b.rocev1()
 	b.iwarp()
+	b.checkOverlay(&s.HCA, &f.HCA.Overlay, "hca.overlay")
 	if row, ok := kind.LookupCC(s.HCA.CC); ok && row.ECN && s.LinkLayer != fabric.InfiniBand {
 		if !f.Switch.Has("ecn") {
 			// A control that reacts to marks needs marking switches: on

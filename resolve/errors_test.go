@@ -33,11 +33,53 @@ switch:
 		{"unknown key without a near name", `topology: {kind: star, hosts: 2}
 hca: {zzz: 1}
 `,
-			`t.yaml:2:7: hca: unknown key zzz; allowed keys are transport, mtu, priority, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm`},
+			`t.yaml:2:7: hca: unknown key zzz; allowed keys are transport, mtu, priority, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
 		{"key in another case", `topology: {kind: star, hosts: 2}
 hca: {MTU: 1024}
 `,
-			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are transport, mtu, priority, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm`},
+			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are transport, mtu, priority, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
+		// hca.overlay: each refusal at its key, naming what is allowed.
+		{"overlay on InfiniBand", `topology: {kind: star, hosts: 2}
+switch: {link_layer: infiniband}
+hca: {overlay: {encap: vxlan, vni: 1}}
+`,
+			`t.yaml:3:16: hca.overlay: an overlay tunnels IP: it goes with hca.transport: iwarp (eRDMA's) or rocev2 over Ethernet; these links are InfiniBand, whose packets are routed by LID, not tunnelled (drop hca.overlay, or switch.link_layer)`},
+		{"overlay on RoCEv1", `topology: {kind: star, hosts: 2}
+hca: {transport: rocev1, overlay: {encap: geneve, vni: 1}}
+`,
+			`t.yaml:2:35: hca.overlay: an overlay tunnels IP: it goes with hca.transport: iwarp (eRDMA's) or rocev2; a RoCEv1 frame (EtherType 0x8915) has no IP header (drop hca.overlay, or set hca.transport)`},
+		{"overlay encapsulation unknown", `topology: {kind: star, hosts: 2}
+hca: {overlay: {encap: nvgre, vni: 1}}
+`,
+			`t.yaml:2:24: hca.overlay.encap: unknown value nvgre; expected one of vxlan, geneve`},
+		{"overlay without its VNI", `topology: {kind: star, hosts: 2}
+hca: {overlay: {encap: vxlan}}
+`,
+			`t.yaml:2:7: hca.overlay: missing key vni`},
+		{"overlay VNI past 24 bits", `topology: {kind: star, hosts: 2}
+hca: {overlay: {encap: vxlan, vni: 16777216}}
+`,
+			`t.yaml:2:36: hca.overlay.vni: 16777216 is out of range; expected 0..16777215`},
+		{"VXLAN has no options", `topology: {kind: star, hosts: 2}
+hca: {overlay: {encap: vxlan, vni: 1, options: 8}}
+`,
+			`t.yaml:2:48: hca.overlay.options: options are Geneve's TLVs (RFC 8926 §3.5); vxlan's header has none: drop options, or set encap: geneve`},
+		{"Geneve options in whole words", `topology: {kind: star, hosts: 2}
+hca: {overlay: {encap: geneve, vni: 1, options: 6}}
+`,
+			`t.yaml:2:49: hca.overlay.options: Geneve's options are whole 4-byte words (RFC 8926 §3.4: Opt Len counts them): 6 is not a multiple of 4`},
+		{"outer source port neither hash nor a port", `topology: {kind: star, hosts: 2}
+hca: {overlay: {encap: vxlan, vni: 1, source_port: hsah}}
+`,
+			`t.yaml:2:52: hca.overlay.source_port: expected hash or a UDP port 1..65535, found "hsah" (did you mean hash?)`},
+		{"outer source port out of range", `topology: {kind: star, hosts: 2}
+hca: {overlay: {encap: vxlan, vni: 1, source_port: 0}}
+`,
+			`t.yaml:2:52: hca.overlay.source_port: 0 is out of range; expected 1..65535`},
+		{"overlay frame past the underlay MTU", `topology: {kind: star, hosts: 2}
+hca: {transport: iwarp, overlay: {encap: vxlan, vni: 1, underlay_mtu: 1500}}
+`,
+			`t.yaml:2:71: hca.overlay.underlay_mtu: a full 4096-byte packet in vxlan is a 4210-byte IP packet on the underlay, and underlay_mtu is 1500: tunnel endpoints do not fragment (RFC 7348 §4.3); raise underlay_mtu to 4210 or lower hca.mtu to 1024`},
 		{"unknown enum value", `topology: {kind: fat-tre, k: 4}
 `,
 			`t.yaml:1:18: topology.kind: unknown value fat-tre (did you mean fat-tree?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, explicit`},

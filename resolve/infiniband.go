@@ -364,6 +364,9 @@ func (s *Scenario) Wire(op fabric.Opcode, payload int) int64 {
 	if s.HCA.Transport == fabric.RoCEv1 {
 		return int64(fabric.RoCEv1Wire(op, payload))
 	}
+	if o := s.HCA.Overlay; o != nil {
+		return int64(o.Wire(fabric.RoCEv2Frame(op, payload)))
+	}
 	return int64(fabric.RoCEv2Wire(op, payload))
 }
 

@@ -240,6 +240,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	override(&p.RTOHigh, h.RTOHigh)
 	overrideNum(&p.MaxInline, h.MaxInline)
 	override(&p.APM, h.APM)
+	b.applyOverlay(p, &h.Overlay, "hca.overlay")
 	if p.RTOLow > p.RTOHigh && (h.RTOLow.Set || h.RTOHigh.Set) {
 		at := h.RTOLow.Pos
 		if !h.RTOLow.Set {
@@ -462,7 +463,7 @@ func (s *Scenario) HostFrame(h fabric.NodeID, mcast bool) int64 {
 	if s.LinkLayer == fabric.InfiniBand {
 		return int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, mtu, s.HCAProfile(h).GRH || mcast))
 	}
-	return fabric.MaxRoCEv2Frame(mtu)
+	return fabric.MaxRoCEv2Frame(mtu) + int64(s.HCAProfile(h).Overlay.Bytes())
 }
 
 // MulticastSenders returns, by node, whether the node sends to a
@@ -487,7 +488,7 @@ func (s *Scenario) PortLinks(id fabric.NodeID, out []swtch.PortLink) []swtch.Por
 		l := t.Links[ref.Link]
 		pl := swtch.PortLink{Rate: l.Rate, Delay: l.Delay}
 		if t.Nodes[ref.Peer].Kind == fabric.Host {
-			pl.PeerFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(ref.Peer).MTU)
+			pl.PeerFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(ref.Peer).MTU) + int64(s.HCAProfile(ref.Peer).Overlay.Bytes())
 			pl.PeerResponse = swtch.PauseResponse(l.Rate)
 		} else {
 			pl.PeerResponse = s.SwitchProfile(ref.Peer).PFC.ResponseDelay(l.Rate)

@@ -20,6 +20,8 @@ import (
 //	kinds:"load-balance" a text value: the switches' load balancing
 //	                   modes (kind.LoadBalances)
 //	kinds:"transport"  a text value: the transports (kind.TransportNames)
+//	kinds:"encap"      a text value: an overlay's encapsulations
+//	                   (kind.EncapNames)
 
 // kindFields are the keys field f (of a struct at index idx) stands for,
 // when it carries a kinds tag; ok is false when it carries none.
@@ -29,8 +31,11 @@ func kindFields(f reflect.StructField, idx []int) (out []fieldInfo, ok bool) {
 		return nil, false
 	}
 	switch which {
-	case "load-balance", "transport":
+	case "load-balance", "transport", "encap":
 		names := kind.TransportNames()
+		if which == "encap" {
+			names = kind.EncapNames()
+		}
 		if which == "load-balance" {
 			names = nil
 			for _, l := range kind.LoadBalances() {

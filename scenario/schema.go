@@ -439,6 +439,9 @@ type HCAS struct {
 	// subnet_manager.lmc at least 1: the alternate path is the peer's
 	// other LID of its pair).
 	APM boolV `yaml:"apm"`
+	// Overlay puts every frame in a VXLAN or Geneve tunnel (eRDMA's
+	// VPC; schema_overlay.go).
+	Overlay OverlayS `yaml:"overlay"`
 }
 
 // CMS is hca.cm: the connection manager's timing (cm.Profile).
