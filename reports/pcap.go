@@ -118,6 +118,8 @@ func PcapFile(c *Capture, snapLen int) ([]byte, error) {
 type frameBuilder struct {
 	buf     gopacket.SerializeBuffer
 	payload []byte
+	// outer is an overlay's outer frame (pcap_overlay.go).
+	outer gopacket.SerializeBuffer
 }
 
 var (
@@ -164,12 +166,23 @@ func (fb *frameBuilder) build(f *CapturedFrame, tel *fabric.INTStack) ([]byte, e
 		// the address's low 23 bits.
 		eth.DstMAC = net.HardwareAddr{0x01, 0x00, 0x5e, byte(d >> 16 & 0x7f), byte(d >> 8), byte(d)}
 	}
+	o := p.Overlay()
+	srcPort, ecn := p.Flow.SrcPort, p.ECN
+	if o != nil {
+		// The inner headers as the sending adapter wrote them: its
+		// source port, and ECT(0) where the underlay marked the outer
+		// header CE (RFC 6040's normal mode copies it in at the exit).
+		srcPort = p.InnerSrcPort()
+		if ecn == fabric.CE {
+			ecn = fabric.ECT0
+		}
+	}
 	ip := &layers.IPv4{
-		Version: 4, IHL: 5, TOS: DSCP(p.Priority)<<2 | uint8(p.ECN&3),
+		Version: 4, IHL: 5, TOS: DSCP(p.Priority)<<2 | uint8(ecn&3),
 		Flags: layers.IPv4DontFragment, TTL: 64, Protocol: layers.IPProtocolUDP,
 		SrcIP: ipv4(p.Flow.SrcIP), DstIP: ipv4(p.Flow.DstIP),
 	}
-	udp := &layers.UDP{SrcPort: layers.UDPPort(p.Flow.SrcPort), DstPort: layers.UDPPort(fabric.RoCEv2Port)}
+	udp := &layers.UDP{SrcPort: layers.UDPPort(srcPort), DstPort: layers.UDPPort(fabric.RoCEv2Port)}
 	// RoCEv2 sends UDP checksum 0 (annex A17.3.1); the ICRC covers the
 	// transport.
 	fb.payload = appendTransport(fb.payload[:0], p, tel)
@@ -192,6 +205,9 @@ func (fb *frameBuilder) build(f *CapturedFrame, tel *fabric.INTStack) ([]byte, e
 	ipEnd := ipStart + int(binary.BigEndian.Uint16(frame[ipStart+2:])) // before any Ethernet pad
 	icrc := ICRC(frame[ipStart : ipEnd-fabric.ICRCBytes])
 	binary.LittleEndian.PutUint32(frame[ipEnd-fabric.ICRCBytes:], icrc)
+	if o != nil {
+		return fb.encapsulate(f, o, frame)
+	}
 	return appendFCS(frame), nil
 }
 

@@ -40,7 +40,8 @@ func (b *builder) applyOverlay(p *hca.Profile, o *scenario.OverlayS, path string
 }
 
 // checkOverlay refuses an overlay where lfsim's adapters cannot put one
-// (p is the profile hca.overlay, o, at path, made): on InfiniBand and on
+// (p is the profile hca.overlay, o, at path, made; only the top-level
+// hca block may give one): on InfiniBand and on
 // RoCEv1, whose frames have no IP header to tunnel, and with an MTU whose
 // largest frame would not fit the underlay once encapsulated, as VXLAN's
 // endpoints do not fragment (RFC 7348 §4.3) and an eRDMA adapter takes
