@@ -8,9 +8,9 @@ import (
 )
 
 // TestHCAHotFields: what every packet reads of an HCA is in its first
-// three cache lines, the profile starts on a line with the MTU and the
-// retransmission scheme in its first, and an HCA fills the 896-byte
-// allocation class, so that each starts on a line. A k=16 fat-tree has
+// three cache lines, the profile starts on a line with the MTU, the
+// retransmission scheme and the overlay in its first, and an HCA fills
+// the 896-byte allocation class, so that each starts on a line. A k=16 fat-tree has
 // 1,024 of them, and each has left the caches by its next packet
 // (docs/PERFORMANCE.md).
 func TestHCAHotFields(t *testing.T) {
@@ -34,6 +34,7 @@ func TestHCAHotFields(t *testing.T) {
 	}
 	cacheline.InLines(t, "Profile", 0, 0, map[string]uintptr{
 		"MTU": unsafe.Offsetof(h.Prof.MTU), "Retransmit": unsafe.Offsetof(h.Prof.Retransmit),
+		"Overlay": unsafe.Offsetof(h.Prof.Overlay) + 7,
 	})
 	if size := unsafe.Sizeof(h); size <= 768 || size > 896 {
 		t.Errorf("HCA is %d bytes; its allocation class must stay 896 (a multiple of 64)", size)

@@ -47,6 +47,12 @@ type Profile struct {
 	// Transport frames the packets on Ethernet: RoCEv2 (default) or
 	// RoCEv1 (hca.transport).
 	Transport fabric.Transport
+	// Overlay is the encapsulation the adapter puts every frame in
+	// (hca.overlay; overlay.go), nil for none (the default). Profiles
+	// share it: it is not changed once built. In the profile's first
+	// cache line, beside Transport: every packet sent and received
+	// reads it.
+	Overlay *fabric.Overlay
 	// RTOLow, RTOHigh and RTOLowPackets are selective repeat's
 	// retransmission timeouts (IRN, Mittal et al., SIGCOMM 2018, §3.1.1:
 	// RTO_low while at most N packets are unacknowledged, so that a tail
@@ -54,11 +60,6 @@ type Profile struct {
 	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout.
 	RTOLow, RTOHigh sim.Time
 	RTOLowPackets   int
-	// BDPCap caps an RC flow's bytes in flight, whatever its congestion
-	// control's window (IRN's BDP-FC, Mittal et al., SIGCOMM 2018,
-	// §3.2): bytes, 0 for none (default), unless BDPCapAuto (the
-	// simulation's flows set it, SetWindowCap).
-	BDPCap int64
 	// ReorderWindow is, with direct placement, how many PSNs past a gap
 	// may arrive before the gap counts as a loss and the receiver NAKs
 	// it. Default 256 (1 MiB at MTU 4096, about 84 µs at 100 Gb/s): well
@@ -207,10 +208,11 @@ type Profile struct {
 	// copied from one another share it until one is changed (copy it
 	// first: WithTCP).
 	TCP *TCPProfile
-	// Overlay is the encapsulation the adapter puts every frame in
-	// (hca.overlay; overlay.go), nil for none (the default). Profiles
-	// share it: it is not changed once built.
-	Overlay *fabric.Overlay
+	// BDPCap caps an RC flow's bytes in flight, whatever its congestion
+	// control's window (IRN's BDP-FC, Mittal et al., SIGCOMM 2018,
+	// §3.2): bytes, 0 for none (default), unless BDPCapAuto (the
+	// simulation's flows set it, SetWindowCap).
+	BDPCap int64
 }
 
 // TCPProfile is an iWARP NIC's TCP (hca.tcp). The defaults are those of
