@@ -10,6 +10,16 @@ import "github.com/lfsim/lfsim/fabric"
 // it (process). Without one, each of these is one branch on a nil
 // pointer.
 
+// encap is NextPacket's packet p (nil: none) as it leaves: in the
+// overlay's outer headers, if the HCA has one. Small enough to inline,
+// so that without an overlay NextPacket keeps its frame.
+func (h *HCA) encap(p *fabric.Packet) *fabric.Packet {
+	if o := h.Prof.Overlay; o != nil && p != nil {
+		h.pool.Encapsulate(p, o)
+	}
+	return p
+}
+
 // overlayWire is wire's size of a packet with opcode op and payload
 // bytes under overlay o: the transport's bare frame, wrapped.
 func (h *HCA) overlayWire(o *fabric.Overlay, op fabric.Opcode, payload int) int32 {

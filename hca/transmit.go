@@ -69,15 +69,6 @@ func (h *HCA) deactivate(ring *[]*QP, pk *parking, i int) {
 // and (for READ and atomics) fewer than max_rd_atomic are outstanding.
 // A QP held back by time sets a wake timer.
 func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
-	p := h.nextPacket(port)
-	if o := h.Prof.Overlay; o != nil && p != nil {
-		h.pool.Encapsulate(p, o)
-	}
-	return p
-}
-
-// nextPacket is NextPacket before an overlay's encapsulation.
-func (h *HCA) nextPacket(port *fabric.Port) *fabric.Packet {
 	if p := h.nextControl(port); p != nil {
 		h.Stats.TxPackets++
 		if p.Kind == fabric.KindAck {
@@ -86,13 +77,13 @@ func (h *HCA) nextPacket(port *fabric.Port) *fabric.Packet {
 			}
 		}
 		p.SentAt = h.eng.Now()
-		return p
+		return h.encap(p)
 	}
 	now := h.eng.Now()
 	if h.arb != nil {
-		return h.arb.next(h, port, now)
+		return h.encap(h.arb.next(h, port, now))
 	}
-	return h.fromRing(&h.active, &h.cursor, &h.park, port, now)
+	return h.encap(h.fromRing(&h.active, &h.cursor, &h.park, port, now))
 }
 
 // fromRing takes one packet from the next QP of ring in round-robin
