@@ -17,7 +17,9 @@ const RoCEv2UDPPort = 4791
 
 // FlowKey is the 5-tuple a switch hashes (RoCEv2: UDP destination port is
 // always 4791; the source port varies per QP). The protocol (UDP) is the same
-// for every packet and so is left out.
+// for every packet and so is left out. It is the packet's outermost IP and
+// UDP headers: on a packet an overlay encapsulates, the tunnel's
+// (overlay.go), whose source port the endpoint hashed from the inner one.
 type FlowKey struct {
 	SrcIP, DstIP     uint32
 	SrcPort, DstPort uint16

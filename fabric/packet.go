@@ -41,7 +41,8 @@ type Packet struct {
 	InPort int32
 	// Src and Dst are the hosts that sent the packet and that it is for.
 	Src, Dst NodeID
-	// Flow is the 5-tuple switches hash for ECMP.
+	// Flow is the 5-tuple switches hash for ECMP: the outer one while
+	// an overlay's tunnel carries the packet (overlay.go).
 	Flow FlowKey
 	// Payload is the bytes of data the packet carries.
 	Payload int32
