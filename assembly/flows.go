@@ -283,14 +283,15 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	if fr.Flow.Op == "read" {
 		sender, qp = n.HCAs[fr.Flow.Dst], fr.Live.Responder
 		prof = n.Scenario.HCAProfile(fr.Flow.Dst)
-		if row, ok := kind.LookupCC(prof.CC); (!ok || !row.ControlsReads) && prof.Transport != fabric.IWARP {
-			return
-		}
 	}
-	if prof.Transport == fabric.IWARP {
-		// TCP's congestion control is the QP's own (tcpCongestion); a
-		// READ's responses run on the responder's own stream, with its
-		// own (hca/tcpread.go).
+	tcp := kind.TransportOf(prof.Transport).TCP
+	if row, ok := kind.LookupCC(prof.CC); fr.Flow.Op == "read" && !tcp && (!ok || !row.ControlsReads) {
+		return
+	}
+	if tcp {
+		// Over TCP (iWARP) the congestion control is the QP's TCP's own
+		// (tcpCongestion); a READ's responses run on the responder's own
+		// stream, with its own (hca/tcpread.go).
 		cc, rtt := hca.CongestionControl(qp.CC), interface{ SRTT() sim.Time }(qp)
 		if fr.Flow.Op == "read" {
 			cc, rtt = sender.ResponseStream(qp)

@@ -1,8 +1,10 @@
 package fabric
 
 // Transport is how an Ethernet NIC frames RDMA: the InfiniBand transport
-// (BTH and what follows) over UDP or Ethernet, or iWARP's over TCP
-// (hca.transport).
+// (BTH and what follows) over UDP or Ethernet, or iWARP's over TCP. A
+// file names it by hca.transport; the names, and what each transport
+// needs of the rest of the simulator, are kind's table of transports
+// (kind.Transport), whose rows name these values.
 type Transport uint8
 
 // Transports.
@@ -17,32 +19,6 @@ const (
 	// IPv4 and Ethernet; routed, hashed by ECMP on TCP's ports. RC only.
 	IWARP
 )
-
-// transportNames are the transports' names in a scenario file
-// (hca.transport), by value: the one place they are written.
-var transportNames = [...]string{RoCEv2: "rocev2", RoCEv1: "rocev1", IWARP: "iwarp"}
-
-func (t Transport) String() string { return transportNames[t] }
-
-// Transports are the transports, in the order of their values (the
-// first is the default).
-func Transports() []Transport {
-	out := make([]Transport, len(transportNames))
-	for i := range out {
-		out[i] = Transport(i)
-	}
-	return out
-}
-
-// ParseTransport is the transport named name.
-func ParseTransport(name string) (Transport, bool) {
-	for i, n := range transportNames {
-		if n == name {
-			return Transport(i), true
-		}
-	}
-	return RoCEv2, false
-}
 
 // EtherTypeRoCEv1 identifies a RoCEv1 frame (IBTA annex A16.4).
 const EtherTypeRoCEv1 = 0x8915

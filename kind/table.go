@@ -52,10 +52,16 @@ func (t *table[R]) all() []R {
 
 // lookup is the row named name.
 func (t *table[R]) lookup(name string) (R, bool) {
+	return t.find(func(r R) bool { return t.name(r) == name })
+}
+
+// find is the first row keep says, without copying the table (a lookup
+// made per flow).
+func (t *table[R]) find(keep func(R) bool) (R, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, r := range t.rows {
-		if t.name(r) == name {
+		if keep(r) {
 			return r, true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/lfsim/lfsim/cm"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -648,16 +649,13 @@ func (p *Perftest) Report() string {
 	var b strings.Builder
 	verb, _, _ := strings.Cut(p.Cfg.Test, "_")
 	title := map[string]string{"write": "RDMA_Write", "read": "RDMA_Read", "send": "Send", "atomic": "Atomic"}[verb]
-	kind := "BW"
+	unit := "BW"
 	if p.lat {
-		kind = "Latency"
+		unit = "Latency"
 	}
-	fmt.Fprintf(&b, "                    %s %s Test\n", title, kind)
+	fmt.Fprintf(&b, "                    %s %s Test\n", title, unit)
 	// perftest's transport_str: IB for InfiniBand and RoCE, IW for iWARP.
-	transport := "IB"
-	if p.client.Prof.Transport == fabric.IWARP {
-		transport = "IW"
-	}
+	transport := kind.TransportOf(p.client.Prof.Transport).PerftestTransport
 	fmt.Fprintf(&b, " Number of qps   : %d\t\tTransport type : %s\n", p.Cfg.QPs, transport)
 	fmt.Fprintf(&b, " Connection type : %s\t\tUsing SRQ      : OFF\n", strings.ToUpper(p.Cfg.Type.String()))
 	if p.bw {

@@ -79,8 +79,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	applyCM(&s.CM, &f.HCA.CM)
 	s.CC = b.ccConfig(&f.HCA)
 	b.infiniband()
-	b.rocev1()
-	b.iwarp()
+	b.transport()
 	b.checkOverlay(&s.HCA, &f.HCA.Overlay, "hca.overlay")
 	if row, ok := kind.LookupCC(s.HCA.CC); ok && row.ECN && s.LinkLayer != fabric.InfiniBand {
 		if !f.Switch.Has("ecn") {
@@ -93,9 +92,9 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 			b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "hca.cc is %s but ECN marking is off: %s", row.Name, row.Unmarked)
 		}
 	}
-	if tcp, _ := kind.LookupCC(s.HCA.TCP.CC); s.Switch.ECN.Enabled && s.HCA.Transport == fabric.IWARP && !tcp.ECN {
+	if tcp, _ := kind.LookupCC(s.HCA.TCP.CC); s.Switch.ECN.Enabled && b.transportRow().TCP && !tcp.ECN {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.tcp.cc is %s, which does not negotiate ECN: its segments go Not-ECT and nothing will be marked", s.HCA.TCP.CC)
-	} else if s.Switch.ECN.Enabled && s.HCA.CC == "none" && s.HCA.Transport != fabric.IWARP {
+	} else if s.Switch.ECN.Enabled && s.HCA.CC == "none" && !b.transportRow().TCP {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
 	}
 	b.topology()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 )
 
 // DeviceName is the name every simulated host gives its HCA (each host
@@ -37,16 +38,13 @@ func (s *Scenario) Devices() string {
 // a closing comment names them instead of inventing a number.
 func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 	p := s.HCAProfile(h)
+	t := kind.TransportOf(p.Transport)
 	ib := s.LinkLayer == fabric.InfiniBand
 	guid := fabric.GUID(h)
 	var b strings.Builder
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	f("hca_id:\t%s\n", DeviceName)
-	if p.Transport == fabric.IWARP {
-		f("\ttransport:\t\t\tiWARP (1)\n")
-	} else {
-		f("\ttransport:\t\t\tInfiniBand (0)\n") // RoCE devices report IBV_TRANSPORT_IB too
-	}
+	f("\ttransport:\t\t\t%s\n", t.VerbsTransport) // RoCE devices report IBV_TRANSPORT_IB too
 	f("\tnode_guid:\t\t\t%s\n", guidStr(guid))
 	f("\tsys_image_guid:\t\t\t%s\n", guidStr(guid))
 	f("\tvendor_id:\t\t\t0x%04x\n", 0)
@@ -62,10 +60,10 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 	if verbose {
 		f("\tmax_qp_rd_atom:\t\t\t%d\n", p.MaxDestRdAtomic)
 		f("\tmax_qp_init_rd_atom:\t\t%d\n", p.MaxRdAtomic)
-		if p.Transport == fabric.IWARP {
-			f("\tatomic_cap:\t\t\tATOMIC_NONE (0)\n") // RFC 5040 has no atomics
-		} else {
+		if t.Atomics {
 			f("\tatomic_cap:\t\t\tATOMIC_HCA (1)\n")
+		} else {
+			f("\tatomic_cap:\t\t\tATOMIC_NONE (0)\n") // iWARP's RFC 5040 has no atomics
 		}
 	}
 	for i, n := range ports {
@@ -128,12 +126,9 @@ func (s *Scenario) gids(h fabric.NodeID) []string {
 		}
 		return []string{strings.Join(parts, ":")}
 	}
-	kind := "RoCE v2"
-	if s.HCA.Transport == fabric.RoCEv1 {
-		kind = "RoCE v1"
-	}
+	gidType := kind.TransportOf(s.HCA.Transport).GIDType
 	mac := []byte{0x02, byte(h >> 16), byte(h >> 8), byte(h), 0, 0} // reports.PortMAC(h, 0)
-	if s.HCA.Transport == fabric.IWARP {
+	if gidType == "" {
 		// An iWARP port's one GID is its MAC, zero-padded (iw_cxgb4's
 		// query_gid), with no RoCE type.
 		g := make(net.IP, 16)
@@ -149,7 +144,7 @@ func (s *Scenario) gids(h fabric.NodeID) []string {
 	}
 	ip := fabric.HostIP(hostIndex)
 	v4 := net.IPv4(byte(ip>>24), byte(ip>>16), byte(ip>>8), byte(ip))
-	return []string{ll.String() + ", " + kind, "::ffff:" + v4.To4().String() + ", " + kind}
+	return []string{ll.String() + ", " + gidType, "::ffff:" + v4.To4().String() + ", " + gidType}
 }
 
 // guidStr is devinfo.c's guid_str: four groups of four hex digits.

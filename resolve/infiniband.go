@@ -356,18 +356,17 @@ func (b *builder) hcaVLArb(p *hca.Profile, va *scenario.VLArbS, path string) {
 }
 
 // Wire is the bytes a packet with opcode op and payload bytes takes on
-// the scenario's links.
+// the scenario's links: InfiniBand's framing, an overlay's around a
+// RoCEv2 frame (as the ideal counts iWARP's too), or the transport's
+// (kind.Transport's Wire).
 func (s *Scenario) Wire(op fabric.Opcode, payload int) int64 {
 	if s.LinkLayer == fabric.InfiniBand {
 		return int64(fabric.IBWire(op, payload, s.HCA.GRH))
 	}
-	if s.HCA.Transport == fabric.RoCEv1 {
-		return int64(fabric.RoCEv1Wire(op, payload))
-	}
 	if o := s.HCA.Overlay; o != nil {
 		return int64(o.Wire(fabric.RoCEv2Frame(op, payload)))
 	}
-	return int64(fabric.RoCEv2Wire(op, payload))
+	return int64(kind.TransportOf(s.HCA.Transport).Wire(op, payload))
 }
 
 // PortSL2VL is a switch output port's SL-to-VL table for the packets

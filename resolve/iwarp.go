@@ -14,8 +14,9 @@ func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS) {
 	if !t.Set {
 		return
 	}
-	if p.Transport != fabric.IWARP {
-		b.errorf(t.Pos, "hca.tcp", "hca.tcp configures the TCP an iWARP NIC runs; set hca.transport: iwarp (RoCE has no TCP)")
+	if !kind.TransportOf(p.Transport).TCP {
+		tcp := tcpTransport()
+		b.errorf(t.Pos, "hca.tcp", "hca.tcp configures the TCP an %s NIC runs; set hca.transport: %s (RoCE has no TCP)", tcp.Title, tcp.Name)
 		return
 	}
 	p.WithTCP(func(c *hca.TCPProfile) {
@@ -31,25 +32,14 @@ func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS) {
 	})
 }
 
-// iwarp checks what a scenario with hca.transport: iwarp may ask for and
-// gives its NICs their TCP's congestion control: RC QPs only (iWARP has
-// no UC or UD), no atomics or immediate data (RFC 5040 has neither; RFC
-// 7306's extensions are not modelled), TCP's recovery and congestion
-// control in place of RoCE's, and QPs connected out of band (iWARP's
-// connection manager, TCP's handshake and MPA's negotiation, is not
-// modelled yet).
-func (b *builder) iwarp() {
+// tcpRules checks what a transport over TCP (iWARP) may ask for: TCP's
+// congestion control stands for RoCE's (hca.tcp.cc, not hca.cc), and
+// TCP's recovery for RoCE's.
+func (b *builder) tcpRules(t kind.Transport) {
 	h := &b.f.HCA
-	if b.s.HCA.Transport != fabric.IWARP {
-		return
-	}
-	if b.s.LinkLayer == fabric.InfiniBand {
-		b.errorf(h.Transport.Pos, "hca.transport", "iwarp runs RDMA over TCP on Ethernet; on InfiniBand links the transport is InfiniBand's own (drop hca.transport, or switch.link_layer)")
-		return
-	}
 	if h.CC.Set && h.CC.V != "none" {
 		tcp := ccList(func(r kind.CC) bool { return r.TCP }, ccName)
-		b.errorf(h.CC.Pos, "hca.cc", "on iWARP the congestion control is TCP's: set hca.tcp.cc (%s) and drop hca.cc", orList(tcp))
+		b.errorf(h.CC.Pos, "hca.cc", "on %s the congestion control is TCP's: set hca.tcp.cc (%s) and drop hca.cc", t.Title, orList(tcp))
 	}
 	for _, k := range []struct {
 		set  bool
@@ -59,21 +49,30 @@ func (b *builder) iwarp() {
 		{h.AckTimeout.Set, h.AckTimeout.Pos, "ack_timeout"}, {h.RetryCount.Set, h.RetryCount.Pos, "retry_count"}, {h.AckEvery.Set, h.AckEvery.Pos, "ack_every"},
 		{h.Placement.Set, h.Placement.Pos, "placement"}, {h.BDPCap.Given(), h.BDPCap.Pos, "bdp_cap"}} {
 		if k.set {
-			b.errorf(k.at, "hca."+k.name, "on iWARP, TCP recovers lost segments and paces acknowledgements: %s has no meaning there (hca.tcp sets rto_min, delayed_ack and sack)", k.name)
+			b.errorf(k.at, "hca."+k.name, "on %s, TCP recovers lost segments and paces acknowledgements: %s has no meaning there (hca.tcp sets rto_min, delayed_ack and sack)", t.Title, k.name)
 		}
 	}
+}
+
+// rdmapRules refuses among the NIC's keys what iWARP's RDMAP (RFC 5040)
+// lacks: the RNR NAK. (Its traffic's are rdmapTraffic's.)
+func (b *builder) rdmapRules(t kind.Transport) {
+	h := &b.f.HCA
 	for _, k := range []struct {
 		set  bool
 		at   scenario.Pos
 		name string
 	}{{h.RNRRetry.Set, h.RNRRetry.Pos, "rnr_retry"}, {h.MinRNRTimer.Set, h.MinRNRTimer.Pos, "min_rnr_timer"}} {
 		if k.set {
-			b.errorf(k.at, "hca."+k.name, "iWARP has no RNR NAK: a SEND that finds no RECV posted ends the connection with a Terminate (RFC 5040 §7), so %s has no meaning there", k.name)
+			b.errorf(k.at, "hca."+k.name, "%s has no RNR NAK: a SEND that finds no RECV posted ends the connection with a Terminate (RFC 5040 §7), so %s has no meaning there", t.Title, k.name)
 		}
 	}
-	if pc := b.f.Observe.Pcap; len(pc) > 0 {
-		b.errorf(pc[0].Pos, "observe.pcap", "captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet (drop observe.pcap, or use hca.transport: rocev2)")
-	}
+}
+
+// tcpCC gives the NICs of a transport over TCP their TCP's congestion
+// control (hca.tcp.cc), and marking switches to one that reacts to
+// marks.
+func (b *builder) tcpCC() {
 	newCC := b.tcpCongestion()
 	b.s.HCA.WithTCP(func(c *hca.TCPProfile) { c.NewCC = newCC })
 	if row, _ := kind.LookupCC(b.s.HCA.TCP.CC); row.ECN && !b.f.Switch.Has("ecn") {
@@ -81,10 +80,25 @@ func (b *builder) iwarp() {
 	}
 }
 
-// iwarpTraffic refuses on iWARP what a generator's common keys ask that
-// iWARP cannot do.
-func (b *builder) iwarpTraffic(tv *scenario.TrafficV, path string) {
-	if b.s.HCA.Transport != fabric.IWARP {
+// tcpTransport is the first row that runs over TCP (iWARP), which the
+// message refusing hca.tcp names.
+func tcpTransport() kind.Transport {
+	for _, t := range kind.Transports() {
+		if t.TCP {
+			return t
+		}
+	}
+	return kind.Transport{}
+}
+
+// rdmapTraffic refuses, on a transport whose verbs are iWARP's RDMAP
+// (RFC 5040), what a generator's common keys ask that it cannot do: RC
+// QPs only (iWARP has no UC or UD), no atomics or immediate data (RFC
+// 5040 has neither; RFC 7306's extensions are not modelled), no rdma_cm
+// (iWARP's connection manager, TCP's handshake and MPA's negotiation,
+// is not modelled yet: QPs are connected out of band).
+func (b *builder) rdmapTraffic(tv *scenario.TrafficV, path string) {
+	if !b.transportRow().RDMAP {
 		return
 	}
 	switch g := tv.Gen.(type) {

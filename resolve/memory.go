@@ -263,15 +263,16 @@ func topologyMemory(t *fabric.Topology, z fabric.RoutingSize, vls, priorities in
 }
 
 // flowMemory is the bytes of a flow of this kind that its work requests
-// apart: RoCE's or InfiniBand's state, rdma_cm's, iWARP's TCP.
-func flowMemory(qp string, cm bool, transport fabric.Transport) float64 {
+// apart: RoCE's or InfiniBand's state, rdma_cm's, and the TCP
+// connection's of a transport over TCP (iWARP: its row's TCP).
+func flowMemory(qp string, cm, tcp bool) float64 {
 	b := float64(memFlow)
 	if cm && qp == "ud" {
 		b += memFlowSIDR
 	} else if cm {
 		b += memFlowCM
 	}
-	if transport == fabric.IWARP {
+	if tcp {
 		b += memFlowTCP
 	}
 	return b
@@ -345,7 +346,7 @@ func (b *builder) flowsFit(tv *scenario.TrafficV, n int64) bool {
 	e := b.mem.clone()
 	c := b.flowCount()
 	c.n += n
-	c.bytes += float64(n) * flowMemory(qp, cm, b.s.HCA.Transport)
+	c.bytes += float64(n) * flowMemory(qp, cm, b.transportRow().TCP)
 	c.wrs += float64(n) * wrs
 	c.inProgress = min(c.inProgress+n, 4*int64(len(b.hostNms)))
 	e.flows(c)
@@ -368,10 +369,10 @@ func (b *builder) flowCount() flowCount {
 	if m.from == nil {
 		m.from = make([]int32, len(b.t.Nodes))
 	}
-	maxMsg := b.s.HCA.MaxMsgSize
+	maxMsg, tcp := b.s.HCA.MaxMsgSize, b.transportRow().TCP
 	for ; m.counted < len(b.s.Flows); m.counted++ {
 		f := &b.s.Flows[m.counted]
-		m.bytes += flowMemory(f.QP, f.CM, b.s.HCA.Transport)
+		m.bytes += flowMemory(f.QP, f.CM, tcp)
 		n := float64(f.WorkRequests(maxMsg, maxMsg))
 		m.wrs += n - 1
 		if f.Op == "send" || f.Op == "write_imm" {
@@ -383,7 +384,7 @@ func (b *builder) flowCount() flowCount {
 	}
 	return flowCount{
 		n:          int64(len(b.s.Flows)) + int64(b.poissonFlows),
-		bytes:      m.bytes + b.poissonFlows*flowMemory("rc", false, b.s.HCA.Transport),
+		bytes:      m.bytes + b.poissonFlows*flowMemory("rc", false, tcp),
 		wrs:        m.wrs,
 		recvs:      m.recvs,
 		inProgress: min(m.inProgress+int64(b.poissonFlows), 4*int64(len(b.hostNms))),

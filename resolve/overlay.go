@@ -5,6 +5,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -56,8 +57,9 @@ func (b *builder) checkOverlay(p *hca.Profile, o *scenario.OverlayS, path string
 	case b.s.LinkLayer == fabric.InfiniBand:
 		b.errorf(o.Pos, path, "%s over Ethernet; these links are InfiniBand, whose packets are routed by LID, not tunnelled (drop hca.overlay, or switch.link_layer)", allowed)
 		return
-	case p.Transport == fabric.RoCEv1:
-		b.errorf(o.Pos, path, "%s; a RoCEv1 frame (EtherType 0x8915) has no IP header (drop hca.overlay, or set hca.transport)", allowed)
+	case !kind.TransportOf(p.Transport).IP:
+		t := kind.TransportOf(p.Transport)
+		b.errorf(o.Pos, path, "%s; a %s frame (EtherType 0x%04x) has no IP header (drop hca.overlay, or set hca.transport)", allowed, t.Title, t.EtherType)
 		return
 	}
 	ov := p.Overlay
@@ -87,7 +89,7 @@ func (b *builder) checkOverlay(p *hca.Profile, o *scenario.OverlayS, path string
 // behind the outer IPv4, UDP and VXLAN or Geneve headers.
 func OverlayIPPacket(p *hca.Profile, mtu int) int {
 	frame := fabric.RoCEv2Frame(fabric.TransportRC|fabric.OpWriteOnlyImm, mtu)
-	if p.Transport == fabric.IWARP {
+	if kind.TransportOf(p.Transport).TCP {
 		frame = fabric.IWARPFrame(fabric.TransportRC|fabric.OpSendOnly, mtu, p.TCP.MPA, p.TCP.Timestamps)
 	}
 	return p.Overlay.Bytes() - fabric.EthernetHeaderBytes + frame - fabric.FCSBytes

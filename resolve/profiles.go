@@ -40,8 +40,8 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	override(&p.ECMPPerSwitch, s.ECMPPerSwitch)
 	b.applyLoadBalance(p, s, path)
 	b.applyRangeExtender(p, s, path)
-	if path != "switch" && b.s.HCA.Transport == fabric.RoCEv1 {
-		b.rocev1Switch(s, path) // the top-level block's is checked with the rest of RoCEv1's
+	if path != "switch" {
+		b.transportSwitch(s, path) // the top-level block's is checked with the rest of the transport's
 	}
 	if path != "switch" && b.s.LinkLayer == fabric.InfiniBand {
 		b.ibLoadBalance(s, path) // the top-level block's is checked with the rest of InfiniBand's
@@ -200,7 +200,8 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	}
 	overrideNum(&p.MTU, h.MTU)
 	if h.Transport.Set {
-		p.Transport, _ = fabric.ParseTransport(h.Transport.V) // the schema checked the name
+		row, _ := kind.LookupTransport(h.Transport.V) // the schema checked the name
+		p.Transport = row.Framing
 	}
 	b.applyTCP(p, h)
 	overrideNum(&p.Priority, h.Priority)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -13,8 +14,8 @@ func (b *builder) routes() {
 		return
 	}
 	switch {
-	case r.Routing.Set && b.s.HCA.Transport == fabric.RoCEv1:
-		b.errorf(r.Routing.Pos, "topology.routing", "RoCEv1 frames are bridged, not routed: switches forward them by MAC along one spanning tree, so there is no routing to choose (hca.transport: rocev2 routes them)")
+	case r.Routing.Set && !b.transportRow().Routed:
+		b.errorf(r.Routing.Pos, "topology.routing", "%s frames are bridged, not routed: switches forward them by MAC along one spanning tree, so there is no routing to choose (hca.transport: %s routes them)", b.transportRow().Title, kind.Transports()[0].Name)
 	case r.Routing.Set:
 		b.s.Routing = fabric.RoutingAlgo(r.Routing.V)
 	}

@@ -194,7 +194,7 @@ func (b *builder) traffic() {
 			continue
 		}
 		path := tv.Path + "." + tv.Kind
-		b.iwarpTraffic(tv, path)
+		b.rdmapTraffic(tv, path)
 		var com *scenario.GenCommon
 		var pairs [][2]fabric.NodeID
 		ok, stop := false, false

@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"congestion": {"sim", "fabric", "kind"},
 	"reports":    {"sim", "fabric", "kind", "internal/userfile"},
 	// The tables of kinds (congestion controls, load balancing, topology
-	// generators): what a model registers and the format reads, so that
+	// generators, transports): what a model registers and the format reads, so that
 	// neither imports the other. Value types (sim's times, fabric's rates
 	// and sizes), and the fabric's Topology, which a generator builds.
 	"kind": {"sim", "fabric"},
@@ -72,8 +72,9 @@ var allowed = map[string][]string{
 	"cm": {"sim", "fabric", "hca"},
 	// The rdma-core programs run on the HCA through its exported verbs
 	// and rdma_cm, as the tools run on libibverbs and librdmacm: nothing
-	// above them, no other model.
-	"programs": {"sim", "fabric", "hca", "cm"},
+	// above them, no other model; of the tables, the transports' (what
+	// perftest prints for one).
+	"programs": {"sim", "fabric", "kind", "hca", "cm"},
 	// The observers read the models; they know no scenario file.
 	"observe": append(slices.Clone(models), "internal/cacheline"),
 	// Resolution: a decoded file (scenario; the library's by name,
