@@ -14,7 +14,7 @@ func (b *builder) applyTCP(p *hca.Profile, h *scenario.HCAS) {
 	if !t.Set {
 		return
 	}
-	if !kind.TransportOf(p.Transport).TCP {
+	if kind.TransportOf(p.Transport).Block != "tcp" {
 		tcp := tcpTransport()
 		b.errorf(t.Pos, "hca.tcp", "hca.tcp configures the TCP an %s NIC runs; set hca.transport: %s (RoCE has no TCP)", tcp.Title, tcp.Name)
 		return
@@ -80,11 +80,11 @@ func (b *builder) tcpCC() {
 	}
 }
 
-// tcpTransport is the first row that runs over TCP (iWARP), which the
-// message refusing hca.tcp names.
+// tcpTransport is the first row whose parameters are hca.tcp (iWARP),
+// which the message refusing hca.tcp names.
 func tcpTransport() kind.Transport {
 	for _, t := range kind.Transports() {
-		if t.TCP {
+		if t.Block == "tcp" {
 			return t
 		}
 	}
