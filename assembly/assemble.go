@@ -59,12 +59,15 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			}
 		}
 	}
-	if s.LinkLayer == fabric.InfiniBand {
-		// Every port grants credits for its buffer per VL; a port's own
-		// largest packet is its host's MTU packet (with a GRH if it sends
-		// multicast), or for a switch the network's largest.
+	if s.LinkLayer == fabric.InfiniBand || s.Mixed() {
+		// Every InfiniBand port grants credits for its buffer per VL; a
+		// port's own largest packet is its host's MTU packet (with a GRH
+		// if it sends multicast), or for a switch the network's largest.
 		mcast := s.MulticastSenders()
 		for id, ports := range fab.Ports {
+			if s.LinkLayerOf(fabric.NodeID(id)) != fabric.InfiniBand {
+				continue
+			}
 			frame := maxFrame
 			if s.Topology.Nodes[id].Kind == fabric.Host {
 				frame = s.HostFrame(fabric.NodeID(id), mcast[id])

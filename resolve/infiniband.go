@@ -167,8 +167,7 @@ func (b *builder) infiniband() {
 	}
 
 	p := &s.Switch
-	p.LinkLayer = "infiniband"
-	p.LMC = s.IB.LMC
+	ibSwitch(p, s.IB.LMC, sw.Forwarding.Set)
 	if h := sw.IB.HOQLifetime; h.Time.Set {
 		p.HOQLifetime = h.Time.V
 	}
@@ -179,18 +178,8 @@ func (b *builder) infiniband() {
 	if h.Has("vlarb") {
 		b.hcaVLArb(&s.HCA, &h.VLArb, "hca.vlarb")
 	}
-	p.PFC.Priorities = []uint8{}
-	p.ECN.Enabled = false
-	p.FloodLossless = false
-	if !sw.Forwarding.Set {
-		// InfiniBand switches forward cut-through (NVIDIA's Quantum
-		// datasheets quote port-to-port latency for cut-through).
-		p.CutThrough = true
-	}
-	s.HCA.LinkLayer = fabric.InfiniBand
-	s.HCA.Priority = 0 // SL 0's VL
+	ibHCA(&s.HCA)
 	override(&s.HCA.GRH, h.GRH)
-	s.HCA.CC = "none"
 	row, ok := kind.LookupCC(h.CC.V)
 	if h.CC.Set && ok && row.InfiniBand {
 		s.HCA.CC = h.CC.V

@@ -29,6 +29,10 @@ type Scenario struct {
 	// whose parameters IB holds (infiniband.go).
 	LinkLayer fabric.LinkLayer
 	IB        IBConfig
+	// NodeLink is each node's link layer, by NodeID, where an explicit
+	// topology mixes InfiniBand and Ethernet switches (vpi.go); nil where
+	// every node's is LinkLayer. LinkLayerOf reads it.
+	NodeLink []fabric.LinkLayer
 	// MemoryEstimate is the memory, in bytes, the scenario is estimated
 	// to need to build and run (memory.go).
 	MemoryEstimate int64
