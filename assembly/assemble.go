@@ -50,6 +50,11 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 		port := fab.Ports[host][0]
 		port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU) + int64(s.HCAProfile(host).Overlay.Bytes())
 		port.ResponseDelay = swtch.PauseResponse(port.Rate)
+		if p2, ok := s.Topology.SecondPort(host); ok && s.VPI(host) {
+			port := fab.Ports[p2][0]
+			port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(p2).MTU)
+			port.ResponseDelay = swtch.PauseResponse(port.Rate)
+		}
 	}
 	for id, node := range s.Topology.Nodes {
 		if node.Kind == fabric.Switch {
@@ -100,11 +105,18 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 		}
 		prof.NewGSIAgent = agents[c]
 		n.HCAs[host] = hca.New(fab.EngineOf(host), fab.PoolOf(host), host, name, fabric.HostIP(i), prof, fab.Ports[host][0])
-		if p2, ok := s.Topology.SecondPort(host); ok {
+		if p2, ok := s.Topology.SecondPort(host); ok && s.VPI(host) {
+			// A VPI adapter's port on the other fabric: a PCI function
+			// of its own (resolve/vpi.go).
+			prof := s.HCAProfile(p2)
+			resolve.ApplyCCToProfile(&prof, s.CC)
+			prof.NewGSIAgent = agents[c]
+			n.HCAs[p2] = hca.New(fab.EngineOf(p2), fab.PoolOf(p2), p2, s.Topology.Nodes[p2].Name, fabric.HostIP(int(p2)), prof, fab.Ports[p2][0])
+		} else if ok {
 			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
 		}
 	}
-	if len(s.Topology.Endpoints()) > len(s.Topology.Hosts()) {
+	if len(s.Topology.Endpoints()) > len(s.Topology.Hosts()) && !s.Mixed() {
 		for _, h := range n.HCAs {
 			if h != nil {
 				h.SetPortMap(s.Topology, s.IB.LMC > 0)

@@ -69,8 +69,10 @@ func (n *Network) buildFlows() error {
 	n.dyn.closer = &closer{n: n}
 	n.dyn.reqs = make([]map[*hca.QP]*FlowRun, len(s.Topology.Nodes))
 	n.dyn.resps = make([]map[*hca.QP]*FlowRun, len(s.Topology.Nodes))
-	for _, h := range s.Topology.Hosts() {
-		n.dyn.reqs[h], n.dyn.resps[h] = map[*hca.QP]*FlowRun{}, map[*hca.QP]*FlowRun{}
+	for h, hc := range n.HCAs {
+		if hc != nil { // a host's, or a VPI host's port on its other fabric
+			n.dyn.reqs[h], n.dyn.resps[h] = map[*hca.QP]*FlowRun{}, map[*hca.QP]*FlowRun{}
+		}
 	}
 	n.dyn.waiting = make([]int32, len(s.Flows))
 	n.dyn.dependents = make([][]int, len(s.Flows))

@@ -111,6 +111,14 @@ var cutCases = []struct{ name, src string }{
 	{"k4 ring all-reduce rdma_cm", "topology: {kind: fat-tree, k: 4}\nstop: {at: 20ms, when: flows-done}\ntraffic:\n" +
 		"  - ring_allreduce: {hosts: [h0, h5, h10, h15], size: 64KiB, connect: cm}\n"},
 	{"k4 ring all-reduce sends", "topology: {kind: fat-tree, k: 4}\nstop: {at: 5ms, when: flows-done}\ntraffic:\n  - ring_allreduce: {hosts: [h0, h5, h10, h15, h3, h12], size: 192KiB, op: send}\n"},
+	// A mixed network (issue 47's VPI): four hosts each with an
+	// InfiniBand port on ib0 or ib1 and an Ethernet port on eth0 or
+	// eth1, all-to-all on the InfiniBand side (credits) and a
+	// permutation on the Ethernet side (PFC, DCQCN) at once.
+	{"vpi mixed fabrics", "topology:\n  kind: explicit\n  hosts: [h0, h1, h2, h3]\n  switches: [{name: ib0, switch: {link_layer: infiniband}}, {name: ib1, switch: {link_layer: infiniband}}, eth0, eth1]\n" +
+		"  links: [[h0, ib0], [h1, ib0], [h2, ib1], [h3, ib1], [ib0, ib1], [h0, eth0], [h1, eth0], [h2, eth1], [h3, eth1], [eth0, eth1]]\n" +
+		"stop: {at: 1ms, when: flows-done}\nobserve: {interval: 5us}\ntraffic:\n  - all_to_all: {size: 64KiB}\n" +
+		"  - flow: {from: h0, to: h3, size: 256KiB, port: 2}\n  - flow: {from: h1, to: h2, size: 256KiB, port: 2}\n  - flow: {from: h2, to: h0, size: 256KiB, port: 2}\n  - flow: {from: h3, to: h1, size: 256KiB, port: 2}\n"},
 }
 
 // TestCutRunMatchesOneWorker: issue 31's determinism with the real models

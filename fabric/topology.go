@@ -74,6 +74,18 @@ type Topology struct {
 	ends   []NodeID
 	second map[NodeID]NodeID
 	owner  map[NodeID]NodeID
+	// joins marks the hosts whose two ports are on two fabrics (Join).
+	joins map[NodeID]bool
+}
+
+// Join marks host h's two ports as on two fabrics (a VPI adapter with an
+// InfiniBand port and an Ethernet port): h joins them, so Unreachable
+// crosses from one of its ports to the other, though no packet does.
+func (t *Topology) Join(h NodeID) {
+	if t.joins == nil {
+		t.joins = map[NodeID]bool{}
+	}
+	t.joins[h] = true
 }
 
 // NewTopology returns an empty topology.
@@ -260,7 +272,14 @@ func (t *Topology) Unreachable() []NodeID {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if t.Nodes[n].Kind == Host && n != first {
+		if t.Nodes[n].Kind == Host && t.joins[t.Owner(n)] {
+			for _, m := range []NodeID{t.Owner(n), t.second[t.Owner(n)]} {
+				if !seen[m] {
+					seen[m] = true
+					stack = append(stack, m)
+				}
+			}
+		} else if t.Nodes[n].Kind == Host && n != first {
 			continue
 		}
 		for _, p := range t.Nodes[n].Ports {

@@ -50,6 +50,10 @@ type builder struct {
 	tooBig     bool         // the traffic was refused for its size: the routing tables are not computed
 	noRoutes   bool         // the topology is past its engine's limits (checkRouting): the tables are not computed
 
+	// ibSwitches are an explicit topology's switches on InfiniBand in an
+	// Ethernet network (vpi.go).
+	ibSwitches map[fabric.NodeID]bool
+
 	declPos  map[fabric.NodeID]scenario.Pos // an explicit topology's node declarations
 	declPath map[fabric.NodeID]string       // and their paths, topology.switches[1]
 }
@@ -108,6 +112,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 		b.smHost()
 		b.checkAPM()
 		b.traffic()
+		b.flowPorts()
 		b.checkListeners()
 		b.finishBound()
 		b.routes()

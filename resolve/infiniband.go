@@ -426,11 +426,11 @@ func (s *Scenario) vlOf(sl int64) uint8 { return s.IB.SL2VL[sl] }
 func (b *builder) priorityOf(com *scenario.GenCommon, def uint8, path string) uint8 {
 	ib := b.s.LinkLayer == fabric.InfiniBand
 	switch {
-	case com.SL.Set && !ib:
+	case com.SL.Set && !ib && !b.s.Mixed():
 		b.errorf(com.SL.Pos, path+".sl", "sl is an InfiniBand service level; on Ethernet give priority (0..7)")
 	case com.Priority.Set && ib:
 		b.errorf(com.Priority.Pos, path+".priority", "an 802.1p priority is Ethernet's; on InfiniBand give sl (a service level, 0..15)")
-	case com.SL.Set:
+	case com.SL.Set && ib:
 		return b.s.vlOf(com.SL.V)
 	case com.Priority.Set:
 		return uint8(com.Priority.V)

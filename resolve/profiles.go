@@ -46,13 +46,10 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	if path != "switch" && b.s.LinkLayer == fabric.InfiniBand {
 		b.ibLoadBalance(s, path) // the top-level block's is checked with the rest of InfiniBand's
 	}
-	if path != "switch" {
-		// The link layer is the network's: one switch cannot differ.
-		for _, k := range []string{"link_layer", "ib"} {
-			if s.Has(k) {
-				b.errorf(s.KeyPos(k), path+"."+k, "%s is the whole network's: give it in the top-level switch block", k)
-			}
-		}
+	if path != "switch" && s.Has("ib") {
+		// The InfiniBand parameters are the network's; a switch gives
+		// its own link_layer (ibSwitchDecl).
+		b.errorf(s.KeyPos("ib"), path+".ib", "ib is the whole network's: give it in the top-level switch block")
 	}
 }
 
@@ -292,7 +289,9 @@ func threshold(x *scenario.ThresholdV) swtch.Threshold {
 func (b *builder) losslessPriorities() map[uint8]bool {
 	profiles := []swtch.Profile{b.s.Switch}
 	for _, p := range b.s.SwitchProfiles {
-		profiles = append(profiles, p)
+		if p.LinkLayer != "infiniband" || b.s.LinkLayer == fabric.InfiniBand { // an InfiniBand switch of a mixed network has no PFC
+			profiles = append(profiles, p)
+		}
 	}
 	count := map[uint8]int{}
 	on := false
@@ -461,7 +460,7 @@ func (s *Scenario) MaxFrame() int64 {
 // paused as one with credit for any packet they send.
 func (s *Scenario) HostFrame(h fabric.NodeID, mcast bool) int64 {
 	mtu := s.HCAProfile(h).MTU
-	if s.LinkLayer == fabric.InfiniBand {
+	if s.LinkLayerOf(h) == fabric.InfiniBand {
 		return int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, mtu, s.HCAProfile(h).GRH || mcast))
 	}
 	return fabric.MaxRoCEv2Frame(mtu) + int64(s.HCAProfile(h).Overlay.Bytes())

@@ -55,7 +55,7 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 		qt = qpTypes[com.QP.V]
 	}
 	prio := b.priorityOf(com, b.s.HCAProfile(src).Priority, path)
-	if lossless := b.losslessPriorities(); lossless != nil && !lossless[prio] {
+	if lossless := b.losslessPriorities(); lossless != nil && !lossless[prio] && b.s.LinkLayerOf(src) != fabric.InfiniBand {
 		b.warnLossy(com, tv, path, prio)
 	}
 	t := Test{Kind: tv.Kind, Src: src, Dst: dst, Generator: gen, Pos: tv.Pos}

@@ -65,7 +65,12 @@ func (b *builder) routes() {
 	if b.tooBig || b.noRoutes {
 		return
 	}
-	routes, loops, err := fabric.ComputeRoutes(b.t, b.s.Routing, b.s.ExplicitRoutes)
+	compute := fabric.ComputeRoutes
+	if b.s.Mixed() {
+		// Each fabric's switches route to the hosts they reach (vpi.go).
+		compute = fabric.ComputeRoutesDegraded
+	}
+	routes, loops, err := compute(b.t, b.s.Routing, b.s.ExplicitRoutes)
 	if err != nil {
 		b.errorf(at, path, "%v", err)
 		return

@@ -125,13 +125,21 @@ func (s *Scenario) SwitchProfile(id fabric.NodeID) swtch.Profile {
 
 // HCAProfile returns the profile of host id's NIC.
 func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
+	port := id
 	if s.Topology != nil {
 		id = s.Topology.Owner(id) // a host's second port is its HCA's
 	}
-	if p, ok := s.HCAProfiles[id]; ok {
-		return p
+	p, ok := s.HCAProfiles[id]
+	if !ok {
+		p = s.HCA
 	}
-	return s.HCA
+	if s.LinkLayerOf(port) != s.LinkLayer {
+		ibHCA(&p) // an InfiniBand port of a mixed network (vpi.go)
+		if p.Retransmit == hca.Selective {
+			p.Retransmit = hca.GoBackN
+		}
+	}
+	return p
 }
 
 // CMProfile is host id's connection manager's profile.

@@ -175,6 +175,7 @@ func (b *builder) explicit(s *scenario.ExplicitS) {
 	t := b.explicitNodes(s)
 	b.setTopology(t)
 	b.explicitLinks(t, s)
+	b.nodeLinks(t)
 	if b.d.ErrorCount() > errs {
 		return // the checks below would only repeat what is wrong
 	}
@@ -240,6 +241,14 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 		if ok && sw.Switch.Set {
 			p := b.s.Switch
 			b.applySwitch(&p, &sw.Switch, sw.Path+".switch")
+			if b.ibSwitchDecl(&sw.Switch, sw.Path+".switch") {
+				b.ibOwnBlock(&sw.Switch, sw.Path+".switch")
+				ibSwitch(&p, 0, sw.Switch.Forwarding.Set)
+				if b.ibSwitches == nil {
+					b.ibSwitches = map[fabric.NodeID]bool{}
+				}
+				b.ibSwitches[id] = true
+			}
 			if b.s.SwitchProfiles == nil {
 				b.s.SwitchProfiles = map[fabric.NodeID]swtch.Profile{}
 			}
@@ -272,11 +281,15 @@ func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
 			b.errorf(l.Pos, l.Path, "a link between two hosts, %s and %s; hosts connect to switches", scenario.Show(l.A.V), scenario.Show(l.B.V))
 			continue
 		}
-		var ok bool
-		if x, ok = b.hostPort(t, x, l); !ok {
+		if !b.sameFabric(t, x, y, l) {
 			continue
 		}
-		if y, ok = b.hostPort(t, y, l); !ok {
+		var ok bool
+		x0 := x
+		if x, ok = b.hostPort(t, x, y, l); !ok {
+			continue
+		}
+		if y, ok = b.hostPort(t, y, x0, l); !ok {
 			continue
 		}
 		spec := def
@@ -291,13 +304,18 @@ func (b *builder) explicitLinks(t *fabric.Topology, s *scenario.ExplicitS) {
 // second link is its HCA's second port (fabric.Topology.AddSecondPort),
 // as a dual-port HCA has, for APM's alternate path; a third is an error,
 // and so is a second on Ethernet, where the HCA has one port, p0.
-func (b *builder) hostPort(t *fabric.Topology, id fabric.NodeID, l *scenario.LinkItemV) (fabric.NodeID, bool) {
+func (b *builder) hostPort(t *fabric.Topology, id, other fabric.NodeID, l *scenario.LinkItemV) (fabric.NodeID, bool) {
 	n := &t.Nodes[id]
 	if n.Kind != fabric.Host || len(n.Ports) == 0 {
 		return id, true
 	}
 	peer := scenario.Show(t.Nodes[n.Ports[0].Peer].Name)
-	if b.s.LinkLayer != fabric.InfiniBand {
+	first, this := b.linkLayerAt(t, id), b.linkLayerAt(t, other)
+	if first == fabric.Ethernet && this == fabric.Ethernet && len(b.ibSwitches) > 0 {
+		b.errorf(l.Pos, l.Path, "a second link for host %s, which is linked to %s already, both on Ethernet; a host has one Ethernet port (its second port is on InfiniBand: a dual-port HCA, or a VPI adapter with a port on each fabric)", scenario.Show(n.Name), peer)
+		return id, false
+	}
+	if first == fabric.Ethernet && this == fabric.Ethernet {
 		b.errorf(l.Pos, l.Path, "a second link for host %s, which is linked to %s already; a host has one port, p0 (a second port, for APM's alternate path, is InfiniBand's: switch.link_layer: infiniband)", scenario.Show(n.Name), peer)
 		return id, false
 	}

@@ -447,10 +447,16 @@ func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com
 	}
 	warned := false
 	firstID := len(b.s.Flows)
-	given := com.Priority.Set || com.SL.Set
+	mixed := b.s.Mixed()
+	given := com.Priority.Set || com.SL.Set && !mixed
 	fixed := b.priorityOf(com, 0, path)
 	for _, p := range pairs {
 		prio := b.s.HCAProfile(p[0]).Priority
+		if mixed {
+			// The Ethernet side's: a flow on an InfiniBand port takes
+			// its SL's VL once its ports are known (flowPorts).
+			prio = b.s.HCA.Priority
+		}
 		if given {
 			prio = fixed
 		}

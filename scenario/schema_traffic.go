@@ -50,6 +50,11 @@ type FlowS struct {
 	// Count makes that many such flows, each on its own QP pair (a
 	// thousand connections from one host: count: 1000, connect: cm).
 	Count IntV `yaml:"count" min:"1" max:"1000000"`
+	// Port is the source host's port the flow leaves (a host's first
+	// link is port 1, its second port 2); it goes to the destination's
+	// port on the same fabric. Default 1. Port 2 is a VPI host's port on
+	// its other fabric (resolve/vpi.go).
+	Port IntV `yaml:"port" min:"1" max:"2"`
 	GenCommon
 }
 

@@ -1,0 +1,232 @@
+package resolve
+
+import (
+	"fmt"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/scenario"
+)
+
+// VPI (Virtual Protocol Interconnect): an adapter with an InfiniBand
+// port and an Ethernet port at once. In an explicit topology a switch
+// may give its own link_layer (topology.switches[i].switch.link_layer);
+// its links, and the host ports linked to it, are on that link layer. A
+// host linked to an InfiniBand switch and an Ethernet switch has a port
+// on each, in the order of its links (a host's first link is port 1,
+// its second port 2), and each port runs its own fabric's framing (LRH
+// or Ethernet, IPv4 and UDP), flow control (credits per VL or PFC) and
+// congestion control. Each port of such a host is one PCI function of
+// the adapter with its own HCA model (as mlx5 gives each port of a
+// ConnectX its own function), sharing the adapter's host interface
+// (hca.host_bandwidth).
+//
+// What the model takes, and why:
+//   - The network's link layer (switch.link_layer) stays the default,
+//     and only an Ethernet network may have InfiniBand switches: the top
+//     level switch: and hca: blocks are the Ethernet side's, and the
+//     InfiniBand side takes switch.ib's defaults (defaultIB) and runs
+//     without congestion control (IB CC needs FECN marking, the
+//     InfiniBand network's switch.ib.fecn). hca.cc is the Ethernet
+//     ports'.
+//   - An InfiniBand switch and an Ethernet switch are never linked (no
+//     gateway is modelled): the fabrics meet only in VPI hosts.
+//   - A host's two links may be on one InfiniBand fabric (a dual-port
+//     HCA, APM's alternate path), or one on each fabric (VPI); two
+//     Ethernet links are refused, as on an Ethernet network.
+//   - A flow leaves its source's port (flow.port, 1 by default) and
+//     goes to the destination's port on the same fabric; a flow whose
+//     ports share no fabric is refused.
+//   - Routes are computed for the whole topology with the network's
+//     engine (topology.routing), each fabric's switches for the hosts
+//     they reach; there is no subnet manager (LIDs, lfts.txt) on a mixed
+//     network yet.
+
+// ibSwitchDecl reads a declared switch's own link_layer (sw, at path): it
+// returns whether the switch is on InfiniBand in a network whose link
+// layer is the other.
+func (b *builder) ibSwitchDecl(sw *scenario.SwitchS, path string) bool {
+	ll := sw.LinkLayer
+	if !ll.Set || ll.V == b.s.LinkLayer.String() {
+		return false
+	}
+	if b.s.LinkLayer == fabric.InfiniBand {
+		b.errorf(ll.Pos, path+".link_layer", "a network with InfiniBand and Ethernet switches has Ethernet as its link layer: leave switch.link_layer out (ethernet) and give link_layer: infiniband to the InfiniBand switches")
+		return false
+	}
+	if t := b.s.HCA.Transport; t != fabric.RoCEv2 {
+		b.errorf(ll.Pos, path+".link_layer", "a VPI adapter's Ethernet ports run RoCEv2 here; hca.transport %s beside InfiniBand switches is not modelled", t)
+		return false
+	}
+	return true
+}
+
+// linkLayerAt is node id's link layer while the links are being made:
+// a switch's own, a host port's its first link's switch's.
+func (b *builder) linkLayerAt(t *fabric.Topology, id fabric.NodeID) fabric.LinkLayer {
+	if t.Nodes[id].Kind == fabric.Host && len(t.Nodes[id].Ports) > 0 {
+		id = t.Nodes[id].Ports[0].Peer
+	}
+	if b.ibSwitches[id] {
+		return fabric.InfiniBand
+	}
+	return b.s.LinkLayer
+}
+
+// sameFabric refuses a link between an InfiniBand switch and an
+// Ethernet switch.
+func (b *builder) sameFabric(t *fabric.Topology, x, y fabric.NodeID, l *scenario.LinkItemV) bool {
+	if t.Nodes[x].Kind != fabric.Switch || t.Nodes[y].Kind != fabric.Switch {
+		return true
+	}
+	lx, ly := b.linkLayerAt(t, x), b.linkLayerAt(t, y)
+	if lx == ly {
+		return true
+	}
+	b.errorf(l.Pos, l.Path, "a link between %s (%s) and %s (%s): an InfiniBand switch and an Ethernet switch cannot be linked (no gateway is modelled); a host with a port on each (VPI) joins the two fabrics",
+		scenario.Show(t.Nodes[x].Name), lx, scenario.Show(t.Nodes[y].Name), ly)
+	return false
+}
+
+// nodeLinks sets Scenario.NodeLink once an explicit topology's links are
+// made, where some switch is on InfiniBand in an Ethernet network, and
+// gives the InfiniBand side its parameters (switch.ib's defaults).
+func (b *builder) nodeLinks(t *fabric.Topology) {
+	if len(b.ibSwitches) == 0 {
+		return
+	}
+	s := b.s
+	s.NodeLink = make([]fabric.LinkLayer, len(t.Nodes))
+	for id := range t.Nodes {
+		s.NodeLink[id] = b.linkLayerAt(t, fabric.NodeID(id))
+	}
+	s.IB = defaultIB
+	for sl := range s.IB.SL2VL {
+		s.IB.SL2VL[sl] = uint8(sl % 8 % s.IB.DataVLs)
+	}
+	s.IB.Served, s.IB.HCAServed = 0xFF, 0xFF
+	for _, h := range t.Hosts() {
+		if s.VPI(h) {
+			t.Join(h)
+		}
+	}
+}
+
+// VPI reports whether host h has ports on both link layers.
+func (s *Scenario) VPI(h fabric.NodeID) bool {
+	if s.NodeLink == nil {
+		return false
+	}
+	p2, ok := s.Topology.SecondPort(h)
+	return ok && s.NodeLink[p2] != s.NodeLink[h]
+}
+
+// portName is how messages name endpoint n: "h0's port 2 (on
+// InfiniBand)".
+func (b *builder) portName(n fabric.NodeID) string {
+	t := b.t
+	h := t.Owner(n)
+	port := 1
+	if n != h {
+		port = 2
+	}
+	return fmt.Sprintf("%s's port %d (on %s)", scenario.Show(t.Nodes[h].Name), port, linkLayerTitle(b.s.LinkLayerOf(n)))
+}
+
+// linkLayerTitle is a link layer as ibv_devinfo prints it.
+func linkLayerTitle(l fabric.LinkLayer) string {
+	if l == fabric.InfiniBand {
+		return "InfiniBand"
+	}
+	return "Ethernet"
+}
+
+// flowPorts moves each flow to the ports it runs between: its source's
+// port flow.port (1 by default) and its destination's port on the same
+// fabric; it refuses a port a host does not have, and, on a mixed
+// network, a flow whose hosts share no fabric, a priority on an
+// InfiniBand port and an sl on an Ethernet one. A flow on an InfiniBand
+// port of a mixed network takes its SL's VL.
+func (b *builder) flowPorts() {
+	if b.t == nil || !b.flowsOK {
+		return
+	}
+	s, t := b.s, b.t
+	for i := range s.Flows {
+		f := &s.Flows[i]
+		tr := &b.f.Traffic[f.Generator]
+		path := tr.Path + "." + tr.Kind
+		var port scenario.IntV
+		if fl, ok := tr.Gen.(*scenario.FlowS); ok {
+			port = fl.Port
+		}
+		if port.Set && port.V == 2 {
+			p2, ok := t.SecondPort(f.Src)
+			switch {
+			case !ok:
+				b.errorf(port.Pos, path+".port", "host %s has one port, port 1 (a host's second link is its port 2)", scenario.Show(t.Nodes[f.Src].Name))
+				continue
+			case !s.VPI(f.Src):
+				b.errorf(port.Pos, path+".port", "host %s's port 2 is on its port 1's fabric: a dual-port InfiniBand HCA's second port is APM's alternate path, and a QP starts on port 1 (port: 2 picks a VPI host's other fabric)", scenario.Show(t.Nodes[f.Src].Name))
+				continue
+			}
+			f.Src = p2
+		}
+		if !s.Mixed() {
+			continue
+		}
+		ll := s.LinkLayerOf(f.Src)
+		dst, ok := f.Dst, s.LinkLayerOf(f.Dst) == ll
+		if p2, two := t.SecondPort(f.Dst); !ok && two && s.LinkLayerOf(p2) == ll {
+			dst, ok = p2, true
+		}
+		at := f.Pos
+		if port.Set {
+			at = port.Pos
+		}
+		if !ok {
+			b.errorf(at, path, "%s and host %s share no fabric: %s has no port on %s (port: picks the source's port)", b.portName(f.Src), scenario.Show(t.Nodes[f.Dst].Name), scenario.Show(t.Nodes[f.Dst].Name), linkLayerTitle(ll))
+			continue
+		}
+		f.Dst = dst
+		com := genCommon(tr.Gen)
+		switch {
+		case f.CM:
+			b.errorf(com.Connect.Pos, path+".connect", "rdma_cm on a network with InfiniBand and Ethernet switches is not modelled yet (connect: instant)")
+		case ll == fabric.InfiniBand && com.Priority.Set:
+			b.errorf(com.Priority.Pos, path+".priority", "an 802.1p priority is Ethernet's, and this flow leaves %s: give sl (a service level, 0..15)", b.portName(f.Src))
+		case ll == fabric.Ethernet && com.SL.Set:
+			b.errorf(com.SL.Pos, path+".sl", "sl is an InfiniBand service level, and this flow leaves %s: give priority (0..7)", b.portName(f.Src))
+		case ll == fabric.InfiniBand:
+			f.Priority = s.vlOf(int64(f.SL))
+		}
+	}
+	if !s.Mixed() {
+		return
+	}
+	for _, ts := range s.Tests {
+		if s.LinkLayerOf(ts.Src) != s.LinkLayerOf(ts.Dst) {
+			b.errorf(ts.Pos, "traffic", "%s and %s are on different fabrics: a program runs on each host's port 1", b.portName(ts.Src), b.portName(ts.Dst))
+		}
+		if ts.Kind == "mckey" || ts.Kind == "rdma_server" || ts.Kind == "rdma_client" {
+			b.errorf(ts.Pos, "traffic", "%s on a network with InfiniBand and Ethernet switches is not modelled yet", ts.Kind)
+		}
+	}
+	for _, g := range s.Poisson {
+		for _, h := range g.Hosts {
+			if s.LinkLayerOf(h) != s.LinkLayerOf(g.Hosts[0]) {
+				b.errorf(g.Pos, "traffic", "poisson's hosts are on different fabrics (%s, %s): a generator's flows leave port 1, whose fabric must be one", b.portName(g.Hosts[0]), b.portName(h))
+				break
+			}
+		}
+	}
+}
+
+// ibOwnBlock refuses, in an InfiniBand switch's own block (path), what
+// has no InfiniBand meaning.
+func (b *builder) ibOwnBlock(sw *scenario.SwitchS, path string) {
+	for _, k := range []string{"pfc", "ecn", "buffer", "ingress_threshold", "egress_threshold", "reserved", "tagger", "flood_lossless"} {
+		if sw.Has(k) {
+			b.errorf(sw.KeyPos(k), path+"."+k, "%s is Ethernet's; this switch's link_layer is infiniband (credits per VL keep its links lossless, with switch.ib's buffer per input port and VL)", k)
+		}
+	}
+}

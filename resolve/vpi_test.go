@@ -1,0 +1,138 @@
+package resolve
+
+import (
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+)
+
+// vpiTopology is two VPI hosts on an InfiniBand switch and an Ethernet
+// switch (SCENARIO.md's contract), then the rest of a file.
+const vpiTopology = `topology:
+  kind: explicit
+  hosts: [h0, h1, h2]
+  switches:
+    - {name: ib0, switch: {link_layer: infiniband}}
+    - {name: eth0, switch: {link_layer: ethernet}}
+  links: [[h0, ib0], [h1, ib0], [h0, eth0], [h1, eth0], [h2, eth0]]
+`
+
+// TestVPIPorts: on a mixed network each host port is on its switch's
+// link layer, a VPI host's port 2 is on its other fabric, the InfiniBand
+// switch's and ports' profiles are InfiniBand's, and a flow goes to the
+// destination's port on its source port's fabric, with its SL's VL on
+// InfiniBand and the Ethernet priority on Ethernet.
+func TestVPIPorts(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(vpiTopology+`traffic:
+  - flow: {from: h0, to: h1, size: 1MiB}
+  - flow: {from: h0, to: h1, size: 1MiB, port: 2}
+  - flow: {from: h2, to: h1, size: 1MiB}
+  - flow: {from: h1, to: h0, size: 1MiB, sl: 2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo := s.Topology
+	id := func(n string) fabric.NodeID { x, _ := topo.Lookup(n); return x }
+	ib, eth := fabric.InfiniBand, fabric.Ethernet
+	for _, c := range []struct {
+		node string
+		want fabric.LinkLayer
+	}{{"ib0", ib}, {"eth0", eth}, {"h0", ib}, {"h0/2", eth}, {"h1", ib}, {"h1/2", eth}, {"h2", eth}} {
+		if got := s.LinkLayerOf(id(c.node)); got != c.want {
+			t.Errorf("%s is on %v, want %v", c.node, got, c.want)
+		}
+	}
+	if !s.VPI(id("h0")) || s.VPI(id("h2")) {
+		t.Errorf("VPI(h0) %v, VPI(h2) %v; want true, false", s.VPI(id("h0")), s.VPI(id("h2")))
+	}
+	if p := s.SwitchProfile(id("ib0")); p.LinkLayer != "infiniband" || len(p.PFC.Priorities) != 0 || p.ECN.Enabled {
+		t.Errorf("ib0's profile: link layer %s, PFC %v, ECN %v; want InfiniBand's", p.LinkLayer, p.PFC.Priorities, p.ECN.Enabled)
+	}
+	if p := s.SwitchProfile(id("eth0")); p.LinkLayer != "ethernet" || len(p.PFC.Priorities) == 0 {
+		t.Errorf("eth0's profile: link layer %s, PFC %v; want Ethernet's with PFC", p.LinkLayer, p.PFC.Priorities)
+	}
+	if p, q := s.HCAProfile(id("h0")), s.HCAProfile(id("h0/2")); p.LinkLayer != ib || p.CC != "none" || q.LinkLayer != eth || q.CC != s.HCA.CC {
+		t.Errorf("h0's ports: %v with cc %s, %v with cc %s; want InfiniBand without, Ethernet with hca.cc %s", p.LinkLayer, p.CC, q.LinkLayer, q.CC, s.HCA.CC)
+	}
+	for i, want := range []struct {
+		src, dst string
+		prio     uint8
+	}{{"h0", "h1", 0}, {"h0/2", "h1/2", s.HCA.Priority}, {"h2", "h1/2", s.HCA.Priority}, {"h1", "h0", s.IB.SL2VL[2]}} {
+		f := s.Flows[i]
+		if f.Src != id(want.src) || f.Dst != id(want.dst) || f.Priority != want.prio {
+			t.Errorf("flow %d: %s -> %s on priority %d, want %s -> %s on %d", i, topo.Nodes[f.Src].Name, topo.Nodes[f.Dst].Name, f.Priority, want.src, want.dst, want.prio)
+		}
+	}
+	if s.Routes.NextPorts(id("ib0"), id("h1")) == nil || s.Routes.NextPorts(id("eth0"), id("h1/2")) == nil {
+		t.Error("a fabric's switch has no route to its own hosts")
+	}
+}
+
+// TestVPIErrors: what a mixed network refuses, each at its line and
+// column, with the reason.
+func TestVPIErrors(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"port 2 of a one-port host", vpiTopology + `traffic:
+  - flow: {from: h2, to: h1, size: 1MiB, port: 2}
+`, `t.yaml:9:48: traffic[0].flow.port: host h2 has one port, port 1 (a host's second link is its port 2)`},
+		{"a port the schema does not have", vpiTopology + `traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, port: 3}
+`, `t.yaml:9:48: traffic[0].flow.port: 3 is out of range; expected 1..2`},
+		{"ports that share no fabric", vpiTopology + `traffic:
+  - flow: {from: h0, to: h2, size: 1MiB}
+`, `t.yaml:9:5: traffic[0].flow: h0's port 1 (on InfiniBand) and host h2 share no fabric: h2 has no port on InfiniBand (port: picks the source's port)`},
+		{"port 2 of a dual-port InfiniBand HCA", `topology: {kind: explicit, hosts: [a, b], switches: [s1, s2], links: [[a, s1], [b, s1], [a, s2], [b, s2], [s1, s2]]}
+switch: {link_layer: infiniband}
+traffic:
+  - flow: {from: a, to: b, size: 1MiB, port: 2}
+`, `t.yaml:4:46: traffic[0].flow.port: host a's port 2 is on its port 1's fabric: a dual-port InfiniBand HCA's second port is APM's alternate path, and a QP starts on port 1 (port: 2 picks a VPI host's other fabric)`},
+		{"an InfiniBand switch linked to an Ethernet switch", `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches: [{name: ib0, switch: {link_layer: infiniband}}, eth0]
+  links: [[h0, ib0], [h1, eth0], [ib0, eth0]]
+`, `t.yaml:5:34: topology.links[2]: a link between ib0 (infiniband) and eth0 (ethernet): an InfiniBand switch and an Ethernet switch cannot be linked (no gateway is modelled); a host with a port on each (VPI) joins the two fabrics`},
+		{"two Ethernet links on a mixed network", `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches: [{name: ib0, switch: {link_layer: infiniband}}, eth0, eth1]
+  links: [[h0, ib0], [h0, eth0], [h1, eth0], [h1, eth1], [eth0, eth1]]
+`, `t.yaml:5:46: topology.links[3]: a second link for host h1, which is linked to eth0 already, both on Ethernet; a host has one Ethernet port (its second port is on InfiniBand: a dual-port HCA, or a VPI adapter with a port on each fabric)`},
+		{"an Ethernet switch on an InfiniBand network", `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches: [s0, {name: eth0, switch: {link_layer: ethernet}}]
+  links: [[h0, s0], [h1, s0], [h0, eth0], [h1, eth0]]
+switch: {link_layer: infiniband}
+`, `t.yaml:4:52: topology.switches[1].switch.link_layer: a network with InfiniBand and Ethernet switches has Ethernet as its link layer: leave switch.link_layer out (ethernet) and give link_layer: infiniband to the InfiniBand switches`},
+		{"PFC on an InfiniBand switch", `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches: [{name: ib0, switch: {link_layer: infiniband, pfc: {priorities: [3]}}}]
+  links: [[h0, ib0], [h1, ib0]]
+`, `t.yaml:4:59: topology.switches[0].switch.pfc: pfc is Ethernet's; this switch's link_layer is infiniband (credits per VL keep its links lossless, with switch.ib's buffer per input port and VL)`},
+		{"a priority on an InfiniBand port", vpiTopology + `traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, priority: 3}
+`, `t.yaml:9:52: traffic[0].flow.priority: an 802.1p priority is Ethernet's, and this flow leaves h0's port 1 (on InfiniBand): give sl (a service level, 0..15)`},
+		{"an sl on an Ethernet port", vpiTopology + `traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, port: 2, sl: 1}
+`, `t.yaml:9:55: traffic[0].flow.sl: sl is an InfiniBand service level, and this flow leaves h0's port 2 (on Ethernet): give priority (0..7)`},
+		{"a per-switch ib block", `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches: [{name: ib0, switch: {link_layer: infiniband, ib: {data_vls: 2}}}]
+  links: [[h0, ib0], [h1, ib0]]
+`, `t.yaml:4:59: topology.switches[0].switch.ib: ib is the whole network's: give it in the top-level switch block`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte(c.src))
+			if err == nil {
+				t.Fatalf("loaded without error (warnings %v); want\n%s", s.Warnings, c.want)
+			}
+			if got := err.Error(); got != c.want {
+				t.Errorf("got\n%s\nwant\n%s", got, c.want)
+			}
+		})
+	}
+}
