@@ -115,6 +115,14 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 		} else if ok {
 			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
 		}
+		if rate := s.HostBandwidthOf(host); rate > 0 {
+			// The adapter's host interface, shared by its ports.
+			hi := hca.NewHostInterface(fab.EngineOf(host), rate)
+			n.HCAs[host].ShareHostInterface(hi)
+			if p2, ok := s.Topology.SecondPort(host); ok && s.VPI(host) {
+				n.HCAs[p2].ShareHostInterface(hi)
+			}
+		}
 	}
 	if len(s.Topology.Endpoints()) > len(s.Topology.Hosts()) && !s.Mixed() {
 		for _, h := range n.HCAs {

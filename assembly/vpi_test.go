@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -61,5 +62,52 @@ func TestVPITwoFabricsAtOnce(t *testing.T) {
 	}
 	if sum.Deadlock.Detected {
 		t.Error("a deadlock detected on two flows that complete")
+	}
+}
+
+// TestVPIHostBandwidth: with hca.host_bandwidth narrower than the two
+// ports' sum, the adapter's host interface holds their payload to it:
+// the VPI pair's two flows move 2 × 64 MiB in the time the host
+// interface reads it, their sum within 1% of host_bandwidth, each port
+// about half (within 5% of it: the interface serves them in turn). Ignored,
+// the two would sum to 99.37 + 98.04 = 197.4 Gb/s. At line (the default) a
+// single flow is not held (TestVPITwoFabricsAtOnce).
+func TestVPIHostBandwidth(t *testing.T) {
+	for _, bw := range []float64{150, 120} {
+		sc := mustParse(t, vpiPair+fmt.Sprintf("hca: {host_bandwidth: %gGbps}\n", bw))
+		_, sum, rows := mustRun(t, sc)
+		assertConserved(t, "vpi host_bandwidth", sum)
+		const size = 64 << 20
+		last := max(rows[0].FCTNs, rows[1].FCTNs)
+		got := 2 * size * 8 / (float64(last) * 1e-9) / 1e9
+		if math.Abs(got-bw)/bw > 0.01 {
+			t.Errorf("host_bandwidth %g Gb/s: the two ports moved %.3f Gb/s together, want %g within 1%%", bw, got, bw)
+		}
+		for i, r := range rows {
+			each := size * 8 / (float64(r.FCTNs) * 1e-9) / 1e9
+			if r.Status != "success" || math.Abs(each-bw/2)/(bw/2) > 0.05 {
+				t.Errorf("host_bandwidth %g Gb/s: flow %d (%s) %s at %.3f Gb/s, want about %g", bw, i, r.Src, r.Status, each, bw/2)
+			}
+		}
+	}
+}
+
+// TestHostBandwidthOnePort: a one-port adapter whose host interface is
+// slower than its link sends at the interface's rate: a 16 MiB WRITE over
+// a 100 Gb/s link behind host_bandwidth 50 Gb/s moves its payload at 50
+// Gb/s within 1% (its payload is what the interface reads).
+func TestHostBandwidthOnePort(t *testing.T) {
+	sc := mustParse(t, `
+stop: {at: 20ms, when: flows-done}
+topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+hca: {host_bandwidth: 50Gbps}
+traffic:
+  - flow: {from: h0, to: h1, size: 16MiB}
+`)
+	_, sum, rows := mustRun(t, sc)
+	assertConserved(t, "one port", sum)
+	got := 16 << 20 * 8 / (float64(rows[0].FCTNs) * 1e-9) / 1e9
+	if rows[0].Status != "success" || math.Abs(got-50)/50 > 0.01 {
+		t.Errorf("%s at %.3f Gb/s, want 50 within 1%%", rows[0].Status, got)
 	}
 }

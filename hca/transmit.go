@@ -70,15 +70,26 @@ func (h *HCA) deactivate(ring *[]*QP, pk *parking, i int) {
 // A QP held back by time sets a wake timer.
 func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 	if p := h.nextControl(port); p != nil {
-		h.Stats.TxPackets++
-		if p.Kind == fabric.KindAck {
-			if qp := h.QP(p.SrcQP); qp != nil && qp.queuedAck == p {
-				qp.queuedAck = nil
-			}
-		}
-		p.SentAt = h.eng.Now()
-		return h.encap(p)
+		return h.encap(h.sendControl(p))
 	}
+	return h.nextData(port)
+}
+
+// sendControl counts control packet p as sent now and returns it.
+func (h *HCA) sendControl(p *fabric.Packet) *fabric.Packet {
+	h.Stats.TxPackets++
+	if p.Kind == fabric.KindAck {
+		if qp := h.QP(p.SrcQP); qp != nil && qp.queuedAck == p {
+			qp.queuedAck = nil
+		}
+	}
+	p.SentAt = h.eng.Now()
+	return p
+}
+
+// nextData is NextPacket's data packet: one from the next QP that may
+// send now, or nil.
+func (h *HCA) nextData(port *fabric.Port) *fabric.Packet {
 	now := h.eng.Now()
 	if h.arb != nil {
 		return h.encap(h.arb.next(h, port, now))

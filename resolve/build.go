@@ -80,6 +80,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	b.header()
 	b.applySwitch(&s.Switch, &f.Switch, "switch")
 	b.applyHCA(&s.HCA, &f.HCA)
+	s.HostBandwidth = hostBandwidth(0, &f.HCA)
 	applyCM(&s.CM, &f.HCA.CM)
 	s.CC = b.ccConfig(&f.HCA)
 	b.infiniband()

@@ -252,6 +252,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 			p.RxRate = h.RxRate.Rate.V
 		}
 	}
+
 	override(&p.CC, h.CC)
 	override(&p.PFCWatchdog, h.PFCWatchdog.After)
 	if len(p.CCParams) > 0 { // no sharing between profiles

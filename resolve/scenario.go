@@ -58,6 +58,20 @@ type Scenario struct {
 	// HCAProfiles holds the full profiles of the hosts an explicit
 	// topology overrides. Use HCAProfile to look one up.
 	HCAProfiles map[fabric.NodeID]hca.Profile
+	// HostBandwidth is hca.host_bandwidth, the adapters' host interface
+	// (PCIe) shared by each one's ports (hca.HostInterface): payload
+	// bytes per second it reads for the ports to send; HostBandwidths a
+	// host's own where an explicit topology's hca: gives it (kept beside
+	// the profiles: the HCA model never reads it, and its hot fields
+	// keep their cache lines). 0 (default, line): no limit, what the
+	// model did before it had the key. For scale: a ConnectX-6 VPI
+	// card's PCIe Gen4 x16 moves 16 GT/s x 16 lanes x 128/130 = 252 Gb/s
+	// each way (PCI-SIG, PCIe Base Specification 4.0: 16 GT/s, 128b/130b
+	// encoding; NVIDIA ConnectX-6 VPI datasheet: PCIe Gen 3.0/4.0 x16,
+	// two ports of up to 200 Gb/s), before TLP headers: less than its
+	// two ports at 200 Gb/s.
+	HostBandwidth  fabric.Rate
+	HostBandwidths map[fabric.NodeID]fabric.Rate
 	// CM is every host's connection manager's profile: cm.DefaultProfile,
 	// overridden by hca.cm; CMProfiles a host's own where an explicit
 	// topology overrides its hca: (CMProfile looks one up).

@@ -229,6 +229,12 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 				b.s.HCAProfiles = map[fabric.NodeID]hca.Profile{}
 			}
 			b.s.HCAProfiles[id] = p
+			if h.HCA.Has("host_bandwidth") {
+				if b.s.HostBandwidths == nil {
+					b.s.HostBandwidths = map[fabric.NodeID]fabric.Rate{}
+				}
+				b.s.HostBandwidths[id] = hostBandwidth(b.s.HostBandwidth, &h.HCA)
+			}
 			if b.s.CMProfiles == nil {
 				b.s.CMProfiles = map[fabric.NodeID]cm.Profile{}
 			}

@@ -401,15 +401,18 @@ type HCAS struct {
 	BDPCap autoSizeV `yaml:"bdp_cap"`
 	// Placement and ReorderWindow: how the RC receiver takes packets
 	// ahead of a gap (hca.Placement).
-	Placement     StrV         `yaml:"placement" enum:"in-order|direct"`
-	ReorderWindow IntV         `yaml:"reorder_window" min:"1" max:"511"`
-	AckTimeout    IntV         `yaml:"ack_timeout" min:"0" max:"31"`
-	RetryCount    IntV         `yaml:"retry_count" min:"0" max:"7"`
-	RNRRetry      IntV         `yaml:"rnr_retry" min:"0" max:"7"`
-	MinRNRTimer   IntV         `yaml:"min_rnr_timer" min:"0" max:"31"`
-	MaxRdAtomic   IntV         `yaml:"max_rd_atomic" min:"1" max:"255"`
-	AckEvery      IntV         `yaml:"ack_every" min:"1" max:"65536"`
-	RxRate        rxRateV      `yaml:"rx_rate"`
+	Placement     StrV    `yaml:"placement" enum:"in-order|direct"`
+	ReorderWindow IntV    `yaml:"reorder_window" min:"1" max:"511"`
+	AckTimeout    IntV    `yaml:"ack_timeout" min:"0" max:"31"`
+	RetryCount    IntV    `yaml:"retry_count" min:"0" max:"7"`
+	RNRRetry      IntV    `yaml:"rnr_retry" min:"0" max:"7"`
+	MinRNRTimer   IntV    `yaml:"min_rnr_timer" min:"0" max:"31"`
+	MaxRdAtomic   IntV    `yaml:"max_rd_atomic" min:"1" max:"255"`
+	AckEvery      IntV    `yaml:"ack_every" min:"1" max:"65536"`
+	RxRate        rxRateV `yaml:"rx_rate"`
+	// HostBandwidth is the adapter's host interface (PCIe), shared by
+	// its ports: line (default, no limit) or a rate (hca.HostInterface).
+	HostBandwidth rxRateV      `yaml:"host_bandwidth"`
 	PFCWatchdog   nicWatchdogS `yaml:"pfc_watchdog"`
 	// NIC timing and selective repeat's timeouts (hca.Profile).
 	DoorbellLatency TimeV `yaml:"doorbell_latency"`
