@@ -111,7 +111,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			prof := s.HCAProfile(p2)
 			resolve.ApplyCCToProfile(&prof, s.CC)
 			prof.NewGSIAgent = agents[c]
-			n.HCAs[p2] = hca.New(fab.EngineOf(p2), fab.PoolOf(p2), p2, s.Topology.Nodes[p2].Name, fabric.HostIP(int(p2)), prof, fab.Ports[p2][0])
+			n.HCAs[p2] = hca.New(fab.EngineOf(p2), fab.PoolOf(p2), p2, s.Topology.Nodes[p2].Name, s.PortIP(p2), prof, fab.Ports[p2][0])
 		} else if ok {
 			n.HCAs[host].AddPort(fab.Ports[p2][0], p2)
 		}

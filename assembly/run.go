@@ -148,7 +148,7 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("events.csv holds the first %d asynchronous events only; %d more were not kept", maxEvents, dropped))
 	}
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFCLog: log.Frames(), Captures: capt.Captures(),
-		Topology: reportTopology(s.Topology), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
+		Topology: reportTopology(s.Topology, s.NodeLink), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
 	res.Events = events
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
@@ -406,8 +406,10 @@ func (n *Network) perftestReport() []byte {
 	return []byte(b.String())
 }
 
-// reportTopology is topology.json: what the report draws.
-func reportTopology(t *fabric.Topology) *reports.Topo {
+// reportTopology is topology.json: what the report draws; on a network
+// that mixes link layers (nodeLink, resolve.Scenario.NodeLink) each node
+// with its own.
+func reportTopology(t *fabric.Topology, nodeLink []fabric.LinkLayer) *reports.Topo {
 	out := &reports.Topo{Nodes: make([]reports.TopoNode, 0, len(t.Nodes)), Links: make([]reports.TopoLink, 0, len(t.Links))}
 	for id, n := range t.Nodes {
 		node := reports.TopoNode{Name: n.Name, Kind: n.Kind.String()}
@@ -416,6 +418,9 @@ func reportTopology(t *fabric.Topology) *reports.Topo {
 		}
 		if n.RangeExtender {
 			node.Device = "range-extender"
+		}
+		if nodeLink != nil {
+			node.LinkLayer = nodeLink[id].String()
 		}
 		out.Nodes = append(out.Nodes, node)
 	}

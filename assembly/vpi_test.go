@@ -1,8 +1,11 @@
 package assembly
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -109,5 +112,39 @@ traffic:
 	got := 16 << 20 * 8 / (float64(rows[0].FCTNs) * 1e-9) / 1e9
 	if rows[0].Status != "success" || math.Abs(got-50)/50 > 0.01 {
 		t.Errorf("%s at %.3f Gb/s, want 50 within 1%%", rows[0].Status, got)
+	}
+}
+
+// TestVPIReportsAndCaptures: on a mixed network topology.json gives each
+// node its link layer, and each port's capture is its fabric's: h0's
+// port 1 (InfiniBand) as ibdump writes it, ERF records (link type 197),
+// its port 2 (h0/2, written h0_2.pcap) and the Ethernet switch's port as
+// Ethernet (link type 1).
+func TestVPIReportsAndCaptures(t *testing.T) {
+	files, _ := runFiles(t, strings.Replace(vpiPair, "64MiB", "64KiB", 2)+"observe: {pcap: [h0, h0/2, ib0:p1, eth0:p1]}\n", 1)
+	var topo struct {
+		Nodes []struct {
+			Name      string `json:"name"`
+			LinkLayer string `json:"link_layer"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(files["topology.json"], &topo); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"h0": "infiniband", "h1": "infiniband", "ib0": "infiniband", "eth0": "ethernet", "h0/2": "ethernet", "h1/2": "ethernet"}
+	for _, n := range topo.Nodes {
+		if n.LinkLayer != want[n.Name] {
+			t.Errorf("topology.json: %s on %q, want %q", n.Name, n.LinkLayer, want[n.Name])
+		}
+	}
+	for name, link := range map[string]uint32{"h0.pcap": 197, "ib0_p1.pcap": 197, "h0_2.pcap": 1, "eth0_p1.pcap": 1} {
+		b := files[name]
+		if len(b) < 100 {
+			t.Errorf("%s: %d bytes; want a capture", name, len(b))
+			continue
+		}
+		if got := binary.LittleEndian.Uint32(b[20:24]); got != link {
+			t.Errorf("%s: link type %d, want %d", name, got, link)
+		}
 	}
 }

@@ -34,6 +34,10 @@ type TopoNode struct {
 	// Device is "range-extender" for an InfiniBand range extender (a
 	// switch node of two ports); empty for any other node.
 	Device string `json:"device,omitempty"`
+	// LinkLayer is the node's link layer, infiniband or ethernet, on a
+	// network that has both (VPI: a host's port is on its switch's);
+	// empty where the network has one (summary.json's scenario names it).
+	LinkLayer string `json:"link_layer,omitempty"`
 }
 
 // TopoLink is one cable between two ports, named node:pN.

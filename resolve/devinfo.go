@@ -39,7 +39,6 @@ func (s *Scenario) Devices() string {
 func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 	p := s.HCAProfile(h)
 	t := kind.TransportOf(p.Transport)
-	ib := s.LinkLayer == fabric.InfiniBand
 	guid := fabric.GUID(h)
 	var b strings.Builder
 	f := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -68,6 +67,7 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 	}
 	for i, n := range ports {
 		link := s.Topology.Links[s.Topology.Nodes[n].Ports[0].Link]
+		ib := s.LinkLayerOf(n) == fabric.InfiniBand // each port its own (a VPI adapter's, vpi.go)
 		f("\t\tport:\t%d\n", i+1)
 		f("\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n")
 		f("\t\t\tmax_mtu:\t\t4096 (5)\n")
@@ -80,11 +80,7 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 		f("\t\t\tsm_lid:\t\t\t%d\n", 0)
 		f("\t\t\tport_lid:\t\t%d\n", lid)
 		f("\t\t\tport_lmc:\t\t0x%02x\n", lmc)
-		ll := "Ethernet"
-		if ib {
-			ll = "InfiniBand"
-		}
-		f("\t\t\tlink_layer:\t\t%s\n", ll)
+		f("\t\t\tlink_layer:\t\t%s\n", linkLayerTitle(s.LinkLayerOf(n)))
 		if verbose {
 			f("\t\t\tmax_msg_sz:\t\t0x%x\n", p.MaxMsgSize)
 			if ib {
@@ -114,7 +110,7 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 // link-local GID from the port's GUID; on Ethernet the link-local GID
 // from the MAC and the IPv4-mapped one, each with its RoCE type.
 func (s *Scenario) gids(h fabric.NodeID) []string {
-	if s.LinkLayer == fabric.InfiniBand {
+	if s.LinkLayerOf(h) == fabric.InfiniBand {
 		g := make([]byte, 16)
 		g[0], g[1] = 0xfe, 0x80
 		for i := 0; i < 8; i++ {
@@ -136,13 +132,7 @@ func (s *Scenario) gids(h fabric.NodeID) []string {
 		return []string{g.String()}
 	}
 	ll := net.IP{0xfe, 0x80, 0, 0, 0, 0, 0, 0, mac[0] ^ 0x02, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]}
-	hostIndex := 0
-	for i, x := range s.Topology.Hosts() {
-		if x == h {
-			hostIndex = i
-		}
-	}
-	ip := fabric.HostIP(hostIndex)
+	ip := s.PortIP(h)
 	v4 := net.IPv4(byte(ip>>24), byte(ip>>16), byte(ip>>8), byte(ip))
 	return []string{ll.String() + ", " + gidType, "::ffff:" + v4.To4().String() + ", " + gidType}
 }

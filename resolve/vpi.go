@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 )
 
@@ -54,7 +55,7 @@ func (b *builder) ibSwitchDecl(sw *scenario.SwitchS, path string) bool {
 		return false
 	}
 	if t := b.s.HCA.Transport; t != fabric.RoCEv2 {
-		b.errorf(ll.Pos, path+".link_layer", "a VPI adapter's Ethernet ports run RoCEv2 here; hca.transport %s beside InfiniBand switches is not modelled", t)
+		b.errorf(ll.Pos, path+".link_layer", "a VPI adapter's Ethernet ports run RoCEv2 here; hca.transport %s beside InfiniBand switches is not modelled", kind.TransportOf(t).Name)
 		return false
 	}
 	return true
@@ -109,6 +110,22 @@ func (b *builder) nodeLinks(t *fabric.Topology) {
 			t.Join(h)
 		}
 	}
+}
+
+// PortIP is endpoint n's IPv4 address: its host's (fabric.HostIP of
+// its index among the hosts), or for a VPI host's port on its other
+// fabric, a PCI function of its own, HostIP of its node id (above every
+// host index).
+func (s *Scenario) PortIP(n fabric.NodeID) uint32 {
+	if h := s.Topology.Owner(n); h != n && s.VPI(h) {
+		return fabric.HostIP(int(n))
+	}
+	for i, x := range s.Topology.Hosts() {
+		if x == n {
+			return fabric.HostIP(i)
+		}
+	}
+	return fabric.HostIP(0)
 }
 
 // VPI reports whether host h has ports on both link layers.

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -134,5 +135,31 @@ switch: {link_layer: infiniband}
 				t.Errorf("got\n%s\nwant\n%s", got, c.want)
 			}
 		})
+	}
+}
+
+// TestVPIDevInfo: ibv_devinfo of a VPI host shows one device with two
+// ports, port 1 on InfiniBand (its LID, its GUID's GID) and port 2 on
+// Ethernet (RoCE v2 GIDs with the port's own IPv4 address, a PCI function
+// of its own); a one-port host of the Ethernet fabric shows one Ethernet
+// port.
+func TestVPIDevInfo(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(vpiTopology))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h0, _ := s.Topology.Lookup("h0")
+	h2, _ := s.Topology.Lookup("h2")
+	out := s.DevInfo(h0, true)
+	for _, want := range []string{"phys_port_cnt:\t\t\t2\n", "port:\t1\n", "link_layer:\t\tInfiniBand\n", "port:\t2\n", "link_layer:\t\tEthernet\n", "::ffff:10.0.0.6, RoCE v2\n", "max_vl_num:\t\t8 (4)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("devinfo of h0 has no %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "InfiniBand\n"), strings.Index(out, "link_layer:\t\tEthernet"); i < 0 || j < i {
+		t.Errorf("devinfo of h0: port 1 should be InfiniBand and port 2 Ethernet:\n%s", out)
+	}
+	if out := s.DevInfo(h2, false); !strings.Contains(out, "phys_port_cnt:\t\t\t1\n") || !strings.Contains(out, "link_layer:\t\tEthernet\n") || strings.Contains(out, "InfiniBand\n\t") {
+		t.Errorf("devinfo of h2: want one Ethernet port:\n%s", out)
 	}
 }
