@@ -147,7 +147,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			continue
 		}
 		nid := fabric.NodeID(id)
-		sw := swtch.New(fab.EngineOf(nid), fab.PoolOf(nid), nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.Routes, maxFrame)
+		sw := swtch.New(fab.EngineOf(nid), fab.PoolOf(nid), nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.RoutesAt(nid), maxFrame)
 		if err := sw.Check(); err != nil {
 			return nil, err
 		}

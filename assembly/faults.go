@@ -132,6 +132,18 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		return
 	}
 	r, _, err := fabric.ComputeRoutesDegraded(t.Without(fs.down), n.Scenario.Routing, n.Scenario.ExplicitRoutes)
+	rAt := func(*swtch.Switch) *fabric.Routes { return r }
+	if s := n.Scenario; s.Mixed() && err == nil {
+		// The InfiniBand switches take the subnet manager's (vpi.go).
+		var ib *fabric.Routes
+		ib, _, err = fabric.ComputeRoutesDegraded(t.Without(fs.down), fabric.RoutingMinHop, s.ExplicitRoutes)
+		rAt = func(sw *swtch.Switch) *fabric.Routes {
+			if s.LinkLayerOf(sw.ID) == fabric.InfiniBand {
+				return ib
+			}
+			return r
+		}
+	}
 	if err != nil {
 		fs.warnings = append(fs.warnings, fmt.Sprintf("at %s: routes could not be recomputed after %s–%s changed state (%v); switches keep their tables",
 			n.Eng.Now(), t.Nodes[l.A].Name, t.Nodes[l.B].Name, err))
@@ -141,7 +153,7 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 	if at, once := n.installAtOnce(convergence); once {
 		for _, sw := range n.Switches {
 			if sw != nil {
-				n.at(n.Eng.Now()+at, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0)
+				n.at(n.Eng.Now()+at, &routeInstall{fs: fs, sw: sw, r: rAt(sw), gen: fs.routeGen}, 0)
 			}
 		}
 		return
@@ -151,7 +163,7 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		if sw == nil || dist[id] < 0 {
 			continue
 		}
-		n.at(n.Eng.Now()+sim.Time(dist[id])*convergence, &routeInstall{fs: fs, sw: sw, r: r, gen: fs.routeGen}, 0)
+		n.at(n.Eng.Now()+sim.Time(dist[id])*convergence, &routeInstall{fs: fs, sw: sw, r: rAt(sw), gen: fs.routeGen}, 0)
 	}
 }
 

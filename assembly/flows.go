@@ -195,7 +195,7 @@ func (n *Network) pathOf(f resolve.Flow, qp *hca.QP) flowPath {
 		}
 		sw := n.Switches[at]
 		p.latency += sw.Prof.Latency
-		next := n.Scenario.Routes.NextPorts(at, f.Dst)
+		next := n.Scenario.RoutesAt(at).NextPorts(at, f.Dst)
 		if len(next) == 0 {
 			return flowPath{wire: p.wire}
 		}

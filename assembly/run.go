@@ -159,11 +159,16 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 		}
 		res.Extra["asyncwatch.txt"] = n.asyncwatchReport()
 	}
-	if s.LinkLayer == fabric.InfiniBand {
+	if s.LinkLayer == fabric.InfiniBand || s.Mixed() {
 		// The subnet manager's forwarding tables, as OpenSM dumps them,
-		// written as they are made: with an LMC they are large.
+		// written as they are made: with an LMC they are large. On a
+		// mixed network, the InfiniBand switches' only.
 		res.Streamed = map[string]func(io.Writer) error{"lfts.txt": func(w io.Writer) error {
-			return fabric.WriteLFTs(w, s.Topology, s.Routes, fabric.AssignLIDsLMC(s.Topology, s.IB.LMC))
+			r := s.Routes
+			if s.Mixed() {
+				r = s.IBRoutes
+			}
+			return fabric.WriteLFTs(w, s.Topology, r, s.LIDs())
 		}}
 	}
 	return res

@@ -116,7 +116,8 @@ traffic:
 }
 
 // TestVPIReportsAndCaptures: on a mixed network topology.json gives each
-// node its link layer, and each port's capture is its fabric's: h0's
+// node its link layer, lfts.txt holds the InfiniBand switch's table to the
+// InfiniBand ports' LIDs only, and each port's capture is its fabric's: h0's
 // port 1 (InfiniBand) as ibdump writes it, ERF records (link type 197),
 // its port 2 (h0/2, written h0_2.pcap) and the Ethernet switch's port as
 // Ethernet (link type 1).
@@ -136,6 +137,12 @@ func TestVPIReportsAndCaptures(t *testing.T) {
 		if n.LinkLayer != want[n.Name] {
 			t.Errorf("topology.json: %s on %q, want %q", n.Name, n.LinkLayer, want[n.Name])
 		}
+	}
+	// The subnet manager's tables: the InfiniBand switch's, to the
+	// InfiniBand ports' LIDs, and nothing of the Ethernet side.
+	lfts := string(files["lfts.txt"])
+	if want := "Unicast lids [0-6] of switch Lid 3 guid 0x0002c90300000003 ('ib0'):\n0x0001 001 # Channel Adapter portguid 0x0002c90300000001: 'h0'\n0x0002 002 # Channel Adapter portguid 0x0002c90300000002: 'h1'\n0x0003 000 # Switch portguid 0x0002c90300000003: 'ib0'\n6 lids dumped\n"; lfts != want {
+		t.Errorf("lfts.txt:\n%s\nwant\n%s", lfts, want)
 	}
 	for name, link := range map[string]uint32{"h0.pcap": 197, "ib0_p1.pcap": 197, "h0_2.pcap": 1, "eth0_p1.pcap": 1} {
 		b := files[name]

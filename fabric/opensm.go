@@ -150,6 +150,20 @@ func AssignLIDsLMC(t *Topology, lmc int) *LIDs {
 	return l
 }
 
+// AssignLIDsOn is AssignLIDsLMC for the nodes on reports true of (the
+// InfiniBand side of a network that mixes link layers): each keeps the
+// block AssignLIDsLMC gives it, the others get none (LID 0), as a subnet
+// manager addresses only its own subnet's ports.
+func AssignLIDsOn(t *Topology, lmc int, on func(NodeID) bool) *LIDs {
+	l := AssignLIDsLMC(t, lmc)
+	for i := range l.base {
+		if !on(NodeID(i)) {
+			l.base[i] = 0
+		}
+	}
+	return l
+}
+
 // LMC returns the LID mask control: each node has 2^LMC LIDs.
 func (l *LIDs) LMC() int { return l.lmc }
 
@@ -208,8 +222,8 @@ func WriteLFTs(w io.Writer, t *Topology, r *Routes, lids *LIDs) error {
 		b = append(b, "'\n"...)
 	}
 	for id, n := range t.Nodes {
-		if n.Kind != Switch || n.RangeExtender {
-			continue
+		if n.Kind != Switch || n.RangeExtender || lids.Of(NodeID(id)) == 0 {
+			continue // a host, an extender, or a switch outside the subnet (AssignLIDsOn)
 		}
 		at := NodeID(id)
 		b = b[:0]
@@ -229,7 +243,7 @@ func WriteLFTs(w io.Writer, t *Topology, r *Routes, lids *LIDs) error {
 				for j := 0; j < 1<<lids.lmc; j++ {
 					line(dst, lids.Of(dst)+uint16(j), -1, "Switch") // port 0: the switch itself
 				}
-			case dn.Kind == Host:
+			case dn.Kind == Host && lids.Of(dst) != 0:
 				for j := 0; j < 1<<lids.lmc; j++ {
 					if port, ok := r.LFTPort(at, dst, j); ok {
 						line(dst, lids.Of(dst)+uint16(j), port, "Channel Adapter")

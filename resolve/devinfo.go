@@ -74,7 +74,7 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 		f("\t\t\tactive_mtu:\t\t%d (%d)\n", p.MTU, mtuEnum(p.MTU))
 		lid, lmc := 0, 0
 		if ib {
-			lids := fabric.AssignLIDsLMC(s.Topology, s.IB.LMC)
+			lids := s.LIDs()
 			lid, lmc = int(lids.Of(n)), s.IB.LMC
 		}
 		f("\t\t\tsm_lid:\t\t\t%d\n", 0)

@@ -76,6 +76,12 @@ func (b *builder) routes() {
 		return
 	}
 	b.s.Routes = routes
+	if b.s.Mixed() {
+		b.s.IBRoutes, _, err = fabric.ComputeRoutesDegraded(b.t, fabric.RoutingMinHop, b.s.ExplicitRoutes)
+		if err != nil {
+			b.errorf(at, path, "%v", err)
+		}
+	}
 	for _, l := range loops {
 		b.warnf(at, path, "the pinned routes make a loop: %s (allowed, e.g. to build a deadlock on purpose)", l.Describe(b.t))
 	}

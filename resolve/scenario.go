@@ -43,6 +43,10 @@ type Scenario struct {
 	Routing fabric.RoutingAlgo
 	// Routes are the computed next-hop tables, explicit routes included.
 	Routes *fabric.Routes
+	// IBRoutes are, on a network that mixes link layers (vpi.go), the
+	// InfiniBand switches' tables: the subnet manager's (OpenSM's
+	// default engine, minhop); nil otherwise. RoutesAt picks a switch's.
+	IBRoutes *fabric.Routes
 	// ExplicitRoutes are topology.routes, in file order.
 	ExplicitRoutes []fabric.ExplicitRoute
 	// Switch is the profile of every switch: swtch.DefaultProfile,

@@ -128,6 +128,25 @@ func (s *Scenario) PortIP(n fabric.NodeID) uint32 {
 	return fabric.HostIP(0)
 }
 
+// RoutesAt returns switch id's forwarding tables: on a mixed network an
+// InfiniBand switch's are the subnet manager's (IBRoutes).
+func (s *Scenario) RoutesAt(id fabric.NodeID) *fabric.Routes {
+	if s.IBRoutes != nil && s.NodeLink[id] == fabric.InfiniBand {
+		return s.IBRoutes
+	}
+	return s.Routes
+}
+
+// LIDs are the LIDs the subnet manager gives: every node's on an
+// InfiniBand network, the InfiniBand side's on a mixed one (none for the
+// Ethernet side's nodes).
+func (s *Scenario) LIDs() *fabric.LIDs {
+	if s.Mixed() {
+		return fabric.AssignLIDsOn(s.Topology, s.IB.LMC, func(n fabric.NodeID) bool { return s.NodeLink[n] == fabric.InfiniBand })
+	}
+	return fabric.AssignLIDsLMC(s.Topology, s.IB.LMC)
+}
+
 // VPI reports whether host h has ports on both link layers.
 func (s *Scenario) VPI(h fabric.NodeID) bool {
 	if s.NodeLink == nil {

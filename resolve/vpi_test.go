@@ -65,8 +65,14 @@ func TestVPIPorts(t *testing.T) {
 			t.Errorf("flow %d: %s -> %s on priority %d, want %s -> %s on %d", i, topo.Nodes[f.Src].Name, topo.Nodes[f.Dst].Name, f.Priority, want.src, want.dst, want.prio)
 		}
 	}
-	if s.Routes.NextPorts(id("ib0"), id("h1")) == nil || s.Routes.NextPorts(id("eth0"), id("h1/2")) == nil {
+	if s.RoutesAt(id("ib0")).NextPorts(id("ib0"), id("h1")) == nil || s.RoutesAt(id("eth0")).NextPorts(id("eth0"), id("h1/2")) == nil {
 		t.Error("a fabric's switch has no route to its own hosts")
+	}
+	if r := s.RoutesAt(id("ib0")); r != s.IBRoutes || r.Algo() != fabric.RoutingMinHop || s.RoutesAt(id("eth0")).Algo() != fabric.RoutingECMP {
+		t.Errorf("ib0 routes with %s, eth0 with %s; want the subnet manager's minhop and ECMP", r.Algo(), s.RoutesAt(id("eth0")).Algo())
+	}
+	if lids := s.LIDs(); lids.Of(id("h0")) != 1 || lids.Of(id("ib0")) != 4 || lids.Of(id("h0/2")) != 0 || lids.Of(id("h2")) != 0 || lids.Of(id("eth0")) != 0 {
+		t.Errorf("LIDs h0 %d, ib0 %d, h0/2 %d, h2 %d, eth0 %d; want 1, 4 and none on Ethernet", lids.Of(id("h0")), lids.Of(id("ib0")), lids.Of(id("h0/2")), lids.Of(id("h2")), lids.Of(id("eth0")))
 	}
 }
 
