@@ -72,7 +72,11 @@ func (h *HCA) NextPacket(port *fabric.Port) *fabric.Packet {
 	if p := h.nextControl(port); p != nil {
 		return h.encap(h.sendControl(p))
 	}
-	return h.nextData(port)
+	now := h.eng.Now()
+	if h.arb != nil {
+		return h.encap(h.arb.next(h, port, now))
+	}
+	return h.encap(h.fromRing(&h.active, &h.cursor, &h.park, port, now))
 }
 
 // sendControl counts control packet p as sent now and returns it.
@@ -88,7 +92,8 @@ func (h *HCA) sendControl(p *fabric.Packet) *fabric.Packet {
 }
 
 // nextData is NextPacket's data packet: one from the next QP that may
-// send now, or nil.
+// send now, or nil (NextPacket's tail, written there again so that it
+// makes no extra call a packet: nextData is too large to inline).
 func (h *HCA) nextData(port *fabric.Port) *fabric.Packet {
 	now := h.eng.Now()
 	if h.arb != nil {

@@ -77,7 +77,9 @@ func (b *builder) infiniband() {
 	sw := &b.f.Switch
 	sm := &b.f.SubnetManager
 	if !sw.LinkLayer.Set || sw.LinkLayer.V != "infiniband" {
-		if sw.IB.Set {
+		if sw.IB.Set && b.declaresIBSwitch() {
+			b.mixedIB(&sw.IB) // read with the topology (vpi.go)
+		} else if sw.IB.Set {
 			b.errorf(sw.KeyPos("ib"), "switch.ib", "switch.ib is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand)")
 		}
 		if h := &b.f.HCA; h.CC.Set {
@@ -97,7 +99,9 @@ func (b *builder) infiniband() {
 		if h := &b.f.HCA; h.Has("vlarb") {
 			b.errorf(h.KeyPos("vlarb"), "hca.vlarb", "VL arbitration is InfiniBand's; on Ethernet a NIC sends its QPs in round robin (switch.scheduler weighs priorities at the switches)")
 		}
-		if sm.Set {
+		if sm.Set && b.declaresIBSwitch() {
+			b.errorf(b.f.KeyPos("subnet_manager"), "subnet_manager", "subnet_manager's settings are not modelled yet on a network with InfiniBand and Ethernet switches: its subnet manager runs minhop with LMC 0 on the InfiniBand side")
+		} else if sm.Set {
 			b.errorf(b.f.KeyPos("subnet_manager"), "subnet_manager", "a subnet manager is InfiniBand's; this scenario's links are Ethernet (switch.link_layer: infiniband makes them InfiniBand; topology.routing routes Ethernet)")
 		}
 		return
@@ -115,25 +119,7 @@ func (b *builder) infiniband() {
 	if r := b.f.Topology.Route; r != nil && r.Routing.Set {
 		b.errorf(r.Routing.Pos, "topology.routing", "topology.routing routes Ethernet; on InfiniBand the subnet manager's engine does (subnet_manager.routing: minhop, updn, ftree, dfsssp or lash)")
 	}
-	overrideNum(&s.IB.VLBuffer, sw.IB.VLBuffer)
-	overrideNum(&s.IB.DataVLs, sw.IB.DataVLs)
-	for sl := range s.IB.SL2VL {
-		s.IB.SL2VL[sl] = uint8(sl % 8 % s.IB.DataVLs)
-	}
-	if sw.IB.Has("sl2vl") {
-		if len(sw.IB.SL2VL) != 16 {
-			b.errorf(sw.IB.KeyPos("sl2vl"), "switch.ib.sl2vl", "expected the VL of each of the 16 SLs, not %d values", len(sw.IB.SL2VL))
-		}
-		for sl, v := range sw.IB.SL2VL {
-			switch {
-			case !v.Set || sl >= 16:
-			case int(v.V) >= s.IB.DataVLs:
-				b.errorf(v.Pos, "switch.ib.sl2vl", "SL %d's VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", sl, v.V, s.IB.DataVLs, s.IB.DataVLs-1)
-			default:
-				s.IB.SL2VL[sl] = uint8(v.V)
-			}
-		}
-	}
+	b.ibLanes(&sw.IB)
 	notIB := func(has bool, at scenario.Pos, path, why string) {
 		if has {
 			b.errorf(at, path, "%s", why)
@@ -196,6 +182,31 @@ func (b *builder) infiniband() {
 	for _, row := range kind.CCs() {
 		if row.InfiniBand && !row.Ethernet {
 			b.ccParams(s.CC, row.Name, h)
+		}
+	}
+}
+
+// ibLanes reads switch.ib's buffer per VL, data VLs and SL-to-VL table
+// (ib) into the scenario's IBConfig, over its defaults.
+func (b *builder) ibLanes(ib *scenario.IBS) {
+	s := b.s
+	overrideNum(&s.IB.VLBuffer, ib.VLBuffer)
+	overrideNum(&s.IB.DataVLs, ib.DataVLs)
+	for sl := range s.IB.SL2VL {
+		s.IB.SL2VL[sl] = uint8(sl % 8 % s.IB.DataVLs)
+	}
+	if ib.Has("sl2vl") {
+		if len(ib.SL2VL) != 16 {
+			b.errorf(ib.KeyPos("sl2vl"), "switch.ib.sl2vl", "expected the VL of each of the 16 SLs, not %d values", len(ib.SL2VL))
+		}
+		for sl, v := range ib.SL2VL {
+			switch {
+			case !v.Set || sl >= 16:
+			case int(v.V) >= s.IB.DataVLs:
+				b.errorf(v.Pos, "switch.ib.sl2vl", "SL %d's VL %d is not a data VL: the links have %d (VL 0..%d; switch.ib.data_vls)", sl, v.V, s.IB.DataVLs, s.IB.DataVLs-1)
+			default:
+				s.IB.SL2VL[sl] = uint8(v.V)
+			}
 		}
 	}
 }

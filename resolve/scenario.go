@@ -152,10 +152,15 @@ func (s *Scenario) HCAProfile(id fabric.NodeID) hca.Profile {
 		p = s.HCA
 	}
 	if s.LinkLayerOf(port) != s.LinkLayer {
-		ibHCA(&p) // an InfiniBand port of a mixed network (vpi.go)
+		// An InfiniBand port of a mixed network (vpi.go): what hca:
+		// gives the Ethernet ports that InfiniBand has not (IRN, a PFC
+		// watchdog, an overlay) is theirs alone.
+		ibHCA(&p)
 		if p.Retransmit == hca.Selective {
 			p.Retransmit = hca.GoBackN
 		}
+		p.PFCWatchdog = 0
+		p.Overlay = nil
 	}
 	return p
 }

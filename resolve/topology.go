@@ -250,6 +250,9 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 			if b.ibSwitchDecl(&sw.Switch, sw.Path+".switch") {
 				b.ibOwnBlock(&sw.Switch, sw.Path+".switch")
 				ibSwitch(&p, 0, sw.Switch.Forwarding.Set)
+				if h := b.f.Switch.IB.HOQLifetime; h.Time.Set {
+					p.HOQLifetime = h.Time.V
+				}
 				if b.ibSwitches == nil {
 					b.ibSwitches = map[fabric.NodeID]bool{}
 				}

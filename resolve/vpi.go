@@ -24,11 +24,11 @@ import (
 // What the model takes, and why:
 //   - The network's link layer (switch.link_layer) stays the default,
 //     and only an Ethernet network may have InfiniBand switches: the top
-//     level switch: and hca: blocks are the Ethernet side's, and the
-//     InfiniBand side takes switch.ib's defaults (defaultIB) and runs
-//     without congestion control (IB CC needs FECN marking, the
-//     InfiniBand network's switch.ib.fecn). hca.cc is the Ethernet
-//     ports'.
+//     level switch: and hca: blocks are the Ethernet side's; switch.ib
+//     gives the InfiniBand side its vl_buffer, data_vls, sl2vl and
+//     hoq_lifetime (mixedIB refuses the rest), and it runs without
+//     congestion control (IB CC needs FECN marking, the InfiniBand
+//     network's switch.ib.fecn). hca.cc is the Ethernet ports'.
 //   - An InfiniBand switch and an Ethernet switch are never linked (no
 //     gateway is modelled): the fabrics meet only in VPI hosts.
 //   - A host's two links may be on one InfiniBand fabric (a dual-port
@@ -37,10 +37,12 @@ import (
 //   - A flow leaves its source's port (flow.port, 1 by default) and
 //     goes to the destination's port on the same fabric; a flow whose
 //     ports share no fabric is refused.
-//   - Routes are computed for the whole topology with the network's
-//     engine (topology.routing), each fabric's switches for the hosts
-//     they reach; there is no subnet manager (LIDs, lfts.txt) on a mixed
-//     network yet.
+//   - Routes are computed for the whole topology, each fabric's switches
+//     for the hosts they reach: the Ethernet switches' with
+//     topology.routing, the InfiniBand switches' by the subnet manager
+//     (minhop, IBRoutes), which gives LIDs to the InfiniBand side only
+//     (LIDs) and writes its switches' tables to lfts.txt. subnet_manager
+//     settings are refused on a mixed network (not modelled yet).
 
 // ibSwitchDecl reads a declared switch's own link_layer (sw, at path): it
 // returns whether the switch is on InfiniBand in a network whose link
@@ -101,9 +103,7 @@ func (b *builder) nodeLinks(t *fabric.Topology) {
 		s.NodeLink[id] = b.linkLayerAt(t, fabric.NodeID(id))
 	}
 	s.IB = defaultIB
-	for sl := range s.IB.SL2VL {
-		s.IB.SL2VL[sl] = uint8(sl % 8 % s.IB.DataVLs)
-	}
+	b.ibLanes(&b.f.Switch.IB)
 	s.IB.Served, s.IB.HCAServed = 0xFF, 0xFF
 	for _, h := range t.Hosts() {
 		if s.VPI(h) {
@@ -253,6 +253,33 @@ func (b *builder) flowPorts() {
 				b.errorf(g.Pos, "traffic", "poisson's hosts are on different fabrics (%s, %s): a generator's flows leave port 1, whose fabric must be one", b.portName(g.Hosts[0]), b.portName(h))
 				break
 			}
+		}
+	}
+}
+
+// declaresIBSwitch reports whether the file's explicit topology gives a
+// switch link_layer: infiniband in an Ethernet network (before the
+// topology is built: infiniband() reads it).
+func (b *builder) declaresIBSwitch() bool {
+	ex, ok := b.f.Topology.Spec.(*scenario.ExplicitS)
+	if !ok {
+		return false
+	}
+	for i := range ex.Switches {
+		if ll := ex.Switches[i].Switch.LinkLayer; ll.Set && ll.V == "infiniband" {
+			return true
+		}
+	}
+	return false
+}
+
+// mixedIB refuses the switch.ib keys a mixed network's InfiniBand side
+// does not take yet; vl_buffer, data_vls and sl2vl it takes (nodeLinks,
+// ibLanes), and hoq_lifetime (ibSwitchDecl's caller).
+func (b *builder) mixedIB(ib *scenario.IBS) {
+	for _, k := range []string{"sl2vl_ports", "vlarb", "fecn"} {
+		if ib.Has(k) {
+			b.errorf(ib.KeyPos(k), "switch.ib."+k, "switch.ib.%s is not modelled yet on a network with InfiniBand and Ethernet switches (its InfiniBand side takes vl_buffer, data_vls, sl2vl and hoq_lifetime)", k)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // vpiTopology is two VPI hosts on an InfiniBand switch and an Ethernet
@@ -76,6 +77,23 @@ func TestVPIPorts(t *testing.T) {
 	}
 }
 
+// TestVPIInfiniBandSide: on a mixed network switch.ib gives the
+// InfiniBand side its buffer per VL, data VLs, SL-to-VL table and
+// head-of-queue lifetime; a flow's sl takes its VL through that table.
+func TestVPIInfiniBandSide(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(vpiTopology+`switch: {ib: {vl_buffer: 16KiB, data_vls: 2, sl2vl: [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0], hoq_lifetime: 1ms}}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, sl: 2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ib0, _ := s.Topology.Lookup("ib0")
+	if s.IB.VLBuffer != 16<<10 || s.IB.DataVLs != 2 || s.Flows[0].Priority != 1 || s.SwitchProfile(ib0).HOQLifetime != sim.Millisecond {
+		t.Errorf("vl_buffer %d, data_vls %d, SL 2's VL %d, ib0's HOQ lifetime %v; want 16384, 2, 1, 1ms", s.IB.VLBuffer, s.IB.DataVLs, s.Flows[0].Priority, s.SwitchProfile(ib0).HOQLifetime)
+	}
+}
+
 // TestVPIErrors: what a mixed network refuses, each at its line and
 // column, with the reason.
 func TestVPIErrors(t *testing.T) {
@@ -125,6 +143,10 @@ switch: {link_layer: infiniband}
 		{"an sl on an Ethernet port", vpiTopology + `traffic:
   - flow: {from: h0, to: h1, size: 1MiB, port: 2, sl: 1}
 `, `t.yaml:9:55: traffic[0].flow.sl: sl is an InfiniBand service level, and this flow leaves h0's port 2 (on Ethernet): give priority (0..7)`},
+		{"FECN on a mixed network", vpiTopology + `switch: {ib: {fecn: {threshold: 64KiB}}}
+`, `t.yaml:8:15: switch.ib.fecn: switch.ib.fecn is not modelled yet on a network with InfiniBand and Ethernet switches (its InfiniBand side takes vl_buffer, data_vls, sl2vl and hoq_lifetime)`},
+		{"subnet_manager on a mixed network", vpiTopology + `subnet_manager: {routing: updn}
+`, `t.yaml:8:1: subnet_manager: subnet_manager's settings are not modelled yet on a network with InfiniBand and Ethernet switches: its subnet manager runs minhop with LMC 0 on the InfiniBand side`},
 		{"a per-switch ib block", `topology:
   kind: explicit
   hosts: [h0, h1]
@@ -167,5 +189,20 @@ func TestVPIDevInfo(t *testing.T) {
 	}
 	if out := s.DevInfo(h2, false); !strings.Contains(out, "phys_port_cnt:\t\t\t1\n") || !strings.Contains(out, "link_layer:\t\tEthernet\n") || strings.Contains(out, "InfiniBand\n\t") {
 		t.Errorf("devinfo of h2: want one Ethernet port:\n%s", out)
+	}
+}
+
+// TestVPIOverlayOnEthernetPorts: hca.overlay on a mixed network is the
+// Ethernet ports' (their RoCEv2 frames tunnelled); an InfiniBand port,
+// routed by LID, has none.
+func TestVPIOverlayOnEthernetPorts(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(vpiTopology+"hca: {overlay: {encap: vxlan, vni: 100}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h0, _ := s.Topology.Lookup("h0")
+	p2, _ := s.Topology.SecondPort(h0)
+	if s.HCAProfile(h0).Overlay != nil || s.HCAProfile(p2).Overlay == nil {
+		t.Errorf("overlay on h0's InfiniBand port %v, on its Ethernet port %v; want none and VXLAN", s.HCAProfile(h0).Overlay, s.HCAProfile(p2).Overlay)
 	}
 }
