@@ -155,3 +155,41 @@ func TestVPIReportsAndCaptures(t *testing.T) {
 		}
 	}
 }
+
+// TestVPICreditLoopDetected: the deadlock detector on a mixed network.
+// The InfiniBand side is the ib-credit-loop example's ring (seven
+// switches, one VL of 16 KiB, each host sending three hops clockwise on
+// the subnet manager's minhop tables), its hosts VPI with their Ethernet
+// ports on one Ethernet switch, which carries flows of its own. The credit
+// loop closes on the InfiniBand ring, and the detector names a cycle of
+// ring ports only; nothing of the Ethernet side is in it.
+func TestVPICreditLoopDetected(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("stop: {at: 10ms, when: [flows-done, deadlock]}\nswitch: {ib: {vl_buffer: 16KiB, data_vls: 1}}\ntopology:\n  kind: explicit\n  link: {rate: 100Gbps, delay: 100ns}\n  hosts: [h0, h1, h2, h3, h4, h5, h6]\n  switches: [eth0")
+	for i := 0; i < 7; i++ {
+		fmt.Fprintf(&b, ", {name: s%d, switch: {link_layer: infiniband}}", i)
+	}
+	b.WriteString("]\n  links: [")
+	for i := 0; i < 7; i++ {
+		fmt.Fprintf(&b, "[h%d, s%d], [s%d, s%d], ", i, i, i, (i+1)%7)
+	}
+	for i := 0; i < 7; i++ {
+		fmt.Fprintf(&b, "[h%d, eth0], ", i)
+	}
+	b.WriteString("]\ntraffic:\n")
+	for i := 0; i < 7; i++ {
+		fmt.Fprintf(&b, "  - flow: {from: h%d, to: h%d, size: 4MiB}\n  - flow: {from: h%d, to: h%d, size: 256KiB, port: 2}\n", i, (i+3)%7, i, (i+1)%7)
+	}
+	sc := mustParse(t, b.String())
+	_, sum, _ := mustRun(t, sc)
+	d := sum.Deadlock
+	t.Logf("deadlock at %d ns: %v", d.AtNs, d.Cycle)
+	if !d.Detected || len(d.Cycle) == 0 {
+		t.Fatalf("no deadlock detected on the InfiniBand ring (stop %s)", sum.StopReason)
+	}
+	for _, port := range d.Cycle {
+		if !strings.HasPrefix(port, "s") {
+			t.Errorf("the cycle %v has %s, which is not a ring switch's port", d.Cycle, port)
+		}
+	}
+}
