@@ -322,28 +322,31 @@ func (n *Network) conserve(sum *reports.Summary, c *census, byteErrors []string)
 	}
 
 	b := &cons.PFCFrames
+	fc := &cons.FCPackets
 	var applying int64
 	for _, ports := range n.Fabric.Ports {
 		for _, pt := range ports {
 			b.Made += pt.Stats.PauseSent + pt.Stats.ResumeSent
 			b.Received += pt.Stats.PauseRecv + pt.Stats.ResumeRecv
-			b.Discarded += pt.Stats.ControlDiscarded
+			if pt.Credits() {
+				// A port's discarded link-control packets are its
+				// link's kind: flow-control packets on InfiniBand
+				// (each port its own on a mixed network).
+				fc.Discarded += pt.Stats.ControlDiscarded
+			} else {
+				b.Discarded += pt.Stats.ControlDiscarded
+			}
 			applying += pt.Applying()
 		}
 	}
 	b.Cut = n.Fabric.PausesCut()
 	b.InFlight = c.pfc - applying
-	fc := &cons.FCPackets
 	for _, ports := range n.Fabric.Ports {
 		for _, pt := range ports {
 			made, received := pt.FCPackets()
 			fc.Made += made
 			fc.Received += received
 		}
-	}
-	if n.Scenario.LinkLayer == fabric.InfiniBand {
-		// A port's discarded link-control packets are its link's kind.
-		fc.Discarded, b.Discarded = b.Discarded, 0
 	}
 	fc.Cut = n.Fabric.CreditsCut()
 	fc.InFlight = c.fc

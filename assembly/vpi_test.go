@@ -193,3 +193,38 @@ func TestVPICreditLoopDetected(t *testing.T) {
 		}
 	}
 }
+
+// TestVPIConservationLinkFault: the conservation check on a mixed network
+// whose links go down on both sides: a ring of three InfiniBand switches
+// and one of three Ethernet switches, four VPI hosts, all-to-all on the
+// InfiniBand side and two flows on the Ethernet side, ib0-ib1 down at
+// 5 us (two flow-control packets made and never sent: discarded) and
+// eth0-eth1 at 30 us. Every byte, packet and link-control packet is
+// accounted for, each discard as its port's link's kind: it counted every
+// discard as a PFC frame on an Ethernet network, and so failed here
+// ("PFC frames {Made:0 ... Discarded:2} do not add up").
+func TestVPIConservationLinkFault(t *testing.T) {
+	_, sum, rows := mustRun(t, mustParse(t, `topology:
+  kind: explicit
+  hosts: [h0, h1, h2, h3]
+  switches: [{name: ib0, switch: {link_layer: infiniband}}, {name: ib1, switch: {link_layer: infiniband}}, {name: ib2, switch: {link_layer: infiniband}}, eth0, eth1, eth2]
+  links: [[h0, ib0], [h1, ib0], [h2, ib1], [h3, ib1], [ib0, ib1], [ib0, ib2], [ib2, ib1], [h0, eth0], [h1, eth0], [h2, eth1], [h3, eth1], [eth0, eth1], [eth0, eth2], [eth2, eth1]]
+stop: {at: 3ms, when: flows-done}
+faults:
+  - {at: 5us, link: [ib0, ib1], action: down, until: 200us}
+  - {at: 30us, link: [eth0, eth1], action: down, until: 300us}
+traffic:
+  - all_to_all: {size: 256KiB}
+  - flow: {from: h0, to: h3, size: 1MiB, port: 2}
+  - flow: {from: h3, to: h0, size: 1MiB, port: 2}
+`))
+	assertConserved(t, "mixed faults", sum)
+	if d := sum.Conservation.FCPackets.Discarded; d == 0 {
+		t.Errorf("no flow-control packet discarded; the case should discard some (the link goes down under them)")
+	}
+	for _, r := range rows {
+		if r.Status != "success" {
+			t.Errorf("flow %d (%s -> %s): %s", r.ID, r.Src, r.Dst, r.Status)
+		}
+	}
+}
