@@ -26,6 +26,9 @@ func startFlow(src, dst *hca.HCA, f resolve.Flow) (*hca.QP, *hca.QP, *hca.MR, []
 	}
 	rq.Priority, rs.Priority = f.Priority, f.Priority // the responder's READ responses go in the flow's priority too
 	rq.SL, rs.SL = f.SL, f.SL
+	if f.DSCPSet {
+		rq.DSCP, rq.DSCPSet, rs.DSCP, rs.DSCPSet = f.DSCP, true, f.DSCP, true
+	}
 	mr, rkey := remoteRegion(dst, f)
 	wrs, recvs := flowWork(src, dst, f, mr.Addr, rkey, rs.QPN, rs.QKey)
 	postRecvs(dst, rs, f, recvs)

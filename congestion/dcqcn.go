@@ -58,6 +58,21 @@ type DCQCNParams struct {
 	// (clamp_tgt_rate_after_time_inc) does so on a cut that follows a
 	// timer increase.
 	ClampTgtRate, ClampTgtRateAfterTimeInc bool
+	// GD (rpg_gd, NVIDIA's DcQcnAlphaToRateShift) is log2 of Gd in the
+	// cut R_C = (1 - alpha/Gd) R_C, alpha being the firmware's fixed point
+	// with 10 fraction bits (0..1023 for 0..1): the cut is R_C(1 - alpha ×
+	// 2^(10-GD)) with alpha as a fraction. NVIDIA documents 10..11,
+	// default 11 ("DCQCN Parameters", community.mellanox.com DOC-2790;
+	// DOCA's "DCQCN CC Parameters": values 10..11, default 11), so the
+	// default cut is the paper's R_C(1 - alpha/2) and 10 cuts by alpha
+	// whole. 0 in a struct built by hand means 11.
+	GD int
+	// CNPDSCP (cnp_dscp) and CNP802pPrio (cnp_802p_prio) are the DSCP and
+	// 802.1p priority of the CNPs the notification point sends. NVIDIA's
+	// defaults, 48 and 6 (DOC-2790; DOCA's "DCQCN CC Parameters",
+	// Notification Point), are what lfsim's CNPs carried before the keys
+	// were modelled (priority 6, written as DSCP 48 in captures).
+	CNPDSCP, CNP802pPrio int
 }
 
 // DCQCNPaper returns the defaults of Zhu et al., "Congestion Control for
@@ -80,10 +95,15 @@ func DCQCNPaper() DCQCNParams {
 		InitialAlpha: 1024,
 		CNPInterval:  50 * sim.Microsecond,
 		ClampTgtRate: true,
+		GD:           11,
+		CNPDSCP:      48,
+		CNP802pPrio:  6,
 	}
 }
 
-// DCQCNNvidia returns the ConnectX defaults as mlxconfig reports them:
+// DCQCNNvidia returns the ConnectX defaults as mlxconfig reports them
+// (rpg_gd 11, cnp_dscp 48 and cnp_802p_prio 6 as GD, CNPDSCP and
+// CNP802pPrio say):
 // rpg_time_reset 300 us, rpg_byte_reset 32767, rpg_threshold 1,
 // rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, rpg_min_dec_fac 50,
 // rpg_min_rate 1 Mb/s, rate_to_set_on_first_cnp 0, dce_tcp_g 1019,
@@ -106,6 +126,9 @@ func DCQCNNvidia() DCQCNParams {
 		ReduceMonitorPeriod:      4 * sim.Microsecond,
 		CNPInterval:              4 * sim.Microsecond,
 		ClampTgtRateAfterTimeInc: true,
+		GD:                       11,
+		CNPDSCP:                  48,
+		CNP802pPrio:              6,
 	}
 }
 
@@ -122,6 +145,7 @@ type DCQCN struct {
 	rc, rt         float64
 	alpha          float64
 	g              float64
+	gd             float64 // 2^(10 - rpg_gd): the cut is R_C(1 - alpha × gd)
 
 	started     bool
 	alphaFrom   sim.Time // start of the current alpha period
@@ -150,7 +174,10 @@ const (
 func NewDCQCN(eng *sim.Engine, p DCQCNParams, path Path, apply Apply) *DCQCN {
 	line := float64(path.LineRate)
 	d := &DCQCN{p: p, eng: eng, apply: apply, line: line, max: line, min: float64(p.MinRate),
-		rc: line, rt: line, g: float64(1024-p.G) / 1024}
+		rc: line, rt: line, g: float64(1024-p.G) / 1024, gd: 0.5}
+	if p.GD > 0 {
+		d.gd = math.Ldexp(1, 10-p.GD)
+	}
 	if p.MaxRate > 0 {
 		d.max = min(line, float64(p.MaxRate))
 		d.rc, d.rt = d.max, d.max
@@ -227,14 +254,14 @@ func (d *DCQCN) OnCNP(now sim.Time) {
 }
 
 // cut is the rate decrease: R_T = R_C (when clamping), R_C = R_C(1 -
-// alpha/2), and the increase counters start over.
+// alpha/Gd) (alpha/2 at rpg_gd 11), and the increase counters start over.
 func (d *DCQCN) cut(now sim.Time) {
 	d.cutPending = false
 	d.lastCut, d.hasCut = now, true
 	if d.p.ClampTgtRate || (d.p.ClampTgtRateAfterTimeInc && d.incSinceCut) || d.rt >= d.max {
 		d.rt = d.rc
 	}
-	factor := 1 - d.alpha/2
+	factor := 1 - d.alpha*d.gd
 	if d.p.MinDecFac > 0 {
 		factor = max(factor, 1-float64(d.p.MinDecFac)/100)
 	}
@@ -350,7 +377,7 @@ func dcqcnControl() Control {
 			in("rpg_threshold", func(p *P) *int { return &p.Threshold }).Range("1", ""),
 			rate("rpg_max_rate", func(p *P) *fabric.Rate { return &p.MaxRate }).ZeroMeans("the line rate"),
 			rate("rpg_min_rate", func(p *P) *fabric.Rate { return &p.MinRate }),
-			kind.Unmodelled("rpg_gd", kind.TypeInt, "rpg_gd (rate decrease granularity) is", "remove rpg_gd").Range("0", ""),
+			in("rpg_gd", func(p *P) *int { return &p.GD }).Range("10", "11"),
 			in("rpg_min_dec_fac", func(p *P) *int { return &p.MinDecFac }).Range("0", "100"),
 			rate("rate_to_set_on_first_cnp", func(p *P) *fabric.Rate { return &p.RateOnFirstCNP }).ZeroMeans("none"),
 			kind.Num("dce_tcp_g", func(p *P, v float64) { p.G = int(v) }, func(p *P) float64 { return float64(p.G) }).Range("0", "").Checked(func(v any) string {
@@ -370,8 +397,8 @@ func dcqcnControl() Control {
 			tm("min_time_between_cnps", func(p *P) *sim.Time { return &p.CNPInterval }),
 			bl("clamp_tgt_rate", func(p *P) *bool { return &p.ClampTgtRate }),
 			bl("clamp_tgt_rate_after_time_inc", func(p *P) *bool { return &p.ClampTgtRateAfterTimeInc }),
-			kind.Unmodelled("cnp_dscp", kind.TypeInt, "a separate CNP class is", "remove cnp_dscp (CNPs travel in the data's priority)").Range("0", "63"),
-			kind.Unmodelled("cnp_802p_prio", kind.TypeInt, "a separate CNP priority is", "remove cnp_802p_prio (CNPs travel in the data's priority)").Range("0", "7"),
+			in("cnp_dscp", func(p *P) *int { return &p.CNPDSCP }).Range("0", "63"),
+			in("cnp_802p_prio", func(p *P) *int { return &p.CNP802pPrio }).Range("0", "7"),
 		},
 	}
 	defaults := func(preset string) P {
@@ -387,6 +414,10 @@ func dcqcnControl() Control {
 	c.CNP = func(params any) (sim.Time, bool) {
 		p := params.(*P)
 		return p.CNPInterval, p.Variant == "paper"
+	}
+	c.CNPClass = func(params any) (dscp, prio uint8) {
+		p := params.(*P)
+		return uint8(p.CNPDSCP), uint8(p.CNP802pPrio)
 	}
 	return c
 }

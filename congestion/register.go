@@ -26,6 +26,10 @@ type Control struct {
 	// at most one CNP per QP per interval, or one per window of that
 	// length (windowed). Nil for an algorithm that takes no CNPs.
 	CNP func(params any) (interval sim.Time, windowed bool)
+	// CNPClass is the DSCP and 802.1p priority of the CNPs the
+	// parameters ask for (DCQCN's cnp_dscp and cnp_802p_prio); nil to
+	// keep the NIC's defaults.
+	CNPClass func(params any) (dscp, prio uint8)
 }
 
 // Env is what a sender is made with besides its parameters.

@@ -61,7 +61,13 @@ type Packet struct {
 	// it, which its ingress buffer is charged to (a Tagger-style switch
 	// may move it to another priority for its egress).
 	InPrio uint8
-	AckReq bool
+	// DSCP is the IP header's differentiated services code point, 0..63
+	// (RFC 2474; with ECN it makes the TOS byte), which a switch trusting
+	// DSCP classifies by (swtch.Profile.TrustDSCP). The NIC writes its
+	// QP's (hca.dscp, a flow's dscp; by default 8 × the priority, the
+	// class selector CSn), CNPs cnp_dscp. Here, where AckReq was, because
+	// a classifying switch reads it on every hop.
+	DSCP uint8
 	// PFC fields: which priorities the frame covers (PauseQuanta below
 	// has their pause times).
 	PauseEnable uint8
@@ -119,9 +125,9 @@ type Packet struct {
 	// SE is BTH's solicited-event bit, on the last packet of a SEND or
 	// WRITE with immediate posted with IBV_SEND_SOLICITED.
 	SE bool
-	// SACK says a TCP ACK (iWARP) carries a SACK block: the segment at
-	// SackPSN arrived past a gap.
-	SACK bool
+	// AckReq is BTH's acknowledge-request bit (only the end hosts read
+	// it; DSCP took its place in the first line).
+	AckReq bool
 
 	// Ext holds what few packets carry (PacketExt), nil on the others:
 	// Pool.Ext gives a packet one, Pool.Put takes it back.
@@ -155,6 +161,10 @@ type PacketExt struct {
 	// nil; overlay.go), the inner flow's source port, which the outer
 	// one replaces in the Flow while the packet is on the underlay.
 	InnerSrcPort uint16
+	// SACK says a TCP ACK (iWARP) carries a SACK block: the segment at
+	// SackPSN arrived past a gap. (Here, with SackPSN, since the packet's
+	// byte went to its DSCP; only an ACK after a loss has it.)
+	SACK bool
 	// Overlay is the encapsulation the packet is in, nil if none.
 	Overlay *Overlay
 }
@@ -178,6 +188,9 @@ func (p *Packet) Imm() uint32 { return p.ext().Imm }
 
 // SackPSN is a selective NAK's or SACK's PSN (PacketExt.SackPSN).
 func (p *Packet) SackPSN() uint32 { return p.ext().SackPSN }
+
+// SACK says a TCP ACK carries a SACK block (PacketExt.SACK).
+func (p *Packet) SACK() bool { return p.ext().SACK }
 
 // Atomic returns the AtomicETH's swap-or-add and compare data and the
 // AtomicAckETH's original value (PacketExt).

@@ -25,6 +25,7 @@ func TestPacketLayout(t *testing.T) {
 		"Kind":     unsafe.Offsetof(p.Kind) + unsafe.Sizeof(p.Kind),
 		"Priority": unsafe.Offsetof(p.Priority) + unsafe.Sizeof(p.Priority),
 		"InPrio":   unsafe.Offsetof(p.InPrio) + unsafe.Sizeof(p.InPrio),
+		"DSCP":     unsafe.Offsetof(p.DSCP) + unsafe.Sizeof(p.DSCP),
 		"ECN":      unsafe.Offsetof(p.ECN) + unsafe.Sizeof(p.ECN),
 		"INT":      unsafe.Offsetof(p.INT) + unsafe.Sizeof(p.INT),
 		"Link":     unsafe.Offsetof(p.Link) + unsafe.Sizeof(p.Link),

@@ -59,7 +59,18 @@ type Profile struct {
 	// loss is found fast, RTO_high otherwise). Defaults 100 µs, 320 µs
 	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout.
 	RTOLow, RTOHigh sim.Time
-	RTOLowPackets   int
+	RTOLowPackets   int32
+	// DSCP, when DSCPSet, is the DSCP of the QPs' packets (hca.dscp);
+	// otherwise a QP's packets carry 8 × its priority, the class selector
+	// CSn (RFC 2474 §4.2.2), which a switch's default DSCP map (dscp >> 3)
+	// takes back to the priority: what lfsim's packets carried before
+	// the key. CNPDSCP is the DSCP of the CNPs the NIC sends (cnp_dscp),
+	// default 48: NVIDIA's default, with cnp_802p_prio 6 (DOCA's "DCQCN
+	// CC Parameters", Notification Point). (Beside RTOLowPackets, in
+	// what an int's upper half took: an HCA fills its allocation class.)
+	DSCP    uint8
+	DSCPSet bool
+	CNPDSCP uint8
 	// ReorderWindow is, with direct placement, how many PSNs past a gap
 	// may arrive before the gap counts as a loss and the receiver NAKs
 	// it. Default 256 (1 MiB at MTU 4096, about 84 µs at 100 Gb/s): well
@@ -159,7 +170,7 @@ type Profile struct {
 	// CNPInterval is the least time between two CNPs for one QP
 	// (NVIDIA's min_time_between_cnps, default 4 µs on ConnectX-4 and
 	// later), and CNPPriority their 802.1p priority (cnp_802p_prio,
-	// default 6).
+	// default 6; CNPDSCP, above, their DSCP).
 	CNPInterval sim.Time
 	CNPPriority uint8
 	// CNPWindowed selects the notification point of the DCQCN paper (Zhu
@@ -319,6 +330,7 @@ func DefaultProfile() Profile {
 		RxXon:           96 * 1024,
 		CNPInterval:     4 * sim.Microsecond,
 		CNPPriority:     6,
+		CNPDSCP:         48,
 		QKey:            0x11111111,
 		TCP:             new(DefaultTCPProfile()),
 	}

@@ -197,13 +197,17 @@ type QP struct {
 	State     QPState
 	Priority  uint8
 	SL        uint8 // InfiniBand service level its packets carry (the VL is Priority)
-	PD        *PD
-	SendCQ    *CQ
-	RecvCQ    *CQ
-	SRQ       *SRQ
-	SigAll    bool
-	Access    Access
-	QKey      uint32
+	// DSCP, when DSCPSet, is the DSCP of the QP's packets; otherwise
+	// they carry 8 × Priority (Profile.DSCP).
+	DSCP    uint8
+	DSCPSet bool
+	PD      *PD
+	SendCQ  *CQ
+	RecvCQ  *CQ
+	SRQ     *SRQ
+	SigAll  bool
+	Access  Access
+	QKey    uint32
 
 	// RemoteAddr and RemoteRKey are what the application learnt of the
 	// peer's memory out of band (as ibv_rc_pingpong exchanges them); the
@@ -404,4 +408,12 @@ var transitions = map[[2]QPState]bool{
 	{QPReset, QPInit}: true, {QPInit, QPInit}: true, {QPInit, QPRTR}: true,
 	{QPRTR, QPRTS}: true, {QPRTS, QPRTS}: true, {QPRTS, QPSQD}: true,
 	{QPSQD, QPRTS}: true, {QPSQD, QPSQD}: true,
+}
+
+// dscp is the DSCP the QP's packets carry (QP.DSCP).
+func (qp *QP) dscp() uint8 {
+	if qp.DSCPSet {
+		return qp.DSCP
+	}
+	return qp.Priority << 3
 }

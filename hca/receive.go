@@ -232,7 +232,7 @@ func (h *HCA) maybeCNP(qp *QP, req *fabric.Packet) {
 	c := h.pool.Get()
 	c.Kind = fabric.KindCNP
 	c.Opcode = fabric.OpCNP
-	c.Priority = h.Prof.CNPPriority
+	c.Priority, c.DSCP = h.Prof.CNPPriority, h.Prof.CNPDSCP
 	if h.Prof.LinkLayer == fabric.InfiniBand {
 		c.Priority, c.SL = qp.Priority, req.SL // the BECN goes back on the data's SL and VL: there may be no other
 	}

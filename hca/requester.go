@@ -64,7 +64,7 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 	mtu := int64(h.Prof.MTU)
 	p := h.pool.Get()
 	p.Kind = fabric.KindData
-	p.Priority, p.SL = qp.Priority, qp.SL
+	p.Priority, p.SL, p.DSCP = qp.Priority, qp.SL, qp.dscp()
 	if qp.ECT {
 		p.ECN = fabric.ECT0
 	}

@@ -87,7 +87,7 @@ func (h *HCA) CreateQPWith(c QPCaps) *QP {
 // newQP makes QP number qpn (QP1, the GSI QP, is the CM's).
 func (h *HCA) newQP(qpn uint32, c QPCaps) *QP {
 	p := h.Prof
-	qp := &QP{QPN: qpn, Type: c.Type, State: QPReset, Priority: p.Priority,
+	qp := &QP{QPN: qpn, Type: c.Type, State: QPReset, Priority: p.Priority, DSCP: p.DSCP, DSCPSet: p.DSCPSet,
 		PD: c.PD, SendCQ: c.SendCQ, RecvCQ: c.RecvCQ, SRQ: c.SRQ, SigAll: c.SigAll,
 		QKey: p.QKey, timeoutExp: p.AckTimeout, retryCnt: p.RetryCount, rnrRetry: p.RNRRetry,
 		minRNRTimer: p.MinRNRTimer, maxRdAtomic: p.MaxRdAtomic, maxDestRdAtomic: p.MaxDestRdAtomic,
@@ -256,7 +256,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 		h.toErr(qp) // flush what is posted, then forget it
 		h.srFree(qp)
 		*qp = QP{QPN: qp.QPN, Type: qp.Type, PD: qp.PD, SendCQ: qp.SendCQ, RecvCQ: qp.RecvCQ, SRQ: qp.SRQ,
-			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, Access: qp.Access, QKey: qp.QKey,
+			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, DSCP: qp.DSCP, DSCPSet: qp.DSCPSet, Access: qp.Access, QKey: qp.QKey,
 			timeoutExp: qp.timeoutExp, retryCnt: qp.retryCnt, rnrRetry: qp.rnrRetry, minRNRTimer: qp.minRNRTimer,
 			maxRdAtomic: qp.maxRdAtomic, maxDestRdAtomic: qp.maxDestRdAtomic, maxSend: qp.maxSend, maxRecv: qp.maxRecv}
 		return nil

@@ -462,7 +462,7 @@ func (h *HCA) newAck(qp *QP, req *fabric.Packet, op fabric.Opcode, psn int64) *f
 	a := h.pool.Get()
 	a.Kind = fabric.KindAck
 	a.Opcode = fabric.TransportRC | op
-	a.Priority, a.SL = req.Priority, req.SL
+	a.Priority, a.SL, a.DSCP = req.Priority, req.SL, req.DSCP
 	if h.Prof.LinkLayer == fabric.InfiniBand {
 		// The QP's own VL for its SL: a switch port's SL-to-VL table may
 		// have moved the request to another VL on its last link.
@@ -560,7 +560,7 @@ func (h *HCA) standIn(qp *QP) *fabric.Packet {
 	if qp.port2 {
 		dst = h.cold.id2 // the port the QP answers from (dualport.go)
 	}
-	return &fabric.Packet{Priority: qp.Priority, SL: qp.SL, Src: qp.Remote, Dst: dst,
+	return &fabric.Packet{Priority: qp.Priority, SL: qp.SL, DSCP: qp.dscp(), Src: qp.Remote, Dst: dst,
 		Flow: fabric.FlowKey{SrcIP: qp.RemoteIP, DstIP: h.IP, SrcPort: fabric.RoCEv2SourcePort(qp.RemoteQPN), DstPort: fabric.RoCEv2Port}}
 }
 
@@ -614,7 +614,7 @@ func (h *HCA) readResponsePacket(qp *QP, j *readJob, psn int64) *fabric.Packet {
 	p := h.pool.Get()
 	p.Kind = fabric.KindData
 	p.Opcode = fabric.TransportRC | op
-	p.Priority, p.SL = qp.Priority, qp.SL
+	p.Priority, p.SL, p.DSCP = qp.Priority, qp.SL, qp.dscp()
 	if qp.ECT {
 		p.ECN = fabric.ECT0
 	}

@@ -264,7 +264,7 @@ func (h *HCA) tcpAcked(qp *QP, p *fabric.Packet) {
 	if cum == qp.ackHigh && (qp.maxSent == qp.ackHigh || qp.State != QPRTS && qp.State != QPSQD) {
 		return // nothing outstanding: a window update, not a duplicate
 	}
-	if h.tcpAck(s, qp.CC, cum, p.SACK, expand(p.SackPSN(), qp.ackHigh), p.Echo) {
+	if h.tcpAck(s, qp.CC, cum, p.SACK(), expand(p.SackPSN(), qp.ackHigh), p.Echo) {
 		h.ackTo(qp, cum)
 		h.tcpMoved(s, qp.CC)
 		t := qp.tcp
@@ -507,10 +507,8 @@ func (h *HCA) sendTCPAck(qp *QP, p *fabric.Packet, psn int64, tseq uint32, sack 
 	a.SetTSeq(tseq)
 	h.echo(a, p)
 	if sack && h.Prof.TCP.SACK {
-		a.SACK = true
-		if sackAt != 0 { // no PacketExt for the zero every other ACK reads
-			h.pool.Ext(a).SackPSN = sackAt
-		}
+		x := h.pool.Ext(a)
+		x.SACK, x.SackPSN = true, sackAt
 		a.Wire = h.overlaid(fabric.TCPAckFrame(h.Prof.TCP.Timestamps, true))
 	}
 	h.Stats.AcksSent++

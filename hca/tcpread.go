@@ -165,7 +165,7 @@ func (h *HCA) rspAcked(qp *QP, p *fabric.Packet) {
 	if cum < r.una || cum > r.high || cum == r.una && r.high == r.una {
 		return // stale, bogus, or nothing outstanding
 	}
-	if h.tcpAck(&r.snd, r.cc, cum, p.SACK, expand32(p.SackPSN(), r.una), p.Echo) {
+	if h.tcpAck(&r.snd, r.cc, cum, p.SACK(), expand32(p.SackPSN(), r.una), p.Echo) {
 		r.una, r.retries = cum, 0
 		h.tcpMoved(&r.snd, r.cc)
 		for len(r.jobs) > 0 && r.jobs[0].seq+r.jobs[0].end-r.jobs[0].start <= cum {

@@ -65,8 +65,10 @@ func PortMAC(node fabric.NodeID, port int) net.HardwareAddr {
 // annex 31B).
 var pfcMAC = net.HardwareAddr{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01}
 
-// DSCP is the DSCP lfsim writes for a priority: the class selector CSn
-// (8 × priority), which a switch trusting DSCP maps back to priority n.
+// DSCP is the DSCP a NIC writes by default for a priority: the class
+// selector CSn (8 × priority), which a switch trusting DSCP maps back to
+// priority n (hca.Profile.DSCP). A packet carries its own
+// (fabric.Packet.DSCP), which captures write.
 func DSCP(prio uint8) uint8 { return prio << 3 }
 
 // PcapFile renders a capture as a pcap file with nanosecond timestamps
@@ -178,7 +180,7 @@ func (fb *frameBuilder) build(f *CapturedFrame, tel *fabric.INTStack) ([]byte, e
 		}
 	}
 	ip := &layers.IPv4{
-		Version: 4, IHL: 5, TOS: DSCP(p.Priority)<<2 | uint8(ecn&3),
+		Version: 4, IHL: 5, TOS: p.DSCP<<2 | uint8(ecn&3),
 		Flags: layers.IPv4DontFragment, TTL: 64, Protocol: layers.IPProtocolUDP,
 		SrcIP: ipv4(p.Flow.SrcIP), DstIP: ipv4(p.Flow.DstIP),
 	}

@@ -66,7 +66,7 @@ func fuzzPacket(r *fuzzReader) fabric.Packet {
 		}
 	}
 	a, b, c, d := r.u64(), r.u64(), r.u64(), r.u64()
-	p.Priority, p.ECN = uint8(a&7), fabric.ECN(a>>3&3)
+	p.Priority, p.ECN, p.DSCP = uint8(a&7), fabric.ECN(a>>3&3), uint8(a>>5&63)
 	p.Flow = fabric.FlowKey{SrcIP: uint32(a >> 8), DstIP: uint32(b), SrcPort: uint16(b >> 32), DstPort: fabric.RoCEv2Port}
 	p.DestQP, p.PSN, p.AckReq = uint32(c)&0xFFFFFF, uint32(c>>24)&0xFFFFFF, c>>63 == 1
 	p.SrcQP, p.QKey = uint32(d)&0xFFFFFF, uint32(d>>32)
@@ -157,7 +157,7 @@ func checkFrame(t *testing.T, i int, cf *CapturedFrame, frame []byte, ci gopacke
 		t.Fatalf("frame %d: IPv4 %v, UDP %v: %v", i, ip != nil, udp != nil, pkt.ErrorLayer())
 	}
 	if ip.SrcIP.String() != ipv4(p.Flow.SrcIP).String() || ip.DstIP.String() != ipv4(p.Flow.DstIP).String() ||
-		ip.TOS != DSCP(p.Priority)<<2|uint8(p.ECN) || udp.DstPort != layers.UDPPort(fabric.RoCEv2Port) || udp.SrcPort != layers.UDPPort(p.Flow.SrcPort) {
+		ip.TOS != p.DSCP<<2|uint8(p.ECN) || udp.DstPort != layers.UDPPort(fabric.RoCEv2Port) || udp.SrcPort != layers.UDPPort(p.Flow.SrcPort) {
 		t.Fatalf("frame %d: IP %v -> %v TOS %#x, UDP %d -> %d; written %+v", i, ip.SrcIP, ip.DstIP, ip.TOS, udp.SrcPort, udp.DstPort, p.Flow)
 	}
 	hdr := frame[fabric.EthernetHeaderBytes : fabric.EthernetHeaderBytes+fabric.IPv4Bytes]

@@ -105,6 +105,9 @@ func ApplyCCToProfile(p *hca.Profile, c CCConfig) {
 	if ctl.CNP != nil {
 		p.CNPInterval, p.CNPWindowed = ctl.CNP(c[p.CC])
 	}
+	if ctl.CNPClass != nil {
+		p.CNPDSCP, p.CNPPriority = ctl.CNPClass(c[p.CC])
+	}
 	if ctl.AckEvery {
 		p.AckEvery = 1
 	}

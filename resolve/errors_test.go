@@ -23,7 +23,7 @@ func TestErrors(t *testing.T) {
 switch:
   buffr: 12MiB
 `,
-			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender`},
+			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc`},
 		{"unknown top-level key", `topolgy: {kind: star, hosts: 9}
 `,
 			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, subnet_manager, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},
@@ -33,11 +33,11 @@ switch:
 		{"unknown key without a near name", `topology: {kind: star, hosts: 2}
 hca: {zzz: 1}
 `,
-			`t.yaml:2:7: hca: unknown key zzz; allowed keys are transport, mtu, priority, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
+			`t.yaml:2:7: hca: unknown key zzz; allowed keys are transport, mtu, priority, dscp, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
 		{"key in another case", `topology: {kind: star, hosts: 2}
 hca: {MTU: 1024}
 `,
-			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are transport, mtu, priority, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
+			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are transport, mtu, priority, dscp, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
 		// hca.overlay: each refusal at its key, naming what is allowed.
 		{"overlay on InfiniBand", `topology: {kind: star, hosts: 2}
 switch: {link_layer: infiniband}
@@ -314,7 +314,7 @@ expect: {flows_completed: al}
 t.yaml:3:26: switch.pfc.headroom: expected auto or a size such as 64KiB, found "autox" (did you mean auto?)
 t.yaml:3:43: switch.pfc.response: expected auto or a time such as 3us, found "aut" (did you mean auto?)
 t.yaml:3:54: switch.ecn: expected off or {kmin: ..., kmax: ..., pmax: ...}, found "of" (did you mean off?)
-t.yaml:3:69: switch.scheduler: expected strict or {dwrr: {priority: weight, ...}}, found "strikt" (did you mean strict?)
+t.yaml:3:69: switch.scheduler: expected strict, {dwrr: {priority: weight, ...}} or {ets: {traffic class: percent, ...}, strict: [traffic class, ...]}, found "strikt" (did you mean strict?)
 t.yaml:4:16: hca.rx_rate: expected line or a rate such as 40Gbps, found "lin" (did you mean line?)
 t.yaml:5:27: expect.flows_completed: expected all or a number, found "al" (did you mean all?)`},
 		{"merge keys and anchors", `x-link: &l {rate: 100Gbps}

@@ -36,6 +36,7 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	override(&p.FloodLossless, s.FloodLossless)
 	override(&p.Tagger, s.Tagger)
 	applyQueueing(p, s)
+	b.applyQoS(p, s, path)
 	override(&p.ECMPSeed, s.ECMPSeed)
 	override(&p.ECMPPerSwitch, s.ECMPPerSwitch)
 	b.applyLoadBalance(p, s, path)
@@ -202,6 +203,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	}
 	b.applyTCP(p, h)
 	overrideNum(&p.Priority, h.Priority)
+	b.applyHCAQoS(p, h)
 	if h.Retransmit.Set {
 		p.Retransmit = retransmits[h.Retransmit.V]
 	}

@@ -208,6 +208,10 @@ type Flow struct {
 	Start    sim.Time // when the work request is posted; default 0
 	Priority uint8    // 802.1p priority, 0..7; default the source HCA's priority (on InfiniBand the VL)
 	SL       uint8    // InfiniBand service level, 0..15; default 0
+	// DSCP, when DSCPSet, is the flow's IP DSCP (flow.dscp), over its
+	// HCAs' (hca.dscp; else 8 × Priority).
+	DSCP    uint8
+	DSCPSet bool
 	// Generator is the index in traffic: of the generator that made the
 	// flow, and Pos where that generator is in the file.
 	Generator int

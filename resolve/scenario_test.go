@@ -437,7 +437,7 @@ func TestSeveralErrorsFromAFile(t *testing.T) {
 	}
 	want := []string{
 		`testdata/several-errors.yaml:6:16: topology.link.rate: ` + rateErr("100"),
-		`testdata/several-errors.yaml:8:3: switch: unknown key bufer (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender`,
+		`testdata/several-errors.yaml:8:3: switch: unknown key bufer (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc`,
 		`testdata/several-errors.yaml:10:8: hca.mtu: 9000 is not allowed; expected one of 256, 512, 1024, 2048, 4096`,
 		`testdata/several-errors.yaml:12:18: traffic[0].incast.to: unknown host h88 (did you mean h8?); hosts are h0..h8`,
 		`testdata/several-errors.yaml:13:36: traffic[1].flow.size: ` + sizeErr("1 MiBs"),

@@ -259,9 +259,25 @@ func (*ecnV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any {
 	return anyOf(constant("off"), map[string]any{"const": false}, g.ref(reflect.TypeOf(ecnS{})))
 }
 
-func (*schedulerV) jsonSchema(g *schemaGen, tag reflect.StructTag) map[string]any {
+func (*SchedulerV) jsonSchema(g *schemaGen, tag reflect.StructTag) map[string]any {
 	return anyOf(constant("strict"), map[string]any{"type": "object", "required": []string{"dwrr"}, "additionalProperties": false,
-		"properties": map[string]any{"dwrr": (*dwrrV)(nil).jsonSchema(g, tag)}})
+		"properties": map[string]any{"dwrr": (*dwrrV)(nil).jsonSchema(g, tag), "strict": strictTCs}},
+		map[string]any{"type": "object", "required": []string{"ets"}, "additionalProperties": false,
+			"properties": map[string]any{"ets": map[string]any{"type": "object", "description": "traffic class: percent (summing to 100)",
+				"propertyNames": map[string]any{"pattern": "^[0-7]$"}, "additionalProperties": map[string]any{"type": "integer", "minimum": 1, "maximum": 100}},
+				"strict": strictTCs}})
+}
+
+// strictTCs is scheduler.strict: the strict traffic classes.
+var strictTCs = map[string]any{"type": "array", "items": map[string]any{"type": "integer", "minimum": 0, "maximum": 7}}
+
+func (*ClassMap) jsonSchema(_ *schemaGen, tag reflect.StructTag) map[string]any {
+	pattern := "^[0-7]$"
+	if tag.Get("keymax") == "63" {
+		pattern = "^([0-9]|[1-5][0-9]|6[0-3])$"
+	}
+	return map[string]any{"type": "object", "description": "from: to (a DSCP or priority to a priority or traffic class 0..7)",
+		"propertyNames": map[string]any{"pattern": pattern}, "additionalProperties": map[string]any{"type": "integer", "minimum": 0, "maximum": 7}}
 }
 
 func (x *ThresholdV) jsonSchema(g *schemaGen, tag reflect.StructTag) map[string]any {

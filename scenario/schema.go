@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"fmt"
+	"reflect"
+	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -68,7 +71,7 @@ type SwitchS struct {
 	EgressTh   ThresholdV `yaml:"egress_threshold"`
 	PFC        pfcS       `yaml:"pfc"`
 	ECN        ecnV       `yaml:"ecn"`
-	Scheduler  schedulerV `yaml:"scheduler"`
+	Scheduler  SchedulerV `yaml:"scheduler"`
 	ECMPSeed   u64V       `yaml:"ecmp_seed"`
 	// ECMPPerSwitch mixes each switch's name into its seed (swtch.Profile).
 	ECMPPerSwitch boolV `yaml:"ecmp_per_switch"`
@@ -91,6 +94,13 @@ type SwitchS struct {
 	// RangeExtender makes an explicit topology's switch an InfiniBand
 	// range extender (resolve/rangeextender.go).
 	RangeExtender RangeExtenderS `yaml:"range_extender"`
+	// Trust is what a switch classifies an arriving packet by: pcp (its
+	// 802.1p priority, the default) or dscp (its IP DSCP, through
+	// DSCP2Prio, unlisted DSCPs to dscp >> 3); Prio2TC maps priorities
+	// to the scheduler's traffic classes (swtch.Profile, switch/qos.go).
+	Trust     StrV     `yaml:"trust" enum:"pcp|dscp"`
+	DSCP2Prio ClassMap `yaml:"dscp2prio" keymax:"63"`
+	Prio2TC   ClassMap `yaml:"prio2tc" keymax:"7"`
 }
 
 // RangeExtenderS is switch.range_extender: the switch is a two-port
@@ -102,6 +112,41 @@ type RangeExtenderS struct {
 	// Buffer is the long-haul port's receive buffer, bytes, split evenly
 	// among the data VLs.
 	Buffer SizeV `yaml:"buffer" required:"" min:"128KiB" max:"1GiB"`
+}
+
+// ClassMap is switch.dscp2prio or switch.prio2tc: {from: to, ...}, from
+// 0..keymax (the field's tag), to 0..7, each from once.
+type ClassMap struct {
+	Pos Pos
+	// Keys in the file's order, To[i] the value of Keys[i]; KeyPos and
+	// ToPos where each was written.
+	Keys, To      []int64
+	KeyPos, ToPos []Pos
+}
+
+func (m *ClassMap) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	m.Pos = d.pos(n)
+	if n.Kind != yaml.MappingNode {
+		d.Errorf(d.pos(n), c.path, "expected a mapping such as {26: 3, 48: 6}, found %s", Describe(n))
+		return
+	}
+	keyTag := reflect.StructTag(`min:"0" max:"` + c.tag.Get("keymax") + `"`)
+	seen := map[int64]bool{}
+	for _, p := range d.pairs(n, c) {
+		var from, to IntV
+		d.decodeInto(p.key, &from, ctx{path: c.path, key: d.pos(p.key), tag: keyTag})
+		d.decodeInto(p.val, &to, ctx{path: c.path + "." + Show(p.key.Value), key: d.pos(p.key), tag: `min:"0" max:"7"`})
+		if !from.Set || !to.Set {
+			continue
+		}
+		if seen[from.V] {
+			d.Errorf(from.Pos, c.path, "%d is given twice", from.V)
+			continue
+		}
+		seen[from.V] = true
+		m.Keys, m.To = append(m.Keys, from.V), append(m.To, to.V)
+		m.KeyPos, m.ToPos = append(m.KeyPos, from.Pos), append(m.ToPos, to.Pos)
+	}
 }
 
 // IBS is switch.ib: InfiniBand's links and switches (SCENARIO.md,
@@ -320,27 +365,69 @@ func (e *ecnV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 	}
 }
 
-// schedulerV is strict or {dwrr: {priority: weight}}.
-type schedulerV struct {
+// SchedulerV is strict, {dwrr: {priority: weight}}, or ETS as IEEE
+// 802.1Qaz defines it: {ets: {traffic class: percent}, strict: [traffic
+// classes]}, the shares summing to 100.
+type SchedulerV struct {
 	Strict bool
 	DWRR   map[int64]int64
+	// ETS is each ETS traffic class's share, percent; StrictTCs the
+	// classes strict names (a class in neither is strict too, as without
+	// the key); ETSPos where ets was written.
+	ETS       map[int64]int64
+	StrictTCs []IntV
+	ETSPos    Pos
 }
 
-func (s *schedulerV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+func (s *SchedulerV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 	if keyword(n, "strict") {
 		s.Strict = true
 		return
 	}
+	const want = "strict, {dwrr: {priority: weight, ...}} or {ets: {traffic class: percent, ...}, strict: [traffic class, ...]}"
 	if n.Kind != yaml.MappingNode {
-		d.Errorf(d.pos(n), c.path, "expected strict or {dwrr: {priority: weight, ...}}, found %s%s", Describe(n), d.Suggest(n.Value, []string{"strict"}))
+		d.Errorf(d.pos(n), c.path, "expected %s, found %s%s", want, Describe(n), d.Suggest(n.Value, []string{"strict"}))
 		return
 	}
 	var sch struct {
 		meta
-		DWRR dwrrV `yaml:"dwrr" required:""`
+		DWRR   dwrrV  `yaml:"dwrr"`
+		ETS    dwrrV  `yaml:"ets"`
+		Strict []IntV `yaml:"strict" min:"0" max:"7"`
 	}
 	d.decodeInto(n, &sch, c)
-	s.DWRR = sch.DWRR.W
+	s.DWRR, s.ETS, s.StrictTCs = sch.DWRR.W, sch.ETS.W, sch.Strict
+	switch {
+	case sch.Has("dwrr") && sch.Has("ets"):
+		d.Errorf(sch.KeyPos("ets"), c.path+".ets", "dwrr and ets are two schedulers; give one")
+		return
+	case !sch.Has("dwrr") && !sch.Has("ets"):
+		d.Errorf(d.pos(n), c.path, "expected %s", want)
+		return
+	case sch.Has("ets"):
+		s.ETSPos = sch.KeyPos("ets")
+		sum := int64(0)
+		for _, pct := range s.ETS {
+			sum += pct
+		}
+		if len(s.ETS) > 0 && sum != 100 {
+			d.Errorf(s.ETSPos, c.path+".ets", "the ETS shares sum to %d%%, not 100%% (IEEE 802.1Qaz: each ETS traffic class's share of what the strict classes leave, in percent)", sum)
+		}
+	}
+	ets := s.ETS
+	if ets == nil {
+		ets = s.DWRR
+	}
+	for _, tc := range s.StrictTCs {
+		if _, both := ets[tc.V]; both && tc.Set {
+			names := make([]string, 0, len(ets))
+			for k := range ets {
+				names = append(names, fmt.Sprint(k))
+			}
+			sort.Strings(names)
+			d.Errorf(tc.Pos, c.path+".strict", "traffic class %d is both strict and weighted (%s); a class is one or the other", tc.V, strings.Join(names, ", "))
+		}
+	}
 }
 
 // ThresholdV is a static threshold in bytes, or {alpha: a} for a dynamic
@@ -370,18 +457,22 @@ func (x *ThresholdV) Given() bool { return x.Bytes.Set || x.Dyn.Alpha.Set }
 type dwrrV struct{ W map[int64]int64 }
 
 func (w *dwrrV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	what, wmax := "priority: weight", ""
+	if strings.HasSuffix(c.path, ".ets") {
+		what, wmax = "traffic class: percent", "100"
+	}
 	if n.Kind != yaml.MappingNode {
-		d.Errorf(d.pos(n), c.path, "expected a mapping of priority: weight, found %s", Describe(n))
+		d.Errorf(d.pos(n), c.path, "expected a mapping of %s, found %s", what, Describe(n))
 		return
 	}
 	w.W = map[int64]int64{}
 	for _, p := range d.pairs(n, c) {
 		var prio, weight IntV
 		d.decodeInto(p.key, &prio, ctx{path: c.path, key: d.pos(p.key), tag: `min:"0" max:"7"`})
-		d.decodeInto(p.val, &weight, ctx{path: c.path + "." + Show(p.key.Value), key: d.pos(p.key), tag: `min:"1"`})
+		d.decodeInto(p.val, &weight, ctx{path: c.path + "." + Show(p.key.Value), key: d.pos(p.key), tag: reflect.StructTag(`min:"1" max:"` + wmax + `"`)})
 		if prio.Set && weight.Set {
 			if _, dup := w.W[prio.V]; dup {
-				d.Errorf(prio.Pos, c.path, "priority %d is given twice", prio.V)
+				d.Errorf(prio.Pos, c.path, "%s %d is given twice", strings.SplitN(what, ":", 2)[0], prio.V)
 			}
 			w.W[prio.V] = weight.V
 		}
@@ -392,9 +483,12 @@ type HCAS struct {
 	meta
 	// Transport frames RDMA on Ethernet: rocev2 (IP and UDP) or rocev1
 	// (EtherType 0x8915 and a GRH, layer 2 only).
-	Transport  StrV `yaml:"transport" kinds:"transport"`
-	MTU        IntV `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
-	Priority   IntV `yaml:"priority" min:"0" max:"7"`
+	Transport StrV `yaml:"transport" kinds:"transport"`
+	MTU       IntV `yaml:"mtu" oneof:"256|512|1024|2048|4096"`
+	Priority  IntV `yaml:"priority" min:"0" max:"7"`
+	// DSCP is the IP DSCP of the QPs' packets (hca.Profile.DSCP); default
+	// 8 × the priority.
+	DSCP       IntV `yaml:"dscp" min:"0" max:"63"`
 	Retransmit StrV `yaml:"retransmit" enum:"go-back-0|go-back-n|selective"`
 	// BDPCap caps an RC flow's bytes in flight (IRN's BDP-FC): auto,
 	// the flow path's bandwidth-delay product, or a size.

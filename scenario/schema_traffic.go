@@ -55,6 +55,8 @@ type FlowS struct {
 	// port on the same fabric. Default 1. Port 2 is a VPI host's port on
 	// its other fabric (resolve/vpi.go).
 	Port IntV `yaml:"port" min:"1" max:"2"`
+	// DSCP is the IP DSCP of the flow's packets, over hca.dscp.
+	DSCP IntV `yaml:"dscp" min:"0" max:"63"`
 	GenCommon
 }
 

@@ -260,11 +260,13 @@ func (s *Switch) tag(p *fabric.Packet, in *fabric.Port, out int) {
 	}
 	for _, c := range s.classes {
 		if c > p.Priority {
-			p.Priority = c
+			p.Priority, p.DSCP = c, c<<3
 			return
 		}
 	}
-	p.Priority = s.lossy
+	// The packet's DSCP follows: the new priority's class selector, which
+	// the default DSCP map (dscp >> 3) takes back to it downstream.
+	p.Priority, p.DSCP = s.lossy, s.lossy<<3
 }
 
 // Waiting reports whether the egress queue of port o and priority prio

@@ -39,10 +39,25 @@ type Profile struct {
 	EgressThreshold Threshold
 	PFC             PFC
 	ECN             ECN
-	// DWRR holds per-priority weights when egress scheduling is deficit
-	// weighted round robin; priorities without a weight are served first,
-	// in strict priority. nil means strict priority for all (the default).
+	// DWRR holds per-traffic-class weights (per priority, with the
+	// identity Prio2TC) when egress scheduling is deficit weighted round
+	// robin; classes without a weight are served first, in strict
+	// priority. nil means strict priority for all (the default). ETS
+	// (switch.scheduler.ets, IEEE 802.1Qaz) is given here as its shares'
+	// percentages over their greatest common divisor.
 	DWRR map[uint8]int
+	// TrustDSCP classifies an arriving packet by its IP DSCP
+	// (switch.trust: dscp): its priority becomes DSCP2Prio[DSCP], for
+	// its buffer accounting, PFC, queue and onward tag. Default false:
+	// the packet's 802.1p priority (PCP) is trusted, as before the key.
+	TrustDSCP bool
+	// DSCP2Prio is each DSCP's priority under TrustDSCP. Default dscp >>
+	// 3 (DefaultDSCP2Prio says whose).
+	DSCP2Prio [64]uint8
+	// Prio2TC, when not nil, is each priority's traffic class
+	// (switch.prio2tc), which the scheduler serves; nil is the identity
+	// (IEEE 802.1Qaz's default with eight classes).
+	Prio2TC *[8]uint8
 	// DWRRUnit is the bytes one unit of a DWRR weight is worth: 0 for the
 	// largest frame (the default); 64 on InfiniBand, whose VL arbitration
 	// weights count 64-byte units.
@@ -212,6 +227,7 @@ func DefaultProfile() Profile {
 		// Kmax 200 KB, Pmax 1%. Marking is off until asked for.
 		ECN:            ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
 		LinkLayer:      "ethernet",
+		DSCP2Prio:      DefaultDSCP2Prio(),
 		FloodLossless:  true,
 		ECMPPerSwitch:  true,
 		FlowletTimeout: 50 * sim.Microsecond,

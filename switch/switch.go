@@ -77,8 +77,13 @@ type Switch struct {
 	// copying: on InfiniBand, copies of some multicast packet are in
 	// the switch, and copies says which (copies.go).
 	copying bool
-	lb      *balancer
-	Stats   Stats // its first three counters are per packet
+	// trustDSCP is Prof.TrustDSCP: an arriving packet's priority is its
+	// DSCP's (qos.go); byTC, that strict priorities are served in the
+	// order of their traffic classes (Prof.Prio2TC is not the identity).
+	trustDSCP bool
+	byTC      bool
+	lb        *balancer
+	Stats     Stats // its first three counters are per packet
 
 	// rxCredit is each port's credit state on InfiniBand
 	// (fabric.Port.CreditState): a packet that leaves gives its ingress
@@ -122,12 +127,21 @@ type Switch struct {
 	fifos    [8]egressFIFOs
 	perQueue int
 
-	// DWRR state per egress port.
-	dwrrOrder []uint8 // weighted priorities, ascending
+	// DWRR state per egress port, by traffic class (qos.go: with the
+	// identity Prof.Prio2TC, a class is its priority).
+	dwrrOrder []uint8 // weighted traffic classes, ascending
 	quantum   [8]int64
 	deficit   [][8]int64
 	dwrrAt    []int
 	dwrrFresh []bool
+	// The classes (qos.go): each priority's traffic class, each class's
+	// priorities, each DSCP's priority (with trustDSCP), and per port and
+	// class the priority its round robin served last (made only where a
+	// weighted class has several priorities).
+	tcOf      [8]uint8
+	tcPrios   [8]uint8
+	dscp2prio [64]uint8
+	tcLast    [][8]uint8
 
 	// Faults, the PFC watchdog and Tagger (faults.go).
 	scratch []int32
@@ -259,10 +273,11 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	s.reservedTotal = prof.reservedTotal(n)
 	s.sharedSize = int64(prof.Buffer) - s.reservedTotal - s.headroomTotal
-	for prio, w := range prof.DWRR {
-		s.weighted |= 1 << prio
-		s.dwrrOrder = append(s.dwrrOrder, prio)
-		s.quantum[prio] = int64(w) * maxFrame
+	s.initQoS(n)
+	for tc, w := range prof.DWRR {
+		s.weighted |= s.tcPrios[tc&7]
+		s.dwrrOrder = append(s.dwrrOrder, tc)
+		s.quantum[tc] = int64(w) * maxFrame
 	}
 	sort.Slice(s.dwrrOrder, func(a, b int) bool { return s.dwrrOrder[a] < s.dwrrOrder[b] })
 	// Slots for the priorities the profile names; others get theirs as
@@ -273,8 +288,8 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	s.addSlots(slots)
 	if prof.DWRRUnit > 0 {
-		for prio, w := range prof.DWRR {
-			s.quantum[prio] = int64(w) * prof.DWRRUnit
+		for tc, w := range prof.DWRR {
+			s.quantum[tc] = int64(w) * prof.DWRRUnit
 		}
 	}
 	if prof.HighLimit > 0 {
@@ -284,8 +299,8 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	// bytes a unit, on InfiniBand) needs several rounds to send one, and
 	// the search goes round that often before it gives up.
 	rounds := int64(1)
-	for _, prio := range s.dwrrOrder {
-		if q := s.quantum[prio]; q > 0 {
+	for _, tc := range s.dwrrOrder {
+		if q := s.quantum[tc]; q > 0 {
 			rounds = max(rounds, (maxFrame+q-1)/q)
 		}
 	}
@@ -364,6 +379,9 @@ func (s *Switch) InPipeline() int64 { return s.pipeline }
 // Receive admits a packet whose last bit has arrived.
 func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	frame := p.Frame()
+	if s.trustDSCP {
+		p.Priority = s.dscp2prio[p.DSCP&63] // classified by its DSCP (qos.go)
+	}
 	prio := p.Priority
 	i := in.Index
 	p.InPrio = prio
@@ -598,6 +616,9 @@ func (s *Switch) NextPacket(port *fabric.Port) *fabric.Packet {
 		if s.weighted != 0 && s.Prof.HighLimit > 0 {
 			return s.nextHigh(port, ready, paused)
 		}
+		if s.byTC {
+			return s.dequeue(port, s.highestClass(ready))
+		}
 		return s.dequeue(port, uint8(bits.Len8(ready)-1)) // the highest priority ready
 	}
 	if len(s.dwrrOrder) > 0 {
@@ -644,33 +665,37 @@ func (s *Switch) creditBlocked(port *fabric.Port) uint8 {
 }
 
 // nextDWRR is deficit weighted round robin (Shreedhar and Varghese,
-// SIGCOMM 1995) over the weighted priorities: a queue's turn adds weight ×
-// the largest frame to its deficit, and it sends while its head fits. A
-// queue that empties loses its deficit; a paused one keeps it.
+// SIGCOMM 1995) over the weighted traffic classes: a class's turn adds
+// its quantum (weight × the largest frame, or × DWRRUnit) to its
+// deficit, and it sends while its head fits. A class that empties loses
+// its deficit; a paused one keeps it. Within a class of several
+// priorities, those ready take turns (classHead). ETS (IEEE 802.1Qaz,
+// switch.scheduler.ets) is this with the shares as weights: what the
+// strict classes leave is split by them, and an idle or paused class's
+// share goes to the others, since the round skips it.
 func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 	o := port.Index
 	n := len(s.dwrrOrder)
 	for tries := 0; tries < s.dwrrTries; tries++ {
-		prio := s.dwrrOrder[s.dwrrAt[o]]
-		q := &s.queues[s.at(o, prio)] // weighted priorities have slots from New
-		blocked := port.Paused(prio) && port.OwnerBits[bitWDIgnore]&(1<<prio) == 0
-		if s.credits {
-			blocked = q.Len > 0 && port.Paused(prio) && !port.HasCredit(prio, q.peek().Frame()) // creditBlocked
-		}
-		if q.Len == 0 || blocked {
-			if q.Len == 0 {
-				s.deficit[o][prio] = 0
+		tc := s.dwrrOrder[s.dwrrAt[o]]
+		prio, q, empty := s.classHead(port, tc)
+		if q == nil {
+			if empty {
+				s.deficit[o][tc] = 0
 			}
 			s.dwrrAt[o] = (s.dwrrAt[o] + 1) % n
 			s.dwrrFresh[o] = true
 			continue
 		}
 		if s.dwrrFresh[o] {
-			s.deficit[o][prio] += s.quantum[prio]
+			s.deficit[o][tc] += s.quantum[tc]
 			s.dwrrFresh[o] = false
 		}
-		if f := q.peek().Frame(); f <= s.deficit[o][prio] {
-			s.deficit[o][prio] -= f
+		if f := q.peek().Frame(); f <= s.deficit[o][tc] {
+			s.deficit[o][tc] -= f
+			if s.tcLast != nil {
+				s.tcLast[o][tc] = prio
+			}
 			return s.dequeue(port, prio)
 		}
 		s.dwrrAt[o] = (s.dwrrAt[o] + 1) % n

@@ -1,0 +1,123 @@
+package resolve
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/scenario"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// QoS as a switch is configured (switch.trust, dscp2prio, prio2tc,
+// scheduler: {ets, strict}) and the DSCP the NICs write (hca.dscp, a
+// flow's dscp): read into the profiles, with the checks that name what
+// is allowed.
+
+// applyQoS lays switch block s's classification and ETS over p.
+func (b *builder) applyQoS(p *swtch.Profile, s *scenario.SwitchS, path string) {
+	if s.Trust.Set {
+		p.TrustDSCP = s.Trust.V == "dscp"
+	}
+	if m := &s.DSCP2Prio; len(m.Keys) > 0 {
+		p.DSCP2Prio = swtch.DefaultDSCP2Prio()
+		for i, d := range m.Keys {
+			p.DSCP2Prio[d] = uint8(m.To[i])
+		}
+		if !p.TrustDSCP {
+			// A warning, not an error: a sweep may turn trust between
+			// pcp and dscp over the same map.
+			b.warnf(m.Pos, path+".dscp2prio", "dscp2prio applies with trust: dscp, and this switch trusts pcp: the map has no effect")
+		}
+	}
+	if m := &s.Prio2TC; len(m.Keys) > 0 {
+		t := [8]uint8{0, 1, 2, 3, 4, 5, 6, 7}
+		if p.Prio2TC != nil {
+			t = *p.Prio2TC
+		}
+		for i, prio := range m.Keys {
+			t[prio] = uint8(m.To[i])
+		}
+		p.Prio2TC = &t
+	}
+	sch := &s.Scheduler
+	if len(sch.ETS) == 0 {
+		return
+	}
+	// ETS's shares as DWRR weights: the percentages over their greatest
+	// common divisor (70/30 is 7:3), each a quantum of that many largest
+	// frames a round.
+	g := int64(0)
+	for _, pct := range sch.ETS {
+		g = gcd(g, pct)
+	}
+	p.DWRR = map[uint8]int{}
+	for tc, pct := range sch.ETS {
+		p.DWRR[uint8(tc)] = int(pct / g)
+	}
+	if m := &s.Prio2TC; len(m.Keys) > 0 {
+		known := map[int64]bool{}
+		for tc := range sch.ETS {
+			known[tc] = true
+		}
+		for _, tc := range sch.StrictTCs {
+			known[tc.V] = true
+		}
+		for i, tc := range m.To {
+			if !known[tc] {
+				b.errorf(m.ToPos[i], path+".prio2tc", "priority %d goes to traffic class %d, which switch.scheduler does not name; its classes are %s", m.Keys[i], tc, classList(sch))
+			}
+		}
+	}
+}
+
+// classList names a scheduler's ETS and strict classes, for messages.
+func classList(sch *scenario.SchedulerV) string {
+	var ets, strict []string
+	for tc := range sch.ETS {
+		ets = append(ets, fmt.Sprint(tc))
+	}
+	sort.Strings(ets)
+	for _, tc := range sch.StrictTCs {
+		strict = append(strict, fmt.Sprint(tc.V))
+	}
+	out := "ets " + strings.Join(ets, ", ")
+	if len(strict) > 0 {
+		out += "; strict " + strings.Join(strict, ", ")
+	}
+	return out
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// applyHCAQoS lays hca block h's dscp over p. With the switches trusting
+// DSCP, a NIC given a DSCP and no priority sends on the DSCP's priority
+// (as a NIC trusting DSCP with the switches' map does): its PAUSE then
+// stops the priority the switches account the packets to.
+func (b *builder) applyHCAQoS(p *hca.Profile, h *scenario.HCAS) {
+	if !h.DSCP.Set {
+		return
+	}
+	p.DSCP, p.DSCPSet = uint8(h.DSCP.V), true
+	if sw := &b.s.Switch; sw.TrustDSCP && !h.Priority.Set {
+		p.Priority = sw.DSCP2Prio[p.DSCP&63]
+	}
+}
+
+// flowDSCP gives flow f the dscp its flow: item gives, and under DSCP
+// trust the DSCP's priority where the item gives none.
+func (b *builder) flowDSCP(g *scenario.FlowS, f *Flow) {
+	if !g.DSCP.Set {
+		return
+	}
+	f.DSCP, f.DSCPSet = uint8(g.DSCP.V), true
+	if sw := &b.s.Switch; sw.TrustDSCP && !g.Priority.Set && !g.SL.Set {
+		f.Priority = sw.DSCP2Prio[f.DSCP&63]
+	}
+}
