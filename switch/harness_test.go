@@ -14,6 +14,7 @@ type testFlow struct {
 	id       int
 	dst      *testHost
 	prio     uint8
+	dscp     uint8 // the IP DSCP its packets carry
 	wire     int   // bytes on the wire per packet
 	left     int64 // packets still to send; < 0 for no end
 	ecn      fabric.ECN
@@ -53,7 +54,7 @@ func (h *testHost) packet(f *testFlow) *fabric.Packet {
 	p := h.pool.Get()
 	p.Kind = fabric.KindData
 	p.Opcode = fabric.TransportRC | fabric.OpWriteMiddle
-	p.Priority = f.prio
+	p.Priority, p.DSCP = f.prio, f.dscp
 	p.ECN = f.ecn
 	p.Src, p.Dst = h.id, f.dst.id
 	p.Flow = fabric.FlowKey{SrcIP: h.ip, DstIP: f.dst.ip, SrcPort: uint16(49152 + f.id), DstPort: fabric.RoCEv2Port}
