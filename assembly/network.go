@@ -393,6 +393,14 @@ func (n *Network) prioritiesInUse() []uint8 {
 			}
 		}
 	}
+	if n.qos() {
+		// Where QoS is configured, the CNPs' class is sampled too.
+		for _, h := range n.HCAs {
+			if h != nil {
+				used[h.Prof.CNPPriority&7] = true
+			}
+		}
+	}
 	var out []uint8
 	for p, u := range used {
 		if u {

@@ -200,6 +200,7 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	rows, byteErrors := n.flowRows(sum, now, c)
 	sum.Connections = n.connections()
 	n.countPackets(sum)
+	sum.Classes = n.classCounters()
 	n.conserve(sum, c, byteErrors)
 	if sum.Packets.DropReasons["headroom"] > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf(

@@ -16,8 +16,9 @@ const maxSeriesRows = 1_000_000
 
 // Sampler records the time series of observe: at every interval: tx_gbps
 // per observed port, queue_bytes and paused per observed port and priority
-// in use, buffer_bytes per switch, flow_gbps per observed flow. Its memory
-// is series × samples.
+// in use (and tx_gbps per priority where a switch configures QoS),
+// buffer_bytes per switch, flow_gbps per observed flow. Its memory is
+// series × samples.
 type Sampler struct {
 	eng      *sim.Engine
 	interval sim.Time
@@ -71,6 +72,11 @@ type queueSeries struct {
 	queueKey   reports.Key // queue_bytes, for a switch's port
 	pausedKey  reports.Key
 	lastPaused sim.Time
+	// txKey is tx_gbps of the priority, for a switch whose profile
+	// configures QoS (swtch.Profile.QoS), lastTx its bytes sent so far.
+	txKey  reports.Key
+	perTx  bool
+	lastTx int64
 }
 
 // NewSampler makes the sampler of c: the ports and queues it selects (the
@@ -98,8 +104,12 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 			}
 			for _, prio := range prios {
 				where := fmt.Sprintf("%s:%d", p.Name, prio)
-				sm.queues = append(sm.queues, queueSeries{where: where, port: p, sw: sw, prio: prio,
-					queueKey: sm.series.Key(reports.MetricQueueBytes, where), pausedKey: sm.series.Key(paused, where)})
+				q := queueSeries{where: where, port: p, sw: sw, prio: prio,
+					queueKey: sm.series.Key(reports.MetricQueueBytes, where), pausedKey: sm.series.Key(paused, where)}
+				if sw != nil && sw.Prof.QoS() {
+					q.txKey, q.perTx = sm.series.Key(reports.MetricTxGbps, where), true
+				}
+				sm.queues = append(sm.queues, q)
 			}
 		}
 		if sw != nil {
@@ -174,6 +184,11 @@ func (sm *Sampler) Sample(now sim.Time) {
 		paused := q.port.PausedTime(q.prio)
 		ser.AddKey(q.pausedKey, float64(paused-q.lastPaused)/float64(dt))
 		q.lastPaused = paused
+		if q.perTx {
+			tx := q.sw.PortPrio(q.port.Index, q.prio).TxBytes
+			ser.AddKey(q.txKey, float64(tx-q.lastTx)*8/sec/1e9)
+			q.lastTx = tx
+		}
 	}
 	for i, sw := range sm.switches {
 		ser.AddKey(sm.bufferKey[i], float64(sw.BufferUsed()))

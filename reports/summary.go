@@ -39,6 +39,10 @@ type Summary struct {
 	// Queues is the largest switch egress queue sampled (omitted when no
 	// queue held a byte at a sample).
 	Queues *QueuePeak `json:"queues,omitempty"`
+	// Classes are the per-class counters where a switch configures QoS
+	// (switch.trust: dscp, scheduler.ets or prio2tc), named as ethtool -S
+	// names them on a ConnectX; omitted otherwise.
+	Classes []ClassCounters `json:"classes,omitempty"`
 	// Connections is the flows' rdma_cm connection set-up (omitted when
 	// no flow has connect: cm).
 	Connections *Connections  `json:"connections,omitempty"`
@@ -265,4 +269,14 @@ type Uplinks struct {
 	MeanBytes float64 `json:"mean_bytes"`
 	MaxBytes  int64   `json:"max_bytes"`
 	Imbalance float64 `json:"imbalance"`
+}
+
+// ClassCounters are one host's or switch port's per-class counters
+// (Summary.Classes): rx_prioN_bytes, rx_prioN_pause, np_cnp_sent and
+// rp_cnp_handled for a host, tx_prioN_bytes and tx_prioN_pause for a
+// switch port. Only counters above zero are listed.
+type ClassCounters struct {
+	Node     string           `json:"node"`
+	Port     string           `json:"port,omitempty"`
+	Counters map[string]int64 `json:"counters"`
 }

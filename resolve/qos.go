@@ -42,6 +42,9 @@ func (b *builder) applyQoS(p *swtch.Profile, s *scenario.SwitchS, path string) {
 		p.Prio2TC = &t
 	}
 	sch := &s.Scheduler
+	if s.Has("scheduler") {
+		p.ETS = false
+	}
 	if len(sch.ETS) == 0 {
 		return
 	}
@@ -52,7 +55,7 @@ func (b *builder) applyQoS(p *swtch.Profile, s *scenario.SwitchS, path string) {
 	for _, pct := range sch.ETS {
 		g = gcd(g, pct)
 	}
-	p.DWRR = map[uint8]int{}
+	p.DWRR, p.ETS = map[uint8]int{}, true
 	for tc, pct := range sch.ETS {
 		p.DWRR[uint8(tc)] = int(pct / g)
 	}

@@ -54,6 +54,9 @@ type Profile struct {
 	// DSCP2Prio is each DSCP's priority under TrustDSCP. Default dscp >>
 	// 3 (DefaultDSCP2Prio says whose).
 	DSCP2Prio [64]uint8
+	// ETS says DWRR came from switch.scheduler.ets (its shares over
+	// their greatest common divisor): QoS as configured (QoS).
+	ETS bool
 	// Prio2TC, when not nil, is each priority's traffic class
 	// (switch.prio2tc), which the scheduler serves; nil is the identity
 	// (IEEE 802.1Qaz's default with eight classes).
@@ -286,3 +289,9 @@ func HeadroomBound(r fabric.Rate, delay sim.Time, senderFrame, receiverFrame int
 	receiver := receiverFrame + fabric.PreambleIFGBytes
 	return 2*sender + receiver + fabric.PFCWireBytes + 2*fabric.BytesIn(delay, r) + fabric.BytesIn(response, r)
 }
+
+// QoS reports whether the profile configures QoS with switch.trust:
+// dscp, scheduler.ets or prio2tc, where the outputs add per-class
+// counters (tx_gbps at node:port:priority, summary.json's classes). A
+// DWRR scheduler alone, as before those keys, adds none.
+func (p *Profile) QoS() bool { return p.TrustDSCP || p.ETS || p.Prio2TC != nil }

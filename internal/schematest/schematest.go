@@ -7,6 +7,7 @@ package schematest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -39,7 +40,7 @@ func YAML(t testing.TB, src []byte) any {
 	if err := yaml.Unmarshal(src, &v); err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(stringKeys(v))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,4 +49,29 @@ func YAML(t testing.TB, src []byte) any {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// stringKeys gives every mapping string keys, as an editor's YAML
+// language server reads a file against a JSON Schema (whose object keys
+// are strings): {26: 3} is {"26": 3}.
+func stringKeys(v any) any {
+	switch x := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[fmt.Sprint(k)] = stringKeys(e)
+		}
+		return m
+	case map[string]any:
+		for k, e := range x {
+			x[k] = stringKeys(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = stringKeys(e)
+		}
+		return x
+	}
+	return v
 }

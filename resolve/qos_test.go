@@ -1,0 +1,79 @@
+package resolve
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestQoSBadInput: the QoS keys' bad input, each at its line and column
+// naming what is allowed; a dscp2prio under trust: pcp is a warning
+// (a sweep may toggle trust over one map), not an error.
+func TestQoSBadInput(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"ranges, sums and overlaps", `topology: {kind: star, hosts: 2}
+switch:
+  dscp2prio: {64: 3, 26: 9}
+  prio2tc: {2: 5}
+  scheduler: {ets: {3: 70, 1: 20}, strict: [3]}
+hca: {dscp: 70}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, dscp: -1}
+`, `t.yaml:3:15: switch.dscp2prio: 64 is out of range; expected 0..63
+t.yaml:3:26: switch.dscp2prio.26: 9 is out of range; expected 0..7
+t.yaml:4:16: switch.prio2tc: priority 2 goes to traffic class 5, which switch.scheduler does not name; its classes are ets 1, 3; strict 3
+t.yaml:5:15: switch.scheduler.ets: the ETS shares sum to 90%, not 100% (IEEE 802.1Qaz: each ETS traffic class's share of what the strict classes leave, in percent)
+t.yaml:5:45: switch.scheduler.strict: traffic class 3 is both strict and weighted (1, 3); a class is one or the other
+t.yaml:6:13: hca.dscp: 70 is out of range; expected 0..63
+t.yaml:8:48: traffic[0].flow.dscp: -1 is out of range; expected 0..63`},
+		{"two schedulers", `topology: {kind: star, hosts: 2}
+switch:
+  scheduler: {dwrr: {3: 1}, ets: {3: 100}}
+`, `t.yaml:3:29: switch.scheduler.ets: dwrr and ets are two schedulers; give one`},
+	} {
+		_, err := Parse("t.yaml", []byte(c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got\n%v\nwant\n%s", c.name, err, c.want)
+		}
+	}
+	s := mustParse(t, `topology: {kind: star, hosts: 2}
+switch: {dscp2prio: {26: 3}}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB}
+`)
+	if len(s.Warnings) != 1 || s.Warnings[0].Error() != "t.yaml:2:21: switch.dscp2prio: dscp2prio applies with trust: dscp, and this switch trusts pcp: the map has no effect" {
+		t.Errorf("warnings %v", s.Warnings)
+	}
+}
+
+// TestQoSResolve: ETS shares become DWRR weights over their gcd; a flow's
+// dscp under trust: dscp takes its priority from dscp2prio (the listed
+// 10 to 1; an unlisted 40 to 40 >> 3 = 5), hca.dscp the HCA's, and an
+// explicit priority stays.
+func TestQoSResolve(t *testing.T) {
+	s := mustParse(t, `topology: {kind: star, hosts: 2}
+switch:
+  trust: dscp
+  dscp2prio: {10: 1}
+  scheduler: {ets: {3: 70, 1: 30}, strict: [6]}
+hca: {dscp: 26}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, dscp: 10}
+  - flow: {from: h0, to: h1, size: 1MiB, dscp: 40}
+  - flow: {from: h0, to: h1, size: 1MiB, dscp: 10, priority: 3}
+  - flow: {from: h0, to: h1, size: 1MiB}
+`)
+	if w := s.Switch.DWRR; len(w) != 2 || w[3] != 7 || w[1] != 3 || !s.Switch.ETS || !s.Switch.TrustDSCP {
+		t.Errorf("switch DWRR %v, ETS %v, trust dscp %v; want {3: 7, 1: 3}, true, true", w, s.Switch.ETS, s.Switch.TrustDSCP)
+	}
+	if s.HCA.Priority != 3 || !s.HCA.DSCPSet || s.HCA.DSCP != 26 {
+		t.Errorf("hca priority %d, dscp %d (set %v); want 3 (26 >> 3), 26", s.HCA.Priority, s.HCA.DSCP, s.HCA.DSCPSet)
+	}
+	var got []string
+	for _, f := range s.Flows {
+		got = append(got, strings.Join([]string{string(rune('0' + f.Priority)), string(rune('0' + f.DSCP/10)), string(rune('0' + f.DSCP%10))}, ""))
+	}
+	// The last flow gives no dscp: its QPs take the HCA's (26) when made.
+	if want := "110 540 310 300"; strings.Join(got, " ") != want || s.Flows[3].DSCPSet {
+		t.Errorf("flows' priority and DSCP %q, want %q", strings.Join(got, " "), want)
+	}
+}
