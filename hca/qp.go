@@ -189,25 +189,25 @@ func (a *QPAttr) sets(bit QPAttrMask, nonzero bool) bool {
 // QP is a queue pair: its requester side sends the WQEs of its send queue;
 // its responder side receives the peer's requests.
 type QP struct {
-	QPN       uint32
-	Type      QPType
+	QPN  uint32
+	Type QPType
+	// DSCP, when DSCPSet, is the DSCP of the QP's packets; otherwise
+	// they carry 8 × Priority (Profile.DSCP). (In Type's padding.)
+	DSCP      uint8
+	DSCPSet   bool
 	RemoteQPN uint32
 	Remote    fabric.NodeID
 	RemoteIP  uint32
 	State     QPState
 	Priority  uint8
 	SL        uint8 // InfiniBand service level its packets carry (the VL is Priority)
-	// DSCP, when DSCPSet, is the DSCP of the QP's packets; otherwise
-	// they carry 8 × Priority (Profile.DSCP).
-	DSCP    uint8
-	DSCPSet bool
-	PD      *PD
-	SendCQ  *CQ
-	RecvCQ  *CQ
-	SRQ     *SRQ
-	SigAll  bool
-	Access  Access
-	QKey    uint32
+	PD        *PD
+	SendCQ    *CQ
+	RecvCQ    *CQ
+	SRQ       *SRQ
+	SigAll    bool
+	Access    Access
+	QKey      uint32
 
 	// RemoteAddr and RemoteRKey are what the application learnt of the
 	// peer's memory out of band (as ibv_rc_pingpong exchanges them); the

@@ -17,6 +17,14 @@ import (
 
 // applyQoS lays switch block s's classification and ETS over p.
 func (b *builder) applyQoS(p *swtch.Profile, s *scenario.SwitchS, path string) {
+	if s.Trust.Set && s.Trust.V == "dscp" {
+		switch {
+		case b.f.Switch.LinkLayer.V == "infiniband":
+			b.errorf(s.Trust.Pos, path+".trust", "trust: dscp classifies by the IP header's DSCP, and InfiniBand's packets have none: their SL picks the VL (switch.ib.sl2vl)")
+		case b.f.HCA.Transport.V == "rocev1":
+			b.errorf(s.Trust.Pos, path+".trust", "trust: dscp classifies by the IP header's DSCP, and RoCEv1's frames have no IP header (EtherType 0x8915): use trust: pcp")
+		}
+	}
 	if s.Trust.Set {
 		p.TrustDSCP = s.Trust.V == "dscp"
 	}
@@ -106,6 +114,9 @@ func gcd(a, b int64) int64 {
 func (b *builder) applyHCAQoS(p *hca.Profile, h *scenario.HCAS) {
 	if !h.DSCP.Set {
 		return
+	}
+	if b.f.Switch.LinkLayer.V == "infiniband" {
+		b.errorf(h.DSCP.Pos, "hca.dscp", "dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (a flow's sl)")
 	}
 	p.DSCP, p.DSCPSet = uint8(h.DSCP.V), true
 	if sw := &b.s.Switch; sw.TrustDSCP && !h.Priority.Set {

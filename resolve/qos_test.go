@@ -3,6 +3,8 @@ package resolve
 import (
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/congestion"
 )
 
 // TestQoSBadInput: the QoS keys' bad input, each at its line and column
@@ -25,6 +27,15 @@ t.yaml:5:15: switch.scheduler.ets: the ETS shares sum to 90%, not 100% (IEEE 802
 t.yaml:5:45: switch.scheduler.strict: traffic class 3 is both strict and weighted (1, 3); a class is one or the other
 t.yaml:6:13: hca.dscp: 70 is out of range; expected 0..63
 t.yaml:8:48: traffic[0].flow.dscp: -1 is out of range; expected 0..63`},
+		{"no DSCP to trust", `topology: {kind: star, hosts: 2}
+switch: {link_layer: infiniband, trust: dscp}
+hca: {dscp: 26}
+`, `t.yaml:2:41: switch.trust: trust: dscp classifies by the IP header's DSCP, and InfiniBand's packets have none: their SL picks the VL (switch.ib.sl2vl)
+t.yaml:3:13: hca.dscp: dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (a flow's sl)`},
+		{"RoCEv1 has no IP header", `topology: {kind: star, hosts: 2}
+switch: {trust: dscp}
+hca: {transport: rocev1}
+`, `t.yaml:2:17: switch.trust: trust: dscp classifies by the IP header's DSCP, and RoCEv1's frames have no IP header (EtherType 0x8915): use trust: pcp`},
 		{"two schedulers", `topology: {kind: star, hosts: 2}
 switch:
   scheduler: {dwrr: {3: 1}, ets: {3: 100}}
@@ -75,5 +86,31 @@ traffic:
 	// The last flow gives no dscp: its QPs take the HCA's (26) when made.
 	if want := "110 540 310 300"; strings.Join(got, " ") != want || s.Flows[3].DSCPSet {
 		t.Errorf("flows' priority and DSCP %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+// TestDCQCNClassKeys: hca.dcqcn's rpg_gd, cnp_dscp and cnp_802p_prio
+// reach the reaction point's parameters and the NIC's CNPs (the defaults
+// 11, 48 and 6 otherwise): the rate test on rpg_gd is congestion's
+// TestDCQCNRpgGd, the CNPs' class assembly's TestCNPsInTheirOwnClass.
+func TestDCQCNClassKeys(t *testing.T) {
+	for _, c := range []struct {
+		dcqcn           string
+		gd, dscp, prio  int
+		cnpDSCP, cnpPri uint8
+	}{
+		{"{variant: nvidia}", 11, 48, 6, 48, 6},
+		{"{rpg_gd: 10, cnp_dscp: 40, cnp_802p_prio: 5}", 10, 40, 5, 40, 5},
+	} {
+		s := mustParse(t, "topology: {kind: star, hosts: 2}\nhca: {cc: dcqcn, dcqcn: "+c.dcqcn+"}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB}\n")
+		p := s.CC["dcqcn"].(*congestion.DCQCNParams)
+		if p.GD != c.gd || p.CNPDSCP != c.dscp || p.CNP802pPrio != c.prio {
+			t.Errorf("%s: rpg_gd %d, cnp_dscp %d, cnp_802p_prio %d; want %d, %d, %d", c.dcqcn, p.GD, p.CNPDSCP, p.CNP802pPrio, c.gd, c.dscp, c.prio)
+		}
+		hp := s.HCA
+		ApplyCCToProfile(&hp, s.CC)
+		if hp.CNPDSCP != c.cnpDSCP || hp.CNPPriority != c.cnpPri {
+			t.Errorf("%s: the NIC's CNPs carry DSCP %d on priority %d; want %d on %d", c.dcqcn, hp.CNPDSCP, hp.CNPPriority, c.cnpDSCP, c.cnpPri)
+		}
 	}
 }

@@ -35,16 +35,29 @@ func DefaultDSCP2Prio() [64]uint8 {
 	return m
 }
 
+// classes are what a switch keeps of its QoS configuration beyond each
+// class's priorities (Switch.tcPrios), apart from the switch so that a
+// switch without it stays in its allocation class: each priority's
+// traffic class, each DSCP's priority (with trust: dscp), and per port
+// and class the priority its round robin served last (where a weighted
+// class has several priorities).
+type classes struct {
+	tcOf      [8]uint8
+	dscp2prio [64]uint8
+	tcLast    [][8]uint8
+}
+
 // initQoS lays out the classes from the profile: each priority's traffic
 // class (Prio2TC, else itself), each class's priorities and the DSCP map.
 func (s *Switch) initQoS(ports int) {
 	prof := &s.Prof
+	var c classes
 	for prio := range 8 {
 		tc := uint8(prio)
 		if prof.Prio2TC != nil {
 			tc = prof.Prio2TC[prio] & 7
 		}
-		s.tcOf[prio] = tc
+		c.tcOf[prio] = tc
 		s.tcPrios[tc] |= 1 << prio
 		if tc != uint8(prio) {
 			s.byTC = true
@@ -52,13 +65,16 @@ func (s *Switch) initQoS(ports int) {
 	}
 	if s.trustDSCP = prof.TrustDSCP; s.trustDSCP {
 		for d, prio := range prof.DSCP2Prio {
-			s.dscp2prio[d] = prio & 7
+			c.dscp2prio[d] = prio & 7
 		}
 	}
 	for tc := range prof.DWRR {
 		if bits.OnesCount8(s.tcPrios[tc&7]) > 1 {
-			s.tcLast = make([][8]uint8, ports)
+			c.tcLast = make([][8]uint8, ports)
 		}
+	}
+	if s.trustDSCP || s.byTC || c.tcLast != nil {
+		s.qos = &c
 	}
 }
 
@@ -85,7 +101,7 @@ func (s *Switch) classHead(port *fabric.Port, tc uint8) (uint8, *egressQueue, bo
 		return prio, q, false
 	}
 	empty := true
-	start := s.tcLast[o][tc&7] + 1
+	start := s.qos.tcLast[o][tc&7] + 1 // several priorities: made in initQoS
 	for k := range uint8(8) {
 		prio := (start + k) & 7
 		if m&(1<<prio) == 0 {
@@ -119,7 +135,7 @@ func (s *Switch) highestClass(ready uint8) uint8 {
 	best, rank := uint8(0), -1
 	for m := ready; m != 0; m &= m - 1 {
 		prio := uint8(bits.TrailingZeros8(m))
-		if r := int(s.tcOf[prio])<<3 | int(prio); r > rank {
+		if r := int(s.qos.tcOf[prio])<<3 | int(prio); r > rank {
 			best, rank = prio, r
 		}
 	}

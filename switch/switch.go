@@ -134,14 +134,10 @@ type Switch struct {
 	deficit   [][8]int64
 	dwrrAt    []int
 	dwrrFresh []bool
-	// The classes (qos.go): each priority's traffic class, each class's
-	// priorities, each DSCP's priority (with trustDSCP), and per port and
-	// class the priority its round robin served last (made only where a
-	// weighted class has several priorities).
-	tcOf      [8]uint8
-	tcPrios   [8]uint8
-	dscp2prio [64]uint8
-	tcLast    [][8]uint8
+	// tcPrios are each traffic class's priorities (qos.go); qos the
+	// rest of the classes, made only where the profile configures them.
+	tcPrios [8]uint8
+	qos     *classes
 
 	// Faults, the PFC watchdog and Tagger (faults.go).
 	scratch []int32
@@ -380,7 +376,7 @@ func (s *Switch) InPipeline() int64 { return s.pipeline }
 func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	frame := p.Frame()
 	if s.trustDSCP {
-		p.Priority = s.dscp2prio[p.DSCP&63] // classified by its DSCP (qos.go)
+		p.Priority = s.qos.dscp2prio[p.DSCP&63] // classified by its DSCP (qos.go)
 	}
 	prio := p.Priority
 	i := in.Index
@@ -693,8 +689,8 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 		}
 		if f := q.peek().Frame(); f <= s.deficit[o][tc] {
 			s.deficit[o][tc] -= f
-			if s.tcLast != nil {
-				s.tcLast[o][tc] = prio
+			if s.qos != nil && s.qos.tcLast != nil {
+				s.qos.tcLast[o][tc] = prio
 			}
 			return s.dequeue(port, prio)
 		}
