@@ -25,6 +25,14 @@ func (b *builder) applyQoS(p *swtch.Profile, s *scenario.SwitchS, path string) {
 			b.errorf(s.Trust.Pos, path+".trust", "trust: dscp classifies by the IP header's DSCP, and RoCEv1's frames have no IP header (EtherType 0x8915): use trust: pcp")
 		}
 	}
+	if b.f.Switch.LinkLayer.V == "infiniband" {
+		if s.Prio2TC.Pos.Line > 0 {
+			b.errorf(s.Prio2TC.Pos, path+".prio2tc", "prio2tc and ETS are Ethernet's (IEEE 802.1Qaz); InfiniBand maps SLs to VLs (switch.ib.sl2vl) and arbitrates VLs by switch.ib.vlarb")
+		}
+		if len(s.Scheduler.ETS) > 0 {
+			b.errorf(s.Scheduler.ETSPos, path+".scheduler.ets", "ETS is Ethernet's (IEEE 802.1Qaz); InfiniBand arbitrates VLs by switch.ib.vlarb")
+		}
+	}
 	if s.Trust.Set {
 		p.TrustDSCP = s.Trust.V == "dscp"
 	}

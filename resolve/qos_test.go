@@ -28,10 +28,16 @@ t.yaml:5:45: switch.scheduler.strict: traffic class 3 is both strict and weighte
 t.yaml:6:13: hca.dscp: 70 is out of range; expected 0..63
 t.yaml:8:48: traffic[0].flow.dscp: -1 is out of range; expected 0..63`},
 		{"no DSCP to trust", `topology: {kind: star, hosts: 2}
-switch: {link_layer: infiniband, trust: dscp}
+switch:
+  link_layer: infiniband
+  trust: dscp
+  prio2tc: {3: 3}
+  scheduler: {ets: {3: 100}}
 hca: {dscp: 26}
-`, `t.yaml:2:41: switch.trust: trust: dscp classifies by the IP header's DSCP, and InfiniBand's packets have none: their SL picks the VL (switch.ib.sl2vl)
-t.yaml:3:13: hca.dscp: dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (a flow's sl)`},
+`, `t.yaml:4:10: switch.trust: trust: dscp classifies by the IP header's DSCP, and InfiniBand's packets have none: their SL picks the VL (switch.ib.sl2vl)
+t.yaml:5:12: switch.prio2tc: prio2tc and ETS are Ethernet's (IEEE 802.1Qaz); InfiniBand maps SLs to VLs (switch.ib.sl2vl) and arbitrates VLs by switch.ib.vlarb
+t.yaml:6:15: switch.scheduler.ets: ETS is Ethernet's (IEEE 802.1Qaz); InfiniBand arbitrates VLs by switch.ib.vlarb
+t.yaml:7:13: hca.dscp: dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (a flow's sl)`},
 		{"RoCEv1 has no IP header", `topology: {kind: star, hosts: 2}
 switch: {trust: dscp}
 hca: {transport: rocev1}
