@@ -37,7 +37,8 @@ func (b *builder) applyQoS(p *swtch.Profile, s *scenario.SwitchS, path string) {
 		p.TrustDSCP = s.Trust.V == "dscp"
 	}
 	if m := &s.DSCP2Prio; len(m.Keys) > 0 {
-		p.DSCP2Prio = swtch.DefaultDSCP2Prio()
+		t := swtch.DefaultDSCP2Prio()
+		p.DSCP2Prio = &t
 		for i, d := range m.Keys {
 			p.DSCP2Prio[d] = uint8(m.To[i])
 		}
@@ -128,7 +129,7 @@ func (b *builder) applyHCAQoS(p *hca.Profile, h *scenario.HCAS) {
 	}
 	p.DSCP, p.DSCPSet = uint8(h.DSCP.V), true
 	if sw := &b.s.Switch; sw.TrustDSCP && !h.Priority.Set {
-		p.Priority = sw.DSCP2Prio[p.DSCP&63]
+		p.Priority = sw.DSCPPriority(p.DSCP)
 	}
 }
 
@@ -140,6 +141,6 @@ func (b *builder) flowDSCP(g *scenario.FlowS, f *Flow) {
 	}
 	f.DSCP, f.DSCPSet = uint8(g.DSCP.V), true
 	if sw := &b.s.Switch; sw.TrustDSCP && !g.Priority.Set && !g.SL.Set {
-		f.Priority = sw.DSCP2Prio[f.DSCP&63]
+		f.Priority = sw.DSCPPriority(f.DSCP)
 	}
 }

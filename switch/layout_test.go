@@ -26,7 +26,7 @@ func TestSwitchHotFields(t *testing.T) {
 		"reserved": unsafe.Offsetof(s.reserved), "xoff": unsafe.Offsetof(s.xoff), "xon": unsafe.Offsetof(s.xon),
 		"xonOffset": unsafe.Offsetof(s.xonOffset), "xoffAlpha": unsafe.Offsetof(s.xoffAlpha),
 		"ID": unsafe.Offsetof(s.ID), "lossless": unsafe.Offsetof(s.lossless), "degraded": unsafe.Offsetof(s.degraded),
-		"balance": unsafe.Offsetof(s.balance), "lb": unsafe.Offsetof(s.lb) + 7,
+		"balance": unsafe.Offsetof(s.balance), "trustDSCP": unsafe.Offsetof(s.trustDSCP), "byTC": unsafe.Offsetof(s.byTC), "lb": unsafe.Offsetof(s.lb) + 7,
 		"Stats.Forwarded":  unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.Forwarded),
 		"Stats.PeakBuffer": unsafe.Offsetof(s.Stats) + unsafe.Offsetof(s.Stats.PeakBuffer),
 	})

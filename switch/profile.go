@@ -46,21 +46,6 @@ type Profile struct {
 	// (switch.scheduler.ets, IEEE 802.1Qaz) is given here as its shares'
 	// percentages over their greatest common divisor.
 	DWRR map[uint8]int
-	// TrustDSCP classifies an arriving packet by its IP DSCP
-	// (switch.trust: dscp): its priority becomes DSCP2Prio[DSCP], for
-	// its buffer accounting, PFC, queue and onward tag. Default false:
-	// the packet's 802.1p priority (PCP) is trusted, as before the key.
-	TrustDSCP bool
-	// DSCP2Prio is each DSCP's priority under TrustDSCP. Default dscp >>
-	// 3 (DefaultDSCP2Prio says whose).
-	DSCP2Prio [64]uint8
-	// ETS says DWRR came from switch.scheduler.ets (its shares over
-	// their greatest common divisor): QoS as configured (QoS).
-	ETS bool
-	// Prio2TC, when not nil, is each priority's traffic class
-	// (switch.prio2tc), which the scheduler serves; nil is the identity
-	// (IEEE 802.1Qaz's default with eight classes).
-	Prio2TC *[8]uint8
 	// DWRRUnit is the bytes one unit of a DWRR weight is worth: 0 for the
 	// largest frame (the default); 64 on InfiniBand, whose VL arbitration
 	// weights count 64-byte units.
@@ -130,6 +115,31 @@ type Profile struct {
 	// RangeExtender makes the switch an InfiniBand range extender
 	// (rangeextender.go). Default: not one.
 	RangeExtender RangeExtender
+	// TrustDSCP classifies an arriving packet by its IP DSCP
+	// (switch.trust: dscp): its priority becomes its DSCP's
+	// (DSCPPriority), for its buffer accounting, PFC, queue and onward
+	// tag. Default false: the packet's 802.1p priority (PCP) is trusted,
+	// as before the key. ETS says DWRR came from switch.scheduler.ets
+	// (its shares over their greatest common divisor). (The QoS fields
+	// are last and the maps pointers, so that the switch's fields after
+	// its profile stay in the cache lines they had.)
+	TrustDSCP, ETS bool
+	// DSCP2Prio is each DSCP's priority under TrustDSCP; nil is the
+	// default, dscp >> 3 (DefaultDSCP2Prio says whose).
+	DSCP2Prio *[64]uint8
+	// Prio2TC, when not nil, is each priority's traffic class
+	// (switch.prio2tc), which the scheduler serves; nil is the identity
+	// (IEEE 802.1Qaz's default with eight classes).
+	Prio2TC *[8]uint8
+}
+
+// DSCPPriority is the priority a switch trusting DSCP gives DSCP d
+// (DSCP2Prio, or dscp >> 3).
+func (p *Profile) DSCPPriority(d uint8) uint8 {
+	if p.DSCP2Prio == nil {
+		return (d & 63) >> 3
+	}
+	return p.DSCP2Prio[d&63]
 }
 
 // Threshold is a static limit in bytes, or a dynamic one: Alpha × the
@@ -230,7 +240,6 @@ func DefaultProfile() Profile {
 		// Kmax 200 KB, Pmax 1%. Marking is off until asked for.
 		ECN:            ECN{Kmin: 5 * fabric.KB, Kmax: 200 * fabric.KB, Pmax: 0.01},
 		LinkLayer:      "ethernet",
-		DSCP2Prio:      DefaultDSCP2Prio(),
 		FloodLossless:  true,
 		ECMPPerSwitch:  true,
 		FlowletTimeout: 50 * sim.Microsecond,

@@ -64,8 +64,8 @@ func (s *Switch) initQoS(ports int) {
 		}
 	}
 	if s.trustDSCP = prof.TrustDSCP; s.trustDSCP {
-		for d, prio := range prof.DSCP2Prio {
-			c.dscp2prio[d] = prio & 7
+		for d := range c.dscp2prio {
+			c.dscp2prio[d] = prof.DSCPPriority(uint8(d)) & 7
 		}
 	}
 	for tc := range prof.DWRR {

@@ -21,7 +21,9 @@ func etsProfile(lossless bool) swtch.Profile {
 		prof.PFC.Priorities = []uint8{1, 3}
 	}
 	prof.TrustDSCP = true
-	prof.DSCP2Prio[26], prof.DSCP2Prio[10] = 3, 1
+	m := swtch.DefaultDSCP2Prio()
+	m[26], m[10] = 3, 1
+	prof.DSCP2Prio = &m
 	prof.DWRR = map[uint8]int{3: 7, 1: 3} // ets {3: 70, 1: 30} over their gcd
 	return prof
 }

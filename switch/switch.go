@@ -99,16 +99,18 @@ type Switch struct {
 	routes *fabric.Routes // row is the switch's part of them
 
 	// Prof is the switch's profile, fixed once New returns.
-	Prof    Profile
-	Name    string
-	ports   []*fabric.Port
-	down    int             // ports whose link is cut (PortDown), to skip reading the ports while none is
-	missing []fabric.NodeID // destinations whose forwarding entry is gone
-	rank    []int32         // up*/down* ranks by NodeID, for Tagger
+	Prof Profile
+	// What Receive reads of these for every packet, together (80 bytes,
+	// two lines where Prof ends as it does).
+	ports []*fabric.Port
+	down  int     // ports whose link is cut (PortDown), to skip reading the ports while none is
+	rank  []int32 // up*/down* ranks by NodeID, for Tagger
 	// sl2vl holds InfiniBand SL-to-VL tables of its own for some pairs
 	// of output and input port ([out*ports+in]; SetSL2VL); nil where the
 	// VL a packet came in on is the VL it leaves on.
-	sl2vl []*[16]uint8
+	sl2vl   []*[16]uint8
+	Name    string
+	missing []fabric.NodeID // destinations whose forwarding entry is gone
 
 	ecnRNG *rand.Rand
 
