@@ -133,6 +133,19 @@ func (b *builder) applyHCAQoS(p *hca.Profile, h *scenario.HCAS) {
 	}
 }
 
+// warnDSCPLossy warns, once for flow item g (its flows from index
+// first), when its dscp under trust: dscp puts it on a priority that is
+// not lossless on every switch: the lossless check of addFlowsSized saw
+// the priority before the DSCP's.
+func (b *builder) warnDSCPLossy(g *scenario.FlowS, path string, first int, lossless map[uint8]bool) {
+	if !g.DSCP.Set || g.Priority.Set || !b.s.Switch.TrustDSCP || lossless == nil || first >= len(b.s.Flows) {
+		return
+	}
+	if prio := b.s.Flows[first].Priority; !lossless[prio] {
+		b.warnf(g.DSCP.Pos, path+".dscp", "dscp %d is priority %d under trust: dscp, which is not lossless on every switch (switch.pfc.priorities); its packets can be dropped", g.DSCP.V, prio)
+	}
+}
+
 // flowDSCP gives flow f the dscp its flow: item gives, and under DSCP
 // trust the DSCP's priority where the item gives none.
 func (b *builder) flowDSCP(g *scenario.FlowS, f *Flow) {

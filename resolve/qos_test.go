@@ -89,6 +89,16 @@ traffic:
 	for _, f := range s.Flows {
 		got = append(got, strings.Join([]string{string(rune('0' + f.Priority)), string(rune('0' + f.DSCP/10)), string(rune('0' + f.DSCP%10))}, ""))
 	}
+	// Two flows land on lossy priorities by their DSCP, which the lossless
+	// check before the DSCP did not see: each is warned at its dscp.
+	var warns []string
+	for _, w := range s.Warnings {
+		warns = append(warns, w.Error())
+	}
+	if want := "t.yaml:8:48: traffic[0].flow.dscp: dscp 10 is priority 1 under trust: dscp, which is not lossless on every switch (switch.pfc.priorities); its packets can be dropped\n" +
+		"t.yaml:9:48: traffic[1].flow.dscp: dscp 40 is priority 5 under trust: dscp, which is not lossless on every switch (switch.pfc.priorities); its packets can be dropped"; strings.Join(warns, "\n") != want {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(warns, "\n"), want)
+	}
 	// The last flow gives no dscp: its QPs take the HCA's (26) when made.
 	if want := "110 540 310 300"; strings.Join(got, " ") != want || s.Flows[3].DSCPSet {
 		t.Errorf("flows' priority and DSCP %q, want %q", strings.Join(got, " "), want)

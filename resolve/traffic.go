@@ -247,6 +247,7 @@ func (b *builder) traffic() {
 					break // said once, not count times
 				}
 			}
+			b.warnDSCPLossy(g, path, n, lossless)
 		}
 	}
 }
