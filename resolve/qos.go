@@ -19,13 +19,13 @@ import (
 func (b *builder) applyQoS(p *swtch.Profile, s *scenario.SwitchS, path string) {
 	if s.Trust.Set && s.Trust.V == "dscp" {
 		switch {
-		case b.f.Switch.LinkLayer.V == "infiniband":
+		case b.f.Switch.LinkLayer.V == "infiniband" || s.LinkLayer.V == "infiniband":
 			b.errorf(s.Trust.Pos, path+".trust", "trust: dscp classifies by the IP header's DSCP, and InfiniBand's packets have none: their SL picks the VL (switch.ib.sl2vl)")
 		case b.f.HCA.Transport.V == "rocev1":
 			b.errorf(s.Trust.Pos, path+".trust", "trust: dscp classifies by the IP header's DSCP, and RoCEv1's frames have no IP header (EtherType 0x8915): use trust: pcp")
 		}
 	}
-	if b.f.Switch.LinkLayer.V == "infiniband" {
+	if b.f.Switch.LinkLayer.V == "infiniband" || s.LinkLayer.V == "infiniband" {
 		if s.Prio2TC.Pos.Line > 0 {
 			b.errorf(s.Prio2TC.Pos, path+".prio2tc", "prio2tc and ETS are Ethernet's (IEEE 802.1Qaz); InfiniBand maps SLs to VLs (switch.ib.sl2vl) and arbitrates VLs by switch.ib.vlarb")
 		}

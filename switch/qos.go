@@ -63,7 +63,10 @@ func (s *Switch) initQoS(ports int) {
 			s.byTC = true
 		}
 	}
-	if s.trustDSCP = prof.TrustDSCP; s.trustDSCP {
+	// An InfiniBand switch of a mixed network (VPI) that inherits the
+	// network's trust: dscp classifies by SL and VL all the same: its
+	// packets have no IP header.
+	if s.trustDSCP = prof.TrustDSCP && !s.credits; s.trustDSCP {
 		for d := range c.dscp2prio {
 			c.dscp2prio[d] = prof.DSCPPriority(uint8(d)) & 7
 		}
