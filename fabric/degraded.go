@@ -8,7 +8,7 @@ import "slices"
 // match the running network. Names, hosts and second ports are shared
 // with t.
 func (t *Topology) Without(links []int) *Topology {
-	c := &Topology{Nodes: make([]TopoNode, len(t.Nodes)), Links: t.Links, hosts: t.hosts, index: t.index, ends: t.ends, second: t.second, owner: t.owner, joins: t.joins}
+	c := &Topology{Nodes: make([]TopoNode, len(t.Nodes)), Links: t.Links, hosts: t.hosts, index: t.index, ends: t.ends, second: t.second, owner: t.owner, linkLayers: t.linkLayers}
 	for i, n := range t.Nodes {
 		c.Nodes[i] = TopoNode{Name: n.Name, Kind: n.Kind, Ports: slices.Clone(n.Ports), Second: n.Second}
 		for p := range c.Nodes[i].Ports {

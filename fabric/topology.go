@@ -74,19 +74,17 @@ type Topology struct {
 	ends   []NodeID
 	second map[NodeID]NodeID
 	owner  map[NodeID]NodeID
-	// joins marks the hosts whose two ports are on two fabrics (Join).
-	joins map[NodeID]bool
+	// linkLayers is each node's link layer on a network of two fabrics
+	// (SetLinkLayers); nil on a network of one.
+	linkLayers []LinkLayer
 }
 
-// Join marks host h's two ports as on two fabrics (a VPI adapter with an
-// InfiniBand port and an Ethernet port): h joins them, so Unreachable
-// crosses from one of its ports to the other, though no packet does.
-func (t *Topology) Join(h NodeID) {
-	if t.joins == nil {
-		t.joins = map[NodeID]bool{}
-	}
-	t.joins[h] = true
-}
+// SetLinkLayers gives each node its link layer (indexed by node id) on a
+// network of two fabrics, an InfiniBand one and an Ethernet one that
+// meet only in VPI hosts, whose two ports are on one each. A host does
+// not forward, from one of its ports to the other no more than between
+// two hosts, so Unreachable checks each fabric on its own.
+func (t *Topology) SetLinkLayers(ll []LinkLayer) { t.linkLayers = ll }
 
 // NewTopology returns an empty topology.
 func NewTopology() *Topology { return &Topology{index: map[string]NodeID{}} }
@@ -246,56 +244,90 @@ func (t *Topology) Check() error {
 			return fmt.Errorf("link %s-%s has no rate", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
 		}
 	}
+	from, unreached := t.Unreachable()
 	var cut []string
-	for _, id := range t.Unreachable() {
+	for _, id := range unreached {
 		cut = append(cut, t.Nodes[id].Name)
 	}
 	if len(cut) > 0 {
 		if len(cut) > 5 {
 			cut = append(cut[:5], fmt.Sprintf("and %d more", len(cut)-5))
 		}
-		return fmt.Errorf("the topology is not connected: %s cannot be reached from %s", joinNames(cut), t.Nodes[t.hosts[0]].Name)
+		return fmt.Errorf("the topology is not connected: %s cannot be reached from %s%s", joinNames(cut), t.Nodes[from].Name, t.FabricOf(unreached[0]))
 	}
 	return nil
 }
 
-// Unreachable lists, in id order, the nodes that cannot be reached from
-// the first host through switches (a host does not forward).
-func (t *Topology) Unreachable() []NodeID {
-	if len(t.hosts) == 0 {
-		return nil
+// FabricOf is what a message that node n cannot be reached adds on a
+// network of two fabrics: " through Ethernet switches (...)", n's
+// fabric; on a network of one, nothing.
+func (t *Topology) FabricOf(n NodeID) string {
+	if t.linkLayers == nil {
+		return ""
 	}
-	first := t.hosts[0]
-	seen := make([]bool, len(t.Nodes))
-	stack := []NodeID{first}
-	seen[first] = true
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if t.Nodes[n].Kind == Host && t.joins[t.Owner(n)] {
-			for _, m := range []NodeID{t.Owner(n), t.second[t.Owner(n)]} {
-				if !seen[m] {
-					seen[m] = true
-					stack = append(stack, m)
-				}
+	name := "Ethernet"
+	if t.linkLayers[n] == InfiniBand {
+		name = "InfiniBand"
+	}
+	return " through " + name + " switches (a VPI host does not forward between its ports: each fabric must be connected on its own)"
+}
+
+// Unreachable lists, in id order, the nodes that cannot be reached
+// through switches (a host does not forward) from the first host, and
+// returns that host. On a network of two fabrics (SetLinkLayers) each
+// fabric is searched from its first endpoint on its own, and it lists
+// the unreached nodes of the first unreached node's fabric only, with
+// that fabric's first endpoint (the first host where no endpoint is on
+// it).
+func (t *Topology) Unreachable() (NodeID, []NodeID) {
+	if len(t.hosts) == 0 {
+		return 0, nil
+	}
+	starts := []NodeID{t.hosts[0]}
+	var start [2]NodeID // per link layer, its first endpoint
+	if t.linkLayers != nil {
+		starts = starts[:0]
+		var has [2]bool
+		for _, e := range t.ends {
+			if l := t.linkLayers[e]; !has[l] {
+				has[l], start[l] = true, e
+				starts = append(starts, e)
 			}
-		} else if t.Nodes[n].Kind == Host && n != first {
-			continue
 		}
-		for _, p := range t.Nodes[n].Ports {
-			if p.Peer >= 0 && !seen[p.Peer] {
-				seen[p.Peer] = true
-				stack = append(stack, p.Peer)
+		for l := range has {
+			if !has[l] {
+				start[l] = t.hosts[0]
+			}
+		}
+	}
+	seen := make([]bool, len(t.Nodes))
+	for _, first := range starts {
+		seen[first] = true
+		stack := []NodeID{first}
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if t.Nodes[n].Kind == Host && n != first {
+				continue
+			}
+			for _, p := range t.Nodes[n].Ports {
+				if p.Peer >= 0 && !seen[p.Peer] {
+					seen[p.Peer] = true
+					stack = append(stack, p.Peer)
+				}
 			}
 		}
 	}
 	var out []NodeID
 	for i, ok := range seen {
-		if !ok {
+		if !ok && (t.linkLayers == nil || len(out) == 0 || t.linkLayers[i] == t.linkLayers[out[0]]) {
 			out = append(out, NodeID(i))
 		}
 	}
-	return out
+	if t.linkLayers != nil && len(out) > 0 {
+		return start[t.linkLayers[out[0]]], out
+	}
+	return t.hosts[0], out
 }
 
 func joinNames(s []string) string {

@@ -360,17 +360,15 @@ func (b *builder) checkExplicit(t *fabric.Topology, s *scenario.ExplicitS, errs 
 	// Connectivity through switches (hosts do not forward), from the first
 	// host, as fabric.Topology.Check sees it; the error points at the first
 	// node that cannot be reached.
-	first := t.Hosts()[0]
+	// On a network of two fabrics each is checked on its own, from its
+	// first endpoint (fabric.Topology.SetLinkLayers).
+	first, unreached := t.Unreachable()
 	var cut []string
-	var at scenario.Pos
-	for _, id := range t.Unreachable() {
-		if len(cut) == 0 {
-			at = b.declPos[id]
-		}
+	for _, id := range unreached {
 		cut = append(cut, t.Nodes[id].Name)
 	}
 	if len(cut) > 0 {
-		b.errorf(at, "topology", "the topology is not connected: %s cannot be reached from %s", b.list(cut), scenario.Show(t.Nodes[first].Name))
+		b.errorf(b.declPos[unreached[0]], "topology", "the topology is not connected: %s cannot be reached from %s%s", b.list(cut), scenario.Show(t.Nodes[first].Name), t.FabricOf(unreached[0]))
 		return
 	}
 	if err := t.Check(); err != nil {

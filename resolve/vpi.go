@@ -30,7 +30,10 @@ import (
 //     congestion control (IB CC needs FECN marking, the InfiniBand
 //     network's switch.ib.fecn). hca.cc is the Ethernet ports'.
 //   - An InfiniBand switch and an Ethernet switch are never linked (no
-//     gateway is modelled): the fabrics meet only in VPI hosts.
+//     gateway is modelled): the fabrics meet only in VPI hosts. A host
+//     does not forward, so each fabric must be connected on its own
+//     (fabric.Topology.SetLinkLayers): two ports on one link layer are
+//     then always connected, which flowPorts relies on.
 //   - A host's two links may be on one InfiniBand fabric (a dual-port
 //     HCA, APM's alternate path), or one on each fabric (VPI); two
 //     Ethernet links are refused, as on an Ethernet network.
@@ -105,11 +108,7 @@ func (b *builder) nodeLinks(t *fabric.Topology) {
 	s.IB = defaultIB
 	b.ibLanes(&b.f.Switch.IB)
 	s.IB.Served, s.IB.HCAServed = 0xFF, 0xFF
-	for _, h := range t.Hosts() {
-		if s.VPI(h) {
-			t.Join(h)
-		}
-	}
+	t.SetLinkLayers(s.NodeLink)
 }
 
 // PortIP is endpoint n's IPv4 address: its host's (fabric.HostIP of

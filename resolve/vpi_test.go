@@ -107,6 +107,34 @@ func TestVPIErrors(t *testing.T) {
 		{"ports that share no fabric", vpiTopology + `traffic:
   - flow: {from: h0, to: h2, size: 1MiB}
 `, `t.yaml:9:5: traffic[0].flow: h0's port 1 (on InfiniBand) and host h2 share no fabric: h2 has no port on InfiniBand (port: picks the source's port)`},
+		// From the review of issue 47 (TestReviewRefusals, case 2; repros
+		// /tmp/rev/m2.yaml and m8.yaml): a VPI host does not forward
+		// between its ports, so each fabric must be connected on its own;
+		// two Ethernet (or InfiniBand) islands joined only through the
+		// hosts' other ports were accepted, and every packet between them
+		// dropped no_route.
+		{"Ethernet ports on two unconnected Ethernet fabrics", `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches:
+    - {name: ib0, switch: {link_layer: infiniband}}
+    - {name: eth0, switch: {link_layer: ethernet}}
+    - {name: eth1, switch: {link_layer: ethernet}}
+  links: [[h0, ib0], [h1, ib0], [h0, eth0], [h1, eth1]]
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, port: 2}
+`, `t.yaml:7:14: topology: the topology is not connected: eth1, h1/2 cannot be reached from h0/2 through Ethernet switches (a VPI host does not forward between its ports: each fabric must be connected on its own)`},
+		{"InfiniBand ports on two unconnected InfiniBand fabrics", `topology:
+  kind: explicit
+  hosts: [h0, h1]
+  switches:
+    - {name: ib0, switch: {link_layer: infiniband}}
+    - {name: eth0, switch: {link_layer: ethernet}}
+    - {name: ib1, switch: {link_layer: infiniband}}
+  links: [[h0, ib0], [h1, ib1], [h0, eth0], [h1, eth0]]
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB}
+`, `t.yaml:3:15: topology: the topology is not connected: h1, ib1 cannot be reached from h0 through InfiniBand switches (a VPI host does not forward between its ports: each fabric must be connected on its own)`},
 		{"port 2 of a dual-port InfiniBand HCA", `topology: {kind: explicit, hosts: [a, b], switches: [s1, s2], links: [[a, s1], [b, s1], [a, s2], [b, s2], [s1, s2]]}
 switch: {link_layer: infiniband}
 traffic:
