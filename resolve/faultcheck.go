@@ -146,6 +146,13 @@ func (b *builder) hostFault(f *scenario.FaultS, path string, fault *Fault) bool 
 		return false
 	}
 	fault.Host = h
+	if f.Action.V == "pfc-storm" && b.s.Mixed() && b.s.LinkLayerOf(h) == fabric.InfiniBand {
+		// A host's faults reach its port 1 (assembly/faults.go), and on
+		// a mixed network the network's link layer is Ethernet's: the
+		// check in fault does not see this port's.
+		b.errorf(f.Action.Pos, path+".action", "a PAUSE storm is PFC's, and a host's faults reach its port 1, here %s: an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead)", b.portName(h))
+		return false
+	}
 	fault.Priority = uint8(b.s.HCAProfile(h).Priority)
 	overrideNum(&fault.Priority, f.Priority)
 	if f.Action.V != "slow-receiver" {

@@ -135,6 +135,16 @@ traffic:
 traffic:
   - flow: {from: h0, to: h1, size: 1MiB}
 `, `t.yaml:3:15: topology: the topology is not connected: h1, ib1 cannot be reached from h0 through InfiniBand switches (a VPI host does not forward between its ports: each fabric must be connected on its own)`},
+		// From the review of issue 47 (TestReviewRefusals, case 3; repro
+		// /tmp/rev/f1.yaml): the PAUSE storm check read the network's link
+		// layer, Ethernet on a mixed network, so a storm from a VPI host
+		// whose port 1 (where host faults go) is InfiniBand was accepted
+		// and its HCA sent PAUSE frames over the InfiniBand link.
+		{"pfc-storm from a VPI host's InfiniBand port", vpiTopology + `traffic:
+  - flow: {from: h0, to: h1, size: 1MiB}
+faults:
+  - {at: 20us, host: h1, action: pfc-storm, priority: 3}
+`, `t.yaml:11:34: faults[0].action: a PAUSE storm is PFC's, and a host's faults reach its port 1, here h1's port 1 (on InfiniBand): an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead)`},
 		{"port 2 of a dual-port InfiniBand HCA", `topology: {kind: explicit, hosts: [a, b], switches: [s1, s2], links: [[a, s1], [b, s1], [a, s2], [b, s2], [s1, s2]]}
 switch: {link_layer: infiniband}
 traffic:
