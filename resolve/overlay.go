@@ -64,12 +64,7 @@ func (b *builder) checkOverlay(p *hca.Profile, o *scenario.OverlayS, path string
 	}
 	ov := p.Overlay
 	if need := OverlayIPPacket(p, p.MTU); need > ov.UnderlayMTU {
-		fit := 0
-		for _, m := range []int{256, 512, 1024, 2048, 4096} {
-			if OverlayIPPacket(p, m) <= ov.UnderlayMTU {
-				fit = m
-			}
-		}
+		fit := overlayFit(p)
 		at, key := o.Pos, path
 		if o.UnderlayMTU.Set {
 			at, key = o.UnderlayMTU.Pos, path+".underlay_mtu"
@@ -81,6 +76,45 @@ func (b *builder) checkOverlay(p *hca.Profile, o *scenario.OverlayS, path string
 		b.errorf(at, key, "a full %d-byte packet in %s is a %d-byte IP packet on the underlay, and underlay_mtu is %d: tunnel endpoints do not fragment (RFC 7348 §4.3); raise underlay_mtu to %d or %s",
 			p.MTU, ov.Encap, need, ov.UnderlayMTU, need, lower)
 	}
+}
+
+// checkOverlayHost refuses a host's own hca block (o, at path, made
+// profile p) whose mtu (or TCP options) make its largest packet too big
+// for the overlay's underlay, as checkOverlay refuses the top-level
+// block's: the overlay is the top level's, and each host's own frame
+// must fit it. A packet the top-level block's check refused already is
+// not refused twice.
+func (b *builder) checkOverlayHost(p *hca.Profile, o *scenario.HCAS, path string) {
+	ov := p.Overlay
+	if ov == nil || !kind.TransportOf(p.Transport).IP {
+		return
+	}
+	need := OverlayIPPacket(p, p.MTU)
+	if need <= ov.UnderlayMTU || need <= OverlayIPPacket(&b.s.HCA, b.s.HCA.MTU) {
+		return
+	}
+	at, key := o.Pos, path
+	if o.MTU.Set {
+		at, key = o.MTU.Pos, path+".mtu"
+	}
+	lower := "no mtu fits"
+	if fit := overlayFit(p); fit > 0 {
+		lower = fmt.Sprintf("lower this host's mtu to %d", fit)
+	}
+	b.errorf(at, key, "a full %d-byte packet in %s is a %d-byte IP packet on the underlay, and hca.overlay.underlay_mtu is %d: tunnel endpoints do not fragment (RFC 7348 §4.3); raise underlay_mtu to %d or %s",
+		p.MTU, ov.Encap, need, ov.UnderlayMTU, need, lower)
+}
+
+// overlayFit is the largest RDMA MTU whose packets, with profile p, fit
+// p's overlay's underlay; 0 if none does.
+func overlayFit(p *hca.Profile) int {
+	fit := 0
+	for _, m := range []int{256, 512, 1024, 2048, 4096} {
+		if OverlayIPPacket(p, m) <= p.Overlay.UnderlayMTU {
+			fit = m
+		}
+	}
+	return fit
 }
 
 // OverlayIPPacket is the largest IP packet an adapter with profile p puts

@@ -215,6 +215,7 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 			if h.HCA.Overlay.Set {
 				b.errorf(h.HCA.Overlay.Pos, h.Path+".hca.overlay", "every adapter of a virtual network encapsulates alike (an adapter outside the overlay cannot reach one inside): set hca.overlay at the top level")
 			}
+			b.checkOverlayHost(&p, &h.HCA, h.Path+".hca")
 			if h.HCA.Transport.Set {
 				b.errorf(h.HCA.Transport.Pos, h.Path+".hca.transport", "every NIC of a fabric frames RDMA the same way (a RoCEv1 NIC and a RoCEv2 NIC cannot talk): set hca.transport at the top level")
 			}
