@@ -48,11 +48,11 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 	maxFrame := s.MaxFrame() // as the buffer check before the build takes it
 	for _, host := range s.Topology.Hosts() {
 		port := fab.Ports[host][0]
-		port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(host).MTU) + int64(s.HCAProfile(host).Overlay.Bytes())
+		port.SenderFrame = s.SenderFrame(host)
 		port.ResponseDelay = swtch.PauseResponse(port.Rate)
 		if p2, ok := s.Topology.SecondPort(host); ok && s.VPI(host) {
 			port := fab.Ports[p2][0]
-			port.SenderFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(p2).MTU)
+			port.SenderFrame = s.SenderFrame(p2)
 			port.ResponseDelay = swtch.PauseResponse(port.Rate)
 		}
 	}

@@ -228,3 +228,35 @@ traffic:
 		}
 	}
 }
+
+// TestVPIOverlayHeadroom: on a VPI pair with hca.overlay, the Ethernet
+// switch's headroom for each port facing a host's Ethernet port (h0/2,
+// h1/2) is the one the buffer check computed before the build
+// (Scenario.PortLinks: the peer's frame with the overlay's 50 bytes),
+// 62,950 bytes here. From the review of issue 47 (commit 349affa,
+// TestReviewVPIOverlayHeadroom): assemble.go gave a VPI host's second
+// port a SenderFrame without the overlay's bytes, and the switch sized
+// 62,850.
+func TestVPIOverlayHeadroom(t *testing.T) {
+	s := mustParse(t, vpiPair+"hca: {overlay: {encap: vxlan, vni: 5}}\n")
+	n, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxFrame := s.MaxFrame()
+	checked := 0
+	for id, sw := range n.Switches {
+		if sw == nil || s.LinkLayerOf(fabric.NodeID(id)) != fabric.Ethernet {
+			continue
+		}
+		for i, l := range s.PortLinks(fabric.NodeID(id), nil) {
+			checked++
+			if got, want := sw.Prof.PortHeadroom(l, maxFrame), sw.Headroom(i); got != want {
+				t.Errorf("%s port %d: headroom %d before the build, %d in the switch", sw.Name, i, got, want)
+			}
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d Ethernet switch ports checked, want eth0's 2", checked)
+	}
+}

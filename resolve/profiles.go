@@ -466,7 +466,17 @@ func (s *Scenario) HostFrame(h fabric.NodeID, mcast bool) int64 {
 	if s.LinkLayerOf(h) == fabric.InfiniBand {
 		return int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, mtu, s.HCAProfile(h).GRH || mcast))
 	}
-	return fabric.MaxRoCEv2Frame(mtu) + int64(s.HCAProfile(h).Overlay.Bytes())
+	return s.SenderFrame(h)
+}
+
+// SenderFrame is the largest frame host port n sends on Ethernet: its
+// MTU's RoCEv2 frame and its overlay's outer headers, if it has one. A
+// switch's headroom for the port facing n is sized for it (PortLinks
+// before the build, the port's fabric.Port.SenderFrame in it), port 1 or
+// a VPI host's port 2 alike.
+func (s *Scenario) SenderFrame(n fabric.NodeID) int64 {
+	p := s.HCAProfile(n)
+	return fabric.MaxRoCEv2Frame(p.MTU) + int64(p.Overlay.Bytes())
 }
 
 // MulticastSenders returns, by node, whether the node sends to a
@@ -491,7 +501,7 @@ func (s *Scenario) PortLinks(id fabric.NodeID, out []swtch.PortLink) []swtch.Por
 		l := t.Links[ref.Link]
 		pl := swtch.PortLink{Rate: l.Rate, Delay: l.Delay}
 		if t.Nodes[ref.Peer].Kind == fabric.Host {
-			pl.PeerFrame = fabric.MaxRoCEv2Frame(s.HCAProfile(ref.Peer).MTU) + int64(s.HCAProfile(ref.Peer).Overlay.Bytes())
+			pl.PeerFrame = s.SenderFrame(ref.Peer)
 			pl.PeerResponse = swtch.PauseResponse(l.Rate)
 		} else {
 			pl.PeerResponse = s.SwitchProfile(ref.Peer).PFC.ResponseDelay(l.Rate)
