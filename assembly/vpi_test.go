@@ -95,6 +95,32 @@ func TestVPIHostBandwidth(t *testing.T) {
 	}
 }
 
+// TestVPIHostBandwidthAboveThePorts: a host interface at least as wide
+// as the two ports together holds neither: each port at its own fabric's
+// closed form within 0.5%, as TestVPITwoFabricsAtOnce has them at line
+// (IB 100 × 4096/4122 = 99.369 Gb/s, RoCEv2 100 × 4096/4178 = 98.037,
+// their payload 197.4 Gb/s together, under 200). From the review of
+// issue 47 (commit 349affa, TestReviewHostBandwidthAboveThePorts, at
+// 400 Gb/s): hostif.go refused a port while the other's read was under
+// way, so the InfiniBand port, whose packets end inside the Ethernet
+// port's reads, was paced to the Ethernet port's packet rate (97.918 Gb/s
+// at 400, not 99.369).
+func TestVPIHostBandwidthAboveThePorts(t *testing.T) {
+	for _, bw := range []string{"200Gbps", "400Gbps"} {
+		sc := mustParse(t, vpiPair+"hca: {host_bandwidth: "+bw+"}\n")
+		_, _, rows := mustRun(t, sc)
+		const size = 64 << 20
+		pkts := float64(size / 4096)
+		for i, wire := range []int{fabric.IBWire(fabric.OpWriteMiddle, 4096, false), fabric.RoCEv2Wire(fabric.OpWriteMiddle, 4096)} {
+			want := 100e9 * size / (pkts*float64(wire) + fabric.RETHBytes)
+			got := size * 8 / (float64(rows[i].FCTNs) * 1e-9)
+			if d := (got - want) / want; rows[i].Status != "success" || d < -0.005 || d > 0.005 {
+				t.Errorf("host_bandwidth %s: flow %d (%s) %s at %.3f Gb/s, want %.3f within 0.5%%", bw, i, rows[i].Src, rows[i].Status, got/1e9, want/1e9)
+			}
+		}
+	}
+}
+
 // TestHostBandwidthOnePort: a one-port adapter whose host interface is
 // slower than its link sends at the interface's rate: a 16 MiB WRITE over
 // a 100 Gb/s link behind host_bandwidth 50 Gb/s moves its payload at 50

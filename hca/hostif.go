@@ -8,11 +8,26 @@ import (
 // HostInterface is an adapter's host interface (PCIe), shared by the
 // HCAs of its ports (a VPI adapter's PCI functions, resolve/vpi.go):
 // every payload byte a port sends (a WRITE's or SEND's data, a READ
-// response's) is read from host memory across it, one packet after
-// another at Rate, so two busy ports share it as on a real card. Control
-// packets (ACKs, NAKs, CNPs) carry no payload and pass. It models the
-// transmit direction, the DMA reads; PCIe is full duplex, and the
-// receive direction's writes are left to hca.rx_rate.
+// response's) is read from host memory across it at Rate, so two busy
+// ports share it as on a real card. It models the transmit direction, the
+// DMA reads; PCIe is full duplex, and the receive direction's writes are
+// left to hca.rx_rate.
+//
+// The interface is one server that reads packets' payloads one after
+// another, in the order the ports take the packets: a packet's read
+// starts when the reads before it are done (or at once, the interface
+// idle), and takes its payload over Rate. A port sends a packet when it
+// takes it, its read running beside its transmission (the adapter
+// streams the payload it reads out, or read it ahead while the port's
+// previous packet went), and it takes its next data packet once that
+// read is done. So a port is held only as long as the interface's rate
+// requires: when the interface is at least as fast as the ports together,
+// each port's read is done before its link frees and every port runs at
+// line rate; when it is slower, the interface is never idle while a
+// port waits, and the ports together move payload at Rate, in the turns
+// the order of their requests gives. Packets without payload (READ
+// requests, and ACKs, NAKs and CNPs) read nothing and wait for no read
+// but their own port's last.
 //
 // Only the ports put behind one (ShareHostInterface) read it: an HCA
 // without one sends as before, with no work added to its transmit path.
@@ -22,9 +37,14 @@ type HostInterface struct {
 	Rate  fabric.Rate
 	eng   *sim.Engine
 	free  sim.Time // when the reads so far are done
-	ports []*fabric.Port
-	wake  bool // a kick of the ports is scheduled at free
-	turn  int  // the port kicked first when the interface is free: the one after the last to send
+	ports []hostIFPort
+}
+
+// hostIFPort is one port behind a host interface.
+type hostIFPort struct {
+	port *fabric.Port
+	done sim.Time // when its last packet's read is done
+	wake bool     // a kick of the port is scheduled at done
 }
 
 // NewHostInterface returns a host interface of rate on eng, the engine
@@ -34,58 +54,57 @@ func NewHostInterface(eng *sim.Engine, rate fabric.Rate) *HostInterface {
 }
 
 // ShareHostInterface puts h's port behind hi: a data packet leaves only
-// once hi has read the packets before it.
+// once hi has read the packets its port sent before it.
 func (h *HCA) ShareHostInterface(hi *HostInterface) {
 	o := &hostIFOwner{HCA: h, hi: hi}
 	h.port.SetOwner(o)
-	hi.ports = append(hi.ports, h.port)
+	hi.ports = append(hi.ports, hostIFPort{port: h.port})
 	if p2 := h.Port2(); p2 != nil { // a dual-port HCA's second port (dualport.go)
 		p2.SetOwner(o)
-		hi.ports = append(hi.ports, p2)
+		hi.ports = append(hi.ports, hostIFPort{port: p2})
 	}
 }
 
 // hostIFOwner is an HCA whose port waits for its host interface: the
-// HCA's own NextPacket with the interface's turn before its data.
+// HCA's own NextPacket with the port's last read done before its data.
 type hostIFOwner struct {
 	*HCA
 	hi *HostInterface
 }
 
-// NextPacket sends a control packet at once, and a data packet when the
-// host interface has read those before it, holding the interface for
-// its payload at Rate; otherwise nil, with a kick of the ports scheduled
-// for when the interface is free.
+// NextPacket sends a control packet at once, and a data packet once the
+// host interface has read the port's last one, queueing the packet's
+// read behind those taken before it (its payload at Rate); otherwise nil,
+// with a kick of the port scheduled for when its read is done.
 func (o *hostIFOwner) NextPacket(port *fabric.Port) *fabric.Packet {
 	if p := o.nextControl(port); p != nil {
 		return o.encap(o.sendControl(p))
 	}
 	hi := o.hi
-	if now := hi.eng.Now(); now < hi.free {
-		if !hi.wake {
-			hi.wake = true
-			hi.eng.Schedule(hi.free, hi, 0, 0, nil)
+	i := 0
+	for hi.ports[i].port != port {
+		i++
+	}
+	q := &hi.ports[i]
+	now := hi.eng.Now()
+	if now < q.done {
+		if !q.wake {
+			q.wake = true
+			hi.eng.Schedule(q.done, hi, 0, int64(i), nil)
 		}
 		return nil
 	}
 	p := o.nextData(port)
 	if p != nil && p.Payload > 0 {
-		hi.free = hi.eng.Now() + fabric.SerializationTime(int64(p.Payload), hi.Rate)
-		for i, q := range hi.ports {
-			if q == port {
-				hi.turn = (i + 1) % len(hi.ports)
-			}
-		}
+		hi.free = max(hi.free, now) + fabric.SerializationTime(int64(p.Payload), hi.Rate)
+		q.done = hi.free
 	}
 	return p
 }
 
-// HandleEvent kicks the ports once the interface is free, in round
-// robin from the port after the last to send, so that a port never
-// waits behind the other for good.
-func (hi *HostInterface) HandleEvent(*sim.Event) {
-	hi.wake = false
-	for i := range hi.ports {
-		hi.ports[(hi.turn+i)%len(hi.ports)].Kick()
-	}
+// HandleEvent kicks port ev.N once its last read is done.
+func (hi *HostInterface) HandleEvent(ev *sim.Event) {
+	q := &hi.ports[ev.N]
+	q.wake = false
+	q.port.Kick()
 }
