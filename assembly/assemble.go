@@ -45,7 +45,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 	// Ports learn their pause response and their node's largest frame
 	// before any switch is made: a switch's headroom depends on its
 	// peers'.
-	maxFrame := s.MaxFrame() // as the buffer check before the build takes it
+	maxFrames := s.MaxFrames() // as the buffer check before the build takes them
 	for _, host := range s.Topology.Hosts() {
 		port := fab.Ports[host][0]
 		port.SenderFrame = s.SenderFrame(host)
@@ -73,7 +73,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			if s.LinkLayerOf(fabric.NodeID(id)) != fabric.InfiniBand {
 				continue
 			}
-			frame := maxFrame
+			frame := maxFrames[fabric.InfiniBand]
 			if s.Topology.Nodes[id].Kind == fabric.Host {
 				frame = s.HostFrame(fabric.NodeID(id), mcast[id])
 			}
@@ -147,7 +147,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			continue
 		}
 		nid := fabric.NodeID(id)
-		sw := swtch.New(fab.EngineOf(nid), fab.PoolOf(nid), nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.RoutesAt(nid), maxFrame)
+		sw := swtch.New(fab.EngineOf(nid), fab.PoolOf(nid), nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.RoutesAt(nid), maxFrames[s.LinkLayerOf(nid)])
 		if err := sw.Check(); err != nil {
 			return nil, err
 		}

@@ -29,11 +29,11 @@ func TestBufferCheckAgreesWithTheSwitches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		maxFrame := s.MaxFrame()
 		for id, sw := range n.Switches {
 			if sw == nil {
 				continue
 			}
+			maxFrame := s.MaxFrameOf(fabric.NodeID(id)) // its fabric's, on a mixed network
 			for i, l := range s.PortLinks(fabric.NodeID(id), nil) {
 				if got, want := sw.Prof.PortHeadroom(l, maxFrame), sw.Headroom(i); got != want {
 					t.Errorf("%s: %s port %d: headroom %d before the build, %d in the switch", name, sw.Name, i, got, want)

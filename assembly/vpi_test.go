@@ -269,12 +269,12 @@ func TestVPIOverlayHeadroom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	maxFrame := s.MaxFrame()
 	checked := 0
 	for id, sw := range n.Switches {
 		if sw == nil || s.LinkLayerOf(fabric.NodeID(id)) != fabric.Ethernet {
 			continue
 		}
+		maxFrame := s.MaxFrameOf(fabric.NodeID(id))
 		for i, l := range s.PortLinks(fabric.NodeID(id), nil) {
 			checked++
 			if got, want := sw.Prof.PortHeadroom(l, maxFrame), sw.Headroom(i); got != want {
@@ -284,5 +284,55 @@ func TestVPIOverlayHeadroom(t *testing.T) {
 	}
 	if checked != 2 {
 		t.Errorf("%d Ethernet switch ports checked, want eth0's 2", checked)
+	}
+}
+
+// TestVPIFabricFrames: on a mixed network each fabric's switches are
+// built for their own fabric's largest frame. An InfiniBand switch's
+// ports count credits for the largest InfiniBand packet, a 4096-byte UD
+// SEND with immediate (LRH 8, BTH 12, DETH 8, immediate 4, ICRC 4, VCRC
+// 2: 4,134 bytes, 65 blocks of 64), even where a host's port 1 is on
+// Ethernet (h2, RoCEv2 under VXLAN: 4,228 bytes, 67 blocks); an Ethernet
+// switch's headroom takes the Ethernet ports' frame even where every
+// host's port 1 is on InfiniBand (the VPI pair). From the review of issue
+// 47, defect 9: assemble.go gave every switch the largest frame over the
+// hosts' port 1, whatever their fabric, inflating the InfiniBand ports'
+// largest packet (and so their low water mark and paused marking) or
+// shrinking the Ethernet switch's headroom bound.
+func TestVPIFabricFrames(t *testing.T) {
+	ibFrame := int64(fabric.IBWire(fabric.TransportUD|fabric.OpSendOnlyImm, 4096, false))
+	ethFrame := fabric.MaxRoCEv2Frame(4096) + 50
+	if ibFrame != 4134 || fabric.IBPacketBlocks(ibFrame) != 65 || ethFrame != 4228 || fabric.IBPacketBlocks(ethFrame) != 67 {
+		t.Fatalf("frames %d and %d bytes (%d and %d blocks); want 4134 (65) and 4228 (67)", ibFrame, ethFrame, fabric.IBPacketBlocks(ibFrame), fabric.IBPacketBlocks(ethFrame))
+	}
+	const overlay = "hca: {overlay: {encap: vxlan, vni: 5}}\n"
+	for _, c := range []struct{ name, src string }{
+		{"an Ethernet host's port 1 beside the VPI pair", strings.NewReplacer("hosts: [h0, h1]", "hosts: [h0, h1, h2]", "[h1, eth0]]", "[h1, eth0], [h2, eth0]]").Replace(vpiPair) + overlay},
+		{"the VPI pair", vpiPair + overlay},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := mustParse(t, c.src)
+			n, err := Build(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, sw := range n.Switches {
+				if sw == nil {
+					continue
+				}
+				for i, p := range n.Fabric.Ports[id] {
+					if s.LinkLayerOf(fabric.NodeID(id)) == fabric.InfiniBand {
+						if got := p.CreditState().MaxBlocks(); got != 65 {
+							t.Errorf("%s port %d: its largest packet %d blocks, want 65 (an InfiniBand MTU packet's)", sw.Name, i, got)
+						}
+						continue
+					}
+					l := s.PortLinks(fabric.NodeID(id), nil)[i]
+					if got, want := sw.Headroom(i), sw.Prof.PortHeadroom(l, ethFrame); got != want {
+						t.Errorf("%s port %d: headroom %d, want %d (for %d-byte frames)", sw.Name, i, got, want, ethFrame)
+					}
+				}
+			}
+		})
 	}
 }

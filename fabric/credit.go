@@ -258,6 +258,11 @@ func (p *Port) Release(vl uint8, frame int64) { p.credit.Release(vl, frame) }
 // the same for the whole run (a link's retraining resets its counters).
 func (p *Port) CreditState() *CreditState { return p.credit }
 
+// MaxBlocks is the largest packet the port's owner sends, in 64-byte
+// blocks (EnableCredits' maxFrame): the credit a VL must have not to be
+// marked paused.
+func (c *CreditState) MaxBlocks() int64 { return c.maxBlocks }
+
 // Release is Port.Release, reading the port itself only when a
 // flow-control packet goes.
 func (c *CreditState) Release(vl uint8, frame int64) {

@@ -338,7 +338,8 @@ func (b *builder) checkBuffers() {
 		return
 	}
 	t, s := b.t, b.s
-	maxFrame := s.MaxFrame()
+	maxFrames := s.MaxFrames()
+	maxFrame := maxFrames[s.LinkLayer]
 	if s.LinkLayer == fabric.InfiniBand {
 		// Credits per VL: a VL's buffer must hold the largest packet,
 		// or it would never be granted.
@@ -400,7 +401,7 @@ func (b *builder) checkBuffers() {
 			continue
 		}
 		links = s.PortLinks(fabric.NodeID(id), links[:0])
-		err := s.SwitchProfile(fabric.NodeID(id)).CheckBuffer(node.Name, links, maxFrame)
+		err := s.SwitchProfile(fabric.NodeID(id)).CheckBuffer(node.Name, links, maxFrames[s.LinkLayerOf(fabric.NodeID(id))])
 		if err == nil {
 			continue
 		}
@@ -449,6 +450,31 @@ func (s *Scenario) MaxFrame() int64 {
 	m := int64(0)
 	for _, h := range s.Topology.Hosts() {
 		m = max(m, s.HostFrame(h, mcast[h]))
+	}
+	return m
+}
+
+// MaxFrameOf is the largest frame a switch (or any node) id's fabric
+// carries, which Build gives the switch (its headroom, its scheduler's
+// quantum) and, on InfiniBand, its ports' credits: MaxFrame, or on a
+// mixed network the largest frame an endpoint on id's link layer sends,
+// so that the InfiniBand side's credits are not sized for the Ethernet
+// side's RoCEv2 and overlay frames, nor the Ethernet side's headroom for
+// InfiniBand's. Callers for every node take MaxFrames once.
+func (s *Scenario) MaxFrameOf(id fabric.NodeID) int64 { return s.MaxFrames()[s.LinkLayerOf(id)] }
+
+// MaxFrames is MaxFrameOf by link layer (fabric.Ethernet,
+// fabric.InfiniBand): on a network of one link layer MaxFrame for both.
+func (s *Scenario) MaxFrames() [2]int64 {
+	if !s.Mixed() {
+		m := s.MaxFrame()
+		return [2]int64{m, m}
+	}
+	mcast := s.MulticastSenders()
+	var m [2]int64
+	for _, e := range s.Topology.Endpoints() {
+		ll := s.LinkLayerOf(e)
+		m[ll] = max(m[ll], s.HostFrame(e, mcast[e]))
 	}
 	return m
 }
