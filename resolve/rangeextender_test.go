@@ -34,6 +34,13 @@ func TestRangeExtenderErrors(t *testing.T) {
 		{"ethernet", []string{"switch: {link_layer: infiniband}", "switch: {}"},
 			`t.yaml:7:27: topology.switches[2].switch.range_extender: a range extender carries InfiniBand; this scenario's links are Ethernet (switch.link_layer: infiniband)
 t.yaml:8:27: topology.switches[3].switch.range_extender: a range extender carries InfiniBand; this scenario's links are Ethernet (switch.link_layer: infiniband)`},
+		// From the review of issue 47, defect 8 (repro /tmp/rev/re4.yaml):
+		// with link_layer: infiniband on its switches (a mixed network)
+		// an extender was on the network's Ethernet, and its links to
+		// them were refused as a gateway between the fabrics.
+		{"on a mixed network", []string{"    - s0\n    - s1", "    - {name: s0, switch: {link_layer: infiniband}}\n    - {name: s1, switch: {link_layer: infiniband}}", "switch: {link_layer: infiniband}\n", ""},
+			`t.yaml:7:27: topology.switches[2].switch.range_extender: a range extender where switches give their own link_layer: infiniband (a network with InfiniBand and Ethernet switches) is not modelled yet; on an InfiniBand network it is: give switch.link_layer: infiniband at the top level
+t.yaml:8:27: topology.switches[3].switch.range_extender: a range extender where switches give their own link_layer: infiniband (a network with InfiniBand and Ethernet switches) is not modelled yet; on an InfiniBand network it is: give switch.link_layer: infiniband at the top level`},
 		{"top level", []string{"switch: {link_layer: infiniband}", "switch: {link_layer: infiniband, range_extender: {buffer: 16MiB}}"},
 			`t.yaml:10:34: switch.range_extender: a range extender is one device: give it to a switch of an explicit topology (topology.switches: [{name: x0, switch: {range_extender: {buffer: 16MiB}}}])`},
 		{"three links", []string{"[s1, h1]]", "[s1, h1], [x0, s1]]"},

@@ -259,6 +259,9 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 				}
 				b.ibSwitches[id] = true
 			}
+			if sw.Switch.RangeExtender.Set && b.declaresIBSwitch() {
+				b.mixedExtender(id, &sw.Switch, sw.Path+".switch.range_extender")
+			}
 			if b.s.SwitchProfiles == nil {
 				b.s.SwitchProfiles = map[fabric.NodeID]swtch.Profile{}
 			}
