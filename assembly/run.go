@@ -339,14 +339,22 @@ func (n *Network) countPackets(sum *reports.Summary) {
 			sum.ECN.Marked += sw.Stats.Marked
 		}
 	}
+	var creditWait int64 // a mixed network's InfiniBand ports'
 	for _, ports := range n.Fabric.Ports {
 		for _, p := range ports {
 			sum.PFC.PauseFrames += p.Stats.PauseSent
 			sum.PFC.ResumeFrames += p.Stats.ResumeSent
+			paused := &sum.PFC.PausedNs
+			if p.Credits() && n.Scenario.Mixed() {
+				paused = &creditWait
+			}
 			for prio := uint8(0); prio < 8; prio++ {
-				sum.PFC.PausedNs += p.PausedTime(prio).Nanoseconds()
+				*paused += p.PausedTime(prio).Nanoseconds()
 			}
 		}
+	}
+	if n.Scenario.Mixed() {
+		sum.PFC.CreditWaitNs = &creditWait
 	}
 }
 

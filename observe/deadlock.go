@@ -493,8 +493,15 @@ func (d *Detector) Finish(sum *reports.Summary) {
 		if now > 0 {
 			frac = reports.Round(float64(worst)/float64(now), 4)
 		}
+		ll := ""
+		if d.v.Mixed {
+			ll = fabric.Ethernet.String()
+			if r.port.Credits() {
+				ll = fabric.InfiniBand.String()
+			}
+		}
 		sum.PFC.Spread = append(sum.PFC.Spread, reports.PFCSpread{
-			Port: r.port.Name, By: r.port.Peer().Name, FirstNs: d.first[r.g].Nanoseconds(), PausedFraction: frac})
+			Port: r.port.Name, By: r.port.Peer().Name, FirstNs: d.first[r.g].Nanoseconds(), PausedFraction: frac, LinkLayer: ll})
 	}
 	if d.Found {
 		sum.Deadlock = reports.Deadlock{Detected: true, AtNs: d.At.Nanoseconds(), Cycle: d.Cycle}

@@ -34,6 +34,9 @@ type View struct {
 	Topology *fabric.Topology
 	// Ports are every node's ports, by node id (fabric.Network.Ports).
 	Ports [][]*fabric.Port
+	// Mixed marks a network with InfiniBand and Ethernet switches (VPI):
+	// the summary's pfc.spread names each port's link layer.
+	Mixed bool
 	// Switches is the switch model at each node id, nil at a host.
 	Switches []*swtch.Switch
 	// Poll asks the run to check its stop condition after the current

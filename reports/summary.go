@@ -182,11 +182,17 @@ type PFCBalance struct {
 
 // PFCCounts sum PFC activity over every port.
 type PFCCounts struct {
-	PauseFrames   int64 `json:"pause_frames"`
-	ResumeFrames  int64 `json:"resume_frames"`
-	PausedNs      int64 `json:"paused_ns"`
-	StormDetected bool  `json:"storm_detected"`
-	WatchdogTrips int64 `json:"watchdog_trips"`
+	PauseFrames  int64 `json:"pause_frames"`
+	ResumeFrames int64 `json:"resume_frames"`
+	PausedNs     int64 `json:"paused_ns"`
+	// CreditWaitNs, on a network with InfiniBand and Ethernet switches
+	// (VPI) only, is the time the InfiniBand ports waited for credit,
+	// summed over ports and VLs; PausedNs is then the Ethernet ports'
+	// PFC pauses alone. On a network of one link layer it is absent and
+	// PausedNs is that link layer's (on InfiniBand, the credit waits).
+	CreditWaitNs  *int64 `json:"credit_wait_ns,omitempty"`
+	StormDetected bool   `json:"storm_detected"`
+	WatchdogTrips int64  `json:"watchdog_trips"`
 	// Spread lists the ports that were ever paused, in the order each was
 	// first paused (congestion spreads from its origin outward), with the
 	// port that paused it and the fraction of the run it spent paused (its
@@ -200,6 +206,10 @@ type PFCSpread struct {
 	By             string  `json:"paused_by"`
 	FirstNs        int64   `json:"first_ns"`
 	PausedFraction float64 `json:"paused_fraction"`
+	// LinkLayer, on a network with InfiniBand and Ethernet switches only,
+	// is the port's: infiniband (it waited for credit) or ethernet
+	// (paused by PFC).
+	LinkLayer string `json:"link_layer,omitempty"`
 }
 
 // ECNCounts count ECN marks and CNPs.

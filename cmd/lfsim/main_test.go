@@ -482,3 +482,78 @@ func TestRunWorkers(t *testing.T) {
 		t.Errorf("links without delay on 2 workers: exit %d, stderr %q; want it run on one, saying why", code, stderr)
 	}
 }
+
+// TestRunConsoleMixedNetwork: on a network with InfiniBand and Ethernet
+// switches (VPI), with an incast on each fabric, the console prints the
+// credits line for the InfiniBand ports and the pfc line for the Ethernet
+// ports, each with its own most paused port, and summary.json keeps them
+// apart: pfc.paused_ns the Ethernet ports' PFC pauses, the added
+// pfc.credit_wait_ns the InfiniBand ports' credit waits (together what
+// paused_ns summed before), each pfc.spread entry its link_layer. From
+// the review of issue 47, defect 6: run.go printed the credits line only,
+// hiding the PFC pauses, and paused_ns added the two together.
+func TestRunConsoleMixedNetwork(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mixed.yaml")
+	if err := os.WriteFile(file, []byte(`name: mixed-incast
+seed: 1
+stop: {at: 5ms, when: flows-done}
+topology:
+  kind: explicit
+  hosts: [h0, h1, h2, h3]
+  switches:
+    - {name: ib0, switch: {link_layer: infiniband}}
+    - {name: eth0, switch: {link_layer: ethernet}}
+  link: {rate: 100Gbps, delay: 1us}
+  links: [[h0, ib0], [h1, ib0], [h2, ib0], [h0, eth0], [h1, eth0], [h3, eth0]]
+traffic:
+  - flow: {from: h0, to: h2, size: 2MiB}
+  - flow: {from: h1, to: h2, size: 2MiB}
+  - flow: {from: h0, to: h3, size: 2MiB, port: 2}
+  - flow: {from: h1, to: h3, size: 2MiB, port: 2}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := lfsim(t, "run", file, "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, w := range []string{
+		"  credits    1358 flow-control packets; InfiniBand ports waited for credit 648.7us, summed over ports and VLs; most: h1:p0, 93% of the run (by ib0:p1)\n",
+		"  pfc        28 pause frames, 28 resume frames; Ethernet ports paused 326.9us, summed over ports and priorities; most: h1/2:p0, 47% of the run (by eth0:p1)\n",
+	} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("the console lacks %q:\n%s", w, stdout)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		PFC struct {
+			PausedNs     int64  `json:"paused_ns"`
+			CreditWaitNs *int64 `json:"credit_wait_ns"`
+			Spread       []struct {
+				Port      string `json:"port"`
+				LinkLayer string `json:"link_layer"`
+			} `json:"spread"`
+		} `json:"pfc"`
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if p := sum.PFC; p.CreditWaitNs == nil || *p.CreditWaitNs != 648703 || p.PausedNs != 326882 {
+		t.Errorf("pfc.paused_ns %d, credit_wait_ns %v; want 326882 (the Ethernet ports') and 648703 (the InfiniBand ports')", p.PausedNs, p.CreditWaitNs)
+	}
+	for _, s := range sum.PFC.Spread {
+		want := "infiniband"
+		if strings.Contains(s.Port, "/2") {
+			want = "ethernet"
+		}
+		if s.LinkLayer != want {
+			t.Errorf("pfc.spread: %s on %q, want %s", s.Port, s.LinkLayer, want)
+		}
+	}
+}

@@ -240,19 +240,30 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 	} else {
 		fmt.Fprintf(w, "  balance    FAILED: %s\n", s.Conservation.Errors[0])
 	}
-	// The most paused port, over the run: the spread lists the ports in
-	// the order they were first paused.
-	var most reports.PFCSpread
-	for _, p := range s.PFC.Spread {
-		if p.PausedFraction > most.PausedFraction {
-			most = p
+	// The most paused port, over the run (on a mixed network, of the
+	// link layer ll): the spread lists the ports in the order they were
+	// first paused.
+	worstOf := func(ll string) string {
+		var most reports.PFCSpread
+		for _, p := range s.PFC.Spread {
+			if p.PausedFraction > most.PausedFraction && p.LinkLayer == ll {
+				most = p
+			}
 		}
+		if most.Port == "" {
+			return ""
+		}
+		return fmt.Sprintf("; most: %s, %.0f%% of the run (by %s)", most.Port, 100*most.PausedFraction, most.By)
 	}
-	worst := ""
-	if most.Port != "" {
-		worst = fmt.Sprintf("; most: %s, %.0f%% of the run (by %s)", most.Port, 100*most.PausedFraction, most.By)
-	}
-	if fc := s.Conservation.FCPackets; fc.Made > 0 {
+	worst := worstOf("")
+	if cw := s.PFC.CreditWaitNs; cw != nil {
+		// A mixed network (VPI): its InfiniBand ports' credit waits and
+		// its Ethernet ports' PFC, each on its line.
+		fmt.Fprintf(w, "  credits    %d flow-control packets; InfiniBand ports waited for credit %v, summed over ports and VLs%s\n",
+			s.Conservation.FCPackets.Made, short(*cw), worstOf("infiniband"))
+		fmt.Fprintf(w, "  pfc        %d pause frames, %d resume frames; Ethernet ports paused %v, summed over ports and priorities%s\n",
+			s.PFC.PauseFrames, s.PFC.ResumeFrames, short(s.PFC.PausedNs), worstOf("ethernet"))
+	} else if fc := s.Conservation.FCPackets; fc.Made > 0 {
 		// InfiniBand: no PFC; what waited, waited for credit.
 		fmt.Fprintf(w, "  credits    %d flow-control packets; ports waited for credit %v, summed over ports and VLs%s\n",
 			fc.Made, short(s.PFC.PausedNs), worst)
