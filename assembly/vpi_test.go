@@ -336,3 +336,22 @@ func TestVPIFabricFrames(t *testing.T) {
 		})
 	}
 }
+
+// TestVPIStormFromPort2: a PAUSE storm named on a VPI host's Ethernet
+// port (host: h1/2) comes from that port's HCA: the Ethernet switch's
+// port facing h1/2 is paused by it, and PAUSE frames go on Ethernet only
+// (the InfiniBand side has none to send). From the review of issue 47,
+// defect 7: host faults reached port 1 only, and h1/2 was refused.
+func TestVPIStormFromPort2(t *testing.T) {
+	sc := mustParse(t, strings.Replace(vpiPair, "64MiB", "1MiB", 2)+"faults:\n  - {at: 20us, host: h1/2, action: pfc-storm, priority: 3, until: 200us}\n")
+	_, sum, _ := mustRun(t, sc)
+	found := false
+	for _, p := range sum.PFC.Spread {
+		if p.By == "h1/2:p0" && strings.HasPrefix(p.Port, "eth0:") {
+			found = true
+		}
+	}
+	if !found || sum.PFC.PauseFrames == 0 {
+		t.Errorf("%d PAUSE frames, spread %+v; want eth0's port paused by h1/2:p0", sum.PFC.PauseFrames, sum.PFC.Spread)
+	}
+}

@@ -113,6 +113,7 @@ func (b *builder) linkFault(f *scenario.FaultS, path string, fault *Fault) bool 
 	if len(ends) != 2 {
 		return false
 	}
+	ends[0], ends[1] = b.linkedPorts(ends[0], ends[1])
 	if _, adj := b.t.PortTo(ends[0], ends[1]); !adj {
 		b.errorf(f.Link[1].Pos, path+".link", "%s and %s are not linked; %s's neighbours are %s", scenario.Show(f.Link[0].V), scenario.Show(f.Link[1].V), scenario.Show(f.Link[0].V), b.list(b.neighbours(ends[0])))
 		return false
@@ -141,16 +142,23 @@ func (b *builder) hostFault(f *scenario.FaultS, path string, fault *Fault) bool 
 	if !b.need(f, path, "host", "the host whose NIC misbehaves") {
 		return false
 	}
-	h, found := b.host(f.Host, path+".host")
+	h, found := b.faultPort(f.Host)
 	if !found {
-		return false
+		if h, found = b.host(f.Host, path+".host"); !found {
+			return false
+		}
 	}
 	fault.Host = h
 	if f.Action.V == "pfc-storm" && b.s.Mixed() && b.s.LinkLayerOf(h) == fabric.InfiniBand {
-		// A host's faults reach its port 1 (assembly/faults.go), and on
-		// a mixed network the network's link layer is Ethernet's: the
+		// A host's faults reach its port 1, or a VPI host's port 2
+		// named h/2, each its own HCA (assembly/faults.go), and on a
+		// mixed network the network's link layer is Ethernet's: the
 		// check in fault does not see this port's.
-		b.errorf(f.Action.Pos, path+".action", "a PAUSE storm is PFC's, and a host's faults reach its port 1, here %s: an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead)", b.portName(h))
+		other := ""
+		if p2, ok := b.t.SecondPort(h); ok && b.s.VPI(h) {
+			other = fmt.Sprintf(" (host: %s names its port on Ethernet)", scenario.Show(b.t.Nodes[p2].Name))
+		}
+		b.errorf(f.Action.Pos, path+".action", "a PAUSE storm is PFC's, and this fault reaches %s: an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead)%s", b.portName(h), other)
 		return false
 	}
 	fault.Priority = uint8(b.s.HCAProfile(h).Priority)
@@ -168,6 +176,37 @@ func (b *builder) hostFault(f *scenario.FaultS, path string, fault *Fault) bool 
 	}
 	fault.RxRate = r
 	return true
+}
+
+// faultPort is the HCA a host fault names with a VPI host's second port
+// (h0/2): that port's own (resolve/vpi.go), so that a fault can reach the
+// port on either fabric. Other names are host's to resolve.
+func (b *builder) faultPort(n scenario.StrV) (fabric.NodeID, bool) {
+	id, ok := b.t.Lookup(n.V)
+	if !ok || !b.t.Nodes[id].Second || !b.s.VPI(b.t.Owner(id)) {
+		return 0, false
+	}
+	return id, true
+}
+
+// linkedPorts reads a link fault's two ends (a, b) as topology.links
+// writes them: where a VPI host's port 1 is not linked to the other end
+// and its port 2 is ([h0, eth0] for h0/2's link), the port 2.
+func (b *builder) linkedPorts(a, c fabric.NodeID) (fabric.NodeID, fabric.NodeID) {
+	if _, adj := b.t.PortTo(a, c); adj {
+		return a, c
+	}
+	for _, e := range []*fabric.NodeID{&a, &c} {
+		if p2, ok := b.t.SecondPort(*e); ok && b.s.VPI(*e) {
+			old := *e
+			*e = p2
+			if _, adj := b.t.PortTo(a, c); adj {
+				return a, c
+			}
+			*e = old
+		}
+	}
+	return a, c
 }
 
 // entryFault resolves a missing forwarding entry: the switch that loses

@@ -144,7 +144,7 @@ traffic:
   - flow: {from: h0, to: h1, size: 1MiB}
 faults:
   - {at: 20us, host: h1, action: pfc-storm, priority: 3}
-`, `t.yaml:11:34: faults[0].action: a PAUSE storm is PFC's, and a host's faults reach its port 1, here h1's port 1 (on InfiniBand): an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead)`},
+`, `t.yaml:11:34: faults[0].action: a PAUSE storm is PFC's, and this fault reaches h1's port 1 (on InfiniBand): an InfiniBand NIC sends no PAUSE (a hung receiver, rx-hang, holds its credits instead) (host: h1/2 names its port on Ethernet)`},
 		{"port 2 of a dual-port InfiniBand HCA", `topology: {kind: explicit, hosts: [a, b], switches: [s1, s2], links: [[a, s1], [b, s1], [a, s2], [b, s2], [s1, s2]]}
 switch: {link_layer: infiniband}
 traffic:
@@ -242,5 +242,47 @@ func TestVPIOverlayOnEthernetPorts(t *testing.T) {
 	p2, _ := s.Topology.SecondPort(h0)
 	if s.HCAProfile(h0).Overlay != nil || s.HCAProfile(p2).Overlay == nil {
 		t.Errorf("overlay on h0's InfiniBand port %v, on its Ethernet port %v; want none and VXLAN", s.HCAProfile(h0).Overlay, s.HCAProfile(p2).Overlay)
+	}
+}
+
+// TestVPIFaultsNamePort2: a fault reaches a VPI host's Ethernet port as
+// topology.links names its link ([h0, eth0], the host's second link) and
+// by the port's name (host: h0/2, its own HCA: resolve/vpi.go gives each
+// port of a VPI adapter one); a host fault naming the host reaches its
+// port 1, and a dual-port InfiniBand HCA's second port is still refused
+// (its HCA is the host's). From the review of issue 47, defect 7: both
+// were refused ("h0 and eth0 are not linked; h0's neighbours are ib0";
+// "h0/2 is h0's second port, not a host").
+func TestVPIFaultsNamePort2(t *testing.T) {
+	for _, c := range []struct {
+		name, fault string
+		a, b, host  string // the fault's ends, or its host
+	}{
+		{"a link written as topology.links does", `{at: 30us, link: [h0, eth0], action: down, until: 40us}`, "h0/2", "eth0", ""},
+		{"the link from the switch's side", `{at: 30us, link: [eth0, h1], action: loss, rate: 0.01}`, "eth0", "h1/2", ""},
+		{"port 1's link", `{at: 30us, link: [h0, ib0], action: down}`, "h0", "ib0", ""},
+		{"a host fault on port 2", `{at: 20us, host: h1/2, action: pfc-storm, priority: 3}`, "", "", "h1/2"},
+		{"a host fault on port 1", `{at: 20us, host: h1, action: rx-hang}`, "", "", "h1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte(vpiTopology+"traffic:\n  - flow: {from: h0, to: h1, size: 1MiB}\nfaults:\n  - "+c.fault+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			topo := s.Topology
+			name := func(n fabric.NodeID) string { return topo.Nodes[n].Name }
+			f := s.Faults[0]
+			if c.host != "" && name(f.Host) != c.host || c.a != "" && (name(f.A) != c.a || name(f.B) != c.b) {
+				t.Errorf("the fault reaches host %s, link %s-%s; want host %q, link %q-%q", name(f.Host), name(f.A), name(f.B), c.host, c.a, c.b)
+			}
+		})
+	}
+	_, err := Parse("t.yaml", []byte(`topology: {kind: explicit, hosts: [a, b], switches: [s1, s2], links: [[a, s1], [b, s1], [a, s2], [b, s2], [s1, s2]]}
+switch: {link_layer: infiniband}
+faults:
+  - {at: 20us, host: a/2, action: rx-hang}
+`))
+	if want := `t.yaml:4:22: faults[0].host: a/2 is a's second port, not a host; name a (its HCA uses either port)`; err == nil || err.Error() != want {
+		t.Errorf("a dual-port HCA's second port: error %v; want %s", err, want)
 	}
 }
