@@ -32,7 +32,11 @@ type DCQCNParams struct {
 	// bound the rate.
 	MaxRate, MinRate fabric.Rate
 	// MinDecFac (rpg_min_dec_fac, percent) bounds one cut: the rate falls
-	// to no less than (100 - MinDecFac)% of itself.
+	// to no less than MinDecFac% of itself, so 100 prevents cuts and 0
+	// bounds nothing ("DCQCN Parameters", community.mellanox.com
+	// DOC-2790: "setting min_dec_fac = 25 will bound a reduction of
+	// current_rate to values above 25%*current_rate ... Setting
+	// min_dec_fac = 100 will prevent rate reductions at all").
 	MinDecFac int
 	// RateOnFirstCNP (rate_to_set_on_first_cnp; 0: none) is the rate a QP
 	// drops to on its first CNP.
@@ -263,7 +267,7 @@ func (d *DCQCN) cut(now sim.Time) {
 	}
 	factor := 1 - d.alpha*d.gd
 	if d.p.MinDecFac > 0 {
-		factor = max(factor, 1-float64(d.p.MinDecFac)/100)
+		factor = max(factor, float64(d.p.MinDecFac)/100)
 	}
 	d.rc = clampRate(d.rc*factor, d.min, d.max)
 	d.timerStage, d.byteStage, d.bytes = 0, 0, 0

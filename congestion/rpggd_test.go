@@ -40,3 +40,39 @@ func TestDCQCNRpgGd(t *testing.T) {
 		}
 	}
 }
+
+// TestDCQCNMinDecFac: rpg_min_dec_fac bounds one cut to at least that
+// percentage of the current rate ("DCQCN Parameters",
+// community.mellanox.com DOC-2790: "setting min_dec_fac = 25 will bound
+// a reduction of current_rate to values above 25%*current_rate ...
+// Setting min_dec_fac = 100 will prevent rate reductions at all"). From
+// line rate with initial_alpha_value 1023 and rpg_gd 11 the unbounded
+// cut leaves 100 × (1 - 1023/2048) = 50.049 Gb/s: a bound of 25% or 50%
+// leaves it, 75% holds the rate at 75 Gb/s and 100% at the line. Read
+// the other way round (a cut keeps (100 - fac)%), 25 would give 75 and
+// 75 would give 50.049.
+func TestDCQCNMinDecFac(t *testing.T) {
+	unbounded := 100e9 * (1 - 1023.0/2048)
+	for _, c := range []struct {
+		fac  int
+		want float64
+	}{
+		{0, unbounded},
+		{25, unbounded},
+		{50, unbounded},
+		{75, 75e9},
+		{100, 100e9},
+	} {
+		for _, variant := range []string{"nvidia", "paper"} {
+			p := DCQCNNvidia()
+			if variant == "paper" {
+				p = DCQCNPaper()
+			}
+			p.InitialAlpha, p.GD, p.MinDecFac = 1023, 11, c.fac
+			var a applied
+			d := NewDCQCN(sim.NewEngine(1), p, path100, a.apply)
+			d.OnCNP(0)
+			near(t, fmt.Sprintf("%s R_C after the first CNP at rpg_min_dec_fac %d", variant, c.fac), float64(d.State(0).Rate), c.want, 1e-12)
+		}
+	}
+}
