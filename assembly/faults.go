@@ -160,7 +160,20 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 	}
 	dist := switchHops(t, l.A, l.B)
 	for id, sw := range n.Switches {
-		if sw == nil || dist[id] < 0 {
+		if sw == nil {
+			continue
+		}
+		if s := n.Scenario; s.Mixed() && s.LinkLayerOf(sw.ID) == fabric.InfiniBand {
+			// A mixed network's InfiniBand side has its subnet manager,
+			// which sweeps and pushes every table at once, sweep_delay
+			// after a change on its side, as on an InfiniBand network.
+			if s.LinkLayerOf(l.A) != fabric.InfiniBand {
+				continue
+			}
+			n.at(n.Eng.Now()+s.IB.SweepDelay, &routeInstall{fs: fs, sw: sw, r: rAt(sw), gen: fs.routeGen}, 0)
+			continue
+		}
+		if dist[id] < 0 {
 			continue
 		}
 		n.at(n.Eng.Now()+sim.Time(dist[id])*convergence, &routeInstall{fs: fs, sw: sw, r: rAt(sw), gen: fs.routeGen}, 0)

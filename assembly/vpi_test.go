@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // vpiPair is SCENARIO.md's VPI contract: two hosts, each with an
@@ -225,7 +226,9 @@ func TestVPICreditLoopDetected(t *testing.T) {
 // and one of three Ethernet switches, four VPI hosts, all-to-all on the
 // InfiniBand side and two flows on the Ethernet side, ib0-ib1 down at
 // 5 us (two flow-control packets made and never sent: discarded) and
-// eth0-eth1 at 30 us. Every byte, packet and link-control packet is
+// eth0-eth1 at 30 us (the InfiniBand side's RC flows resend after their
+// 67 ms ACK timeout, ack_timeout 14: the subnet manager moves them only
+// 1 ms after each change). Every byte, packet and link-control packet is
 // accounted for, each discard as its port's link's kind: it counted every
 // discard as a PFC frame on an Ethernet network, and so failed here
 // ("PFC frames {Made:0 ... Discarded:2} do not add up").
@@ -235,7 +238,7 @@ func TestVPIConservationLinkFault(t *testing.T) {
   hosts: [h0, h1, h2, h3]
   switches: [{name: ib0, switch: {link_layer: infiniband}}, {name: ib1, switch: {link_layer: infiniband}}, {name: ib2, switch: {link_layer: infiniband}}, eth0, eth1, eth2]
   links: [[h0, ib0], [h1, ib0], [h2, ib1], [h3, ib1], [ib0, ib1], [ib0, ib2], [ib2, ib1], [h0, eth0], [h1, eth0], [h2, eth1], [h3, eth1], [eth0, eth1], [eth0, eth2], [eth2, eth1]]
-stop: {at: 3ms, when: flows-done}
+stop: {at: 100ms, when: flows-done}
 faults:
   - {at: 5us, link: [ib0, ib1], action: down, until: 200us}
   - {at: 30us, link: [eth0, eth1], action: down, until: 300us}
@@ -353,5 +356,50 @@ func TestVPIStormFromPort2(t *testing.T) {
 	}
 	if !found || sum.PFC.PauseFrames == 0 {
 		t.Errorf("%d PAUSE frames, spread %+v; want eth0's port paused by h1/2:p0", sum.PFC.PauseFrames, sum.PFC.Spread)
+	}
+}
+
+// TestVPIInfiniBandSideSweeps: on a mixed network a link change on the
+// InfiniBand side reaches that side's switches as on an InfiniBand
+// network, all at once, when the subnet manager pushes its new tables
+// sweep_delay after the change (1 ms by default, resolve/infiniband.go),
+// not hop by hop as Ethernet's routing converges; the Ethernet switches
+// keep their tables. Here ib0-ib1 goes down at 5 us: a run stopped at
+// 5 us + 1 ms - 1 ns has installed no new table, one stopped 1 ns after
+// the sweep has installed one at each InfiniBand switch and none at the
+// Ethernet ones. Before, the InfiniBand switches took theirs hop by hop
+// at the Ethernet side's convergence, so ib0 and ib1 had theirs at 5 us.
+func TestVPIInfiniBandSideSweeps(t *testing.T) {
+	const net = `topology:
+  kind: explicit
+  hosts: [h0, h1, h2, h3]
+  switches: [{name: ib0, switch: {link_layer: infiniband}}, {name: ib1, switch: {link_layer: infiniband}}, {name: ib2, switch: {link_layer: infiniband}}, eth0, eth1]
+  links: [[h0, ib0], [h1, ib0], [h2, ib1], [h3, ib1], [ib0, ib1], [ib0, ib2], [ib2, ib1], [h0, eth0], [h1, eth0], [h2, eth1], [h3, eth1], [eth0, eth1]]
+faults:
+  - {at: 5us, link: [ib0, ib1], action: down}
+traffic:
+  - flow: {from: h0, to: h3, size: 64KiB}
+`
+	installed := func(stop sim.Time) (ib, eth []string) {
+		s := mustParse(t, net+fmt.Sprintf("stop: {at: %dns}\n", stop/sim.Nanosecond))
+		n, _, _ := mustRun(t, s)
+		for _, sw := range n.Switches {
+			if sw == nil || n.faults.installed[sw.ID] == 0 {
+				continue
+			}
+			if s.LinkLayerOf(sw.ID) == fabric.InfiniBand {
+				ib = append(ib, sw.Name)
+			} else {
+				eth = append(eth, sw.Name)
+			}
+		}
+		return ib, eth
+	}
+	sweep := 5*sim.Microsecond + sim.Millisecond
+	if ib, eth := installed(sweep - sim.Nanosecond); len(ib)+len(eth) != 0 {
+		t.Errorf("before the sweep: new tables at %v %v, want none", ib, eth)
+	}
+	if ib, eth := installed(sweep + sim.Nanosecond); len(ib) != 3 || len(eth) != 0 {
+		t.Errorf("after the sweep: new tables at InfiniBand %v and Ethernet %v, want ib0, ib1, ib2 and none", ib, eth)
 	}
 }

@@ -80,10 +80,10 @@ hca: {overlay: {encap: vxlan, vni: 1, source_port: 0}}
 hca: {transport: iwarp, overlay: {encap: vxlan, vni: 1, underlay_mtu: 1500}}
 `,
 			`t.yaml:2:71: hca.overlay.underlay_mtu: a full 4096-byte packet in vxlan is a 4210-byte IP packet on the underlay, and underlay_mtu is 1500: tunnel endpoints do not fragment (RFC 7348 §4.3); raise underlay_mtu to 4210 or lower hca.mtu to 1024`},
-		// From the review of issue 47 (TestReviewRefusals, case 1; repro
-		// /tmp/rev/ov1.yaml): the underlay_mtu check ran on the top-level
-		// hca block only, so a host's own mtu: 4096 sent 4,210-byte IP
-		// packets on an underlay whose MTU is 1500.
+		// From the review of issue 47 (TestReviewRefusals, case 1: a
+		// per-host mtu over a 1500-byte underlay): the underlay_mtu check
+		// ran on the top-level hca block only, so a host's own mtu: 4096
+		// sent 4,210-byte IP packets on an underlay whose MTU is 1500.
 		{"a host's own mtu past the underlay MTU", `topology:
   kind: explicit
   hosts: [{name: h0, hca: {mtu: 4096}}, h1]

@@ -119,6 +119,12 @@ func (b *builder) linkFault(f *scenario.FaultS, path string, fault *Fault) bool 
 		return false
 	}
 	fault.A, fault.B = ends[0], ends[1]
+	if f.Convergence.Set && b.s.Mixed() && b.s.LinkLayerOf(fault.A) == fabric.InfiniBand {
+		// The InfiniBand side of a mixed network has its subnet manager
+		// (assembly's setLink), as an InfiniBand network does.
+		b.errorf(f.Convergence.Pos, path+".convergence", "convergence is Ethernet routing's, hop by hop; %s–%s is on the InfiniBand side, whose subnet manager installs every InfiniBand switch's new table subnet_manager.sweep_delay after the change", scenario.Show(f.Link[0].V), scenario.Show(f.Link[1].V))
+		return false
+	}
 	if f.Action.V != "loss" {
 		return true
 	}

@@ -34,7 +34,7 @@ func TestRangeExtenderErrors(t *testing.T) {
 		{"ethernet", []string{"switch: {link_layer: infiniband}", "switch: {}"},
 			`t.yaml:7:27: topology.switches[2].switch.range_extender: a range extender carries InfiniBand; this scenario's links are Ethernet (switch.link_layer: infiniband)
 t.yaml:8:27: topology.switches[3].switch.range_extender: a range extender carries InfiniBand; this scenario's links are Ethernet (switch.link_layer: infiniband)`},
-		// From the review of issue 47, defect 8 (repro /tmp/rev/re4.yaml):
+		// From the review of issue 47, defect 8 (the case below):
 		// with link_layer: infiniband on its switches (a mixed network)
 		// an extender was on the network's Ethernet, and its links to
 		// them were refused as a gateway between the fabrics.

@@ -104,15 +104,18 @@ func TestVPIErrors(t *testing.T) {
 		{"a port the schema does not have", vpiTopology + `traffic:
   - flow: {from: h0, to: h1, size: 1MiB, port: 3}
 `, `t.yaml:9:48: traffic[0].flow.port: 3 is out of range; expected 1..2`},
+		{"convergence on the InfiniBand side", vpiTopology + `faults:
+  - {at: 5us, link: [h1, ib0], action: down, convergence: 10us}
+`, `t.yaml:9:59: faults[0].convergence: convergence is Ethernet routing's, hop by hop; h1–ib0 is on the InfiniBand side, whose subnet manager installs every InfiniBand switch's new table subnet_manager.sweep_delay after the change`},
 		{"ports that share no fabric", vpiTopology + `traffic:
   - flow: {from: h0, to: h2, size: 1MiB}
 `, `t.yaml:9:5: traffic[0].flow: h0's port 1 (on InfiniBand) and host h2 share no fabric: h2 has no port on InfiniBand (port: picks the source's port)`},
-		// From the review of issue 47 (TestReviewRefusals, case 2; repros
-		// /tmp/rev/m2.yaml and m8.yaml): a VPI host does not forward
-		// between its ports, so each fabric must be connected on its own;
-		// two Ethernet (or InfiniBand) islands joined only through the
-		// hosts' other ports were accepted, and every packet between them
-		// dropped no_route.
+		// From the review of issue 47 (TestReviewRefusals, case 2; the
+		// two cases below): a VPI host does not forward between its
+		// ports, so each fabric must be connected on its own; two Ethernet
+		// (or InfiniBand) islands joined only through the hosts' other
+		// ports were accepted, and every packet between them dropped
+		// no_route.
 		{"Ethernet ports on two unconnected Ethernet fabrics", `topology:
   kind: explicit
   hosts: [h0, h1]
@@ -135,11 +138,12 @@ traffic:
 traffic:
   - flow: {from: h0, to: h1, size: 1MiB}
 `, `t.yaml:3:15: topology: the topology is not connected: h1, ib1 cannot be reached from h0 through InfiniBand switches (a VPI host does not forward between its ports: each fabric must be connected on its own)`},
-		// From the review of issue 47 (TestReviewRefusals, case 3; repro
-		// /tmp/rev/f1.yaml): the PAUSE storm check read the network's link
-		// layer, Ethernet on a mixed network, so a storm from a VPI host
-		// whose port 1 (where host faults go) is InfiniBand was accepted
-		// and its HCA sent PAUSE frames over the InfiniBand link.
+		// From the review of issue 47 (TestReviewRefusals, case 3; the
+		// vpi-two-fabrics example with a storm from h1): the PAUSE storm
+		// check read the network's link layer, Ethernet on a mixed
+		// network, so a storm from a VPI host whose port 1 (where host
+		// faults go) is InfiniBand was accepted and its HCA sent PAUSE
+		// frames over the InfiniBand link.
 		{"pfc-storm from a VPI host's InfiniBand port", vpiTopology + `traffic:
   - flow: {from: h0, to: h1, size: 1MiB}
 faults:
