@@ -339,18 +339,23 @@ func (b *builder) checkBuffers() {
 	}
 	t, s := b.t, b.s
 	maxFrames := s.MaxFrames()
-	maxFrame := maxFrames[s.LinkLayer]
-	if s.LinkLayer == fabric.InfiniBand {
+	if ib := maxFrames[fabric.InfiniBand]; s.LinkLayer == fabric.InfiniBand || (s.Mixed() && ib > 0) {
 		// Credits per VL: a VL's buffer must hold the largest packet,
-		// or it would never be granted.
-		if need := fabric.IBPacketBlocks(maxFrame) * fabric.BlockBytes; s.IB.VLBuffer < need {
+		// or it would never be granted (on a mixed network, the
+		// InfiniBand side's largest).
+		if need := fabric.IBPacketBlocks(ib) * fabric.BlockBytes; s.IB.VLBuffer < need {
 			at, path := b.f.Switch.KeyPos("link_layer"), "switch.link_layer"
+			if s.Mixed() {
+				at, path = b.f.Topology.Pos, "topology"
+			}
 			if b.f.Switch.IB.VLBuffer.Set {
 				at, path = b.f.Switch.IB.VLBuffer.Pos, "switch.ib.vl_buffer"
 			}
 			b.errorf(at, path, "a VL's buffer (%d bytes) must hold the largest packet, %d bytes (%d credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu",
-				s.IB.VLBuffer, maxFrame, need/fabric.BlockBytes)
+				s.IB.VLBuffer, ib, need/fabric.BlockBytes)
 		}
+	}
+	if s.LinkLayer == fabric.InfiniBand {
 		// The LIDs' limit is checked before the routes (checkRouting).
 		var used uint8
 		var sls uint16

@@ -107,6 +107,12 @@ func TestVPIErrors(t *testing.T) {
 		{"convergence on the InfiniBand side", vpiTopology + `faults:
   - {at: 5us, link: [h1, ib0], action: down, convergence: 10us}
 `, `t.yaml:9:59: faults[0].convergence: convergence is Ethernet routing's, hop by hop; h1–ib0 is on the InfiniBand side, whose subnet manager installs every InfiniBand switch's new table subnet_manager.sweep_delay after the change`},
+		// A VL's buffer below the InfiniBand side's largest packet was
+		// checked on InfiniBand networks only: on a mixed one it was
+		// accepted, and the run panicked ("h0:p0 sends a packet without
+		// credit").
+		{"a VL buffer below the InfiniBand side's largest packet", vpiTopology + `switch: {ib: {vl_buffer: 2KiB}}
+`, `t.yaml:8:26: switch.ib.vl_buffer: a VL's buffer (2048 bytes) must hold the largest packet, 4134 bytes (65 credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu`},
 		{"ports that share no fabric", vpiTopology + `traffic:
   - flow: {from: h0, to: h2, size: 1MiB}
 `, `t.yaml:9:5: traffic[0].flow: h0's port 1 (on InfiniBand) and host h2 share no fabric: h2 has no port on InfiniBand (port: picks the source's port)`},
