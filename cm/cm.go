@@ -352,13 +352,7 @@ func (cm *Manager) connect(c *Conn, retry, rnr uint8) {
 // createAndRequest is rdma_create_qp's commands and rdma_connect's REQ.
 func (cm *Manager) createAndRequest(c *Conn, retry, rnr uint8, src uint16) {
 	qp := c.QP
-	cm.command(func() { c.Created = cm.eng.Now() })
-	cm.command(func() {
-		if c.gone() {
-			return
-		}
-		cm.toInit(qp, c.RespRes)
-		c.Inited = cm.eng.Now()
+	cm.createAndInit(c, qp, func() {
 		c.state = cmReqSent
 		c.Sent = c.Inited
 		cm.sendTo(c, &cmMsg{Attr: AttrREQ, TID: c.tid, LocalID: c.LocalID, ServiceID: rdmaPSTCPService | uint64(c.Port),
@@ -367,6 +361,24 @@ func (cm *Manager) createAndRequest(c *Conn, retry, rnr uint8, src uint16) {
 			MaxRetries: uint8(cm.prof.MaxRetries), AckTimeout: cm.prof.PacketLifetime + 1, MTU: cm.h.Prof.MTU, SrcIP: cm.h.IP, DstIP: c.PeerIP, Port: src,
 			Private: c.Private, IB: cm.sa != nil, SL: qp.SL & 15, SLID: cm.lid(cm.h.ID), DLID: cm.lid(c.Peer), SrcNode: cm.h.ID, DstNode: c.Peer})
 		c.arm()
+	})
+}
+
+// createAndInit is rdma_create_qp's two commands for connection c's QP,
+// on either side: the create (c.Created), then the move to INIT
+// (c.Inited), after which then runs in the same command (nil: nothing
+// more). Neither runs for a connection already gone.
+func (cm *Manager) createAndInit(c *Conn, qp *hca.QP, then func()) {
+	cm.command(func() { c.Created = cm.eng.Now() })
+	cm.command(func() {
+		if c.gone() {
+			return
+		}
+		cm.toInit(qp, c.RespRes)
+		c.Inited = cm.eng.Now()
+		if then != nil {
+			then()
+		}
 	})
 }
 

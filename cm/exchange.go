@@ -114,14 +114,7 @@ func (cm *Manager) request(m *cmMsg, from cmDest) {
 	c.QP = qp
 	cm.conns[c.LocalID] = c
 	cm.byRemote[cmRemote{c.Peer, c.RemoteID}] = c
-	cm.command(func() { c.Created = cm.eng.Now() })
-	cm.command(func() {
-		if c.gone() {
-			return
-		}
-		cm.toInit(qp, c.RespRes)
-		c.Inited = cm.eng.Now()
-	})
+	cm.createAndInit(c, qp, nil)
 	cm.command(func() {
 		if c.gone() {
 			return
