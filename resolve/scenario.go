@@ -111,6 +111,10 @@ type Scenario struct {
 	// poisson generators make their flows during the run (Poisson); they
 	// take the ids after these, in the order they are created.
 	Flows []Flow
+	// Servers are the topology's GPU servers (servers.go), in server
+	// order; nil when it has none. ServerOf finds a host's.
+	Servers  []Server
+	serverOf []serverSlot
 	// Poisson are the poisson generators, in file order. Their flows are
 	// made while the run goes (Network drives them), not here.
 	Poisson []PoissonGen
