@@ -192,19 +192,22 @@ func BenchmarkSeriesAddKey(b *testing.B) {
 }
 
 // TestPrepareDirClearsAnEarlierRun: --force removes the earlier run's
-// files (summary.json first), the captures its topology names among them,
+// files (summary.json first), the captures its topology names among them
+// (a '/' in a host's name written '_', as captures write it),
 // and temporary files a killed run left, and keeps every other file (a
 // capture of the user's own, another tool's temporary file); a folder
 // that cannot be made is an error before any simulation.
 func TestPrepareDirClearsAnEarlierRun(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range append([]string{"summary.json", "h8.pcap", "s0_p1.pcap", ".flows.csv.tmp-123", ".h8.pcap.tmp-4",
+	for _, name := range append([]string{"summary.json", "h8.pcap", "s0_p1.pcap", "s0_g1.pcap", "h8_2.pcap", ".flows.csv.tmp-123", ".h8.pcap.tmp-4",
 		"notes.txt", "mine.pcap", "s0_px.pcap", ".other.tmp-1"}, RunFiles...) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	topo := TopologyJSON(&Topo{Nodes: []TopoNode{{Name: "s0", Kind: "switch"}, {Name: "h8", Kind: "host"}}})
+	// A host named with a '/' (a rail-optimized fabric's GPU s0/g1, a
+	// dual-port HCA's second port h8/2) is captured as s0_g1.pcap.
+	topo := TopologyJSON(&Topo{Nodes: []TopoNode{{Name: "s0", Kind: "switch"}, {Name: "h8", Kind: "host"}, {Name: "s0/g1", Kind: "host"}, {Name: "h8/2", Kind: "host"}}})
 	if err := os.WriteFile(filepath.Join(dir, "topology.json"), topo, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,9 @@ func earlierCaptures(dir string) []string {
 	}
 	names := map[string]bool{}
 	for _, n := range t.Nodes {
-		names[n.Name] = true
+		// A host's capture is named for it with '/' as '_' (observe's
+		// Capturer: s0/g1.pcap would be a folder).
+		names[strings.ReplaceAll(n.Name, "/", "_")] = true
 	}
 	var out []string
 	files, _ := filepath.Glob(filepath.Join(dir, "*.pcap"))
