@@ -95,7 +95,7 @@ func TestToyTopologyFromYAML(t *testing.T) {
 		{"{kind: line, switches: 0}", "t.yaml:1:34: topology.switches: 0 is out of range; expected at least 1"},
 		{"{kind: line, swiches: 3}", "t.yaml:1:24: topology: unknown key swiches for kind line (did you mean switches?); allowed keys are kind, switches, link, routing, routes"},
 		{"{kind: line}", "t.yaml:1:1: topology: missing key switches for kind line"},
-		{"{kind: lin, switches: 3}", "topology.kind: unknown value lin (did you mean line?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, line, explicit"},
+		{"{kind: lin, switches: 3}", "topology.kind: unknown value lin (did you mean line?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, rail-optimized, line, explicit"},
 		{"{kind: line, switches: 200000}", "t.yaml:1:1: topology: this topology would have 200000 switches; at most 100000 are supported"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte("topology: "+c.topo+"\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB}\n"))

@@ -47,7 +47,44 @@ type Topology struct {
 	Size func(params any) (hosts, switches, links int64)
 	// Build builds it.
 	Build func(params any) (*fabric.Topology, error)
+	// Servers are the GPU servers it built (issue 48), given its
+	// parameters and what Build built, each GPU a host of t; nil for a
+	// generator of hosts that are not GPUs (WithServers sets it).
+	Servers func(params any, t *fabric.Topology) []Server
 }
+
+// Server is one GPU server a generator builds: G GPUs, each a host with
+// its own NIC, and a scale-up domain (NVLink through NVSwitch) between
+// them. The resolution step makes it a resolve.Server.
+type Server struct {
+	// Name is the server's name ("s0"); it is no node of the topology.
+	Name string
+	// GPUs are the hosts of GPU 0..G-1, in GPU order.
+	GPUs []fabric.NodeID
+	// ScaleUp is the scale-up domain: Rate is each GPU's bandwidth into
+	// it per direction, Delay one transfer's latency GPU to GPU.
+	ScaleUp fabric.LinkSpec
+}
+
+// WithServers completes a row made by DefineTopology with the servers
+// of a generator whose parameters are a P.
+func WithServers[P any](row Topology, servers func(p P, t *fabric.Topology) []Server) Topology {
+	row.Servers = func(params any, t *fabric.Topology) []Server { return servers(*params.(*P), t) }
+	return row
+}
+
+// DefaultNVLink is a GPU server's scale-up domain when the file gives
+// none: fourth-generation NVLink through third-generation NVSwitch, as
+// on an H100 SXM5 (DGX/HGX H100). Rate: 900 GB/s of NVLink bandwidth
+// per GPU, both directions together (NVIDIA H100 Tensor Core GPU
+// datasheet; NVIDIA H100 Tensor Core GPU Architecture whitepaper: 18
+// NVLink 4 links of 50 GB/s), so 450 GB/s = 3.6 Tb/s per direction.
+// Delay: 600 ns, the latency NCCL's own cost model gives one NVLink hop
+// with its lowest-latency protocol (NCCL 2.18 and later,
+// src/graph/tuning.cc: hwLat[NVLink][Ring][LL] = 0.6 us; 0.47 us in
+// earlier releases). NVIDIA publishes no port-to-port figure for the
+// NVSwitch itself.
+var DefaultNVLink = fabric.LinkSpec{Rate: 3600 * fabric.Gbps, Delay: 600 * sim.Nanosecond}
 
 // DefineTopology completes row with the functions of a generator whose
 // parameters are a P: defaults gives the defaults, check (nil for none)

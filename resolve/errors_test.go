@@ -99,7 +99,7 @@ hca:
 			`t.yaml:1:66: topology.hosts[1].hca.overlay: every adapter of a virtual network encapsulates alike (an adapter outside the overlay cannot reach one inside): set hca.overlay at the top level`},
 		{"unknown enum value", `topology: {kind: fat-tre, k: 4}
 `,
-			`t.yaml:1:18: topology.kind: unknown value fat-tre (did you mean fat-tree?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, explicit`},
+			`t.yaml:1:18: topology.kind: unknown value fat-tre (did you mean fat-tree?); expected one of star, dumbbell, leaf-spine, fat-tree, ring, rail-optimized, explicit`},
 		{"unknown host", `topology: {kind: star, hosts: 9}
 traffic:
   - incast: {to: h88, from: [h0, h1], size: 1MiB}
@@ -298,7 +298,7 @@ t.yaml:1:21: topology.link.rate: ` + rateErr("100")},
 traffic:
   - flow: {from: h0, size: 1}
 `,
-			`t.yaml:1:1: topology: missing key kind (one of star, dumbbell, leaf-spine, fat-tree, ring, explicit)
+			`t.yaml:1:1: topology: missing key kind (one of star, dumbbell, leaf-spine, fat-tree, ring, rail-optimized, explicit)
 t.yaml:3:5: traffic[0].flow: missing key to`},
 		{"missing key of a kind", `topology:
   kind: leaf-spine

@@ -60,7 +60,7 @@ func (b *builder) topology() {
 		b.explicit(s)
 		return
 	}
-	t, err := b.generate(tv)
+	t, servers, err := b.generate(tv)
 	if t == nil && err == nil {
 		return // reported, or not given
 	}
@@ -69,6 +69,9 @@ func (b *builder) topology() {
 		return
 	}
 	b.setTopology(t)
+	if servers != nil {
+		b.s.SetServers(servers, len(t.Nodes))
+	}
 	b.topoOK = true
 	if err := t.Check(); err != nil {
 		b.errorf(tv.Pos, "topology", "%v", err)
@@ -78,12 +81,13 @@ func (b *builder) topology() {
 
 // generate builds a generated topology (a row of the table of topology
 // generators, kind.Topologies), after checking it and that it fits the
-// limits. It returns nil and no error where the file's values are
+// limits, and the GPU servers it holds (nil for a generator of plain
+// hosts). It returns nil and no error where the file's values are
 // missing or out of bounds (reported).
-func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, error) {
+func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, []Server, error) {
 	g := tv.Generated()
 	if g == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	params := g.Row.Defaults()
 	links := map[string]fabric.LinkSpec{}
@@ -105,14 +109,14 @@ func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, error) {
 		case k.V != nil:
 			p.Set(params, k.V)
 		case p.Required || g.Has(p.Key):
-			return nil, nil // missing, or given but not usable: reported
+			return nil, nil, nil // missing, or given but not usable: reported
 		}
 	}
 	if problems := g.Row.Check(params, b.limit); len(problems) > 0 {
 		for _, pr := range problems {
 			b.errorf(at[pr.Key], "topology."+pr.Key, "%s", pr.Msg)
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	hosts, switches, nLinks := g.Row.Size(params)
 	limitAt := tv.Pos
@@ -120,9 +124,13 @@ func (b *builder) generate(tv *scenario.TopologyV) (*fabric.Topology, error) {
 		limitAt = at[g.Row.LimitAt]
 	}
 	if !b.fits(limitAt, hosts, switches, nLinks) {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return g.Row.Build(params)
+	t, err := g.Row.Build(params)
+	if err != nil || g.Row.Servers == nil {
+		return t, nil, err
+	}
+	return t, serversOf(g.Row.Servers(params, t)), nil
 }
 
 // limit is the limit named name (a field of Limits, FatTreeK), for a
@@ -145,6 +153,12 @@ func (b *builder) setTopology(t *fabric.Topology) {
 // checkNodeName checks a name an explicit topology declares: it must be
 // usable in port names (s0:p8, s0->h8) and lists (all).
 func (b *builder) checkNodeName(n scenario.StrV, path string) bool {
+	return b.checkName(n, path, "node")
+}
+
+// checkName checks a name an explicit topology declares for what (a
+// node, a server), as checkNodeName.
+func (b *builder) checkName(n scenario.StrV, path, what string) bool {
 	bad := ""
 	switch {
 	case n.V == "all" || n.V == "none":
@@ -160,7 +174,7 @@ func (b *builder) checkNodeName(n scenario.StrV, path string) bool {
 		}
 	}
 	if bad != "" {
-		b.errorf(n.Pos, path, "%s is not a valid node name: %s; use letters, digits, '_', '-' and '.'", scenario.Quote(n.V), bad)
+		b.errorf(n.Pos, path, "%s is not a valid %s name: %s; use letters, digits, '_', '-' and '.'", scenario.Quote(n.V), what, bad)
 		return false
 	}
 	return true
@@ -176,6 +190,7 @@ func (b *builder) explicit(s *scenario.ExplicitS) {
 	b.setTopology(t)
 	b.explicitLinks(t, s)
 	b.nodeLinks(t)
+	b.explicitServers(t, s)
 	if b.d.ErrorCount() > errs {
 		return // the checks below would only repeat what is wrong
 	}

@@ -225,6 +225,10 @@ func (*switchDeclV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any
 	return anyOf(map[string]any{"type": "string"}, g.ref(reflect.TypeOf(switchDeclS{})))
 }
 
+func (*serverDeclV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any {
+	return g.ref(reflect.TypeOf(serverDeclS{}))
+}
+
 func (*LinkItemV) jsonSchema(g *schemaGen, _ reflect.StructTag) map[string]any {
 	return anyOf(map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 2, "maxItems": 2},
 		g.ref(reflect.TypeOf(linkItemS{})))

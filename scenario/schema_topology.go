@@ -200,7 +200,35 @@ type ExplicitS struct {
 	Switches []switchDeclV `yaml:"switches"`
 	Link     LinkS         `yaml:"link"`
 	Links    []LinkItemV   `yaml:"links" required:""`
+	Servers  []serverDeclV `yaml:"servers"`
 	topoRouting
+}
+
+// serverDeclS is a GPU server of an explicit topology (issue 48): its
+// GPUs, hosts declared under hosts, in GPU order, and the scale-up
+// domain (NVLink) between them.
+type serverDeclS struct {
+	meta
+	Name   StrV   `yaml:"name" required:""`
+	GPUs   []StrV `yaml:"gpus" required:""`
+	NVLink LinkS  `yaml:"nvlink"`
+}
+
+// serverDeclV is {name: s0, gpus: [a, b], nvlink: {...}}.
+type serverDeclV struct {
+	serverDeclS
+	Pos  Pos
+	Path string
+}
+
+func (s *serverDeclV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	s.Pos, s.Path = d.pos(n), c.path
+	if n.Kind != yaml.MappingNode {
+		d.Errorf(s.Pos, c.path, "expected a server, {name: ..., gpus: [hosts...], nvlink: {rate, delay}}, found %s", Describe(n))
+		return
+	}
+	c.key = s.Pos
+	d.decodeInto(n, &s.serverDeclS, c)
 }
 
 // hostDeclS is a host with its own HCA settings.
