@@ -29,7 +29,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 	var fab *fabric.Network
 	var plan partitionPlan
 	if workers > 1 {
-		plan = planPartitions(s.Topology, workers)
+		plan = planPartitions(s.Topology, workers, serverGPUs(s))
 		n.Serial = n.serialReason(plan)
 	}
 	if workers > 1 && n.Serial == "" {

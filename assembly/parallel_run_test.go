@@ -119,6 +119,12 @@ var cutCases = []struct{ name, src string }{
 		"  links: [[h0, ib0], [h1, ib0], [h2, ib1], [h3, ib1], [ib0, ib1], [h0, eth0], [h1, eth0], [h2, eth1], [h3, eth1], [eth0, eth1]]\n" +
 		"stop: {at: 1ms, when: flows-done}\nobserve: {interval: 5us}\ntraffic:\n  - all_to_all: {size: 64KiB}\n" +
 		"  - flow: {from: h0, to: h3, size: 256KiB, port: 2}\n  - flow: {from: h1, to: h2, size: 256KiB, port: 2}\n  - flow: {from: h2, to: h0, size: 256KiB, port: 2}\n  - flow: {from: h3, to: h1, size: 256KiB, port: 2}\n"},
+	// GPU servers (issue 48): a rail-optimized fabric of one scalable
+	// unit, cut server by server and switch by switch (its GPUs' links
+	// between partitions), a GPU's capture among them; and one of three
+	// units, cut unit by unit at 2 and 3 workers, server by server at 8.
+	{"rail-optimized 4x4 all-to-all, pcap", "topology: {kind: rail-optimized, servers: 4, gpus_per_server: 4, spines: 2, link: {rate: 100Gbps}}\nstop: {at: 2ms, when: flows-done}\nobserve: {pcap: [s1/g2, \"rail0->s0/g0\"]}\ntraffic:\n  - all_to_all: {size: 16KiB}\n"},
+	{"rail-optimized three units", "topology: {kind: rail-optimized, servers: 6, gpus_per_server: 2, servers_per_rail_switch: 2, spines: 2}\nstop: {at: 2ms, when: flows-done}\ntraffic:\n  - permutation: {hosts: all, size: 256KiB}\n"},
 }
 
 // TestCutRunMatchesOneWorker: issue 31's determinism with the real models
@@ -142,7 +148,7 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 		if len(want["pfc.csv"]) < 100 && c.name == "k4 pfc permutation" {
 			t.Errorf("%s: pfc.csv holds no frame; the case should pause", c.name)
 		}
-		if strings.Contains(c.src, "pcap") && len(want["h0.pcap"]) < 10000 {
+		if strings.Contains(c.src, "pcap: [h0") && len(want["h0.pcap"]) < 10000 {
 			t.Errorf("%s: h0.pcap holds %d bytes; the case should capture", c.name, len(want["h0.pcap"]))
 		}
 		if c.name == "k4 ring all-reduce rdma_cm" && (!one.flowsDone() || len(one.Flows) != 2*3*4 || !bytes.Contains(want["summary.json"], []byte(`"established": 24`))) {
@@ -168,6 +174,9 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 			if !early {
 				t.Errorf("%s: no flow lost all its bytes before its responder opened; the case should", c.name)
 			}
+		}
+		if strings.HasPrefix(c.name, "rail-optimized 4x4") && (len(want["s1_g2.pcap"]) < 10000 || len(want["rail0_p0.pcap"]) < 10000) {
+			t.Errorf("%s: s1_g2.pcap holds %d bytes, rail0_p0.pcap %d; the case should capture both", c.name, len(want["s1_g2.pcap"]), len(want["rail0_p0.pcap"]))
 		}
 		if c.name == "k4 programs" {
 			out := string(want["perftest.txt"])

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // A partitionPlan cuts a topology for a parallel run (issue 31): part[i]
@@ -16,6 +17,13 @@ import (
 // hosts), and each group is kept whole and given to the partition with
 // the least load so far, heaviest group first. A node's load is its
 // ports: every frame a port sends or takes is about three events.
+//
+// A GPU server's GPUs (issue 48) share a partition: the scale-up
+// domain's transfers between them cross no link, so no lookahead
+// covers them. A rail-optimized fabric's scalable units are then its
+// groups; where its servers join every rail into one group that cannot
+// be dealt evenly (one unit), each server is a group and each switch
+// another (serverGroups), and the GPUs' links are cut.
 type partitionPlan struct {
 	part  []int
 	parts int
@@ -24,9 +32,19 @@ type partitionPlan struct {
 }
 
 // planPartitions cuts t into at most parts partitions; fewer when it has
-// fewer groups and top switches to deal.
-func planPartitions(t *fabric.Topology, parts int) partitionPlan {
+// fewer groups and top switches to deal. servers are the hosts that
+// must share a partition, each a GPU server's GPUs.
+func planPartitions(t *fabric.Topology, parts int, servers [][]fabric.NodeID) partitionPlan {
 	n := len(t.Nodes)
+	server := make([]int, n) // node's index in servers, -1 for none
+	for i := range server {
+		server[i] = -1
+	}
+	for i, gpus := range servers {
+		for _, h := range gpus {
+			server[h] = i
+		}
+	}
 	level := hops(t, t.Endpoints(), func(fabric.NodeID) bool { return true }) // from the nearest host
 	top := 0
 	for id, node := range t.Nodes {
@@ -68,6 +86,9 @@ func planPartitions(t *fabric.Topology, parts int) partitionPlan {
 			} else if t.Nodes[x].Second {
 				near = append(near, t.Owner(x))
 			}
+			if i := server[x]; i >= 0 {
+				near = append(near, servers[i]...)
+			}
 			for _, o := range near {
 				if group[o] >= 0 || t.Nodes[o].Kind == fabric.Switch && level[o] == top && top > 1 {
 					continue
@@ -81,6 +102,8 @@ func planPartitions(t *fabric.Topology, parts int) partitionPlan {
 		// One group (a ring, a dumbbell, a star): each switch is a
 		// group with its hosts, or, with one switch, each host alone.
 		group, weights = unitGroups(t)
+	} else if len(servers) > 0 && parts > 1 && !dealable(weights, parts) {
+		group, weights = serverGroups(t, group, server)
 	}
 	parts = max(1, min(parts, len(weights)+len(tops)))
 	plan := partitionPlan{part: make([]int, n), parts: parts, load: make([]int, parts)}
@@ -149,6 +172,63 @@ func unitGroups(t *fabric.Topology) (group []int, weights []int) {
 	return group, weights
 }
 
+// dealable reports whether groups of weights can be dealt to parts
+// partitions with none over its even share: as many groups as
+// partitions, none heavier than the share.
+func dealable(weights []int, parts int) bool {
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	return len(weights) >= parts && slices.Max(weights)*parts <= total
+}
+
+// serverGroups regroups a topology whose servers join its groups
+// together: each server's GPUs (a second port with its host) a group,
+// each switch in a group (group[id] >= 0, not a top switch) one of its
+// own, and a host of no server with the switch it attaches to; and
+// each group's weight (its ports).
+func serverGroups(t *fabric.Topology, old []int, server []int) (group []int, weights []int) {
+	group = make([]int, len(t.Nodes))
+	byServer := map[int]int{}
+	for id, node := range t.Nodes {
+		group[id] = -1
+		if old[id] < 0 {
+			continue // a top switch, dealt after the groups
+		}
+		switch {
+		case node.Kind == fabric.Switch:
+			group[id] = len(weights)
+			weights = append(weights, 0)
+		case server[id] >= 0:
+			g, ok := byServer[server[id]]
+			if !ok {
+				g = len(weights)
+				byServer[server[id]] = g
+				weights = append(weights, 0)
+			}
+			group[id] = g
+		}
+	}
+	for id, node := range t.Nodes {
+		if group[id] >= 0 || old[id] < 0 || node.Kind == fabric.Switch {
+			continue
+		}
+		owner := t.Owner(fabric.NodeID(id))
+		if g := group[owner]; g >= 0 {
+			group[id] = g // a second port of a server's GPU
+		} else {
+			group[id] = group[t.Nodes[owner].Ports[0].Peer]
+		}
+	}
+	for id, node := range t.Nodes {
+		if group[id] >= 0 {
+			weights[group[id]] += len(node.Ports)
+		}
+	}
+	return group, weights
+}
+
 // imbalance is the busiest partition's load over the mean: 1 is even.
 func (p partitionPlan) imbalance() float64 {
 	total, most := 0, 0
@@ -164,4 +244,14 @@ func (p partitionPlan) imbalance() float64 {
 
 func (p partitionPlan) String() string {
 	return fmt.Sprintf("%d partitions, ports %v (imbalance %.2f), %d links cut", p.parts, p.load, p.imbalance(), p.cut)
+}
+
+// serverGPUs are s's GPU servers' hosts, server by server, which a cut
+// keeps together.
+func serverGPUs(s *resolve.Scenario) [][]fabric.NodeID {
+	out := make([][]fabric.NodeID, len(s.Servers))
+	for i, sv := range s.Servers {
+		out[i] = sv.GPUs
+	}
+	return out
 }
