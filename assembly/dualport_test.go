@@ -82,7 +82,7 @@ func TestDualPortRoutes(t *testing.T) {
 	if hop(s2, h0) != s0 || hop(s2, p2) != s1 || hop(s1, p2) != p2 || hop(s0, h0) != h0 {
 		t.Errorf("routes: s2 sends h0 to %s and h0/2 to %s; s1 sends h0/2 to %s", topo.Nodes[hop(s2, h0)].Name, topo.Nodes[hop(s2, p2)].Name, topo.Nodes[hop(s1, p2)].Name)
 	}
-	if tj := reportTopology(topo, nil); tj.Nodes[p2].PortOf != "h0" || tj.Nodes[h0].PortOf != "" {
+	if tj := reportTopology(topo, nil, nil); tj.Nodes[p2].PortOf != "h0" || tj.Nodes[h0].PortOf != "" {
 		t.Errorf("topology.json: h0/2 port_of %q, h0 port_of %q", tj.Nodes[p2].PortOf, tj.Nodes[h0].PortOf)
 	}
 	dump := string(fabric.LFTDump(topo, r, fabric.AssignLIDsLMC(topo, 0)))

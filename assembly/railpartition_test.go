@@ -1,8 +1,11 @@
 package assembly
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
 )
 
@@ -57,5 +60,30 @@ func TestRailPartitions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRailTopologyJSON: topology.json lists a fabric's GPU servers, each
+// with its GPUs in GPU order and its scale-up domain's rate and delay;
+// a topology without servers writes no servers key (its file unchanged).
+func TestRailTopologyJSON(t *testing.T) {
+	s, err := resolve.Parse("t.yaml", []byte("topology: {kind: rail-optimized, servers: 2, gpus_per_server: 2, spines: 1, nvlink: {delay: 250ns}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reportTopology(s.Topology, nil, s.Servers).Servers
+	want := []reports.TopoServer{
+		{Name: "s0", GPUs: []string{"s0/g0", "s0/g1"}, NVLinkGbps: 3600, NVLinkDelayNs: 250},
+		{Name: "s1", GPUs: []string{"s1/g0", "s1/g1"}, NVLinkGbps: 3600, NVLinkDelayNs: 250},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("servers %+v, want %+v", got, want)
+	}
+	plain, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := reports.TopologyJSON(reportTopology(plain.Topology, nil, plain.Servers)); strings.Contains(string(b), "servers") {
+		t.Errorf("a star's topology.json names servers:\n%s", b)
 	}
 }

@@ -46,7 +46,7 @@ func TestRangeExtender(t *testing.T) {
 		t.Errorf("the LFT dump has a table for an extender, or none for sa0:\n%s", dump)
 	}
 	kinds := map[string]string{}
-	for _, node := range reportTopology(topo, nil).Nodes {
+	for _, node := range reportTopology(topo, nil, nil).Nodes {
 		kinds[node.Name] = node.Device
 	}
 	if kinds["x0"] != "range-extender" || kinds["x1"] != "range-extender" || kinds["sa0"] != "" {

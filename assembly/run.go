@@ -12,6 +12,7 @@ import (
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -148,7 +149,7 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("events.csv holds the first %d asynchronous events only; %d more were not kept", maxEvents, dropped))
 	}
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFCLog: log.Frames(), Captures: capt.Captures(),
-		Topology: reportTopology(s.Topology, s.NodeLink), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
+		Topology: reportTopology(s.Topology, s.NodeLink, s.Servers), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
 	res.Events = events
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
@@ -422,8 +423,8 @@ func (n *Network) perftestReport() []byte {
 
 // reportTopology is topology.json: what the report draws; on a network
 // that mixes link layers (nodeLink, resolve.Scenario.NodeLink) each node
-// with its own.
-func reportTopology(t *fabric.Topology, nodeLink []fabric.LinkLayer) *reports.Topo {
+// with its own; and the GPU servers, if any.
+func reportTopology(t *fabric.Topology, nodeLink []fabric.LinkLayer, servers []resolve.Server) *reports.Topo {
 	out := &reports.Topo{Nodes: make([]reports.TopoNode, 0, len(t.Nodes)), Links: make([]reports.TopoLink, 0, len(t.Links))}
 	for id, n := range t.Nodes {
 		node := reports.TopoNode{Name: n.Name, Kind: n.Kind.String()}
@@ -440,6 +441,14 @@ func reportTopology(t *fabric.Topology, nodeLink []fabric.LinkLayer) *reports.To
 	}
 	for _, l := range t.Links {
 		out.Links = append(out.Links, reports.TopoLink{A: t.PortName(l.A, l.APort), B: t.PortName(l.B, l.BPort), RateGbps: l.Rate.Gbps()})
+	}
+	for _, sv := range servers {
+		gpus := make([]string, len(sv.GPUs))
+		for i, h := range sv.GPUs {
+			gpus[i] = t.Nodes[h].Name
+		}
+		out.Servers = append(out.Servers, reports.TopoServer{Name: sv.Name, GPUs: gpus,
+			NVLinkGbps: sv.ScaleUp.Rate.Gbps(), NVLinkDelayNs: int64(sv.ScaleUp.Delay / sim.Nanosecond)})
 	}
 	return out
 }

@@ -332,3 +332,39 @@ func TestConnectionSetupCDF(t *testing.T) {
 		t.Error("a set-up CDF without rdma_cm flows")
 	}
 }
+
+// TestGPUsUnderTheirRails: a topology with GPU servers draws its hosts
+// under the switch each is linked to (a rail-optimized fabric's GPU g of
+// every server under rail g), not server by server; a topology without
+// servers keeps its node order.
+func TestGPUsUnderTheirRails(t *testing.T) {
+	topo := &Topo{Nodes: []TopoNode{{Name: "rail0", Kind: "switch"}, {Name: "rail1", Kind: "switch"}}}
+	for s := range 2 {
+		var gpus []string
+		for g := range 2 {
+			name := fmt.Sprintf("s%d/g%d", s, g)
+			gpus = append(gpus, name)
+			topo.Nodes = append(topo.Nodes, TopoNode{Name: name, Kind: "host"})
+			topo.Links = append(topo.Links, TopoLink{A: fmt.Sprintf("rail%d:p%d", g, s), B: name + ":p0", RateGbps: 400})
+		}
+		topo.Servers = append(topo.Servers, TopoServer{Name: fmt.Sprintf("s%d", s), GPUs: gpus, NVLinkGbps: 3600, NVLinkDelayNs: 600})
+	}
+	for _, c := range []struct {
+		servers bool
+		want    []string
+	}{{true, []string{"s0/g0", "s1/g0", "s0/g1", "s1/g1"}}, {false, []string{"s0/g0", "s0/g1", "s1/g0", "s1/g1"}}} {
+		tp := *topo
+		if !c.servers {
+			tp.Servers = nil
+		}
+		page := string(BuildHTML([]*Run{{Summary: Summary{Scenario: "s", Complete: true}, Topo: &tp}}))
+		at := -1
+		for _, name := range c.want {
+			i := strings.Index(page, `"name":"`+name+`"`)
+			if i < at {
+				t.Errorf("servers %v: %s drawn before the host left of it; want the order %v", c.servers, name, c.want)
+			}
+			at = i
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -85,6 +87,9 @@ func (pg *page) topology(r *Run) {
 		pg.topologySummary(r, level, maxLevel)
 		return
 	}
+	if len(t.Servers) > 0 {
+		byLevel[0] = underSwitches(byLevel[0], byLevel[1], adj)
+	}
 	width := 1000.0
 	var nodes []opts.GraphNode
 	for l := 0; l <= maxLevel; l++ {
@@ -124,6 +129,32 @@ func (pg *page) topology(r *Run) {
 	g.AddSeries("topology", nodes, links, charts.WithGraphChartOpts(opts.GraphChart{Layout: "none", Roam: opts.Bool(true)}),
 		charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(nodes) <= 64), Position: "right", FontSize: 10}))
 	pg.chart(g)
+}
+
+// underSwitches orders hosts by the switch each is linked to first, in
+// the order switches are drawn, so that a rail-optimized fabric's GPUs
+// stand under their rail switch (GPU g of every server together) rather
+// than server by server, each server's links fanning out to every rail.
+func underSwitches(hosts, switches []string, adj map[string][]string) []string {
+	at := map[string]int{}
+	for i, s := range switches {
+		at[s] = i
+	}
+	out := slices.Clone(hosts)
+	slices.SortStableFunc(out, func(a, b string) int {
+		return cmp.Compare(firstAt(adj[a], at), firstAt(adj[b], at))
+	})
+	return out
+}
+
+// firstAt is the place in at of the first of peers it holds, or -1.
+func firstAt(peers []string, at map[string]int) int {
+	for _, p := range peers {
+		if i, ok := at[p]; ok {
+			return i
+		}
+	}
+	return -1
 }
 
 // heatColor maps 0..1 to light orange .. dark red.

@@ -22,6 +22,19 @@ import (
 type Topo struct {
 	Nodes []TopoNode `json:"nodes"`
 	Links []TopoLink `json:"links"`
+	// Servers are the GPU servers (issue 48), none for a topology of
+	// plain hosts.
+	Servers []TopoServer `json:"servers,omitempty"`
+}
+
+// TopoServer is one GPU server: its GPUs' hosts, in GPU order, and its
+// scale-up domain (NVLink): each GPU's rate into it per direction, in
+// Gb/s, and a transfer's latency, in ns.
+type TopoServer struct {
+	Name          string   `json:"name"`
+	GPUs          []string `json:"gpus"`
+	NVLinkGbps    float64  `json:"nvlink_gbps"`
+	NVLinkDelayNs int64    `json:"nvlink_delay_ns"`
 }
 
 // TopoNode is one node: kind "host" or "switch".
