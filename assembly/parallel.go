@@ -60,3 +60,20 @@ func (n *Network) serialReason(plan partitionPlan) string {
 	}
 	return ""
 }
+
+// Workers says how a run asked for workers goroutines is spread over
+// them, for the console: how many partitions run, and why not as many
+// as workers (or, when it stays on one, Serial's reason). "" when one
+// worker was asked for.
+func (n *Network) Workers(workers int) string {
+	switch {
+	case workers <= 1:
+		return ""
+	case n.Serial != "":
+		return "on one worker: " + n.Serial
+	case n.plan.parts < workers:
+		return fmt.Sprintf("%d partitions on %d of %d workers: the topology cuts into no more (a switch keeps its hosts, and switches that meet only through the top tier stay together)",
+			n.plan.parts, n.plan.parts, workers)
+	}
+	return fmt.Sprintf("%d partitions, one per worker", n.plan.parts)
+}

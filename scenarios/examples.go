@@ -113,8 +113,43 @@ func exampleNames() []string {
 
 type unknownExampleError struct{ name string }
 
+// Error names what the name may have meant: a lab (whose scenarios
+// run as labs/LAB/NAME), the example nearest to it (scenario.Suggest),
+// or else the examples that have a word near one of its words
+// (deadlok: the deadlock-* examples); then every example.
 func (e *unknownExampleError) Error() string {
 	names := exampleNames()
 	base := strings.TrimSuffix(path.Base(e.name), ".yaml")
-	return fmt.Sprintf("no file or example named %s%s; examples are %s", scenario.Show(e.name), scenario.DidYouMean(base, names), strings.Join(names, ", "))
+	for _, l := range Labs() {
+		if l.Name == base {
+			return fmt.Sprintf("no file or example named %s; %s is a lab (lfsim lab %s); its scenarios run as labs/%s/NAME: %s",
+				scenario.Show(e.name), l.Name, l.Name, l.Name, strings.Join(l.Scenarios, ", "))
+		}
+	}
+	hint := scenario.DidYouMean(base, names)
+	if hint == "" {
+		if near := byWord(base, names); len(near) > 0 {
+			hint = " (did you mean one of " + strings.Join(near, ", ") + "?)"
+		}
+	}
+	return fmt.Sprintf("no file or example named %s%s; examples are %s", scenario.Show(e.name), hint, strings.Join(names, ", "))
+}
+
+// byWord lists the names with a word (between hyphens) that
+// scenario.Suggest finds near a word of name of four letters or more.
+func byWord(name string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		words := strings.Split(n, "-")
+		for _, w := range strings.Split(name, "-") {
+			if len([]rune(w)) < 4 {
+				continue
+			}
+			if _, ok := scenario.Suggest(w, words); ok {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
 }

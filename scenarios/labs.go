@@ -125,7 +125,7 @@ func labSource(name string) (file string, data []byte, ok bool, err error) {
 				scens = l.Scenarios
 			}
 		}
-		return "", nil, true, fmt.Errorf("lab %s has no scenario %s; its scenarios are %s", lab, scenario.Show(scen), strings.Join(scens, ", "))
+		return "", nil, true, fmt.Errorf("lab %s has no scenario %s%s; its scenarios are %s", lab, scenario.Show(scen), scenario.DidYouMean("labs/"+lab+"/"+scen, scens), strings.Join(scens, ", "))
 	}
 	return file, data, true, nil
 }

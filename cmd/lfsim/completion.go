@@ -13,7 +13,7 @@ import (
 )
 
 // commands are lfsim's subcommands, as completion offers them.
-var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help", "completion", "schema", "devinfo", "devices"}
+var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help", "completion", "schema", "devinfo", "devices", "version"}
 
 // completionCmd is `lfsim completion bash|zsh|fish`: a script that has the
 // shell ask lfsim itself (`lfsim __complete WORDS... -- CURRENT`) what

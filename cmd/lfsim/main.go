@@ -7,6 +7,7 @@
 //	lfsim report DIR...
 //	lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
 //	lfsim bench [NAME...] [-n RUNS] [--vs OTHER-LFSIM]
+//	lfsim version
 //
 // With no scenario, `lfsim run` runs the embedded default, an 8-to-1
 // incast. See SCENARIO.md for the scenario format and OUTPUTS.md for what a
@@ -19,9 +20,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/lfsim/lfsim/scenario"
 )
 
 // Exit codes.
@@ -32,7 +36,7 @@ const (
 	exitInternal = 3 // the run could not write its results, or failed its conservation check
 )
 
-const usage = `lfsim simulates lossless RDMA fabrics (RoCEv2 with PFC) packet by packet.
+const usage = `lfsim simulates RDMA fabrics packet by packet: InfiniBand with its credits, RoCEv2 and RoCEv1 with PFC, iWARP over TCP.
 
 Usage:
   lfsim run [FILE|NAME] [-o DIR] [--seed N] [--force] [-q] [--progress]
@@ -69,11 +73,14 @@ Usage:
   lfsim schema [scenario|sweep]
                       print the format's JSON Schema (for an editor's
                       yaml-language-server)
+  lfsim version       what this binary was built from (also --version)
   lfsim help          show this
 
 Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
-pfc.csv, report.html, pcaps) unless -o says
-otherwise; an earlier run there is kept unless --force.
+pfc.csv, report.html, pcaps), or when that holds an earlier run to the
+first of lfsim-out/NAME-2/, NAME-3/, ... that does not (--force
+overwrites lfsim-out/NAME/ instead); -o DIR writes to DIR, where an
+earlier run is kept unless --force.
 `
 
 // parseFlags parses a subcommand's flags. pflag says nothing of an
@@ -88,8 +95,38 @@ func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) (code int, o
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK, false
 	}
-	fmt.Fprintf(stderr, "lfsim %s: %v\nflags of lfsim %s:\n%s", fs.Name(), err, fs.Name(), fs.FlagUsages())
+	msg := err.Error()
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		msg = badValue(bad)
+	}
+	fmt.Fprintf(stderr, "lfsim %s: %s\nflags of lfsim %s:\n%s", fs.Name(), msg, fs.Name(), fs.FlagUsages())
 	return exitUsage, false
+}
+
+// badValue says what a flag's value should have been, in place of
+// pflag's "invalid argument ... strconv.ParseUint: parsing ...: invalid
+// syntax": the flag as given, the value, and what its type takes.
+func badValue(e *pflag.InvalidValueError) string {
+	f := e.GetFlag()
+	name := "--" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + "/" + name
+	}
+	want := map[string]string{
+		"uint64": "a whole number from 0 to 18446744073709551615",
+		"uint":   "a whole number, 0 or more",
+		"int":    "a whole number",
+		"int64":  "a whole number",
+		"bool":   "true or false",
+	}[f.Value.Type()]
+	if want == "" {
+		return e.Error()
+	}
+	if num := (*strconv.NumError)(nil); errors.As(e, &num) && errors.Is(num.Err, strconv.ErrRange) {
+		return fmt.Sprintf("%s %s is out of range: expected %s", name, scenario.Show(e.GetValue()), want)
+	}
+	return fmt.Sprintf("%s %s: expected %s", name, scenario.Show(e.GetValue()), want)
 }
 
 // onInterrupt calls f, in a goroutine of its own, for each Ctrl-C or
@@ -143,6 +180,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return devicesCmd(args[1:], stdout, stderr)
 	case "__complete":
 		return completeCmd(args[1:], stdout)
+	case "version", "--version":
+		return versionCmd(stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintf(stdout, usage, defaultScenario())
 		return exitOK

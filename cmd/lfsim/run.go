@@ -64,6 +64,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("lfsim-out", sc.Name)
+		if !*force {
+			if fresh := freshDir(dir); fresh != dir {
+				if !*quiet {
+					fmt.Fprintf(stderr, "lfsim run: %s holds an earlier run, kept; this one goes to %s (--force overwrites the earlier, -o names a folder)\n", dir, fresh)
+				}
+				dir = fresh
+			}
+		}
 	}
 	// The scenario as run goes to scenario.yaml; read it before the folder
 	// is cleared (it may be an earlier run's scenario.yaml).
@@ -88,9 +96,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
 	}
-	if net.Serial != "" && !*quiet {
-		fmt.Fprintf(stderr, "lfsim run: on one worker: %s\n", net.Serial)
-	}
 	settleMemory()
 
 	// Ctrl-C or SIGTERM (a scheduler's, a kill) stops the run at the
@@ -104,12 +109,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			n.Interrupt()
 		}
 	})()
+	// Said once Ctrl-C is handled: a line on stderr means the run is
+	// under way.
+	if w := net.Workers(*workers); w != "" && !*quiet {
+		fmt.Fprintf(stderr, "lfsim run: %s\n", w)
+	}
 
 	start := time.Now()
 	var show func(now sim.Time, events uint64)
 	endProgress := func() {}
 	if showProgress {
-		show, endProgress = newProgress(stderr, sc.Stop.At, net.BytesProgress)
+		show, endProgress = newProgress(stderr, progressRun{stopAt: sc.Stop.At, condition: sc.Stop.WhenFlowsDone || sc.Stop.WhenDeadlock, bytes: net.BytesProgress}, time.Now, 200*time.Millisecond)
 	}
 	res := net.Run(show)
 	sum := res.Summary
@@ -185,6 +195,22 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// freshDir is where a run without -o goes: dir (lfsim-out/NAME) unless
+// it holds an earlier run (its summary.json), else the first of
+// dir-2, dir-3, ... that holds none, so that running the same scenario
+// again never loses a run nor stops for --force.
+func freshDir(dir string) string {
+	for i := 1; ; i++ {
+		d := dir
+		if i > 1 {
+			d = fmt.Sprintf("%s-%d", dir, i)
+		}
+		if _, err := os.Lstat(filepath.Join(d, "summary.json")); err != nil {
+			return d
+		}
+	}
 }
 
 // printSummary is the console's account of a run: what ended it, the
