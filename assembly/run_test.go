@@ -380,6 +380,42 @@ expect:
 	}
 }
 
+// TestExpectFlowsCompletedIsExact: flows_completed asks for exactly so
+// many flows completed, as its name says; min_flows_completed is the
+// floor it was (issue 51: `flows_completed: 150` held on 179, in the
+// transports lab's UC scenario, now min_flows_completed). Three 64 KiB
+// WRITEs on a star all complete: flows_completed 2 fails citing its
+// line, 3 and all hold, min_flows_completed 2 holds and 4 is refused
+// (more than the flows), as is a floor above the ceiling or above
+// flows_completed.
+func TestExpectFlowsCompletedIsExact(t *testing.T) {
+	const base = "topology: {kind: star, hosts: 4}\ntraffic:\n  - incast: {to: h3, from: [h0, h1, h2], size: 64KiB}\nexpect:\n"
+	for _, c := range []struct {
+		expect, check string
+		ok            bool
+		detail        string
+	}{
+		{"  flows_completed: 2\n", "flows_completed", false, "3 completed, expected 2 (expected at t.yaml:5:3)"},
+		{"  flows_completed: 3\n", "flows_completed", true, "3 completed, expected 3"},
+		{"  flows_completed: all\n", "flows_completed", true, "3 completed, expected all 3"},
+		{"  min_flows_completed: 2\n", "min_flows_completed", true, "3 completed of 3, expected at least 2"},
+	} {
+		_, sum, _ := mustRun(t, mustParse(t, base+c.expect))
+		if len(sum.Expect) != 1 || sum.Expect[0] != (reports.CheckResult{Check: c.check, OK: c.ok, Detail: c.detail}) {
+			t.Errorf("%q: %+v, want %s ok=%v %q", c.expect, sum.Expect, c.check, c.ok, c.detail)
+		}
+	}
+	for _, c := range []struct{ expect, want string }{
+		{"  min_flows_completed: 4\n", "s.yaml:5:24: expect.min_flows_completed: 4 is more than the number of flows (3)"},
+		{"  min_flows_completed: 3\n  max_flows_completed: 2\n", "s.yaml:6:24: expect.max_flows_completed: 2 is below min_flows_completed (3)"},
+		{"  flows_completed: 2\n  min_flows_completed: 3\n", "s.yaml:6:24: expect.min_flows_completed: 3 is above flows_completed (2)"},
+	} {
+		if _, err := resolve.Parse("s.yaml", []byte(base+c.expect)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.expect, err, c.want)
+		}
+	}
+}
+
 // TestTransportsLabMutations: the transports lab's expectations hold
 // because its link is lossy: without the loss, RC resends nothing and UC
 // and UD complete every message, and each scenario fails a check.

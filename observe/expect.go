@@ -21,11 +21,14 @@ type Expect struct {
 	DeadlockAt string
 	Storm      *bool
 	StormAt    string
-	// FlowsCompleted is how many flows must complete; -1 means all.
-	// MaxFlowsCompleted is how many may, at most (a lab whose lesson is
-	// that some flows do not).
+	// FlowsCompleted is how many flows must complete, exactly; -1 means
+	// all. MinFlowsCompleted is how many must, at least, and
+	// MaxFlowsCompleted how many may, at most (a lab whose lesson is
+	// that some flows do not, about so many).
 	FlowsCompleted      *int
 	FlowsCompletedAt    string
+	MinFlowsCompleted   *int64
+	MinFlowsCompletedAt string
 	MaxFlowsCompleted   *int64
 	MaxFlowsCompletedAt string
 	// MinFairness is the lowest acceptable Jain's index of the flows'
@@ -92,7 +95,8 @@ type PauseFractionCheck struct {
 }
 
 // Check evaluates e against a finished run, in the order of OUTPUTS.md's
-// example: drops, flows_completed, min_fairness, max_pause_fraction. Each
+// example: drops, flows_completed (exactly; min_ and max_flows_completed
+// bound it), min_fairness, max_pause_fraction. Each
 // detail cites the line of its check. flows is the number of flows of the
 // scenario (what flows_completed: all asks for).
 func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckResult {
@@ -117,8 +121,12 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 			want = flows
 			label = fmt.Sprintf("all %d", want)
 		}
-		add("flows_completed", sum.Flows.Completed >= want, e.FlowsCompletedAt,
+		add("flows_completed", sum.Flows.Completed == want, e.FlowsCompletedAt,
 			"%d completed, expected %s", sum.Flows.Completed, label)
+	}
+	if e.MinFlowsCompleted != nil {
+		add("min_flows_completed", int64(sum.Flows.Completed) >= *e.MinFlowsCompleted, e.MinFlowsCompletedAt,
+			"%d completed of %d, expected at least %d", sum.Flows.Completed, sum.Flows.Total, *e.MinFlowsCompleted)
 	}
 	if e.MaxFlowsCompleted != nil {
 		add("max_flows_completed", int64(sum.Flows.Completed) <= *e.MaxFlowsCompleted, e.MaxFlowsCompletedAt,

@@ -208,6 +208,10 @@ func (b *builder) expect() {
 	se.MaxRetransmitted, se.MaxRetransmittedAt = given(e.MaxRetransmitted.Set, e.MaxRetransmitted.V, e, "max_retransmitted")
 	se.MinUplinkImbalance, se.MinUplinkImbalanceAt = given(e.MinUplinkImbalance.Set, e.MinUplinkImbalance.V, e, "min_uplink_imbalance")
 	se.MaxUplinkImbalance, se.MaxUplinkImbalanceAt = given(e.MaxUplinkImbalance.Set, e.MaxUplinkImbalance.V, e, "max_uplink_imbalance")
+	se.MinFlowsCompleted, se.MinFlowsCompletedAt = given(e.MinFlowsCompleted.Set, e.MinFlowsCompleted.V, e, "min_flows_completed")
+	if m := e.MinFlowsCompleted; m.Set && b.flowsOK && len(b.s.Poisson) == 0 && m.V > int64(len(b.s.Flows)) {
+		b.errorf(m.Pos, "expect.min_flows_completed", "%d is more than the number of flows (%d)", m.V, len(b.s.Flows))
+	}
 	se.MaxFlowsCompleted, se.MaxFlowsCompletedAt = given(e.MaxFlowsCompleted.Set, e.MaxFlowsCompleted.V, e, "max_flows_completed")
 	se.MinPeakQueue, se.MinPeakQueueAt = given(e.MinPeakQueue.Set, int64(e.MinPeakQueue.V), e, "min_peak_queue")
 	se.MaxPeakQueue, se.MaxPeakQueueAt = given(e.MaxPeakQueue.Set, int64(e.MaxPeakQueue.V), e, "max_peak_queue")
@@ -231,6 +235,12 @@ func (b *builder) expect() {
 	}
 	if fc := e.FlowsCompleted; fc.N.Set && e.MaxFlowsCompleted.Set && fc.N.V > e.MaxFlowsCompleted.V {
 		b.errorf(e.MaxFlowsCompleted.Pos, "expect.max_flows_completed", "%d is below flows_completed (%d): no run could meet both", e.MaxFlowsCompleted.V, fc.N.V)
+	}
+	if m := e.MinFlowsCompleted; m.Set && e.MaxFlowsCompleted.Set && m.V > e.MaxFlowsCompleted.V {
+		b.errorf(e.MaxFlowsCompleted.Pos, "expect.max_flows_completed", "%d is below min_flows_completed (%d): no run could meet both", e.MaxFlowsCompleted.V, m.V)
+	}
+	if fc, m := e.FlowsCompleted, e.MinFlowsCompleted; fc.N.Set && m.Set && m.V > fc.N.V {
+		b.errorf(m.Pos, "expect.min_flows_completed", "%d is above flows_completed (%d), which asks for exactly that many: no run could meet both", m.V, fc.N.V)
 	}
 }
 

@@ -127,8 +127,10 @@ type ExpectS struct {
 	MaxRetransmitted   IntV `yaml:"max_retransmitted" min:"0"`
 	MinUplinkImbalance numV `yaml:"min_uplink_imbalance" min:"1"`
 	MaxUplinkImbalance numV `yaml:"max_uplink_imbalance" min:"1"`
-	// MaxFlowsCompleted is a ceiling on summary flows.completed, for a
-	// lab whose lesson is that some flows do not complete.
+	// MinFlowsCompleted and MaxFlowsCompleted are a floor and a ceiling
+	// on summary flows.completed, for a lab whose lesson is that some
+	// flows do not complete (flows_completed asks for exactly so many).
+	MinFlowsCompleted IntV `yaml:"min_flows_completed" min:"0"`
 	MaxFlowsCompleted IntV `yaml:"max_flows_completed" min:"0"`
 	// WorkCompletions asks for exactly so many of the flows' work
 	// completions with each status listed (summary flows.work_completions).
