@@ -82,11 +82,14 @@ type Detector struct {
 	candSince sim.Time
 	candGen   int64
 
-	Found  bool
-	At     sim.Time
-	Cycle  []string
-	Storm  bool
-	Checks int64 // graph searches run, for the benchmark and tests
+	Found bool
+	At    sim.Time
+	Cycle []string
+	Storm bool
+	// StormCause says why the first storm found drained nothing
+	// (stormCause).
+	StormCause string
+	Checks     int64 // graph searches run, for the benchmark and tests
 	// LongestPause is the longest a switch held a port paused without a
 	// break (ended pauses, and those under way when the run ended).
 	LongestPause sim.Time
@@ -246,6 +249,7 @@ func (d *Detector) look(pr *stormProbe, now sim.Time) {
 		pr.occ = occ
 		if now-pr.drained >= stormAfter {
 			d.Storm = true
+			d.StormCause = d.stormCause(pr)
 		}
 	}
 }
@@ -480,6 +484,7 @@ func (d *Detector) Finish(sum *reports.Summary) {
 		return a.g - b.g
 	})
 	sum.PFC.StormDetected = d.Storm
+	sum.PFC.StormCause = d.StormCause
 	sum.PFC.Spread = []reports.PFCSpread{}
 	for _, r := range rows {
 		if len(sum.PFC.Spread) == maxSpread {

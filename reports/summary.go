@@ -192,6 +192,10 @@ type PFCCounts struct {
 	// PausedNs is that link layer's (on InfiniBand, the credit waits).
 	CreditWaitNs  *int64 `json:"credit_wait_ns,omitempty"`
 	StormDetected bool   `json:"storm_detected"`
+	// StormCause says, for the console, why the storm drained nothing
+	// (where the held traffic waited and why); not in summary.json, which
+	// keeps its fields as they were.
+	StormCause    string `json:"-"`
 	WatchdogTrips int64  `json:"watchdog_trips"`
 	// Spread lists the ports that were ever paused, in the order each was
 	// first paused (congestion spreads from its origin outward), with the

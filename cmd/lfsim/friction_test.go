@@ -222,3 +222,50 @@ func TestProgressEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestStormNamesItsCause: the console's STORM line says why the held
+// traffic drained nothing, from what the switch shows at the verdict,
+// instead of "a stuck NIC, a deadlock, not congestion" whatever the
+// cause (issue 51). Two lossless priorities into one host under the
+// default strict priority: priority 4's sender takes h2's link and
+// priority 3's, paused at s0, drains nothing; no NIC is faulty, and the
+// line names the scheduler. pfc-storm's NIC that pauses is named as
+// the pause's source. The cause is the same on one worker and three.
+func TestStormNamesItsCause(t *testing.T) {
+	dir := t.TempDir()
+	starve := filepath.Join(dir, "starve.yaml")
+	if err := os.WriteFile(starve, []byte(`name: starve
+stop: {at: 2ms}
+topology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}
+switch: {pfc: {priorities: [3, 4]}}
+traffic:
+  - flow: {from: h0, to: h2, size: 8MiB, priority: 4}
+  - flow: {from: h1, to: h2, size: 8MiB, priority: 3}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ scenario, want string }{
+		{starve, "(pfc.storm_detected): s0 held h1 paused on priority 3; what it holds waits at s0:p2, not paused, which serves priority 4 first: the scheduler starves priority 3 (strict priority), no NIC is stuck;"},
+		{"pfc-storm", "(pfc.storm_detected): s0 held s2 paused on priority 3; what it holds waits at s0:p3, which h3 keeps paused: the pause comes from its NIC (stuck, or taking less than is sent to it);"},
+	} {
+		var lines []string
+		for _, w := range []string{"1", "3"} {
+			code, stdout, stderr := lfsim(t, "run", c.scenario, "-j", w, "-o", filepath.Join(dir, "out"+w), "--force")
+			if code != exitOK {
+				t.Fatalf("%s: exit %d\n%s%s", c.scenario, code, stdout, stderr)
+			}
+			i := strings.Index(stdout, "  STORM ")
+			if i < 0 {
+				t.Fatalf("%s: no STORM line:\n%s", c.scenario, stdout)
+			}
+			line, _, _ := strings.Cut(stdout[i:], "\n")
+			lines = append(lines, line)
+		}
+		if !strings.Contains(lines[0], c.want) || strings.Contains(lines[0], "a stuck NIC, a deadlock") {
+			t.Errorf("%s: %q\nwant %q", c.scenario, lines[0], c.want)
+		}
+		if lines[0] != lines[1] {
+			t.Errorf("%s: on 1 and 3 workers:\n%s\n%s", c.scenario, lines[0], lines[1])
+		}
+	}
+}

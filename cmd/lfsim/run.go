@@ -302,7 +302,11 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 			short(d.AtNs), strings.Join(append(d.Cycle, d.Cycle[0]), " -> "))
 	}
 	if s.PFC.StormDetected {
-		fmt.Fprintf(w, "  STORM      a switch held a port paused while the traffic it held back drained nothing for 100us (pfc.storm_detected: a stuck NIC, a deadlock, not congestion); pfc.spread in summary.json says where pauses spread\n")
+		cause := s.PFC.StormCause
+		if cause == "" { // a summary read back from summary.json
+			cause = "not congestion, which drains"
+		}
+		fmt.Fprintf(w, "  STORM      a switch held a port paused while the traffic it held back drained nothing for 100us (pfc.storm_detected): %s; pfc.spread in summary.json says where pauses spread\n", cause)
 	}
 	for _, c := range s.Expect {
 		mark := "ok  "
