@@ -134,11 +134,8 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 	if s.LinkLayer == fabric.InfiniBand {
 		// The SA on the subnet manager's host answers rdma_cm's path
 		// queries.
-		sm := s.IB.SMHost
-		if !s.IB.SMHostSet {
-			sm = s.Topology.Hosts()[0]
-		}
-		lids := fabric.AssignLIDsLMC(s.Topology, s.IB.LMC)
+		sm := s.SMNode()
+		lids := s.LIDs()
 		ref := s.Topology.Nodes[sm].Ports[0]
 		*sa = cm.SubnetAdmin{Node: sm, IP: n.HCAs[sm].IP, LID: lids.Of, Rate: s.Topology.Links[ref.Link].Rate}
 	}

@@ -151,6 +151,14 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 	res := &reports.Results{Summary: sum, Flows: rows, Series: sm.Series(), PFCLog: log.Frames(), Captures: capt.Captures(),
 		Topology: reportTopology(s.Topology, s.NodeLink, s.Servers), Uplinks: uplinks, SnapLen: s.Observe.SnapLen}
 	res.Events = events
+	if s.LinkLayer == fabric.InfiniBand || s.Mixed() {
+		// InfiniBand captures write the LIDs the subnet manager gave
+		// (lfts.txt's, devinfo's), with the packets' LMC path bits.
+		lids := s.LIDs()
+		for _, c := range res.Captures {
+			c.LIDs = lids
+		}
+	}
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}

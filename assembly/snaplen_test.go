@@ -13,8 +13,9 @@ import (
 )
 
 // TestSnaplen: observe.snaplen sets how much of each frame the pcaps
-// keep: 128 bytes by default (every header), whole frames with full, or
-// the bytes given; each frame's real length is kept beside it.
+// keep: whole frames by default, as with full (issue 51: the default was
+// 128 bytes, which Wireshark shows as Malformed), or the bytes given;
+// each frame's real length is kept beside it.
 func TestSnaplen(t *testing.T) {
 	// The largest frame: a WRITE First, 4096 bytes and a RETH, header to
 	// FCS.
@@ -22,7 +23,7 @@ func TestSnaplen(t *testing.T) {
 	for _, tc := range []struct {
 		key  string
 		want int // the largest captured length of a 4 KiB packet
-	}{{"", 128}, {"  snaplen: full\n", first}, {"  snaplen: 256\n", 256}} {
+	}{{"", first}, {"  snaplen: full\n", first}, {"  snaplen: 128\n", 128}, {"  snaplen: 256\n", 256}} {
 		_, r := runSource(t, "s.yaml", "topology: {kind: star, hosts: 2}\nobserve:\n  pcap: [h1]\n"+tc.key+"traffic:\n  - flow: {from: h0, to: h1, size: 64KiB}\n")
 		data, err := reports.PcapFile(r.Captures[0], r.SnapLen)
 		if err != nil {

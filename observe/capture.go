@@ -80,7 +80,18 @@ func NewCapturer(v *View, pcap []PortRef) *Capturer {
 	return c
 }
 
+// record keeps a copy of pkt, sent by p, in each of the captures hs. An
+// InfiniBand flow-control packet is not kept: ibdump, whose captures
+// lfsim's InfiniBand pcaps are, receives what it writes on a UD QP that
+// the HCA makes its port's sniffer (IBV_FLOW_ATTR_SNIFFER, or the
+// firmware's set_port_sniffer command; Mellanox/ibdump, ibdump.c), and
+// the link layer consumes flow-control packets below any QP, so ibdump
+// never shows them (tshark 4.0 also raises an exception on every such
+// record, ERF type 25). fc_packets in summary.json counts them.
 func record(hs []*capHalf, now sim.Time, p *fabric.Port, pkt *fabric.Packet) {
+	if pkt.Kind == fabric.KindCredit {
+		return
+	}
 	peer := p.Peer()
 	for _, h := range hs {
 		if len(h.frames) >= maxCaptureFrames {

@@ -15,8 +15,12 @@ import (
 // Data packets are ERF type 21 (InfiniBand), flow-control packets type 25
 // (InfiniBand link). Wireshark's InfiniBand dissector decodes both.
 //
-// What the model does not carry is filled in as follows: a node's LID is
-// its NodeID + 1 (fabric.AssignLIDs), the SL is the packet's VL (the
+// What the model does not carry is filled in as follows: a host's LIDs
+// are those the subnet manager gave it (Capture.LIDs: lfts.txt's and
+// devinfo's port_lid), a packet's DLID and SLID its destination's and
+// source's base LID plus the path bits the switches forwarded it by
+// (its flow key's source port, masked to the LMC: fabric's LFTPort), the
+// SL is the packet's VL (the
 // default SL-to-VL table is the identity on the VLs in use), and the
 // ICRC and VCRC are computed as the spec describes them (CRC-32 over the
 // packet with its variant fields masked; CRC-16, polynomial 0x100B, over
@@ -63,13 +67,13 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 		if grh {
 			lrh[1] = sl<<4 | 3 // LNH 3: GRH follows
 		}
-		dlid := uint16(p.Dst) + 1
+		dlid, slid := fb.lid(p.Dst, p), fb.lid(p.Src, p)
 		if fabric.IsMulticast(p.Dst) {
 			dlid = fabric.MLID(p.Dst) // the group's, from the SM
 		}
 		binary.BigEndian.PutUint16(lrh[2:], dlid)
 		binary.BigEndian.PutUint16(lrh[4:], uint16((head+len(fb.payload))/4)&0x7FF) // LRH to ICRC, in words
-		binary.BigEndian.PutUint16(lrh[6:], uint16(p.Src)+1)
+		binary.BigEndian.PutUint16(lrh[6:], slid)
 		if grh {
 			// IPVer 6, traffic class and flow label 0, the payload length
 			// (BTH to ICRC), next header 0x1B (BTH), hop limit 64, and
@@ -100,6 +104,18 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 	binary.BigEndian.PutUint16(rec[10:], uint16(16+len(pkt)))
 	binary.BigEndian.PutUint16(rec[14:], uint16(len(pkt)))
 	return append(rec, pkt...)
+}
+
+// lid is the LID of host n that packet p carries: n's base LID from the
+// subnet manager plus p's path bits, the low LMC bits of its flow key's
+// source port, by which the switches chose among n's LIDs (switch's
+// LFTPort lookup; an ACK or READ response keeps its request's). Without
+// the SM's LIDs (a capture made by hand), n's NodeID + 1.
+func (fb *frameBuilder) lid(n fabric.NodeID, p *fabric.Packet) uint16 {
+	if fb.lids == nil {
+		return uint16(n) + 1
+	}
+	return fb.lids.Of(n) + uint16(p.Flow.SrcPort)&(1<<fb.lids.LMC()-1)
 }
 
 // icrcIB is an InfiniBand packet's invariant CRC: CRC-32 (Ethernet's

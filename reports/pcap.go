@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 	"net"
 	"time"
 
@@ -15,14 +16,20 @@ import (
 )
 
 // DefaultSnapLen is how many bytes of each frame a pcap keeps unless
-// observe.snaplen says otherwise; the frame's real length is recorded
-// beside it, as a capture with a snap length does. 128 bytes hold every
-// header lfsim writes: the largest are a RoCEv2 atomic with HPCC's
-// telemetry (Ethernet 14, IPv4 20, UDP 8, INT 42, BTH 12, AtomicETH 28:
-// 124), a RoCEv1 atomic (98) and an InfiniBand one with a GRH (88),
-// while a capture of 4 KiB packets is about 30 times smaller than whole
-// frames. FullSnapLen (observe.snaplen: full) keeps every byte.
-const DefaultSnapLen = 128
+// observe.snaplen says otherwise: every byte (FullSnapLen), as tcpdump
+// (262144 since 4.0) and Wireshark keep by default and as ibdump always
+// does ("Currently no truncating is done", Mellanox/ibdump ibdump.c).
+// A shorter snap keeps every header lfsim writes in 128 bytes (the
+// largest are a RoCEv2 atomic with HPCC's telemetry, 124 bytes; a RoCEv1
+// atomic 98; an InfiniBand one with a GRH 88), but Wireshark's
+// InfiniBand dissector checks the LRH's packet length (over RoCE, the
+// one it derives from UDP's) against the bytes it has and marks every
+// frame cut short "[Malformed Packet]" (tshark 4.0: 1,802 of a RoCEv2
+// incast's 1,872 frames at 128 bytes); no snap can keep the headers
+// consistent short of rewriting their lengths, which would misreport
+// the packets. The frame's real length is recorded beside what is
+// kept, as a capture with a snap length does.
+const DefaultSnapLen = FullSnapLen
 
 // FullSnapLen is tcpdump's largest snap length, more than any frame.
 const FullSnapLen = 262144
@@ -39,6 +46,9 @@ type Capture struct {
 	INT []fabric.INTStack
 	// Dropped counts frames not kept because the capture was full.
 	Dropped int64
+	// LIDs are the subnet manager's LIDs (resolve.Scenario.LIDs), which
+	// an InfiniBand packet's LRH carries; nil on Ethernet.
+	LIDs *fabric.LIDs
 }
 
 // CapturedFrame is one frame as its first bit went on the wire: a copy
@@ -75,20 +85,29 @@ func DSCP(prio uint8) uint8 { return prio << 3 }
 // (simulated time since 0) and link type Ethernet; each frame keeps at
 // most snapLen bytes.
 func PcapFile(c *Capture, snapLen int) ([]byte, error) {
+	var out bytes.Buffer
+	if err := WritePcap(&out, c, snapLen); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// WritePcap writes PcapFile's bytes to out as it makes them, so that a
+// capture of whole frames is never held whole in memory.
+func WritePcap(out io.Writer, c *Capture, snapLen int) error {
 	if snapLen <= 0 {
 		snapLen = DefaultSnapLen
 	}
-	var out bytes.Buffer
-	w := pcapgo.NewWriterNanos(&out)
+	w := pcapgo.NewWriterNanos(out)
 	link := layers.LinkTypeEthernet
 	if len(c.Frames) > 0 && c.Frames[0].Pkt.Link == fabric.InfiniBand {
 		// As ibdump writes InfiniBand: ERF records (erf.go).
 		link = linkTypeERF
 	}
 	if err := w.WriteFileHeader(uint32(snapLen), link); err != nil {
-		return nil, err
+		return err
 	}
-	var fb frameBuilder
+	fb := frameBuilder{lids: c.LIDs}
 	for i := range c.Frames {
 		f := &c.Frames[i]
 		var tel *fabric.INTStack
@@ -97,7 +116,7 @@ func PcapFile(c *Capture, snapLen int) ([]byte, error) {
 		}
 		frame, err := fb.build(f, tel)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		keep := frame
 		if len(keep) > snapLen {
@@ -109,10 +128,10 @@ func PcapFile(c *Capture, snapLen int) ([]byte, error) {
 			Length:        len(frame),
 		}
 		if err := w.WritePacket(ci, keep); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out.Bytes(), nil
+	return nil
 }
 
 // frameBuilder turns captured packets into frame bytes, reusing its
@@ -122,6 +141,9 @@ type frameBuilder struct {
 	payload []byte
 	// outer is an overlay's outer frame (pcap_overlay.go).
 	outer gopacket.SerializeBuffer
+	// lids are the subnet manager's, for InfiniBand packets' LRH (nil:
+	// NodeID + 1, LMC 0).
+	lids *fabric.LIDs
 }
 
 var (

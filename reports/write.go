@@ -296,12 +296,10 @@ func WriteRunFiles(dir string, r *Results) error {
 	}
 	for _, c := range r.Captures {
 		files = append(files, file{c.Name + ".pcap", func(w io.Writer) error {
-			data, err := PcapFile(c, r.SnapLen)
-			if err != nil {
+			if err := WritePcap(w, c, r.SnapLen); err != nil {
 				return fmt.Errorf("%s.pcap: %w", c.Name, err)
 			}
-			_, err = w.Write(data)
-			return err
+			return nil
 		}})
 	}
 	for _, f := range files {

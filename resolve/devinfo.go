@@ -72,12 +72,12 @@ func (s *Scenario) DevInfo(h fabric.NodeID, verbose bool) string {
 		f("\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n")
 		f("\t\t\tmax_mtu:\t\t4096 (5)\n")
 		f("\t\t\tactive_mtu:\t\t%d (%d)\n", p.MTU, mtuEnum(p.MTU))
-		lid, lmc := 0, 0
+		lid, lmc, sm := 0, 0, 0
 		if ib {
 			lids := s.LIDs()
-			lid, lmc = int(lids.Of(n)), s.IB.LMC
+			lid, lmc, sm = int(lids.Of(n)), s.IB.LMC, int(lids.Of(s.SMNode()))
 		}
-		f("\t\t\tsm_lid:\t\t\t%d\n", 0)
+		f("\t\t\tsm_lid:\t\t\t%d\n", sm)
 		f("\t\t\tport_lid:\t\t%d\n", lid)
 		f("\t\t\tport_lmc:\t\t0x%02x\n", lmc)
 		f("\t\t\tlink_layer:\t\t%s\n", linkLayerTitle(s.LinkLayerOf(n)))

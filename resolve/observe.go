@@ -142,10 +142,6 @@ func (b *builder) observe() {
 		so.SnapLen = reports.FullSnapLen
 	case sl.Set:
 		so.SnapLen = int(sl.Bytes.V)
-	case b.s.HCA.Overlay != nil:
-		// The default keeps every header lfsim writes (reports'
-		// DefaultSnapLen); an overlay's outer headers come on top.
-		so.SnapLen = reports.DefaultSnapLen + b.s.HCA.Overlay.Bytes()
 	}
 	if b.t != nil {
 		for i, p := range o.Pcap {

@@ -292,3 +292,13 @@ func (b *builder) ibOwnBlock(sw *scenario.SwitchS, path string) {
 		}
 	}
 }
+
+// SMNode is the host the subnet manager runs on (subnet_manager.host,
+// default the first host), whose LID ibv_devinfo's sm_lid gives and
+// whose SA answers rdma_cm's path queries.
+func (s *Scenario) SMNode() fabric.NodeID {
+	if s.IB.SMHostSet {
+		return s.IB.SMHost
+	}
+	return s.Topology.Hosts()[0]
+}

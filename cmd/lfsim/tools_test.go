@@ -215,11 +215,11 @@ func TestPcapInTshark(t *testing.T) {
 // records as ibdump writes them, read in tshark as InfiniBand: the LRH's
 // LIDs, and the same RC opcodes as lfsim counted at the receiver (the
 // ib-incast-8to1 example with 64 KiB flows, captured at h8). Flow-control
-// packets are the ERF type 25 records, one per packet the two ports of
-// h8's link made. (tshark 4.0's InfiniBand link dissector raises an
-// exception on every such record, also on hand-made ones of the layout
-// its source reads: Op and FCTBS, VL and FCCL, LPCRC; so only their
-// count is checked.)
+// packets, which h8's link made, are not in the capture: ibdump, which
+// receives on a sniffer QP, never sees them (observe/capture.go), and
+// tshark 4.0's InfiniBand link dissector raised an exception on every
+// ERF type 25 record lfsim wrote for them, also on hand-made ones of
+// the layout its source reads (Op and FCTBS, VL and FCCL, LPCRC).
 func TestIBCaptureInTshark(t *testing.T) {
 	tshark := needTool(t, "tshark")
 	src, err := scenarios.ExampleSource("ib-incast-8to1")
@@ -246,8 +246,9 @@ func TestIBCaptureInTshark(t *testing.T) {
 	}
 	h8, _ := sc.Topology.Lookup("h8")
 	port := net.Fabric.Ports[h8][0]
-	made, _ := port.FCPackets()
-	peerMade, _ := port.Peer().FCPackets()
+	if made, _ := port.FCPackets(); made == 0 {
+		t.Error("h8 made no flow-control packet; the test needs some")
+	}
 	pkts := int64(64<<10) / 4096
 	for _, c := range []struct {
 		key  string
@@ -255,7 +256,7 @@ func TestIBCaptureInTshark(t *testing.T) {
 	}{
 		{"21/6", 8}, {"21/7", 8 * (pkts - 2)}, {"21/8", 8},
 		{"21/17", net.HCAs[h8].Stats.AcksSent},
-		{"25/", made + peerMade},
+		{"25/", 0},
 	} {
 		if int64(count[c.key]) != c.want {
 			t.Errorf("h8.pcap: tshark counts %d records of type/opcode %s; lfsim counted %d (all: %v)", count[c.key], c.key, c.want, count)
