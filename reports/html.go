@@ -175,10 +175,18 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 	pg.lines(runs, MetricFlowGbps, "Throughput per flow", "Gb/s delivered per sampling interval", false)
 	pg.lines(runs, MetricTxGbps, "Throughput per link", "Gb/s sent by each port per sampling interval", false)
 	pg.uplinks(runs)
-	pg.lines(runs, MetricQueueBytes, "Queue depth", "egress queue bytes (node:port:priority) at each sample", true)
-	pg.lines(runs, MetricBufferBytes, "Shared buffer use", "bytes of each switch's shared buffer in use", true)
+	queue := "priority"
+	switch eth, ib := anyFabric(runs, func(f *Fabric) bool { return f.Ethernet }), anyFabric(runs, func(f *Fabric) bool { return f.InfiniBand }); {
+	case eth && ib:
+		queue = "priority or VL"
+	case ib:
+		queue = "VL"
+	}
+	pg.lines(runs, MetricQueueBytes, "Queue depth", "egress queue bytes (node:port:"+queue+") at each sample", true)
+	pg.lines(bufferRuns(runs), MetricBufferBytes, "Shared buffer use", "bytes of each switch's shared buffer in use", true)
 	for _, r := range runs {
-		pg.heatmap(r, len(runs) > 1)
+		pg.heatmap(r, MetricPaused, len(runs) > 1)
+		pg.heatmap(r, MetricCreditWait, len(runs) > 1)
 	}
 	for _, r := range runs {
 		pg.spread(r, len(runs) > 1)
@@ -213,12 +221,18 @@ func (pg *page) summaryTable(runs []*Run) {
 		fmt.Fprintf(&pg.b, "<th>%s</th>", html.EscapeString(r.Label))
 	}
 	pg.b.WriteString("</tr>\n")
-	row := func(name string, f func(s *Summary) string) {
+	runRow := func(name string, f func(r *Run) string) {
 		fmt.Fprintf(&pg.b, "<tr><td>%s</td>", html.EscapeString(name))
 		for _, r := range runs {
-			fmt.Fprintf(&pg.b, "<td>%s</td>", html.EscapeString(f(&r.Summary)))
+			fmt.Fprintf(&pg.b, "<td>%s</td>", html.EscapeString(f(r)))
 		}
 		pg.b.WriteString("</tr>\n")
+	}
+	row := func(name string, f func(s *Summary) string) {
+		runRow(name, func(r *Run) string { return f(&r.Summary) })
+	}
+	completed := func(name string, f func(s *Summary) string) {
+		runRow(name, func(r *Run) string { return completedOr(r, f) })
 	}
 	row("scenario", func(s *Summary) string { return s.Scenario })
 	row("seed", func(s *Summary) string { return fmt.Sprint(s.Seed) })
@@ -232,16 +246,17 @@ func (pg *page) summaryTable(runs []*Run) {
 	row("packets sent / dropped / retransmitted", func(s *Summary) string {
 		return fmt.Sprintf("%d / %d / %d", s.Packets.Sent, s.Packets.Dropped, s.Packets.Retransmitted)
 	})
-	row("FCT p50 / p99", func(s *Summary) string { return fmtNs(float64(s.FCT.P50Ns)) + " / " + fmtNs(float64(s.FCT.P99Ns)) })
-	row("slowdown mean / p99", func(s *Summary) string { return fmt.Sprintf("%.3f / %.3f", s.FCT.MeanSlowdown, s.FCT.P99Slowdown) })
-	row("fairness (Jain)", func(s *Summary) string { return fmt.Sprintf("%.3f", s.Throughput.Fairness) })
-	row("PFC pause / resume frames", func(s *Summary) string { return fmt.Sprintf("%d / %d", s.PFC.PauseFrames, s.PFC.ResumeFrames) })
-	row("paused in total", func(s *Summary) string { return fmtNs(float64(s.PFC.PausedNs)) })
-	row("ECN marked / CNPs", func(s *Summary) string { return fmt.Sprintf("%d / %d", s.ECN.Marked, s.ECN.CNPs) })
+	completed("FCT p50 / p99", func(s *Summary) string { return fmtNs(float64(s.FCT.P50Ns)) + " / " + fmtNs(float64(s.FCT.P99Ns)) })
+	completed("slowdown mean / p99", func(s *Summary) string { return fmt.Sprintf("%.3f / %.3f", s.FCT.MeanSlowdown, s.FCT.P99Slowdown) })
+	completed("fairness (Jain)", func(s *Summary) string { return fmt.Sprintf("%.3f", s.Throughput.Fairness) })
+	pg.fabricRows(runs, runRow)
 	if hasUplinks(runs) {
 		row("uplink imbalance (busiest / mean)", func(s *Summary) string {
 			if s.Uplinks == nil {
 				return "no uplinks"
+			}
+			if s.Uplinks.Count == 1 {
+				return fmt.Sprintf("%.2f (1 uplink)", s.Uplinks.Imbalance)
 			}
 			return fmt.Sprintf("%.2f (%d uplinks)", s.Uplinks.Imbalance, s.Uplinks.Count)
 		})

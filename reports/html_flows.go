@@ -154,7 +154,9 @@ func (pg *page) uplinks(runs []*Run) {
 	drawn := false
 	for _, r := range runs {
 		n := len(r.Uplinks)
-		if n == 0 {
+		if n < 2 {
+			// One uplink is one dot at 1 on a 0-100% axis: nothing to
+			// compare (the summary table says its count).
 			continue
 		}
 		loads := make([]float64, n)

@@ -10,14 +10,20 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
-// heatmap draws the paused series: port (and priority) × time.
-func (pg *page) heatmap(r *Run, label bool) {
-	metric, title, what := MetricPaused, "PFC pause heat map", "paused"
-	if len(r.Wheres[MetricCreditWait]) > 0 {
-		// InfiniBand: the ports and VLs short of credit, where Ethernet's
-		// are paused.
-		metric, title, what = MetricCreditWait, "Credit wait heat map (InfiniBand: port:VL × time, short of credit)", "credit-starved"
-	}
+// heatMaps are the two heat maps of waiting: Ethernet's PFC pauses and
+// InfiniBand's credit waits, each captioned in its fabric's words.
+var heatMaps = map[string]struct{ title, what, text, full string }{
+	MetricPaused: {"PFC pause heat map", "paused",
+		"Fraction of each bucket of time that an egress queue (node:port:priority) was paused by PFC from its peer.", "paused all the bucket"},
+	MetricCreditWait: {"Credit wait heat map", "credit-starved",
+		"Fraction of each bucket of time that an InfiniBand port (node:port:VL) waited for credit: its peer's input buffer for the VL had no room for a largest packet.", "waited all the bucket"},
+}
+
+// heatmap draws metric's series (MetricPaused or MetricCreditWait):
+// port (and priority or VL) × time.
+func (pg *page) heatmap(r *Run, metric string, label bool) {
+	hm := heatMaps[metric]
+	title, what := hm.title, hm.what
 	series := r.Series[metric]
 	type row struct {
 		where string
@@ -59,9 +65,9 @@ func (pg *page) heatmap(r *Run, label bool) {
 	if nSamples < cols {
 		cols = max(1, nSamples)
 	} else if nSamples > cols {
-		pg.note(fmt.Sprintf("the pause heat map averages %d samples into %d time buckets", nSamples, cols))
+		pg.note(fmt.Sprintf("the %s averages %d samples into %d time buckets", strings.ToLower(hm.title), nSamples, cols))
 	}
-	pg.section(title, "Fraction of each bucket of time that an egress queue (node:port:priority) was paused by PFC from its peer.")
+	pg.section(title, hm.text)
 	var xs, ys []string
 	for c := 0; c < cols; c++ {
 		xs = append(xs, fmtNs(float64(tMax)*float64(c+1)/float64(cols)))
@@ -98,9 +104,9 @@ func (pg *page) heatmap(r *Run, label bool) {
 		// swatch would be the theme's blue, not the map's colours.
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 1, Orient: "horizontal", Right: "30", Top: "0",
-			Text: []string{"paused all the bucket", "never"}, InRange: &opts.VisualMapInRange{Color: []string{"#fff5eb", "#fd8d3c", "#7f2704"}}}),
+			Text: []string{hm.full, "never"}, InRange: &opts.VisualMapInRange{Color: []string{"#fff5eb", "#fd8d3c", "#7f2704"}}}),
 		charts.WithAnimation(false))
-	h.AddSeries("paused fraction", data)
+	h.AddSeries(what+" fraction", data)
 	pg.chart(h)
 }
 

@@ -9,26 +9,45 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 )
 
-// pausedByPort is each port's mean paused fraction over the run, the
-// largest over its priorities.
+// pausedByPort is each port's mean fraction of the run spent waiting,
+// the largest over its priorities or VLs: paused by PFC (Ethernet) or
+// waiting for credit (InfiniBand; a mixed network has both, each port
+// one).
 func pausedByPort(r *Run) map[string]float64 {
 	out := map[string]float64{}
-	for where, pts := range r.Series[MetricPaused] {
-		port := where
-		if i := strings.LastIndexByte(where, ':'); i >= 0 {
-			port = where[:i]
-		}
-		sum := 0.0
-		for _, p := range pts {
-			sum += p.Value
-		}
-		if len(pts) > 0 {
-			out[port] = math.Max(out[port], sum/float64(len(pts)))
+	for _, metric := range []string{MetricPaused, MetricCreditWait} {
+		for where, pts := range r.Series[metric] {
+			port := where
+			if i := strings.LastIndexByte(where, ':'); i >= 0 {
+				port = where[:i]
+			}
+			sum := 0.0
+			for _, p := range pts {
+				sum += p.Value
+			}
+			if len(pts) > 0 {
+				out[port] = math.Max(out[port], sum/float64(len(pts)))
+			}
 		}
 	}
 	return out
+}
+
+// waitWords says how a run's ports waited, for the topology's caption
+// and tooltips: "paused" (PFC, Ethernet), "waited for credit"
+// (InfiniBand), or both on a mixed network.
+func waitWords(r *Run) (verb, noun string) {
+	f := fabricOf(r)
+	switch {
+	case f.InfiniBand && f.Ethernet:
+		return "paused by PFC (Ethernet) or waited for credit (InfiniBand)", "paused or credit-wait fraction"
+	case f.InfiniBand:
+		return "waited for credit", "credit-wait fraction"
+	}
+	return "paused", "paused fraction"
 }
 
 func nodeOf(port string) string {
@@ -40,14 +59,16 @@ func nodeOf(port string) string {
 
 // topology draws the nodes in layers (hosts at the bottom, then switches
 // by their distance from a host) and colours each link by the fraction of
-// the run its more paused end spent paused; the deadlock cycle is red.
+// the run its more paused end spent paused, or on InfiniBand waiting for
+// credit; the deadlock cycle is red.
 func (pg *page) topology(r *Run) {
 	if r.Topo == nil || len(r.Topo.Nodes) == 0 {
 		return
 	}
 	t := r.Topo
+	verb, noun := waitWords(r)
 	if len(t.Nodes) <= maxTopoNodes {
-		pg.section("Topology", "Links are coloured by the fraction of the run their more paused end spent paused (grey: never; orange to dark red: more); a deadlock cycle is drawn in red, thick. Hover for details.")
+		pg.section("Topology", "Links are coloured by the largest fraction of the run either end "+verb+" (grey: never; orange to dark red: more); a deadlock cycle is drawn in red, thick. Hover for details.")
 	}
 	adj := map[string][]string{}
 	for _, l := range t.Links {
@@ -124,7 +145,7 @@ func (pg *page) topology(r *Run) {
 	g := charts.NewGraph()
 	height := fmt.Sprintf("%dpx", 160+100*maxLevel)
 	g.SetGlobalOptions(charts.WithInitializationOpts(pg.init("topology", height)),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Formatter: "{b}: paused fraction {c}"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Formatter: types.FuncStr("{b}: " + noun + " {c}")}),
 		charts.WithAnimation(false))
 	g.AddSeries("topology", nodes, links, charts.WithGraphChartOpts(opts.GraphChart{Layout: "none", Roam: opts.Bool(true)}),
 		charts.WithLabelOpts(opts.Label{Show: opts.Bool(len(nodes) <= 64), Position: "right", FontSize: 10}))

@@ -96,6 +96,10 @@ type Run struct {
 	// Params are the scenario's settings (scenario.yaml flattened to
 	// dotted keys, with the run's seed), for labelling overlaid runs.
 	Params map[string]string
+	// Fabric is what the network is made of, which the report's rows,
+	// captions and charts follow; given by the caller that has the
+	// scenario (nil: told from the files, inferFabric).
+	Fabric *Fabric
 }
 
 // LoadRun reads a run directory: summary.json is required; flows.csv,

@@ -116,7 +116,8 @@ func (pg *page) topologySummary(r *Run, level map[string]int, top int) {
 		count[e]++
 		heat[e] = math.Max(heat[e], f)
 	}
-	pg.section("Topology (summarised)", fmt.Sprintf("%d nodes are too many to draw one by one: each part of the fabric that stays connected below its top tier (a fat tree's pod, a leaf with its hosts) is one node, sized by what it holds, and the top tier's switches are shown above it; a group is coloured by its most paused link inside, a line between groups stands for all the links between them and is coloured by the most paused of those (grey: no pause sampled). Hover for counts.", len(t.Nodes)))
+	verb, noun := waitWords(r)
+	pg.section("Topology (summarised)", fmt.Sprintf("%d nodes are too many to draw one by one: each part of the fabric that stays connected below its top tier (a fat tree's pod, a leaf with its hosts) is one node, sized by what it holds, and the top tier's switches are shown above it; a group is coloured by the largest fraction of the run an end of a link inside %s, a line between groups stands for all the links between them and is coloured by the largest of those (grey: none sampled). Hover for counts.", len(t.Nodes), verb))
 	var nodes []opts.GraphNode
 	color := func(f float64, base string) string {
 		if f > 0 {
@@ -128,7 +129,7 @@ func (pg *page) topologySummary(r *Run, level map[string]int, top int) {
 		size := 8 + 4*math.Log2(float64(g.hosts+g.switches))
 		nodes = append(nodes, opts.GraphNode{Name: g.name, X: float32(10 + 1000*(float64(i)+0.5)/float64(len(order))), Y: 210,
 			Symbol: "roundRect", SymbolSize: float32(size), Value: float32(Round(g.heat, 4)), ItemStyle: &opts.ItemStyle{Color: color(g.heat, "#91cc75")},
-			Tooltip: &opts.Tooltip{Formatter: types.FuncStr(g.detail + "; most paused link inside: {c}")}})
+			Tooltip: &opts.Tooltip{Formatter: types.FuncStr(g.detail + "; largest " + noun + " inside: {c}")}})
 	}
 	var topNames []string
 	seen := map[string]bool{}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 )
 
 // Options say how to run a sweep.
@@ -191,6 +192,7 @@ func RunPoint(ctx context.Context, sw *Sweep, p Point, dir string) (bool, error)
 	if err != nil {
 		return false, err
 	}
+	r.Fabric = sc.ReportFabric()
 	if err := reports.WriteFileAtomic(dir, "report.html", reports.BuildHTML([]*reports.Run{r})); err != nil {
 		return false, err
 	}
@@ -252,6 +254,7 @@ func Collect(sw *Sweep, dir string) (complete, missing int, err error) {
 		if err != nil {
 			return complete, missing, err
 		}
+		r.Fabric = resolve.RunFabric(pd)
 		runs = append(runs, reports.SweepPoint{Values: p.Values, Run: r})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

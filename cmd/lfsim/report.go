@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/scenarios"
 )
@@ -34,6 +35,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lfsim report: %v\n", err)
 			return exitFailed
 		}
+		r.Fabric = resolve.RunFabric(dir)
 		runs = append(runs, r)
 	}
 	path := *out
@@ -64,8 +66,8 @@ func scenarioSource(arg string) ([]byte, error) {
 // its summary (summary, SummaryJSON's bytes, goes last): the scenario as
 // run (src, as scenario.yaml, so that `lfsim report` can label overlaid
 // runs by what differs) and report.html, built from the files just
-// written.
-func writeReport(dir string, src, summary []byte) error {
+// written. fab is the run's fabric (resolve.Scenario.ReportFabric).
+func writeReport(dir string, src, summary []byte, fab *reports.Fabric) error {
 	if err := reports.WriteFileAtomic(dir, "scenario.yaml", src); err != nil {
 		return err
 	}
@@ -73,5 +75,6 @@ func writeReport(dir string, src, summary []byte) error {
 	if err != nil {
 		return err
 	}
+	r.Fabric = fab
 	return reports.WriteFileAtomic(dir, "report.html", reports.BuildHTML([]*reports.Run{r}))
 }

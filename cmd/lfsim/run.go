@@ -149,7 +149,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// The report reads the files back; the run's copies can go first.
 	res.Flows, res.Series, res.PFC, res.PFCLog, res.Captures = nil, nil, nil, nil, nil
 	summary := reports.SummaryJSON(sum)
-	reportErr := writeReport(dir, src, summary)
+	reportErr := writeReport(dir, src, summary, sc.ReportFabric())
 	// The results stand without their report (lfsim report DIR rebuilds
 	// it), so the summary is written even when the report could not be.
 	if err := reports.WriteSummary(dir, summary); err != nil {
