@@ -96,8 +96,8 @@ func SweepExamples() []string {
 	entries, _ := fs.ReadDir(exampleFS, "examples")
 	var out []string
 	for _, e := range entries {
-		if e.IsDir() {
-			out = append(out, e.Name())
+		if _, err := fs.Stat(exampleFS, "examples/"+e.Name()+"/sweep.yaml"); e.IsDir() && err == nil {
+			out = append(out, e.Name()) // a folder of an example's files is not a sweep
 		}
 	}
 	return out

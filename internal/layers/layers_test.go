@@ -57,8 +57,12 @@ var allowed = map[string][]string{
 	// The small network of HCAs around one switch that the models'
 	// tests and lab 1's test run on.
 	"internal/testnet": {"sim", "fabric", "switch", "hca"},
-	// The format knows no model: only the value types below (valueTypes).
-	"scenario": {"sim", "fabric", "kind", "internal/userfile"},
+	// The format knows no model: only the value types below (valueTypes),
+	// and the reader of a SONiC switch's configuration (switch.sonic).
+	"scenario": {"sim", "fabric", "kind", "internal/userfile", "sonic"},
+	// A SONiC config_db.json read into switch keys: a format reader,
+	// the standard library and YAML only.
+	"sonic": {},
 	// The library of scenario files (examples, labs, the performance
 	// suite) finds and lists them; of lfsim it knows the format only.
 	"scenarios": {"scenario"},
@@ -90,7 +94,7 @@ var allowed = map[string][]string{
 	// (kind).
 	"metamorphic":   {"kind", "resolve", "assembly", "reports"},
 	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
-	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "observe", "cm", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
+	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "sonic", "observe", "cm", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may
