@@ -19,7 +19,10 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	if !s.Set {
 		return
 	}
-	override(&p.Buffer, s.Buffer)
+	override(&p.Buffer, s.Buffer.SizeV)
+	if s.Buffer.Given() { // the whole buffer, or the shared pool alone
+		p.SharedPool = s.Buffer.Pool.Shared.V
+	}
 	override(&p.Latency, s.Latency)
 	if s.Forwarding.Set {
 		p.CutThrough = s.Forwarding.V == "cut-through"
@@ -141,12 +144,19 @@ func (b *builder) pfcThresholds(p *swtch.Profile, s *scenario.SwitchS, path stri
 		}
 		b.errorf(at, path+key, "xon (%s) must not exceed xoff (%s)", p.PFC.XON, p.PFC.XOFF)
 	}
-	if (pf.XOFF.Bytes.Set || s.Buffer.Set) && p.PFC.XOFFAlpha == 0 && p.PFC.XOFF >= p.Buffer {
+	limit, what := p.Buffer, "the buffer"
+	if p.SharedPool > 0 {
+		limit, what = p.SharedPool+p.Reserved, "the shared pool and reserved"
+	}
+	if (pf.XOFF.Bytes.Set || s.Buffer.Given()) && p.PFC.XOFFAlpha == 0 && p.PFC.XOFF >= limit {
 		at, key := pf.XOFF.Bytes.Pos, ".pfc.xoff"
 		if !pf.XOFF.Bytes.Set {
 			at, key = s.Buffer.Pos, ".buffer"
+			if s.Buffer.Pool.Shared.Set {
+				at = s.Buffer.Pool.Shared.Pos
+			}
 		}
-		b.errorf(at, path+key, "xoff (%s) must be below the buffer (%s)", p.PFC.XOFF, p.Buffer)
+		b.errorf(at, path+key, "xoff (%s) must be below %s (%s)", p.PFC.XOFF, what, limit)
 	}
 }
 
@@ -174,6 +184,13 @@ func applyQueueing(p *swtch.Profile, s *scenario.SwitchS) {
 		override(&p.ECN.Pmax, e.Pmax)
 		if e.Mark.Set {
 			p.ECN.AtEnqueue = e.Mark.V == "enqueue"
+		}
+		if e.Has("priorities") {
+			marked := uint8(0)
+			for _, pr := range e.Priorities {
+				marked |= 1 << uint(pr.V&7)
+			}
+			p.ECN.Unmarked = ^marked
 		}
 	}
 	if s.Has("scheduler") {

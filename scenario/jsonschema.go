@@ -284,6 +284,10 @@ func (*ClassMap) jsonSchema(_ *schemaGen, tag reflect.StructTag) map[string]any 
 		"propertyNames": map[string]any{"pattern": pattern}, "additionalProperties": map[string]any{"type": "integer", "minimum": 0, "maximum": 7}}
 }
 
+func (b *BufferV) jsonSchema(g *schemaGen, tag reflect.StructTag) map[string]any {
+	return anyOf((*SizeV)(nil).jsonSchema(g, tag), g.object(reflect.TypeOf(b.Pool)))
+}
+
 func (x *ThresholdV) jsonSchema(g *schemaGen, tag reflect.StructTag) map[string]any {
 	return anyOf((*SizeV)(nil).jsonSchema(g, tag), g.object(reflect.TypeOf(x.Dyn)))
 }

@@ -63,7 +63,7 @@ func (w *whenV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 
 type SwitchS struct {
 	meta
-	Buffer     SizeV      `yaml:"buffer" min:"1"`
+	Buffer     BufferV    `yaml:"buffer" min:"1"`
 	Latency    TimeV      `yaml:"latency"`
 	Forwarding StrV       `yaml:"forwarding" enum:"store-and-forward|cut-through"`
 	Reserved   SizeV      `yaml:"reserved"`
@@ -342,6 +342,9 @@ type ecnS struct {
 	Kmax SizeV `yaml:"kmax"`
 	Pmax fracV `yaml:"pmax"`
 	Mark StrV  `yaml:"mark" enum:"dequeue|enqueue"`
+	// Priorities are the priorities whose egress queues mark (default
+	// all), as a SONiC switch's QUEUE table gives WRED profiles to some.
+	Priorities []IntV `yaml:"priorities" min:"0" max:"7"`
 }
 
 // ecnV is off, or the marking parameters.
@@ -429,6 +432,28 @@ func (s *SchedulerV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 		}
 	}
 }
+
+// BufferV is switch.buffer: the whole buffer, bytes, or {shared: bytes}:
+// the shared pool alone, as a SONiC switch's BUFFER_POOL sizes it (the
+// whole is then the pool with the reserved minimums and the headroom).
+type BufferV struct {
+	SizeV
+	Pool struct {
+		meta
+		Shared SizeV `yaml:"shared" required:"" min:"1"`
+	}
+}
+
+func (b *BufferV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
+	if n.Kind == yaml.MappingNode {
+		d.decodeInto(n, &b.Pool, c)
+		return
+	}
+	b.SizeV.decodeNode(d, n, c)
+}
+
+// Given reports whether the key was given (in either form).
+func (b *BufferV) Given() bool { return b.Set || b.Pool.Shared.Set }
 
 // ThresholdV is a static threshold in bytes, or {alpha: a} for a dynamic
 // one (alpha × free shared buffer).

@@ -20,9 +20,10 @@ func (e ECN) MarkProbability(depth int64) float64 {
 }
 
 // maybeMark sets CE on an ECN-capable packet with RED's probability for
-// the queue depth; it reports whether it marked.
+// the queue depth, unless its priority's queues do not mark; it reports
+// whether it marked.
 func (s *Switch) maybeMark(p *fabric.Packet, depth int64) bool {
-	if p.ECN != fabric.ECT0 && p.ECN != fabric.ECT1 {
+	if (p.ECN != fabric.ECT0 && p.ECN != fabric.ECT1) || s.Prof.ECN.Unmarked&(1<<(p.Priority&7)) != 0 {
 		return false
 	}
 	prob := s.Prof.ECN.MarkProbability(depth)

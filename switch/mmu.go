@@ -180,6 +180,9 @@ func (p Profile) reservedTotal(n int) int64 { return int64(p.Reserved) * int64(n
 // is smaller than the reserved minimums plus the headroom of ports
 // (PortHeadroom per port and lossless priority), as New would find.
 func (p Profile) CheckBuffer(name string, ports []PortLink, maxFrame int64) error {
+	if p.SharedPool > 0 {
+		return nil // the buffer is what the pool, reserved and headroom make
+	}
 	var headroom int64
 	for _, l := range ports {
 		headroom += p.PortHeadroom(l, maxFrame) * int64(len(p.PFC.Priorities))

@@ -19,6 +19,12 @@ type Profile struct {
 	// Buffer is the shared packet buffer, bytes. Default 32 MiB, the size
 	// of a Broadcom Tomahawk 3 class switch (SCENARIO.md's example).
 	Buffer fabric.Size
+	// SharedPool, when above 0, is the shared pool's size, bytes, as a
+	// SONiC switch's BUFFER_POOL gives it (switch.buffer: {shared}), and
+	// Buffer is then the shared pool, the reserved minimums and the
+	// headroom together (New sets it). Default 0: the shared pool is
+	// what Buffer leaves.
+	SharedPool fabric.Size
 	// Latency is the fixed pipeline latency from the last bit in (first
 	// bit, with cut-through) to the packet being queued at egress. Default
 	// 500 ns, typical of datacenter switches at 100 Gb/s.
@@ -220,6 +226,11 @@ type ECN struct {
 	// Kmin (Kmax unused): InfiniBand's FECN marking, with its marking
 	// rate as 1/Pmax - 1.
 	Constant bool
+	// Unmarked are the priorities (bit p for priority p) whose egress
+	// queues never mark, as a SONiC switch marks only the queues its
+	// QUEUE table gives a WRED profile (switch.ecn.priorities names the
+	// others). Default 0: every queue marks.
+	Unmarked uint8
 }
 
 // DefaultProfile returns the documented defaults.

@@ -271,6 +271,10 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	s.reservedTotal = prof.reservedTotal(n)
 	s.sharedSize = int64(prof.Buffer) - s.reservedTotal - s.headroomTotal
+	if prof.SharedPool > 0 { // the buffer is what the shared pool, reserved and headroom make
+		s.sharedSize = int64(prof.SharedPool)
+		s.Prof.Buffer = prof.SharedPool + fabric.Size(s.reservedTotal+s.headroomTotal)
+	}
 	s.initQoS(n)
 	for tc, w := range prof.DWRR {
 		s.weighted |= s.tcPrios[tc&7]
