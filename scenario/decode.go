@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/lfsim/lfsim/kind"
+	"github.com/lfsim/lfsim/sonic"
 	"gopkg.in/yaml.v3"
 )
 
@@ -46,6 +47,9 @@ type ctx struct {
 	key     Pos               // where the key holding the value is
 	tag     reflect.StructTag // the schema field's tag
 	section string            // extra words for unknown-key messages ("for kind star")
+	// under is the mapping a layer (switch.sonic) gives for this value:
+	// its keys count where the file's own do not give them (layer.go).
+	under *yaml.Node
 }
 
 func (c ctx) child(key string, keyPos Pos, tag reflect.StructTag) ctx {
@@ -113,6 +117,10 @@ type Decoder struct {
 	exhausted   bool
 	depth       int // nesting of decode and of merge keys: an alias can refer to itself
 	dropped     int // errors beyond maxErrors
+	// sonic holds the SONiC configurations read (layer.go), by name and
+	// port; sonicErr why one could not be.
+	sonic    map[string]*sonic.Result
+	sonicErr map[string]error
 }
 
 // Decode decodes a parsed YAML document (root; nil for an empty file)
@@ -388,6 +396,8 @@ func schemaOf(t reflect.Type) *structInfo {
 type pair struct {
 	key, val *yaml.Node
 	merged   bool
+	layered  bool // from a layer (switch.sonic), under the file's own keys
+	done     bool // decoded already (the layer's own key)
 }
 
 // pairs lists a mapping's entries with merge keys (<<) expanded: the
@@ -450,6 +460,9 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, c ctx) {
 		}
 		m.Keys = map[string]Pos{}
 	}
+	if isNull(n) && c.under != nil { // "pfc:" alone beside a layer's pfc
+		n, c.under = c.under, nil
+	}
 	if isNull(n) { // "switch:" with nothing after it: an empty block
 		if m != nil {
 			m.Set, m.Pos = true, c.key
@@ -466,7 +479,10 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, c ctx) {
 	}
 	seen := map[string]Pos{}
 	suggested := map[string]bool{}
-	for _, p := range d.pairs(n, c) {
+	pairs := d.pairs(n, c)
+	var layer map[string]*yaml.Node
+	pairs, layer = d.layer(pairs, v, si, c)
+	for _, p := range pairs {
 		name, kp := p.key.Value, d.pos(p.key)
 		if first, dup := seen[name]; dup {
 			if !p.merged {
@@ -489,6 +505,12 @@ func (d *Decoder) decodeStruct(n *yaml.Node, v reflect.Value, c ctx) {
 			m.Keys[name] = kp
 		}
 		cc := c.child(name, kp, f.tag)
+		if under := layer[name]; under != nil && !p.layered && f.tag.Get("layer") == "merge" {
+			cc.under = under // the file's pfc: over the layer's, key by key
+		}
+		if p.done {
+			continue // the layer's own key, decoded first
+		}
 		if what, ok := f.tag.Lookup("todo"); ok {
 			d.todo(cc, what)
 		}

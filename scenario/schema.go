@@ -69,8 +69,8 @@ type SwitchS struct {
 	Reserved   SizeV      `yaml:"reserved"`
 	IngressTh  ThresholdV `yaml:"ingress_threshold"`
 	EgressTh   ThresholdV `yaml:"egress_threshold"`
-	PFC        pfcS       `yaml:"pfc"`
-	ECN        ecnV       `yaml:"ecn"`
+	PFC        pfcS       `yaml:"pfc" layer:"merge"`
+	ECN        ecnV       `yaml:"ecn" layer:"merge"`
 	Scheduler  SchedulerV `yaml:"scheduler"`
 	ECMPSeed   u64V       `yaml:"ecmp_seed"`
 	// ECMPPerSwitch mixes each switch's name into its seed (swtch.Profile).
@@ -101,6 +101,9 @@ type SwitchS struct {
 	Trust     StrV     `yaml:"trust" enum:"pcp|dscp"`
 	DSCP2Prio ClassMap `yaml:"dscp2prio" keymax:"63"`
 	Prio2TC   ClassMap `yaml:"prio2tc" keymax:"7"`
+	// Sonic is a SONiC switch's config_db.json, whose QoS and buffer
+	// tables give the keys this block does not (layer.go).
+	Sonic SonicV `yaml:"sonic" layer:"source"`
 }
 
 // RangeExtenderS is switch.range_extender: the switch is a two-port
@@ -225,7 +228,7 @@ type pfcS struct {
 	XON        xonV      `yaml:"xon"`
 	Headroom   autoSizeV `yaml:"headroom"`
 	Response   autoTimeV `yaml:"response"`
-	Watchdog   WatchdogS `yaml:"watchdog"`
+	Watchdog   WatchdogS `yaml:"watchdog" layer:"merge"`
 }
 
 type WatchdogS struct {

@@ -12,8 +12,26 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-//go:embed examples/*.yaml examples/*/sweep.yaml
+//go:embed examples/*.yaml examples/*/sweep.yaml examples/*/config_db.json
 var exampleFS embed.FS
+
+func init() { scenario.LibraryFile = libraryFile }
+
+// libraryFile is a file of the library that a built-in scenario names
+// (switch.sonic's config_db.json), by the name the scenario's folder and
+// the file's make ("examples/sonic-dell-s6100/config_db.json").
+func libraryFile(name string) ([]byte, bool) {
+	clean := path.Clean(name)
+	if clean != name || strings.HasPrefix(clean, "../") {
+		return nil, false
+	}
+	for _, fsys := range []embed.FS{exampleFS, labFS} {
+		if data, err := fsys.ReadFile(clean); err == nil {
+			return data, true
+		}
+	}
+	return nil, false
+}
 
 // DefaultExample is the example `lfsim run` uses when given no scenario.
 const DefaultExample = "incast-8to1"

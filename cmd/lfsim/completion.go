@@ -13,7 +13,7 @@ import (
 )
 
 // commands are lfsim's subcommands, as completion offers them.
-var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help", "completion", "schema", "devinfo", "devices", "version"}
+var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help", "completion", "schema", "devinfo", "devices", "version", "sonic"}
 
 // completionCmd is `lfsim completion bash|zsh|fish`: a script that has the
 // shell ask lfsim itself (`lfsim __complete WORDS... -- CURRENT`) what
@@ -143,7 +143,7 @@ var flagRE = regexp.MustCompile(`(?m)^\s+(?:-(\w), )?(--[\w-]+)( \w+)?`)
 func flagsOf(cmd string) (flags []string, takesValue map[string]bool) {
 	takesValue = map[string]bool{}
 	switch cmd {
-	case "run", "validate", "report", "sweep", "bench":
+	case "run", "validate", "report", "sweep", "bench", "sonic":
 	case "lab":
 		return []string{"--answers"}, takesValue
 	default:

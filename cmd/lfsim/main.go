@@ -8,6 +8,7 @@
 //	lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
 //	lfsim bench [NAME...] [-n RUNS] [--vs OTHER-LFSIM]
 //	lfsim version
+//	lfsim sonic FILE [--port NAME]
 //
 // With no scenario, `lfsim run` runs the embedded default, an 8-to-1
 // incast. See SCENARIO.md for the scenario format and OUTPUTS.md for what a
@@ -74,6 +75,10 @@ Usage:
                       print the format's JSON Schema (for an editor's
                       yaml-language-server)
   lfsim version       what this binary was built from (also --version)
+  lfsim sonic FILE [--port NAME]
+                      print a SONiC config_db.json's QoS and buffer
+                      settings as a scenario's switch: keys, the ones
+                      switch: {sonic: FILE} reads
   lfsim help          show this
 
 Results go to lfsim-out/NAME/ (summary.json, flows.csv, timeseries.csv,
@@ -178,6 +183,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return devinfoCmd(args[1:], stdout, stderr)
 	case "devices":
 		return devicesCmd(args[1:], stdout, stderr)
+	case "sonic":
+		return sonicCmd(args[1:], stdout, stderr)
 	case "__complete":
 		return completeCmd(args[1:], stdout)
 	case "version", "--version":

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/scenarios"
+)
+
+// TestSONiCExampleAsYAML: the example whose switch reads a SONiC
+// config_db.json (switch: {sonic: FILE}) and the same scenario with what
+// `lfsim sonic FILE` prints pasted in its place run the same, byte for
+// byte, in every output file: flows.csv, pfc.csv, timeseries.csv,
+// topology.json and the rest whole; summary.json and report.html too once
+// the wall time each run took (wall_seconds; the report's "wall time,
+// events" row) and the warnings that name switch.sonic (what the reader
+// says of the file, which the printed block carries as comments) are
+// taken out of each, and only those. scenario.yaml is each
+// run's own input. The printed block goes at the end of the file, and the
+// two lines of the example's switch: block become two comment lines, so
+// that every other line keeps its number and the warnings that name one
+// (a flow's lossy DSCP) are the same text.
+func TestSONiCExampleAsYAML(t *testing.T) {
+	src, err := scenarios.ExampleSource("sonic-dell-s6100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile("../../scenarios/examples/sonic-dell-s6100/config_db.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const block = "switch:\n  sonic: sonic-dell-s6100/config_db.json"
+	i := strings.Index(string(src), block)
+	if i < 0 {
+		t.Fatalf("the example has no %q", block)
+	}
+	end := i + strings.IndexByte(string(src[i+len("switch:\n"):]), '\n') + len("switch:\n") + 1
+	sonicDir, yamlDir := t.TempDir(), t.TempDir()
+	for _, d := range []string{sonicDir, yamlDir} {
+		os.MkdirAll(filepath.Join(d, "sonic-dell-s6100"), 0o755)
+		os.WriteFile(filepath.Join(d, "sonic-dell-s6100", "config_db.json"), cfg, 0o644)
+	}
+	os.WriteFile(filepath.Join(sonicDir, "sonic-dell-s6100.yaml"), src, 0o644)
+
+	t.Chdir(yamlDir)
+	code, printed, errs := lfsim(t, "sonic", "sonic-dell-s6100/config_db.json")
+	if code != exitOK || !strings.Contains(printed, "\nswitch:\n  buffer: {shared: 6680960}\n") {
+		t.Fatalf("lfsim sonic: exit %d\n%s\n%s", code, printed, errs)
+	}
+	warnings := strings.Count(errs, "warning: ")
+	asYAML := string(src[:i]) + "# switch: is at the end, as lfsim sonic prints it\n#\n" + string(src[end:]) + "\n" + printed
+	os.WriteFile(filepath.Join(yamlDir, "sonic-dell-s6100.yaml"), []byte(asYAML), 0o644)
+
+	run := func(dir string) {
+		t.Chdir(dir)
+		if code, _, errs := lfsim(t, "run", "sonic-dell-s6100.yaml", "-q", "-o", "out"); code != exitOK {
+			t.Fatalf("%s: exit %d\n%s", dir, code, errs)
+		}
+	}
+	run(sonicDir)
+	run(yamlDir)
+	names := func(dir string) []string {
+		entries, err := os.ReadDir(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	files := names(sonicDir)
+	if !slices.Equal(files, names(yamlDir)) || !slices.Contains(files, "flows.csv") || !slices.Contains(files, "timeseries.csv") {
+		t.Fatalf("the runs wrote %v and %v", files, names(yamlDir))
+	}
+	for _, f := range files {
+		a, _ := os.ReadFile(filepath.Join(sonicDir, "out", f))
+		b, _ := os.ReadFile(filepath.Join(yamlDir, "out", f))
+		switch f {
+		case "scenario.yaml":
+			continue
+		case "summary.json", "report.html":
+			var dropped int
+			a, dropped = withoutLines(a, func(l string) bool { return strings.Contains(l, ": switch.sonic: ") })
+			if dropped != warnings {
+				t.Errorf("%s: %d warnings of switch.sonic, lfsim sonic printed %d", f, dropped, warnings)
+			}
+			wall := func(l string) bool { // the wall time each run took
+				return strings.Contains(l, `"wall_seconds"`) || strings.HasPrefix(l, "<tr><td>wall time, events</td>")
+			}
+			a, _ = withoutLines(a, wall)
+			b, _ = withoutLines(b, wall)
+		}
+		if string(a) != string(b) {
+			t.Errorf("%s differs between the sonic: run and the YAML run", f)
+		}
+	}
+}
+
+// withoutLines is data without the lines drop selects, and how many.
+func withoutLines(data []byte, drop func(string) bool) ([]byte, int) {
+	var keep []string
+	n := 0
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if drop(l) {
+			n++
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return []byte(strings.Join(keep, "")), n
+}
+
+// TestSONiCCommand: lfsim sonic's errors, each with its exit code: no
+// file, a file that is not there, a file with a mistake (at its line and
+// column), a port the file does not configure; and a built-in example's
+// file by its library name.
+func TestSONiCCommand(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{\n  \"SCHEDULER\": {\"s\": {\"type\": \"FIFO\"}},\n  \"QUEUE\": {\"Ethernet0|3\": {\"scheduler\": \"s\"}},\n  \"PORT_QOS_MAP\": {\"Ethernet0\": {}}\n}\n"), 0o644)
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"sonic"}, exitUsage, "lfsim sonic takes one SONiC config_db.json"},
+		{[]string{"sonic", filepath.Join(dir, "none.json")}, exitFailed, "lfsim sonic: cannot read"},
+		{[]string{"sonic", bad}, exitFailed, bad + `:2:31: SCHEDULER|s: type: unknown scheduler type "FIFO"`},
+		{[]string{"sonic", "examples/sonic-dell-s6100/config_db.json", "--port", "Ethernet99"}, exitFailed, "no QoS or buffer table configures port Ethernet99"},
+		{[]string{"sonic", "examples/sonic-dell-s6100/config_db.json", "--port", "Ethernet4"}, exitOK, "warning: examples/sonic-dell-s6100/config_db.json:"},
+	} {
+		code, _, errs := lfsim(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.stderr) {
+			t.Errorf("%v: exit %d, stderr\n%s\nwant exit %d and %q", c.args, code, errs, c.code, c.stderr)
+		}
+	}
+}
