@@ -3,7 +3,9 @@ package sonic
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -140,7 +142,25 @@ func (r *reader) errorf(at int, where, format string, args ...any) {
 		return
 	}
 	line, col := lineCol(r.data, at)
-	r.errs = append(r.errs, Diag{Line: line, Col: col, Where: where, Msg: msg})
+	r.errs = append(r.errs, Diag{Line: line, Col: col, Where: printable(where), Msg: printable(msg)})
+}
+
+// printable is s with what a terminal or a YAML comment cannot show (a
+// control character in a name the file gives) escaped, as Go writes it.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
 
 // warnf records a warning at byte at, once for its text (a port's
@@ -156,7 +176,7 @@ func (r *reader) warnf(at int, where, format string, args ...any) {
 	}
 	r.warned[where+msg] = len(r.warns)
 	line, col := lineCol(r.data, at)
-	r.warns = append(r.warns, Diag{Line: line, Col: col, Where: where, Msg: msg})
+	r.warns = append(r.warns, Diag{Line: line, Col: col, Where: printable(where), Msg: printable(msg)})
 }
 
 // entry is one entry of a table: TABLE|KEY and its fields.

@@ -17,17 +17,18 @@ func Text(res *Result) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# lfsim sonic: the QoS and buffer settings of %s as lfsim's switch keys\n", res.File)
+	file, port := printable(res.File), printable(res.Port) // comments: one line each
+	fmt.Fprintf(&b, "# lfsim sonic: the QoS and buffer settings of %s as lfsim's switch keys\n", file)
 	switch {
 	case res.Port != "":
-		fmt.Fprintf(&b, "# (port %s's), the same as switch: {sonic: {file: %s, port: %s}}\n", res.Port, res.File, res.Port)
+		fmt.Fprintf(&b, "# (port %s's), the same as switch: {sonic: {file: %s, port: %s}}\n", port, file, port)
 	case len(res.Ports) > 0:
-		fmt.Fprintf(&b, "# (what its %d port%s agree on: %s), the same as switch: {sonic: %s}\n", len(res.Ports), plural(len(res.Ports)), portsText(res.Ports), res.File)
+		fmt.Fprintf(&b, "# (what its %d port%s agree on: %s), the same as switch: {sonic: %s}\n", len(res.Ports), plural(len(res.Ports)), printable(portsText(res.Ports)), file)
 	default:
-		fmt.Fprintf(&b, "# the same as switch: {sonic: %s}\n", res.File)
+		fmt.Fprintf(&b, "# the same as switch: {sonic: %s}\n", file)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(&b, "# warning: %s\n", w.Format(res.File))
+		fmt.Fprintf(&b, "# warning: %s\n", printable(w.Format(res.File)))
 	}
 	doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{scalar("switch"), res.Switch}}
 	var out bytes.Buffer
