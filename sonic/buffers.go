@@ -1,8 +1,6 @@
 package sonic
 
 import (
-	"fmt"
-	"math"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -183,9 +181,6 @@ func (r *reader) profileOf(ref *entry) *bprofile {
 	r.profiles[name] = p
 	return p
 }
-
-// alphaText is 2^n, as a message shows it.
-func alphaText(n int64) string { return fmt.Sprint(math.Ldexp(1, int(n))) }
 
 // buffers reads a port's priority groups' and queues' profiles and sets
 // buffer, reserved, pfc.xoff, pfc.xon, pfc.headroom, ingress_threshold

@@ -44,16 +44,6 @@ func (k kind) String() string {
 	return [...]string{"an object", "an array", "a string", "a number", "true or false", "null"}[k]
 }
 
-// field is an object's value for key, or nil.
-func (v *value) field(key string) *value {
-	for i, k := range v.keys {
-		if k == key {
-			return v.vals[i]
-		}
-	}
-	return nil
-}
-
 // maxDepth bounds nesting: a config_db.json is three levels deep (table,
 // key, field), four with a list value.
 const maxDepth = 32
