@@ -10,11 +10,14 @@ const (
 	KindData   PacketKind = iota // a RoCEv2 request or READ response
 	KindAck                      // ACK or NAK (AETH)
 	KindCNP                      // congestion notification
+	KindSetup                    // an iWARP connection's set-up or tear-down segment (tcpsetup.go)
 	KindPause                    // a PFC frame; never leaves the link it is sent on
 	KindCredit                   // an InfiniBand flow-control packet (credit.go); never leaves its link
 )
 
-func (k PacketKind) String() string { return [...]string{"data", "ack", "cnp", "pause", "credit"}[k] }
+func (k PacketKind) String() string {
+	return [...]string{"data", "ack", "cnp", "setup", "pause", "credit"}[k]
+}
 
 // LinkControl reports whether packets of kind k are the link's own (PFC
 // frames, flow-control packets): made and consumed by the ports at its

@@ -170,6 +170,9 @@ type hcaCold struct {
 	ports PortMap
 	// lidPaths: every host has a second LID (SetPortMap).
 	lidPaths bool
+	// iw is the iWARP connections in the making and the listeners
+	// (iwconn.go), nil until the first.
+	iw *iwTable
 }
 
 func (h *HCA) coldPart() *hcaCold {
@@ -202,6 +205,8 @@ const (
 	evCQPeriod
 	evDelAck
 	evRspTimeout
+	evIWTimer
+	evIWOpen
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -278,6 +283,10 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		h.delayedAck(ev.Data.(*QP))
 	case evRspTimeout:
 		h.rspTimerFired(ev.Data.(*QP))
+	case evIWTimer:
+		h.iwTimeout(ev.Data.(*IWConn))
+	case evIWOpen:
+		h.iwOpen(ev.Data.(*IWConn))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}

@@ -140,6 +140,13 @@ func (h *HCA) process(p *fabric.Packet) {
 		return
 	}
 	if qp == nil {
+		if p.Kind == fabric.KindSetup {
+			// iWARP's connection set-up and tear-down: no QP takes the
+			// segment, the NIC's table of connections does (iwconn.go).
+			h.iwSegment(p)
+			h.pool.Put(p)
+			return
+		}
 		if p.DestQP >= firstQPN && p.DestQP < h.nextQPN {
 			h.Stats.ClosedQPDrops++
 			h.discard(p, "closed_qp")

@@ -119,6 +119,9 @@ func (h *HCA) DestroyQP(qp *QP) error {
 	}
 	h.toErr(qp) // unparks it
 	h.abandonUC(qp)
+	if qp.tcp != nil {
+		h.iwDestroyed(qp)
+	}
 	qp.destroyed = true
 	delete(h.qps, qp.QPN)
 	if h.lastQP == qp {
@@ -225,10 +228,12 @@ func (h *HCA) Connect(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN u
 // Accept is Connect for the passive side of a connection (the server:
 // rdma_accept's, a flow's responder). On iWARP that side is MPA's
 // Responder, which sends no FPDU until it has received the Initiator's
-// first (RFC 5044's connection startup rules, rule 4; RFC 6581's
-// ready-to-receive message, which lifts this, is not modelled): its
-// requests and READ responses wait, its TCP acknowledgements do not. On
-// RoCE and InfiniBand it is Connect.
+// first (RFC 5044's connection startup rules, rule 4): its requests and
+// READ responses wait, its TCP acknowledgements do not. On RoCE and
+// InfiniBand it is Connect. (Connect and Accept connect out of band, as
+// a scenario's connect: instant does, on every transport alike: on
+// iWARP the NICs' TCP handshake and MPA exchange, RFC 6581's RTR with
+// them, are IWConnect's and IWListen's, which rdma_cm uses: iwconn.go.)
 func (h *HCA) Accept(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN uint32) {
 	h.Connect(qp, remote, remoteIP, remoteQPN)
 	if qp.tcp != nil {

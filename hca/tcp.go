@@ -41,9 +41,10 @@ import (
 // to resend that segment from.
 //
 // The passive side (Accept) sends no FPDU before the initiator's first.
-//
-// What is not modelled: the handshake and MPA's negotiation (QPs are
-// connected at once); RFC 6581's ready-to-receive message.
+// A connection made by rdma_cm (IWConnect, IWListen: iwconn.go) sends
+// none before its NIC's TCP handshake, MPA exchange and RFC 6581's
+// ready-to-receive message are done. Connect and Accept skip them (out
+// of band, as on every transport).
 
 // tcpSeg is a PSN's state on the sender's scoreboard.
 type tcpSeg uint8
@@ -68,8 +69,10 @@ type tcpState struct {
 	// serves a READ; rcv takes the responses to its own READs.
 	rsp *tcpRsp
 	rcv rspRcv
-	// await: the QP is MPA's Responder and has not yet received the
-	// Initiator's first FPDU, so it sends none (Accept).
+	// await: the QP sends no FPDU yet: MPA's Responder (Accept) has not
+	// received the Initiator's first FPDU, or a connection rdma_cm makes
+	// (iwconn.go) is not yet in FPDU mode (the Initiator waits for MPA's
+	// Reply, the Responder for the Initiator's RTR or first FPDU).
 	await bool
 	// doneReads are the READs that completed (every response in) and
 	// left the send queue before their request's segment was
@@ -124,6 +127,7 @@ func (h *HCA) tcpStart(qp *QP) {
 	if qp.Window == 0 {
 		qp.Window = h.Prof.TCP.SndWin
 	}
+	h.iwStarted(qp)
 }
 
 func (h *HCA) newTCPSender(una, high, window *int64) tcpSender {
