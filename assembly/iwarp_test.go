@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/cm"
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -77,7 +80,6 @@ func TestIWARPRefuses(t *testing.T) {
 		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, qp: ud, op: send}\n", "t.yaml:4:46: traffic[0].flow.qp: iWARP has only reliable connections (RC over TCP), not ud"},
 		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, op: atomic}\n", "traffic[0].flow.op: iWARP's RDMAP (RFC 5040) has no atomic"},
 		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, op: write_imm}\n", "has no write_imm"},
-		{top + "hca: {transport: iwarp}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\n", "traffic[0].flow.connect: iWARP's connection manager"},
 		{top + "hca: {transport: iwarp}\ntraffic:\n  - perftest: {test: atomic_bw, from: h0, to: h1}\n", "iWARP has no atomics"},
 		{top + "hca: {transport: iwarp}\ntraffic:\n  - mckey: {sender: h0, receivers: [h1]}\n", "mckey sends UD multicast"},
 		{top + "hca: {transport: iwarp, cc: dcqcn}\n", "t.yaml:2:29: hca.cc: on iWARP the congestion control is TCP's"},
@@ -317,3 +319,50 @@ traffic:
 
 // hcaStats are the counters TestIWARPReadDoneBeforeItsACK reads.
 type hcaStats struct{ timeouts, resent, duplicates int64 }
+
+// TestIWARPConnectCM: a flow with connect: cm on iWARP connects with
+// rdma_cm over iw_cm (cm's iwarp.go, hca's iwconn.go): eight QP commands
+// and two upcalls, as over CM MADs (TestConnectCM), and the NIC's own
+// connection on the wire: the SYN and SYN-ACK, the ACK's serialization
+// ahead of the MPA Request, the Request and the Reply, each one-way time
+// the wire's and the receiving NIC's RxPktLatency (the NIC makes these
+// segments: no doorbell, fetch or DMA), two round trips where RoCE's
+// REQ and REP make one. The WRITE then takes what it takes connected out
+// of band (its RTR, 130 bytes, goes first: within 100 ns), so the FCT is
+// the sum; rdma_cm's programs (rdma_server and rdma_client, perftest's
+// -R, rping) run on iWARP too.
+func TestIWARPConnectCM(t *testing.T) {
+	const base = "stop: {at: 20ms, when: flows-done}\ntopology: {kind: star, hosts: 3, link: {rate: 100Gbps, delay: 1us}}\nhca: {transport: iwarp}\ntraffic:\n"
+	_, inst := runSource(t, "i.yaml", base+"  - flow: {from: h0, to: h1, size: 1MiB}\n")
+	n, r := runSource(t, "c.yaml", base+"  - flow: {from: h0, to: h1, size: 1MiB, connect: cm}\n  - flow: {from: h2, to: h1, size: 1MiB, connect: cm, start: 5ms}\n")
+	p := cm.DefaultProfile()
+	hp := hca.DefaultProfile()
+	ow := func(frame int) sim.Time {
+		return 2*fabric.SerializationTime(int64(frame+fabric.PreambleIFGBytes), 100*fabric.Gbps) + 2*sim.Microsecond + n.Switches[0].Prof.Latency + hp.RxPktLatency
+	}
+	mpa := fabric.MPA{CRC: true}
+	syn := fabric.SetupFrame(fabric.StepSYN, mpa, false, false, 0, 0)
+	req := fabric.SetupFrame(fabric.StepMPARequest, mpa, false, false, fabric.MPAv2ParamsBytes, 4) // the flow's id
+	rep := fabric.SetupFrame(fabric.StepMPAReply, mpa, false, false, fabric.MPAv2ParamsBytes, 0)
+	ack := fabric.SerializationTime(int64(fabric.TCPAckWire(false, false)), 100*fabric.Gbps)
+	want := (8*p.QPCommand + 2*p.MADProcessing + 2*ow(syn) + ack + ow(req) + ow(rep)).Nanoseconds()
+	for _, f := range r.Flows {
+		if f.Status != "success" || !f.CM || f.ConnectNs != want {
+			t.Errorf("flow %d: %s, connect_ns %d; want success in %d", f.ID, f.Status, f.ConnectNs, want)
+		}
+		if d := f.FCTNs - (f.ConnectNs + inst.Flows[0].FCTNs); d < -100 || d > 100 {
+			t.Errorf("flow %d: FCT %d ns; want connect_ns %d + the instant flow's %d", f.ID, f.FCTNs, f.ConnectNs, inst.Flows[0].FCTNs)
+		}
+	}
+	if c := r.Summary.Connections; c == nil || c.Requested != 2 || c.Established != 2 || c.SetupMaxNs != want || c.MADs != 0 {
+		t.Errorf("summary.json connections: %+v", c)
+	}
+	_, e := runSource(t, "e.yaml", base+"  - rdma_server: {host: h1}\n  - rdma_client: {host: h0, server: h1, start: 1us}\n"+
+		"  - perftest: {test: read_bw, from: h0, to: h2, size: 64KiB, iterations: 200, connect: cm}\n  - rping: {client: h2, server: h1, count: 3, connect: cm}\n")
+	got := string(e.Extra["perftest.txt"])
+	for _, w := range []string{"rdma_client: start\nrdma_client: end 0\n", "rdma_server: start\nrdma_server: end 0\n", " 65536      200  ", "server ping data: rdma-ping-2: ", "client DISCONNECT EVENT..."} {
+		if !strings.Contains(got, w) {
+			t.Errorf("perftest.txt lacks %q:\n%s", w, got)
+		}
+	}
+}

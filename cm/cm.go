@@ -66,6 +66,11 @@ type Manager struct {
 	Retransmitted, Dropped int64
 	// Active sums up the connections this host started (rdma_connect).
 	Active ActiveStats
+
+	// iw: the NIC is iWARP's, which has no QP1: rdma_cm goes over
+	// iw_cm to the NIC's own connections (iwarp.go). opened: open has
+	// run.
+	iw, opened bool
 }
 
 // ActiveStats are a host's connections as the active side: how many
@@ -181,6 +186,8 @@ type Conn struct {
 	timer    sim.Timer
 	last     [madBytes]byte // the last MAD sent, for a resend
 	listener *Listener
+	// iw is, on iWARP, the NIC's end of the connection (iwarp.go).
+	iw *hca.IWConn
 }
 
 // ConnectParams are rdma_connect's: where, the port, and the
@@ -230,7 +237,7 @@ func Of(h *hca.HCA) *Manager {
 // Existing is the host's connection manager, or nil when nothing has
 // asked for it (Of) and no MAD has come for its QP1.
 func Existing(h *hca.HCA) *Manager {
-	if cm, ok := h.GSIAgent().(*Manager); ok && cm.qp != nil {
+	if cm, ok := h.GSIAgent().(*Manager); ok && cm.opened {
 		return cm
 	}
 	return nil
@@ -245,14 +252,18 @@ func (cm *Manager) QP1() *hca.QP {
 // open makes the CM's state, QP1 in RTS with its CQ, send slots and
 // posted receive buffers, the first time.
 func (cm *Manager) open() {
-	if cm.qp != nil {
+	if cm.opened {
 		return
 	}
+	cm.opened = true
 	h, p := cm.h, cm.prof
 	cm.listeners, cm.conns, cm.byRemote = map[uint16]*Listener{}, map[uint32]*Conn{}, map[cmRemote]*Conn{}
 	cm.Sent, cm.Received = map[Attr]int64{}, map[Attr]int64{}
 	cm.rng, cm.nextID = sim.Stream(cm.eng.Seed(), "cm/"+h.Name), 1
 	cm.hiTID = cm.rng.Uint32()
+	if cm.iw = h.Prof.Transport == fabric.IWARP; cm.iw {
+		return // no QP1 (iwarp.go)
+	}
 	pd := h.AllocPD()
 	cm.cq = h.CreateCQ(p.RecvQueue + sendSlots)
 	cm.cq.OnEvent = cm.completions
@@ -288,6 +299,9 @@ func (cm *Manager) Listen(l *Listener) error {
 		return fmt.Errorf("%s: port %d already has a listener", cm.h.Name, l.Port)
 	}
 	cm.listeners[l.Port] = l
+	if cm.iw {
+		return cm.listenIW(l)
+	}
 	return nil
 }
 
@@ -328,6 +342,9 @@ func (cm *Manager) Connect(qp *hca.QP, p ConnectParams) (*Conn, error) {
 		c.tid = uint64(cm.hiTID)<<32 | uint64(c.LocalID)
 		c.wait = cm.prof.reqTimeout()
 		run = func() { cm.connect(c, retry, rnr) }
+		if cm.iw {
+			run = func() { cm.connectIW(c) }
+		}
 	}
 	if p.At > cm.eng.Now() {
 		c.Start = p.At
@@ -416,6 +433,10 @@ func cmAccess(respRes uint8) hca.Access {
 func (c *Conn) Disconnect() {
 	if c.QP.Type == hca.UD {
 		return // nothing to tear down on the wire for UD (SIDR)
+	}
+	if c.cm.iw {
+		c.disconnectIW()
+		return
 	}
 	switch c.state {
 	case cmEstablished:

@@ -94,9 +94,9 @@ func tcpTransport() kind.Transport {
 // rdmapTraffic refuses, on a transport whose verbs are iWARP's RDMAP
 // (RFC 5040), what a generator's common keys ask that it cannot do: RC
 // QPs only (iWARP has no UC or UD), no atomics or immediate data (RFC
-// 5040 has neither; RFC 7306's extensions are not modelled), no rdma_cm
-// (iWARP's connection manager, TCP's handshake and MPA's negotiation,
-// is not modelled yet: QPs are connected out of band).
+// 5040 has neither; RFC 7306's extensions are not modelled). rdma_cm
+// (connect: cm) runs over iw_cm: TCP's handshake and MPA's exchange
+// (cm's iwarp.go).
 func (b *builder) rdmapTraffic(tv *scenario.TrafficV, path string) {
 	if !b.transportRow().RDMAP {
 		return
@@ -104,9 +104,6 @@ func (b *builder) rdmapTraffic(tv *scenario.TrafficV, path string) {
 	switch g := tv.Gen.(type) {
 	case *scenario.MckeyS:
 		b.errorf(tv.Pos, path, "mckey sends UD multicast, and iWARP has only reliable connections (RC over TCP)")
-		return
-	case *scenario.RdmaServerS, *scenario.RdmaClientS:
-		b.errorf(tv.Pos, path, "rdma_server and rdma_client connect with rdma_cm, and iWARP's connection manager (TCP's handshake, MPA's request and reply) is not modelled yet")
 		return
 	case *scenario.PerftestS:
 		if g.Test.Set && (g.Test.V == "atomic_bw" || g.Test.V == "atomic_lat") {
@@ -122,9 +119,6 @@ func (b *builder) rdmapTraffic(tv *scenario.TrafficV, path string) {
 	}
 	if com.Op.Set && (com.Op.V == "atomic" || com.Op.V == "write_imm") {
 		b.errorf(com.Op.Pos, path+".op", "iWARP's RDMAP (RFC 5040) has no %s; RFC 7306's extensions are not modelled", com.Op.V)
-	}
-	if com.Connect.Set && com.Connect.V == "cm" {
-		b.errorf(com.Connect.Pos, path+".connect", "iWARP's connection manager (TCP's handshake, MPA's request and reply) is not modelled yet: connect: instant only")
 	}
 }
 
