@@ -89,7 +89,7 @@ func TestIWARPRefuses(t *testing.T) {
 		{top + "hca: {transport: iwarp, tcp: {cc: bbr}}\n", "hca.tcp.cc"},
 		{top + "hca: {transport: iwarp, bdp_cap: auto}\n", "t.yaml:2:34: hca.bdp_cap: on iWARP, TCP recovers"},
 		{top + "hca: {transport: iwarp, rnr_retry: 7}\n", "t.yaml:2:36: hca.rnr_retry: iWARP has no RNR NAK"},
-		{top + "hca: {transport: iwarp}\nobserve: {pcap: [h0]}\n", "t.yaml:3:18: observe.pcap: captures write RoCE's and InfiniBand's frames; iWARP's TCP segments are not written yet"},
+		{top + "hca: {transport: iwarp, tcp: {mpa_markers: true}}\nobserve: {pcap: [h0]}\n", "t.yaml:3:18: observe.pcap: captures write iWARP's FPDUs without MPA markers"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -363,6 +363,36 @@ func TestIWARPConnectCM(t *testing.T) {
 	for _, w := range []string{"rdma_client: start\nrdma_client: end 0\n", "rdma_server: start\nrdma_server: end 0\n", " 65536      200  ", "server ping data: rdma-ping-2: ", "client DISCONNECT EVENT..."} {
 		if !strings.Contains(got, w) {
 			t.Errorf("perftest.txt lacks %q:\n%s", w, got)
+		}
+	}
+}
+
+// TestIWARPCaptureWarnsOutOfBand: connections made out of band
+// (connect: instant) are warned of at observe.pcap on iWARP, since
+// Wireshark decodes MPA only on a connection whose Request and Reply it
+// has seen; connect: cm connections are not, nor a run with no capture.
+func TestIWARPCaptureWarnsOutOfBand(t *testing.T) {
+	const top = "topology: {kind: star, hosts: 2}\nhca: {transport: iwarp}\n"
+	for _, tc := range []struct {
+		src  string
+		warn string
+	}{
+		{top + "traffic:\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\nobserve: {pcap: [h0]}\n", ""},
+		{top + "traffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\n  - flow: {from: h0, to: h1, size: 1KiB, connect: cm}\n  - pingpong: {from: h0, to: h1}\nobserve: {pcap: [h0]}\n",
+			"t.yaml:7:18: observe.pcap: 2 of the traffic's connections are made out of band (connect: instant): Wireshark decodes iWARP's MPA"},
+		{top + "traffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\n", ""},
+	} {
+		sc, err := resolve.Parse("t.yaml", []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warned []string
+		for _, w := range sc.Warnings {
+			warned = append(warned, w.Error())
+		}
+		w := strings.Join(warned, "\n")
+		if tc.warn == "" && strings.Contains(w, "out of band") || tc.warn != "" && !strings.Contains(w, tc.warn) {
+			t.Errorf("%s: warnings %q, want %q", tc.src, w, tc.warn)
 		}
 	}
 }

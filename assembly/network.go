@@ -367,7 +367,8 @@ func (n *Network) testsDone() bool {
 
 // view is what the observers see of n.
 func (n *Network) view() *observe.View {
-	v := &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Mixed: n.Scenario.Mixed(), Switches: n.Switches, Poll: func() { n.poll(0) }}
+	v := &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Mixed: n.Scenario.Mixed(), Switches: n.Switches,
+		Transport: n.Scenario.HCA.Transport, Poll: func() { n.poll(0) }}
 	if n.Group != nil {
 		v.PartOf, v.Parts = n.Fabric.Partition, n.Group.Partitions()
 	}

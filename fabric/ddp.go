@@ -35,9 +35,11 @@ func DDPSegmentBytes(op Opcode, payload int) int {
 }
 
 // IWARPTerminatePayload is what an RDMAP Terminate message carries in
-// its untagged FPDU (RFC 5040 §7.3.2): the 4-byte Terminate header and
-// the DDP segment header of the message in error (18 bytes, untagged).
-const IWARPTerminatePayload = 4 + 18
+// its untagged FPDU (RFC 5040 §4.8, §7.3.2): the 4-byte Terminate
+// control, the 2-byte DDP segment length of the message in error and its
+// DDP header (18 bytes, untagged). (With the FPDU's pad it takes the 44
+// bytes of FPDU it always took, when the length was left out.)
+const IWARPTerminatePayload = 4 + 2 + 18
 
 // IWARPWire returns the wire size of an iWARP segment: preamble and gap,
 // Ethernet, IPv4, TCP (with the timestamps option when ts), one FPDU

@@ -251,3 +251,43 @@ func SetupFrame(step SetupStep, mpa MPA, sack, ts bool, params, private int) int
 	}
 	return frame
 }
+
+// SynOptions are what a SYN or SYN-ACK offers (RFC 9293 §3.7.1, RFC 7323
+// §2, RFC 2018 §2): the largest segment payload it takes (MSS), its
+// window scale (Shift) and receive window (bytes: the window field is
+// Window >> Shift once both SYNs carried a scale), and whether it offers
+// SACK and timestamps.
+type SynOptions struct {
+	MSS             uint16
+	Shift           uint8
+	Window          uint32
+	SACK, Timestamp bool
+}
+
+// WindowShift is the least window scale with which win fits TCP's
+// 16-bit window field, at most 14 (RFC 7323 §2.3).
+func WindowShift(win int64) uint8 {
+	s := uint8(0)
+	for win>>s > 0xFFFF && s < 14 {
+		s++
+	}
+	return s
+}
+
+// SynOptions is what a SYN or SYN-ACK segment offers.
+func (p *Packet) SynOptions() SynOptions {
+	return SynOptions{MSS: uint16(p.DMALen), Shift: uint8(p.DMALen >> 16), Window: p.MSN,
+		SACK: p.DMALen>>24&1 != 0, Timestamp: p.DMALen>>25&1 != 0}
+}
+
+// SetSynOptions sets what a SYN or SYN-ACK segment offers.
+func (p *Packet) SetSynOptions(o SynOptions) {
+	p.DMALen = uint32(o.MSS) | uint32(o.Shift)<<16
+	if o.SACK {
+		p.DMALen |= 1 << 24
+	}
+	if o.Timestamp {
+		p.DMALen |= 1 << 25
+	}
+	p.MSN = o.Window
+}

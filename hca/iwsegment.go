@@ -28,7 +28,18 @@ func (h *HCA) iwSend(c *IWConn, step fabric.SetupStep) {
 	}
 	p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: c.PeerIP, SrcPort: c.LocalPort, DstPort: c.PeerPort}
 	p.SetSetup(step, c.Active, c.id, c.peerID, qpn, c.PeerQPN, c.LocalPort, c.PeerPort)
+	tcp := h.Prof.TCP
 	params, private := 0, 0
+	if step == fabric.StepSYN || step == fabric.StepSYNACK {
+		// The largest segment payload: a SEND's FPDU at the MTU (the
+		// untagged header is the longer), and the timestamps it carries.
+		mss := tcp.MPA.FPDUBytes(fabric.DDPSegmentBytes(fabric.OpSendMiddle, h.Prof.MTU))
+		if tcp.Timestamps {
+			mss += fabric.TCPTimestampBytes
+		}
+		p.SetSynOptions(fabric.SynOptions{MSS: uint16(min(mss, 0xFFFF)), Shift: fabric.WindowShift(tcp.RcvWin), Window: uint32(tcp.RcvWin),
+			SACK: tcp.SACK, Timestamp: tcp.Timestamps})
+	}
 	if step == fabric.StepMPARequest || step == fabric.StepMPAReply {
 		m := h.mpaParams(c.QP)
 		m.Reject = c.rejecting
@@ -38,7 +49,6 @@ func (h *HCA) iwSend(c *IWConn, step fabric.SetupStep) {
 			h.pool.Ext(p).Data = c.private
 		}
 	}
-	tcp := h.Prof.TCP
 	p.Wire, p.Link = h.overlaid(fabric.SetupFrame(step, tcp.MPA, tcp.SACK, tcp.Timestamps, params, private)), fabric.Ethernet
 	p.InPort = -1
 	c.Segments++

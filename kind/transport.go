@@ -74,8 +74,8 @@ type Transport struct {
 	// refused with another transport; "" for none.
 	Block string
 	// RDMAP: its verbs are iWARP's RDMAP (RFC 5040) over MPA: reliable
-	// connections only, no immediate data, no RNR NAK, no rdma_cm
-	// connection yet (resolve/iwarp.go holds these rules).
+	// connections only, no immediate data, no RNR NAK, rdma_cm over
+	// iw_cm (resolve/iwarp.go holds these rules).
 	RDMAP bool
 	// Atomics: it has atomic operations (ibv_devinfo's atomic_cap
 	// ATOMIC_HCA; ATOMIC_NONE otherwise, and atomic traffic is refused).
@@ -115,7 +115,7 @@ func init() {
 		Name: "iwarp", Title: "iWARP", Framing: fabric.IWARP, Wire: fabric.RoCEv2Wire,
 		Doc:      "RDMAP over DDP over MPA over TCP (RFC 5040, 5041, 5044), IPv4 and Ethernet; routed, hashed by ECMP on TCP's ports, RC only",
 		Ethernet: true, Does: "runs RDMA over TCP on Ethernet",
-		Routed: true, IP: true, TCP: true, Block: "tcp", RDMAP: true,
+		Routed: true, IP: true, TCP: true, Block: "tcp", RDMAP: true, Capture: true,
 		VerbsTransport: "iWARP (1)", PerftestTransport: "IW",
 	}} {
 		RegisterTransport(t)

@@ -25,7 +25,7 @@ func TestTransportRows(t *testing.T) {
 			VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB", GIDType: "RoCE v2"}, 4178, true},
 		{"rocev1", Transport{Title: "RoCEv1", Framing: fabric.RoCEv1, Ethernet: true, EtherType: 0x8915, Header: "a GRH", Atomics: true, Capture: true,
 			VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB", GIDType: "RoCE v1"}, 4194, false},
-		{"iwarp", Transport{Title: "iWARP", Framing: fabric.IWARP, Ethernet: true, Routed: true, IP: true, TCP: true, Block: "tcp", RDMAP: true,
+		{"iwarp", Transport{Title: "iWARP", Framing: fabric.IWARP, Ethernet: true, Routed: true, IP: true, TCP: true, Block: "tcp", RDMAP: true, Capture: true,
 			VerbsTransport: "iWARP (1)", PerftestTransport: "IW"}, 4178, false},
 	} {
 		r, ok := LookupTransport(c.name)

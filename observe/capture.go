@@ -61,7 +61,7 @@ func NewCapturer(v *View, pcap []PortRef) *Capturer {
 		if node.Kind == fabric.Host && len(node.Ports) == 1 {
 			name = strings.ReplaceAll(node.Name, "/", "_") // h0/2, a host's second port: h0_2.pcap
 		}
-		c.caps = append(c.caps, &reports.Capture{Name: name})
+		c.caps = append(c.caps, &reports.Capture{Name: name, Transport: v.Transport})
 		p := v.Ports[ref.Node][ref.Port]
 		var hs [2]*capHalf
 		for i, end := range []*fabric.Port{p, p.Peer()} {

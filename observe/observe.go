@@ -39,6 +39,9 @@ type View struct {
 	Mixed bool
 	// Switches is the switch model at each node id, nil at a host.
 	Switches []*swtch.Switch
+	// Transport is the hosts' transport (hca.transport), which captures
+	// frame their packets by (reports.Capture.Transport).
+	Transport fabric.Transport
 	// Poll asks the run to check its stop condition after the current
 	// event (the deadlock detector calls it when it confirms a cycle).
 	Poll func()

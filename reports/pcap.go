@@ -49,6 +49,10 @@ type Capture struct {
 	// LIDs are the subnet manager's LIDs (resolve.Scenario.LIDs), which
 	// an InfiniBand packet's LRH carries; nil on Ethernet.
 	LIDs *fabric.LIDs
+	// Transport is the hosts' transport (hca.transport): iWARP's
+	// packets are written as TCP segments (pcap_iwarp.go), the others'
+	// as RoCE or InfiniBand frames.
+	Transport fabric.Transport
 }
 
 // CapturedFrame is one frame as its first bit went on the wire: a copy
@@ -107,7 +111,7 @@ func WritePcap(out io.Writer, c *Capture, snapLen int) error {
 	if err := w.WriteFileHeader(uint32(snapLen), link); err != nil {
 		return err
 	}
-	fb := frameBuilder{lids: c.LIDs}
+	fb := frameBuilder{lids: c.LIDs, iwarp: c.Transport == fabric.IWARP}
 	for i := range c.Frames {
 		f := &c.Frames[i]
 		var tel *fabric.INTStack
@@ -144,6 +148,10 @@ type frameBuilder struct {
 	// lids are the subnet manager's, for InfiniBand packets' LRH (nil:
 	// NodeID + 1, LMC 0).
 	lids *fabric.LIDs
+	// iwarp: the frames are iWARP's, whose TCP connections iw follows
+	// (pcap_iwarp.go).
+	iwarp bool
+	iw    iwConns
 }
 
 var (
@@ -160,6 +168,9 @@ func (fb *frameBuilder) build(f *CapturedFrame, tel *fabric.INTStack) ([]byte, e
 	p := &f.Pkt
 	if p.Link == fabric.InfiniBand {
 		return fb.buildIB(f, tel), nil
+	}
+	if p.Kind != fabric.KindPause && fb.iwarp {
+		return fb.buildIWARP(f)
 	}
 	if p.Kind != fabric.KindPause && isRoCEv1(p) {
 		return fb.buildRoCEv1(f, tel)

@@ -141,3 +141,41 @@ func (b *builder) tcpCongestion() func(h *hca.HCA, qp *hca.QP, apply func(fabric
 		return ctl.New(params[name], congestion.Env{Engine: h.Engine(), Path: path, Apply: apply, TCP: true, Given: given[name]})
 	}
 }
+
+// iwarpCapture checks observe.pcap on a transport whose frames are
+// MPA's FPDUs (iWARP): captures write FPDUs without markers, so
+// hca.tcp.mpa_markers (which lfsim counts by their average, not where
+// the stream puts them) is refused beside them; and Wireshark decodes MPA,
+// DDP and RDMAP only on a TCP connection whose MPA Request and Reply it
+// has seen (packet-iwarp-mpa.c: is_mpa_fpdu), so QPs connected out of
+// band (connect: instant, pingpong, perftest and rping without
+// connect: cm) are warned of: their segments show as TCP.
+func (b *builder) iwarpCapture() {
+	o := &b.f.Observe
+	if len(o.Pcap) == 0 || !b.transportRow().RDMAP {
+		return
+	}
+	at := o.Pcap[0].Pos
+	if b.s.HCA.TCP.MPA.Markers {
+		b.errorf(at, "observe.pcap", "captures write iWARP's FPDUs without MPA markers; hca.tcp.mpa_markers counts them by their average, not where the stream puts them: drop mpa_markers or observe.pcap")
+	}
+	instant := 0
+	for _, f := range b.s.Flows {
+		if f.QP == "rc" && !f.CM {
+			instant++
+		}
+	}
+	for _, g := range b.s.Poisson {
+		if !g.CM {
+			instant++
+		}
+	}
+	for _, t := range b.s.Tests {
+		if t.Kind == "pingpong" || t.Kind == "perftest" && !t.Perftest.CM || t.Kind == "rping" && !t.Rping.CM {
+			instant++
+		}
+	}
+	if instant > 0 {
+		b.warnf(at, "observe.pcap", "%d of the traffic's connections are made out of band (connect: instant): Wireshark decodes iWARP's MPA, DDP and RDMAP only on a TCP connection whose MPA Request and Reply it has seen, so their segments show as TCP; connect: cm makes each connection on the wire (TCP's handshake, MPA's exchange)", instant)
+	}
+}

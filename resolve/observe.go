@@ -143,6 +143,7 @@ func (b *builder) observe() {
 	case sl.Set:
 		so.SnapLen = int(sl.Bytes.V)
 	}
+	b.iwarpCapture()
 	if b.t != nil {
 		for i, p := range o.Pcap {
 			if p.Set {

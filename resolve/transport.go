@@ -37,7 +37,7 @@ func (b *builder) transport() {
 		b.rdmapRules(row)
 	}
 	if pc := b.f.Observe.Pcap; len(pc) > 0 && !row.Capture {
-		b.errorf(pc[0].Pos, "observe.pcap", "captures write RoCE's and InfiniBand's frames; %s's TCP segments are not written yet (drop observe.pcap, or use hca.transport: %s)", row.Title, kind.Transports()[0].Name)
+		b.errorf(pc[0].Pos, "observe.pcap", "captures do not write %s's frames yet (drop observe.pcap, or use hca.transport: %s)", row.Title, kind.Transports()[0].Name)
 	}
 	if row.TCP {
 		b.tcpCC()
