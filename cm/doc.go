@@ -15,7 +15,9 @@
 // exchange.go (the CM thread's handling of each MAD: REQ, REP, RTU, REJ,
 // DREQ, DREP), profile.go (timing and the protocol's constants),
 // cmmad.go (the CM MADs' layout, encode and decode), sa.go (the SA's
-// path records), sidr.go (UD: SIDR_REQ and SIDR_REP).
+// path records), sidr.go (UD: SIDR_REQ and SIDR_REP), iwarp.go (rdma_cm
+// over iw_cm on iWARP, which has no QP1: the NIC's own connection, hca's
+// iwconn.go).
 //
 // It imports sim, fabric and hca of lfsim's, and nothing above them: no
 // congestion control, switch or scenario. The HCA must not import it

@@ -39,7 +39,10 @@
 //
 // iWARP's TCP: tcp.go (one connection each way per QP: the sender's
 // scoreboard, SACK, recovery, RFC 6298's timer; the receiver's ACKs) and
-// tcpread.go (READ responses on the responder's own stream). It stays in
+// tcpread.go (READ responses on the responder's own stream); the
+// connection the NIC makes for rdma_cm, iwconn.go and iwsegment.go (TCP's
+// handshake, MPA's Request and Reply, the RTR, the close), which package
+// cm drives (IWConnect, IWListen). It stays in
 // this package: its state is the QP's (the PSNs it sends and
 // acknowledges are the QP's nextPSN, ackHigh and maxSent, its window the
 // QP's Window, its READs the QP's READ jobs), and the transmit and
