@@ -301,13 +301,14 @@ func (c *IWConn) Reject(private []byte) {
 	c.h.iwForget(c)
 }
 
-// Close ends the connection (rdma_disconnect over iw_cm): in FPDU mode, a
-// FIN, which the peer answers with its own; OnClosed hears of the end.
-// Before FPDU mode the connection is abandoned with an RST.
+// Close ends the connection (rdma_disconnect over iw_cm): once made (in
+// FPDU mode, or the passive end's Reply sent), a FIN, which the peer
+// answers with its own; OnClosed hears of the end. Before, the
+// connection is abandoned with an RST.
 func (c *IWConn) Close() {
 	h := c.h
 	switch c.state {
-	case iwFPDU:
+	case iwFPDU, iwRepSent:
 		c.state = iwFinSent
 		h.iwSend(c, fabric.StepFIN)
 		h.iwAwait(c, fabric.StepFIN)

@@ -399,3 +399,30 @@ func TestIWConnListen(t *testing.T) {
 		t.Logf("accepted: %s", strings.Join(steps, ", "))
 	}
 }
+
+// TestIWConnPassiveCloseBeforeRTR: the passive end's connection is made
+// once its Reply is sent (rdma_cm's ESTABLISHED there, as iw_cxgb4 raises
+// it), before the RTR comes: closing it then sends a FIN, as any close of
+// a made connection, and the active end hears of it; it was reset (RST)
+// before the fix, its close being graceful only in FPDU mode.
+func TestIWConnPassiveCloseBeforeRTR(t *testing.T) {
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, iwarpProfile("newreno", false), swtch.DefaultProfile())
+	log := wireLog(eng, h)
+	qa, qb := h[0].CreateQP(), h[1].CreateQP()
+	var closed sim.Time
+	ca, _ := iwConnect(t, h[0], h[1], qa, qb, nil)
+	ca.OnClosed = func(*hca.IWConn) { closed = eng.Now() }
+	eng.Run(9*sim.Microsecond, nil) // the Reply went at 8.15 µs; the RTR comes at 13.6 µs
+	cb := h[1].IWConnOf(qb)
+	if cb == nil || cb.Established == 0 {
+		t.Fatalf("the passive end at 9 µs: %+v, want its Reply sent", cb)
+	}
+	cb.Close()
+	eng.Run(sim.Millisecond, nil)
+	if got := sentBy(*log, h[1].Port().Name); !strings.HasPrefix(got, "SYN-ACK, MPA Reply, FIN") || strings.Contains(got, "RST") {
+		t.Errorf("the passive end sent %s; want SYN-ACK, MPA Reply, FIN, and no RST", got)
+	}
+	if closed == 0 {
+		t.Error("the active end never heard of the close")
+	}
+}
