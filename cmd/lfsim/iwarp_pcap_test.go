@@ -55,7 +55,7 @@ observe: {pcap: [h0]}
 			file := filepath.Join(dir, "h0.pcap")
 			fields := []string{"tcp.srcport", "tcp.flags.syn", "iwarp_mpa.key.req", "iwarp_mpa.key.rep", "iwarp_mpa.rev", "iwarp_mpa.crc_flag", "iwarp_mpa.pdlength",
 				"iwarp_mpa.ulpdulength", "iwarp_rdma.opcode", "iwarp_ddp.tagged_flag", "iwarp_ddp.last_flag", "iwarp_ddp.stag", "iwarp_ddp.tagged_offset",
-				"iwarp_ddp.qn", "iwarp_ddp.msn", "iwarp_ddp.mo", "iwarp_rdma.rdmardsz", "_ws.malformed", "tcp.checksum.status", "ip.checksum.status"}
+				"iwarp_ddp.qn", "iwarp_ddp.msn", "iwarp_ddp.mo", "iwarp_rdma.rdmardsz", "_ws.malformed", "tcp.checksum.status", "ip.checksum.status", "tcp.dstport"}
 			args := []string{"-r", file, "-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=l"}
 			if tc.vni != "" {
 				fields = append(fields, tc.vni, "udp.dstport")
@@ -96,18 +96,24 @@ observe: {pcap: [h0]}
 				if tc.vni != "" && (get(tc.vni) != "100" || get("udp.dstport") != strconv.Itoa(tc.port)) {
 					t.Errorf("frame %q: %s %q, UDP port %q; want 100 and %d", l, tc.vni, get(tc.vni), get("udp.dstport"), tc.port)
 				}
-				port := get("tcp.srcport") // h0's end of a connection; 18516 is h1's listener
+				// A connection is named by h0's end; 18516 is h1's listener.
+				port, fromH0 := get("tcp.srcport"), true
+				if port == "18516" {
+					port, fromH0 = get("tcp.dstport"), false
+				}
 				c := conns[port]
-				if c == nil && port != "18516" {
+				if c == nil {
 					c = &conn{}
 					conns[port] = c
 					order = append(order, port)
 				}
+				mpa := get("iwarp_mpa.rev") + " " + get("iwarp_mpa.crc_flag") + " " + get("iwarp_mpa.pdlength")
 				switch {
-				case c == nil:
-				case get("iwarp_mpa.key.req") != "":
-					c.reqs = append(c.reqs, get("iwarp_mpa.rev")+" "+get("iwarp_mpa.crc_flag")+" "+get("iwarp_mpa.pdlength"))
-				case get("iwarp_rdma.opcode") != "":
+				case get("iwarp_mpa.key.req") != "" && fromH0:
+					c.reqs = append(c.reqs, mpa)
+				case get("iwarp_mpa.key.rep") != "" && !fromH0:
+					c.reps = append(c.reps, mpa)
+				case get("iwarp_rdma.opcode") != "" && fromH0:
 					var fs []string
 					for _, name := range []string{"iwarp_mpa.ulpdulength", "iwarp_rdma.opcode", "iwarp_ddp.tagged_flag", "iwarp_ddp.last_flag",
 						"iwarp_ddp.tagged_offset", "iwarp_ddp.qn", "iwarp_ddp.msn", "iwarp_ddp.mo", "iwarp_rdma.rdmardsz"} {
@@ -134,6 +140,9 @@ observe: {pcap: [h0]}
 				c := conns[order[i]]
 				if len(c.reqs) != 1 || c.reqs[0] != "2 1 8" {
 					t.Errorf("connection %d: MPA Requests %q, want one of revision 2 with CRCs and 8 bytes of private data", i, c.reqs)
+				}
+				if len(c.reps) != 1 || c.reps[0] != "2 1 4" { // the IRD and ORD alone: the flows accept with no private data
+					t.Errorf("connection %d: MPA Replies %q, want one of revision 2 with CRCs and 4 bytes of private data", i, c.reps)
 				}
 				if len(c.fpdus) < len(want) {
 					t.Errorf("connection %d: FPDUs from h0 %q, want %q", i, c.fpdus, want)
