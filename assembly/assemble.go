@@ -169,6 +169,9 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 	if err := n.buildFlows(); err != nil {
 		return nil, err
 	}
+	if err := n.buildCollectives(); err != nil {
+		return nil, err
+	}
 	for _, f := range s.Faults {
 		n.scheduleFault(f)
 	}

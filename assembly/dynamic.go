@@ -56,6 +56,8 @@ type partState struct {
 	// datagrams are the UC and UD flows whose requester or responder
 	// noted them for the next point (settleDatagrams).
 	datagrams []*FlowRun
+	// collCalls counts the collectives' calls its ranks finished.
+	collCalls int
 }
 
 // part returns the runner's counts for node id's partition.
@@ -613,7 +615,7 @@ func (n *Network) flowsDone() bool {
 		completed += n.parts[i].completed
 		started += n.parts[i].started
 	}
-	return completed == len(n.Flows) && started == n.dyn.unstarted && n.dyn.sources == 0
+	return completed == len(n.Flows) && started == n.dyn.unstarted && n.dyn.sources == 0 && n.collectivesDone()
 }
 
 // poissonSource is one host of a poisson generator.

@@ -305,6 +305,13 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 		fr.rtt = rtt
 		return
 	}
+	fr.Live.CC = n.attachCC(sender, qp, prof, p)
+}
+
+// attachCC gives qp, which sends on sender along p, the congestion
+// control of sender's profile prof (its window cap, its rate limiter,
+// ECN and INT), and returns it (nil with cc: none).
+func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, prof hca.Profile, p flowPath) congestion.Sender {
 	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU), MTU: prof.MTU}
 	if bdpCap := prof.BDPCap; (bdpCap > 0 || prof.BDPCapAuto) && qp.Type == hca.RC {
 		if prof.BDPCapAuto {
@@ -317,14 +324,15 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	ctl, ok := congestion.Lookup(prof.CC)
 	if !ok {
-		return
+		return nil
 	}
-	fr.Live.CC = ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply})
+	cc := ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply})
 	if ctl.ECN {
 		qp.ECT = true // ECN-capable (FECN-capable on InfiniBand): the switches may mark it
 	}
 	if ctl.INT {
 		qp.INT = true
 	}
-	qp.CC = fr.Live.CC
+	qp.CC = cc
+	return cc
 }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lfsim/lfsim/cm"
+	"github.com/lfsim/lfsim/collective"
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
@@ -11,6 +12,7 @@ import (
 	"github.com/lfsim/lfsim/programs"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
+	"github.com/lfsim/lfsim/scaleup"
 	"github.com/lfsim/lfsim/sim"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -68,6 +70,14 @@ type Network struct {
 	ctl    []control
 	ctlSeq int64
 	ledger ledger // UD and UC bytes dropped and copied (conservation.go)
+	// colls are the collectives' and nccl_tests programs' communicators
+	// (collective.go), domains the GPU servers' scale-up domains they
+	// use (by server), gates the calls that wait for others (after:),
+	// and collCalls the calls of every rank in all.
+	colls     []*commRun
+	domains   map[int]*scaleup.Domain
+	gates     map[*collective.Call][]gated
+	collCalls int
 }
 
 // FlowRun is one flow's state during a run, and its record after.

@@ -49,6 +49,17 @@ func (n *Network) serialReason(plan partitionPlan) string {
 	if plan.parts < 2 {
 		return "the topology cannot be cut in two"
 	}
+	if len(s.Collectives)+len(s.NCCLTests) > 0 {
+		// A server's scale-up domain is one object its GPUs' events
+		// share (collective.go): they must run on one worker.
+		for _, sv := range s.Servers {
+			for _, g := range sv.GPUs {
+				if plan.part[g] != plan.part[sv.GPUs[0]] {
+					return fmt.Sprintf("the cut puts the GPUs of server %s in different partitions, and collectives share its scale-up domain", sv.Name)
+				}
+			}
+		}
+	}
 	for _, f := range s.Flows {
 		// A flow that waits for others starts its responder's side a
 		// lookahead later, at the responder's host (responderResv),

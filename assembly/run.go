@@ -162,6 +162,9 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}
+	if len(n.colls) > 0 {
+		n.collectiveResults(res)
+	}
 	if len(s.AsyncWatch) > 0 {
 		if res.Extra == nil {
 			res.Extra = map[string][]byte{}
@@ -207,6 +210,9 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	sum.Queues = n.queueDepths(peak)
 	c := n.takeCensus()
 	rows, byteErrors := n.flowRows(sum, now, c)
+	if len(n.colls) > 0 {
+		byteErrors = append(byteErrors, n.collectiveBytes(sum)...)
+	}
 	sum.Connections = n.connections()
 	n.countPackets(sum)
 	sum.Classes = n.classCounters()

@@ -45,7 +45,10 @@ type Summary struct {
 	Classes []ClassCounters `json:"classes,omitempty"`
 	// Connections is the flows' rdma_cm connection set-up (omitted when
 	// no flow has connect: cm).
-	Connections *Connections  `json:"connections,omitempty"`
+	Connections *Connections `json:"connections,omitempty"`
+	// Collectives counts the collectives' calls (collectives.csv's
+	// rows); omitted when the scenario runs none.
+	Collectives *Collectives  `json:"collectives,omitempty"`
 	Expect      []CheckResult `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
 	// lossless configuration that dropped packets).

@@ -68,7 +68,7 @@ func PrepareDir(dir string, force bool) error {
 
 // RunFiles are the files a run writes beside summary.json and its
 // captures (NAME.pcap).
-var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "events.csv", "timeseries.csv", "topology.json", "perftest.txt", "asyncwatch.txt", "lfts.txt", "scenario.yaml", "report.html"}
+var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "events.csv", "timeseries.csv", "topology.json", "perftest.txt", "collectives.csv", "nccl_tests.txt", "asyncwatch.txt", "lfts.txt", "scenario.yaml", "report.html"}
 
 // earlierCaptures are the pcap files an earlier run in dir may have
 // written: one per host (HOST.pcap) and per port (NODE_pN.pcap) of the

@@ -115,6 +115,11 @@ type Scenario struct {
 	// order; nil when it has none. ServerOf finds a host's.
 	Servers  []Server
 	serverOf []serverSlot
+	// Collectives are the collective generators and NCCLTests the
+	// nccl_tests ones, in file order (collective.go); assembly runs them
+	// over package collective's model, not as Flows.
+	Collectives []Collective
+	NCCLTests   []NCCLTest
 	// Poisson are the poisson generators, in file order. Their flows are
 	// made while the run goes (Network drives them), not here.
 	Poisson []PoissonGen

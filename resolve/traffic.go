@@ -224,6 +224,10 @@ func (b *builder) traffic() {
 			b.rdmaExample(i, tv, path)
 		case *scenario.MckeyS:
 			b.mckey(i, tv, path, g)
+		case *scenario.CollectiveS:
+			b.collective(i, tv, path, g)
+		case *scenario.NCCLTestsS:
+			b.ncclTests(i, tv, path, g)
 		}
 		if stop {
 			return

@@ -185,6 +185,68 @@ var generators = []struct {
 	{"rdma_server", true, func() any { return &RdmaServerS{} }},
 	{"rdma_client", true, func() any { return &RdmaClientS{} }},
 	{"mckey", true, func() any { return &MckeyS{} }},
+	{"collective", true, func() any { return &CollectiveS{} }},
+	{"nccl_tests", false, func() any { return &NCCLTestsS{} }},
+}
+
+// CommS are what a collective and nccl_tests share: the ranks (hosts, a
+// GPU each) and how NCCL lays out and runs their connections.
+type CommS struct {
+	Hosts NameListV `yaml:"hosts"`
+	// Algorithm is ring or tree (NCCL's), halving_doubling (MPI's and
+	// Gloo's) or direct (all_to_all's); default ring (direct for
+	// all_to_all).
+	Algorithm StrV `yaml:"algorithm" enum:"ring|tree|halving_doubling|direct"`
+	// Protocol forces one of NCCL's protocols (NCCL_PROTO); default:
+	// chosen by size as NCCL's tuning does.
+	Protocol StrV `yaml:"protocol" enum:"ll|ll128|simple"`
+	// Channels is NCCL's channels (each its own ring or tree and its
+	// connections); QPs is NCCL_IB_QPS_PER_CONNECTION.
+	Channels IntV `yaml:"channels" min:"1" max:"64"`
+	QPs      IntV `yaml:"qps" min:"1" max:"16"`
+	// Chunk is the data a channel moves per step of a loop (NCCL's
+	// chunk size); default NCCL's for the algorithm and protocol.
+	Chunk SizeV `yaml:"chunk" min:"1" max:"64MiB"`
+	// Root is broadcast's and reduce's root, a host of hosts: (default
+	// the first).
+	Root StrV `yaml:"root"`
+	// RailAware lays rings and trees on the rails of GPU servers
+	// (default true); PXN relays steps between rails over the scale-up
+	// domain (default true).
+	RailAware boolV `yaml:"rail_aware"`
+	PXN       boolV `yaml:"pxn"`
+	Start     TimeV `yaml:"start"`
+	Priority  IntV  `yaml:"priority" min:"0" max:"7"`
+}
+
+// CollectiveS is one collective, as NCCL runs it, called iterations
+// times on every rank, each call when the rank's previous one is done.
+type CollectiveS struct {
+	meta
+	Op   StrV  `yaml:"op" required:"" enum:"all_reduce|reduce_scatter|all_gather|all_to_all|broadcast|reduce"`
+	Size SizeV `yaml:"size" required:""`
+	// Iterations is how many times it is called (default 1).
+	Iterations IntV `yaml:"iterations" min:"1" max:"100000"`
+	// After lists earlier collectives (their traffic: indices) whose
+	// calls each rank finishes before it starts this one's.
+	After []IntV `yaml:"after" min:"0"`
+	CommS
+}
+
+// NCCLTestsS is one of nccl-tests' programs (all_reduce_perf, ...):
+// op's perf test from minbytes to maxbytes (-b, -e), multiplied by
+// stepfactor (-f) each time, iters timed calls (-n) after warmup_iters
+// (-w), out of place then in place.
+type NCCLTestsS struct {
+	meta
+	Op          StrV  `yaml:"op" required:"" enum:"all_reduce|reduce_scatter|all_gather|all_to_all|broadcast|reduce"`
+	MinBytes    SizeV `yaml:"minbytes"`
+	MaxBytes    SizeV `yaml:"maxbytes"`
+	StepFactor  IntV  `yaml:"stepfactor" min:"1" max:"1024"`
+	StepBytes   SizeV `yaml:"stepbytes" min:"1"`
+	Iters       IntV  `yaml:"iters" min:"1" max:"100000"`
+	WarmupIters IntV  `yaml:"warmup_iters" min:"0" max:"100000"`
+	CommS
 }
 
 // MckeyS is librdmacm's mckey: a sender and receivers of a multicast

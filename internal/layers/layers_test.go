@@ -79,15 +79,21 @@ var allowed = map[string][]string{
 	// above them, no other model; of the tables, the transports' (what
 	// perftest prints for one).
 	"programs": {"sim", "fabric", "kind", "hca", "cm"},
+	// The collectives' model (NCCL's rings, trees and protocols, a
+	// rank's state machine) and a GPU server's scale-up domain: pure
+	// models over the engine, which know no HCA (assembly carries their
+	// steps) and no scenario file.
+	"collective": {"sim", "fabric"},
+	"scaleup":    {"sim", "fabric"},
 	// The observers read the models; they know no scenario file.
 	"observe": append(slices.Clone(models), "internal/cacheline"),
 	// Resolution: a decoded file (scenario; the library's by name,
 	// scenarios) to the settings the models and observers take, with
 	// their defaults; it builds nothing.
-	"resolve": append(slices.Clone(models), "kind", "topologies", "scenario", "scenarios", "observe", "cm", "programs"),
+	"resolve": append(slices.Clone(models), "kind", "topologies", "scenario", "scenarios", "observe", "cm", "programs", "collective"),
 	// Building and running: from a resolved Scenario, never from the
 	// file's format.
-	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "internal/cacheline"),
+	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "collective", "scaleup", "internal/cacheline"),
 	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs, drawing the congestion controls from their table
