@@ -3,7 +3,9 @@ package assembly
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -144,6 +146,8 @@ func TestCollectiveCutIdentical(t *testing.T) {
 	}{
 		{"ring all-reduce", "  - collective: {op: all_reduce, size: 4MiB, iterations: 2}\n  - collective: {op: all_gather, size: 1MiB, channels: 3, qps: 2, after: [0]}\n", false},
 		{"ring on servers", "  - collective: {op: all_reduce, size: 4MiB, channels: 4}\n  - collective: {op: reduce_scatter, size: 2MiB, rail_aware: false}\n", true},
+		{"tree, halving-doubling, broadcast", "  - collective: {op: all_reduce, algorithm: tree, size: 2MiB}\n  - collective: {op: all_reduce, algorithm: halving_doubling, size: 2MiB}\n  - collective: {op: broadcast, size: 1MiB, root: h5}\n", false},
+		{"all-to-all, reduce, tree on servers", "  - collective: {op: all_to_all, size: 2MiB}\n  - collective: {op: reduce, size: 1MiB, root: h9}\n  - collective: {op: all_reduce, algorithm: tree, size: 2MiB, channels: 4}\n", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -166,6 +170,150 @@ func TestCollectiveCutIdentical(t *testing.T) {
 				}
 			}
 			assertCollSummary(t, one["summary.json"], len(collRows(t, one["collectives.csv"])))
+		})
+	}
+}
+
+// TestCollectiveTreeClosedForm: NCCL's double binary tree all-reduce of
+// 64 MiB over 8 single-NIC hosts on one 100 Gb/s switch against
+// collective/tree.go's closed form, t = 2S/B + 2·D·(c/B + h) + NCCL's
+// base latency (D = 3, the trees' depth; c = 512 KiB, a chunk; h the
+// step latency NCCL's tuning gives a tree's network step, 14 µs under
+// Simple; B the goodput), within 0% below and 15% above: the closed form
+// takes every rank's NIC busy both ways at once, where the switch's FIFO
+// egress to a host shares it among its four tree neighbours (two
+// children's reductions, two parents' broadcasts) by arrival, which
+// leaves some idle (measured +11% with buffers large enough for no
+// PAUSE, +14% with this switch's PFC). Against the ring: the tree takes
+// longer at this size, and less at 64 KiB over 16 hosts, where its
+// latency grows with log2(n) and the ring's with n.
+func TestCollectiveTreeClosedForm(t *testing.T) {
+	const size = 64 << 20
+	s := collScenario(t, star8+"traffic:\n  - collective: {op: all_reduce, algorithm: tree, protocol: simple, size: 64MiB}\n")
+	files, _ := runScenarioFiles(t, s, 1)
+	rows := collRows(t, files["collectives.csv"])
+	b := goodput(s, 100*fabric.Gbps) / 8 // bytes per second
+	c := float64(512 << 10)
+	closed := 2*size/b + 2*3*(c/b+14e-6) + 8.4e-6
+	got := float64(atoi(t, rows[0]["time_ns"])) / 1e9
+	if r := got / closed; r < 1 || r > 1.15 {
+		t.Errorf("tree all-reduce took %.3f ms, %.3f× the closed form %.3f ms", got*1e3, r, closed*1e3)
+	}
+	small := `
+topology: {kind: star, hosts: 16, link: {rate: 100Gbps, delay: 1us}}
+hca: {mtu: 4096, cc: none}
+stop: {at: 10ms, when: flows-done}
+traffic:
+  - collective: {op: all_reduce, algorithm: tree, protocol: simple, size: 64KiB}
+  - collective: {op: all_reduce, algorithm: ring, protocol: simple, size: 64KiB, after: [0]}
+`
+	files, _ = runScenarioFiles(t, collScenario(t, small), 1)
+	rows = collRows(t, files["collectives.csv"])
+	if tree, ring := atoi(t, rows[0]["time_ns"]), atoi(t, rows[1]["time_ns"]); tree >= ring {
+		t.Errorf("64 KiB over 16 hosts: the tree took %d ns, the ring %d: the tree's log2(n) steps should be faster", tree, ring)
+	}
+}
+
+// TestCollectiveAllToAllSprayed: an all-to-all of 16 MiB per rank (each
+// rank sends 1 MiB to each of the 15 others) on a k=4 fat tree at
+// 100 Gb/s with per-packet spraying (and direct placement, so that
+// out-of-order packets are not taken for losses) takes at most 1.3× its
+// bound, (n-1)/n·S/B: a non-blocking fabric whose every NIC sends and
+// receives 15 MiB (measured 1.02×).
+func TestCollectiveAllToAllSprayed(t *testing.T) {
+	src := `
+topology: {kind: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
+switch: {load_balance: spray}
+hca: {mtu: 4096, placement: direct}
+stop: {at: 20ms, when: flows-done}
+traffic:
+  - collective: {op: all_to_all, size: 16MiB}
+`
+	s := collScenario(t, src)
+	files, _ := runScenarioFiles(t, s, 1)
+	rows := collRows(t, files["collectives.csv"])
+	const n, size = 16, 16 << 20
+	bound := float64(n-1) / n * size * 8 / goodput(s, 100*fabric.Gbps)
+	got := float64(atoi(t, rows[0]["time_ns"])) / 1e9
+	if r := got / bound; r < 1 || r > 1.3 {
+		t.Errorf("all-to-all took %.3f ms, %.3f× its bound %.3f ms", got*1e3, r, bound*1e3)
+	}
+	assertCollSummary(t, files["summary.json"], 1)
+}
+
+// railFabric is 4 servers of 4 GPUs, h(4s+g) GPU g of server s, each
+// GPU's NIC on rail switch r<g>, and two spines above the rails: the
+// rail-optimized fabric of issue 48, written out.
+func railFabric() string {
+	var hosts, links []string
+	for s := range 4 {
+		for g := range 4 {
+			h := fmt.Sprintf("h%d", 4*s+g)
+			hosts = append(hosts, h)
+			links = append(links, fmt.Sprintf("[%s, r%d]", h, g))
+		}
+	}
+	for g := range 4 {
+		links = append(links, fmt.Sprintf("[r%d, sp0]", g), fmt.Sprintf("[r%d, sp1]", g))
+	}
+	return fmt.Sprintf(`topology: {kind: explicit, hosts: [%s], switches: [r0, r1, r2, r3, sp0, sp1], links: [%s], link: {rate: 100Gbps, delay: 1us}}
+hca: {mtu: 4096, cc: dcqcn}
+stop: {at: 50ms, when: flows-done}
+`, strings.Join(hosts, ", "), strings.Join(links, ", "))
+}
+
+// spineBytes is what the rail switches sent up to the spines.
+func spineBytes(n *Network) int64 {
+	var b int64
+	t := n.Scenario.Topology
+	for id, ports := range n.Fabric.Ports {
+		if !strings.HasPrefix(t.Nodes[id].Name, "r") {
+			continue
+		}
+		for _, p := range ports {
+			if peer := p.Peer(); peer != nil && strings.HasPrefix(t.Nodes[peer.Node].Name, "sp") {
+				b += p.Stats.TxBytes
+			}
+		}
+	}
+	return b
+}
+
+// TestCollectiveRails: on 4 servers of 4 GPUs with a NIC each on its
+// rail, a ring all-reduce laid on the rails (NCCL_CROSS_NIC=0's rings,
+// leaving each server through a PXN relay) sends nothing through the
+// spines; the same with rail_aware: false (one ring in GPU order, each
+// GPU's own NIC) does, and so do rails without PXN. The steps inside the
+// servers go through their scale-up domains.
+func TestCollectiveRails(t *testing.T) {
+	cases := []struct {
+		name, keys string
+		spine      bool
+	}{
+		{"rails with PXN", "", false},
+		{"rails without PXN", ", pxn: false", true},
+		{"no rails", ", rail_aware: false", true},
+		{"tree on rails", ", algorithm: tree", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := collScenario(t, railFabric()+"traffic:\n  - collective: {op: all_reduce, size: 8MiB, channels: 4"+c.keys+"}\n")
+			fakeServers(s, 4)
+			files, n := runScenarioFiles(t, s, 1)
+			if r := collRows(t, files["collectives.csv"]); r[0]["status"] != "completed" {
+				t.Fatalf("%v", r)
+			}
+			if got := spineBytes(n); (got > 0) != c.spine {
+				t.Errorf("%d bytes went through the spines", got)
+			}
+			var up int64
+			for _, d := range n.domains {
+				up += d.Bytes
+			}
+			if up == 0 {
+				t.Error("nothing went through the servers' scale-up domains")
+			}
+			assertCollSummary(t, files["summary.json"], 1)
 		})
 	}
 }

@@ -72,8 +72,11 @@ type Comm struct {
 	// servers are the ranks' servers in order of first appearance, each
 	// its ranks in GPU order (a rank of its own for a single-NIC host).
 	servers [][]int
-	srv     []int  // by rank: its index in servers
-	rings   []ring // Ring: by channel
+	srv     []int        // by rank: its index in servers
+	rings   []ring       // Ring: by channel
+	trees   [][]treeNode // Tree: by channel, by rank
+	hd      [][][]hdLink // HalvingDoubling: by channel, rank, bit
+	direct  [][][]hop    // Direct: by channel, sender, receiver
 }
 
 // OnePerServer reports whether no two ranks share a server.
@@ -165,8 +168,15 @@ func NewComm(places []Place, opt Options) (*Comm, error) {
 	switch opt.Algorithm {
 	case Ring:
 		c.buildRings()
-	default:
-		return nil, fmt.Errorf("algorithm %s is not modelled yet", opt.Algorithm)
+	case Tree:
+		c.buildTrees()
+	case HalvingDoubling:
+		if n&(n-1) != 0 {
+			return nil, fmt.Errorf("halving_doubling needs a power of two of ranks (MPICH's and Gloo's extra ranks are not modelled), not %d", n)
+		}
+		c.buildHalvingDoubling()
+	case Direct:
+		c.buildDirect()
 	}
 	return c, nil
 }

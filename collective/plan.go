@@ -113,6 +113,12 @@ func NewPlan(c *Comm, s Spec) (*Plan, error) {
 	switch a {
 	case Ring:
 		p.planRing()
+	case Tree:
+		p.planTree()
+	case HalvingDoubling:
+		p.planHalvingDoubling()
+	case Direct:
+		p.planDirect()
 	}
 	p.count()
 	return p, nil

@@ -97,10 +97,14 @@ const Steps = 8
 
 // DefaultChunk is the data a channel moves per step of one loop (NCCL's
 // chunkSize) for algorithm a under p: ALLREDUCE_CHUNKSTEPS (4) steps for
-// a ring under Simple, 2 MiB; one step otherwise.
+// a ring under Simple, 2 MiB; NCCL's p2p chunk (128 KiB) for direct
+// sends under Simple; one step otherwise.
 func DefaultChunk(a Algorithm, p Protocol) int64 {
-	if a == Ring && p == Simple {
+	switch {
+	case a == Ring && p == Simple:
 		return 4 * p.StepData()
+	case a == Direct && p == Simple:
+		return P2PChunk
 	}
 	return p.StepData()
 }
