@@ -41,6 +41,8 @@ type commRun struct {
 	rows []callRow
 	// nccl is the nccl_tests program, nil for a collective.
 	nccl *ncclRun
+	// model is what NCCL's tuning knows of it.
+	model collective.Model
 }
 
 // callRow is what collectives.csv says of call i of a communicator.
@@ -155,12 +157,30 @@ func (n *Network) buildCollectives() error {
 }
 
 // protocolFor is the protocol run's calls of op of size bytes use: the
-// one given, else NCCL's tuning's choice.
+// one given, else NCCL's choice (collective.Model.ChooseProtocol).
 func (n *Network) protocolFor(run *commRun, op collective.Op, size int64) collective.Protocol {
 	if run.spec.ProtocolSet {
 		return run.spec.Protocol
 	}
-	return collective.Simple
+	return run.model.ChooseProtocol(op, run.comm.Opt.Algorithm, size)
+}
+
+// tuningModel is what NCCL's tuning knows of run: its ranks, servers
+// and channels, and its bottleneck's bandwidth: the scale-up domain's
+// when every rank is in one server, else the first rank's NIC's goodput
+// (its link's rate times an MTU packet's payload over its wire bytes).
+func (n *Network) tuningModel(run *commRun) collective.Model {
+	s := n.Scenario
+	m := collective.Model{Ranks: run.comm.N(), Nodes: run.comm.Nodes(), Channels: run.comm.Opt.Channels}
+	if m.Nodes == 1 && run.ends[0].dom != nil {
+		m.BusBw = float64(run.ends[0].dom.Rate) / 8e9
+		return m
+	}
+	h := run.hosts[0]
+	rate := s.Topology.Links[s.Topology.Nodes[h].Ports[0].Link].Rate
+	mtu := s.HCAProfile(h).MTU
+	m.BusBw = float64(rate) / 8e9 * float64(mtu) / float64(s.Wire(fabric.OpWriteMiddle, mtu))
+	return m
 }
 
 // planFor is run's plan of spec, made once for every call of it.
@@ -235,6 +255,7 @@ func (n *Network) newCommRun(spec *resolve.CommSpec) (*commRun, error) {
 		run.ends = append(run.ends, e)
 	}
 	n.connect(run)
+	run.model = n.tuningModel(run)
 	return run, nil
 }
 

@@ -317,3 +317,48 @@ func TestCollectiveRails(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectiveProtocols: NCCL's protocols put their data on the wire
+// as NCCL lays it out, chosen by size as NCCL's tuning chooses them
+// (collective.TestTune works the choice out by hand for this fabric):
+// a ring all-reduce over 8 hosts of 64 KiB goes under LL, 8-byte lines
+// of 4 bytes of data (twice the data on the wire), of 1 MiB under LL128
+// (128 bytes for 120 of data), of 64 MiB under Simple (the data); with
+// protocol: ll forced at 16 MiB, twice the data goes on the wire and the
+// bus bandwidth is under half the link's goodput (98.04 Gb/s): LL's
+// 32 KiB steps over the network are store-and-forward, a step's
+// latency each (measured 30.2 Gb/s), which is why NCCL keeps LL for
+// small sizes.
+func TestCollectiveProtocols(t *testing.T) {
+	const n = 8
+	cases := []struct {
+		size, wire int64 // the bytes on the wire, for the ranks' 2(n-1)·S of data
+		force      string
+	}{
+		{64 << 10, 2 * 2 * (n - 1) * (64 << 10), ""},
+		{1 << 20, 2 * (n - 1) * (1 << 20) / 120 * 128, ""},
+		{64 << 20, 2 * (n - 1) * (64 << 20), ""},
+		{16 << 20, 2 * 2 * (n - 1) * (16 << 20), ", protocol: ll"},
+	}
+	for _, c := range cases {
+		src := star8 + fmt.Sprintf("traffic:\n  - collective: {op: all_reduce, size: %d%s}\n", c.size, c.force)
+		files, nw := runScenarioFiles(t, collScenario(t, src), 1)
+		var wire int64
+		for _, run := range nw.colls {
+			for _, r := range run.ranks {
+				wire += r.SentWire
+			}
+		}
+		// LL128's lines round each step up to whole lines: a few per step.
+		if d := wire - c.wire; d < 0 || d > c.wire/100 {
+			t.Errorf("%d bytes%s: %d bytes on the wire, want %d", c.size, c.force, wire, c.wire)
+		}
+		if c.force != "" {
+			row := collRows(t, files["collectives.csv"])[0]
+			bus, _ := strconv.ParseFloat(row["busbw_gbps"], 64)
+			if bus > 98.04/2 {
+				t.Errorf("LL at 16 MiB: busbw %.2f Gb/s, want under half of 98.04", bus)
+			}
+		}
+	}
+}

@@ -82,6 +82,10 @@ type Comm struct {
 // OnePerServer reports whether no two ranks share a server.
 func (c *Comm) OnePerServer() bool { return len(c.servers) == c.N() }
 
+// Nodes is the number of servers the ranks are on (a single-NIC host
+// counts as one): NCCL's nNodes.
+func (c *Comm) Nodes() int { return len(c.servers) }
+
 // N is the number of ranks.
 func (c *Comm) N() int { return len(c.Places) }
 

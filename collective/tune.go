@@ -1,0 +1,184 @@
+package collective
+
+import (
+	"math"
+
+	"github.com/lfsim/lfsim/sim"
+)
+
+// NCCL's choice of protocol: its cost model (src/graph/tuning.cc,
+// ncclTopoTuneModel and ncclTopoGetAlgoTime), time = latency + size /
+// bandwidth for each protocol, the least time winning (protocols tried
+// in NCCL's order, LL, LL128, Simple, a later one only if strictly
+// faster), for the algorithm the collective runs. The model's constants
+// are NCCL's defaults for a Hopper GPU (compute capability 9.0, where
+// LL128 is on by default over the network) and an Intel host; the
+// bandwidth is the collective's bottleneck link (NCCL's graph bandwidth
+// times its channels). What tuning.cc does and this does not: NVLS,
+// CollNet and PAT (not modelled), NCCL_ALGO's choice between ring and
+// tree (the scenario names the algorithm), the thread counts.
+
+// Model is what NCCL's tuning knows of a communicator.
+type Model struct {
+	Ranks, Nodes, Channels int
+	// BusBw is the bandwidth of the collective's bottleneck link, in
+	// GB/s (10^9 bytes per second): a NIC's goodput between servers, the
+	// scale-up domain's inside one.
+	BusBw float64
+}
+
+// tuning.cc's tables, Hopper's rows where they depend on the GPU.
+var (
+	// llMaxBws: [nNodes==1 ? Hopper : Intel][min(nNodes-1, 2)].
+	llMaxBwHopper       = [3]float64{141.0, 45.0, 35.0}
+	llMaxBwIntel        = [3]float64{39.0, 39.0, 20.4}
+	perChMaxRingLL128Bw = 36.7
+	perChMaxTreeLL128Bw = [3]float64{36.7, 36.7, 29.0}
+	perChMaxTreeBw      = [3]float64{38.7, 41.4, 36.0}
+	// treeCorrectionFactor[proto][log2(size/64)], 64 B to 256 MB.
+	treeCorrection = [3][23]float64{
+		{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+		{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+		{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+	}
+)
+
+// netOverhead is getNetOverhead's on an Intel host: 1 µs (times 3 under
+// Simple) per inter-node ring step.
+const netOverhead = 1.0
+
+func log2i(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+// steps is tuning.cc's nsteps for op over n ranks.
+func steps(op Op, n int) int {
+	switch op {
+	case AllReduce:
+		return 2 * (n - 1)
+	case ReduceScatter, AllGather:
+		return n - 1
+	}
+	return n
+}
+
+// Predict is NCCL's predicted time, in microseconds, of op of size bytes
+// with algorithm a under protocol p (ncclTopoGetAlgoTime for one
+// operation); +Inf where NCCL would not use p.
+func (m Model) Predict(op Op, a Algorithm, p Protocol, size int64) float64 {
+	n, nodes := m.Ranks, max(1, m.Nodes)
+	idx2 := min(nodes-1, 2)
+	bw := m.BusBw
+	ppn := float64(n) / float64(nodes)
+	nsteps := steps(op, n)
+	switch a {
+	case Ring:
+		switch p {
+		case LL:
+			cap := llMaxBwIntel[idx2]
+			if nodes == 1 {
+				cap = llMaxBwHopper[idx2]
+			}
+			bw = min(cap, bw*0.5)
+		case LL128:
+			bw = min(bw*0.92, float64(m.Channels)*perChMaxRingLL128Bw)
+		}
+		bw *= float64(n) / float64(nsteps)
+	case Tree:
+		if op != AllReduce {
+			return math.Inf(1)
+		}
+		bw = min(bw*0.92, float64(m.Channels)*perChMaxTreeBw[idx2])
+		switch p {
+		case LL:
+			cap := llMaxBwIntel[idx2]
+			if nodes == 1 {
+				cap = llMaxBwHopper[idx2]
+			}
+			bw = min(bw/3.8, cap)
+		case LL128:
+			f := 120.0 / 128.0
+			if nodes == 1 {
+				f = 7.0 / 9.0
+			}
+			bw = min(bw*f, float64(m.Channels)*perChMaxTreeLL128Bw[idx2])
+		}
+		bw *= 0.5
+		if l := log2i(int(size >> 6)); size>>6 > 0 && l < 23 {
+			bw *= treeCorrection[p][l]
+		}
+	default:
+		return math.Inf(1)
+	}
+	us := func(t sim.Time) float64 { return float64(t) / float64(sim.Microsecond) }
+	lat := us(BaseLatency(a, p))
+	intra := us(ProtocolLatency(a, p, NVLink, false))
+	inter := us(ProtocolLatency(a, p, Net, ppn == 1))
+	switch a {
+	case Ring:
+		over := 0.0
+		if nodes > 1 {
+			over = netOverhead
+			if p == Simple {
+				over *= 3
+			}
+		}
+		intra = max(intra, over)
+		inter1 := 0
+		if nodes > 1 {
+			inter1 = nodes - 1
+			if op == AllReduce {
+				inter1 = 2 * (nodes - 1)
+			}
+		}
+		if op == Broadcast || op == Reduce {
+			lat += float64(nsteps) * inter
+		} else {
+			lat += float64(nsteps-inter1)*intra + float64(inter1)*inter
+		}
+		if p == Simple && nodes > 1 && op == AllReduce && size/int64(m.Channels*n) >= 64 {
+			lat *= 1.4 // tuning.cc: the ring's plateau on compute capability >= 8.0
+		}
+	case Tree:
+		lat += 2 * ((float64(n)/float64(nodes)-1)*intra + float64(log2i(nodes))*inter)
+	}
+	return lat + float64(size)/(1000*bw)
+}
+
+// Tune is the protocol NCCL's tuning chooses for op of size bytes with
+// algorithm a (ring or tree): the one of least predicted time.
+func (m Model) Tune(op Op, a Algorithm, size int64) Protocol {
+	best, bt := Simple, math.Inf(1)
+	for p := LL; p <= Simple; p++ {
+		if t := m.Predict(op, a, p, size); t < bt {
+			best, bt = p, t
+		}
+	}
+	return best
+}
+
+// P2PLLThreshold is NCCL_P2P_LL_THRESHOLD's default (src/enqueue.cc,
+// 16384 bytes): a point-to-point send of at most this many bytes per
+// channel goes under LL, a larger one under Simple.
+const P2PLLThreshold = 16384
+
+// ChooseProtocol is the protocol a collective runs when none is given:
+// NCCL's tuning's for rings and trees; for direct sends NCCL's p2p rule
+// (LL up to P2PLLThreshold bytes per peer and channel); Simple for
+// halving-doubling (MPI's and Gloo's, which have no LL).
+func (m Model) ChooseProtocol(op Op, a Algorithm, size int64) Protocol {
+	switch a {
+	case Ring, Tree:
+		return m.Tune(op, a, size)
+	case Direct:
+		if size/int64(max(1, m.Ranks)) <= int64(m.Channels)*P2PLLThreshold {
+			return LL
+		}
+	}
+	return Simple
+}
