@@ -407,6 +407,9 @@ func (n *Network) callDone(e *collEnd, c *collective.Call) {
 		g.call.Gate--
 		g.rank.Kick()
 	}
+	if e.run.nccl != nil {
+		n.ncclCallDone(e, c)
+	}
 	n.part(e.h.ID).collCalls++
 	n.poll(e.h.ID)
 }

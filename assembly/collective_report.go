@@ -123,6 +123,9 @@ func (n *Network) collectiveResults(res *reports.Results) {
 		res.Extra = map[string][]byte{}
 	}
 	res.Extra["collectives.csv"] = reports.CollectivesCSV(rows)
+	if len(n.nccls) > 0 {
+		res.Extra["nccl_tests.txt"] = n.ncclTestsReport()
+	}
 	res.Summary.Collectives = n.collectiveSummary(rows)
 	for _, run := range n.colls {
 		for _, e := range run.ends {

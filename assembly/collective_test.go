@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/collective"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
@@ -360,5 +361,92 @@ func TestCollectiveProtocols(t *testing.T) {
 				t.Errorf("LL at 16 MiB: busbw %.2f Gb/s, want under half of 98.04", bus)
 			}
 		}
+	}
+}
+
+// ncclTable reads nccl_tests.txt's table: by size, the out-of-place
+// busbw (GB/s).
+func ncclTable(t testing.TB, txt []byte) (sizes []int64, busbw []float64) {
+	t.Helper()
+	for _, line := range strings.Split(string(txt), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 13 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		bw, err := strconv.ParseFloat(f[7], 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		sizes, busbw = append(sizes, atoi(t, f[0])), append(busbw, bw)
+	}
+	return sizes, busbw
+}
+
+// knee is the smallest size whose busbw is at least half the last's.
+func knee(sizes []int64, busbw []float64) int64 {
+	for i, b := range busbw {
+		if b >= busbw[len(busbw)-1]/2 {
+			return sizes[i]
+		}
+	}
+	return -1
+}
+
+// TestNCCLTestsAllReduce: all_reduce_perf from 64 KiB to 64 MiB over 8
+// single-NIC hosts on one 100 Gb/s switch prints nccl-tests' table, whose
+// busbw at 64 MiB is within 5% of the link's goodput (12.25 GB/s: 98.04
+// Gb/s), and whose knee (the smallest size at half the 64 MiB busbw)
+// is where NCCL's own cost model (src/graph/tuning.cc with the protocol
+// it chooses at each size: collective.Model.Predict) puts it, within a
+// factor 2 (one step of the table): the model's at 1 MiB, lfsim's at 2
+// MiB, measured.
+func TestNCCLTestsAllReduce(t *testing.T) {
+	src := strings.Replace(star8, "at: 100ms", "at: 1s", 1) + "traffic:\n  - nccl_tests: {op: all_reduce, minbytes: 64KiB, maxbytes: 64MiB, stepfactor: 2, iters: 2, warmup_iters: 0}\n"
+	s := collScenario(t, src)
+	files, _ := runScenarioFiles(t, s, 1)
+	txt := files["nccl_tests.txt"]
+	for _, want := range []string{"# Collective test starting: all_reduce_perf",
+		"#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ",
+		"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         ",
+		"    67108864      16777216     float     sum      -1 ", "# Collective test concluded: all_reduce_perf"} {
+		if !bytes.Contains(txt, []byte(want)) {
+			t.Errorf("nccl_tests.txt lacks %q:\n%s", want, txt)
+		}
+	}
+	sizes, busbw := ncclTable(t, txt)
+	if len(sizes) != 11 {
+		t.Fatalf("%d sizes in the table, want 11:\n%s", len(sizes), txt)
+	}
+	b := goodput(s, 100*fabric.Gbps) / 8e9
+	if r := busbw[len(busbw)-1] / b; r < 0.95 || r > 1 {
+		t.Errorf("busbw at 64 MiB %.2f GB/s, %.3f× the goodput %.2f GB/s", busbw[len(busbw)-1], r, b)
+	}
+	m := collective.Model{Ranks: 8, Nodes: 8, Channels: 2, BusBw: b}
+	var model []float64
+	for _, sz := range sizes {
+		p := m.Tune(collective.AllReduce, collective.Ring, sz)
+		model = append(model, float64(sz)/1e3/m.Predict(collective.AllReduce, collective.Ring, p, sz)*2*7/8)
+	}
+	got, want := knee(sizes, busbw), knee(sizes, model)
+	if got > 2*want || got < want/2 {
+		t.Errorf("the knee is at %d bytes, NCCL's model puts it at %d (busbw %v, model %v)", got, want, busbw, model)
+	}
+	if n := len(collRows(t, files["collectives.csv"])); n != 11*2*3 {
+		t.Errorf("collectives.csv has %d rows, want 66 (a synchronising call and 2 timed, out of place and in place, per size)", n)
+	}
+}
+
+// TestNCCLTestsCutIdentical: nccl_tests (its barriers released at the
+// observation points) writes the same bytes at 1 and 2 workers.
+func TestNCCLTestsCutIdentical(t *testing.T) {
+	src := leafSpine44 + "traffic:\n  - nccl_tests: {op: all_gather, minbytes: 1KiB, maxbytes: 1MiB, stepfactor: 8, iters: 3, warmup_iters: 1}\n  - nccl_tests: {op: all_to_all, hosts: [h0, h5, h10, h15], minbytes: 64KiB, maxbytes: 64KiB, iters: 2}\n"
+	one, _ := runScenarioFiles(t, collScenario(t, src), 1)
+	two, n := runScenarioFiles(t, collScenario(t, src), 2)
+	if n.Group == nil {
+		t.Fatalf("not cut: %s", n.Serial)
+	}
+	sameFiles(t, "nccl_tests", two, one)
+	if sizes, _ := ncclTable(t, one["nccl_tests.txt"]); len(sizes) != 5 {
+		t.Errorf("%d lines in the tables, want 4 + 1:\n%s", len(sizes), one["nccl_tests.txt"])
 	}
 }

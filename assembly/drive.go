@@ -190,6 +190,9 @@ func (n *Network) learnSlice(events uint64, span sim.Time) {
 // UD flows' drops and copies (settleDatagrams), then the detector's look.
 func (n *Network) observe(t sim.Time) {
 	n.runControl(t)
+	if len(n.nccls) > 0 {
+		n.releaseBarriers(t)
+	}
 	n.settleDatagrams()
 	if n.det != nil {
 		n.det.Tick(t)

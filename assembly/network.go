@@ -75,6 +75,7 @@ type Network struct {
 	// use (by server), gates the calls that wait for others (after:),
 	// and collCalls the calls of every rank in all.
 	colls     []*commRun
+	nccls     []*ncclRun // the nccl_tests programs (nccltests.go)
 	domains   map[int]*scaleup.Domain
 	gates     map[*collective.Call][]gated
 	collCalls int

@@ -142,6 +142,10 @@ func (r *Rank) Kick() {
 	r.eng.After(BaseLatency(c.Plan.Comm.Opt.Algorithm, c.Plan.Spec.Proto), r, evBegin, int64(r.next), nil)
 }
 
+// KickAt is Kick at time at (now or later), in an event of the rank's
+// own (the runner calls it where no event runs: an observation point).
+func (r *Rank) KickAt(at sim.Time) { r.eng.Schedule(at, r, evBegin, -1, nil) }
+
 // HandleEvent is the rank's timers.
 func (r *Rank) HandleEvent(ev *sim.Event) {
 	switch {

@@ -21,6 +21,10 @@ func TestCollectiveErrors(t *testing.T) {
 			`t.yaml:4:54: traffic[1].collective.after: traffic[0] is not an earlier collective; after lists the traffic: indices of collectives above this one (there is none)`},
 		{"unknown op", top + "  - collective: {op: allreduce, size: 1MiB}\n",
 			`t.yaml:3:22: traffic[0].collective.op: unknown value allreduce (did you mean all_reduce?); expected one of all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce`},
+		{"nccl_tests sizes upside down", top + "  - nccl_tests: {op: all_reduce, minbytes: 1MiB, maxbytes: 1KiB}\n",
+			`t.yaml:3:44: traffic[0].nccl_tests.minbytes: minbytes (1MiB) is above maxbytes (1KiB), as nccl-tests refuses ("invalid sizes for 'minbytes' and 'maxbytes'")`},
+		{"nccl_tests too many sizes", top + "  - nccl_tests: {op: all_reduce, minbytes: 1, maxbytes: 1GiB, stepbytes: 1KiB}\n",
+			`t.yaml:3:5: traffic[0].nccl_tests: this nccl_tests runs 1001 sizes; at most 1000 are supported (raise stepfactor or stepbytes)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("t.yaml", []byte(c.src))

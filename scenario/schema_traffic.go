@@ -186,7 +186,7 @@ var generators = []struct {
 	{"rdma_client", true, func() any { return &RdmaClientS{} }},
 	{"mckey", true, func() any { return &MckeyS{} }},
 	{"collective", true, func() any { return &CollectiveS{} }},
-	{"nccl_tests", false, func() any { return &NCCLTestsS{} }},
+	{"nccl_tests", true, func() any { return &NCCLTestsS{} }},
 }
 
 // CommS are what a collective and nccl_tests share: the ranks (hosts, a

@@ -164,7 +164,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	if !*quiet {
-		for _, name := range []string{"perftest.txt", "asyncwatch.txt"} {
+		for _, name := range []string{"perftest.txt", "nccl_tests.txt", "asyncwatch.txt"} {
 			if txt, ok := res.Extra[name]; ok {
 				stdout.Write(txt) // the programs print their results, as the tools do
 				fmt.Fprintln(stdout)
