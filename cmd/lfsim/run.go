@@ -232,6 +232,13 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 		fmt.Fprintf(w, "  flows      %d of %d completed; of those, FCT p50 %v, p99 %v; mean slowdown %.3f; fairness %.3f\n",
 			s.Flows.Completed, s.Flows.Total, short(s.FCT.P50Ns), short(s.FCT.P99Ns), s.FCT.MeanSlowdown, s.Throughput.Fairness)
 	}
+	if c := s.Collectives; c != nil {
+		fmt.Fprintf(w, "  collective %d of %d calls completed", c.Completed, c.Total)
+		if c.Completed > 0 {
+			fmt.Fprintf(w, "; time p50 %v, max %v (collectives.csv)", short(c.TimeNsP50), short(c.TimeNsMax))
+		}
+		fmt.Fprintln(w)
+	}
 	if c := s.Connections; c != nil {
 		fmt.Fprintf(w, "  connect    %d of %d connections made by rdma_cm", c.Established, c.Requested)
 		if c.Established > 0 {
