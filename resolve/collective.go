@@ -141,8 +141,8 @@ func (b *builder) commSpec(gen int, tv *scenario.TrafficV, path string, c *scena
 			return s, false
 		}
 	}
-	{
-		// The layout (on GPU servers rails need every server to hold
+	if b.s.Servers != nil {
+		// The layout on GPU servers (rails need every server to hold
 		// the same GPUs of the collective), as assembly will make it.
 		places := make([]collective.Place, len(hosts))
 		for i, h := range hosts {
