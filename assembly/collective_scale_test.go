@@ -14,19 +14,20 @@ import (
 )
 
 // TestCollectiveScale is issue 48's scale case, run by hand (it takes
-// minutes): LFSIM_COLLECTIVE_SCALE=servers runs a ring all-reduce of
+// minutes): LFSIM_COLLECTIVE_SCALE=rail runs a ring all-reduce of
 // LFSIM_COLLECTIVE_SIZE (default 256MiB) over 128 servers of 8 GPUs
-// (1,024 ranks) whose NICs, at 400 Gb/s, sit under one leaf per server of
-// a leaf-spine with 8 spines (until the rail-optimized topology is
-// there: every step between servers crosses a spine), with 8 channels,
-// on LFSIM_WORKERS workers (default 2); =hosts runs it over 1,024
-// single-NIC hosts (every step on the network). It holds completion and
-// conservation, and logs the events, packet-hops, wall time and the
-// heap.
+// (1,024 ranks, LFSIM_RANKS) on a rail-optimized fabric at 400 Gb/s
+// (NVLink 3.6 Tb/s, 600 ns; 32 servers a rail switch, 32 spines), with
+// 8 channels, on LFSIM_WORKERS workers (default 2); =servers runs it on
+// servers made by the test whose NICs sit under one leaf per server of a
+// leaf-spine with 8 spines (every step between servers crosses a spine);
+// =hosts over 1,024 single-NIC hosts on that leaf-spine (every step on
+// the network). It holds completion and conservation, and logs the
+// events, packet-hops, wall time and the heap.
 func TestCollectiveScale(t *testing.T) {
 	mode := os.Getenv("LFSIM_COLLECTIVE_SCALE")
 	if mode == "" {
-		t.Skip("set LFSIM_COLLECTIVE_SCALE=servers or hosts to run the 1,024-rank all-reduce")
+		t.Skip("set LFSIM_COLLECTIVE_SCALE=rail, servers or hosts to run the 1,024-rank all-reduce")
 	}
 	size := "256MiB"
 	if s := os.Getenv("LFSIM_COLLECTIVE_SIZE"); s != "" {
@@ -48,6 +49,16 @@ observe: {interval: 1ms, links: [], queues: [], flows: []}
 traffic:
   - collective: {op: all_reduce, size: %s, channels: 8}
 `, ranks/8, size)
+	if mode == "rail" {
+		src = fmt.Sprintf(`
+topology: {kind: rail-optimized, servers: %d, gpus_per_server: 8, spines: 32, link: {rate: 400Gbps, delay: 1us}, nvlink: {rate: 3.6Tbps, delay: 600ns}}
+hca: {mtu: 4096, cc: dcqcn}
+stop: {at: 10s, when: flows-done}
+observe: {interval: 1ms, links: [], queues: [], flows: []}
+traffic:
+  - collective: {op: all_reduce, size: %s, channels: 8}
+`, ranks/8, size)
+	}
 	start := time.Now()
 	s, err := resolve.Parse("scale.yaml", []byte(src))
 	if err != nil {
