@@ -166,12 +166,16 @@ func (n *Network) protocolFor(run *commRun, op collective.Op, size int64) collec
 }
 
 // tuningModel is what NCCL's tuning knows of run: its ranks, servers
-// and channels, and its bottleneck's bandwidth: the scale-up domain's
-// when every rank is in one server, else the first rank's NIC's goodput
-// (its link's rate times an MTU packet's payload over its wire bytes).
+// and channels, and its bottleneck's bandwidth (NCCL's graph bandwidth
+// times its channels): the scale-up domain's when every rank is in one
+// server; else a NIC's goodput (the first rank's link's rate times an
+// MTU packet's payload over its wire bytes) times the NICs its channels
+// spread over (on GPU servers with rail-aware layouts, one a channel up
+// to the GPUs of a server; else one).
 func (n *Network) tuningModel(run *commRun) collective.Model {
 	s := n.Scenario
-	m := collective.Model{Ranks: run.comm.N(), Nodes: run.comm.Nodes(), Channels: run.comm.Opt.Channels}
+	c := run.comm
+	m := collective.Model{Ranks: c.N(), Nodes: c.Nodes(), Channels: c.Opt.Channels}
 	if m.Nodes == 1 && run.ends[0].dom != nil {
 		m.BusBw = float64(run.ends[0].dom.Rate) / 8e9
 		return m
@@ -180,6 +184,9 @@ func (n *Network) tuningModel(run *commRun) collective.Model {
 	rate := s.Topology.Links[s.Topology.Nodes[h].Ports[0].Link].Rate
 	mtu := s.HCAProfile(h).MTU
 	m.BusBw = float64(rate) / 8e9 * float64(mtu) / float64(s.Wire(fabric.OpWriteMiddle, mtu))
+	if nics := c.N() / c.Nodes(); nics > 1 && (c.Opt.RailAware || c.Opt.Algorithm == collective.Tree) {
+		m.BusBw *= float64(min(c.Opt.Channels, nics))
+	}
 	return m
 }
 

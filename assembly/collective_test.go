@@ -437,3 +437,25 @@ func TestNCCLTestsCutIdentical(t *testing.T) {
 		t.Errorf("%d lines in the tables, want 4 + 1:\n%s", len(sizes), one["nccl_tests.txt"])
 	}
 }
+
+// TestCollectiveTuningRails: NCCL's tuning counts every NIC a collective's
+// channels use. A ring all-reduce of 16 MiB on the rail-optimized fabric
+// of 4 servers of 4 GPUs at 100 Gb/s, 4 channels (one a rail): NCCL's
+// model (tuning.cc; ppn 4: 24 NVLink steps and 6 network steps) with the
+// four NICs' 49 GB/s gives LL128 783 µs against Simple's 887 (Simple's
+// latency (8.4 + 24·3.4 + 6·14)·1.4 = 243.6 µs, LL128's 14 + 24·1.9 +
+// 6·4.0 = 83.6 µs; bandwidths 26.1 and 24.0 GB/s): the steps go as
+// LL128's 128-byte lines. With one NIC's 12.25 GB/s it would pick Simple
+// (2,813 µs against 2,875).
+func TestCollectiveTuningRails(t *testing.T) {
+	s := collScenario(t, railOptimized+"traffic:\n  - collective: {op: all_reduce, size: 16MiB, channels: 4}\n")
+	_, n := runScenarioFiles(t, s, 1)
+	var data, wire int64
+	for _, r := range n.colls[0].ranks {
+		data += r.Sent
+		wire += r.SentWire
+	}
+	if got := float64(wire) / float64(data); got < 1.06 || got > 1.07 {
+		t.Errorf("%.4f bytes on the wire per byte of data, want LL128's 128/120 = 1.0667", got)
+	}
+}
