@@ -72,6 +72,9 @@ func (n *Network) collectiveSummary(rows []reports.CollectiveRow) *reports.Colle
 			c.Completed++
 			times = append(times, float64(r.TimeNs))
 			c.TimeNsMax = max(c.TimeNsMax, r.TimeNs)
+			if c.Completed == 1 || r.BusBwGbps < c.BusbwGbpsMin {
+				c.BusbwGbpsMin = r.BusBwGbps
+			}
 		}
 	}
 	c.TimeNsP50 = int64(reports.Quantile(0.5, times))

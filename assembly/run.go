@@ -226,6 +226,9 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf("the poisson generators stopped making flows at the flow limit (%d flows)", n.flowLimit))
 	}
 	n.faultSummary(sum)
+	if len(n.colls) > 0 { // before the checks, which read it
+		sum.Collectives = n.collectiveSummary(n.collectiveRows())
+	}
 	sum.Expect = observe.Check(v, &s.Expect, len(n.Flows), sum)
 	sum.Expect = append(sum.Expect, n.pingpongChecks()...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })

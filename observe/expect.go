@@ -31,6 +31,15 @@ type Expect struct {
 	MinFlowsCompletedAt string
 	MaxFlowsCompleted   *int64
 	MaxFlowsCompletedAt string
+	// CollectivesCompleted is how many collective calls must complete,
+	// exactly; -1 means all. MinBusbw (Gb/s) bounds every completed
+	// call's busbw from below, MaxCollectiveTime the slowest one's time.
+	CollectivesCompleted   *int
+	CollectivesCompletedAt string
+	MinBusbw               *float64
+	MinBusbwAt             string
+	MaxCollectiveTime      *sim.Time
+	MaxCollectiveTimeAt    string
 	// MinFairness is the lowest acceptable Jain's index of the flows'
 	// throughputs, 0..1.
 	MinFairness   *float64
@@ -132,6 +141,7 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 		add("max_flows_completed", int64(sum.Flows.Completed) <= *e.MaxFlowsCompleted, e.MaxFlowsCompletedAt,
 			"%d completed of %d, expected at most %d", sum.Flows.Completed, sum.Flows.Total, *e.MaxFlowsCompleted)
 	}
+	out = append(out, checkCollectives(e, sum.Collectives)...)
 	if e.MinFairness != nil {
 		add("min_fairness", sum.Throughput.Fairness >= *e.MinFairness, e.MinFairnessAt,
 			"Jain's index %.4f, expected at least %.4f", sum.Throughput.Fairness, *e.MinFairness)

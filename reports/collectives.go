@@ -60,6 +60,9 @@ type Collectives struct {
 	Completed int   `json:"completed"`
 	TimeNsP50 int64 `json:"time_ns_p50"`
 	TimeNsMax int64 `json:"time_ns_max"`
+	// BusbwGbpsMin is the lowest busbw of the completed calls
+	// (collectives.csv's busbw_gbps, Gb/s; 0 when none completed).
+	BusbwGbpsMin float64 `json:"busbw_gbps_min"`
 	// ScaleUpBytes is what the GPU servers' scale-up domains carried
 	// (their steps' bytes as the protocol puts them on the wire); the
 	// network's bytes are in bytes.

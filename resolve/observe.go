@@ -210,6 +210,18 @@ func (b *builder) expect() {
 		b.errorf(m.Pos, "expect.min_flows_completed", "%d is more than the number of flows (%d)", m.V, len(b.s.Flows))
 	}
 	se.MaxFlowsCompleted, se.MaxFlowsCompletedAt = given(e.MaxFlowsCompleted.Set, e.MaxFlowsCompleted.V, e, "max_flows_completed")
+	if cc := &e.CollectivesCompleted; cc.All || cc.N.Set {
+		v := -1
+		if cc.N.Set {
+			v = int(min(cc.N.V, math.MaxInt32))
+		}
+		se.CollectivesCompleted, se.CollectivesCompletedAt = &v, cite(e.KeyPos("collectives_completed"))
+	}
+	se.MinBusbw, se.MinBusbwAt = given(e.MinBusbw.Set, e.MinBusbw.V, e, "min_busbw_gbps")
+	se.MaxCollectiveTime, se.MaxCollectiveTimeAt = given(e.MaxCollectiveTime.Set, e.MaxCollectiveTime.V, e, "max_collective_time")
+	if t := e.MaxCollectiveTime; t.Set && t.V <= 0 {
+		b.errorf(t.Pos, "expect.max_collective_time", "a call takes some time: max_collective_time must be above 0, not %s", t.V)
+	}
 	se.MinPeakQueue, se.MinPeakQueueAt = given(e.MinPeakQueue.Set, int64(e.MinPeakQueue.V), e, "min_peak_queue")
 	se.MaxPeakQueue, se.MaxPeakQueueAt = given(e.MaxPeakQueue.Set, int64(e.MaxPeakQueue.V), e, "max_peak_queue")
 	se.MinMeanQueue, se.MinMeanQueueAt = given(e.MinMeanQueue.Set, int64(e.MinMeanQueue.V), e, "min_mean_queue")

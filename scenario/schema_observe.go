@@ -132,6 +132,15 @@ type ExpectS struct {
 	// flows do not complete (flows_completed asks for exactly so many).
 	MinFlowsCompleted IntV `yaml:"min_flows_completed" min:"0"`
 	MaxFlowsCompleted IntV `yaml:"max_flows_completed" min:"0"`
+	// CollectivesCompleted asks for exactly so many collective calls
+	// completed (summary collectives.completed; all: every call);
+	// MinBusbw is a floor on every completed call's busbw
+	// (collectives.csv's busbw_gbps, summary collectives.busbw_gbps_min),
+	// in Gb/s; MaxCollectiveTime a ceiling on the slowest completed
+	// call's time (summary collectives.time_ns_max).
+	CollectivesCompleted allOrIntV `yaml:"collectives_completed"`
+	MinBusbw             numV      `yaml:"min_busbw_gbps" min:"0"`
+	MaxCollectiveTime    TimeV     `yaml:"max_collective_time"`
 	// WorkCompletions asks for exactly so many of the flows' work
 	// completions with each status listed (summary flows.work_completions).
 	WorkCompletions WCCountsV `yaml:"work_completions"`

@@ -1,0 +1,57 @@
+package observe
+
+import (
+	"fmt"
+
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// checkCollectives evaluates expect's collective keys against summary
+// collectives (nil: the scenario ran none, which fails each key given).
+func checkCollectives(e *Expect, c *reports.Collectives) []reports.CheckResult {
+	var out []reports.CheckResult
+	add := func(check string, ok bool, at string, format string, args ...any) {
+		detail := fmt.Sprintf(format, args...)
+		if !ok && at != "" {
+			detail += fmt.Sprintf(" (expected at %s)", at)
+		}
+		out = append(out, reports.CheckResult{Check: check, OK: ok, Detail: detail})
+	}
+	none := func(check, at string) { add(check, false, at, "the scenario ran no collective") }
+	if e.CollectivesCompleted != nil {
+		switch want := *e.CollectivesCompleted; {
+		case c == nil:
+			none("collectives_completed", e.CollectivesCompletedAt)
+		case want < 0:
+			add("collectives_completed", c.Completed == c.Total, e.CollectivesCompletedAt,
+				"%d of %d collective calls completed, expected all", c.Completed, c.Total)
+		default:
+			add("collectives_completed", c.Completed == want, e.CollectivesCompletedAt,
+				"%d of %d collective calls completed, expected %d", c.Completed, c.Total, want)
+		}
+	}
+	if e.MinBusbw != nil {
+		switch {
+		case c == nil:
+			none("min_busbw_gbps", e.MinBusbwAt)
+		case c.Completed == 0:
+			add("min_busbw_gbps", false, e.MinBusbwAt, "no collective call completed")
+		default:
+			add("min_busbw_gbps", c.BusbwGbpsMin >= *e.MinBusbw, e.MinBusbwAt,
+				"lowest busbw %.3f Gb/s, expected at least %g", c.BusbwGbpsMin, *e.MinBusbw)
+		}
+	}
+	if e.MaxCollectiveTime != nil {
+		switch {
+		case c == nil:
+			none("max_collective_time", e.MaxCollectiveTimeAt)
+		case c.Completed == 0:
+			add("max_collective_time", false, e.MaxCollectiveTimeAt, "no collective call completed")
+		default:
+			add("max_collective_time", c.TimeNsMax <= e.MaxCollectiveTime.Nanoseconds(), e.MaxCollectiveTimeAt,
+				"slowest call %s, expected at most %s", sim.Time(c.TimeNsMax)*sim.Nanosecond, *e.MaxCollectiveTime)
+		}
+	}
+	return out
+}
