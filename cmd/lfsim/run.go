@@ -226,9 +226,12 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 	}
 	fmt.Fprintf(w, "%s: %s, stopped by %s at %v simulated, %.2fs wall, %d events\n",
 		s.Scenario, state, s.StopReason, short(s.SimTimeNs), s.WallSeconds, s.Events)
-	if s.Flows.Completed == 0 {
+	switch {
+	case s.Flows.Total == 0 && s.Collectives != nil:
+		// Collectives alone: their own line says what ran.
+	case s.Flows.Completed == 0:
 		fmt.Fprintf(w, "  flows      0 of %d completed: no flow completed, so no FCT or fairness\n", s.Flows.Total)
-	} else {
+	default:
 		fmt.Fprintf(w, "  flows      %d of %d completed; of those, FCT p50 %v, p99 %v; mean slowdown %.3f; fairness %.3f\n",
 			s.Flows.Completed, s.Flows.Total, short(s.FCT.P50Ns), short(s.FCT.P99Ns), s.FCT.MeanSlowdown, s.Throughput.Fairness)
 	}
