@@ -70,6 +70,24 @@ func PrepareDir(dir string, force bool) error {
 // captures (NAME.pcap).
 var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "events.csv", "timeseries.csv", "topology.json", "perftest.txt", "collectives.csv", "nccl_tests.txt", "asyncwatch.txt", "lfts.txt", "scenario.yaml", "report.html"}
 
+// IsRunFile says whether name is a file a run writes in its folder
+// (summary.json, RunFiles, a capture), which a copy of a file its
+// scenario names must not take (scenario.RunCopies).
+func IsRunFile(name string) bool {
+	return name == "summary.json" || slices.Contains(RunFiles, name) || strings.HasSuffix(name, ".pcap")
+}
+
+// WriteInput writes a copy of a file a run's scenario names into the
+// run's folder dir at name (a local path, / between its parts), making
+// the folders it is in, as WriteFileAtomic writes.
+func WriteInput(dir, name string, data []byte) error {
+	sub := filepath.Join(dir, filepath.Dir(filepath.FromSlash(name)))
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		return err
+	}
+	return WriteFileAtomic(sub, filepath.Base(name), data)
+}
+
 // earlierCaptures are the pcap files an earlier run in dir may have
 // written: one per host (HOST.pcap) and per port (NODE_pN.pcap) of the
 // topology.json it left, those that exist.

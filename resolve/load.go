@@ -18,7 +18,19 @@ func LoadExample(name string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(file, data)
+	return ParseLibrary(file, data)
+}
+
+// ParseLibrary is Parse for a scenario of the embedded library (a
+// built-in example, a lab's scenario, by the text ExampleFile gives): a
+// file it names that is not on disk is read from the library
+// (scenario.DecodeLibrary).
+func ParseLibrary(file string, data []byte) (*Scenario, error) {
+	root, err := scenario.ParseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return parseNode(file, root, DefaultLimits, true)
 }
 
 // LoadNamed loads arg as a file path if such a file exists, and otherwise
@@ -63,23 +75,30 @@ func ParseLimits(file string, data []byte, lim Limits) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseNode(file, root, lim)
+	return parseNode(file, root, lim, false)
 }
 
 // ParseNode validates a scenario given as its YAML tree (root, as
 // scenario.ParseYAML returns it; nil: an empty file), under the limits
-// of Parse. A sweep edits the tree of its base and loads each point here.
-func ParseNode(file string, root *yaml.Node) (*Scenario, error) {
-	return parseNode(file, root, DefaultLimits)
+// of Parse. A sweep edits the tree of its base and loads each point here;
+// library says the tree is a scenario of the embedded library's
+// (ParseLibrary).
+func ParseNode(file string, root *yaml.Node, library bool) (*Scenario, error) {
+	return parseNode(file, root, DefaultLimits, library)
 }
 
 // parseNode is ParseNode under the limits lim.
-func parseNode(file string, root *yaml.Node, lim Limits) (*Scenario, error) {
-	f, d := scenario.Decode(file, root, lim.Nodes)
+func parseNode(file string, root *yaml.Node, lim Limits, library bool) (*Scenario, error) {
+	decode := scenario.Decode
+	if library {
+		decode = scenario.DecodeLibrary
+	}
+	f, d := decode(file, root, lim.Nodes)
 	s := build(d, f, lim)
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
 	s.Warnings = d.Warnings()
+	s.Inputs = d.Inputs()
 	return s, nil
 }

@@ -140,6 +140,9 @@ type Scenario struct {
 	// Warnings are diagnostics that do not stop the scenario from running
 	// (a routing loop, an output not built yet), sorted by position.
 	Warnings []scenario.Diagnostic
+	// Inputs are the files the scenario names (switch.sonic's, a CDF),
+	// as read: a run copies them into its folder (scenario.RunCopies).
+	Inputs []scenario.Input
 }
 
 // SwitchProfile returns the profile of switch id.

@@ -181,3 +181,25 @@ switch: {sonic: {file: cfg.json, ports: Ethernet0}}
 		}
 	}
 }
+
+// TestSonicLibraryOnlyForBuiltins: the embedded library stands in for a
+// file a built-in example names (run anywhere, where no copy of the
+// library is on disk), never for one a scenario on disk names: a user's
+// examples/mine.yaml naming the example's config_db.json by the same
+// relative path, with no such file beside it, is refused at the name.
+func TestSonicLibraryOnlyForBuiltins(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if _, err := LoadExample("sonic-dell-s6100"); err != nil {
+		t.Fatalf("the built-in example: %v", err)
+	}
+	os.MkdirAll("examples", 0o755)
+	src := "topology: {kind: star, hosts: 2}\nswitch: {sonic: sonic-dell-s6100/config_db.json}\ntraffic:\n  - flow: {from: h0, to: h1, size: 4KiB}\n"
+	if err := os.WriteFile(filepath.Join("examples", "mine.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(filepath.Join("examples", "mine.yaml"))
+	want := "examples/mine.yaml:2:17: switch.sonic: cannot read the SONiC configuration sonic-dell-s6100/config_db.json: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want %s...", err, want)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -161,11 +160,7 @@ func (b *builder) sizeDist(s *scenario.SizesV, path string) *scenario.SizeDist {
 			scenario.Show(s.Name), b.d.Suggest(s.Name, scenario.SizeDists), strings.Join(scenario.SizeDists, ", "))
 		return nil
 	}
-	file := s.Name
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(filepath.Dir(b.d.File), file)
-	}
-	data, err := scenario.ReadFile(file, "CDF file", scenario.MaxCDFBytes)
+	data, file, err := b.d.ReadInput(s.Name, "CDF file", scenario.MaxCDFBytes)
 	if err != nil {
 		b.errorf(s.Pos, path, "cannot read the CDF file %s: %v", scenario.Show(s.Name), err)
 		return nil
@@ -175,6 +170,7 @@ func (b *builder) sizeDist(s *scenario.SizesV, path string) *scenario.SizeDist {
 		b.errorf(s.Pos, path, "%v", err)
 		return nil
 	}
+	b.d.InputAt(s.Name, s.Pos)
 	return d
 }
 

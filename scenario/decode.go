@@ -121,6 +121,13 @@ type Decoder struct {
 	// port; sonicErr why one could not be.
 	sonic    map[string]*sonic.Result
 	sonicErr map[string]error
+	// library says the scenario is the library's (DecodeLibrary): the
+	// files it names come from the library where not on disk.
+	library bool
+	// inputs are the files the scenario names that were read
+	// (inputs.go), inputs their indexes by name.
+	inputList []Input
+	inputs    map[string]int
 }
 
 // Decode decodes a parsed YAML document (root; nil for an empty file)
@@ -129,7 +136,18 @@ type Decoder struct {
 // The problems found are in the decoder, where the resolution of the
 // scenario (package resolve) adds its own.
 func Decode(file string, root *yaml.Node, budget int) (*File, *Decoder) {
-	d := &Decoder{File: file, budget: budget, aliasBudget: min(budget, MaxAliasVisits)}
+	return decode(file, root, budget, false)
+}
+
+// DecodeLibrary is Decode for a scenario of the embedded library (a
+// built-in example, a lab's scenario): a file it names (switch.sonic's)
+// that is not on disk is read from the library (LibraryFile).
+func DecodeLibrary(file string, root *yaml.Node, budget int) (*File, *Decoder) {
+	return decode(file, root, budget, true)
+}
+
+func decode(file string, root *yaml.Node, budget int, library bool) (*File, *Decoder) {
+	d := &Decoder{File: file, budget: budget, aliasBudget: min(budget, MaxAliasVisits), library: library}
 	var f File
 	if root == nil {
 		d.Errorf(Pos{File: file, Line: 1, Col: 1}, "", "the file is empty; a scenario needs at least topology: and traffic:")

@@ -1,11 +1,9 @@
 package scenario
 
 import (
-	"path/filepath"
 	"reflect"
 	"strings"
 
-	"github.com/lfsim/lfsim/internal/userfile"
 	"github.com/lfsim/lfsim/sonic"
 	"gopkg.in/yaml.v3"
 )
@@ -34,7 +32,9 @@ type SonicV struct {
 // LibraryFile, when set (package scenarios sets it), returns a file of
 // the embedded library by its name as a scenario of the library names
 // it ("examples/NAME/config_db.json"): the file a built-in example's
-// sonic: names, where no file of that name is on disk.
+// sonic: names, where no file of that name is on disk. Only a scenario
+// of the library (DecodeLibrary) reads it; a scenario on disk naming a
+// file that is not there is refused.
 var LibraryFile func(name string) ([]byte, bool)
 
 // MaxSONiCBytes bounds a config_db.json: 64 MiB, a switch of thousands
@@ -78,14 +78,15 @@ func (s *SonicV) decodeNode(d *Decoder, n *yaml.Node, c ctx) {
 			d.Warnf(s.File.Pos, c.path, "%s", w.Format(res.File))
 		}
 	}
+	d.InputAt(s.File.V, s.File.Pos)
 	if res.Switch != nil {
 		s.Node = copyAt(res.Switch, n.Line, n.Column)
 	}
 }
 
 // readSonic reads a config_db.json named name, relative to the scenario
-// file (or from the library, for a built-in scenario's), for port;
-// first says whether this is the first time it is asked for.
+// file (or from the library, for a built-in scenario's: ReadInput), for
+// port; first says whether this is the first time it is asked for.
 func (d *Decoder) readSonic(name, port string) (res *sonic.Result, first bool) {
 	key := name + "\x00" + port
 	if r, ok := d.sonic[key]; ok {
@@ -95,16 +96,7 @@ func (d *Decoder) readSonic(name, port string) (res *sonic.Result, first bool) {
 		d.sonic, d.sonicErr = map[string]*sonic.Result{}, map[string]error{}
 	}
 	d.sonic[key] = nil
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(d.File), path)
-	}
-	data, err := userfile.ReadFile(path, "SONiC configuration", MaxSONiCBytes)
-	if err != nil && LibraryFile != nil {
-		if lib, ok := LibraryFile(filepath.ToSlash(path)); ok {
-			data, err = lib, nil
-		}
-	}
+	data, path, err := d.ReadInput(name, "SONiC configuration", MaxSONiCBytes)
 	if err != nil {
 		d.sonicErr[name] = err
 		return nil, true

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/scenarios"
@@ -57,6 +58,10 @@ type Base struct {
 	// examples/NAME.yaml); Data is its text.
 	File string
 	Data []byte
+	// Library says the base is a scenario of the embedded library (an
+	// example's name): what it names comes from the library where not
+	// on disk (resolve.ParseLibrary).
+	Library bool
 }
 
 // isBase says whether param i is the choice of base.
@@ -301,9 +306,14 @@ func (sw *Sweep) scenario(values []int, repeat int) (*resolve.Scenario, []byte, 
 			return nil, nil, err
 		}
 	}
-	sc, err := resolve.ParseNode(base.File, root)
+	sc, err := resolve.ParseNode(base.File, root, base.Library)
 	if err != nil {
 		return nil, nil, err
+	}
+	// The point's folder holds copies of the files it names (RunPoint),
+	// those from outside the base's folder in inputs/, named so here.
+	if _, moved := scenario.RunCopies(sc.Inputs, reports.IsRunFile); !scenario.Relocate(root, moved) {
+		return nil, nil, fmt.Errorf("%s: cannot point the files it names at their copies in the point's folder", base.File)
 	}
 	if repeat > 0 {
 		sc.Seed += uint64(repeat)
@@ -372,7 +382,7 @@ func loadBase(file string, n *yaml.Node) (Base, error) {
 			return Base{}, err
 		}
 	} else if name, src, err := scenarios.ExampleFile(n.Value); err == nil {
-		b.File, b.Data = name, src
+		b.File, b.Data, b.Library = name, src, true
 	} else {
 		return errAt(fmt.Sprintf("base: no file %s and no example named %s", scenario.Show(bpath), scenario.Show(n.Value)))
 	}
@@ -381,7 +391,11 @@ func loadBase(file string, n *yaml.Node) (Base, error) {
 		// scenario's messages quote what they find).
 		return errAt(fmt.Sprintf("base: %s is not a scenario file: its top level is not a mapping of keys such as topology and traffic (nothing of it is shown)", scenario.Show(bpath)))
 	}
-	if _, err := resolve.Parse(b.File, b.Data); err != nil {
+	parse := resolve.Parse
+	if b.Library {
+		parse = resolve.ParseLibrary
+	}
+	if _, err := parse(b.File, b.Data); err != nil {
 		return Base{}, err
 	}
 	return b, nil

@@ -30,6 +30,7 @@ import (
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
+	"github.com/lfsim/lfsim/scenario"
 )
 
 // Options say how to run a sweep.
@@ -174,6 +175,12 @@ func RunPoint(ctx context.Context, sw *Sweep, p Point, dir string) (bool, error)
 	defer stop()
 	if err := reports.WriteFileAtomic(dir, "scenario.yaml", text); err != nil {
 		return false, err
+	}
+	copies, _ := scenario.RunCopies(sc.Inputs, reports.IsRunFile)
+	for _, c := range copies {
+		if err := reports.WriteInput(dir, c.Name, c.Data); err != nil {
+			return false, err
+		}
 	}
 	start := time.Now()
 	res := net.Run(nil)

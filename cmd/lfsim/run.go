@@ -16,6 +16,7 @@ import (
 	"github.com/lfsim/lfsim/assembly"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
+	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -75,7 +76,15 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// The scenario as run goes to scenario.yaml; read it before the folder
 	// is cleared (it may be an earlier run's scenario.yaml).
+	copies, moved := scenario.RunCopies(sc.Inputs, reports.IsRunFile)
 	src, err := scenarioSource(arg)
+	if err == nil {
+		// The files it names are copied into the folder, so that its
+		// scenario.yaml runs again from there; those from outside the
+		// scenario's folder go to inputs/, and scenario.yaml names them
+		// there.
+		src, err = scenario.RelocateText(sc.File, src, moved)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
@@ -149,6 +158,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	// The report reads the files back; the run's copies can go first.
 	res.Flows, res.Series, res.PFC, res.PFCLog, res.Captures = nil, nil, nil, nil, nil
 	summary := reports.SummaryJSON(sum)
+	for _, c := range copies {
+		if err := reports.WriteInput(dir, c.Name, c.Data); err != nil {
+			fmt.Fprintf(stderr, "lfsim run: writing results: %v\n", err)
+			return exitInternal
+		}
+	}
 	reportErr := writeReport(dir, src, summary, sc.ReportFabric())
 	// The results stand without their report (lfsim report DIR rebuilds
 	// it), so the summary is written even when the report could not be.

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -27,12 +26,10 @@ func sonicCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	file := fs.Arg(0)
+	// A file on disk only: a missing one is not replaced by the
+	// library's of the same name (a built-in example's, which a run of
+	// the example copies into its folder).
 	data, err := scenario.ReadFile(file, "SONiC configuration", scenario.MaxSONiCBytes)
-	if err != nil && scenario.LibraryFile != nil {
-		if lib, ok := scenario.LibraryFile(filepath.ToSlash(filepath.Clean(file))); ok {
-			data, err = lib, nil // a built-in example's, by its name in the library
-		}
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lfsim sonic: cannot read %s: %v\n", scenario.Show(file), err)
 		return exitFailed

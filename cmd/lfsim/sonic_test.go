@@ -73,11 +73,19 @@ func TestSONiCExampleAsYAML(t *testing.T) {
 		}
 		return out
 	}
+	// The sonic: run's folder holds the file it names besides (its
+	// scenario.yaml runs again from there: TestRunFolderRunsAgain).
 	files := names(sonicDir)
-	if !slices.Equal(files, names(yamlDir)) || !slices.Contains(files, "flows.csv") || !slices.Contains(files, "timeseries.csv") {
+	if want := slices.Insert(names(yamlDir), 4, "sonic-dell-s6100"); !slices.Equal(files, want) || !slices.Contains(files, "flows.csv") || !slices.Contains(files, "timeseries.csv") {
 		t.Fatalf("the runs wrote %v and %v", files, names(yamlDir))
 	}
+	if copied, _ := os.ReadFile(filepath.Join(sonicDir, "out", "sonic-dell-s6100", "config_db.json")); string(copied) != string(cfg) {
+		t.Errorf("the sonic: run's folder has no copy of its config_db.json")
+	}
 	for _, f := range files {
+		if f == "sonic-dell-s6100" {
+			continue
+		}
 		a, _ := os.ReadFile(filepath.Join(sonicDir, "out", f))
 		b, _ := os.ReadFile(filepath.Join(yamlDir, "out", f))
 		switch f {
@@ -118,8 +126,10 @@ func withoutLines(data []byte, drop func(string) bool) ([]byte, int) {
 // TestSONiCCommand: lfsim sonic's errors, each with its exit code: no
 // file, a file that is not there, a file with a mistake (at its line and
 // column), a port the file does not configure; and a built-in example's
-// file by its library name.
+// file by its library name, which is not on disk: refused (the library
+// stands in only for what a built-in scenario names).
 func TestSONiCCommand(t *testing.T) {
+	const s6100 = "../../scenarios/examples/sonic-dell-s6100/config_db.json"
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte("{\n  \"SCHEDULER\": {\"s\": {\"type\": \"FIFO\"}},\n  \"QUEUE\": {\"Ethernet0|3\": {\"scheduler\": \"s\"}},\n  \"PORT_QOS_MAP\": {\"Ethernet0\": {}}\n}\n"), 0o644)
@@ -131,8 +141,9 @@ func TestSONiCCommand(t *testing.T) {
 		{[]string{"sonic"}, exitUsage, "lfsim sonic takes one SONiC config_db.json"},
 		{[]string{"sonic", filepath.Join(dir, "none.json")}, exitFailed, "lfsim sonic: cannot read"},
 		{[]string{"sonic", bad}, exitFailed, bad + `:2:31: SCHEDULER|s: type: unknown scheduler type "FIFO"`},
-		{[]string{"sonic", "examples/sonic-dell-s6100/config_db.json", "--port", "Ethernet99"}, exitFailed, "no QoS or buffer table configures port Ethernet99"},
-		{[]string{"sonic", "examples/sonic-dell-s6100/config_db.json", "--port", "Ethernet4"}, exitOK, "warning: examples/sonic-dell-s6100/config_db.json:"},
+		{[]string{"sonic", s6100, "--port", "Ethernet99"}, exitFailed, "no QoS or buffer table configures port Ethernet99"},
+		{[]string{"sonic", s6100, "--port", "Ethernet4"}, exitOK, "warning: " + s6100 + ":"},
+		{[]string{"sonic", "examples/sonic-dell-s6100/config_db.json"}, exitFailed, "lfsim sonic: cannot read examples/sonic-dell-s6100/config_db.json"},
 	} {
 		code, _, errs := lfsim(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.stderr) {
