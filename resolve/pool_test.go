@@ -36,7 +36,7 @@ switch:
   pfc: {xoff: 96KiB}
   ecn: {priorities: [8]}
 `))
-	want := `t.yaml:4:15: switch.pfc.xoff: xoff (96KiB) must be below the shared pool and reserved (64KiB)
+	want := `t.yaml:4:15: switch.pfc.xoff: xoff (96KiB) must not exceed the shared pool and reserved (64KiB)
 t.yaml:5:22: switch.ecn.priorities[0]: 8 is out of range; expected 0..7`
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)

@@ -148,7 +148,9 @@ func (b *builder) pfcThresholds(p *swtch.Profile, s *scenario.SwitchS, path stri
 	if p.SharedPool > 0 {
 		limit, what = p.SharedPool+p.Reserved, "the shared pool and reserved"
 	}
-	if (pf.XOFF.Bytes.Set || s.Buffer.Given()) && p.PFC.XOFFAlpha == 0 && p.PFC.XOFF >= limit {
+	// An XOFF of the pool and reserved themselves is sent once the pool
+	// is full (a SONiC profile's static_th 0, no limit: package sonic).
+	if (pf.XOFF.Bytes.Set || s.Buffer.Given()) && p.PFC.XOFFAlpha == 0 && p.PFC.XOFF > limit {
 		at, key := pf.XOFF.Bytes.Pos, ".pfc.xoff"
 		if !pf.XOFF.Bytes.Set {
 			at, key = s.Buffer.Pos, ".buffer"
@@ -156,7 +158,7 @@ func (b *builder) pfcThresholds(p *swtch.Profile, s *scenario.SwitchS, path stri
 				at = s.Buffer.Pool.Shared.Pos
 			}
 		}
-		b.errorf(at, path+key, "xoff (%s) must be below %s (%s)", p.PFC.XOFF, what, limit)
+		b.errorf(at, path+key, "xoff (%s) must not exceed %s (%s)", p.PFC.XOFF, what, limit)
 	}
 }
 

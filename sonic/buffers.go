@@ -12,8 +12,20 @@ import (
 // switch's buffer"; switch/mmu.go):
 //
 //   - a pool's size is SAI_BUFFER_POOL_ATTR_SIZE, which includes the
-//     shared headroom pool, its xoff (SAI_BUFFER_POOL_ATTR_XOFF_SIZE); the
-//     shared pool the thresholds divide is size - xoff: buffer: {shared}.
+//     shared headroom pool, its xoff (saibuffer.h,
+//     SAI_BUFFER_POOL_ATTR_XOFF_SIZE: "If shared headroom pool size is
+//     not zero, its size is included in the corresponding ingress buffer
+//     pool size SAI_BUFFER_POOL_ATTR_SIZE", since SAI v1.5:
+//     opencomputeproject/SAI PR 980, 2019); the shared pool the
+//     thresholds divide is size - xoff: buffer: {shared}. NVIDIA's SAI
+//     departs from it: it makes the shared headroom pool a pool of its
+//     own beside SIZE (Mellanox/SAI-Implementation mlnx_sai_buffer.c,
+//     mlnx_sai_set_pool_size_attr), and sonic-swss's
+//     cfgmgr/buffer_pool_mellanox.lua sizes the ingress pool with it
+//     already taken out; on a Spectrum switch the shared pool is size
+//     (buffer: {shared: size} beside sonic: says so).
+//   - a static_th of 0 is no limit on the shared usage (SHARED_STATIC_TH):
+//     the pool's size (threshold).
 //   - a profile's size is the reserved buffer (SAI_BUFFER_PROFILE_ATTR_
 //     RESERVED_BUFFER_SIZE): reserved.
 //   - dynamic_th n is a dynamic threshold of 2^n times the pool's free
@@ -317,9 +329,18 @@ func thField(p *bprofile) string {
 }
 
 // threshold is a profile's threshold as lfsim's: {alpha: 2^n} or bytes.
+// A static_th of 0 is no limit on the shared usage (saibuffer.h,
+// SAI_BUFFER_PROFILE_ATTR_SHARED_STATIC_TH: "When set to zero there is
+// no limit for the shared usage"): the pool's whole size, which no
+// priority group or queue of it can pass, as SONiC's Broadcom templates
+// write "no limit" (the S6100's ingress_lossy_profile, static_th the
+// size of its pool).
 func threshold(p *bprofile) *yaml.Node {
 	if p.dynamic {
 		return alphaNode(p.th)
+	}
+	if p.th == 0 {
+		return intNode(p.pool.size)
 	}
 	return intNode(p.th)
 }
@@ -327,9 +348,16 @@ func threshold(p *bprofile) *yaml.Node {
 // losslessProfile sets pfc.xoff, pfc.xon and pfc.headroom.
 func (r *reader) losslessProfile(o *portOut, ll *bprofile) {
 	_, tat, _ := ll.e.field(thField(ll))
-	if ll.dynamic {
+	switch {
+	case ll.dynamic:
 		o.set("pfc.xoff", alphaNode(ll.th), ll.e.where()+" dynamic_th", tat)
-	} else {
+	case ll.th == 0:
+		// No limit on the shared usage (threshold): XOFF once the
+		// priority group holds its reserve and the whole shared pool,
+		// or the pool is full, as lfsim's MMU sends it for a packet the
+		// pool cannot take.
+		o.set("pfc.xoff", intNode(ll.size+ll.pool.size-ll.pool.xoff), ll.e.where()+" size, static_th 0 (no limit: the shared pool)", tat)
+	default:
 		o.set("pfc.xoff", intNode(ll.size+ll.th), ll.e.where()+" size, static_th", tat)
 	}
 	_, xat, _ := ll.e.field("xoff")
@@ -378,7 +406,7 @@ func (r *reader) egress(o *portOut, pe *portEntries, c *class, ingress *bpool) {
 			continue
 		}
 		if c.isLL[qu] {
-			if prof.dynamic || ingress == nil || prof.th < ingress.size {
+			if prof.dynamic || ingress == nil || prof.th != 0 && prof.th < ingress.size { // static_th 0: no limit
 				_, at, _ := prof.e.field(thField(prof))
 				r.warnf(at, prof.e.where(), "%s: a lossless queue's egress limit is not modelled: lfsim never drops a lossless packet at egress (PFC bounds lossless traffic at ingress): the same while the queue stays under it", thField(prof))
 			}

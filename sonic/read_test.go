@@ -130,6 +130,41 @@ func TestPortAsked(t *testing.T) {
 	}
 }
 
+// TestStaticThZero: static_th 0 is no limit on the shared usage
+// (saibuffer.h, SAI_BUFFER_PROFILE_ATTR_SHARED_STATIC_TH: "When set to
+// zero there is no limit for the shared usage"), never a limit of 0
+// bytes: a lossy queue's and a lossy priority group's threshold is their
+// pool's whole size (egress_lossy_pool 1000000, ingress_lossless_pool
+// 2000000 in the two-port file), and a lossless profile's XOFF its
+// reserve (1248) and the whole shared pool (2000000, no xoff): XOFF
+// only once the pool is full.
+func TestStaticThZero(t *testing.T) {
+	base, err := os.ReadFile("testdata/two-ports.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, old, new, key, want string }{
+		{"lossy queue", `"egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "2"}`,
+			`"egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "static_th": "0"}`, "egress_threshold", "1000000"},
+		{"lossy priority group", `"ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "1248", "dynamic_th": "1"}`,
+			`"ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "1248", "static_th": "0"}`, "ingress_threshold", "2000000"},
+		{"lossless profile", `"xoff": "66560", "dynamic_th": "-2"}`, `"xoff": "66560", "static_th": "0"}`, "pfc.xoff", "2001248"},
+		{"lossless profile, static_th in bytes", `"xoff": "66560", "dynamic_th": "-2"}`, `"xoff": "66560", "static_th": "50000"}`, "pfc.xoff", "51248"},
+	} {
+		src := strings.Replace(string(base), c.old, c.new, 1)
+		if src == string(base) {
+			t.Fatalf("%s: the file has no %s", c.name, c.old)
+		}
+		res := Read("cfg.json", []byte(src), "")
+		if err := res.Err(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := keys(t, res.Switch)[c.key]; got != c.want {
+			t.Errorf("%s: %s = %s, want %s", c.name, c.key, got, c.want)
+		}
+	}
+}
+
 // TestBadInput: what lfsim cannot read or honour, each an error naming
 // the table, key and field at the line and column of what is wrong.
 // Each case edits the two-port file (old to new) and names the text the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,6 +149,56 @@ func TestSONiCCommand(t *testing.T) {
 		code, _, errs := lfsim(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.stderr) {
 			t.Errorf("%v: exit %d, stderr\n%s\nwant exit %d and %q", c.args, code, errs, c.code, c.stderr)
+		}
+	}
+}
+
+// TestSONiCStaticThZero is the review's case: static_th 0, SAI's "no
+// limit for the shared usage", on the lossy profiles (the lossy queue's
+// and priority group's) and on the lossless one. An incast of two
+// 256 KiB flows into one 40 Gb/s port, lossy (DSCP 0) and lossless
+// (DSCP 3), must deliver both flows with no drop: 512 KiB fit the
+// two-port file's 2 MB pool, so neither drops nor pauses. Read as a
+// limit of 0 bytes, the lossy run completed no flow (its packets
+// dropped) and the lossless one sent XOFF at the first byte past the
+// reserve.
+func TestSONiCStaticThZero(t *testing.T) {
+	data, err := os.ReadFile("../../sonic/testdata/two-ports.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.NewReplacer(
+		`"egress_lossy_pool", "size": "0", "dynamic_th": "2"`, `"egress_lossy_pool", "size": "0", "static_th": "0"`,
+		`"size": "1248", "dynamic_th": "1"`, `"size": "1248", "static_th": "0"`,
+		`"xoff": "66560", "dynamic_th": "-2"`, `"xoff": "66560", "static_th": "0"`).Replace(string(data))
+	if strings.Count(cfg, `"static_th": "0"`) != 3 {
+		t.Fatal("the two-port file's profiles are not as this test edits them")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "st0.json"), []byte(cfg), 0o644)
+	t.Chdir(dir)
+	for _, dscp := range []string{"0", "3"} {
+		src := "name: st0\ntopology: {kind: star, hosts: 3, link: {rate: 40Gbps}}\nswitch: {sonic: st0.json}\nhca: {cc: dcqcn, dscp: " + dscp +
+			"}\ntraffic:\n  - incast: {to: h2, from: [h0, h1], size: 256KiB}\n"
+		os.WriteFile("st0.yaml", []byte(src), 0o644)
+		code, _, errs := lfsim(t, "run", "st0.yaml", "-q", "-o", "out"+dscp)
+		if code != exitOK {
+			t.Fatalf("dscp %s: exit %d\n%s", dscp, code, errs)
+		}
+		var sum struct {
+			Flows   struct{ Completed, Total int }
+			Packets struct{ Dropped int64 }
+			PFC     struct {
+				PauseFrames int64 `json:"pause_frames"`
+			}
+		}
+		b, _ := os.ReadFile(filepath.Join("out"+dscp, "summary.json"))
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if sum.Flows.Completed != 2 || sum.Flows.Total != 2 || sum.Packets.Dropped != 0 || sum.PFC.PauseFrames != 0 {
+			t.Errorf("dscp %s: %d of %d flows completed, %d packets dropped, %d pause frames; want 2 of 2, none, none (the pool never fills)",
+				dscp, sum.Flows.Completed, sum.Flows.Total, sum.Packets.Dropped, sum.PFC.PauseFrames)
 		}
 	}
 }
