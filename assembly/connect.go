@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/lfsim/lfsim/cm"
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
@@ -21,7 +22,8 @@ import (
 // retries, or its path query to the SA on InfiniBand) ends the flow with
 // cm_rejected, cm_unreachable, cm_connect_error or cm_route_error, its
 // bytes never sent. When the flow completes, its
-// source disconnects (DREQ, DREP).
+// source disconnects (DREQ, DREP; on iWARP FIN, FIN-ACK and the last
+// ACK, closeOnFIN).
 
 // connectFlow starts fr's connection.
 func (n *Network) connectFlow(fr *FlowRun, src, dst *hca.HCA, wrs []hca.SendWR) {
@@ -68,7 +70,7 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 		return
 	}
 	n.dyn.listening[h] = true
-	err := cm.Of(h).Listen(&cm.Listener{Port: resolve.FlowPort, OnRequest: func(_ *cm.Conn, private []byte) *hca.QP {
+	err := cm.Of(h).Listen(&cm.Listener{Port: resolve.FlowPort, OnRequest: func(c *cm.Conn, private []byte) *hca.QP {
 		// The flow's responder QP, among those open at this host (its
 		// own map: a run cut into partitions may be closing the flow's
 		// requester on another worker meanwhile). A search for the one
@@ -76,6 +78,7 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 		id := int(binary.BigEndian.Uint32(private))
 		for qp, fr := range n.dyn.resps[h.ID] {
 			if fr.Flow.ID == id {
+				n.closeOnFIN(h, c, fr)
 				return qp
 			}
 		}
@@ -85,6 +88,20 @@ func (n *Network) listenForFlows(h *hca.HCA) {
 		// Another listener has the port (checkListeners refuses that in
 		// a scenario): the flows' REQs go to it, and it refuses them.
 		return
+	}
+}
+
+// closeOnFIN has the responder of fr close when its connection c, on an
+// iWARP NIC h, is DISCONNECTED: the requester's FIN came (closeRequester
+// sends nothing out of band on iWARP).
+func (n *Network) closeOnFIN(h *hca.HCA, c *cm.Conn, fr *FlowRun) {
+	if h.Prof.Transport != fabric.IWARP {
+		return
+	}
+	c.OnEvent = func(_ *cm.Conn, e cm.Event) {
+		if e == cm.EventDisconnected {
+			n.closeResponder(fr)
+		}
 	}
 }
 

@@ -317,6 +317,13 @@ func (n *Network) pollCQ(h *hca.HCA) {
 // way when the responder closes, and ACKs or CNPs that reach a closed
 // requester, are dropped by the NIC (hca.Stats.ClosedQPDrops).
 //
+// With connect: cm on iWARP the close is not out of band: the
+// requester's rdma_disconnect sends a FIN (its connection outlives the
+// QP until the peer's FIN is acknowledged, hca's iwDestroyed), and the
+// responder closes when rdma_cm raises DISCONNECTED for that FIN, whose
+// NIC answers it with its own (iw_cxgb4's peer_close), as rping's server
+// does (closeOnFIN). A FIN that never comes leaves the responder open.
+//
 // UC and UD have no ACKs: their requests complete when sent, possibly
 // before the data lands. Their responder closes when the flow's data has
 // arrived (the arrival the flows waiting for it use); a message lost on
@@ -340,6 +347,9 @@ func (n *Network) closeRequester(fr *FlowRun) {
 		// done, are the responder's side's: looked at the next point.
 		n.noteDatagram(fr.Flow.Src, fr)
 	}
+	// On iWARP the close is TCP's: the responder's application hears of
+	// it as rdma_cm's DISCONNECTED, when the FIN comes (closeOnFIN).
+	finCloses := l.conn != nil && n.HCAs[fr.Flow.Src].Prof.Transport == fabric.IWARP
 	if l.conn != nil {
 		l.conn.Disconnect()
 		l.conn = nil
@@ -353,7 +363,7 @@ func (n *Network) closeRequester(fr *FlowRun) {
 	case n.settlesDatagrams(fr):
 	case l.Responder == nil && fr.resv == nil:
 		fr.Live = nil
-	case fr.Flow.QP == "rc":
+	case fr.Flow.QP == "rc" && !finCloses:
 		// A reserved responder may not be open yet: the close, handed
 		// over after the opening or at its time with a lower key, finds
 		// it made or tells it not to be (closeResponder).

@@ -74,6 +74,11 @@ var cutCases = []struct{ name, src string }{
 	// rdma_cm: REQ, REP and RTU cross the links as MADs, and each host's
 	// listener finds its flows' responders among its own.
 	{"k4 rdma_cm permutation", "topology: {kind: fat-tree, k: 4}\nstop: {at: 2ms, when: flows-done}\ntraffic:\n  - permutation: {hosts: all, size: 64KiB, connect: cm}\n"},
+	// rdma_cm over iw_cm: the NIC's SYN, MPA Request and Reply, and the
+	// close (FIN, FIN-ACK, last ACK) cross the links between partitions;
+	// each responder closes on its FIN's DISCONNECTED (all have by 3 ms:
+	// the connections take 1.83 ms, the flows and closes microseconds).
+	{"k4 iWARP rdma_cm permutation, pcap", "topology: {kind: fat-tree, k: 4}\nstop: {at: 3ms}\nhca: {transport: iwarp}\nobserve: {pcap: [h0]}\ntraffic:\n  - permutation: {hosts: all, size: 64KiB, connect: cm}\n"},
 	// Flows that wait for others: each step of a ring all-reduce starts
 	// at its source when the step before has arrived there, and makes its
 	// responder's side a lookahead later at the next host of the ring,
@@ -150,6 +155,15 @@ func TestCutRunMatchesOneWorker(t *testing.T) {
 		}
 		if strings.Contains(c.src, "pcap: [h0") && len(want["h0.pcap"]) < 10000 {
 			t.Errorf("%s: h0.pcap holds %d bytes; the case should capture", c.name, len(want["h0.pcap"]))
+		}
+		if strings.HasPrefix(c.name, "k4 iWARP") {
+			open := 0
+			for _, m := range one.dyn.resps {
+				open += len(m)
+			}
+			if !one.flowsDone() || len(one.Flows) != 16 || open != 0 || !bytes.Contains(want["summary.json"], []byte(`"errors": []`)) {
+				t.Errorf("%s: done %v, %d flows, %d responders open; every flow should complete, conserve its bytes and close:\n%s", c.name, one.flowsDone(), len(one.Flows), open, want["summary.json"])
+			}
 		}
 		if c.name == "k4 ring all-reduce rdma_cm" && (!one.flowsDone() || len(one.Flows) != 2*3*4 || !bytes.Contains(want["summary.json"], []byte(`"established": 24`))) {
 			t.Errorf("%s: %d flows, done %v; the ring's 24 steps should all connect and complete", c.name, len(one.Flows), one.flowsDone())

@@ -21,7 +21,9 @@ package fabric
 // ready-to-receive message the Initiator sends first: iw_cxgb4's
 // defaults mpa_rev 2, peer2peer 1, p2p_type READ_REQ.) Closing, FIN from
 // the side that disconnects, the peer's FIN with its ACK, and the last
-// ACK; a SYN to a port nobody listens on is answered by RST.
+// ACK; a segment for no connection (a SYN to a port nobody listens on,
+// a FIN to a connection gone) is answered by RST, which also abandons a
+// made connection whose QP is destroyed before its close.
 //
 // A setup segment is a packet of KindSetup that no QP takes (DestQP 0):
 // the receiving NIC's table of connections does (hca's iwconn.go). Its
@@ -49,7 +51,7 @@ const (
 	StepFIN                              // either: closes its direction
 	StepFINACK                           // the peer: its own FIN, acknowledging the first
 	StepLastACK                          // the first closer: the last ACK
-	StepRST                              // a reset: a SYN to a port nobody listens on
+	StepRST                              // a reset: the answer to a segment for no connection, or an abandoned one
 )
 
 var stepNames = [...]string{"", "SYN", "SYN-ACK", "ACK", "MPA Request", "MPA Reply", "RTR", "RTR response", "ACK of the RTR response", "FIN", "FIN-ACK", "last ACK", "RST"}

@@ -32,7 +32,10 @@ import (
 // and doubled each time (RFC 6298 5.5), at most SynRetries times (Linux's
 // tcp_syn_retries, 6: sent at 0, 1, 3, 7, 15, 31 and 63 s); a timeout
 // after the last (127 s) fails the connection. A SYN to a port no one
-// listens on is answered with RST (refused).
+// listens on is answered with RST (refused), as is any segment for a
+// connection not (or no longer) here. A close outlives the QP: its
+// FIN, FIN-ACK and last ACK go on after the QP is destroyed
+// (iwDestroyed).
 //
 // Not modelled: the handshake's round-trip sample for the data stream's
 // RTO (the stream starts from RTOInitial); MPA revision 1, and the
@@ -379,11 +382,27 @@ func (h *HCA) iwForget(c *IWConn) {
 	}
 }
 
-// iwDestroyed forgets the connection of qp, which is being destroyed.
+// iwDestroyed lets go of the connection of qp, which is being destroyed.
+// A connection that is closing outlives its QP, as iw_cxgb4's endpoint
+// outlives its QP and cm_id (iw_destroy_cm_id in the CLOSING state lets
+// the provider finish): its FIN and FIN-ACK are answered, resent and
+// timed out as before, with the QP's priority and ports. One still made
+// (or being made) is abandoned with an RST, as iw_destroy_cm_id's QP
+// moved to the error state has iw_cxgb4 abort it (send_abort).
 func (h *HCA) iwDestroyed(qp *QP) {
-	if c := h.IWConnOf(qp); c != nil {
-		h.iwForget(c)
+	c := h.IWConnOf(qp)
+	if c == nil {
+		return
 	}
+	delete(h.iw().byQP, qp.QPN)
+	switch c.state {
+	case iwFinSent, iwLastAck:
+		return // the close goes on (iwCloseSegment, iwTimeout)
+	case iwIdle, iwGone:
+	default:
+		h.iwSend(c, fabric.StepRST)
+	}
+	h.iwForget(c)
 }
 
 // iwFail ends c before FPDU mode: its QP (if any) goes to the error

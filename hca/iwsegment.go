@@ -69,7 +69,13 @@ func (h *HCA) iwSegment(p *fabric.Packet) {
 	}
 	c := t.byID[to]
 	if c == nil || c.state == iwGone || c.peerID != 0 && c.peerID != from {
-		return // a connection gone, or another's
+		// A connection gone, or another's: TCP answers a segment for a
+		// connection that does not exist with RST, unless it is one
+		// (RFC 9293 §3.10.7.1).
+		if step != fabric.StepRST {
+			h.iwReset(p, from)
+		}
+		return
 	}
 	if c.peerID == 0 {
 		c.peerID = from
@@ -97,9 +103,7 @@ func (h *HCA) iwSyn(p *fabric.Packet, from uint32) {
 	srcPort, dstPort := p.SetupPorts()
 	l := t.listeners[dstPort]
 	if l == nil {
-		// No one listens: RST (the NIC's TCP, RFC 9293 §3.10.7.1).
-		r := &IWConn{h: h, Peer: p.Src, PeerIP: ip, LocalPort: dstPort, PeerPort: srcPort, peerID: from, PeerQPN: srcQP}
-		h.iwSend(r, fabric.StepRST)
+		h.iwReset(p, from) // no one listens
 		return
 	}
 	c := h.newIWConn(nil, false)
@@ -111,6 +115,16 @@ func (h *HCA) iwSyn(p *fabric.Packet, from uint32) {
 	c.state = iwSynRcvd
 	h.iwSend(c, fabric.StepSYNACK)
 	h.iwAwait(c, fabric.StepSYNACK)
+}
+
+// iwReset answers p, a segment for no connection here, with RST (the
+// NIC's TCP, RFC 9293 §3.10.7.1): to its sender's port and id, from the
+// port it was sent to.
+func (h *HCA) iwReset(p *fabric.Packet, from uint32) {
+	srcQP, _ := p.SetupQPs()
+	srcPort, dstPort := p.SetupPorts()
+	r := &IWConn{h: h, Peer: p.Src, PeerIP: p.Flow.SrcIP, LocalPort: dstPort, PeerPort: srcPort, peerID: from, PeerQPN: srcQP}
+	h.iwSend(r, fabric.StepRST)
 }
 
 // iwActiveSegment moves the active end c on with p.
@@ -240,7 +254,10 @@ func (h *HCA) iwCloseSegment(c *IWConn, p *fabric.Packet) {
 			h.iwForget(c)
 		}
 	case fabric.StepRST:
-		if !c.Active && c.state != iwGone {
+		switch {
+		case c.state == iwFinSent || c.state == iwLastAck:
+			h.iwClosed(c) // the peer had let go: the close ends
+		case !c.Active && c.state != iwGone:
 			h.iwForget(c)
 		}
 	}
