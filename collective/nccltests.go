@@ -41,6 +41,23 @@ func NCCLTestSize(op Op, size int64, n int) TestSize {
 	return TestSize{Bytes: count * wordSize, Count: count}
 }
 
+// CallSize is size bytes of op over n ranks as an NCCL call of floats
+// can carry them: rounded down to whole floats, per rank for
+// all_gather, reduce_scatter and all_to_all (whose call takes a count
+// per rank: ncclAllGather's sendcount, ncclReduceScatter's recvcount,
+// ncclAlltoAll's count per peer), as nccl-tests' setupArgs does (count
+// = size / wordSize(type), then count / nranks for those). nccl-tests'
+// programs align the parts further, to 16 bytes (NCCLTestSize); an
+// NCCL call needs not. 0 is a call of count 0, which NCCL discards
+// (src/enqueue.cc, taskAppend: "Empty collectives can be discarded").
+func CallSize(op Op, size int64, n int) int64 {
+	switch op {
+	case AllGather, ReduceScatter, AllToAll:
+		return size / wordSize / int64(n) * wordSize * int64(n)
+	}
+	return size / wordSize * wordSize
+}
+
 // ProgramName is op's nccl-tests program.
 func ProgramName(op Op) string {
 	if op == AllToAll {
@@ -51,7 +68,7 @@ func ProgramName(op Op) string {
 
 // TestResult is one line of an nccl-tests table: a size, out of place and
 // in place, each the average over the ranks of their time per call, in
-// seconds (above 0).
+// seconds (0 for a size of 0 elements, whose calls NCCL discards).
 type TestResult struct {
 	Size                TestSize
 	OutOfPlace, InPlace float64
@@ -123,7 +140,10 @@ func NCCLTestsReport(h TestHeader, rows []TestResult) string {
 	for _, r := range rows {
 		p("%12d  %12d  %8s  %6s  %6s", r.Size.Bytes, r.Size.Count, "float", redop, fmt.Sprintf("%6d", root))
 		for _, sec := range []float64{r.OutOfPlace, r.InPlace} {
-			alg := float64(r.Size.Bytes) / 1e9 / sec
+			alg := 0.0 // an empty call's (which lfsim's calls of 0 bytes take no time for)
+			if sec > 0 {
+				alg = float64(r.Size.Bytes) / 1e9 / sec
+			}
 			bus := alg * h.Op.BusFactor(h.Ranks)
 			p("  %7s  %6s  %6s    N/A", getFloatStr(sec*1e6, 7), getFloatStr(alg, 6), getFloatStr(bus, 6))
 			bwSum += bus

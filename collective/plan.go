@@ -74,12 +74,17 @@ type Plan struct {
 	Comm *Comm
 	Spec Spec
 	// Channels is how many of the communicator's channels carry data:
-	// all, unless the size is smaller than them (a byte each at least).
+	// all, unless the size is smaller than them (a byte each at least);
+	// none for a size of 0.
 	Channels int
 	ranks    [][]Stream
 	// counts are, by rank, its out- and in-links' steps in one call.
 	outCount, inCount [][]int64
 }
+
+// Empty reports whether the plan moves nothing (a size of 0): its calls
+// end as they are made, with no base latency (Rank.Kick).
+func (p *Plan) Empty() bool { return p.Spec.Size == 0 }
 
 // Streams are rank r's streams.
 func (p *Plan) Streams(r int) []Stream { return p.ranks[r] }
@@ -107,6 +112,13 @@ func NewPlan(c *Comm, s Spec) (*Plan, error) {
 		s.Chunk = DefaultChunk(a, s.Proto)
 	}
 	p := &Plan{Comm: c, Spec: s, ranks: make([][]Stream, c.N()), Channels: c.Opt.Channels}
+	if s.Size == 0 {
+		// A call of count 0: NCCL discards it (src/enqueue.cc,
+		// taskAppend), no kernel, no step.
+		p.Channels = 0
+		p.count()
+		return p, nil
+	}
 	if s.Size < int64(p.Channels) {
 		p.Channels = int(max(1, s.Size))
 	}

@@ -139,7 +139,11 @@ func (r *Rank) Kick() {
 	}
 	r.cur = c
 	c.Started, c.Began = now, true
-	r.eng.After(BaseLatency(c.Plan.Comm.Opt.Algorithm, c.Plan.Spec.Proto), r, evBegin, int64(r.next), nil)
+	lat := BaseLatency(c.Plan.Comm.Opt.Algorithm, c.Plan.Spec.Proto)
+	if c.Plan.Empty() {
+		lat = 0 // NCCL returns at once: it launches nothing
+	}
+	r.eng.After(lat, r, evBegin, int64(r.next), nil)
 }
 
 // KickAt is Kick at time at (now or later), in an event of the rank's

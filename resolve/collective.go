@@ -178,6 +178,7 @@ func (b *builder) collective(gen int, tv *scenario.TrafficV, path string, g *sce
 		return
 	}
 	c := Collective{CommSpec: spec, Op: op, Size: int64(g.Size.V), Iterations: 1}
+	b.collectiveSize(&c, g.Size.Pos, path+".size")
 	overrideNum(&c.Iterations, g.Iterations)
 	for _, a := range g.After {
 		if !a.Set {
@@ -191,6 +192,33 @@ func (b *builder) collective(gen int, tv *scenario.TrafficV, path string, g *sce
 		c.After = append(c.After, k)
 	}
 	b.s.Collectives = append(b.s.Collectives, c)
+}
+
+// collectiveSize rounds c's size down to what an NCCL call of floats
+// carries (collective.CallSize: whole floats, per rank for all_gather,
+// reduce_scatter and all_to_all), as nccl-tests' count = size /
+// sizeof(float) does, and says so when that changes it; a size of 0 is
+// run as NCCL runs a call of count 0, at once and with no traffic, and
+// said so too.
+func (b *builder) collectiveSize(c *Collective, at scenario.Pos, path string) {
+	n := len(c.Hosts)
+	size := collective.CallSize(c.Op, c.Size, n)
+	per := ""
+	switch c.Op {
+	case collective.AllGather, collective.ReduceScatter, collective.AllToAll:
+		per = fmt.Sprintf(" per rank (%s over %d ranks takes a count per rank)", c.Op, n)
+	}
+	switch {
+	case size == c.Size && size > 0:
+		return
+	case c.Size == 0:
+		b.warnf(at, path, "a collective of 0 bytes: NCCL returns at once for a count of 0 (no kernel, no traffic); each call takes no time")
+	case size == 0:
+		b.warnf(at, path, "%d bytes is less than a float (4 bytes)%s: NCCL's count rounds to 0, a call it returns from at once; each call takes no time", c.Size, per)
+	default:
+		b.warnf(at, path, "%d bytes is not a whole number of floats (4 bytes)%s: rounded down to %d bytes, as nccl-tests' count = size / sizeof(float) does", c.Size, per, size)
+	}
+	c.Size = size
 }
 
 // collectiveIndices names the earlier collectives' indices, for a message.

@@ -37,3 +37,46 @@ func TestCollectiveErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectiveSize: a collective's size is an NCCL call of floats: it
+// is rounded down to whole floats, per rank for all_gather,
+// reduce_scatter and all_to_all (whose calls take a count per rank), as
+// nccl-tests' count = size / sizeof(float) does, with a warning at the
+// size's line and column; a size of 0 (given, or rounded to) is a call
+// NCCL returns from at once (src/enqueue.cc: "Empty collectives can be
+// discarded"), warned of too. A whole size is kept without a word.
+// Before the fix size: 3 on 8 ranks ran as given, split into 1-byte
+// parts, and size: 0 was simulated (112 packets, 51 us), both silently.
+func TestCollectiveSize(t *testing.T) {
+	const top = "topology: {kind: star, hosts: 8}\ntraffic:\n"
+	for _, c := range []struct {
+		name, op, size string
+		want           int64
+		warn           string
+	}{
+		{"whole floats per rank", "all_gather", "1KiB", 1024, ""},
+		{"whole floats", "all_reduce", "100", 100, ""},
+		{"zero", "all_gather", "0", 0, "t.yaml:3:40: traffic[0].collective.size: a collective of 0 bytes: NCCL returns at once for a count of 0 (no kernel, no traffic); each call takes no time"},
+		{"less than a float per rank", "all_gather", "3", 0, "t.yaml:3:40: traffic[0].collective.size: 3 bytes is less than a float (4 bytes) per rank (all_gather over 8 ranks takes a count per rank): NCCL's count rounds to 0, a call it returns from at once; each call takes no time"},
+		{"not whole per rank", "reduce_scatter", "100", 96, "t.yaml:3:44: traffic[0].collective.size: 100 bytes is not a whole number of floats (4 bytes) per rank (reduce_scatter over 8 ranks takes a count per rank): rounded down to 96 bytes, as nccl-tests' count = size / sizeof(float) does"},
+		{"all_to_all per peer", "all_to_all", "1000", 992, "t.yaml:3:40: traffic[0].collective.size: 1000 bytes is not a whole number of floats (4 bytes) per rank (all_to_all over 8 ranks takes a count per rank): rounded down to 992 bytes, as nccl-tests' count = size / sizeof(float) does"},
+		{"not whole floats", "broadcast", "1023", 1020, "t.yaml:3:39: traffic[0].collective.size: 1023 bytes is not a whole number of floats (4 bytes): rounded down to 1020 bytes, as nccl-tests' count = size / sizeof(float) does"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte(top+"  - collective: {op: "+c.op+", size: "+c.size+"}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Collectives[0].Size; got != c.want {
+				t.Errorf("size %d bytes; want %d", got, c.want)
+			}
+			var warned []string
+			for _, w := range s.Warnings {
+				warned = append(warned, w.Error())
+			}
+			if c.warn == "" && len(warned) > 0 || c.warn != "" && (len(warned) != 1 || warned[0] != c.warn) {
+				t.Errorf("warnings %q; want %q", warned, c.warn)
+			}
+		})
+	}
+}
