@@ -246,13 +246,37 @@ func (b *builder) flowPorts() {
 			b.errorf(ts.Pos, "traffic", "%s on a network with InfiniBand and Ethernet switches is not modelled yet", ts.Kind)
 		}
 	}
-	for _, g := range s.Poisson {
+	for i := range s.Poisson {
+		g := &s.Poisson[i]
+		mixed := false
 		for _, h := range g.Hosts {
 			if s.LinkLayerOf(h) != s.LinkLayerOf(g.Hosts[0]) {
 				b.errorf(g.Pos, "traffic", "poisson's hosts are on different fabrics (%s, %s): a generator's flows leave port 1, whose fabric must be one", b.portName(g.Hosts[0]), b.portName(h))
+				mixed = true
 				break
 			}
 		}
+		if mixed || !g.HasTo || len(g.Hosts) == 0 {
+			continue
+		}
+		// Its to: takes the flows on its port on the hosts' fabric, as
+		// a flow's destination does.
+		ll := s.LinkLayerOf(g.Hosts[0])
+		if s.LinkLayerOf(g.To) == ll {
+			continue
+		}
+		if p2, two := t.SecondPort(g.To); two && s.LinkLayerOf(p2) == ll {
+			g.To = p2
+			continue
+		}
+		at, path := g.Pos, "traffic"
+		if tr := &b.f.Traffic[g.Generator]; tr.Kind == "poisson" {
+			if ps, ok := tr.Gen.(*scenario.PoissonS); ok {
+				at, path = ps.To.Pos, tr.Path+".poisson.to"
+			}
+		}
+		name := scenario.Show(t.Nodes[g.To].Name)
+		b.errorf(at, path, "%s has no port on %s, where this generator's hosts have their port 1 (%s): a flow goes to its destination's port on its source's fabric", name, linkLayerTitle(ll), b.portName(g.Hosts[0]))
 	}
 }
 

@@ -77,6 +77,27 @@ func TestVPIPorts(t *testing.T) {
 	}
 }
 
+// TestVPIPoissonTo: a poisson generator's to: takes its flows on its port
+// on the hosts' fabric, as a flow's destination does. It was used as
+// written, port 1: a generator on the Ethernet side sending to a VPI
+// host whose port 1 is on InfiniBand had every flow flooded by the
+// Ethernet switch and never completed (TestVPIErrors has the one with no
+// port there, which was accepted too).
+func TestVPIPoissonTo(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(vpiTopology+`traffic:
+  - poisson: {hosts: [h2], to: h0, load: 10%, sizes: 4KiB}
+  - poisson: {hosts: [h1], to: h0, load: 10%, sizes: 4KiB}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"h0/2", "h0"} {
+		if got := s.Topology.Nodes[s.Poisson[i].To].Name; got != want {
+			t.Errorf("poisson %d goes to %s, want %s", i, got, want)
+		}
+	}
+}
+
 // TestVPIInfiniBandSide: on a mixed network switch.ib gives the
 // InfiniBand side its buffer per VL, data VLs, SL-to-VL table and
 // head-of-queue lifetime; a flow's sl takes its VL through that table.
@@ -113,6 +134,9 @@ func TestVPIErrors(t *testing.T) {
 		// credit").
 		{"a VL buffer below the InfiniBand side's largest packet", vpiTopology + `switch: {ib: {vl_buffer: 2KiB}}
 `, `t.yaml:8:26: switch.ib.vl_buffer: a VL's buffer (2048 bytes) must hold the largest packet, 4134 bytes (65 credit blocks of 64): raise switch.ib.vl_buffer or lower hca.mtu`},
+		{"a poisson generator's to: with no port on its hosts' fabric", vpiTopology + `traffic:
+  - poisson: {hosts: [h0, h1], to: h2, load: 10%, sizes: 4KiB}
+`, `t.yaml:9:36: traffic[0].poisson.to: h2 has no port on InfiniBand, where this generator's hosts have their port 1 (h0's port 1 (on InfiniBand)): a flow goes to its destination's port on its source's fabric`},
 		{"ports that share no fabric", vpiTopology + `traffic:
   - flow: {from: h0, to: h2, size: 1MiB}
 `, `t.yaml:9:5: traffic[0].flow: h0's port 1 (on InfiniBand) and host h2 share no fabric: h2 has no port on InfiniBand (port: picks the source's port)`},
