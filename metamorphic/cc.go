@@ -29,17 +29,18 @@ const defaultWeight, defaultIBWeight = 15, 2
 
 var ccDraws = map[string]ccDraw{
 	"dcqcn": {weight: 25, params: func(g *gen) []KV {
-		if !g.chance(0.5) {
-			return nil
-		}
-		d := []KV{{"variant", one(g, "paper", "nvidia")}}
+		var d []KV
 		if g.chance(0.5) {
-			d = append(d, KV{"rpg_ai_rate", one(g, "5Mbps", "40Mbps")}, KV{"rpg_hai_rate", one(g, "50Mbps", "400Mbps")})
+			d = append(d, KV{"variant", one(g, "paper", "nvidia")})
+			if g.chance(0.5) {
+				d = append(d, KV{"rpg_ai_rate", one(g, "5Mbps", "40Mbps")}, KV{"rpg_hai_rate", one(g, "50Mbps", "400Mbps")})
+			}
+			if g.chance(0.3) {
+				d = append(d, KV{"min_time_between_cnps", one(g, "4us", "50us")})
+			}
 		}
-		if g.chance(0.3) {
-			d = append(d, KV{"min_time_between_cnps", one(g, "4us", "50us")})
-		}
-		return d
+		// The CNPs' class and NVIDIA's keys (issue 47's QoS).
+		return append(d, g.dcqcnQoS()...)
 	}},
 	"hpcc": {weight: 15, params: func(g *gen) []KV {
 		if !g.chance(0.5) {

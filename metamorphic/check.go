@@ -260,7 +260,7 @@ func (c *Checker) linear(s *Spec) *Failure {
 	return nil
 }
 
-func pick(c bool, a, b string) string {
+func pick[T any](c bool, a, b T) T {
 	if c {
 		return a
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lfsim/lfsim/kind"
@@ -140,7 +141,168 @@ func Features(s *Spec) []string {
 	if len(s.Expect) > 0 {
 		add("expect", "given")
 	}
+	systems(s, add)
 	return slices.Sorted(maps.Keys(set))
+}
+
+// systems adds the features of issue 47's systems: VPI (mixed networks),
+// the overlay, range extenders and QoS as configured, and how they come
+// together with each other.
+func systems(s *Spec, add func(family, value string)) {
+	t := &s.Topo
+	var has []string // which systems, for their combinations
+	if s.Mixed() {
+		add("link layer", "mixed (vpi)")
+		has = append(has, "vpi")
+		add("vpi", pick(t.DualStar, "a star of vpi hosts", "explicit, switches of both link layers"))
+		if t.SayEthernet {
+			add("vpi", "link_layer: ethernet written")
+		}
+		for h := range t.NumHosts() {
+			if _, two := t.SecondSwitch(h); two {
+				add("vpi", pick(s.VPIHost(h), "a host on both fabrics", "a dual-port infiniband host beside them"))
+			}
+		}
+		for _, kv := range s.SwitchIB {
+			add("vpi", "switch.ib "+kv.K+" (the infiniband side)")
+		}
+		for _, it := range s.Traffic {
+			switch {
+			case it.Kind == "flow" && get(it.Opts, "port") == "2":
+				add("vpi", "a flow from port 2")
+			case it.Kind == "flow" && s.PortIB(it.From, 1):
+				add("vpi", "a flow on the infiniband side")
+			case it.Kind == "flow":
+				add("vpi", "a flow on the ethernet side")
+			case it.Kind != "asyncwatch":
+				add("vpi", "traffic: "+it.Kind)
+			}
+		}
+		for _, f := range s.Faults {
+			if f.Port2 {
+				add("vpi", "a fault at a host's port 2")
+			}
+		}
+		ports := map[[2]int]bool{} // flows from a host's port; counted, never iterated
+		for _, it := range s.Traffic {
+			if it.Kind == "flow" {
+				ports[[2]int{it.From, pick(get(it.Opts, "port") == "2", 2, 1)}] = true
+			}
+		}
+		for h := range t.NumHosts() {
+			if ports[[2]int{h, 1}] && ports[[2]int{h, 2}] {
+				add("vpi", "flows from both ports of a host")
+			}
+		}
+		if len(s.PcapPort2) > 0 {
+			add("vpi", "pcap of a host's port 2")
+		}
+		if _, ok := Get(s.HCA, "cc"); ok {
+			add("vpi", "hca.cc (the ethernet side)")
+		}
+	}
+	if _, ok := Get(s.HCA, "host_bandwidth"); ok {
+		add("host interface", pick(s.Mixed(), "host_bandwidth on a mixed network", "host_bandwidth on one link layer"))
+	}
+	if len(t.Extenders) > 0 {
+		has = append(has, "range extenders")
+		add("range extender", fmt.Sprintf("%d pair(s)", len(t.Extenders)))
+		for _, x := range t.Extenders {
+			add("range extender", "long haul "+Ns(x.LongNs))
+			least := Bytes(int64(128<<10) * int64(or(atoi(get(s.SwitchIB, "data_vls")), 8)))
+			for j := range 2 {
+				if x.Buffer[j] == least {
+					add("range extender", "buffer at its least (128 KiB a data VL)")
+				}
+				for _, kv := range x.Own[j] {
+					add("range extender", "own "+kv.K)
+				}
+			}
+		}
+		for _, f := range s.Faults {
+			if strings.HasPrefix(f.Link[0].Switch, "x") || strings.HasPrefix(f.Link[1].Switch, "x") {
+				add("range extender", "a fault on an extender's link")
+			}
+		}
+		if get(s.HCA, "cc") == "ibcc" {
+			add("range extender", "with ib cc")
+		}
+	}
+	if v, ok := Get(s.HCA, "overlay"); ok {
+		has = append(has, "overlay")
+		for _, e := range []string{"vxlan", "geneve"} {
+			if strings.Contains(v, "encap: "+e) {
+				add("overlay", e+" with "+or(s.Transport, "rocev2"))
+			}
+		}
+		for _, k := range []string{"source_port", "options", "underlay_mtu"} {
+			if strings.Contains(v, k+": ") {
+				add("overlay", k)
+			}
+		}
+		if strings.Contains(v, "underlay_mtu: 1500") {
+			add("overlay", "underlay_mtu 1500 (a small MTU)")
+		}
+		if len(s.PcapHosts)+len(s.PcapPorts)+len(s.PcapPort2) > 0 {
+			add("overlay", "pcap")
+		}
+	}
+	qos := false
+	for _, kv := range s.Switch {
+		switch {
+		case kv.K == "trust":
+			add("qos", "trust "+kv.V)
+			qos = true
+		case kv.K == "dscp2prio" || kv.K == "prio2tc":
+			add("qos", kv.K)
+			qos = true
+		case kv.K == "scheduler" && strings.Contains(kv.V, "ets:"):
+			add("qos", pick(strings.Contains(kv.V, "strict:"), "ets with strict classes", "ets"))
+			qos = true
+		}
+	}
+	if len(s.SwitchBlocks) > 0 {
+		add("qos", "a switch's own block")
+		qos = true
+	}
+	if _, ok := Get(s.HCA, "dscp"); ok {
+		add("qos", "hca.dscp")
+		qos = true
+	}
+	for _, it := range s.Traffic {
+		if _, ok := Get(it.Opts, "dscp"); ok {
+			add("qos", "a flow's dscp")
+			qos = true
+		}
+	}
+	for _, k := range []string{"cnp_dscp", "cnp_802p_prio", "rpg_gd", "rpg_min_dec_fac"} {
+		if strings.Contains(get(s.HCA, "dcqcn"), k+": ") {
+			add("qos", "hca.dcqcn."+k)
+			qos = true
+		}
+	}
+	if qos {
+		has = append(has, "qos")
+	}
+	for i, a := range has {
+		for _, b := range has[i+1:] {
+			add("issue 47 together", a+" with "+b)
+		}
+	}
+	if relabelReason(s) == "" {
+		for _, x := range has {
+			add("issue 47 relabelled", x)
+		}
+	}
+	if len(has) > 0 && len(s.Faults) > 0 {
+		add("issue 47 together", "with faults")
+	}
+}
+
+// atoi is strconv.Atoi's number, 0 when v is none.
+func atoi(v string) int {
+	n, _ := strconv.Atoi(v)
+	return n
 }
 
 func get(kvs []KV, k string) string {

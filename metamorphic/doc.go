@@ -1,8 +1,10 @@
 // Package metamorphic is lfsim's random-scenario test, in the way of
 // cockroachdb/pebble's metamorphic package: a generator of random valid
-// scenarios over every family of keys (topologies, both link layers, the
-// transports, congestion controls, load balancers, faults, traffic kinds,
-// programs and observers), a runner that runs each through the assembly
+// scenarios over every family of keys (topologies, both link layers and
+// mixed networks of the two with VPI hosts, the transports, congestion
+// controls, load balancers, overlays, range extenders, QoS as switches
+// are configured, faults, traffic kinds, programs and observers), a
+// runner that runs each through the assembly
 // API under several settings, the checks and relations that hold between
 // those runs, and a shrinker that reduces a failing scenario to a small
 // one kept in testdata.
@@ -10,14 +12,17 @@
 // The files, by concern: spec.go (a scenario as the generator makes it:
 // the model the relations transform), render.go (that model as the YAML a
 // user writes, so every run goes through the parser), gen.go,
-// gentraffic.go and genfaults.go (the generator and the rules that keep
-// its scenarios valid), rate.go (rates, sizes and loads as written),
+// gentraffic.go, genfaults.go, gentopo.go (mixed networks and range
+// extenders) and genqos.go (QoS and overlays) (the generator and the
+// rules that keep its scenarios valid), fabrics.go (which fabric each
+// switch and port is on), rate.go (rates, sizes and loads as written),
 // run.go (one run through assembly, its files and its panics), check.go
 // (the checks), variants.go (the scenarios the relations run beside it),
 // relabel.go (the relabelling relation, and where it is exact), known.go
 // (the defects known and being fixed, which the checks excuse), shrink.go
 // (the shrinker), cases.go (failing cases kept in testdata) and
-// coverage.go (how many scenarios used each key).
+// coverage.go (how many scenarios used each key; TestGeneratorFrequencies
+// holds the shares of issue 47's systems).
 //
 // Held to every scenario (Check):
 //

@@ -1,6 +1,9 @@
 package metamorphic
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // faultActions are the fault actions with the weight the generator draws
 // each by.
@@ -19,16 +22,50 @@ func (g *gen) faults() {
 	}
 }
 
-// link draws a link: a host's (its first) or one between switches.
+// link draws a link: a host's (its first, or at times its second) or
+// one between switches (range extenders' among them).
 func (g *gen) link() [2]Node {
 	t := &g.s.Topo
-	pairs := t.SwitchPairs()
+	pairs := t.SwitchLinkNames()
 	if len(pairs) == 0 || g.chance(0.4) {
 		h := g.intn(g.hosts())
+		if second, ok := t.SecondSwitch(h); ok && g.chance(0.4) {
+			// A VPI host's second link is named as topology.links
+			// names it; a dual-port HCA's by its port, hN/2.
+			return [2]Node{{Switch: Switch(second)}, {Host: h, Port2: !g.s.VPIHost(h)}}
+		}
 		return [2]Node{{Switch: Switch(t.HostSwitch(h))}, {Host: h}}
 	}
 	p := one(g, pairs...)
-	return [2]Node{{Switch: Switch(p[0])}, {Switch: Switch(p[1])}}
+	return [2]Node{{Switch: p[0]}, {Switch: p[1]}}
+}
+
+// linkIB says whether a link is on InfiniBand (on a mixed network, its
+// switch's side).
+func (g *gen) linkIB(l [2]Node) bool {
+	var i int
+	if _, err := fmt.Sscanf(l[0].Switch, "s%d", &i); err != nil {
+		return g.s.IB // a range extender's: InfiniBand's
+	}
+	return g.s.OnIB(i)
+}
+
+// nicHost draws the host (and on a VPI host, at times, its port 2) a
+// fault of a NIC reaches; eth: a port on Ethernet (a PAUSE storm is
+// PFC's), and false when none is.
+func (g *gen) nicHost(f *Fault, eth bool) bool {
+	for range 2 * g.hosts() {
+		f.Host = g.intn(g.hosts())
+		f.Port2 = g.s.VPIHost(f.Host) && g.chance(0.3)
+		if !eth || !g.s.PortIB(f.Host, pick(f.Port2, 2, 1)) {
+			return true
+		}
+		if g.s.VPIHost(f.Host) {
+			f.Port2 = !f.Port2
+			return true
+		}
+	}
+	return false
 }
 
 func (g *gen) fault() {
@@ -38,6 +75,7 @@ func (g *gen) fault() {
 		g.refuse("a PAUSE storm is PFC's: not on InfiniBand")
 		action = g.weighted(faultActions...)
 	}
+	mixed := s.Mixed() || s.Topo.DualStar
 	f := Fault{Action: action, AtNs: g.timeNs(0, s.StopNs*3/4), Host: -1}
 	kv := func(k, v string) { f.Opts = append(f.Opts, KV{k, v}) }
 	until := func(p float64) {
@@ -57,20 +95,37 @@ func (g *gen) fault() {
 			f.Opts = nil // up takes no until
 		}
 		if !s.IB && g.chance(0.3) {
-			kv("convergence", Ns(int64(one(g, 0, 1000, 5000, 20000))))
+			if g.linkIB(f.Link) {
+				g.refuse("convergence is Ethernet routing's: not on a mixed network's InfiniBand side")
+			} else {
+				kv("convergence", Ns(int64(one(g, 0, 1000, 5000, 20000))))
+			}
 		}
 	case "pfc-storm":
-		f.Host = g.intn(g.hosts())
+		if !mixed {
+			f.Host = g.intn(g.hosts())
+		} else if !g.nicHost(&f, true) {
+			g.refuse("a PAUSE storm is PFC's: from a port on Ethernet")
+			return
+		}
 		if g.chance(0.5) {
 			kv("priority", strconv.Itoa(one(g, 3, 3, 0)))
 		}
 		until(0.7)
 	case "slow-receiver":
-		f.Host = g.intn(g.hosts())
+		if !mixed {
+			f.Host = g.intn(g.hosts())
+		} else {
+			g.nicHost(&f, false)
+		}
 		kv("rate", one(g, "10Gbps", "20Gbps", "50Gb/s"))
 		until(0.5)
 	case "rx-hang":
-		f.Host = g.intn(g.hosts())
+		if !mixed {
+			f.Host = g.intn(g.hosts())
+		} else {
+			g.nicHost(&f, false)
+		}
 		until(0.7)
 	case "missing-entry":
 		f.Switch = Switch(g.intn(s.Topo.NumSwitches()))
@@ -100,6 +155,16 @@ func (g *gen) observe() {
 	}
 	if !g.iwarp() && g.chance(0.35) {
 		s.PcapHosts = append(s.PcapHosts, g.subset(1, 2)...)
+		var vpi []int
+		for h := range g.hosts() {
+			if g.s.VPIHost(h) {
+				vpi = append(vpi, h)
+			}
+		}
+		if len(vpi) > 0 && g.chance(0.5) {
+			// A VPI host's port on its other fabric: hN/2.
+			s.PcapPort2 = append(s.PcapPort2, one(g, vpi...))
+		}
 		if g.chance(0.3) {
 			s.PcapPorts = append(s.PcapPorts, "s0:p0")
 		}

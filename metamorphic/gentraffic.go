@@ -38,7 +38,13 @@ func (g *gen) twoHosts() (int, int) {
 // subset draws between lo and hi different hosts, none of them except,
 // in the order drawn.
 func (g *gen) subset(lo, hi int, except ...int) []int {
-	pool := slices.DeleteFunc(seq(g.hosts()), func(h int) bool { return slices.Contains(except, h) })
+	return g.subsetOf(seq(g.hosts()), lo, hi, except...)
+}
+
+// subsetOf draws between lo and hi different hosts of pool, none of them
+// except, in the order drawn.
+func (g *gen) subsetOf(pool []int, lo, hi int, except ...int) []int {
+	pool = slices.DeleteFunc(slices.Clone(pool), func(h int) bool { return slices.Contains(except, h) })
 	g.r.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	n := g.between(min(lo, len(pool)), min(hi, len(pool)))
 	return pool[:n]
@@ -46,51 +52,56 @@ func (g *gen) subset(lo, hi int, except ...int) []int {
 
 func (g *gen) item() {
 	kind := g.weighted(trafficKinds...)
-	for g.iwarp() && (kind == "mckey" || kind == "rdma_pair") {
-		g.refuse("iwarp has no rdma_cm and no UD: no mckey, rdma_server or rdma_client")
+	for {
+		if g.iwarp() && (kind == "mckey" || kind == "rdma_pair") {
+			g.refuse("iwarp has no rdma_cm and no UD: no mckey, rdma_server or rdma_client")
+		} else if g.s.Mixed() && (kind == "mckey" || kind == "rdma_pair") {
+			g.refuse("a mixed network has no rdma_cm or mckey yet")
+		} else if g.s.Mixed() && kind != "flow" && kind != "incast" && kind != "asyncwatch" && !g.poolExists() {
+			g.refuse("a program or generator runs among hosts whose first ports share a fabric")
+		} else {
+			break
+		}
 		kind = g.weighted(trafficKinds...)
 	}
 	it := Item{Kind: kind, From: -1, To: -1}
 	switch kind {
 	case "flow":
-		it.From, it.To = g.twoHosts()
+		g.flowPair(&it)
 		g.flowOpts(&it, true)
 	case "incast":
-		it.To = g.intn(g.hosts())
-		if g.chance(0.2) {
-			it.All = true
-		} else {
-			it.Hosts = g.subset(1, 6, it.To)
-		}
+		g.incast(&it)
 		g.flowOpts(&it, false)
 	case "permutation", "all_to_all":
 		limit := 16
 		if kind == "all_to_all" {
 			limit = 6
 		}
-		if g.hosts() <= limit && g.chance(0.5) {
+		pool := g.sameFabricPool()
+		if len(pool) == g.hosts() && g.hosts() <= limit && g.chance(0.5) {
 			it.All = true
 		} else {
-			it.Hosts = g.subset(2, limit)
+			it.Hosts = g.subsetOf(pool, 2, limit)
 		}
 		g.flowOpts(&it, false)
 	case "ring_allreduce":
-		if g.hosts() <= 8 && g.chance(0.3) {
+		pool := g.sameFabricPool()
+		if len(pool) == g.hosts() && g.hosts() <= 8 && g.chance(0.3) {
 			it.All = true
 		} else {
-			it.Hosts = g.subset(2, 6)
+			it.Hosts = g.subsetOf(pool, 2, 6)
 		}
 		g.ringOpts(&it)
 	case "poisson":
 		g.poisson(&it)
 	case "perftest":
-		it.From, it.To = g.twoHosts()
+		it.From, it.To = g.programPair()
 		g.perftest(&it)
 	case "pingpong":
-		it.From, it.To = g.twoHosts()
+		it.From, it.To = g.programPair()
 		g.pingpong(&it)
 	case "rping":
-		it.From, it.To = g.twoHosts()
+		it.From, it.To = g.programPair()
 		it.Opts = append(it.Opts, KV{"count", strconv.Itoa(g.between(2, 20))})
 		if g.chance(0.5) {
 			it.Opts = append(it.Opts, KV{"size", Bytes(int64(one(g, 32, 64, 1024, 4096)))})
@@ -135,6 +146,9 @@ func (g *gen) item() {
 		}
 	}
 	g.s.Traffic = append(g.s.Traffic, it)
+	if kind == "flow" && g.s.VPIHost(it.From) && g.chance(0.4) {
+		g.twinFlow(it)
+	}
 }
 
 // qp draws a QP type that the transport has.
@@ -192,7 +206,11 @@ func (g *gen) common(it *Item, qp, op string, cm bool) {
 	if op != "" && (op != "write" || g.chance(0.2)) {
 		kv("op", op)
 	}
-	if g.s.IB {
+	// On a mixed network an item whose sources are on InfiniBand takes
+	// sl, one whose sources are on Ethernet priority, and one with
+	// sources on both neither.
+	switch g.itemFabric(it) {
+	case 1:
 		if g.chance(0.2) {
 			if g.layered() {
 				g.refuse("dfsssp and lash give each pair its SL: no sl")
@@ -200,8 +218,10 @@ func (g *gen) common(it *Item, qp, op string, cm bool) {
 				kv("sl", strconv.Itoa(g.intn(16)))
 			}
 		}
-	} else if g.chance(0.15) {
-		kv("priority", strconv.Itoa(one(g, 0, 3, 4)))
+	case 0:
+		if g.chance(0.15) {
+			kv("priority", strconv.Itoa(one(g, 0, 3, 4)))
+		}
 	}
 	if g.chance(0.25) {
 		kv("start", Ns(g.timeNs(0, g.s.StopNs/2)))
@@ -213,6 +233,8 @@ func (g *gen) common(it *Item, qp, op string, cm bool) {
 		switch {
 		case g.iwarp():
 			g.refuse("iwarp connects out of band only: no connect: cm")
+		case g.s.Mixed():
+			g.refuse("a mixed network has no rdma_cm yet: no connect: cm")
 		case port != 0 && g.listening[[2]int{it.To, port}]:
 			g.refuse("one rdma_cm listener per host and port")
 		default:
@@ -258,6 +280,10 @@ func (g *gen) flowOpts(it *Item, one bool) {
 		if (op == "send" || op == "write_imm") && g.chance(0.15) {
 			kv("recv_at", Ns(g.timeNs(0, g.s.StopNs)))
 		}
+		if !g.flowSrcIB(it) && !g.rocev1() && g.chance(0.15) {
+			// The DSCP of the flow's packets, over hca.dscp: IP's.
+			kv("dscp", strconv.Itoa(g.dscp()))
+		}
 		if qp == "rc" && op != "send" && g.chance(0.08) {
 			switch g.intn(4) {
 			case 0:
@@ -291,17 +317,21 @@ func (g *gen) ringOpts(it *Item) {
 }
 
 func (g *gen) poisson(it *Item) {
+	// On a mixed network a generator's hosts have their first ports on
+	// one fabric (flows leave port 1), and its to: a port there.
+	pool := g.sameFabricPool()
+	all := len(pool) == g.hosts()
 	if g.chance(0.3) {
-		it.To = g.intn(g.hosts())
-		if g.chance(0.3) {
+		it.To = one(g, g.reaching(pool)...)
+		if all && g.chance(0.3) {
 			it.All = true // every host but to:
 		} else {
-			it.Hosts = g.subset(1, 6, it.To)
+			it.Hosts = g.subsetOf(pool, 1, 6, it.To)
 		}
-	} else if g.hosts() <= 16 && g.chance(0.5) {
+	} else if all && g.hosts() <= 16 && g.chance(0.5) {
 		it.All = true
 	} else {
-		it.Hosts = g.subset(2, 8)
+		it.Hosts = g.subsetOf(pool, 2, 8)
 	}
 	qp := g.qp()
 	op := g.op(qp, false)

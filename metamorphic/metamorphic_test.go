@@ -503,4 +503,9 @@ var wantCovered = []string{
 	"fault: loss", "fault: down", "fault: up", "fault: pfc-storm", "fault: slow-receiver", "fault: rx-hang", "fault: missing-entry",
 	"observe: interval", "observe: pcap", "observe: queues", "observe: links", "observe: flows", "observe: snaplen", "observe: deadlock",
 	"stop: when flows-done", "stop: when deadlock", "expect: given",
+	// Issue 47's systems (TestGeneratorFrequencies holds their shares).
+	"link layer: mixed (vpi)", "vpi: a star of vpi hosts", "vpi: explicit, switches of both link layers", "vpi: a flow from port 2",
+	"host interface: host_bandwidth on a mixed network", "host interface: host_bandwidth on one link layer",
+	"overlay: vxlan with rocev2", "overlay: geneve with rocev2", "range extender: 1 pair(s)",
+	"qos: trust dscp", "qos: ets with strict classes", "qos: hca.dscp", "qos: a flow's dscp", "qos: dscp2prio", "qos: prio2tc",
 }

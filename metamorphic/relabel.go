@@ -28,7 +28,11 @@ import (
 //   - the hosts move within a star, or within each side of a dumbbell:
 //     one path between any two hosts, so no hash chooses a path (and on
 //     InfiniBand every routing engine has the one tree), and every
-//     switch keeps its node number;
+//     switch keeps its node number; a star of VPI hosts (DualStar) too,
+//     every host linked to s0 and then, in the same order, to s1 on the
+//     other link layer, so that s1's port pI faces hI/2 and a host's
+//     port 2 (its own node, numbered in link order) keeps its order
+//     among the used hosts' under an increasing map;
 //   - the map is increasing on the hosts the scenario uses: then the
 //     frames that arrive at a switch at one time come in the same order
 //     (idle hosts send nothing; the switches' ports toward hosts are
@@ -190,6 +194,9 @@ func (s *Spec) usedHosts() []bool {
 	for _, h := range s.PcapHosts {
 		mark(h)
 	}
+	for _, h := range s.PcapPort2 {
+		mark(h)
+	}
 	if s.IB {
 		mark(s.smHost())
 	}
@@ -257,6 +264,9 @@ func (s *Spec) moveHosts(m []int, old Topo, expand bool) {
 	}
 	for k := range s.PcapHosts {
 		mv(&s.PcapHosts[k])
+	}
+	for k := range s.PcapPort2 {
+		mv(&s.PcapPort2[k])
 	}
 	// A port toward a host moves with it; a dumbbell's bottleneck port
 	// comes after its side's hosts.
@@ -345,6 +355,10 @@ func (r *Relabelled) names() map[string]string {
 			tsw, tport = 1, to-t.Left
 		}
 		out[fmt.Sprintf("%s:p%d", Switch(sw), port)] = fmt.Sprintf("%s:p%d", Switch(tsw), tport)
+		if t.DualStar {
+			// s1's port pI faces hI/2 (its links in host order).
+			out[fmt.Sprintf("s1:p%d", h)] = fmt.Sprintf("s1:p%d", to)
+		}
 	}
 	return out
 }
@@ -397,9 +411,13 @@ func mapFiles(files map[string][]byte, names map[string]string) map[string][]byt
 		case name == "topology.json" || name == "lfts.txt":
 			out[name] = b
 		case strings.HasSuffix(name, ".pcap"):
+			// s0_p1.pcap is port s0:p1's capture, h0_2.pcap host h0's
+			// port 2's (h0/2).
 			n := strings.TrimSuffix(name, ".pcap")
 			n = strings.Replace(n, "_p", ":p", 1)
+			n = strings.Replace(n, "_2", "/2", 1)
 			n = string(rename([]byte(n)))
+			n = strings.Replace(n, "/2", "_2", 1)
 			out[strings.Replace(n, ":p", "_p", 1)+".pcap"] = pcapRecords(b)
 		case strings.HasSuffix(name, ".csv"):
 			lines := bytes.Split(bytes.TrimSuffix(rename(b), []byte("\n")), []byte("\n"))

@@ -116,10 +116,13 @@ func (s *Spec) Render(name string) string {
 		}
 	}
 	obs := s.Observe
-	if len(s.PcapHosts)+len(s.PcapPorts) > 0 {
+	if len(s.PcapHosts)+len(s.PcapPorts)+len(s.PcapPort2) > 0 {
 		var names []string
 		for _, h := range s.PcapHosts {
 			names = append(names, Host(h))
+		}
+		for _, h := range s.PcapPort2 {
+			names = append(names, Host(h)+"/2")
 		}
 		names = append(names, s.PcapPorts...)
 		obs = append(obs, KV{"pcap", "[" + strings.Join(names, ", ") + "]"})
@@ -149,12 +152,19 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 	if t.Kind == "star" && t.AsExplicit {
 		// The same nodes and ports as kind: star makes (s0's port pI
 		// faces hI), though in another order: an explicit topology
-		// declares its hosts first, fabric.Star s0 first.
-		w("  kind: explicit\n  switches: [s0]\n")
+		// declares its hosts first, fabric.Star s0 first. A dual star's
+		// s1 has port pI facing hI/2.
+		w("  kind: explicit\n")
+		s.renderSwitches(b)
 		w("  hosts: %s\n", hostList(seq(t.Hosts)))
 		w("  link: %s\n  links:\n", link(t.Rate, t.DelayNs))
 		for h := range t.Hosts {
 			w("    - [s0, %s]\n", Host(h))
+		}
+		if t.DualStar {
+			for h := range t.Hosts {
+				w("    - [s1, %s]\n", Host(h))
+			}
 		}
 	} else {
 		w("  kind: %s\n", t.Kind)
@@ -170,11 +180,8 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 		case "ring":
 			w("  switches: %d\n  hosts_per_switch: %d\n", t.Switches, t.HostsPerSwitch)
 		case "explicit":
-			sws := make([]string, t.Switches)
-			for i := range sws {
-				sws[i] = Switch(i)
-			}
-			w("  hosts: %s\n  switches: [%s]\n", hostList(seq(t.NumHosts())), strings.Join(sws, ", "))
+			w("  hosts: %s\n", hostList(seq(t.NumHosts())))
+			s.renderSwitches(b)
 		}
 		switch t.Kind {
 		case "leaf-spine":
@@ -193,14 +200,30 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 			for h := range t.NumHosts() {
 				w("    - [%s, %s]\n", Host(h), Switch(t.HostSwitch(h)))
 			}
-			for _, h := range t.DualPort {
-				w("    - [%s, %s]\n", Host(h), Switch((t.HostSwitch(h)+1)%t.Switches))
+			for i, h := range t.DualPort {
+				w("    - [%s, %s]\n", Host(h), Switch(t.SecondTo[i]))
 			}
-			for _, l := range t.SwitchLinks {
-				if t.Rate2 != "" {
-					w("    - {a: %s, b: %s, rate: %s, delay: %s}\n", Switch(l[0]), Switch(l[1]), t.Rate2, Ns(t.Delay2Ns))
-				} else {
-					w("    - [%s, %s]\n", Switch(l[0]), Switch(l[1]))
+			for i, l := range t.SwitchLinks {
+				ends := [][2]string{{Switch(l[0]), Switch(l[1])}}
+				long := -1
+				if k := t.extenderOn(i); k >= 0 {
+					xa, xb := ExtenderName(2*k), ExtenderName(2*k+1)
+					ends = [][2]string{{Switch(l[0]), xa}, {xa, xb}, {xb, Switch(l[1])}}
+					long = 1
+				}
+				for j, e := range ends {
+					switch {
+					case j == long:
+						kvs := []KV{{"a", e[0]}, {"b", e[1]}}
+						if t.Rate2 != "" {
+							kvs = append(kvs, KV{"rate", t.Rate2})
+						}
+						w("    - %s\n", flowMap(append(kvs, KV{"delay", Ns(t.Extenders[t.extenderOn(i)].LongNs)})))
+					case t.Rate2 != "":
+						w("    - {a: %s, b: %s, rate: %s, delay: %s}\n", e[0], e[1], t.Rate2, Ns(t.Delay2Ns))
+					default:
+						w("    - [%s, %s]\n", e[0], e[1])
+					}
 				}
 			}
 		}
@@ -208,6 +231,50 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 	if t.Routing != "" {
 		w("  routing: %s\n", t.Routing)
 	}
+}
+
+// renderSwitches writes an explicit topology's switches: by name, or
+// with their own blocks (a link layer, QoS keys, a range extender's).
+func (s *Spec) renderSwitches(b *strings.Builder) {
+	t := &s.Topo
+	var decls []string
+	own := false
+	for i := range t.NumSwitches() {
+		var kvs []KV
+		if t.IBSwitch != nil && (t.IBSwitch[i] || t.SayEthernet) {
+			kvs = append(kvs, KV{"link_layer", pick(t.IBSwitch[i], "infiniband", "ethernet")})
+		}
+		for _, sb := range s.SwitchBlocks {
+			if sb.Switch == i {
+				kvs = append(kvs, sb.KVs...)
+			}
+		}
+		decls = append(decls, switchDecl(Switch(i), kvs))
+		own = own || len(kvs) > 0
+	}
+	for k, x := range t.Extenders {
+		for j := range 2 {
+			kvs := append([]KV{{"range_extender", flowMap([]KV{{"buffer", x.Buffer[j]}})}}, x.Own[j]...)
+			decls = append(decls, switchDecl(ExtenderName(2*k+j), kvs))
+			own = true
+		}
+	}
+	if !own {
+		fmt.Fprintf(b, "  switches: [%s]\n", strings.Join(decls, ", "))
+		return
+	}
+	b.WriteString("  switches:\n")
+	for _, d := range decls {
+		fmt.Fprintf(b, "    - %s\n", d)
+	}
+}
+
+// switchDecl is a switch's declaration: its name, or {name, switch}.
+func switchDecl(name string, kvs []KV) string {
+	if len(kvs) == 0 {
+		return name
+	}
+	return flowMap([]KV{{"name", name}, {"switch", flowMap(kvs)}})
 }
 
 func seq(n int) []int {
@@ -261,7 +328,7 @@ func (f *Fault) keys() []KV {
 	case "missing-entry":
 		kvs = append(kvs, KV{"switch", f.Switch}, KV{"dst", Host(f.Host)})
 	default:
-		kvs = append(kvs, KV{"host", Host(f.Host)})
+		kvs = append(kvs, KV{"host", Host(f.Host) + pick(f.Port2, "/2", "")})
 	}
 	kvs = append(kvs, KV{"action", f.Action})
 	return append(kvs, f.Opts...)
@@ -272,5 +339,5 @@ func (n Node) Name() string {
 	if n.Switch != "" {
 		return n.Switch
 	}
-	return Host(n.Host)
+	return Host(n.Host) + pick(n.Port2, "/2", "")
 }

@@ -50,8 +50,8 @@ func candidates(s *Spec) []*Spec {
 		try(func(c *Spec) bool { c.Faults = slices.Delete(c.Faults, i, i+1); return true })
 	}
 	try(func(c *Spec) bool {
-		c.Observe, c.PcapHosts, c.PcapPorts = nil, nil, nil
-		return len(s.Observe)+len(s.PcapHosts)+len(s.PcapPorts) > 0
+		c.Observe, c.PcapHosts, c.PcapPorts, c.PcapPort2 = nil, nil, nil, nil
+		return len(s.Observe)+len(s.PcapHosts)+len(s.PcapPorts)+len(s.PcapPort2) > 0
 	})
 	try(func(c *Spec) bool { c.Expect = nil; return len(s.Expect) > 0 })
 	try(func(c *Spec) bool { c.When = nil; return len(s.When) > 0 })
@@ -68,6 +68,23 @@ func candidates(s *Spec) []*Spec {
 		}
 	}
 	try(func(c *Spec) bool { c.MTU = 0; return s.MTU != 0 })
+	// Issue 47's parts of a topology: a pair of range extenders (its
+	// link plain again), a host's second link, a switch's own block.
+	for i := range s.Topo.Extenders {
+		try(func(c *Spec) bool { c.Topo.Extenders = slices.Delete(c.Topo.Extenders, i, i+1); return true })
+	}
+	if !s.Topo.DualStar {
+		for i := range s.Topo.DualPort {
+			try(func(c *Spec) bool {
+				c.Topo.DualPort = slices.Delete(c.Topo.DualPort, i, i+1)
+				c.Topo.SecondTo = slices.Delete(c.Topo.SecondTo, i, i+1)
+				return true
+			})
+		}
+	}
+	for i := range s.SwitchBlocks {
+		try(func(c *Spec) bool { c.SwitchBlocks = slices.Delete(c.SwitchBlocks, i, i+1); return true })
+	}
 	for i, it := range s.Traffic {
 		for k, kv := range it.Opts {
 			try(func(c *Spec) bool { c.Traffic[i].Opts = slices.Delete(c.Traffic[i].Opts, k, k+1); return true })

@@ -35,8 +35,20 @@ type Spec struct {
 	// are in Observe's pcap key, PcapPorts).
 	PcapHosts []int
 	PcapPorts []string
-	Traffic   []Item
-	Faults    []Fault
+	// PcapPort2 are the hosts whose port 2 observe.pcap captures (hN/2:
+	// a VPI host's port on its other fabric).
+	PcapPort2 []int
+	// SwitchBlocks are switches' own blocks (topology.switches[i].switch)
+	// beside their link_layer, by switch index: an explicit topology's.
+	SwitchBlocks []SwitchBlock
+	Traffic      []Item
+	Faults       []Fault
+}
+
+// SwitchBlock is one switch's own keys.
+type SwitchBlock struct {
+	Switch int
+	KVs    []KV
 }
 
 // KV is one key and its value as YAML text (a scalar, or a flow mapping
@@ -59,13 +71,40 @@ type Topo struct {
 	// Routing is topology.routing (Ethernet; "" for the default).
 	Routing string
 	// Explicit: SwitchLinks are the links between switches, by switch
-	// index; Cycle closes the line of switches into a ring; DualPort the
-	// hosts linked twice (InfiniBand), to the next switch.
+	// index; DualPort the hosts linked twice, SecondTo the switch of each
+	// one's second link (its port 2): on InfiniBand the next switch (a
+	// dual-port HCA), on a mixed network a switch of the other fabric (a
+	// VPI adapter) or of the same InfiniBand fabric.
 	SwitchLinks [][2]int
 	DualPort    []int
+	SecondTo    []int
+	// IBSwitch, on an Ethernet network (a mixed one, VPI), says which
+	// switches give their own link_layer: infiniband; SayEthernet has the
+	// others write link_layer: ethernet too. Nil: one link layer.
+	IBSwitch    []bool
+	SayEthernet bool
+	// Extenders are pairs of InfiniBand range extenders, each put into
+	// one link between switches (explicit, InfiniBand).
+	Extenders []Extender
 	// AsExplicit writes a star as kind: explicit with the same nodes in
 	// the same order and the same ports (the two must run alike).
 	AsExplicit bool
+	// DualStar (with AsExplicit) gives the star a second switch, s1, on
+	// the other link layer, and every host a second link to it (its port
+	// 2, in host order: s1's port pI faces hI/2): a star of VPI hosts.
+	DualStar bool
+}
+
+// Extender is a pair of range extenders, x(2i) and x(2i+1), put into
+// switch link Link (an index of SwitchLinks): its switches a and b are
+// linked as a—x(2i)—x(2i+1)—b, the long haul between the extenders of
+// LongNs one way. Buffer is each one's range_extender.buffer; Own the
+// other keys of its block (latency, forwarding).
+type Extender struct {
+	Link   int
+	LongNs int64
+	Buffer [2]string
+	Own    [2][]KV
 }
 
 // Item is one traffic: item. Hosts are indices; -1 is none.
@@ -90,6 +129,8 @@ type Fault struct {
 	Action string
 	Link   [2]Node
 	Host   int // pfc-storm, slow-receiver, rx-hang; missing-entry's dst
+	// Port2 names the host's port 2 (hN/2) for a fault of its NIC.
+	Port2  bool
 	Switch string
 	Opts   []KV
 }
@@ -98,6 +139,9 @@ type Fault struct {
 type Node struct {
 	Host   int
 	Switch string
+	// Port2 names the host's port 2 (hN/2): a dual-port InfiniBand
+	// HCA's second link is named by it.
+	Port2 bool
 }
 
 // Clone returns a deep copy.
@@ -106,6 +150,17 @@ func (s *Spec) Clone() *Spec {
 	c.When = slices.Clone(s.When)
 	c.Topo.SwitchLinks = slices.Clone(s.Topo.SwitchLinks)
 	c.Topo.DualPort = slices.Clone(s.Topo.DualPort)
+	c.Topo.SecondTo = slices.Clone(s.Topo.SecondTo)
+	c.Topo.IBSwitch = slices.Clone(s.Topo.IBSwitch)
+	c.Topo.Extenders = slices.Clone(s.Topo.Extenders)
+	for i, x := range c.Topo.Extenders {
+		c.Topo.Extenders[i].Own = [2][]KV{slices.Clone(x.Own[0]), slices.Clone(x.Own[1])}
+	}
+	c.PcapPort2 = slices.Clone(s.PcapPort2)
+	c.SwitchBlocks = slices.Clone(s.SwitchBlocks)
+	for i, b := range c.SwitchBlocks {
+		c.SwitchBlocks[i].KVs = slices.Clone(b.KVs)
+	}
 	c.Switch, c.SwitchIB, c.SM, c.HCA = slices.Clone(s.Switch), slices.Clone(s.SwitchIB), slices.Clone(s.SM), slices.Clone(s.HCA)
 	c.Observe, c.Expect = slices.Clone(s.Observe), slices.Clone(s.Expect)
 	c.PcapHosts, c.PcapPorts = slices.Clone(s.PcapHosts), slices.Clone(s.PcapPorts)
@@ -168,6 +223,9 @@ func (t *Topo) NumHosts() int {
 func (t *Topo) NumSwitches() int {
 	switch t.Kind {
 	case "star":
+		if t.DualStar {
+			return 2
+		}
 		return 1
 	case "dumbbell":
 		return 2

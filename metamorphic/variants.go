@@ -24,7 +24,7 @@ func ObserversOff(s *Spec) *Spec {
 	if v, ok := Get(s.Observe, "deadlock"); ok {
 		c.Observe = append(c.Observe, KV{"deadlock", v})
 	}
-	c.PcapHosts, c.PcapPorts = nil, nil
+	c.PcapHosts, c.PcapPorts, c.PcapPort2 = nil, nil, nil
 	return c
 }
 
@@ -34,7 +34,8 @@ func ObserversOff(s *Spec) *Spec {
 // back, and a TCP (iWARP's) opens its window from ten segments, doubling
 // it each round trip. L is two round trips of the longest path (each
 // link its delay and 1 us for serialization and the switch's pipeline,
-// and 2 us of the NICs' latencies), at least 25 us, and on iWARP one
+// range extenders' long hauls, and 2 us of the NICs' latencies), at
+// least 25 us, and on iWARP one
 // round trip more per doubling of slow start up to the path's
 // bandwidth-delay product, rounded up to 5 us: by then every source is
 // near its steady rate, and the rest of the start is what LinearFactor
@@ -46,6 +47,9 @@ func SteadyStop(s *Spec) int64 {
 		delay = max(delay, t.Delay2Ns)
 	}
 	rtt := 2*int64(pathLinks(t))*(delay+1000) + 2000
+	// A pair of range extenders makes its link three: two more links and
+	// the long haul (up to 50 us one way) in place of its delay.
+	rtt += 2 * (t.longHaul() + int64(len(t.Extenders))*2*(delay+1000))
 	l := max(25000, 2*rtt)
 	if s.Transport == "iwarp" {
 		mtu := float64(s.MTU)
@@ -143,6 +147,12 @@ func Steady(s *Spec, stopNs int64) *Spec {
 				it.Opts = Set(it.Opts, "size", "256MiB")
 				break
 			}
+			if get(it.Opts, "port") == "2" {
+				// A poisson generator's flows leave port 1: a UD flow
+				// from a VPI host's port 2 has no steady stream (the
+				// relation is restricted, not the check weakened).
+				continue
+			}
 			size := parseBytes(get(it.Opts, "size"))
 			if it.Kind == "ring_allreduce" {
 				// Each step of a ring sends one chunk, size / hosts.
@@ -154,7 +164,10 @@ func Steady(s *Spec, stopNs int64) *Spec {
 			}
 			it = asPoisson(it)
 			it.Opts = Set(Del(it.Opts, "size"), "sizes", Bytes(size))
-			it = udStream(it, s)
+			for _, p := range s.byFabric(it) {
+				items = append(items, udStream(p, s))
+			}
+			continue
 		case "perftest", "pingpong":
 			it.Opts = Set(it.Opts, "iterations", "100000")
 			it.Opts = Del(it.Opts, "qps")
@@ -218,7 +231,7 @@ func longFlows(p Item) Item {
 func asPoisson(it Item) Item {
 	p := Item{Kind: "poisson", From: -1, To: -1, All: it.All, Opts: slices.DeleteFunc(slices.Clone(it.Opts), func(kv KV) bool {
 		switch kv.K {
-		case "count", "messages", "post_list":
+		case "count", "messages", "post_list", "port", "dscp":
 			return true
 		}
 		return false
@@ -232,4 +245,31 @@ func asPoisson(it Item) Item {
 		p.Hosts = slices.Clone(it.Hosts)
 	}
 	return p
+}
+
+// byFabric splits a poisson generator whose hosts' first ports are on
+// both fabrics of a mixed network (an incast's senders reach its to: on
+// either) into one generator per fabric, as a generator's hosts must
+// share one; any other comes back whole.
+func (s *Spec) byFabric(p Item) []Item {
+	if !s.Mixed() {
+		return []Item{p}
+	}
+	hosts := p.Hosts
+	if p.All {
+		hosts = slices.DeleteFunc(seq(s.Topo.NumHosts()), func(h int) bool { return h == p.To })
+	}
+	var out []Item
+	for _, ib := range []bool{true, false} {
+		q := p
+		q.All, q.Hosts = false, slices.DeleteFunc(slices.Clone(hosts), func(h int) bool { return s.PortIB(h, 1) != ib })
+		if len(q.Hosts) > 0 {
+			q.Opts = slices.Clone(p.Opts)
+			out = append(out, q)
+		}
+	}
+	if len(out) == 1 {
+		return []Item{p}
+	}
+	return out
 }
