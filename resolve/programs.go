@@ -54,7 +54,7 @@ func (b *builder) test(gen int, tv *scenario.TrafficV, path string) {
 	if com.QP.Set {
 		qt = qpTypes[com.QP.V]
 	}
-	prio := b.priorityOf(com, b.s.HCAProfile(src).Priority, path)
+	prio := b.portPriority(com, src, b.s.HCAProfile(src).Priority, path)
 	if lossless := b.losslessPriorities(); lossless != nil && !lossless[prio] && b.s.LinkLayerOf(src) != fabric.InfiniBand {
 		b.warnLossy(com, tv, path, prio)
 	}

@@ -121,11 +121,11 @@ func (b *builder) poisson(gen int, tv *scenario.TrafficV, path string, g *scenar
 		return
 	}
 	if g.Priority.Set || g.SL.Set {
-		p.Priority, p.PrioritySet = b.priorityOf(&g.GenCommon, 0, path), true
+		p.Priority, p.PrioritySet = b.portPriority(&g.GenCommon, hosts[0], 0, path), true
 		p.SL = slOf(&g.GenCommon)
 	}
 	for _, h := range hosts {
-		if prio := b.s.PoissonPriority(&p, h); lossless != nil && !lossless[prio] {
+		if prio := b.s.PoissonPriority(&p, h); lossless != nil && !lossless[prio] && b.s.LinkLayerOf(h) != fabric.InfiniBand {
 			b.warnLossy(&g.GenCommon, tv, path, prio)
 			break
 		}

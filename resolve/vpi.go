@@ -280,6 +280,30 @@ func (b *builder) flowPorts() {
 	}
 }
 
+// portPriority is priorityOf for a program's or a poisson generator's
+// QPs, which leave port src (port 1 of their host): on a mixed network by
+// src's link layer, as flowPorts checks a flow's. On an InfiniBand port
+// sl takes its VL and priority is refused; on an Ethernet port sl is
+// refused. (priorityOf reads the network's link layer, Ethernet on a
+// mixed network: a priority on an InfiniBand port was taken as its VL,
+// past data_vls a VL without credits, and an sl was left out.)
+func (b *builder) portPriority(com *scenario.GenCommon, src fabric.NodeID, def uint8, path string) uint8 {
+	if !b.s.Mixed() {
+		return b.priorityOf(com, def, path)
+	}
+	switch ll := b.s.LinkLayerOf(src); {
+	case ll == fabric.InfiniBand && com.Priority.Set:
+		b.errorf(com.Priority.Pos, path+".priority", "an 802.1p priority is Ethernet's, and this item's QPs leave %s: give sl (a service level, 0..15)", b.portName(src))
+	case ll == fabric.InfiniBand && com.SL.Set:
+		return b.s.vlOf(com.SL.V)
+	case ll == fabric.Ethernet && com.SL.Set:
+		b.errorf(com.SL.Pos, path+".sl", "sl is an InfiniBand service level, and this item's QPs leave %s: give priority (0..7)", b.portName(src))
+	case com.Priority.Set:
+		return uint8(com.Priority.V)
+	}
+	return def
+}
+
 // declaresIBSwitch reports whether the file's explicit topology gives a
 // switch link_layer: infiniband in an Ethernet network (before the
 // topology is built: infiniband() reads it).

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +99,27 @@ func TestVPIPoissonTo(t *testing.T) {
 	}
 }
 
+// TestVPIProgramsTakeTheirPortsClass: a program's and a poisson
+// generator's sl on a mixed network's InfiniBand side takes its VL, as a
+// flow's does. priorityOf read the network's link layer (Ethernet on a
+// mixed network) and left it out: the QPs ran on VL 0 whatever their
+// SL (TestVPIErrors has the refusals that went with it).
+func TestVPIProgramsTakeTheirPortsClass(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(vpiTopology+`switch: {ib: {data_vls: 4}}
+traffic:
+  - perftest: {from: h0, to: h1, test: write_bw, sl: 6}
+  - rping: {client: h1, server: h0, count: 3, sl: 3}
+  - poisson: {hosts: [h0, h1], load: 10%, sizes: 4KiB, sl: 5}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SL s uses VL s mod 8 mod data_vls: 6 -> 2, 3 -> 3, 5 -> 1.
+	if got := []uint8{s.Tests[0].Perftest.Priority, s.Tests[1].Rping.Priority, s.Poisson[0].Priority}; !slices.Equal(got, []uint8{2, 3, 1}) {
+		t.Errorf("perftest's, rping's and poisson's VLs %v; want [2 3 1]", got)
+	}
+}
+
 // TestVPIInfiniBandSide: on a mixed network switch.ib gives the
 // InfiniBand side its buffer per VL, data VLs, SL-to-VL table and
 // head-of-queue lifetime; a flow's sl takes its VL through that table.
@@ -137,6 +159,21 @@ func TestVPIErrors(t *testing.T) {
 		{"a poisson generator's to: with no port on its hosts' fabric", vpiTopology + `traffic:
   - poisson: {hosts: [h0, h1], to: h2, load: 10%, sizes: 4KiB}
 `, `t.yaml:9:36: traffic[0].poisson.to: h2 has no port on InfiniBand, where this generator's hosts have their port 1 (h0's port 1 (on InfiniBand)): a flow goes to its destination's port on its source's fabric`},
+		// A program's or a poisson generator's priority on the
+		// InfiniBand side was taken as its VL: past data_vls, a VL
+		// without credits, and the run panicked ("fabric: h0:p0 sends a
+		// packet without credit"); an sl on the Ethernet side was left
+		// out without a word.
+		{"a program's priority on the InfiniBand side", vpiTopology + `switch: {ib: {data_vls: 2}}
+traffic:
+  - perftest: {from: h0, to: h1, test: write_bw, priority: 5}
+`, `t.yaml:10:60: traffic[0].perftest.priority: an 802.1p priority is Ethernet's, and this item's QPs leave h0's port 1 (on InfiniBand): give sl (a service level, 0..15)`},
+		{"a poisson generator's priority on the InfiniBand side", vpiTopology + `traffic:
+  - poisson: {hosts: [h0, h1], load: 10%, sizes: 4KiB, priority: 3}
+`, `t.yaml:9:66: traffic[0].poisson.priority: an 802.1p priority is Ethernet's, and this item's QPs leave h0's port 1 (on InfiniBand): give sl (a service level, 0..15)`},
+		{"a program's sl on the Ethernet side", vpiTopology + `traffic:
+  - rping: {client: h2, server: h1, count: 3, sl: 2}
+`, `t.yaml:9:51: traffic[0].rping.sl: sl is an InfiniBand service level, and this item's QPs leave h2's port 1 (on Ethernet): give priority (0..7)`},
 		{"ports that share no fabric", vpiTopology + `traffic:
   - flow: {from: h0, to: h2, size: 1MiB}
 `, `t.yaml:9:5: traffic[0].flow: h0's port 1 (on InfiniBand) and host h2 share no fabric: h2 has no port on InfiniBand (port: picks the source's port)`},
