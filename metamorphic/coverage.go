@@ -201,6 +201,11 @@ func systems(s *Spec, add func(family, value string)) {
 			add("vpi", "hca.cc (the ethernet side)")
 		}
 	}
+	for _, hb := range s.HostBlocks {
+		for _, kv := range hb.KVs {
+			add("a host's own hca", kv.K+pick(s.Mixed(), " on a mixed network", ""))
+		}
+	}
 	if _, ok := Get(s.HCA, "host_bandwidth"); ok {
 		add("host interface", pick(s.Mixed(), "host_bandwidth on a mixed network", "host_bandwidth on one link layer"))
 	}

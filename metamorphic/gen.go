@@ -25,6 +25,7 @@ func Generate(seed uint64) (*Spec, Refusals) {
 	g.transport()
 	g.switchProfile()
 	g.hcaProfile()
+	g.hostBlocks()
 	g.traffic()
 	g.faults()
 	g.observe()

@@ -225,3 +225,29 @@ func (g *gen) overlayPacket(mtu, options int) int {
 func (g *gen) timestamps() bool {
 	return strings.Contains(get(g.s.HCA, "tcp"), "timestamps: true")
 }
+
+// overlaid says whether the adapters wrap their frames (hca.overlay).
+func (g *gen) overlaid() bool {
+	_, ok := Get(g.s.HCA, "overlay")
+	return ok
+}
+
+// overlayOptions and underlayMTU are hca.overlay's options (0 when none)
+// and underlay_mtu (its default, 9000, when none).
+func (g *gen) overlayOptions() int { return overlayKey(get(g.s.HCA, "overlay"), "options", 0) }
+func (g *gen) underlayMTU() int    { return overlayKey(get(g.s.HCA, "overlay"), "underlay_mtu", 9000) }
+
+// overlayKey reads a number key of the flow mapping v as the generator
+// writes it, or def.
+func overlayKey(v, k string, def int) int {
+	_, rest, ok := strings.Cut(v, k+": ")
+	if !ok {
+		return def
+	}
+	end := strings.IndexAny(rest, ",}")
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return def
+	}
+	return n
+}

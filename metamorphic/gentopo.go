@@ -220,6 +220,40 @@ func (g *gen) hostBandwidth() {
 	}
 }
 
+// hostBlocks gives one or two hosts of an explicit topology (a third of
+// them) their own hca: block: the adapter's host interface, the DSCP of
+// its packets (Ethernet with an IP header), or a larger MTU than the
+// top level's (so that every UD size drawn within the top level's fits
+// any path), one whose largest frame fits the overlay's underlay.
+func (g *gen) hostBlocks() {
+	s := g.s
+	if s.Topo.Kind != "explicit" || !g.chance(0.3) {
+		return
+	}
+	for _, h := range g.subset(1, 2) {
+		var kvs []KV
+		if g.chance(0.5) {
+			kvs = append(kvs, KV{"host_bandwidth", one(g, hostBandwidths...)})
+		}
+		if !s.IB && !g.rocev1() && g.chance(0.4) {
+			kvs = append(kvs, KV{"dscp", itoa(g.dscp())})
+		}
+		if g.chance(0.4) {
+			var fit []int
+			for _, m := range []int{256, 512, 1024, 2048, 4096} {
+				if m >= g.mtu() && (!g.overlaid() || g.overlayPacket(m, g.overlayOptions()) <= g.underlayMTU()) {
+					fit = append(fit, m)
+				}
+			}
+			kvs = append(kvs, KV{"mtu", itoa(one(g, fit...))})
+		}
+		if len(kvs) == 0 {
+			kvs = append(kvs, KV{"host_bandwidth", one(g, hostBandwidths...)})
+		}
+		s.HostBlocks = append(s.HostBlocks, HostBlock{Host: h, KVs: kvs})
+	}
+}
+
 // itoa is strconv.Itoa.
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -180,7 +180,7 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 		case "ring":
 			w("  switches: %d\n  hosts_per_switch: %d\n", t.Switches, t.HostsPerSwitch)
 		case "explicit":
-			w("  hosts: %s\n", hostList(seq(t.NumHosts())))
+			w("  hosts: %s\n", s.hostDecls())
 			s.renderSwitches(b)
 		}
 		switch t.Kind {
@@ -267,6 +267,21 @@ func (s *Spec) renderSwitches(b *strings.Builder) {
 	for _, d := range decls {
 		fmt.Fprintf(b, "    - %s\n", d)
 	}
+}
+
+// hostDecls are an explicit topology's hosts, as a flow sequence: by
+// name, or {name, hca} with a host's own block.
+func (s *Spec) hostDecls() string {
+	names := make([]string, s.Topo.NumHosts())
+	for h := range names {
+		names[h] = Host(h)
+		for _, hb := range s.HostBlocks {
+			if hb.Host == h {
+				names[h] = flowMap([]KV{{"name", Host(h)}, {"hca", flowMap(hb.KVs)}})
+			}
+		}
+	}
+	return "[" + strings.Join(names, ", ") + "]"
 }
 
 // switchDecl is a switch's declaration: its name, or {name, switch}.

@@ -82,6 +82,9 @@ func candidates(s *Spec) []*Spec {
 			})
 		}
 	}
+	for i := range s.HostBlocks {
+		try(func(c *Spec) bool { c.HostBlocks = slices.Delete(c.HostBlocks, i, i+1); return true })
+	}
 	for i := range s.SwitchBlocks {
 		try(func(c *Spec) bool { c.SwitchBlocks = slices.Delete(c.SwitchBlocks, i, i+1); return true })
 	}

@@ -41,8 +41,17 @@ type Spec struct {
 	// SwitchBlocks are switches' own blocks (topology.switches[i].switch)
 	// beside their link_layer, by switch index: an explicit topology's.
 	SwitchBlocks []SwitchBlock
-	Traffic      []Item
-	Faults       []Fault
+	// HostBlocks are hosts' own hca: blocks (topology.hosts[i].hca), by
+	// host index: an explicit topology's.
+	HostBlocks []HostBlock
+	Traffic    []Item
+	Faults     []Fault
+}
+
+// HostBlock is one host's own hca: keys.
+type HostBlock struct {
+	Host int
+	KVs  []KV
 }
 
 // SwitchBlock is one switch's own keys.
@@ -160,6 +169,10 @@ func (s *Spec) Clone() *Spec {
 	c.SwitchBlocks = slices.Clone(s.SwitchBlocks)
 	for i, b := range c.SwitchBlocks {
 		c.SwitchBlocks[i].KVs = slices.Clone(b.KVs)
+	}
+	c.HostBlocks = slices.Clone(s.HostBlocks)
+	for i, b := range c.HostBlocks {
+		c.HostBlocks[i].KVs = slices.Clone(b.KVs)
 	}
 	c.Switch, c.SwitchIB, c.SM, c.HCA = slices.Clone(s.Switch), slices.Clone(s.SwitchIB), slices.Clone(s.SM), slices.Clone(s.HCA)
 	c.Observe, c.Expect = slices.Clone(s.Observe), slices.Clone(s.Expect)
