@@ -38,7 +38,10 @@ type settings struct {
 // on scenarios nobody has run, so it runs a window of seeds that a
 // campaign on this code has run clean (20 minutes from it on
 // 2026-12-04: 20,058 scenarios, 126,363 runs; its one failure, seed
-// 9008769, was HPCC's, fixed and replayed; CI runs 20,000 of them). A run given LFSIM_META_DURATION, by
+// 9008769, was HPCC's, fixed and replayed; CI runs 20,000 of them). The
+// generator that draws issue 47's systems made the window anew; on
+// 2026-12-05 its 20,000 scenarios ran clean (125,294 runs; 10 excused as
+// the known read-path-mtu defect). A run given LFSIM_META_DURATION, by
 // hand, explores: its seed is the clock's unless LFSIM_META_SEED is set.
 const GateSeed = 9_000_000
 
