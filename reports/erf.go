@@ -67,10 +67,13 @@ func (fb *frameBuilder) buildIB(f *CapturedFrame, tel *fabric.INTStack) []byte {
 		if grh {
 			lrh[1] = sl<<4 | 3 // LNH 3: GRH follows
 		}
-		dlid, slid := fb.lid(p.Dst, p), fb.lid(p.Src, p)
+		var dlid uint16
 		if fabric.IsMulticast(p.Dst) {
-			dlid = fabric.MLID(p.Dst) // the group's, from the SM
+			dlid = fabric.MLID(p.Dst) // the group's, from the SM (a group has no node's LID)
+		} else {
+			dlid = fb.lid(p.Dst, p)
 		}
+		slid := fb.lid(p.Src, p)
 		binary.BigEndian.PutUint16(lrh[2:], dlid)
 		binary.BigEndian.PutUint16(lrh[4:], uint16((head+len(fb.payload))/4)&0x7FF) // LRH to ICRC, in words
 		binary.BigEndian.PutUint16(lrh[6:], slid)
