@@ -51,6 +51,16 @@ func Features(s *Spec) []string {
 		add("routing (ethernet)", or(t.Routing, "ecmp (default)"))
 	}
 	if s.Transport == "iwarp" {
+		// iWARP's rdma_cm (over iw_cm: TCP's handshake, MPA's exchange)
+		// and its captures.
+		for _, it := range s.Traffic {
+			if get(it.Opts, "connect") == "cm" || it.Kind == "rdma_client" {
+				add("iwarp", "rdma_cm ("+it.Kind+")")
+			}
+		}
+		if len(s.PcapHosts)+len(s.PcapPorts) > 0 {
+			add("iwarp", pick(get(s.HCA, "overlay") != "", "pcap under an overlay", "pcap"))
+		}
 		tcp := get(s.HCA, "tcp")
 		cc := "newreno (default)"
 		for _, c := range tcpCCs() {
@@ -250,6 +260,14 @@ func systems(s *Spec, add func(family, value string)) {
 		}
 		if len(s.PcapHosts)+len(s.PcapPorts)+len(s.PcapPort2) > 0 {
 			add("overlay", "pcap")
+		}
+	}
+	for _, kv := range s.Switch {
+		switch {
+		case kv.K == "buffer" && strings.HasPrefix(kv.V, "{shared"):
+			add("switch (sonic's keys)", "buffer: {shared}")
+		case kv.K == "ecn" && strings.Contains(kv.V, "priorities:"):
+			add("switch (sonic's keys)", "ecn.priorities")
 		}
 	}
 	qos := false

@@ -4,7 +4,8 @@ import "testing"
 
 // TestGeneratorFrequencies: over the first 2,000 seeds each of issue
 // 47's systems (VPI's mixed networks, the adapters' host interface, the
-// overlay, range extenders and QoS as configured) and their parts appear
+// overlay, range extenders, QoS as configured and the switch keys SONiC's
+// configuration needs) and iWARP's rdma_cm and captures, and their parts, appear
 // in at least the share of scenarios given here, alone, together and
 // under the relabelling relation. The shares are about half of what the
 // generator drew when they were set (5,000 seeds: a mixed network in
@@ -50,6 +51,12 @@ func TestGeneratorFrequencies(t *testing.T) {
 		{"overlay: source_port", 0.02},
 		{"overlay: underlay_mtu", 0.02},
 		{"overlay: pcap", 0.01},
+		{"switch (sonic's keys): buffer: {shared}", 0.02},
+		{"switch (sonic's keys): ecn.priorities", 0.02},
+		{"iwarp: pcap", 0.01},
+		{"iwarp: pcap under an overlay", 0.0015},
+		{"iwarp: rdma_cm (flow)", 0.006},
+		{"iwarp: rdma_cm (rdma_client)", 0.004},
 		{"range extender: 1 pair(s)", 0.02},
 		{"range extender: 2 pair(s)", 0.004},
 		{"range extender: long haul 50us", 0.003},

@@ -371,6 +371,12 @@ func (g *gen) ethernetSwitch() {
 			kv("buffer", Bytes(buffer))
 		}
 	}
+	if !small && g.chance(0.08) {
+		// The shared pool alone, as a SONiC switch's BUFFER_POOL sizes
+		// it (6680960: a Tomahawk's lossless pool less its headroom);
+		// the switch adds the reserved minimums and the headroom.
+		kv("buffer", "{shared: "+one(g, "6680960", "16MiB", "24MiB")+"}")
+	}
 	if pfcGiven {
 		if g.chance(0.4) {
 			if g.chance(0.5) {
@@ -409,6 +415,11 @@ func (g *gen) ethernetSwitch() {
 			}
 			if g.chance(0.3) {
 				ecn = append(ecn, KV{"mark", one(g, "enqueue", "dequeue")})
+			}
+			if g.chance(0.25) {
+				// The queues that mark, as a SONiC switch marks those its
+				// QUEUE table gives a WRED profile.
+				ecn = append(ecn, KV{"priorities", one(g, "[3]", "[3, 4]", "[0, 3]", "[]")})
 			}
 			kv("ecn", flowMap(ecn))
 		}

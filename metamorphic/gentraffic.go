@@ -53,8 +53,8 @@ func (g *gen) subsetOf(pool []int, lo, hi int, except ...int) []int {
 func (g *gen) item() {
 	kind := g.weighted(trafficKinds...)
 	for {
-		if g.iwarp() && (kind == "mckey" || kind == "rdma_pair") {
-			g.refuse("iwarp has no rdma_cm and no UD: no mckey, rdma_server or rdma_client")
+		if g.iwarp() && kind == "mckey" {
+			g.refuse("iwarp has no UD: no mckey")
 		} else if g.s.Mixed() && (kind == "mckey" || kind == "rdma_pair") {
 			g.refuse("a mixed network has no rdma_cm or mckey yet")
 		} else if g.s.Mixed() && kind != "flow" && kind != "incast" && kind != "asyncwatch" && !g.poolExists() {
@@ -231,8 +231,6 @@ func (g *gen) common(it *Item, qp, op string, cm bool) {
 		// one listener per host and port (flows share theirs, 18516).
 		port := map[string]int{"rping": 7174, "perftest": 18515}[it.Kind]
 		switch {
-		case g.iwarp():
-			g.refuse("iwarp connects out of band only: no connect: cm")
 		case g.s.Mixed():
 			g.refuse("a mixed network has no rdma_cm yet: no connect: cm")
 		case port != 0 && g.listening[[2]int{it.To, port}]:
