@@ -99,3 +99,25 @@ func (t *Topo) longHaul() int64 {
 	}
 	return sum
 }
+
+// portsOf is how many ports switch sw has: its hosts' links (first and
+// second) and its links to other switches.
+func (t *Topo) portsOf(sw int) int {
+	n := 0
+	for h := range t.NumHosts() {
+		if t.HostSwitch(h) == sw {
+			n++
+		}
+		if second, ok := t.SecondSwitch(h); ok && second == sw {
+			n++
+		}
+	}
+	for _, l := range t.SwitchPairs() {
+		for _, end := range l {
+			if end == sw {
+				n++
+			}
+		}
+	}
+	return n
+}
