@@ -40,7 +40,7 @@ var ccDraws = map[string]ccDraw{
 			}
 		}
 		// The CNPs' class and NVIDIA's keys (issue 47's QoS).
-		return append(d, g.dcqcnQoS()...)
+		return append(d, g.notificationQoS()...)
 	}},
 	"hpcc": {weight: 15, params: func(g *gen) []KV {
 		if !g.chance(0.5) {

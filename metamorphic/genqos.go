@@ -153,9 +153,9 @@ func (g *gen) hcaQoS() {
 	g.s.HCA = append(g.s.HCA, KV{"dscp", strconv.Itoa(g.dscp())})
 }
 
-// dcqcnQoS draws hca.dcqcn's QoS and NVIDIA keys: the CNPs' DSCP and
+// notificationQoS draws hca.dcqcn's QoS and NVIDIA keys: the CNPs' DSCP and
 // 802.1p priority, rpg_gd and rpg_min_dec_fac.
-func (g *gen) dcqcnQoS() []KV {
+func (g *gen) notificationQoS() []KV {
 	var d []KV
 	if g.chance(0.35) {
 		if g.chance(0.8) {
