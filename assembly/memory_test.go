@@ -33,7 +33,8 @@ func heapNow() float64 {
 // structures that moves them fails here until they are measured again.
 // Without LMC's forwarding tables streamed to lfts.txt, LMC 7 on k=8
 // held 85 MB more than its estimate; without the transports' own
-// costs, iWARP's flows were 4 times theirs.
+// costs, iWARP's flows were 4 times theirs; without the collectives'
+// connections, an all_to_all of 61,440 QPs was estimated at 0.2 MiB.
 func TestMemoryEstimate(t *testing.T) {
 	const ib = "switch: {link_layer: infiniband}\n"
 	star := "topology: {kind: star, hosts: 64}\ntraffic:\n  - flow: {from: h0, to: h1, count: 2000"
@@ -56,6 +57,10 @@ func TestMemoryEstimate(t *testing.T) {
 		{star + ", size: 1GiB, messages: 100}\n", true},
 		{"hca: {transport: iwarp}\n" + star + ", size: 1GiB}\n", true},
 		{"topology: {kind: fat-tree, k: 8}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\n  - mckey: {sender: h0, receivers: all, count: 100, size: 1KiB, settle: 1us}\n", true},
+		// Collectives: their connections' QPs (resolve/memory_collective.go).
+		{"topology: {kind: star, hosts: 16}\ntraffic:\n  - collective: {op: all_to_all, size: 1MiB, channels: 16, qps: 4}\n", true},
+		{"topology: {kind: star, hosts: 32}\ntraffic:\n  - collective: {op: all_reduce, algorithm: tree, size: 1MiB, channels: 32, qps: 8}\n", true},
+		{"topology: {kind: rail-optimized, servers: 8, gpus_per_server: 4, spines: 2}\ntraffic:\n  - collective: {op: all_to_all, size: 1MiB, channels: 8, qps: 4}\n", true},
 	} {
 		if testing.Short() && !c.short {
 			continue
@@ -98,6 +103,10 @@ func TestMemoryLimitRefusesEarly(t *testing.T) {
 			"m.yaml:5:5: traffic[1].all_to_all: with this generator's flows the scenario needs about 3.1 GiB (2.7 GiB flows (999001)"},
 		{"topology: {kind: star, hosts: 64}\ntraffic:\n  - poisson: {load: 90%, sizes: 1000, until: 10s}\n",
 			"m.yaml:3:5: traffic[0].poisson: with this generator's flows the scenario needs about"},
+		{"topology: {kind: star, hosts: 64}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\n  - collective: {op: all_to_all, size: 1MiB, channels: 16, qps: 16}\n",
+			"m.yaml:4:5: traffic[1].collective: with this collective's connections the scenario needs about 2.4 GiB (2.2 GiB collectives' connections (64512 network links, 2064384 QPs)"},
+		{"topology: {kind: star, hosts: 64}\ntraffic:\n  - nccl_tests: {op: all_to_all, channels: 16, qps: 16}\n",
+			"m.yaml:3:5: traffic[0].nccl_tests: with this nccl_tests's connections"},
 	} {
 		start, before := time.Now(), heapNow()
 		_, err := resolve.Parse("m.yaml", []byte(c.src))

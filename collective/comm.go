@@ -2,6 +2,7 @@ package collective
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -234,3 +235,22 @@ func (c *Comm) onGPU(s []int, g int) int {
 
 // serverOf is rank r's server's ranks.
 func (c *Comm) serverOf(r int) []int { return c.servers[c.srv[r]] }
+
+// NetworkLinks is the number of links NewComm lays for algorithm a over
+// n ranks on single-NIC hosts, every one a network link, with channels
+// channels: a ring's n a channel, the double binary tree's 2(n-1) (an
+// up and a down link per edge of its two trees, each carrying half the
+// channel), halving-doubling's n·log2 n, direct's n(n-1). On GPU servers
+// count Comm.Links instead (scale-up links and PXN relays).
+func NetworkLinks(a Algorithm, n, channels int) int64 {
+	ch, m := int64(max(1, channels)), int64(n)
+	switch a {
+	case Tree:
+		return ch * 2 * (m - 1)
+	case HalvingDoubling:
+		return ch * m * int64(bits.Len(uint(max(1, n)))-1)
+	case Direct:
+		return ch * m * (m - 1)
+	}
+	return ch * m
+}

@@ -46,6 +46,7 @@ type builder struct {
 	hcaArbPath string
 	mem        *memEstimate // the topology's part of the memory estimate (memory.go)
 	memFlows   memFlows     // the flows the estimate has counted so far
+	memColl    memColl      // the collectives' connections the estimate counts
 	memLinks   float64      // the mean links between hosts (meanHostLinks)
 	tooBig     bool         // the traffic was refused for its size: the routing tables are not computed
 	noRoutes   bool         // the topology is past its engine's limits (checkRouting): the tables are not computed

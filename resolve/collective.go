@@ -151,7 +151,8 @@ func (b *builder) commSpec(gen int, tv *scenario.TrafficV, path string, c *scena
 				places[i] = collective.Place{Server: sv, GPU: g}
 			}
 		}
-		if _, err := collective.NewComm(places, collective.Options{Algorithm: s.Algorithm, Channels: s.Channels, RailAware: s.RailAware, PXN: s.PXN}); err != nil {
+		comm, err := collective.NewComm(places, collective.Options{Algorithm: s.Algorithm, Channels: s.Channels, RailAware: s.RailAware, PXN: s.PXN})
+		if err != nil {
 			pos := c.Hosts.Pos
 			if !c.Hosts.Set {
 				pos = tv.Pos
@@ -159,6 +160,9 @@ func (b *builder) commSpec(gen int, tv *scenario.TrafficV, path string, c *scena
 			b.errorf(pos, path+".hosts", "%v", err)
 			return s, false
 		}
+		b.countCollective(&s, networkLinks(&s, comm))
+	} else {
+		b.countCollective(&s, networkLinks(&s, nil))
 	}
 	if c.Start.Set && c.Start.V >= b.s.Stop.At {
 		b.warnf(c.Start.Pos, path+".start", "starts at %s, not before stop.at (%s); it will not run", c.Start.V, b.s.Stop.At)

@@ -350,6 +350,7 @@ func (b *builder) flowsFit(tv *scenario.TrafficV, n int64) bool {
 	c.wrs += float64(n) * wrs
 	c.inProgress = min(c.inProgress+n, 4*int64(len(b.hostNms)))
 	e.flows(c)
+	b.collectivesMemory(e)
 	total := e.total()
 	if total <= float64(lim) {
 		return true
@@ -459,6 +460,7 @@ func (b *builder) estimateMemory() {
 		}
 	}
 	e.flows(b.flowCount())
+	b.collectivesMemory(e)
 	b.programsMemory(e)
 	b.seriesMemory(e)
 	b.s.MemoryEstimate = int64(e.total())

@@ -222,8 +222,10 @@ func (b *builder) traffic() {
 			b.mckey(i, tv, path, g)
 		case *scenario.CollectiveS:
 			b.collective(i, tv, path, g)
+			stop = !b.collectiveFits(tv)
 		case *scenario.NCCLTestsS:
 			b.ncclTests(i, tv, path, g)
+			stop = !b.collectiveFits(tv)
 		}
 		if stop {
 			return
