@@ -108,6 +108,32 @@ func DefaultAlgorithm(o Op) Algorithm {
 	return Ring
 }
 
+// Uses says whether algorithm a runs on protocol p: NCCL's ring and
+// tree on all three (src/graph/tuning.cc); its point-to-point sends,
+// direct, on LL or Simple only (src/enqueue.cc, the p2p task's
+// "protocol[dir] = protoLL[dir] ? NCCL_PROTO_LL : NCCL_PROTO_SIMPLE");
+// halving-doubling, MPI's and Gloo's, on Simple only (neither has LL).
+func (a Algorithm) Uses(p Protocol) bool {
+	switch a {
+	case HalvingDoubling:
+		return p == Simple
+	case Direct:
+		return p != LL128
+	}
+	return true
+}
+
+// ProtocolsOf lists the protocols a runs on, by their key's names.
+func ProtocolsOf(a Algorithm) string {
+	var s []string
+	for i, n := range Protocols() {
+		if a.Uses(Protocol(i)) {
+			s = append(s, n)
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
 // SupportedBy lists the algorithms that run o, by name.
 func SupportedBy(o Op) string {
 	var s []string

@@ -111,6 +111,10 @@ func (b *builder) commSpec(gen int, tv *scenario.TrafficV, path string, c *scena
 	if c.Protocol.Set {
 		s.Protocol, _ = collective.ParseProtocol(c.Protocol.V)
 		s.ProtocolSet = true
+		if !s.Algorithm.Uses(s.Protocol) {
+			b.errorf(c.Protocol.Pos, path+".protocol", "%s does not run on %s; %s runs on %s", s.Algorithm, c.Protocol.V, s.Algorithm, collective.ProtocolsOf(s.Algorithm))
+			return s, false
+		}
 	}
 	overrideNum(&s.Channels, c.Channels)
 	overrideNum(&s.QPs, c.QPs)
