@@ -149,7 +149,7 @@ func TestCollectiveCutIdentical(t *testing.T) {
 		{"ring all-reduce", "  - collective: {op: all_reduce, size: 4MiB, iterations: 2}\n  - collective: {op: all_gather, size: 1MiB, channels: 3, qps: 2, after: [0]}\n", false},
 		{"ring on servers", "  - collective: {op: all_reduce, size: 4MiB, channels: 4}\n  - collective: {op: reduce_scatter, size: 2MiB, rail_aware: false}\n", true},
 		{"tree, halving-doubling, broadcast", "  - collective: {op: all_reduce, algorithm: tree, size: 2MiB}\n  - collective: {op: all_reduce, algorithm: halving_doubling, size: 2MiB}\n  - collective: {op: broadcast, size: 1MiB, root: h5}\n", false},
-		{"rail-optimized", "  - collective: {op: all_reduce, size: 4MiB, channels: 4}\n  - collective: {op: all_to_all, size: 2MiB}\n  - collective: {op: all_reduce, algorithm: tree, size: 2MiB, channels: 4, rail_aware: false}\n", false},
+		{"rail-optimized", "  - collective: {op: all_reduce, size: 4MiB, channels: 4}\n  - collective: {op: all_to_all, size: 2MiB}\n  - collective: {op: all_reduce, algorithm: tree, size: 2MiB, channels: 4}\n", false},
 		{"all-to-all, reduce, tree on servers", "  - collective: {op: all_to_all, size: 2MiB}\n  - collective: {op: reduce, size: 1MiB, root: h9}\n  - collective: {op: all_reduce, algorithm: tree, size: 2MiB, channels: 4}\n", true},
 	}
 	for _, c := range cases {

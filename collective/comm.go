@@ -199,8 +199,13 @@ func (c *Comm) sameGPUs() error {
 	first := gpus(c.servers[0])
 	for _, s := range c.servers[1:] {
 		if g := gpus(s); !slices.Equal(g, first) {
-			return fmt.Errorf("rings and trees on rails need the same GPUs of every server: server of rank %d takes GPUs %v, server of rank %d %v (set rail_aware: false, or list whole servers)",
-				c.servers[0][0], first, s[0], g)
+			what, fix := "rings on rails need", "set rail_aware: false, or list whole servers"
+			if c.Opt.Algorithm == Tree {
+				// A tree's chains are on the rails whatever rail_aware says.
+				what, fix = "a tree needs", "list whole servers"
+			}
+			return fmt.Errorf("%s the same GPUs of every server: server of rank %d takes GPUs %v, server of rank %d %v (%s)",
+				what, c.servers[0][0], first, s[0], g, fix)
 		}
 	}
 	return nil

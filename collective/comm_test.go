@@ -54,4 +54,12 @@ func TestRingLayout(t *testing.T) {
 	if _, err := NewComm(p, Options{Algorithm: Ring, Channels: 2, RailAware: true}); err == nil || !strings.Contains(err.Error(), "the same GPUs of every server") {
 		t.Errorf("rails over servers of different GPUs: %v", err)
 	}
+	// A tree's chains are on the rails whatever rail_aware says: its
+	// refusal does not advise rail_aware: false, which would not help.
+	for _, rail := range []bool{true, false} {
+		_, err := NewComm(p, Options{Algorithm: Tree, Channels: 2, RailAware: rail})
+		if err == nil || !strings.Contains(err.Error(), "a tree needs the same GPUs of every server") || strings.Contains(err.Error(), "rail_aware") {
+			t.Errorf("a tree over servers of different GPUs, rail_aware %v: %v", rail, err)
+		}
+	}
 }

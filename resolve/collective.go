@@ -123,9 +123,17 @@ func (b *builder) commSpec(gen int, tv *scenario.TrafficV, path string, c *scena
 	}
 	if c.RailAware.Set {
 		s.RailAware = c.RailAware.V
+		if s.Algorithm == collective.Tree && !s.RailAware {
+			b.errorf(c.RailAware.Pos, path+".rail_aware", "a tree's chains are always on the rails (NCCL's tree pattern: each server's GPUs in a chain, its head on the channel's rail); rail_aware: false is for rings")
+			return s, false
+		}
 	}
 	if c.PXN.Set {
 		s.PXN = c.PXN.V
+		if s.Algorithm == collective.Tree {
+			b.errorf(c.PXN.Pos, path+".pxn", "a tree never relays a step (each server's chain head sends from its own NIC, on the channel's rail); pxn is for rings and direct")
+			return s, false
+		}
 	}
 	if c.Priority.Set {
 		s.Priority, s.PrioritySet = uint8(c.Priority.V), true
