@@ -137,7 +137,9 @@ type ExpectS struct {
 	// MinBusbw is a floor on every completed call's busbw
 	// (collectives.csv's busbw_gbps, summary collectives.busbw_gbps_min),
 	// in Gb/s; MaxCollectiveTime a ceiling on the slowest completed
-	// call's time (summary collectives.time_ns_max).
+	// call's time (summary collectives.time_ns_max). Both fail while a
+	// call is unfinished (its time and busbw are beyond any completed
+	// one's).
 	CollectivesCompleted allOrIntV `yaml:"collectives_completed"`
 	MinBusbw             numV      `yaml:"min_busbw_gbps" min:"0"`
 	MaxCollectiveTime    TimeV     `yaml:"max_collective_time"`
