@@ -11,10 +11,16 @@ import (
 // each, and the program's output, in its own lines, columns and units
 // (src/util.cu: writeDeviceReport, writeResultHeader,
 // writeBenchmarkLinePreamble, writeBenchmarkLineBody,
-// writeResultFooter).
+// writeResultFooter, finalizeFooter, writeErrors).
 
 // NCCLTestsVersion is the nccl-tests whose output lfsim writes.
 const NCCLTestsVersion = "2.19.6"
+
+// NCCLVersionCode is NCCL_VERSION_CODE of the NCCL lfsim models (2.30.7,
+// whose src/graph/tuning.cc tables tune.go transcribes: major·10000 +
+// minor·100 + patch), which nccl-tests prints as nccl-headers= and
+// nccl-library=.
+const NCCLVersionCode = 23007
 
 // wordSize is the element size of nccl-tests' default type, float.
 const wordSize = 4
@@ -108,7 +114,8 @@ func NCCLTestsReport(h TestHeader, rows []TestResult) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	prog := ProgramName(h.Op)
-	p("# nccl-tests version %s (simulated by lfsim: NCCL's algorithms and protocols as lfsim models them)\n", NCCLTestsVersion)
+	p("# nccl-tests version %s nccl-headers=%d nccl-library=%d\n", NCCLTestsVersion, NCCLVersionCode, NCCLVersionCode)
+	p("# simulated by lfsim: NCCL's algorithms and protocols as lfsim models them\n")
 	p("# Collective test starting: %s\n", prog)
 	step, unit := h.StepBytes, "bytes"
 	if h.StepFactor > 1 {
@@ -159,5 +166,7 @@ func NCCLTestsReport(h TestHeader, rows []TestResult) string {
 	p("# %-20s : %s %s\n", "Avg bus bandwidth", strconv.FormatFloat(avg, 'g', 6, 64), "") // C's %g: 6 digits
 	p("#\n")
 	p("# Collective test concluded: %s\n", prog)
+	p("#\n") // finalizeFooter
+	p("\n")  // writeErrors, with no NCCL error
 	return b.String()
 }
