@@ -167,16 +167,33 @@ func (m Model) Tune(op Op, a Algorithm, size int64) Protocol {
 // channel goes under LL, a larger one under Simple.
 const P2PLLThreshold = 16384
 
+// p2pMinPart is the least a channel of a point-to-point send carries
+// before NCCL gives it another channel (src/enqueue.cc: minPartSize,
+// p2pChunkSize/2 between nodes, NCCL_P2P_NET_CHUNKSIZE 128 KiB; /8
+// within one, NCCL_P2P_NVL_CHUNKSIZE 512 KiB): 64 KiB either way.
+const p2pMinPart = 64 << 10
+
+// p2pChannels is the channels NCCL gives a point-to-point send of
+// bytes, at most channels (src/enqueue.cc: nChannels =
+// min(nChannelsMin, divUp(bytes, minPartSize)); the doubling past
+// maxPartSize only concerns sends far above the LL threshold).
+func p2pChannels(bytes int64, channels int) int64 {
+	return max(1, min(int64(channels), (bytes+p2pMinPart-1)/p2pMinPart))
+}
+
 // ChooseProtocol is the protocol a collective runs when none is given:
 // NCCL's tuning's for rings and trees; for direct sends NCCL's p2p rule
-// (LL up to P2PLLThreshold bytes per peer and channel); Simple for
-// halving-doubling (MPI's and Gloo's, which have no LL).
+// (LL while a peer's bytes are at most P2PLLThreshold times the
+// channels NCCL gives that send, p2pChannels: so LL up to 16 KiB per
+// peer whatever channels says); Simple for halving-doubling (MPI's and
+// Gloo's, which have no LL).
 func (m Model) ChooseProtocol(op Op, a Algorithm, size int64) Protocol {
 	switch a {
 	case Ring, Tree:
 		return m.Tune(op, a, size)
 	case Direct:
-		if size/int64(max(1, m.Ranks)) <= int64(m.Channels)*P2PLLThreshold {
+		peer := size / int64(max(1, m.Ranks))
+		if peer <= p2pChannels(peer, m.Channels)*P2PLLThreshold {
 			return LL
 		}
 	}

@@ -29,3 +29,30 @@ func TestTune(t *testing.T) {
 		t.Errorf("LL at 1 MiB: %.3f µs, want %.3f", got, want)
 	}
 }
+
+// TestP2PProtocol: all_to_all's direct sends take LL while a peer's
+// bytes are at most NCCL_P2P_LL_THRESHOLD (16 KiB) times the channels
+// NCCL gives the send, min(channels, divUp(bytes, 64 KiB))
+// (src/enqueue.cc), so LL up to 16 KiB per peer whatever channels is.
+// It had been channels × 16 KiB per peer: LL at 24 KiB per peer with
+// the default 2 channels (review B's 192 KiB over 8 ranks), and up to
+// 256 KiB with channels: 16.
+func TestP2PProtocol(t *testing.T) {
+	for _, c := range []struct {
+		perPeer  int64
+		channels int
+		want     Protocol
+	}{
+		{16 << 10, 2, LL},
+		{16<<10 + 4, 2, Simple},
+		{24 << 10, 2, Simple},
+		{4 << 10, 16, LL},
+		{256 << 10, 16, Simple},
+		{16 << 10, 1, LL},
+	} {
+		m := Model{Ranks: 8, Nodes: 8, Channels: c.channels}
+		if got := m.ChooseProtocol(AllToAll, Direct, 8*c.perPeer); got != c.want {
+			t.Errorf("%d bytes per peer, %d channels: %s, want %s", c.perPeer, c.channels, got, c.want)
+		}
+	}
+}
