@@ -187,7 +187,8 @@ func (n *Network) learnSlice(events uint64, span sim.Time) {
 }
 
 // observe is the control plane's actions due at point t, then the UC and
-// UD flows' drops and copies (settleDatagrams), then the detector's look.
+// UD flows' drops and copies (settleDatagrams), then the detector's look,
+// then the finished flows' records (retire, when the run streams them).
 func (n *Network) observe(t sim.Time) {
 	n.runControl(t)
 	if len(n.nccls) > 0 {
@@ -197,6 +198,7 @@ func (n *Network) observe(t sim.Time) {
 	if n.det != nil {
 		n.det.Tick(t)
 	}
+	n.retire()
 }
 
 // control is a control-plane action to come (a fault's start or end, a

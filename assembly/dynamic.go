@@ -58,6 +58,9 @@ type partState struct {
 	datagrams []*FlowRun
 	// collCalls counts the collectives' calls its ranks finished.
 	collCalls int
+	// finished are the flows whose sides have both closed, for the next
+	// point to let go (retire), when the run streams its flows.
+	finished []*FlowRun
 }
 
 // part returns the runner's counts for node id's partition.
@@ -363,6 +366,7 @@ func (n *Network) closeRequester(fr *FlowRun) {
 	case n.settlesDatagrams(fr):
 	case l.Responder == nil && fr.resv == nil:
 		fr.Live = nil
+		n.finished(fr, fr.Flow.Src)
 	case fr.Flow.QP == "rc" && !finCloses:
 		// A reserved responder may not be open yet: the close, handed
 		// over after the opening or at its time with a lower key, finds
@@ -489,6 +493,7 @@ func (n *Network) closeResponder(fr *FlowRun) {
 		fr.responderClosed = true
 		if (!n.settlesDatagrams(fr) || n.settling) && fr.requesterClosed {
 			fr.Live = nil
+			n.finished(fr, fr.Flow.Dst)
 		}
 		return
 	}
@@ -509,6 +514,7 @@ func (n *Network) closeResponder(fr *FlowRun) {
 	// side is looked at only at a point (settleDatagrams).
 	if (!n.settlesDatagrams(fr) || n.settling) && fr.requesterClosed {
 		fr.Live = nil
+		n.finished(fr, fr.Flow.Dst)
 	}
 }
 

@@ -79,6 +79,9 @@ type Network struct {
 	domains   map[int]*scaleup.Domain
 	gates     map[*collective.Call][]gated
 	collCalls int
+	// stream, when set, takes the finished poisson flows' records
+	// (StreamFlows, flowstream.go).
+	stream *flowStream
 }
 
 // FlowRun is one flow's state during a run, and its record after.

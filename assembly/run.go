@@ -159,6 +159,9 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 			c.LIDs = lids
 		}
 	}
+	if n.stream != nil {
+		res.SpooledFlows = n.stream.spooled
+	}
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}
@@ -238,80 +241,48 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 // flowRows are flows.csv's rows, one per flow offered by now (sorted by
 // id by collect), with the summary's flow, byte, FCT and fairness figures
 // added to sum; byteErrors are the flows whose bytes do not add up
-// (conservation.go).
+// (conservation.go). A run that streamed its finished flows
+// (StreamFlows) returns no rows: its flows.csv rows are the stream's
+// spooled ones merged with those of the flows it still holds
+// (flowStream.spooled), and its figures count both.
 func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows []reports.FlowRow, byteErrors []string) {
-	s := n.Scenario
-	var fcts, slowdowns, tputs []float64
-	var sizes []int64
+	st := n.stream
+	var tally fctTally
+	var errs []flowError
+	var tail []reports.FlowRecord
 	for _, fr := range n.Flows {
-		f := fr.Flow
-		if f.Start > now || !fr.started {
-			continue // never offered
+		if fr == nil || fr.Flow.Start > now || !fr.started {
+			continue // let go (flowstream.go), or never offered
 		}
-		sum.Flows.Total++
-		delivered := fr.delivered()
-		st, done, retransmits := fr.outcome()
-		landed := delivered
-		if f.QP != "rc" {
-			landed = fr.ResponderDelivered() // copies flooded to it may exceed its size
+		rec, err := n.flowRecord(fr, sum, c)
+		if err != "" && len(errs) <= maxConservationErrors {
+			errs = append(errs, flowError{fr.Flow.ID, err})
 		}
-		inFlight, dropped, reason, err := n.flowBytes(fr, c, landed, st)
-		sum.Bytes.Offered += f.Size
-		sum.Bytes.Delivered += landed
-		sum.Bytes.InFlight += inFlight
-		sum.Bytes.Dropped += dropped
-		if reason != "" {
-			sum.Bytes.DropReasons[reason] += dropped - fr.lost
+		if st != nil {
+			tail = append(tail, rec)
+			continue
 		}
-		if err != "" && len(byteErrors) <= maxConservationErrors {
-			byteErrors = append(byteErrors, err)
+		tally.add(&rec)
+		rows = append(rows, rec.FlowRow)
+	}
+	if st != nil {
+		st.addStreamed(sum)
+		for _, e := range st.errs {
+			errs = keepFirstErrors(errs, e)
 		}
-		row := reports.FlowRow{
-			ID: f.ID, Src: s.Topology.Nodes[f.Src].Name, Dst: s.Topology.Nodes[f.Dst].Name,
-			QP: f.QP, Op: f.Op, SizeBytes: f.Size, DeliveredBytes: delivered,
-			StartNs: f.Start.Nanoseconds(), Retransmits: retransmits,
-			Status: st.String(),
-		}
-		if n.balanced {
-			row.Order = fr.arrivalOrder()
-		}
-		if f.CM {
-			row.CM = true
-			if fr.connectedAt > 0 {
-				row.ConnectNs = (fr.connectedAt - f.Start).Nanoseconds()
-			}
-		}
-		switch fail := fr.failure(); {
-		case fail != "" && st == hca.WCPending:
-			// Terminated, and the requester has not heard yet: the flow
-			// ended at the responder.
-			row.Status, row.EndNs = fail, fr.ResponderTerminated().Nanoseconds()
-		case fail != "":
-			row.Status, row.EndNs = fail, done.Nanoseconds()
-		case st == hca.WCPending:
-		case st == hca.WCSuccess && f.QP != "rc" && delivered < f.Size:
-			// A UC or UD flow done with bytes lost: it ended (when the
-			// last was lost), but did not complete, and its time is no
-			// completion time.
-			row.EndNs = done.Nanoseconds()
-		case st == hca.WCSuccess:
-			sum.Flows.Completed++
-			fct := done - f.Start
-			row.EndNs, row.FCTNs = done.Nanoseconds(), fct.Nanoseconds()
-			row.Slowdown = 1
-			if fr.Ideal > 0 {
-				row.Slowdown = max(1, float64(fct)/float64(fr.Ideal))
-			}
-			fcts = append(fcts, float64(fct.Nanoseconds()))
-			slowdowns = append(slowdowns, row.Slowdown)
-			sizes = append(sizes, f.Size)
-			if fct > 0 { // a throughput of no time is none (it made Jain's index NaN, and summary.json panic)
-				tputs = append(tputs, float64(f.Size)/float64(fct))
-			}
-		default:
-			row.EndNs = done.Nanoseconds()
-		}
-		rows = append(rows, row)
+		sp := &reports.SpooledFlows{Spool: st.spool, Tail: tail}
+		// A spool that could not be written or read leaves the figures
+		// short; writing flows.csv then fails with its error.
+		_ = st.spool.Each(tail, func(r *reports.FlowRecord) bool {
+			tally.add(r)
+			sp.Order = sp.Order || r.Order != nil
+			sp.CM = sp.CM || r.CM
+			return true
+		})
+		st.spooled = sp
+	}
+	for _, e := range errs {
+		byteErrors = append(byteErrors, e.err)
 	}
 	for r, k := range n.ledger.reasons {
 		sum.Bytes.DropReasons[r] += k
@@ -329,15 +300,73 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 		}
 	}
 	sum.Bytes.Copied = n.ledger.copied
-	sum.FCT = reports.FCT{
-		P50Ns:        int64(reports.Quantile(0.5, fcts)),
-		P99Ns:        int64(reports.Quantile(0.99, fcts)),
-		MeanSlowdown: reports.Round(reports.Mean(slowdowns), 4),
-		P99Slowdown:  reports.Round(reports.Quantile(0.99, slowdowns), 4),
-	}
-	sum.FCTBuckets = reports.FCTBuckets(sizes, slowdowns)
-	sum.Throughput.Fairness = reports.Round(reports.JainFairness(tputs), 6)
+	tally.into(sum)
 	return rows, byteErrors
+}
+
+// flowRecord is fr's row of flows.csv and what the summary's FCT
+// figures take from it, with its count and byte terms added to sum, and
+// its byte error ("" when its bytes add up).
+func (n *Network) flowRecord(fr *FlowRun, sum *reports.Summary, c *census) (rec reports.FlowRecord, byteErr string) {
+	s := n.Scenario
+	f := fr.Flow
+	sum.Flows.Total++
+	delivered := fr.delivered()
+	st, done, retransmits := fr.outcome()
+	landed := delivered
+	if f.QP != "rc" {
+		landed = fr.ResponderDelivered() // copies flooded to it may exceed its size
+	}
+	inFlight, dropped, reason, err := n.flowBytes(fr, c, landed, st)
+	sum.Bytes.Offered += f.Size
+	sum.Bytes.Delivered += landed
+	sum.Bytes.InFlight += inFlight
+	sum.Bytes.Dropped += dropped
+	if reason != "" {
+		sum.Bytes.DropReasons[reason] += dropped - fr.lost
+	}
+	row := &rec.FlowRow
+	*row = reports.FlowRow{
+		ID: f.ID, Src: s.Topology.Nodes[f.Src].Name, Dst: s.Topology.Nodes[f.Dst].Name,
+		QP: f.QP, Op: f.Op, SizeBytes: f.Size, DeliveredBytes: delivered,
+		StartNs: f.Start.Nanoseconds(), Retransmits: retransmits,
+		Status: st.String(),
+	}
+	if n.balanced {
+		row.Order = fr.arrivalOrder()
+	}
+	if f.CM {
+		row.CM = true
+		if fr.connectedAt > 0 {
+			row.ConnectNs = (fr.connectedAt - f.Start).Nanoseconds()
+		}
+	}
+	switch fail := fr.failure(); {
+	case fail != "" && st == hca.WCPending:
+		// Terminated, and the requester has not heard yet: the flow
+		// ended at the responder.
+		row.Status, row.EndNs = fail, fr.ResponderTerminated().Nanoseconds()
+	case fail != "":
+		row.Status, row.EndNs = fail, done.Nanoseconds()
+	case st == hca.WCPending:
+	case st == hca.WCSuccess && f.QP != "rc" && delivered < f.Size:
+		// A UC or UD flow done with bytes lost: it ended (when the
+		// last was lost), but did not complete, and its time is no
+		// completion time.
+		row.EndNs = done.Nanoseconds()
+	case st == hca.WCSuccess:
+		sum.Flows.Completed++
+		fct := done - f.Start
+		row.EndNs, row.FCTNs = done.Nanoseconds(), fct.Nanoseconds()
+		row.Slowdown = 1
+		if fr.Ideal > 0 {
+			row.Slowdown = max(1, float64(fct)/float64(fr.Ideal))
+		}
+		rec.Completed, rec.FCT = true, int64(fct)
+	default:
+		row.EndNs = done.Nanoseconds()
+	}
+	return rec, err
 }
 
 // countPackets adds the HCAs', switches' and ports' other counters to

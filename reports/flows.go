@@ -3,6 +3,9 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"io"
+	"iter"
+	"slices"
 	"strconv"
 )
 
@@ -56,12 +59,27 @@ var FlowsConnectHeader = []string{"connect_ns"}
 // FlowsCSV renders flows.csv.
 func FlowsCSV(rows []FlowRow) []byte {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	order, cm := false, false
-	for _, r := range rows {
+	order, cm := FlowColumns(slices.Values(rows))
+	_ = WriteFlowsCSV(&b, order, cm, slices.Values(rows))
+	return b.Bytes()
+}
+
+// FlowColumns says which of flows.csv's optional columns rows need: the
+// order columns when a row carries an Order, connect_ns when a flow
+// connected with rdma_cm.
+func FlowColumns(rows iter.Seq[FlowRow]) (order, cm bool) {
+	for r := range rows {
 		order = order || r.Order != nil
 		cm = cm || r.CM
 	}
+	return order, cm
+}
+
+// WriteFlowsCSV writes flows.csv to w, its rows one at a time as rows
+// gives them, with the optional columns order and cm say
+// (FlowColumns).
+func WriteFlowsCSV(w io.Writer, order, cm bool, rows iter.Seq[FlowRow]) error {
+	cw := csv.NewWriter(w)
 	header := append([]string(nil), FlowsHeader...)
 	if order {
 		header = append(header, FlowsOrderHeader...)
@@ -69,17 +87,18 @@ func FlowsCSV(rows []FlowRow) []byte {
 	if cm {
 		header = append(header, FlowsConnectHeader...)
 	}
-	_ = w.Write(header)
+	_ = cw.Write(header)
 	i := strconv.Itoa
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	for _, r := range rows {
+	rec := make([]string, 0, len(header))
+	for r := range rows {
 		end, fct, slow := "", "", ""
 		if r.Status != "incomplete" {
 			end, fct = n(r.EndNs), n(r.FCTNs)
 			slow = strconv.FormatFloat(r.Slowdown, 'f', 4, 64)
 		}
-		rec := []string{i(r.ID), r.Src, r.Dst, r.QP, r.Op, n(r.SizeBytes), n(r.DeliveredBytes),
-			n(r.StartNs), end, fct, slow, n(r.Retransmits), r.Status}
+		rec = append(rec[:0], i(r.ID), r.Src, r.Dst, r.QP, r.Op, n(r.SizeBytes), n(r.DeliveredBytes),
+			n(r.StartNs), end, fct, slow, n(r.Retransmits), r.Status)
 		if order {
 			if o := r.Order; o != nil {
 				rec = append(rec, i(o.Paths), n(o.ReorderMax), strconv.FormatFloat(o.ReorderMean, 'f', 2, 64))
@@ -94,8 +113,10 @@ func FlowsCSV(rows []FlowRow) []byte {
 				rec = append(rec, "")
 			}
 		}
-		_ = w.Write(rec)
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
 	}
-	w.Flush()
-	return b.Bytes()
+	cw.Flush()
+	return cw.Error()
 }

@@ -231,12 +231,53 @@ func (r *Results) EachPFC(yield func(PFCRow) bool) {
 // PFCRows returns pfc.csv's rows (EachPFC) as a slice.
 func (r *Results) PFCRows() []PFCRow { return slices.Collect(iter.Seq[PFCRow](r.EachPFC)) }
 
+// SpooledFlows are a run's flows.csv rows when its finished flows went
+// to a spool: the spool's, and those of the flows that had not finished
+// (Tail), merged by id.
+type SpooledFlows struct {
+	Spool *FlowSpool
+	Tail  []FlowRecord
+	// Order and CM are the optional columns the rows need (FlowColumns).
+	Order, CM bool
+}
+
+// EachFlow yields flows.csv's rows in order of id, from SpooledFlows or
+// from Flows, until yield returns false; the error is the spool's.
+func (r *Results) EachFlow(yield func(FlowRow) bool) error {
+	if s := r.SpooledFlows; s != nil {
+		return s.Spool.Each(s.Tail, func(f *FlowRecord) bool { return yield(f.FlowRow) })
+	}
+	for _, f := range r.Flows {
+		if !yield(f) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// writeFlows writes flows.csv.
+func (r *Results) writeFlows(w io.Writer) error {
+	s := r.SpooledFlows
+	if s == nil {
+		order, cm := FlowColumns(slices.Values(r.Flows))
+		return WriteFlowsCSV(w, order, cm, slices.Values(r.Flows))
+	}
+	var err error
+	werr := WriteFlowsCSV(w, s.Order, s.CM, func(yield func(FlowRow) bool) {
+		err = r.EachFlow(yield)
+	})
+	return errors.Join(err, werr)
+}
+
 // Results are everything a run writes.
 type Results struct {
 	Summary *Summary
 	Flows   []FlowRow
-	Series  *Series  // nil: no timeseries.csv
-	PFC     []PFCRow // pfc.csv, when its rows are held
+	// SpooledFlows, when set, gives flows.csv's rows instead of Flows: a
+	// run that streamed its finished flows to a spool.
+	SpooledFlows *SpooledFlows
+	Series       *Series  // nil: no timeseries.csv
+	PFC          []PFCRow // pfc.csv, when its rows are held
 	// PFCLog, when set, gives pfc.csv's rows instead of PFC, as they are
 	// written (a run's PFC log: millions of frames are not held twice).
 	PFCLog PFCSource
@@ -282,7 +323,7 @@ func WriteRunFiles(dir string, r *Results) error {
 		fill func(w io.Writer) error
 	}
 	files := []file{
-		{"flows.csv", bytesOf(FlowsCSV(r.Flows))},
+		{"flows.csv", r.writeFlows},
 		{"pfc.csv", func(w io.Writer) error { return writePFCRows(w, r.EachPFC) }},
 	}
 	if len(r.Uplinks) > 0 {

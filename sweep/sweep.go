@@ -182,6 +182,14 @@ func RunPoint(ctx context.Context, sw *Sweep, p Point, dir string) (bool, error)
 			return false, err
 		}
 	}
+	// The finished flows' records go to disk as the run goes, as lfsim
+	// run has them.
+	spool, err := reports.NewFlowSpool(dir)
+	if err != nil {
+		return false, err
+	}
+	defer spool.Close()
+	net.StreamFlows(spool)
 	start := time.Now()
 	res := net.Run(nil)
 	res.Summary.WallSeconds = reports.Round(time.Since(start).Seconds(), 3)

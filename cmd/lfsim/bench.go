@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lfsim/lfsim/assembly"
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
@@ -226,6 +227,21 @@ func benchChild(file, stopAt string, prof benchProfiles, workers int, stdout, st
 		fmt.Fprintln(stderr, err)
 		return exitFailed
 	}
+	// As lfsim run does, the finished flows' records go to disk as the
+	// run goes (a folder of the bench's own, removed after).
+	tmp, err := os.MkdirTemp("", "lfsim-bench-flows-")
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInternal
+	}
+	defer os.RemoveAll(tmp)
+	spool, err := reports.NewFlowSpool(tmp)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitInternal
+	}
+	defer spool.Close()
+	net.StreamFlows(spool)
 	settleMemory()
 	if prof.cpu != "" {
 		f, err := os.Create(prof.cpu)

@@ -105,6 +105,15 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
 		return exitFailed
 	}
+	// The finished flows' records go to disk as the run goes, so that a
+	// long run's memory does not grow with them.
+	spool, err := reports.NewFlowSpool(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim run: %v\n", err)
+		return exitFailed
+	}
+	defer spool.Close()
+	net.StreamFlows(spool)
 	settleMemory()
 
 	// Ctrl-C or SIGTERM (a scheduler's, a kill) stops the run at the
@@ -150,13 +159,17 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// The console names the flows that failed, by status.
 	failed := map[string]int{}
-	for _, f := range res.Flows {
+	if err := res.EachFlow(func(f reports.FlowRow) bool {
 		if f.Status != "success" && f.Status != "incomplete" {
 			failed[f.Status]++
 		}
+		return true
+	}); err != nil {
+		fmt.Fprintf(stderr, "lfsim run: reading the flows back: %v\n", err)
+		return exitInternal
 	}
 	// The report reads the files back; the run's copies can go first.
-	res.Flows, res.Series, res.PFC, res.PFCLog, res.Captures = nil, nil, nil, nil, nil
+	res.Flows, res.SpooledFlows, res.Series, res.PFC, res.PFCLog, res.Captures = nil, nil, nil, nil, nil, nil
 	summary := reports.SummaryJSON(sum)
 	for _, c := range copies {
 		if err := reports.WriteInput(dir, c.Name, c.Data); err != nil {
