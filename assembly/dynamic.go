@@ -631,7 +631,7 @@ func (n *Network) flowsDone() bool {
 		completed += n.parts[i].completed
 		started += n.parts[i].started
 	}
-	return completed == len(n.Flows) && started == n.dyn.unstarted && n.dyn.sources == 0 && n.collectivesDone()
+	return completed == n.flowCount() && started == n.dyn.unstarted && n.dyn.sources == 0 && n.collectivesDone()
 }
 
 // poissonSource is one host of a poisson generator.
@@ -761,7 +761,7 @@ func (p *poissonSource) arrive(now sim.Time) {
 	p.arrival = sim.Never
 	n.dyn.sources--
 	n.poll(p.host)
-	if len(n.Flows) >= n.flowLimit {
+	if n.flowCount() >= n.flowLimit {
 		n.dyn.capped = true // the source ends here
 		return
 	}
@@ -772,7 +772,7 @@ func (p *poissonSource) arrive(now sim.Time) {
 	if vl, ok := n.Scenario.IB.PairVL.Lane(p.host, dst); ok {
 		prio, sl = vl, vl // dfsssp, lash: the pair's lane, as SL and VL
 	}
-	f := resolve.Flow{ID: len(n.Flows), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
+	f := resolve.Flow{ID: n.flowCount(), Src: p.host, Dst: dst, QP: g.QP, Op: g.Op, Size: size,
 		Start: now, Priority: prio, SL: sl, Generator: g.Generator, Pos: g.Pos, CM: g.CM}
 	fr := &FlowRun{Flow: f}
 	n.Flows = append(n.Flows, fr)

@@ -3,6 +3,7 @@ package assembly
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/reports"
@@ -16,7 +17,7 @@ import (
 // sides have closed leaves the network at the next observation point:
 // its record (its flows.csv row, with its completion time) goes to a
 // spool on disk, its byte terms are added up, and its FlowRun is let
-// go (its entry in Network.Flows becomes nil). At the end, the spool's
+// go (it leaves Network.Flows). At the end, the spool's
 // records and those of the flows left are merged by id, so flows.csv
 // and the summary's FCT figures (which take every completed flow, in id
 // order) are the same bytes as without the spool.
@@ -38,6 +39,8 @@ type flowStream struct {
 	errs []flowError
 	// spooled is flows.csv's rows at the end (flowRows).
 	spooled *reports.SpooledFlows
+	// retired counts the flows retired and still in Flows (dropFlows).
+	retired int
 }
 
 // flowError is a flow's byte error, by its id.
@@ -64,9 +67,10 @@ func (n *Network) finished(fr *FlowRun, at fabric.NodeID) {
 	}
 }
 
-// retire lets go of the flows noted finished since the last point: its
-// record goes to the spool and its byte terms to the stream's sum. At a
-// point, where no worker runs.
+// retire lets go of the flows noted finished since the last point: each
+// one's record goes to the spool, its byte terms to the stream's sum,
+// and it is marked retired, to leave Flows (dropFlows). At a point,
+// where no worker runs.
 func (n *Network) retire() {
 	st := n.stream
 	if st == nil {
@@ -75,7 +79,7 @@ func (n *Network) retire() {
 	for i := range n.parts {
 		ps := &n.parts[i]
 		for _, fr := range ps.finished {
-			if n.Flows[fr.Flow.ID] == nil {
+			if fr.retired {
 				continue // noted twice
 			}
 			rec, err := n.flowRecord(fr, &st.sum, nil)
@@ -83,12 +87,43 @@ func (n *Network) retire() {
 				st.errs = keepFirstErrors(st.errs, flowError{fr.Flow.ID, err})
 			}
 			st.spool.Add(rec)
-			n.Flows[fr.Flow.ID] = nil
+			fr.retired = true
+			st.retired++
 		}
 		clear(ps.finished)
 		ps.finished = ps.finished[:0]
 	}
+	n.dropFlows()
 }
+
+// dropFlows takes the retired flows out of Flows once they are at least
+// half of the poisson flows it holds (so that each entry is moved once
+// on average): Flows then holds the scenario's flows and the poisson
+// flows not finished (and those finished since the last drop), in order
+// of id, not an entry for every flow the run has made. (The oldest flow
+// still running may be many milliseconds old: WebSearch's largest run
+// 14 ms in hpcc-320, so a window from it would hold about 10,000.)
+func (n *Network) dropFlows() {
+	st := n.stream
+	first := len(n.Scenario.Flows)
+	if st.retired == 0 || 2*st.retired < len(n.Flows)-first {
+		return
+	}
+	kept := n.Flows[:first]
+	for _, fr := range n.Flows[first:] {
+		if !fr.retired {
+			kept = append(kept, fr)
+		}
+	}
+	clear(n.Flows[len(kept):])
+	n.dropped += len(n.Flows) - len(kept)
+	n.Flows = kept
+	st.retired = 0
+}
+
+// flowCount is how many flows the run has made, those that left Flows
+// included.
+func (n *Network) flowCount() int { return len(n.Flows) + n.dropped }
 
 // keepFirstErrors adds e to errs, sorted by id, keeping the first
 // maxConservationErrors+1.
@@ -116,10 +151,20 @@ func (st *flowStream) addStreamed(sum *reports.Summary) {
 }
 
 // fctTally gathers the summary's FCT figures from the completed flows'
-// records, taken in order of id.
+// records, taken in order of id: their FCTs and slowdowns (the
+// quantiles, the mean, the size buckets) and sizes, each made with room
+// for every completed flow when the count is known (a long run's end
+// grew them by append, 5 times their size in garbage), and Jain's sums
+// of their throughputs.
 type fctTally struct {
-	fcts, slowdowns, tputs []float64
-	sizes                  []int64
+	fcts, slowdowns []float64
+	sizes           []int64
+	jain            reports.Jain
+}
+
+// newFCTTally makes a tally for completed flows (0: not known).
+func newFCTTally(completed int) *fctTally {
+	return &fctTally{fcts: make([]float64, 0, completed), slowdowns: make([]float64, 0, completed), sizes: make([]int64, 0, completed)}
 }
 
 func (t *fctTally) add(r *reports.FlowRecord) {
@@ -130,18 +175,23 @@ func (t *fctTally) add(r *reports.FlowRecord) {
 	t.slowdowns = append(t.slowdowns, r.Slowdown)
 	t.sizes = append(t.sizes, r.SizeBytes)
 	if r.FCT > 0 { // a throughput of no time is none (it made Jain's index NaN, and summary.json panic)
-		t.tputs = append(t.tputs, float64(r.SizeBytes)/float64(r.FCT))
+		t.jain.Add(float64(r.SizeBytes) / float64(r.FCT))
 	}
 }
 
-// into writes the FCT figures into sum.
+// into writes the FCT figures into sum: the mean and the buckets from
+// the slowdowns in id order, then the quantiles from the FCTs and
+// slowdowns sorted in place.
 func (t *fctTally) into(sum *reports.Summary) {
-	sum.FCT = reports.FCT{
-		P50Ns:        int64(reports.Quantile(0.5, t.fcts)),
-		P99Ns:        int64(reports.Quantile(0.99, t.fcts)),
-		MeanSlowdown: reports.Round(reports.Mean(t.slowdowns), 4),
-		P99Slowdown:  reports.Round(reports.Quantile(0.99, t.slowdowns), 4),
-	}
+	mean := reports.Round(reports.Mean(t.slowdowns), 4)
 	sum.FCTBuckets = reports.FCTBuckets(t.sizes, t.slowdowns)
-	sum.Throughput.Fairness = reports.Round(reports.JainFairness(t.tputs), 6)
+	sort.Float64s(t.fcts)
+	sort.Float64s(t.slowdowns)
+	sum.FCT = reports.FCT{
+		P50Ns:        int64(reports.SortedQuantile(0.5, t.fcts)),
+		P99Ns:        int64(reports.SortedQuantile(0.99, t.fcts)),
+		MeanSlowdown: mean,
+		P99Slowdown:  reports.Round(reports.SortedQuantile(0.99, t.slowdowns), 4),
+	}
+	sum.Throughput.Fairness = reports.Round(t.jain.Index(), 6)
 }

@@ -27,7 +27,11 @@ type Network struct {
 	// the other kind.
 	Switches []*swtch.Switch
 	HCAs     []*hca.HCA
-	Flows    []*FlowRun
+	// Flows are the run's flows, in order of id: a flow's index is its
+	// id, unless the run streams its flows (StreamFlows), where finished
+	// poisson flows are retired and leave it (the scenario's own flows
+	// stay, at their ids).
+	Flows []*FlowRun
 	// Tests are the running perftest and pingpong programs.
 	Tests []*TestRun
 
@@ -82,6 +86,9 @@ type Network struct {
 	// stream, when set, takes the finished poisson flows' records
 	// (StreamFlows, flowstream.go).
 	stream *flowStream
+	// dropped is how many retired poisson flows have left Flows
+	// (flowstream.go).
+	dropped int
 }
 
 // FlowRun is one flow's state during a run, and its record after.
@@ -140,6 +147,9 @@ type FlowRun struct {
 	dataDoneAt sim.Time
 	counted    bool
 	closing    bool // a datagram flow's responder is about to close (closer)
+	// retired: the run streams its flows, and this one's record has gone
+	// to the spool (flowstream.go).
+	retired bool
 	// connectedAt is when a connect: cm flow's connection was made (0:
 	// not, or connect: instant); cmFail the status of one that failed.
 	connectedAt sim.Time

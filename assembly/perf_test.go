@@ -38,13 +38,13 @@ func peakLiveHeap(t *testing.T, sc *resolve.Scenario, stopAt sim.Time, stream bo
 	}
 	n.Run(func(sim.Time, uint64) { sample() })
 	sample()
-	return peak, len(n.Flows)
+	return peak, n.flowCount()
 }
 
 // The HPCC-320 bench scenario's memory grows with packets and flows in
 // flight, not with time simulated: the peak live heap of an 8 ms run is
 // within 10% of a 4 ms run's, with its finished flows' records going to
-// disk as lfsim run has them (StreamFlows): 6.24 and 6.72 MiB, +7.8%,
+// disk as lfsim run has them (StreamFlows): 6.26 and 6.76 MiB, +8.0%,
 // what the WebSearch load's ramp adds (about 230 flows live at 4 ms,
 // 280 at 8 ms, and more packets queued). A poisson generator makes
 // flows for as long as the run goes, about 700 a millisecond here; a

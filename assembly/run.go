@@ -232,7 +232,7 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	if len(n.colls) > 0 { // before the checks, which read it
 		sum.Collectives = n.collectiveSummary(n.collectiveRows())
 	}
-	sum.Expect = observe.Check(v, &s.Expect, len(n.Flows), sum)
+	sum.Expect = observe.Check(v, &s.Expect, n.flowCount(), sum)
 	sum.Expect = append(sum.Expect, n.pingpongChecks()...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
 	return sum, rows, uplinks
@@ -247,12 +247,12 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 // (flowStream.spooled), and its figures count both.
 func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows []reports.FlowRow, byteErrors []string) {
 	st := n.stream
-	var tally fctTally
+	tally := newFCTTally(0)
 	var errs []flowError
 	var tail []reports.FlowRecord
 	for _, fr := range n.Flows {
-		if fr == nil || fr.Flow.Start > now || !fr.started {
-			continue // let go (flowstream.go), or never offered
+		if fr.retired || fr.Flow.Start > now || !fr.started {
+			continue // in the spool (flowstream.go), or never offered
 		}
 		rec, err := n.flowRecord(fr, sum, c)
 		if err != "" && len(errs) <= maxConservationErrors {
@@ -267,6 +267,7 @@ func (n *Network) flowRows(sum *reports.Summary, now sim.Time, c *census) (rows 
 	}
 	if st != nil {
 		st.addStreamed(sum)
+		tally = newFCTTally(sum.Flows.Completed)
 		for _, e := range st.errs {
 			errs = keepFirstErrors(errs, e)
 		}

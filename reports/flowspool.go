@@ -121,7 +121,7 @@ func (s *FlowSpool) Each(tail []FlowRecord, yield func(*FlowRecord) bool) error 
 	slices.SortFunc(tail, byID)
 	srcs := make([]*spoolSource, 0, len(s.runs)+2)
 	for _, r := range s.runs {
-		src := &spoolSource{s: s, r: bufio.NewReaderSize(io.NewSectionReader(s.f, r.off, r.size), 4096)}
+		src := &spoolSource{s: s, r: bufio.NewReaderSize(io.NewSectionReader(s.f, r.off, r.size), 2048)}
 		srcs = append(srcs, src)
 	}
 	srcs = append(srcs, &spoolSource{mem: s.batch}, &spoolSource{mem: tail})
@@ -286,11 +286,9 @@ func (s *FlowSpool) decode(r *bufio.Reader, out *FlowRecord) error {
 			return err
 		}
 	}
-	var f [8]byte
-	if _, err := io.ReadFull(r, f[:]); err != nil {
+	if out.Slowdown, err = readFloat(r); err != nil {
 		return err
 	}
-	out.Slowdown = math.Float64frombits(binary.LittleEndian.Uint64(f[:]))
 	if flags&recOrder != 0 {
 		o := &FlowOrder{}
 		paths, err := binary.ReadVarint(r)
@@ -301,10 +299,9 @@ func (s *FlowSpool) decode(r *bufio.Reader, out *FlowRecord) error {
 		if o.ReorderMax, err = binary.ReadVarint(r); err != nil {
 			return err
 		}
-		if _, err := io.ReadFull(r, f[:]); err != nil {
+		if o.ReorderMean, err = readFloat(r); err != nil {
 			return err
 		}
-		o.ReorderMean = math.Float64frombits(binary.LittleEndian.Uint64(f[:]))
 		out.Order = o
 	}
 	out.CM = flags&recCM != 0
@@ -315,4 +312,17 @@ func (s *FlowSpool) decode(r *bufio.Reader, out *FlowRecord) error {
 	}
 	out.Completed = flags&recCompleted != 0
 	return nil
+}
+
+// readFloat reads a float's 8 bytes as encode wrote them (from the
+// reader's buffer: a local array would go to the heap, a record at a
+// time).
+func readFloat(r *bufio.Reader) (float64, error) {
+	b, err := r.Peek(8)
+	if err != nil {
+		return 0, err
+	}
+	x := math.Float64frombits(binary.LittleEndian.Uint64(b))
+	_, err = r.Discard(8)
+	return x, err
 }

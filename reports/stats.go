@@ -16,25 +16,50 @@ func Quantile(p float64, xs []float64) float64 {
 	}
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
-	return stat.Quantile(p, stat.Empirical, s, nil)
+	return SortedQuantile(p, s)
+}
+
+// SortedQuantile is Quantile of xs sorted in increasing order already
+// (sort.Float64s): for several quantiles of one sample, sorted once, in
+// place.
+func SortedQuantile(p float64, xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return stat.Quantile(p, stat.Empirical, xs, nil)
 }
 
 // JainFairness is Jain's fairness index (Σx)² / (n·Σx²): 1 for equal
 // shares, 1/n when one flow has everything (Jain, Chiu, Hawe, DEC-TR-301,
 // 1984). It is 0 for no data.
 func JainFairness(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var sum, sq float64
+	var j Jain
 	for _, x := range xs {
-		sum += x
-		sq += x * x
+		j.Add(x)
 	}
-	if sq == 0 {
+	return j.Index()
+}
+
+// Jain sums shares one at a time for JainFairness's index, the same
+// arithmetic in the same order, without holding them.
+type Jain struct {
+	n       int
+	sum, sq float64
+}
+
+// Add adds a share.
+func (j *Jain) Add(x float64) {
+	j.n++
+	j.sum += x
+	j.sq += x * x
+}
+
+// Index is Jain's index of the shares added: 0 for none.
+func (j *Jain) Index() float64 {
+	if j.n == 0 || j.sq == 0 {
 		return 0
 	}
-	return sum * sum / (float64(len(xs)) * sq)
+	return j.sum * j.sum / (float64(j.n) * j.sq)
 }
 
 // Mean is the arithmetic mean, 0 for no data.
@@ -66,21 +91,23 @@ func FCTBuckets(sizes []int64, slowdowns []float64) []FCTBucket {
 	if n == 0 {
 		return nil
 	}
-	idx := make([]int, n)
+	idx := make([]int32, n) // 4 bytes a flow: a long run's end holds one per completed flow
 	for i := range idx {
-		idx[i] = i
+		idx[i] = int32(i)
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return sizes[idx[a]] < sizes[idx[b]] })
 	k := min(FCTBucketCount, n)
 	out := make([]FCTBucket, 0, k)
+	sl := make([]float64, 0, n/k+1) // one bucket's slowdowns, sorted in place
 	for b := 0; b < k; b++ {
 		lo, hi := b*n/k, (b+1)*n/k
-		var sl []float64
+		sl = sl[:0]
 		for _, i := range idx[lo:hi] {
 			sl = append(sl, slowdowns[i])
 		}
+		sort.Float64s(sl)
 		out = append(out, FCTBucket{SizeMax: sizes[idx[hi-1]], Count: hi - lo,
-			P50Slowdown: Round(Quantile(0.5, sl), 4), P99Slowdown: Round(Quantile(0.99, sl), 4)})
+			P50Slowdown: Round(SortedQuantile(0.5, sl), 4), P99Slowdown: Round(SortedQuantile(0.99, sl), 4)})
 	}
 	return out
 }
