@@ -114,24 +114,16 @@ func (pg *page) heatmap(r *Run, metric string, label bool) {
 // order each first paused its peer, so that a storm's spread reads top to
 // bottom.
 func (pg *page) spread(r *Run, label bool) {
-	first := map[string]int64{}
-	var order []string
-	for _, p := range r.PFC {
-		if p.Quanta == 0 {
-			continue
-		}
-		if _, ok := first[p.Port]; !ok {
-			first[p.Port] = p.TimeNs
-			order = append(order, p.Port)
-		}
+	sp := r.pfcSpread
+	if sp == nil && len(r.PFC) > 0 {
+		sp, _ = spreadOf(rowsOf(r.PFC)) // a Run made in memory
 	}
-	if len(order) == 0 {
+	if sp == nil {
 		return
 	}
-	sort.SliceStable(order, func(i, j int) bool { return first[order[i]] < first[order[j]] })
-	if len(order) > maxSpreadPorts {
-		pg.note(fmt.Sprintf("the PFC spread shows the first %d of %d ports that sent PAUSE", maxSpreadPorts, len(order)))
-		order = order[:maxSpreadPorts]
+	order := sp.order
+	if sp.ports > maxSpreadPorts {
+		pg.note(fmt.Sprintf("the PFC spread shows the first %d of %d ports that sent PAUSE", maxSpreadPorts, sp.ports))
 	}
 	peer := map[string]string{}
 	if r.Topo != nil {
@@ -140,45 +132,27 @@ func (pg *page) spread(r *Run, label bool) {
 		}
 	}
 	names := make([]string, len(order))
-	idx := map[string]int{}
 	for i, p := range order {
 		names[i] = p
 		if q, ok := peer[p]; ok {
 			names[i] = p + " → " + q
 		}
-		idx[p] = i
 	}
 	title := "PFC spread"
 	if label {
 		title += ": " + r.Label
 	}
 	pg.section(title, "Each PAUSE frame sent (from pfc.csv), one row per sending port → the peer it paused, ordered by each port's first PAUSE: read top to bottom to see congestion spread back towards the senders. Large dots mark each port's first PAUSE.")
+	if sp.step > 1 {
+		pg.note(fmt.Sprintf("the PFC spread draws every %dth of %d PAUSE frames", sp.step, sp.total))
+	}
 	var pauses []opts.ScatterData
-	const maxDots = 4000
-	total := 0
-	for _, p := range r.PFC {
-		if _, ok := idx[p.Port]; ok && p.Quanta > 0 {
-			total++
-		}
-	}
-	step := max(1, total/maxDots)
-	if step > 1 {
-		pg.note(fmt.Sprintf("the PFC spread draws every %dth of %d PAUSE frames", step, total))
-	}
-	k := 0
-	for _, p := range r.PFC {
-		i, ok := idx[p.Port]
-		if !ok || p.Quanta == 0 {
-			continue
-		}
-		if k%step == 0 {
-			pauses = append(pauses, opts.ScatterData{Value: []any{Round(float64(p.TimeNs)/1e3, 3), i}})
-		}
-		k++
+	for _, d := range sp.dots {
+		pauses = append(pauses, opts.ScatterData{Value: []any{Round(float64(d.timeNs)/1e3, 3), d.row}})
 	}
 	var firsts []opts.ScatterData
-	for i, p := range order {
-		firsts = append(firsts, opts.ScatterData{Value: []any{Round(float64(first[p])/1e3, 3), i}, SymbolSize: 12})
+	for i := range order {
+		firsts = append(firsts, opts.ScatterData{Value: []any{Round(float64(sp.first[i])/1e3, 3), i}, SymbolSize: 12})
 	}
 	s := charts.NewScatter()
 	height := fmt.Sprintf("%dpx", 120+18*len(order))

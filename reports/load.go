@@ -87,7 +87,10 @@ type Run struct {
 	// wheres in first-seen order.
 	Series map[string]map[string][]Point
 	Wheres map[string][]string
-	PFC    []PFCRow
+	// PFC are pfc.csv's rows, for a Run made in memory; LoadRun keeps
+	// none, only what the report draws of them (pfcSpread).
+	PFC       []PFCRow
+	pfcSpread *pfcSpread
 	// Uplinks are uplinks.csv's rows (none when the run wrote none).
 	Uplinks []UplinkRow
 	// Events are events.csv's rows (none when the run wrote none).
@@ -136,27 +139,37 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 		return nil, err
 	}
 	// A PFC-heavy run writes hundreds of thousands of rows over a few
-	// hundred ports: each row shares its port's name.
+	// hundred ports: read twice (spreadOf), each row sharing its port's
+	// name, and not kept.
+	pfcPath := filepath.Join(dir, "pfc.csv")
 	names := map[[2]string]string{}
-	r.PFC = make([]PFCRow, 0, csvRows(filepath.Join(dir, "pfc.csv")))
-	err = eachCSV(filepath.Join(dir, "pfc.csv"), [][]string{pfcHeader}, func(_, rec []string) error {
-		var p fieldParser
-		t := p.count(rec, 0, pfcHeader, false)
-		prio := p.int(rec, 3, pfcHeader, false)
-		q := p.int(rec, 4, pfcHeader, false)
-		if p.err == nil && (prio < 0 || prio > 7 || q < 0 || q > 0xFFFF) {
-			p.err = fmt.Errorf("priority %d or quanta %d out of range (0..7, 0..65535)", prio, q)
+	r.pfcSpread, err = spreadOf(func(yield func(PFCRow) bool) error {
+		done := errors.New("stop")
+		err := eachCSV(pfcPath, [][]string{pfcHeader}, func(_, rec []string) error {
+			var p fieldParser
+			t := p.count(rec, 0, pfcHeader, false)
+			prio := p.int(rec, 3, pfcHeader, false)
+			q := p.int(rec, 4, pfcHeader, false)
+			if p.err == nil && (prio < 0 || prio > 7 || q < 0 || q > 0xFFFF) {
+				p.err = fmt.Errorf("priority %d or quanta %d out of range (0..7, 0..65535)", prio, q)
+			}
+			if p.err != nil {
+				return p.err
+			}
+			port, ok := names[[2]string{rec[1], rec[2]}]
+			if !ok {
+				port = rec[1] + ":" + rec[2]
+				names[[2]string{strings.Clone(rec[1]), strings.Clone(rec[2])}] = port
+			}
+			if !yield(PFCRow{TimeNs: t, Port: port, Priority: uint8(prio), Quanta: uint16(q)}) {
+				return done
+			}
+			return nil
+		})
+		if err == done {
+			return nil
 		}
-		if p.err != nil {
-			return p.err
-		}
-		port, ok := names[[2]string{rec[1], rec[2]}]
-		if !ok {
-			port = rec[1] + ":" + rec[2]
-			names[[2]string{strings.Clone(rec[1]), strings.Clone(rec[2])}] = port
-		}
-		r.PFC = append(r.PFC, PFCRow{TimeNs: t, Port: port, Priority: uint8(prio), Quanta: uint16(q)})
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
