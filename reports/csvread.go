@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -133,28 +132,6 @@ func headerWant(headers [][]string) string {
 		want = append(want, strings.Join(h, ","))
 	}
 	return "expected the header " + strings.Join(want, " or ")
-}
-
-// csvRows counts the records after a CSV file's header (its lines, for
-// files without quoted newlines, as lfsim writes them), to size what
-// holds them: growing a slice of a million rows by appending alone
-// allocates five times its size on the way. 0 if the file cannot be read
-// (eachCSV then says why).
-func csvRows(path string) int {
-	f, ok, _ := openRunFile(path)
-	if !ok {
-		return 0
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	lines := 0
-	for {
-		n, err := f.Read(buf)
-		lines += bytes.Count(buf[:n], []byte{'\n'})
-		if err != nil {
-			return max(0, lines-1)
-		}
-	}
 }
 
 // fieldParser reads a CSV record's numbers, keeping the first error,
