@@ -613,10 +613,7 @@ func (n *Network) pingpongChecks() []reports.CheckResult {
 			if got == 0 {
 				ok, detail = false, fmt.Sprintf("traffic[%d] pingpong did not finish", tr.Test.Generator)
 			}
-			if !ok && c.at != "" {
-				detail += fmt.Sprintf(" (expected at %s)", c.at)
-			}
-			out = append(out, reports.CheckResult{Check: c.check, OK: ok, Detail: detail})
+			out = append(out, observe.Result(c.check, ok, c.at, "%s", detail))
 		}
 	}
 	return out

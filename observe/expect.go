@@ -103,6 +103,17 @@ type PauseFractionCheck struct {
 	At    string
 }
 
+// Result is one expectation's outcome: its detail is format's text and,
+// when the check failed, where the scenario asked for it (at,
+// file:line:column; "" for nowhere).
+func Result(check string, ok bool, at string, format string, args ...any) reports.CheckResult {
+	detail := fmt.Sprintf(format, args...)
+	if !ok && at != "" {
+		detail += fmt.Sprintf(" (expected at %s)", at)
+	}
+	return reports.CheckResult{Check: check, OK: ok, Detail: detail}
+}
+
 // Check evaluates e against a finished run, in the order of OUTPUTS.md's
 // example: drops, flows_completed (exactly; min_ and max_flows_completed
 // bound it), min_fairness, max_pause_fraction. Each
@@ -111,11 +122,7 @@ type PauseFractionCheck struct {
 func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckResult {
 	var out []reports.CheckResult
 	add := func(check string, ok bool, at string, format string, args ...any) {
-		detail := fmt.Sprintf(format, args...)
-		if !ok && at != "" {
-			detail += fmt.Sprintf(" (expected at %s)", at)
-		}
-		out = append(out, reports.CheckResult{Check: check, OK: ok, Detail: detail})
+		out = append(out, Result(check, ok, at, format, args...))
 	}
 	if e.Drops != nil {
 		add("drops", sum.Packets.Dropped == *e.Drops, e.DropsAt,

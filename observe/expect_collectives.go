@@ -16,11 +16,7 @@ import (
 func checkCollectives(e *Expect, c *reports.Collectives) []reports.CheckResult {
 	var out []reports.CheckResult
 	add := func(check string, ok bool, at string, format string, args ...any) {
-		detail := fmt.Sprintf(format, args...)
-		if !ok && at != "" {
-			detail += fmt.Sprintf(" (expected at %s)", at)
-		}
-		out = append(out, reports.CheckResult{Check: check, OK: ok, Detail: detail})
+		out = append(out, Result(check, ok, at, format, args...))
 	}
 	none := func(check, at string) { add(check, false, at, "the scenario ran no collective") }
 	if e.CollectivesCompleted != nil {
