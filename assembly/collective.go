@@ -112,14 +112,8 @@ func (n *Network) buildCollectives() error {
 			return err
 		}
 		for it := 0; it < c.Iterations; it++ {
-			proto := n.protocolFor(run, c.Op, c.Size)
-			p, err := n.planFor(run, collective.Spec{Op: c.Op, Size: c.Size, Proto: proto, Root: c.Root, Chunk: c.Chunk})
-			if err != nil {
-				return fmt.Errorf("traffic[%d]: %v", c.Generator, err)
-			}
-			run.rows = append(run.rows, callRow{op: c.Op, size: c.Size, proto: proto, iteration: it})
-			for _, r := range run.ranks {
-				r.Queue(&collective.Call{Plan: p, At: c.Start, Tag: len(run.rows) - 1})
+			if err := n.queueCall(run, c.Generator, collective.Spec{Op: c.Op, Size: c.Size, Root: c.Root, Chunk: c.Chunk}, c.Start, it); err != nil {
+				return err
 			}
 		}
 		byGen[c.Generator] = run
@@ -188,6 +182,23 @@ func (n *Network) tuningModel(run *commRun) collective.Model {
 		m.BusBw *= float64(min(c.Opt.Channels, nics))
 	}
 	return m
+}
+
+// queueCall queues a call of spec at every rank of run, made at start
+// (the rank's previous call permitting): the protocol NCCL's tuning
+// gives it (or the one forced), its plan, and its collectives.csv row.
+// gen is the generator's traffic index, for errors.
+func (n *Network) queueCall(run *commRun, gen int, spec collective.Spec, start sim.Time, iteration int) error {
+	spec.Proto = n.protocolFor(run, spec.Op, spec.Size)
+	p, err := n.planFor(run, spec)
+	if err != nil {
+		return fmt.Errorf("traffic[%d]: %v", gen, err)
+	}
+	run.rows = append(run.rows, callRow{op: spec.Op, size: spec.Size, proto: spec.Proto, iteration: iteration})
+	for _, r := range run.ranks {
+		r.Queue(&collective.Call{Plan: p, At: start, Tag: len(run.rows) - 1})
+	}
+	return nil
 }
 
 // planFor is run's plan of spec, made once for every call of it.

@@ -56,16 +56,7 @@ func (n *Network) buildNCCLTests(t *resolve.NCCLTest) error {
 	nranks := len(t.Hosts)
 	call := func(size int64, iteration int) error {
 		ts := collective.NCCLTestSize(t.Op, size, nranks)
-		proto := n.protocolFor(run, t.Op, ts.Bytes)
-		p, err := n.planFor(run, collective.Spec{Op: t.Op, Size: ts.Bytes, Proto: proto, Root: t.Root, Chunk: t.Chunk})
-		if err != nil {
-			return fmt.Errorf("traffic[%d]: %v", t.Generator, err)
-		}
-		run.rows = append(run.rows, callRow{op: t.Op, size: ts.Bytes, proto: proto, iteration: iteration})
-		for _, r := range run.ranks {
-			r.Queue(&collective.Call{Plan: p, At: t.Start, Tag: len(run.rows) - 1})
-		}
-		return nil
+		return n.queueCall(run, t.Generator, collective.Spec{Op: t.Op, Size: ts.Bytes, Root: t.Root, Chunk: t.Chunk}, t.Start, iteration)
 	}
 	for size := t.MinBytes; size <= t.MaxBytes; size *= 2 {
 		for it := 0; it < t.WarmupIters; it++ {
