@@ -343,12 +343,21 @@ func (b *builder) flowsFit(tv *scenario.TrafficV, n int64) bool {
 	if f, ok := tv.Gen.(*scenario.FlowS); ok && f.Messages.Set {
 		wrs = float64(f.Messages.V - 1)
 	}
-	e := b.mem.clone()
 	c := b.flowCount()
 	c.n += n
 	c.bytes += float64(n) * flowMemory(qp, cm, b.transportRow().TCP)
 	c.wrs += float64(n) * wrs
 	c.inProgress = min(c.inProgress+n, 4*int64(len(b.hostNms)))
+	return b.fitsWith(tv, c, "generator's flows", "")
+}
+
+// fitsWith reports whether the estimate with the flows c and the
+// collectives so far is within the memory limit; if not, it refuses the
+// scenario at tv, saying that this generator's what takes it over and,
+// after the limit's flag, advice.
+func (b *builder) fitsWith(tv *scenario.TrafficV, c flowCount, what, advice string) bool {
+	lim := MemoryLimit()
+	e := b.mem.clone()
 	e.flows(c)
 	b.collectivesMemory(e)
 	total := e.total()
@@ -356,8 +365,8 @@ func (b *builder) flowsFit(tv *scenario.TrafficV, n int64) bool {
 		return true
 	}
 	b.tooBig = true
-	b.errorf(tv.Pos, tv.Path+"."+tv.Kind, "with this generator's flows the scenario needs about %s (%s), over the memory limit of %s (lfsim --max-memory)",
-		showBytes(total), e, showBytes(float64(lim)))
+	b.errorf(tv.Pos, tv.Path+"."+tv.Kind, "with this %s the scenario needs about %s (%s), over the memory limit of %s (lfsim --max-memory%s)",
+		what, showBytes(total), e, showBytes(float64(lim)), advice)
 	return false
 }
 

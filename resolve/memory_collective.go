@@ -52,17 +52,7 @@ func (b *builder) collectiveFits(tv *scenario.TrafficV) bool {
 	if lim == 0 || b.mem == nil {
 		return true
 	}
-	e := b.mem.clone()
-	e.flows(b.flowCount())
-	b.collectivesMemory(e)
-	total := e.total()
-	if total <= float64(lim) {
-		return true
-	}
-	b.tooBig = true
-	b.errorf(tv.Pos, tv.Path+"."+tv.Kind, "with this %s's connections the scenario needs about %s (%s), over the memory limit of %s (lfsim --max-memory; fewer channels or qps, or fewer ranks)",
-		tv.Kind, showBytes(total), e, showBytes(float64(lim)))
-	return false
+	return b.fitsWith(tv, b.flowCount(), tv.Kind+"'s connections", "; fewer channels or qps, or fewer ranks")
 }
 
 // networkLinks is the number of s's network links: counted on comm
