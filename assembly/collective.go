@@ -43,6 +43,12 @@ type commRun struct {
 	nccl *ncclRun
 	// model is what NCCL's tuning knows of it.
 	model collective.Model
+	// job is the job whose communicator it is (job.go), nil for a
+	// collective or nccl_tests; jobRanks[p] is rank p's job rank, and
+	// jobNodes[p][k] the node of its k-th call.
+	job      *jobRun
+	jobRanks []int
+	jobNodes [][]int32
 }
 
 // callRow is what collectives.csv says of call i of a communicator.
@@ -100,7 +106,7 @@ const collSlots = 2 * collective.Steps
 // communicator, connections and calls, and starts their ranks.
 func (n *Network) buildCollectives() error {
 	s := n.Scenario
-	if len(s.Collectives)+len(s.NCCLTests) == 0 {
+	if len(s.Collectives)+len(s.NCCLTests)+len(s.Jobs) == 0 {
 		return nil
 	}
 	n.domains = map[int]*scaleup.Domain{}
@@ -140,6 +146,9 @@ func (n *Network) buildCollectives() error {
 		if err := n.buildNCCLTests(&s.NCCLTests[i]); err != nil {
 			return err
 		}
+	}
+	if err := n.buildJobs(); err != nil {
+		return err
 	}
 	for _, run := range n.colls {
 		for _, r := range run.ranks {
@@ -427,6 +436,9 @@ func (n *Network) callDone(e *collEnd, c *collective.Call) {
 	}
 	if e.run.nccl != nil {
 		n.ncclCallDone(e, c)
+	}
+	if e.run.job != nil {
+		n.jobCallDone(e, c)
 	}
 	n.part(e.h.ID).collCalls++
 	n.poll(e.h.ID)

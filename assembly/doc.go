@@ -14,7 +14,9 @@
 // asynchronous events), run.go (Run, and the summary it collects),
 // drive.go (the observation points a run shares), partition.go and
 // parallel.go (a run cut into partitions, and what keeps one on one
-// worker), and conservation.go (every byte accounted for).
+// worker), conservation.go (every byte accounted for), and job.go, job_p2p.go
+// and job_report.go (training jobs: package job's graphs run rank by
+// rank over the collectives and point-to-point QPs).
 //
 // assembly may import resolve, the observers (observe), the programs,
 // the models (sim, fabric, swtch, hca, congestion) and reports. It does

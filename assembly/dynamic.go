@@ -58,6 +58,8 @@ type partState struct {
 	datagrams []*FlowRun
 	// collCalls counts the collectives' calls its ranks finished.
 	collCalls int
+	// jobIters counts the jobs' ranks' iterations finished.
+	jobIters int
 	// finished are the flows whose sides have both closed, for the next
 	// point to let go (retire), when the run streams its flows.
 	finished []*FlowRun
@@ -631,7 +633,7 @@ func (n *Network) flowsDone() bool {
 		completed += n.parts[i].completed
 		started += n.parts[i].started
 	}
-	return completed == n.flowCount() && started == n.dyn.unstarted && n.dyn.sources == 0 && n.collectivesDone()
+	return completed == n.flowCount() && started == n.dyn.unstarted && n.dyn.sources == 0 && n.collectivesDone() && n.jobsDone()
 }
 
 // poissonSource is one host of a poisson generator.

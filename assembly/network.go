@@ -83,6 +83,10 @@ type Network struct {
 	domains   map[int]*scaleup.Domain
 	gates     map[*collective.Call][]gated
 	collCalls int
+	// jobs are the training jobs (job.go), and jobIters their ranks'
+	// iterations in all.
+	jobs     []*jobRun
+	jobIters int
 	// stream, when set, takes the finished poisson flows' records
 	// (StreamFlows, flowstream.go).
 	stream *flowStream

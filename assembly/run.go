@@ -216,6 +216,9 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	if len(n.colls) > 0 {
 		byteErrors = append(byteErrors, n.collectiveBytes(sum)...)
 	}
+	if len(n.jobs) > 0 {
+		byteErrors = append(byteErrors, n.jobBytes(sum)...)
+	}
 	sum.Connections = n.connections()
 	n.countPackets(sum)
 	sum.Classes = n.classCounters()

@@ -120,6 +120,10 @@ type Scenario struct {
 	// over package collective's model, not as Flows.
 	Collectives []Collective
 	NCCLTests   []NCCLTest
+	// Jobs are the training jobs (job generators, and the traces read
+	// into jobs), in file order (job.go); assembly runs them over the
+	// collectives' model and point-to-point QPs, not as Flows.
+	Jobs []Job
 	// Poisson are the poisson generators, in file order. Their flows are
 	// made while the run goes (Network drives them), not here.
 	Poisson []PoissonGen

@@ -85,15 +85,20 @@ var allowed = map[string][]string{
 	// steps) and no scenario file.
 	"collective": {"sim", "fabric"},
 	"scaleup":    {"sim", "fabric"},
+	// A training job as a graph of compute, collectives and sends per
+	// rank: pure data and its checks, over the collectives' operations;
+	// the job generator, the trace readers and the runner make or run
+	// one.
+	"job": {"sim", "fabric", "collective"},
 	// The observers read the models; they know no scenario file.
 	"observe": append(slices.Clone(models), "internal/cacheline"),
 	// Resolution: a decoded file (scenario; the library's by name,
 	// scenarios) to the settings the models and observers take, with
 	// their defaults; it builds nothing.
-	"resolve": append(slices.Clone(models), "kind", "topologies", "scenario", "scenarios", "observe", "cm", "programs", "collective"),
+	"resolve": append(slices.Clone(models), "kind", "topologies", "scenario", "scenarios", "observe", "cm", "programs", "collective", "job"),
 	// Building and running: from a resolved Scenario, never from the
 	// file's format.
-	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "collective", "scaleup", "internal/cacheline"),
+	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "collective", "scaleup", "job", "internal/cacheline"),
 	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs, drawing the congestion controls from their table

@@ -1,0 +1,25 @@
+// Package job is a training job as a graph: each rank's nodes (compute,
+// collectives, point-to-point sends and receives) and the dependencies
+// between them, repeated for a number of iterations. It is pure data and
+// its checks: the scenario's job: generator (package resolve), a flow
+// trace and a Chakra execution trace are each turned into a Job, and the
+// runner (assembly's job*.go) runs one.
+//
+// A Job is per rank, as a Chakra trace is (a file per rank): rank r's
+// Graphs[r] lists its nodes, each naming the nodes of the same rank it
+// waits for (Deps, by ID). What ties the ranks together is the
+// communication: the k-th collective node of a communicator (Comm) in a
+// rank's order (Order: a topological order, ties by list position) is
+// the same call at every rank of the communicator, and the k-th Send
+// from rank a to rank b with tag t is received by the k-th Recv at b
+// from a with tag t. Validate holds all of that, and names the rank and
+// node of what it refuses.
+//
+// Iterations: a rank's iteration i+1 starts when its iteration i is
+// done (all its nodes are); nothing else waits across iterations. The
+// ranks of a job line up through their collectives and receives.
+//
+// It imports only sim (times) and collective (operations and
+// algorithms): no scenario file, no HCA, no I/O. assembly, resolve and
+// the trace readers import it; it must not import them.
+package job

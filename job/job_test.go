@@ -1,0 +1,121 @@
+package job
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/collective"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// two is a job of 2 ranks: compute, an all-reduce, a send from 0 to 1.
+func two() *Job {
+	j := &Job{Name: "t", Ranks: 2, Iterations: 1, Comms: []Comm{{Ranks: []int{0, 1}}}}
+	for r := range 2 {
+		g := []Node{
+			{ID: 10, Kind: Compute, Duration: sim.Microsecond},
+			{ID: 11, Kind: Collective, Op: collective.AllReduce, Size: 1024, Deps: []uint64{10}},
+		}
+		if r == 0 {
+			g = append(g, Node{ID: 12, Kind: Send, Peer: 1, Size: 64, Tag: 3, Deps: []uint64{11}})
+		} else {
+			g = append(g, Node{ID: 12, Kind: Recv, Peer: 0, Size: 64, Tag: 3, Deps: []uint64{11}})
+		}
+		j.Graphs = append(j.Graphs, g)
+	}
+	return j
+}
+
+// TestValidate: each refusal names the rank, the node and what was
+// expected; the good job passes.
+func TestValidate(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		hosts int
+		edit  func(j *Job)
+		want  string // "" passes
+	}{
+		{"good", 2, func(*Job) {}, ""},
+		{"no comm", 2, func(j *Job) { j.Graphs[0][1].Comm = 3 }, "rank 0: node 11: names communicator 3; the job has 1"},
+		{"hosts", 3, func(*Job) {}, "job t: has 2 ranks but runs on 3 hosts"},
+		{"iterations", 2, func(j *Job) { j.Iterations = 0 }, "iterations is 0"},
+		{"unknown dep", 2, func(j *Job) { j.Graphs[1][1].Deps = []uint64{99} }, "rank 1: node 11: depends on node 99, which rank 1 does not have"},
+		{"self dep", 2, func(j *Job) { j.Graphs[0][0].Deps = []uint64{10} }, "rank 0: node 10: depends on itself"},
+		{"duplicate id", 2, func(j *Job) { j.Graphs[0][1].ID = 10 }, "rank 0: node 10: the id is used by another node"},
+		{"cycle", 2, func(j *Job) { j.Graphs[0][0].Deps = []uint64{12} }, "rank 0: node 11: a dependency cycle: 11 -> 12 -> 10 -> 11 (each waits for the one before it)"},
+		{"comm rank", 2, func(j *Job) { j.Comms[0].Ranks = []int{0, 2} }, "communicator 0 names rank 2; the job's ranks are 0 to 1"},
+		{"other comm", 2, func(j *Job) {
+			j.Comms = append(j.Comms, Comm{Name: "pg1", Ranks: []int{0, 1}})
+			j.Graphs[1][1].Comm = 1
+		}, "rank 1: makes 0 calls of communicator 0, rank 0 makes 1 (its call 0 is node 11)"},
+		{"not in comm", 3, func(j *Job) {
+			j.Ranks = 3
+			j.Graphs = append(j.Graphs, []Node{{ID: 1, Kind: Collective, Op: collective.AllReduce, Size: 1024}})
+		}, "rank 2: node 1: is a collective of communicator 0, which rank 2 is not in (its ranks: [0 1])"},
+		{"peer", 2, func(j *Job) { j.Graphs[0][2].Peer = 5 }, "rank 0: node 12: a send with peer rank 5; the job's ranks are 0 to 1"},
+		{"unmatched send", 2, func(j *Job) { j.Graphs[1][2].Tag = 4 }, "rank 0: node 12: a send to rank 1 with tag 3 that rank 1 never receives"},
+		{"sizes differ", 2, func(j *Job) { j.Graphs[1][2].Size = 65 }, "rank 1: node 12: receives 65 bytes from rank 0 (tag 3), but its send (node 12) sends 64"},
+		{"calls differ", 2, func(j *Job) { j.Graphs[1][1].Size = 2048 }, "rank 1: node 11: call 0 of communicator 0 is all_reduce of 2048 bytes, but rank 0's (node 11) is all_reduce of 1024 bytes"},
+		{"fewer calls", 2, func(j *Job) { j.Graphs[1][1] = Node{ID: 11, Kind: None, Deps: []uint64{10}} }, "rank 1: makes 0 calls of communicator 0, rank 0 makes 1 (its call 0 is node 11)"},
+		{"algorithm", 2, func(j *Job) { j.Comms[0].Algorithm, j.Comms[0].AlgorithmSet = collective.Direct, true }, "rank 0: node 11: direct does not run all_reduce"},
+		{"flops", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute, FLOPs: 1e9} }, "rank 0: node 10: a compute node of FLOPs needs FLOPs >= 0 and a rate > 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := two()
+			c.edit(j)
+			_, err := j.Validate(c.hosts)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && err == nil:
+				t.Fatalf("accepted, want %q", c.want)
+			case c.want != "" && !strings.Contains(err.Error(), c.want):
+				t.Fatalf("error %q, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestOrder: the topological order takes ready nodes by list position,
+// so a list in order is kept and one out of order is put right.
+func TestOrder(t *testing.T) {
+	j := &Job{Ranks: 1, Iterations: 1, Graphs: [][]Node{{
+		{ID: 5, Deps: []uint64{7}}, {ID: 6}, {ID: 7, Deps: []uint64{6}}, {ID: 8},
+	}}}
+	g, err := j.Graph(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint64
+	for _, i := range g.Order {
+		ids = append(ids, j.Graphs[0][i].ID)
+	}
+	if got, want := ids, []uint64{6, 7, 5, 8}; !equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+func equal(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestComputeTime: FLOPs at a rate, in picoseconds (2 TFLOP at 1
+// PFLOP/s is 2 ms).
+func TestComputeTime(t *testing.T) {
+	n := Node{Kind: Compute, FLOPs: 2e12, Rate: 1e15}
+	if got := n.ComputeTime(); got != 2*sim.Millisecond {
+		t.Errorf("%v, want 2ms", got)
+	}
+	n.Duration = sim.Microsecond
+	if got := n.ComputeTime(); got != sim.Microsecond {
+		t.Errorf("a duration given: %v, want 1µs", got)
+	}
+}

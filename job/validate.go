@@ -1,0 +1,232 @@
+package job
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/lfsim/lfsim/collective"
+)
+
+// Validate checks the job against hosts, the hosts it runs on (one
+// rank a host; 0 skips that check), and returns each rank's graph. It
+// refuses, naming the rank and node: a rank count other than the
+// hosts', an unknown or repeated node id, a dependency cycle, a
+// communicator or peer outside the job's ranks, a collective at a rank
+// not in its communicator, a compute node with neither a duration nor
+// FLOPs at a rate, and communication that does not match across ranks
+// (the k-th calls of a communicator differ in operation, size or root,
+// or a rank makes fewer; a Send without its Recv).
+func (j *Job) Validate(hosts int) ([]*Graph, error) {
+	switch {
+	case j.Ranks < 1:
+		return nil, j.errorf(-1, nil, "has %d ranks; a job needs at least one", j.Ranks)
+	case len(j.Graphs) != j.Ranks:
+		return nil, j.errorf(-1, nil, "has %d ranks but %d graphs; each rank needs its graph", j.Ranks, len(j.Graphs))
+	case hosts > 0 && hosts != j.Ranks:
+		return nil, j.errorf(-1, nil, "has %d ranks but runs on %d hosts; one host a rank", j.Ranks, hosts)
+	case j.Iterations < 1:
+		return nil, j.errorf(-1, nil, "iterations is %d; at least 1", j.Iterations)
+	}
+	for c := range j.Comms {
+		if err := j.checkComm(c); err != nil {
+			return nil, err
+		}
+	}
+	graphs := make([]*Graph, j.Ranks)
+	for r := range j.Graphs {
+		for i := range j.Graphs[r] {
+			if err := j.checkNode(r, &j.Graphs[r][i]); err != nil {
+				return nil, err
+			}
+		}
+		g, err := j.Graph(r)
+		if err != nil {
+			return nil, err
+		}
+		graphs[r] = g
+	}
+	if err := j.matchCollectives(graphs); err != nil {
+		return nil, err
+	}
+	if err := j.matchP2P(graphs); err != nil {
+		return nil, err
+	}
+	return graphs, nil
+}
+
+func (j *Job) commName(c int) string {
+	if n := j.Comms[c].Name; n != "" {
+		return fmt.Sprintf("communicator %d (%s)", c, n)
+	}
+	return fmt.Sprintf("communicator %d", c)
+}
+
+func (j *Job) checkComm(c int) error {
+	cm := &j.Comms[c]
+	if len(cm.Ranks) < 2 {
+		return j.errorf(-1, nil, "%s has %d ranks; a collective needs at least 2", j.commName(c), len(cm.Ranks))
+	}
+	seen := map[int]bool{}
+	for _, r := range cm.Ranks {
+		switch {
+		case r < 0 || r >= j.Ranks:
+			return j.errorf(-1, nil, "%s names rank %d; the job's ranks are 0 to %d", j.commName(c), r, j.Ranks-1)
+		case seen[r]:
+			return j.errorf(-1, nil, "%s names rank %d twice", j.commName(c), r)
+		}
+		seen[r] = true
+	}
+	if cm.AlgorithmSet {
+		for _, r := range cm.Ranks {
+			for i := range j.Graphs[r] {
+				n := &j.Graphs[r][i]
+				if n.Kind == Collective && n.Comm == c && !cm.Algorithm.Supports(n.Op) {
+					return j.errorf(r, n, "%s does not run %s; %s runs on %s", cm.Algorithm, n.Op, n.Op, collective.SupportedBy(n.Op))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (j *Job) checkNode(r int, n *Node) error {
+	switch n.Kind {
+	case None:
+	case Compute:
+		switch {
+		case n.Duration < 0:
+			return j.errorf(r, n, "a compute node's duration is %v; it must not be negative", n.Duration)
+		case n.Duration == 0 && n.FLOPs != 0 && (n.FLOPs < 0 || n.Rate <= 0):
+			return j.errorf(r, n, "a compute node of FLOPs needs FLOPs >= 0 and a rate > 0 (FLOP/s), not %g at %g", n.FLOPs, n.Rate)
+		}
+	case Collective:
+		if n.Comm < 0 || n.Comm >= len(j.Comms) {
+			return j.errorf(r, n, "names communicator %d; the job has %d", n.Comm, len(j.Comms))
+		}
+		cm := &j.Comms[n.Comm]
+		if !slices.Contains(cm.Ranks, r) {
+			return j.errorf(r, n, "is a collective of %s, which rank %d is not in (its ranks: %v)", j.commName(n.Comm), r, cm.Ranks)
+		}
+		if n.Size < 0 {
+			return j.errorf(r, n, "a collective of %d bytes; the size must not be negative", n.Size)
+		}
+		if n.Op.Rooted() && (n.Root < 0 || n.Root >= len(cm.Ranks)) {
+			return j.errorf(r, n, "%s's root is %d; it must be a rank of %s, 0 to %d", n.Op, n.Root, j.commName(n.Comm), len(cm.Ranks)-1)
+		}
+	case Send, Recv:
+		switch {
+		case n.Peer < 0 || n.Peer >= j.Ranks:
+			return j.errorf(r, n, "a %s with peer rank %d; the job's ranks are 0 to %d", n.Kind, n.Peer, j.Ranks-1)
+		case n.Peer == r:
+			return j.errorf(r, n, "a %s to its own rank", n.Kind)
+		case n.Size < 0:
+			return j.errorf(r, n, "a %s of %d bytes; the size must not be negative", n.Kind, n.Size)
+		}
+	default:
+		return j.errorf(r, n, "has kind %d; the kinds are none, compute, collective, send and recv", n.Kind)
+	}
+	return nil
+}
+
+// Collectives is rank r's collective nodes of communicator c, in the
+// rank's order: the k-th is the communicator's k-th call.
+func (j *Job) Collectives(g *Graph, r, c int) []int32 {
+	var out []int32
+	for _, i := range g.Order {
+		if n := &j.Graphs[r][i]; n.Kind == Collective && n.Comm == c {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// matchCollectives: every rank of a communicator makes the same calls
+// in the same order (NCCL's rule for a communicator).
+func (j *Job) matchCollectives(graphs []*Graph) error {
+	for c := range j.Comms {
+		ranks := j.Comms[c].Ranks
+		first := j.Collectives(graphs[ranks[0]], ranks[0], c)
+		for _, r := range ranks[1:] {
+			calls := j.Collectives(graphs[r], r, c)
+			for k := range min(len(first), len(calls)) {
+				a, b := &j.Graphs[ranks[0]][first[k]], &j.Graphs[r][calls[k]]
+				if a.Op != b.Op || a.Size != b.Size || (a.Op.Rooted() && a.Root != b.Root) {
+					return j.errorf(r, b, "call %d of %s is %s of %d bytes, but rank %d's (node %d) is %s of %d bytes; every rank of a communicator makes the same calls in the same order",
+						k, j.commName(c), b.Op, b.Size, ranks[0], a.ID, a.Op, a.Size)
+				}
+			}
+			if len(first) != len(calls) {
+				short, long, rs := r, ranks[0], first
+				if len(calls) > len(first) {
+					short, long, rs = ranks[0], r, calls
+				}
+				return j.errorf(short, nil, "makes %d calls of %s, rank %d makes %d (its call %d is node %d); every rank of a communicator makes the same calls",
+					min(len(first), len(calls)), j.commName(c), long, max(len(first), len(calls)), min(len(first), len(calls)), j.Graphs[long][rs[min(len(first), len(calls))]].ID)
+			}
+		}
+	}
+	return nil
+}
+
+// P2PKey is a Send's or Recv's match: sender, receiver and tag.
+type P2PKey struct {
+	From, To int
+	Tag      int64
+}
+
+// P2P is the job's sends matched with their receives: for each key,
+// the sends in the sender's order and the receives in the receiver's.
+type P2P struct {
+	Keys  []P2PKey // in the order first met (rank by rank)
+	Sends map[P2PKey][]int32
+	Recvs map[P2PKey][]int32
+}
+
+// Matches lists the job's sends and receives by key.
+func (j *Job) Matches(graphs []*Graph) *P2P {
+	p := &P2P{Sends: map[P2PKey][]int32{}, Recvs: map[P2PKey][]int32{}}
+	for r, g := range graphs {
+		for _, i := range g.Order {
+			n := &j.Graphs[r][i]
+			var k P2PKey
+			var m map[P2PKey][]int32
+			switch n.Kind {
+			case Send:
+				k, m = P2PKey{r, n.Peer, n.Tag}, p.Sends
+			case Recv:
+				k, m = P2PKey{n.Peer, r, n.Tag}, p.Recvs
+			default:
+				continue
+			}
+			if _, ok := p.Sends[k]; !ok {
+				if _, ok := p.Recvs[k]; !ok {
+					p.Keys = append(p.Keys, k)
+				}
+			}
+			m[k] = append(m[k], i)
+		}
+	}
+	return p
+}
+
+func (j *Job) matchP2P(graphs []*Graph) error {
+	p := j.Matches(graphs)
+	for _, k := range p.Keys {
+		s, rv := p.Sends[k], p.Recvs[k]
+		for i := range min(len(s), len(rv)) {
+			a, b := &j.Graphs[k.From][s[i]], &j.Graphs[k.To][rv[i]]
+			if a.Size != b.Size {
+				return j.errorf(k.To, b, "receives %d bytes from rank %d (tag %d), but its send (node %d) sends %d", b.Size, k.From, k.Tag, a.ID, a.Size)
+			}
+		}
+		switch {
+		case len(s) > len(rv):
+			n := &j.Graphs[k.From][s[len(rv)]]
+			return j.errorf(k.From, n, "a send to rank %d with tag %d that rank %d never receives (%d sends, %d receives); each send needs a recv of the same peer and tag", k.To, k.Tag, k.To, len(s), len(rv))
+		case len(rv) > len(s):
+			n := &j.Graphs[k.To][rv[len(s)]]
+			return j.errorf(k.To, n, "a recv from rank %d with tag %d that rank %d never sends (%d sends, %d receives); each recv needs a send of the same peer and tag", k.From, k.Tag, k.From, len(s), len(rv))
+		}
+	}
+	return nil
+}
