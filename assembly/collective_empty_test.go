@@ -31,8 +31,8 @@ func TestCollectiveEmptyCalls(t *testing.T) {
 			t.Fatalf("%d rows in collectives.csv, want 5", len(rows))
 		}
 		for i, r := range rows[:4] {
-			if r["size_bytes"] != "0" || r["status"] != "completed" || r["start_ns"] != "5000" || r["end_ns"] != "5000" || r["time_ns"] != "0" || r["algbw_gbps"] != "0.000" {
-				t.Errorf("%d workers, row %d: %v; want 0 bytes completed at 5000 ns in 0 ns", workers, i, r)
+			if r["size_bytes"] != "0" || r["status"] != "completed" || r["start_ns"] != "5000" || r["end_ns"] != "5000" || r["time_ns"] != "0" || r["algbw_gbps"] != "0.000" || r["protocol"] != "" {
+				t.Errorf("%d workers, row %d: %v; want 0 bytes completed at 5000 ns in 0 ns, no protocol", workers, i, r)
 			}
 		}
 		if r := rows[4]; r["start_ns"] != "5000" || r["status"] != "completed" {

@@ -3,6 +3,7 @@ package assembly
 import (
 	"fmt"
 
+	"github.com/lfsim/lfsim/collective"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -31,6 +32,9 @@ func (n *Network) collectiveRows() []reports.CollectiveRow {
 		for i, cr := range run.rows {
 			row := reports.CollectiveRow{ID: len(rows), Op: cr.op.String(), Algorithm: run.comm.Opt.Algorithm.String(),
 				Ranks: len(run.ranks), SizeBytes: cr.size, Status: "not_started"}
+			if cr.size > 0 {
+				row.Protocol = collective.Protocols()[cr.proto]
+			}
 			start, end, done := sim.Never, sim.Time(0), 0
 			for _, r := range run.ranks {
 				c := r.Calls()[i]

@@ -316,17 +316,17 @@ func TestCollectiveRails(t *testing.T) {
 // bus bandwidth is under half the link's goodput (98.04 Gb/s): LL's
 // 32 KiB steps over the network are store-and-forward, a step's
 // latency each (measured 30.2 Gb/s), which is why NCCL keeps LL for
-// small sizes.
+// small sizes. collectives.csv's protocol column names each call's.
 func TestCollectiveProtocols(t *testing.T) {
 	const n = 8
 	cases := []struct {
-		size, wire int64 // the bytes on the wire, for the ranks' 2(n-1)·S of data
-		force      string
+		size, wire   int64  // the bytes on the wire, for the ranks' 2(n-1)·S of data
+		force, proto string // proto: collectives.csv's protocol column
 	}{
-		{64 << 10, 2 * 2 * (n - 1) * (64 << 10), ""},
-		{1 << 20, 2 * (n - 1) * (1 << 20) / 120 * 128, ""},
-		{64 << 20, 2 * (n - 1) * (64 << 20), ""},
-		{16 << 20, 2 * 2 * (n - 1) * (16 << 20), ", protocol: ll"},
+		{64 << 10, 2 * 2 * (n - 1) * (64 << 10), "", "ll"},
+		{1 << 20, 2 * (n - 1) * (1 << 20) / 120 * 128, "", "ll128"},
+		{64 << 20, 2 * (n - 1) * (64 << 20), "", "simple"},
+		{16 << 20, 2 * 2 * (n - 1) * (16 << 20), ", protocol: ll", "ll"},
 	}
 	for _, c := range cases {
 		src := star8 + fmt.Sprintf("traffic:\n  - collective: {op: all_reduce, size: %d%s}\n", c.size, c.force)
@@ -341,8 +341,11 @@ func TestCollectiveProtocols(t *testing.T) {
 		if d := wire - c.wire; d < 0 || d > c.wire/100 {
 			t.Errorf("%d bytes%s: %d bytes on the wire, want %d", c.size, c.force, wire, c.wire)
 		}
+		row := collRows(t, files["collectives.csv"])[0]
+		if row["protocol"] != c.proto {
+			t.Errorf("%d bytes%s: collectives.csv says protocol %q, want %q", c.size, c.force, row["protocol"], c.proto)
+		}
 		if c.force != "" {
-			row := collRows(t, files["collectives.csv"])[0]
 			bus, _ := strconv.ParseFloat(row["busbw_gbps"], 64)
 			if bus > 98.04/2 {
 				t.Errorf("LL at 16 MiB: busbw %.2f Gb/s, want under half of 98.04", bus)

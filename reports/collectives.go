@@ -26,10 +26,15 @@ type CollectiveRow struct {
 	// end), not_started, or failed (a work request of it failed).
 	Status  string
 	Started bool
+	// Protocol is the NCCL protocol the call ran (ll, ll128, simple: the
+	// names protocol: takes), chosen by NCCL's tuning or forced; empty
+	// for a call of 0 bytes, which NCCL discards without choosing one.
+	Protocol string
 }
 
-// CollectivesHeader is collectives.csv's header.
-var CollectivesHeader = []string{"id", "op", "algorithm", "ranks", "size_bytes", "start_ns", "end_ns", "time_ns", "algbw_gbps", "busbw_gbps", "status"}
+// CollectivesHeader is collectives.csv's header: the contract's columns,
+// then protocol (added last, so the contract's order holds).
+var CollectivesHeader = []string{"id", "op", "algorithm", "ranks", "size_bytes", "start_ns", "end_ns", "time_ns", "algbw_gbps", "busbw_gbps", "status", "protocol"}
 
 // CollectivesCSV renders collectives.csv.
 func CollectivesCSV(rows []CollectiveRow) []byte {
@@ -46,7 +51,7 @@ func CollectivesCSV(rows []CollectiveRow) []byte {
 		if r.Status == "completed" {
 			end, t, alg, bus = n(r.EndNs), n(r.TimeNs), f(r.AlgBwGbps), f(r.BusBwGbps)
 		}
-		_ = w.Write([]string{strconv.Itoa(r.ID), r.Op, r.Algorithm, strconv.Itoa(r.Ranks), n(r.SizeBytes), start, end, t, alg, bus, r.Status})
+		_ = w.Write([]string{strconv.Itoa(r.ID), r.Op, r.Algorithm, strconv.Itoa(r.Ranks), n(r.SizeBytes), start, end, t, alg, bus, r.Status, r.Protocol})
 	}
 	w.Flush()
 	return b.Bytes()
