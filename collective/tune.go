@@ -43,6 +43,11 @@ var (
 	}
 )
 
+// treePatternFactor is tuning.cc's correction of a tree's bus bandwidth
+// when its pattern is NCCL_TOPO_PATTERN_TREE (all of a node's NIC
+// traffic through one GPU), the pattern lfsim's trees have.
+const treePatternFactor = 0.85
+
 // netOverhead is getNetOverhead's on an Intel host: 1 µs (times 3 under
 // Simple) per inter-node ring step.
 const netOverhead = 1.0
@@ -108,6 +113,13 @@ func (m Model) Predict(op Op, a Algorithm, p Protocol, size int64) float64 {
 			}
 			bw = min(bw*f, float64(m.Channels)*perChMaxTreeLL128Bw[idx2])
 		}
+		// tuning.cc: "if (a == NCCL_ALGO_TREE && comm->maxTreePattern ==
+		// NCCL_TOPO_PATTERN_TREE) busBw *= .85;". lfsim's trees are that
+		// pattern (tree.go: one GPU per node, its chain's head, links
+		// to the parent and the children; search.cc also gives it to
+		// every node of one GPU, "if (ngpus == 1 && graph->pattern !=
+		// NCCL_TOPO_PATTERN_RING) graph->pattern = NCCL_TOPO_PATTERN_TREE").
+		bw *= treePatternFactor
 		bw *= 0.5
 		if l := log2i(int(size >> 6)); size>>6 > 0 && l < 23 {
 			bw *= treeCorrection[p][l]

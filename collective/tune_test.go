@@ -56,3 +56,22 @@ func TestP2PProtocol(t *testing.T) {
 		}
 	}
 }
+
+// TestTuneTree: NCCL's predicted time of a tree all-reduce over 8
+// single-GPU nodes of 12.25 GB/s (2 channels), worked by hand from
+// tuning.cc: the bus bandwidth min(12.25·0.92, 2·36.0) = 11.27 GB/s,
+// times 0.85 (the TREE pattern's correction, which lfsim's trees have:
+// "if (a == NCCL_ALGO_TREE && comm->maxTreePattern ==
+// NCCL_TOPO_PATTERN_TREE) busBw *= .85"), times 0.5 (algorithm
+// bandwidth), times treeCorrectionFactor (Simple, 64 MiB: log2(2^26/64)
+// = 20, 0.8) = 3.832 GB/s; the latency 8.4 + 2·(0·0.6 + log2(8)·14.0) =
+// 92.4 µs. Without the 0.85 it is 4.508 GB/s and 14,979 µs, 15% less.
+func TestTuneTree(t *testing.T) {
+	m := Model{Ranks: 8, Nodes: 8, Channels: 2, BusBw: 12.25}
+	const size = 64 << 20
+	bw := min(12.25*0.92, 2*36.0) * 0.85 * 0.5 * 0.8
+	want := 92.4 + size/(1000*bw)
+	if got := m.Predict(AllReduce, Tree, Simple, size); got < want-0.01 || got > want+0.01 {
+		t.Errorf("tree, Simple, 64 MiB: %.3f µs, want %.3f", got, want)
+	}
+}
