@@ -178,7 +178,7 @@ func (n *Network) protocolFor(run *commRun, op collective.Op, size int64) collec
 func (n *Network) tuningModel(run *commRun) collective.Model {
 	s := n.Scenario
 	c := run.comm
-	m := collective.Model{Ranks: c.N(), Nodes: c.Nodes(), Channels: c.Opt.Channels}
+	m := collective.Model{Ranks: c.N(), Nodes: c.Nodes(), Channels: c.Opt.Channels, SameChannels: c.SameChannels()}
 	if m.Nodes == 1 && run.ends[0].dom != nil {
 		m.BusBw = float64(run.ends[0].dom.Rate) / 8e9
 		return m

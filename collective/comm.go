@@ -83,6 +83,23 @@ type Comm struct {
 // OnePerServer reports whether no two ranks share a server.
 func (c *Comm) OnePerServer() bool { return len(c.servers) == c.N() }
 
+// SameChannels reports whether every channel's ring visits the ranks
+// in the same order, as NCCL's graph's sameChannels says its channels
+// replay one search (src/graph/search.cc): single-NIC hosts, and rings
+// that ignore rails; rings on rails enter each server on their own
+// GPU, so they differ. False for the other algorithms.
+func (c *Comm) SameChannels() bool {
+	if c.Opt.Algorithm != Ring {
+		return false
+	}
+	for _, r := range c.rings[1:] {
+		if !slices.Equal(r.order, c.rings[0].order) {
+			return false
+		}
+	}
+	return true
+}
+
 // Nodes is the number of servers the ranks are on (a single-NIC host
 // counts as one): NCCL's nNodes.
 func (c *Comm) Nodes() int { return len(c.servers) }

@@ -25,6 +25,9 @@ type Model struct {
 	// GB/s (10^9 bytes per second): a NIC's goodput between servers, the
 	// scale-up domain's inside one.
 	BusBw float64
+	// SameChannels is NCCL's graph's sameChannels: every channel's ring
+	// visits the ranks in the same order (Comm.SameChannels).
+	SameChannels bool
 }
 
 // tuning.cc's tables, Hopper's rows where they depend on the GPU.
@@ -149,7 +152,25 @@ func (m Model) Predict(op Op, a Algorithm, p Protocol, size int64) float64 {
 			}
 		}
 		if op == Broadcast || op == Reduce {
-			lat += float64(nsteps) * inter
+			// tuning.cc's ring branch for broadcast and reduce: the
+			// ring's latency on hw[a] (NVLink when the ranks are on
+			// one node, else the network), once where the channels are
+			// the same ring, else once per step, Simple taking the
+			// tree's ("Add some chunk latency, waiting for proper
+			// chunk modeling").
+			hw := Net
+			if nodes == 1 {
+				hw = NVLink
+			}
+			step := us(ProtocolLatency(Ring, p, hw, false))
+			if m.SameChannels {
+				lat += step
+			} else {
+				if p == Simple {
+					step = us(ProtocolLatency(Tree, p, hw, false))
+				}
+				lat += float64(nsteps) * step
+			}
 		} else {
 			lat += float64(nsteps-inter1)*intra + float64(inter1)*inter
 		}

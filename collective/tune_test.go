@@ -75,3 +75,40 @@ func TestTuneTree(t *testing.T) {
 		t.Errorf("tree, Simple, 64 MiB: %.3f µs, want %.3f", got, want)
 	}
 }
+
+// TestTuneRooted: broadcast's and reduce's latency in NCCL's model is
+// tuning.cc's ring branch for them: the ring's latency on hw[a], the
+// scale-up domain's (NVLink) when the ranks are on one node, else the
+// network's; once where every channel is the same ring (sameChannels),
+// else once per step (n), Simple taking the tree's figure. Worked by
+// hand: 4 GPUs of one server with rings on rails (not the same), Simple:
+// 8.4 + 4·4.0 = 24.4 µs, LL 6.6 + 4·0.6 = 9.0 µs; 8 single-NIC nodes on
+// one ring, Simple: 8.4 + 14.0 = 22.4 µs, LL 6.6 + 2.7 = 9.3 µs; the
+// same 8 nodes on different rings, LL128: 14.0 + 8·4.0 = 46 µs. (It
+// had been n steps of the network's latency, whatever the nodes and
+// channels: 8.4 + 4·14.0 = 64.4 µs for Simple inside one server.) The
+// bandwidth term is size over the bus bandwidth (n/nsteps = 1), LL's
+// half of it (at most llMaxBw, Hopper's 141 GB/s on one node, Intel's
+// 20.4 on more), LL128's 0.92.
+func TestTuneRooted(t *testing.T) {
+	const size = 1 << 20
+	for _, c := range []struct {
+		name string
+		m    Model
+		op   Op
+		p    Protocol
+		lat  float64 // µs
+		bw   float64 // GB/s
+	}{
+		{"one server, rails, Simple", Model{Ranks: 4, Nodes: 1, Channels: 4, BusBw: 450}, Broadcast, Simple, 24.4, 450},
+		{"one server, rails, LL", Model{Ranks: 4, Nodes: 1, Channels: 4, BusBw: 450}, Reduce, LL, 9.0, 141},
+		{"8 nodes, one ring, Simple", Model{Ranks: 8, Nodes: 8, Channels: 2, BusBw: 12.25, SameChannels: true}, Broadcast, Simple, 22.4, 12.25},
+		{"8 nodes, one ring, LL", Model{Ranks: 8, Nodes: 8, Channels: 2, BusBw: 12.25, SameChannels: true}, Reduce, LL, 9.3, 12.25 * 0.5},
+		{"8 nodes, rings differ, LL128", Model{Ranks: 8, Nodes: 8, Channels: 2, BusBw: 12.25}, Broadcast, LL128, 46, 12.25 * 0.92},
+	} {
+		want := c.lat + size/(1000*c.bw)
+		if got := c.m.Predict(c.op, Ring, c.p, size); got < want-0.001 || got > want+0.001 {
+			t.Errorf("%s: %s of 1 MiB predicted %.3f µs, want %.3f", c.name, c.op, got, want)
+		}
+	}
+}
