@@ -86,6 +86,11 @@ type inLink struct {
 	// (ProtocolLatency, less what the path itself takes): when a step
 	// that has landed is seen.
 	Delay [3]sim.Time
+	// call is the index in the rank's calls of the call whose steps on
+	// this link are [from, to) (-1 before any): where the last step
+	// that landed was, so that the next is found near it (callOf).
+	call     int
+	from, to int64
 }
 
 type streamState struct {
@@ -106,7 +111,11 @@ const (
 
 // NewRank makes rank id of c, on its host's engine, sending through tr.
 func NewRank(c *Comm, id int, eng *sim.Engine, tr Transport) *Rank {
-	return &Rank{ID: id, Comm: c, eng: eng, tr: tr, out: make([]outLink, len(c.Out[id])), in: make([]inLink, len(c.In[id]))}
+	r := &Rank{ID: id, Comm: c, eng: eng, tr: tr, out: make([]outLink, len(c.Out[id])), in: make([]inLink, len(c.In[id]))}
+	for i := range r.in {
+		r.in[i].call = -1
+	}
+	return r
 }
 
 // SetDelay sets in-link i's step latency under protocol p.
@@ -232,13 +241,36 @@ func (r *Rank) advance(i int32) {
 // Arrived is how many steps of in-link i have arrived in order.
 func (r *Rank) Arrived(i int32) int64 { return r.in[i].arrived }
 
-// Land tells the rank that step seq of in-link i has landed, at now:
-// the rank sees it after the link's step latency.
-func (r *Rank) Land(i int32, seq int64) {
-	d := r.in[i].Delay[Simple]
-	if r.cur != nil {
-		d = r.in[i].Delay[r.cur.Plan.Spec.Proto]
+// stepDelay is the step latency of step seq of in-link i: the one of
+// the protocol of the call the step belongs to, which need not be the
+// call the rank is running (a sender may be a call ahead of its
+// receiver, which is still waiting for its last sends' completions,
+// or not yet at the call at all). The calls' steps on a link follow
+// one another (each call's InSteps), so the step's call is found by
+// moving from the last step's, a call at a time. A step beyond every
+// queued call takes the last's protocol.
+func (r *Rank) stepDelay(i int32, seq int64) sim.Time {
+	l := &r.in[i]
+	for seq >= l.to && l.call+1 < len(r.calls) {
+		l.call++
+		l.from = l.to
+		l.to += r.calls[l.call].Plan.InSteps(r.ID)[i]
 	}
+	for seq < l.from && l.call > 0 {
+		l.to = l.from
+		l.call--
+		l.from -= r.calls[l.call].Plan.InSteps(r.ID)[i]
+	}
+	if l.call < 0 {
+		return l.Delay[Simple]
+	}
+	return l.Delay[r.calls[l.call].Plan.Spec.Proto]
+}
+
+// Land tells the rank that step seq of in-link i has landed, at now:
+// the rank sees it after the step latency of its call's protocol.
+func (r *Rank) Land(i int32, seq int64) {
+	d := r.stepDelay(i, seq)
 	if d <= 0 {
 		r.seen(i, seq)
 		return
@@ -251,10 +283,7 @@ func (r *Rank) Land(i int32, seq int64) {
 // sent. It is a timer of the receiving rank (the runner calls it in the
 // sender's event: the two GPUs share their server's engine).
 func (r *Rank) LandAt(i int32, seq int64, at sim.Time) {
-	d := r.in[i].Delay[Simple]
-	if r.cur != nil {
-		d = r.in[i].Delay[r.cur.Plan.Spec.Proto]
-	}
+	d := r.stepDelay(i, seq)
 	r.eng.Schedule(at+max(d, 0), r, evSeen|i, seq, nil)
 }
 
