@@ -65,7 +65,8 @@ type Spec struct {
 	Root int
 	// Chunk is the data a channel moves per step of one loop (NCCL's
 	// chunkSize); 0 takes DefaultChunk. A step's work request carries at
-	// most min(Chunk, Proto.StepData()).
+	// most min(Chunk, Proto.StepData()), or where the plan is Sliced a
+	// slice (half the chunk, at most SliceMax).
 	Chunk int64
 }
 
@@ -136,8 +137,22 @@ func NewPlan(c *Comm, s Spec) (*Plan, error) {
 	return p, nil
 }
 
-// piece is the data one work request of the plan carries at most.
+// piece is the data one work request of the plan carries at most, but
+// for a Sliced ring's (ringStream's slices).
 func (p *Plan) piece() int64 { return min(p.Spec.Chunk, p.Spec.Proto.StepData()) }
+
+// Sliced reports whether the plan sends NCCL's slices (Sliced).
+func (p *Plan) Sliced() bool { return Sliced(p.Spec.Op, p.Comm.Opt.Algorithm, p.Spec.Proto) }
+
+// Depth is the work requests a connection of the plan may have on
+// their way: NCCL_STEPS buffer steps, StepPerSlice to a slice where the
+// plan is Sliced (4), one each otherwise (8).
+func (p *Plan) Depth() int64 {
+	if p.Sliced() {
+		return Steps / StepPerSlice
+	}
+	return Steps
+}
 
 // channelBytes is channel ch's part of d bytes: d split as evenly as
 // whole bytes allow over the plan's channels, the first ones a byte

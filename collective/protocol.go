@@ -28,7 +28,8 @@ import (
 //     (and a flush of the GPU's view of the network's writes), so the
 //     highest latency; its buffer 4 MiB (DEFAULT_BUFFSIZE), a step
 //     512 KiB; a ring's chunk is ALLREDUCE_CHUNKSTEPS (NCCL_STEPS/2 = 4)
-//     steps, 2 MiB.
+//     steps, 2 MiB, which a ring's all_reduce, reduce_scatter and
+//     all_gather send as two slices of two steps each (Sliced).
 //
 // Sources: NCCL's src/include/device.h (NCCL_STEPS, the LL and LL128
 // line layouts), src/init.cc (the buffer sizes), src/include/collectives.h
@@ -87,9 +88,51 @@ func (p Protocol) Wire(data int64) int64 {
 	return data
 }
 
-// MaxWire is the largest step any protocol puts on the wire (LL128's
-// 614,400 bytes): a connection's slots are that large.
-const MaxWire = 614400
+// MaxWire is the largest work request any plan puts on the wire (a
+// Simple ring's slice, SliceMax): a connection's slots are that large.
+const MaxWire = SliceMax
+
+// Slices of a Simple ring (all_reduce, reduce_scatter, all_gather), as
+// NCCL runs them: its primitives are ProtoSimple<SlicePerChunk,
+// StepPerSlice> with ALLREDUCE_CHUNKSTEPS/ALLREDUCE_SLICESTEPS = 2
+// slices a chunk and ALLREDUCE_SLICESTEPS = NCCL_STEPS/4 = 2 buffer
+// steps a slice (src/include/collectives.h; the same for ALLGATHER_ and
+// REDUCESCATTER_; src/device/all_reduce.h, runRing). Each slice is one
+// message of the network proxy: the GPU posts its size in the slot's
+// connFifo (src/device/prims_simple.h, waitPeer: "connFifo[step %
+// NCCL_STEPS].size = nelts * sizeof(T)", then step += StepPerSlice) and
+// the proxy sends it whole and moves on by sliceSteps
+// (src/transport/net.cc, sendProxyProgress: "sub->transmitted +=
+// args->sliceSteps"), so a connection has NCCL_STEPS/StepPerSlice = 4
+// slices on their way at most. Broadcast and reduce (BROADCAST_ and
+// REDUCE_SLICESTEPS 1) and trees (chunkSteps 1, ProtoSimple<1, 1>) send
+// a step per message.
+const (
+	SlicePerChunk = 2
+	StepPerSlice  = 2
+	// SliceMax is a slice of a chunk of NCCL's size: StepPerSlice
+	// Simple steps, 1 MiB.
+	SliceMax = StepPerSlice * 512 << 10
+)
+
+// Sliced reports whether op on algorithm a under p sends NCCL's slices
+// (a Simple ring's all_reduce, reduce_scatter and all_gather).
+func Sliced(op Op, a Algorithm, p Protocol) bool {
+	return a == Ring && p == Simple && (op == AllReduce || op == ReduceScatter || op == AllGather)
+}
+
+// sliceOf is the first slice of a chunk of c bytes: NCCL's genericOp
+// takes max(divUp(nelem, 16·SlicePerChunk)·16, sliceSize/32) elements
+// (src/device/prims_simple.h), sliceSize being StepPerSlice steps: for
+// floats (4 bytes, the model's data) half the chunk in whole 64-byte
+// groups, at least 32 KiB, and no more than the chunk; the second slice
+// is the rest (none, a message of 0 bytes, which NCCL's proxy sends as
+// well, for a chunk of at most 32 KiB). A chunk beyond NCCL's (2 MiB;
+// chunk: larger, which NCCL's tuner would see clamped to the buffer)
+// goes in slices of SliceMax.
+func sliceOf(c int64) int64 {
+	return min(SliceMax, c, max((c+127)/128*64, SliceMax/32))
+}
 
 // Steps is NCCL_STEPS: the slots of a connection's buffer, so the steps
 // a sender may have on their way to a receiver.

@@ -203,7 +203,8 @@ func (r *Rank) begin() {
 }
 
 // advance runs stream i's steps until one must wait: for a step to
-// arrive, or for a slot on an out-link (NCCL_STEPS per connection).
+// arrive, or for a slot on an out-link (the plan's Depth per
+// connection: NCCL_STEPS buffer steps).
 func (r *Rank) advance(i int32) {
 	st := &r.streams[i]
 	for st.cur < st.n {
@@ -214,8 +215,9 @@ func (r *Rank) advance(i int32) {
 				return
 			}
 		}
+		depth := r.cur.Plan.Depth()
 		for _, s := range step.Send[:step.NSend] {
-			if l := &r.out[s.Out]; l.posted-l.done >= Steps {
+			if l := &r.out[s.Out]; l.posted-l.done >= depth {
 				l.waiters = append(l.waiters, i)
 				return
 			}

@@ -22,8 +22,10 @@ package collective
 // or copies it, and sends it on: 2(n-1) sends for all_reduce
 // (reduce-scatter, then all-gather), n-1 for reduce_scatter and
 // all_gather; the loop ends with a last receive. A step's chunk goes as
-// work requests of at most a protocol step each, and a rank forwards
-// each as soon as it has arrived, so chunk k moves on while k+1 arrives.
+// work requests of at most a protocol step each, or under Simple as
+// NCCL's two slices (Sliced: half the chunk each, up to 1 MiB, the second
+// of 0 bytes for a chunk of at most 32 KiB), and a rank forwards each as
+// soon as it has arrived, so chunk k moves on while k+1 arrives.
 // A loop's first send waits for the previous loop's last receive, as
 // NCCL's primitives do, in program order. Broadcast and reduce
 // (chainStream) run the ring as a chain: broadcast from the root round
@@ -88,7 +90,7 @@ func (p *Plan) planRing() {
 			case Broadcast, Reduce:
 				st = p.chain(rg, i, in, out, d)
 			default:
-				st = newRingStream(s.Op, n, i, in, out, d, s.Chunk, p.piece())
+				st = newRingStream(s.Op, n, i, in, out, d, s.Chunk, p.piece(), p.Sliced())
 			}
 			p.ranks[rk] = append(p.ranks[rk], st)
 		}
@@ -112,15 +114,16 @@ type ringStream struct {
 	gather    bool  // all_gather: step s carries chunk ix-s, else ix-1-s
 	d         int64 // the channel's bytes
 	chunk     int64 // a full loop's chunk
-	piece     int64
+	piece     int64 // a work request's data at most (not sliced)
+	sliced    bool  // NCCL's slices (Sliced) rather than pieces
 	loops     int64
 	p, pLast  int64 // work requests per chunk in a full loop, in the last
 	chunkLast int64 // the last loop's chunk (NCCL: divUp(rem, n), 16-byte aligned)
 	perFull   int64 // sends in a full loop
 }
 
-func newRingStream(op Op, n, ix int, in, out int32, d, chunk, piece int64) *ringStream {
-	r := &ringStream{in: in, out: out, n: n, ix: ix, d: d, chunk: chunk, piece: piece, gather: op == AllGather}
+func newRingStream(op Op, n, ix int, in, out int32, d, chunk, piece int64, sliced bool) *ringStream {
+	r := &ringStream{in: in, out: out, n: n, ix: ix, d: d, chunk: chunk, piece: piece, sliced: sliced, gather: op == AllGather}
 	r.steps = int64(n - 1)
 	if op == AllReduce {
 		r.steps = int64(2 * (n - 1))
@@ -131,6 +134,12 @@ func newRingStream(op Op, n, ix int, in, out int32, d, chunk, piece int64) *ring
 	r.chunkLast = min(chunk, (ceilDiv(rem, int64(n))+15)/16*16)
 	r.p = max(1, ceilDiv(chunk, piece))
 	r.pLast = max(1, ceilDiv(r.chunkLast, piece))
+	if sliced {
+		// Every chunk goes as SlicePerChunk slices, an empty one too
+		// (NCCL's genericOp posts the slices it has no data for).
+		r.p = max(SlicePerChunk, ceilDiv(chunk, SliceMax))
+		r.pLast = max(SlicePerChunk, ceilDiv(r.chunkLast, SliceMax))
+	}
 	r.perFull = r.steps * r.p
 	return r
 }
@@ -171,7 +180,11 @@ func (r *ringStream) Step(i int64) Step {
 	k = (k%int64(r.n) + int64(r.n)) % int64(r.n)
 	rem := r.d - l*int64(r.n)*r.chunk
 	bytes := clamp(rem-k*chunk, chunk)
-	st.send(r.out, clamp(bytes-piece*r.piece, r.piece))
+	part := r.piece
+	if r.sliced {
+		part = sliceOf(bytes)
+	}
+	st.send(r.out, clamp(bytes-piece*part, part))
 	return st
 }
 
