@@ -44,12 +44,14 @@ type Options struct {
 	// that many parts, each with its own ring or tree and its own
 	// connections (their QPs are the entropy ECMP sees).
 	Channels int
-	// RailAware lays rings and trees out on rails, as NCCL's topology
-	// search does on GPU servers with NCCL_CROSS_NIC=0 (the setting for
+	// RailAware lays rings out on rails, as NCCL's topology search does
+	// on GPU servers with NCCL_CROSS_NIC=0 (the setting for
 	// rail-optimized fabrics, NCCL's docs, "NCCL_CROSS_NIC"): channel c's
 	// ring enters and leaves every server on one rail, and crosses the
 	// server's GPUs over its scale-up domain. Without it the ranks are
-	// one ring in the order given, each GPU using its own NIC.
+	// one ring in the order given, each GPU using its own NIC. Trees are
+	// on the rails whatever it says; halving-doubling and direct sends
+	// lay no ring and ignore it (resolve refuses it for them).
 	RailAware bool
 	// PXN moves a step bound for another server's GPU on another rail
 	// over the scale-up domain first, to the GPU of the sender's server
@@ -58,7 +60,8 @@ type Options struct {
 	// all2all Performance with NVIDIA Collective Communication Library
 	// 2.12", 2022). NCCL uses it where a rail-aware ring leaves a server
 	// from a GPU whose own NIC is on another rail, and for all-to-all
-	// sends across rails.
+	// sends across rails; trees and halving-doubling ignore it (resolve
+	// refuses it for them).
 	PXN bool
 }
 
@@ -182,7 +185,7 @@ func NewComm(places []Place, opt Options) (*Comm, error) {
 			c.srv[r] = i
 		}
 	}
-	if (opt.RailAware || opt.Algorithm == Tree) && len(c.servers) < n {
+	if (opt.RailAware && opt.Algorithm == Ring || opt.Algorithm == Tree) && len(c.servers) < n {
 		if err := c.sameGPUs(); err != nil {
 			return nil, err
 		}

@@ -16,7 +16,9 @@ package collective
 // requests of at most a protocol step, back to back). Each rank sends
 // (n-1)/n·S per half, as the ring does, in log2(n) steps rather than
 // n-1. Steps between GPUs of one server go through its scale-up domain;
-// no rail is taken into account (MPI's and Gloo's peers are ranks).
+// no rail is taken into account (MPI's and Gloo's peers are ranks, each
+// sending from its own NIC): rail_aware and pxn are refused for it, and
+// its servers need not hold the same GPUs.
 
 // hdLink is a rank's connection to its partner across bit b: its out-
 // and in-link.

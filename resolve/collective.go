@@ -123,15 +123,31 @@ func (b *builder) commSpec(gen int, tv *scenario.TrafficV, path string, c *scena
 	}
 	if c.RailAware.Set {
 		s.RailAware = c.RailAware.V
-		if s.Algorithm == collective.Tree && !s.RailAware {
-			b.errorf(c.RailAware.Pos, path+".rail_aware", "a tree's chains are always on the rails (NCCL's tree pattern: each server's GPUs in a chain, its head on the channel's rail); rail_aware: false is for rings")
+		why := ""
+		switch {
+		case s.Algorithm == collective.Tree && !s.RailAware:
+			why = "a tree's chains are always on the rails (NCCL's tree pattern: each server's GPUs in a chain, its head on the channel's rail); rail_aware: false is for rings"
+		case s.Algorithm == collective.HalvingDoubling:
+			why = "halving_doubling pairs rank r with r XOR 2^k, as MPICH and Gloo do, which know no rails; rail_aware is for rings"
+		case s.Algorithm == collective.Direct:
+			why = "direct sends to every peer at once and lays no ring (whether a send to another rail goes through the GPU on that rail is pxn); rail_aware is for rings"
+		}
+		if why != "" {
+			b.errorf(c.RailAware.Pos, path+".rail_aware", "%s", why)
 			return s, false
 		}
 	}
 	if c.PXN.Set {
 		s.PXN = c.PXN.V
-		if s.Algorithm == collective.Tree {
-			b.errorf(c.PXN.Pos, path+".pxn", "a tree never relays a step (each server's chain head sends from its own NIC, on the channel's rail); pxn is for rings and direct")
+		why := ""
+		switch s.Algorithm {
+		case collective.Tree:
+			why = "a tree never relays a step (each server's chain head sends from its own NIC, on the channel's rail); pxn is for rings and direct"
+		case collective.HalvingDoubling:
+			why = "halving_doubling sends each step from its rank's own NIC, as MPICH and Gloo do, which know no PXN; pxn is for rings and direct"
+		}
+		if why != "" {
+			b.errorf(c.PXN.Pos, path+".pxn", "%s", why)
 			return s, false
 		}
 	}

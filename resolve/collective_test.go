@@ -29,6 +29,12 @@ func TestCollectiveErrors(t *testing.T) {
 			`t.yaml:3:75: traffic[0].collective.rail_aware: a tree's chains are always on the rails (NCCL's tree pattern: each server's GPUs in a chain, its head on the channel's rail); rail_aware: false is for rings`},
 		{"pxn on a tree", "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 2, spines: 1}\ntraffic:\n  - nccl_tests: {op: all_reduce, algorithm: tree, pxn: false}\n",
 			`t.yaml:3:56: traffic[0].nccl_tests.pxn: a tree never relays a step (each server's chain head sends from its own NIC, on the channel's rail); pxn is for rings and direct`},
+		{"rail_aware on halving_doubling", "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 2, spines: 1}\ntraffic:\n  - collective: {op: all_reduce, size: 1MiB, algorithm: halving_doubling, rail_aware: true}\n",
+			`t.yaml:3:87: traffic[0].collective.rail_aware: halving_doubling pairs rank r with r XOR 2^k, as MPICH and Gloo do, which know no rails; rail_aware is for rings`},
+		{"pxn on halving_doubling", "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 2, spines: 1}\ntraffic:\n  - nccl_tests: {op: reduce_scatter, algorithm: halving_doubling, pxn: false}\n",
+			`t.yaml:3:72: traffic[0].nccl_tests.pxn: halving_doubling sends each step from its rank's own NIC, as MPICH and Gloo do, which know no PXN; pxn is for rings and direct`},
+		{"rail_aware on direct", "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 2, spines: 1}\ntraffic:\n  - collective: {op: all_to_all, size: 1MiB, rail_aware: false}\n",
+			`t.yaml:3:58: traffic[0].collective.rail_aware: direct sends to every peer at once and lays no ring (whether a send to another rail goes through the GPU on that rail is pxn); rail_aware is for rings`},
 		{"tree on uneven servers", "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 2, spines: 1}\ntraffic:\n  - collective: {op: all_reduce, size: 1MiB, algorithm: tree, hosts: [s0/g0, s0/g1, s1/g0]}\n",
 			`t.yaml:3:70: traffic[0].collective.hosts: a tree needs the same GPUs of every server: server of rank 0 takes GPUs [0 1], server of rank 2 [0] (list whole servers)`},
 		{"unknown op", top + "  - collective: {op: allreduce, size: 1MiB}\n",
@@ -90,5 +96,29 @@ func TestCollectiveSize(t *testing.T) {
 				t.Errorf("warnings %q; want %q", warned, c.warn)
 			}
 		})
+	}
+}
+
+// TestCollectiveUnevenServersWithoutRails: halving_doubling and direct
+// sends lay no ring on the rails, so their servers need not hold the
+// same GPUs of the collective; rings on rails (the default) still do.
+// Before, rail_aware's default (true) refused halving_doubling and
+// direct on them too, advising rail_aware: false, which did nothing
+// else for them.
+func TestCollectiveUnevenServersWithoutRails(t *testing.T) {
+	const top = "topology: {kind: rail-optimized, servers: 3, gpus_per_server: 2, spines: 1}\ntraffic:\n"
+	for _, c := range []struct {
+		name, coll string
+		ok         bool
+	}{
+		{"halving_doubling", "{op: all_reduce, size: 1MiB, algorithm: halving_doubling, hosts: [s0/g0, s0/g1, s1/g0, s2/g1]}", true},
+		{"direct", "{op: all_to_all, size: 1MiB, hosts: [s0/g0, s0/g1, s1/g0]}", true},
+		{"ring on rails", "{op: all_reduce, size: 1MiB, hosts: [s0/g0, s0/g1, s1/g0]}", false},
+		{"ring off rails", "{op: all_reduce, size: 1MiB, hosts: [s0/g0, s0/g1, s1/g0], rail_aware: false}", true},
+	} {
+		_, err := Parse("t.yaml", []byte(top+"  - collective: "+c.coll+"\n"))
+		if (err == nil) != c.ok {
+			t.Errorf("%s: %v; want accepted %v", c.name, err, c.ok)
+		}
 	}
 }

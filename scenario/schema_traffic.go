@@ -210,9 +210,11 @@ type CommS struct {
 	// Root is broadcast's and reduce's root, a host of hosts: (default
 	// the first).
 	Root StrV `yaml:"root"`
-	// RailAware lays rings and trees on the rails of GPU servers
-	// (default true); PXN relays steps between rails over the scale-up
-	// domain (default true).
+	// RailAware lays rings on the rails of GPU servers (default true;
+	// trees are on them always, and halving_doubling and direct lay no
+	// ring: refused for them, and false for trees); PXN relays a ring's
+	// or direct's steps between rails over the scale-up domain (default
+	// true; refused for trees and halving_doubling).
 	RailAware boolV `yaml:"rail_aware"`
 	PXN       boolV `yaml:"pxn"`
 	Start     TimeV `yaml:"start"`
