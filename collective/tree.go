@@ -34,6 +34,44 @@ package collective
 // (one hop's wire and NCCL's per-step latency): busbw = 2(n-1)/n·S/t
 // tends to B·(n-1)/n, as the ring's, for large S, and the latency grows
 // with log2(n) where the ring's grows with n.
+//
+// On a simulated network the tree takes longer than this, and the cause
+// is the network, not the schedule. The model alone (TestTreeClosedForm:
+// each rank's port serializes its sends, nothing shares a receiver's
+// port) takes 1.009·2S/B for 64 MiB over 8 ranks, whatever the channels.
+// Over 8 single-NIC hosts on one 100 Gb/s switch (98.04 Gb/s of goodput,
+// 2 channels, Simple; the closed form 11.30 ms, of which 2S/B is 10.95
+// and the pipeline's fill, 2·3 hops of a 512 KiB chunk's 42.8 µs and
+// 14 µs of latency, 0.34) it takes:
+//   - 12.10 ms (+7.1%) with buffers large enough for no PAUSE: six of
+//     the eight hosts (those inner in one tree) must send and receive
+//     2S, so their links are the bottleneck and must never idle; their
+//     switch ports, each fed by four senders (two children's reductions,
+//     two parents' broadcasts) in arrival order, are 91-93% busy in the
+//     steady state. The leaves' reductions need nothing and run ahead
+//     (hosts 0 and 7, which send S, at 100 Gb/s for the first 0.8 ms),
+//     so the ports of their parents (hosts 1 and 6) hold 4.3 MiB on
+//     average, 9.1 at most, against 0.35-1.65 elsewhere, and the
+//     reductions wait for one of their connection's NCCL_STEPS slots
+//     (8 steps of 512 KiB in flight, their completions a queue behind)
+//     37% of the call on average. Slots are the larger part: with 16 it
+//     takes 11.70 ms (+3.5%), with 4 12.32, 2 12.41, 1 13.02; the rest is
+//     the FIFO sharing (more channels interleave finer: 4 take +5.9%,
+//     8 +3.6%).
+//   - 12.52 ms (+10.8%) with the switch's PFC (xoff 96 KiB, the default
+//     switch's and the test's): the run-ahead now backs up into the
+//     senders, which PFC pauses whatever they send (head-of-line
+//     blocking): hosts 0 and 7 are paused 49.6% of the call, the
+//     bottleneck hosts 1, 2, 5 and 6 11-12%, which is their links' loss
+//     (each sends 87.7% of the call); the slots no longer bind (2 to 16
+//     give the same 12.52 ms). Finer channels pause more: 4 take +12.4%,
+//     8 +14.1%, 4 QPs per connection +14.3%. Smaller chunks do not help
+//     (128 KiB: +10.1%).
+//
+// NCCL's own model expects no better: tuning.cc gives a 64 MiB Simple
+// tree over such nodes 0.92 · 0.85 (the TREE pattern) · 0.8
+// (treeCorrectionFactor) = 0.63 of the link's bus bandwidth, where lfsim
+// runs it at 0.90 of the closed form's.
 
 // treeNode is a rank's place in one channel's tree: its links to its
 // parent (up: its sends up; down: its parent's sends down to it; -1 at
