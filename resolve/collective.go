@@ -302,6 +302,11 @@ func (b *builder) ncclTests(gen int, tv *scenario.TrafficV, path string, g *scen
 		b.errorf(tv.Pos, path, "this nccl_tests runs %d sizes; at most %d are supported (raise stepfactor or stepbytes)", n, maxNCCLTestSizes)
 		return
 	}
+	if t.MinBytes == 0 && t.StepFactor > 1 && t.MaxBytes > 0 {
+		// nccl-tests' loop (src/common.cu, TimeTest: size = size *
+		// stepfactor) never leaves 0.
+		b.warnf(g.MinBytes.Pos, path+".minbytes", "minbytes 0 times stepfactor %d stays 0: nccl-tests would run 0 bytes forever; this runs it once and no other size (give minbytes above 0)", t.StepFactor)
+	}
 	b.s.NCCLTests = append(b.s.NCCLTests, t)
 }
 

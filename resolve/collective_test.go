@@ -122,3 +122,37 @@ func TestCollectiveUnevenServersWithoutRails(t *testing.T) {
 		}
 	}
 }
+
+// TestNCCLTestsZeroMinbytes: nccl_tests with minbytes 0 and a
+// stepfactor above 1 runs one size, 0 bytes (nccl-tests' loop, size
+// times stepfactor, never leaves 0: the real program runs 0 bytes
+// forever), and says so at minbytes; review B found it silent. From 0
+// with stepbytes, or from 1 KiB by a factor, it is silent.
+func TestNCCLTestsZeroMinbytes(t *testing.T) {
+	const top = "topology: {kind: star, hosts: 4}\ntraffic:\n"
+	for _, c := range []struct {
+		name, keys string
+		sizes      int
+		warn       string
+	}{
+		{"from 0 by a factor", "minbytes: 0, maxbytes: 1MiB, stepfactor: 2", 1,
+			"t.yaml:3:44: traffic[0].nccl_tests.minbytes: minbytes 0 times stepfactor 2 stays 0: nccl-tests would run 0 bytes forever; this runs it once and no other size (give minbytes above 0)"},
+		{"from 0 by steps", "minbytes: 0, maxbytes: 4KiB, stepbytes: 1KiB", 5, ""},
+		{"from 1 KiB by a factor", "minbytes: 1KiB, maxbytes: 4KiB, stepfactor: 2", 3, ""},
+	} {
+		s, err := Parse("t.yaml", []byte(top+"  - nccl_tests: {op: all_reduce, "+c.keys+"}\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := len(s.NCCLTests[0].Sizes()); got != c.sizes {
+			t.Errorf("%s: %d sizes, want %d", c.name, got, c.sizes)
+		}
+		var warned []string
+		for _, w := range s.Warnings {
+			warned = append(warned, w.Error())
+		}
+		if c.warn == "" && len(warned) > 0 || c.warn != "" && (len(warned) != 1 || warned[0] != c.warn) {
+			t.Errorf("%s: warnings %q; want %q", c.name, warned, c.warn)
+		}
+	}
+}
