@@ -76,7 +76,8 @@ type Plan struct {
 	Spec Spec
 	// Channels is how many of the communicator's channels carry data:
 	// all, unless the size is smaller than them (a byte each at least);
-	// none for a size of 0.
+	// none for a size of 0; for direct sends those NCCL gives a send of
+	// a peer's bytes (one per 64 KiB).
 	Channels int
 	ranks    [][]Stream
 	// counts are, by rank, its out- and in-links' steps in one call.
