@@ -83,10 +83,15 @@ func ExampleSource(name string) ([]byte, error) {
 }
 
 // ExampleFile returns a built-in example's text by name (with or without
-// .yaml), or a lab scenario's by labs/LAB/SCENARIO, with the name that
-// messages give it: "examples/NAME.yaml" or "labs/LAB/SCENARIO.yaml".
+// .yaml), a lab scenario's by labs/LAB/SCENARIO, or a reproduction's by
+// reproduce/NAME/SCENARIO, with the name that messages give it:
+// "examples/NAME.yaml", "labs/LAB/SCENARIO.yaml" or
+// "reproduce/NAME/SCENARIO.yaml".
 func ExampleFile(name string) (file string, data []byte, err error) {
 	if file, data, ok, err := labSource(name); ok {
+		return file, data, err
+	}
+	if file, data, ok, err := reproduceSource(name); ok {
 		return file, data, err
 	}
 	data, err = ExampleSource(name)

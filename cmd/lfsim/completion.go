@@ -9,11 +9,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lfsim/lfsim/reproduce"
 	"github.com/lfsim/lfsim/scenarios"
 )
 
 // commands are lfsim's subcommands, as completion offers them.
-var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "help", "completion", "schema", "devinfo", "devices", "version", "sonic"}
+var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "reproduce", "help", "completion", "schema", "devinfo", "devices", "version", "sonic"}
 
 // completionCmd is `lfsim completion bash|zsh|fish`: a script that has the
 // shell ask lfsim itself (`lfsim __complete WORDS... -- CURRENT`) what
@@ -130,6 +131,8 @@ func completions(words []string, cur string) []string {
 		return suiteNames()
 	case "sweep":
 		return scenarios.SweepExamples() // and files: the shell's own
+	case "reproduce":
+		return append(reproduce.Names(), "all")
 	}
 	return nil // file names: the shell's own
 }
@@ -143,7 +146,7 @@ var flagRE = regexp.MustCompile(`(?m)^\s+(?:-(\w), )?(--[\w-]+)( \w+)?`)
 func flagsOf(cmd string) (flags []string, takesValue map[string]bool) {
 	takesValue = map[string]bool{}
 	switch cmd {
-	case "run", "validate", "report", "sweep", "bench", "sonic":
+	case "run", "validate", "report", "sweep", "bench", "sonic", "reproduce":
 	case "lab":
 		return []string{"--answers"}, takesValue
 	default:

@@ -7,6 +7,7 @@
 //	lfsim report DIR...
 //	lfsim sweep SWEEP.yaml [-o DIR] [-j N] [--index I] [--emit slurm] [--collect]
 //	lfsim bench [NAME...] [-n RUNS] [--vs OTHER-LFSIM]
+//	lfsim reproduce [NAME...|all] [-o DIR] [-j N] [--resume]
 //	lfsim version
 //	lfsim sonic FILE [--port NAME]
 //
@@ -65,6 +66,12 @@ Usage:
                       and print events/s, packet-hops/s and peak memory;
                       with --vs, also run another build in turn and print
                       the ratios
+  lfsim reproduce [NAME...|all] [-o DIR] [-j N] [--resume]
+                      without NAME, list the reproductions of published
+                      results; with it, run one (or all but the long),
+                      print each published point beside lfsim's value and
+                      its verdict, and write a report overlaying them;
+                      exit 0 only if every point holds (docs/REPRODUCE.md)
   lfsim completion bash|zsh|fish
                       print a shell completion script (source it)
   lfsim devinfo [SCENARIO] [HOST]
@@ -175,6 +182,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return sweepCmd(args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
+	case "reproduce":
+		return reproduceCmd(args[1:], stdout, stderr)
 	case "completion":
 		return completionCmd(args[1:], stdout, stderr)
 	case "schema":

@@ -24,7 +24,7 @@ var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
 
 // allowed says which of lfsim's packages each may import (non-test
 // files). A folder not listed here must be added, with its place in the
-// direction: cmd -> {sweep, bench/ceiling, metamorphic} -> assembly
+// direction: cmd -> reproduce -> {sweep, bench/ceiling, metamorphic} -> assembly
 // -> resolve -> {scenarios -> scenario, observe, programs} -> the models
 // -> fabric -> sim, with programs -> cm -> hca (the connection manager
 // above the HCA, which knows it only as QP1's owner, hca.GSIAgent).
@@ -100,12 +100,16 @@ var allowed = map[string][]string{
 	// file's format.
 	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "collective", "scaleup", "job", "internal/cacheline"),
 	"sweep":    {"reports", "scenario", "scenarios", "resolve", "assembly"},
+	// The reproductions of published results: their data (scenarios),
+	// their runs (a sweep each), their measures over the runs' files and
+	// their report (reports); fabric for the frames' sizes.
+	"reproduce": {"fabric", "reports", "scenario", "scenarios", "sweep"},
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs, drawing the congestion controls from their table
 	// (kind).
 	"metamorphic":   {"kind", "resolve", "assembly", "reports"},
 	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
-	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "sonic", "observe", "cm", "programs", "resolve", "assembly", "sweep", "bench/ceiling"),
+	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "sonic", "observe", "cm", "programs", "resolve", "assembly", "sweep", "reproduce", "bench/ceiling"),
 }
 
 // valueTypes are the files whose declarations the format (scenario) may

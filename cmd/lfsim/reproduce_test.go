@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReproduceCommand: without a name lfsim reproduce lists every
+// reproduction with its paper and run time; a wrong name is a usage
+// error that lists them; perftest-connectx (under a second) runs, prints
+// each point with its bounds and verdict, writes points.csv and
+// report.html, and exits 0; with a parameter it depends on moved
+// (--set), it prints FAILS and exits 1.
+func TestReproduceCommand(t *testing.T) {
+	code, out, _ := lfsim(t, "reproduce")
+	for _, want := range []string{"dctcp-queue", "Alizadeh et al., SIGCOMM 2010", "ecmp-collisions", "ibcc-victim", "pfc-deadlock", "dcqcn-fluid", "irn-vs-pfc", "perftest-connectx", "setup: "} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("lfsim reproduce: exit %d, no %q in\n%s", code, want, out)
+		}
+	}
+	code, _, errs := lfsim(t, "reproduce", "dctcp-queu")
+	if code != exitUsage || !strings.Contains(errs, `no reproduction named "dctcp-queu" (did you mean dctcp-queue?)`) {
+		t.Errorf("a wrong name: exit %d, %s", code, errs)
+	}
+	dir := t.TempDir()
+	code, out, errs = lfsim(t, "reproduce", "perftest-connectx", "-q", "-o", dir)
+	if code != exitOK || !strings.Contains(out, "32 B    0.83 ± 15% [0.7055, 0.9545]") || !strings.Contains(out, "perftest-connectx holds: 4 of 4 points hold") {
+		t.Errorf("exit %d:\n%s%s", code, out, errs)
+	}
+	for _, f := range []string{"points.csv", "report.html", "points/0000_size=32/perftest.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	code, out, errs = lfsim(t, "reproduce", "perftest-connectx", "-q", "-o", t.TempDir(), "--set", "hca.dma_latency=1us")
+	if code != exitFailed || !strings.Contains(out, "FAILS") || !strings.Contains(out, "perftest-connectx FAILS") {
+		t.Errorf("with the DMA read at 1 us: exit %d:\n%s%s", code, out, errs)
+	}
+}

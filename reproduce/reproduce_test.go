@@ -1,0 +1,173 @@
+package reproduce
+
+import (
+	"context"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/scenarios"
+)
+
+// TestRegistry: every reproduction has its folder with a sweep that
+// loads (each base resolves) and published points that parse, each with
+// its source, how it was read and why its tolerance; every folder is a
+// registered reproduction; at least six are listed outside the long ones
+// (issue 52's bar). No run: the default test tier stays fast.
+func TestRegistry(t *testing.T) {
+	short := 0
+	for _, r := range All() {
+		if r.Paper == "" || r.Figure == "" || r.Setup == "" || r.RunTime == "" {
+			t.Errorf("%s: paper %q, figure %q, setup %q, run time %q: want each", r.Name, r.Paper, r.Figure, r.Setup, r.RunTime)
+		}
+		if !r.Long {
+			short++
+		}
+		pub, err := LoadPublished(r.Name)
+		if err != nil {
+			t.Errorf("%s: %v", r.Name, err)
+			continue
+		}
+		for _, p := range pub.Points {
+			if p.Source == "" || p.Read == "" || p.Why == "" || !(p.Lo <= p.Hi) {
+				t.Errorf("%s: point %s: source %q, read %q, why %q, bounds [%g, %g]", r.Name, p.ID, p.Source, p.Read, p.Why, p.Lo, p.Hi)
+			}
+		}
+		sw, err := LoadSweep(r.Name, nil)
+		if err != nil {
+			t.Errorf("%s: %v", r.Name, err)
+			continue
+		}
+		if len(sw.Points) == 0 {
+			t.Errorf("%s: the sweep has no point", r.Name)
+		}
+	}
+	if short < 6 {
+		t.Errorf("%d reproductions outside the long ones, issue 52 wants at least six", short)
+	}
+	for _, f := range scenarios.ReproduceFolders() {
+		if _, ok := Lookup(f); !ok {
+			t.Errorf("scenarios/reproduce/%s has no registered reproduction", f)
+		}
+	}
+}
+
+// TestParsePublishedErrors: a published.yaml that is wrong says where and
+// what was expected.
+func TestParsePublishedErrors(t *testing.T) {
+	head := "paper: P\nfigure: F\nsource: S\nread: R\nwhy: W\n"
+	for _, c := range []struct{ src, want string }{
+		{head + "points:\n  - {id: a, chart: c, x: 1, value: 2, tolerance: 30 percent}\n", "p.yaml:7:50: tolerance: expected a share of the value such as 30% or an absolute amount"},
+		{head + "points:\n  - {id: a, chart: c, x: 1, range: [2, 1]}\n", "p.yaml:7:36: range: low 2 is above high 1"},
+		{head + "points:\n  - {id: a, chart: c, x: 1, value: 2}\n", "p.yaml:7:5: point a: expected value and tolerance, or range"},
+		{head + "points:\n  - {id: a, chart: c, x: 1, value: 2, tolerance: 1, range: [1, 3]}\n", "p.yaml:7:60: point a: give value and tolerance, or range, not both"},
+		{head + "points:\n  - {id: a, chart: c, x: 1, valeu: 2, tolerance: 1}\n", `p.yaml:7:29: unknown key valeu (did you mean value?)`},
+		{"paper: P\nfigure: F\npoints:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\n", "p.yaml:4:5: point a has no source"},
+		{head + "points:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\n  - {id: a, chart: c, x: 2, range: [0, 1]}\n", "p.yaml:8:5: points: two points have the id a"},
+		{head, "p.yaml:1:1: points: expected a list of published points"},
+	} {
+		_, err := ParsePublished("p.yaml", []byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant %s", c.src, err, c.want)
+		}
+	}
+}
+
+// TestJudge: a point holds within its bounds, at them, and not outside
+// them or without a value.
+func TestJudge(t *testing.T) {
+	pub, err := ParsePublished("p.yaml", []byte("paper: P\nfigure: F\nsource: S\nread: R\nwhy: W\npoints:\n"+
+		"  - {id: rel, chart: c, x: 1, value: 100, tolerance: 30%}\n"+
+		"  - {id: abs, chart: c, x: 2, value: 1, tolerance: 0}\n"+
+		"  - {id: range, chart: c, x: 3, range: [0.4, 0.6]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		got  map[string]float64
+		want []bool
+	}{
+		{map[string]float64{"rel": 70, "abs": 1, "range": 0.6}, []bool{true, true, true}},
+		{map[string]float64{"rel": 130.01, "abs": 0, "range": 0.39}, []bool{false, false, false}},
+		{map[string]float64{"rel": math.NaN()}, []bool{false, false, false}},
+	} {
+		o := Judge(Reproduction{Name: "x"}, pub, c.got)
+		var ok []bool
+		for _, r := range o.Rows {
+			ok = append(ok, r.OK)
+		}
+		if !slices.Equal(ok, c.want) || o.OK != !slices.Contains(c.want, false) {
+			t.Errorf("%v: verdicts %v (all %v), want %v", c.got, ok, o.OK, c.want)
+		}
+	}
+}
+
+// moved are the model parameters each reproduction depends on, moved
+// so that it must fail: a reproduction that still held would be one
+// that cannot fail.
+var moved = map[string][]string{
+	// g = 1: alpha is the last window's marked fraction alone, so each
+	// mark halves the window and the sawtooth is no longer DCTCP's.
+	"dctcp-queue": {"hca.dctcp.g=1"},
+	// Spraying every packet with direct placement removes the
+	// collisions: every flow near line rate.
+	"ecmp-collisions": {"switch.load_balance=spray", "hca.placement=direct"},
+	// No congestion control: the victim stays held back.
+	"ibcc-victim": {"hca.cc=none"},
+	// No PFC: nothing pauses, so no deadlock and no storm spreads.
+	"pfc-deadlock": {"switch.pfc.priorities=[]"},
+	// Pmax 10%: the same marking probability at a tenth of the queue.
+	"dcqcn-fluid": {"switch.ecn.pmax=10%"},
+	// Go-back-N on the lossy fabric: IRN without its selective repeat.
+	"irn-vs-pfc": {"hca.retransmit=go-back-n"},
+	// The payload's DMA read 1 us instead of 300 ns: every message not
+	// sent inline takes 0.7 us longer each way.
+	"perftest-connectx": {"hca.dma_latency=1us"},
+}
+
+// TestReproductions runs every reproduction but the long (CI's slow
+// tier: LFSIM_SLOW=1): each must hold; and again with a model parameter
+// it depends on moved (moved), when it must fail. About 2.5 minutes on
+// one core.
+func TestReproductions(t *testing.T) {
+	if os.Getenv("LFSIM_SLOW") == "" {
+		t.Skip("runs every reproduction twice: set LFSIM_SLOW=1")
+	}
+	for _, r := range All() {
+		if r.Long {
+			continue
+		}
+		t.Run(r.Name, func(t *testing.T) {
+			o, err := Run(context.Background(), r, Options{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, row := range o.Rows {
+				t.Logf("%s: %s, lfsim %.4g: %s", row.Point.ID, row.Point.Bounds(), row.Got, row.Verdict())
+			}
+			if !o.OK {
+				t.Errorf("%s fails", r.Name)
+			}
+			set, ok := moved[r.Name]
+			if !ok {
+				t.Fatalf("%s: no parameter to move (moved)", r.Name)
+			}
+			o, err = Run(context.Background(), r, Options{Dir: t.TempDir(), Set: set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, row := range o.Rows {
+				if !row.OK {
+					failed = append(failed, row.Point.ID)
+				}
+			}
+			t.Logf("with %v: %d of %d points fail: %v", set, len(failed), len(o.Rows), failed)
+			if o.OK {
+				t.Errorf("%s still holds with %v: it does not depend on them", r.Name, set)
+			}
+		})
+	}
+}

@@ -1,0 +1,210 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/scenarios"
+	"github.com/lfsim/lfsim/sweep"
+)
+
+// Options say how to run a reproduction.
+type Options struct {
+	// Dir is the reproduction's folder: its points under points/ (as
+	// lfsim sweep writes them), points.csv and report.html.
+	Dir string
+	// Workers is how many points run at once (0: GOMAXPROCS).
+	Workers int
+	// Resume skips points whose run is complete (by default every point
+	// runs again: a verdict is the binary's at hand).
+	Resume bool
+	// Set lays "path=value" over every run, as a sweep's one-value vary
+	// does (a test moves a model parameter so).
+	Set []string
+	// Log, if not nil, gets a line per point started or done.
+	Log io.Writer
+}
+
+// Outcome is a reproduction's verdict, point by point.
+type Outcome struct {
+	Reproduction Reproduction
+	Published    *Published
+	Rows         []Row
+	// OK says every point holds.
+	OK bool
+}
+
+// Row is one published point beside lfsim's value.
+type Row struct {
+	Point Point
+	// Got is lfsim's value (NaN when the measure gave none).
+	Got float64
+	OK  bool
+}
+
+// Run runs reproduction r's sweep into opt.Dir, measures, judges every
+// point, and writes points.csv and report.html there. An error is a
+// reproduction that could not run or be measured; a point that fails is
+// the Outcome's.
+func Run(ctx context.Context, r Reproduction, opt Options) (*Outcome, error) {
+	pub, err := LoadPublished(r.Name)
+	if err != nil {
+		return nil, err
+	}
+	sw, err := LoadSweep(r.Name, opt.Set)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := sweep.Run(ctx, sw, nil, sweep.Options{Dir: opt.Dir, Workers: opt.Workers, Force: !opt.Resume, Log: opt.Log}); err != nil {
+		return nil, err
+	}
+	got, err := r.Measure(RunsOf(sw, opt.Dir))
+	if err != nil {
+		return nil, fmt.Errorf("reproduction %s: measuring: %w", r.Name, err)
+	}
+	out := Judge(r, pub, got)
+	if err := reports.WriteFileAtomic(opt.Dir, "points.csv", out.CSV()); err != nil {
+		return nil, err
+	}
+	if err := reports.WriteFileAtomic(opt.Dir, "report.html", reports.BuildReproductionHTML(out.Page())); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Judge sets each published point beside lfsim's value.
+func Judge(r Reproduction, pub *Published, got map[string]float64) *Outcome {
+	out := &Outcome{Reproduction: r, Published: pub, OK: true}
+	for _, p := range pub.Points {
+		v, ok := got[p.ID]
+		if !ok {
+			v = math.NaN()
+		}
+		row := Row{Point: p, Got: v, OK: p.Holds(v)}
+		out.OK = out.OK && row.OK
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// Verdict is "holds" or "FAILS".
+func (r Row) Verdict() string {
+	if r.OK {
+		return "holds"
+	}
+	return "FAILS"
+}
+
+// CSV is points.csv: a row per published point.
+func (o *Outcome) CSV() []byte {
+	var b strings.Builder
+	b.WriteString("id,chart,x,published,low,high,tolerance,lfsim,verdict\n")
+	q := func(s string) string {
+		if strings.ContainsAny(s, ",\"\n") {
+			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		}
+		return s
+	}
+	for _, r := range o.Rows {
+		pubv := ""
+		if !math.IsNaN(r.Point.Value) {
+			pubv = num(r.Point.Value)
+		}
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", q(r.Point.ID), q(r.Point.Chart), num(r.Point.X), pubv,
+			num(r.Point.Lo), num(r.Point.Hi), q(r.Point.Tolerance), num(r.Got), r.Verdict())
+	}
+	return []byte(b.String())
+}
+
+// Page is the report's content.
+func (o *Outcome) Page() reports.ReproductionPage {
+	r := o.Reproduction
+	pg := reports.ReproductionPage{Name: r.Name, Paper: o.Published.Paper, Figure: o.Published.Figure, Setup: r.Setup, OK: o.OK}
+	for _, row := range o.Rows {
+		p := row.Point
+		pg.Rows = append(pg.Rows, reports.ReproductionRow{ID: p.ID, Chart: p.Chart, X: p.X, Published: p.Value, Lo: p.Lo, Hi: p.Hi,
+			Bounds: p.Bounds(), Got: row.Got, GotText: Format(row.Got), OK: row.OK, Source: p.Source, Read: p.Read, Why: p.Why})
+	}
+	return pg
+}
+
+// LoadSweep reads reproduction name's sweep.yaml, with set's
+// "path=value" added to its vary: as one-value lists.
+func LoadSweep(name string, set []string) (*sweep.Sweep, error) {
+	file, data, err := scenarios.ReproduceFile(name, "sweep.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if len(set) > 0 {
+		if data, err = withSet(file, data, set); err != nil {
+			return nil, err
+		}
+	}
+	sw, err := sweep.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	sw.Name = name
+	return sw, nil
+}
+
+// withSet adds each "path=value" of set to the sweep's vary: mapping.
+func withSet(file string, data []byte, set []string) ([]byte, error) {
+	root, err := scenario.ParseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	top := root.Content[0]
+	var vary *yaml.Node
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "vary" {
+			vary = top.Content[i+1]
+		}
+	}
+	if vary == nil {
+		vary = &yaml.Node{Kind: yaml.MappingNode}
+		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "vary"}, vary)
+	}
+	for _, s := range set {
+		path, value, ok := strings.Cut(s, "=")
+		if !ok || path == "" {
+			return nil, fmt.Errorf("set %s: expected path=value, such as hca.dctcp.g=0.5", scenario.Show(s))
+		}
+		var v yaml.Node
+		if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) != 1 {
+			return nil, fmt.Errorf("set %s: the value is not YAML", scenario.Show(s))
+		}
+		vary.Content = append(vary.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: path},
+			&yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Content: []*yaml.Node{v.Content[0]}})
+	}
+	return yaml.Marshal(root)
+}
+
+// RunsOf lists the sweep's points as runs in dir.
+func RunsOf(sw *sweep.Sweep, dir string) Runs {
+	var out Runs
+	for _, p := range sw.Points {
+		r := PointRun{Base: sw.Bases[0].Name, Values: map[string]string{}, Dir: sweep.PointDir(dir, sw, p)}
+		for i, pi := range p.Values {
+			prm := sw.Params[i]
+			if prm.Path == "base" && len(sw.Bases) > 1 && i == 0 {
+				r.Base = prm.Values[pi]
+				continue
+			}
+			r.Values[prm.Path] = prm.Values[pi]
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// DefaultDir is where `lfsim reproduce NAME` writes without -o.
+func DefaultDir(name string) string { return filepath.Join("lfsim-out", "reproduce", name) }

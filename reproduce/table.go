@@ -1,0 +1,79 @@
+package reproduce
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Reproduction is one published result as a run that checks itself.
+type Reproduction struct {
+	// Name is what `lfsim reproduce NAME` takes, and its folder in the
+	// scenario library: scenarios/reproduce/NAME/.
+	Name string
+	// Paper is the source in a few words (authors, venue, year); the
+	// full references are in published.yaml.
+	Paper string
+	// Figure is the figure, table, section or closed form reproduced.
+	Figure string
+	// Setup says what runs, in a line.
+	Setup string
+	// RunTime is the expected wall time on one core of a 2026 machine.
+	RunTime string
+	// Long says the reproduction takes longer than CI's slow tier
+	// allows; it runs only when asked by name.
+	Long bool
+	// Measure reads lfsim's value of each published point (by its id)
+	// from the runs' files. A point it leaves out fails.
+	Measure func(Runs) (map[string]float64, error)
+}
+
+var (
+	mu    sync.RWMutex
+	table []Reproduction
+)
+
+// Register adds r to the table. A name taken, empty, or without a
+// measure is a programming error: it panics. unregister takes it out
+// again (for a test's toy).
+func Register(r Reproduction) (unregister func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	if r.Name == "" || r.Measure == nil || slices.ContainsFunc(table, func(x Reproduction) bool { return x.Name == r.Name }) {
+		panic(fmt.Sprintf("reproduce: reproduction %q registered twice, without a name or without a measure", r.Name))
+	}
+	table = append(table, r)
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		table = slices.DeleteFunc(table, func(x Reproduction) bool { return x.Name == r.Name })
+	}
+}
+
+// All lists the reproductions in registration order.
+func All() []Reproduction {
+	mu.RLock()
+	defer mu.RUnlock()
+	return slices.Clone(table)
+}
+
+// Lookup finds the reproduction named name.
+func Lookup(name string) (Reproduction, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	for _, r := range table {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Reproduction{}, false
+}
+
+// Names lists the reproductions' names in registration order.
+func Names() []string {
+	var out []string
+	for _, r := range All() {
+		out = append(out, r.Name)
+	}
+	return out
+}
