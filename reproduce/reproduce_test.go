@@ -129,6 +129,10 @@ var moved = map[string][]string{
 	// The payload's DMA read 1 us instead of 300 ns: every message not
 	// sent inline takes 0.7 us longer each way.
 	"perftest-connectx": {"hca.dma_latency=1us"},
+	// DCQCN's per-flow rates over 20 ms move the shares toward a third
+	// each (0.41, 0.30, 0.29, 2026-12-05); over the reproduction's 3 ms
+	// they have not got far enough to fail every point.
+	"pfc-unfairness": {"hca.cc=dcqcn", "stop.at=20ms"},
 }
 
 // TestReproductions runs every reproduction but the long (CI's slow
