@@ -14,7 +14,7 @@ var dcqcnFluid = Reproduction{
 	Paper:   "Zhu et al., SIGCOMM 2015; Zhu et al., CoNEXT 2016",
 	Figure:  "CoNEXT 2016 section 3: the fluid model's fixed point (queue q* = Kmin + p* (Kmax - Kmin) / Pmax, rates C/N)",
 	Setup:   "N = 1, 2, 4, 8 long flows from 100 Gb/s hosts into a 40 Gb/s port, the paper's DCQCN, 1 KB packets, no PFC, 1.1 s",
-	RunTime: "about 40 s",
+	RunTime: "about 20 s",
 	Measure: measureDCQCN,
 }
 

@@ -14,7 +14,7 @@ var dctcpQueue = Reproduction{
 	Paper:   "Alizadeh et al., SIGCOMM 2010",
 	Figure:  "section 3.3: Q_max = K + N and the amplitude A = N (W*+1) alpha / 2",
 	Setup:   "N = 2, 8, 32 long flows into one 100 Gb/s port (star), 5 us links, DCTCP, K = 60 KB; queue sampled every 100 ns from 2 to 4 ms",
-	RunTime: "about 2 s",
+	RunTime: "under 1 s",
 	Measure: measureDCTCPQueue,
 }
 

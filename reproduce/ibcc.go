@@ -10,7 +10,7 @@ var ibccVictim = Reproduction{
 	Paper:   "Gran et al., IPDPS 2010; Pfister and Norton, ICPP 1985",
 	Figure:  "the victim flow of a hot spot, without CC (tree saturation) and with InfiniBand CC",
 	Setup:   "EDR dumbbell (3 + 5 hosts), four flows into h3 (two across the shared link) and a victim across it to h6; 64 KiB of credits a VL; 3 ms without CC and with FECN marking and IB CC",
-	RunTime: "about 1 s",
+	RunTime: "under 1 s",
 	Measure: measureIBCCVictim,
 }
 

@@ -137,7 +137,7 @@ var moved = map[string][]string{
 
 // TestReproductions runs every reproduction but the long (CI's slow
 // tier: LFSIM_SLOW=1): each must hold; and again with a model parameter
-// it depends on moved (moved), when it must fail. About 3 minutes of
+// it depends on moved (moved), when it must fail. About 50 s of
 // one core's time (dcqcn-fluid's 1.1 s runs are most of it).
 func TestReproductions(t *testing.T) {
 	if os.Getenv("LFSIM_SLOW") == "" {

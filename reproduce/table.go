@@ -18,7 +18,8 @@ type Reproduction struct {
 	Figure string
 	// Setup says what runs, in a line.
 	Setup string
-	// RunTime is the expected wall time on one core of a 2026 machine.
+	// RunTime is the expected time on one core of a 2026 machine to
+	// itself (the CPU time measured 2026-12-05, rounded up).
 	RunTime string
 	// Long says the reproduction takes longer than CI's slow tier
 	// allows; it runs only when asked by name.

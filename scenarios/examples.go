@@ -65,10 +65,14 @@ func Examples() []Example {
 	return out
 }
 
-// ExampleSource returns the YAML text of a built-in example, or of a
-// lab's scenario named labs/LAB/SCENARIO.
+// ExampleSource returns the YAML text of a built-in example, of a lab's
+// scenario named labs/LAB/SCENARIO, or of a reproduction's named
+// reproduce/NAME/SCENARIO.
 func ExampleSource(name string) ([]byte, error) {
 	if _, data, ok, err := labSource(name); ok {
+		return data, err
+	}
+	if _, data, ok, err := reproduceSource(name); ok {
 		return data, err
 	}
 	base := strings.TrimSuffix(name, ".yaml")

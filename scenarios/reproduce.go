@@ -27,7 +27,15 @@ func ReproduceFile(name, file string) (string, []byte, error) {
 	p := path.Join("reproduce", name, file)
 	data, err := reproduceFS.ReadFile(p)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: no such file in the library", p)
+		entries, derr := fs.ReadDir(reproduceFS, path.Join("reproduce", name))
+		if derr != nil {
+			return "", nil, fmt.Errorf("%s: no reproduction named %s%s; they are %s", p, scenario.Show(name), scenario.DidYouMean(name, ReproduceFolders()), strings.Join(ReproduceFolders(), ", "))
+		}
+		var files []string
+		for _, e := range entries {
+			files = append(files, e.Name())
+		}
+		return "", nil, fmt.Errorf("%s: reproduction %s has no file %s; its files are %s", p, name, scenario.Show(file), strings.Join(files, ", "))
 	}
 	return p, data, nil
 }
