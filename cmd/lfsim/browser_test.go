@@ -360,3 +360,44 @@ func TestSweepReportInChromium(t *testing.T) {
 	}
 	t.Logf("%d comparison charts; screenshot %s", len(rows), shotFile)
 }
+
+// TestReproductionReportInChromium: a reproduction's report.html
+// (dctcp-queue's, two groups of points) opens offline in Chromium with
+// no console error and no request, and both charts draw. A screenshot
+// goes to $LFSIM_ARTIFACTS.
+func TestReproductionReportInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the examples' pages are the quick tier's browser check")
+	}
+	b := newBrowser(t)
+	out := filepath.Join(t.TempDir(), "out")
+	if code, stdout, stderr := lfsim(t, "reproduce", "dctcp-queue", "-q", "-o", out); code != 0 {
+		t.Fatalf("lfsim reproduce: exit %d\n%s%s", code, stdout, stderr)
+	}
+	b.mu.Lock()
+	b.errors, b.requests = nil, nil
+	b.mu.Unlock()
+	states, took := b.open(t, filepath.Join(out, "report.html"))
+	if len(states) != 2 {
+		t.Errorf("%d charts, want 2 (amplitude and Q_max): %v", len(states), states)
+	}
+	for _, s := range states {
+		if !strings.Contains(s, ":instance:") || strings.HasSuffix(s, ":0") {
+			t.Errorf("chart not drawn: %s", s)
+		}
+	}
+	var shot []byte
+	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 80)); err != nil {
+		t.Fatal(err)
+	}
+	shotFile := filepath.Join(artifactDir(t), "report-reproduce-dctcp-queue.jpg")
+	if err := os.WriteFile(shotFile, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.errors) > 0 || len(b.requests) > 0 {
+		t.Errorf("console errors %v, requests %v: want none", b.errors, b.requests)
+	}
+	t.Logf("%d charts drawn in %v; screenshot %s", len(states), took.Round(time.Millisecond), shotFile)
+}
