@@ -7,7 +7,7 @@ package reproduce
 var pfcDeadlock = Reproduction{
 	Name:    "pfc-deadlock",
 	Paper:   "Hu et al., HotNets 2016; Guo et al., SIGCOMM 2016",
-	Figure:  "Hu et al. section 3 (bounced routes in a 2-tier Clos deadlock at high load only; up*/down* never); Guo et al. section 4.3 (a NIC's PAUSE storm spreads; the watchdog confines it)",
+	Figure:  "Hu et al.'s example (bounced routes in a 2-tier Clos deadlock at high load only; up*/down* never); Guo et al. section 4.3 (a NIC's PAUSE storm spreads; the watchdog confines it)",
 	Setup:   "deadlock-clos-bounce at 4 MiB and 64 KiB flows and routed up*/down*; pfc-storm without and with the switches' PFC watchdog",
 	RunTime: "under 1 s",
 	Measure: measurePFC,
