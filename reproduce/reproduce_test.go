@@ -133,6 +133,10 @@ var moved = map[string][]string{
 	// each (0.41, 0.30, 0.29, 2026-12-05); over the reproduction's 3 ms
 	// they have not got far enough to fail every point.
 	"pfc-unfairness": {"hca.cc=dcqcn", "stop.at=20ms"},
+	// NewReno's own recovery, without SACK: lost retransmissions and
+	// several losses a window wait for the 200 ms RTO (3.9 and 0.89 Gb/s,
+	// 2026-12-05).
+	"iwarp-mathis": {"hca.tcp.sack=false"},
 }
 
 // TestReproductions runs every reproduction but the long (CI's slow

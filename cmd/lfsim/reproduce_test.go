@@ -15,7 +15,7 @@ import (
 // (--set), it prints FAILS and exits 1.
 func TestReproduceCommand(t *testing.T) {
 	code, out, _ := lfsim(t, "reproduce")
-	for _, want := range []string{"dctcp-queue", "Alizadeh et al., SIGCOMM 2010", "ecmp-collisions", "ibcc-victim", "pfc-deadlock", "dcqcn-fluid", "irn-vs-pfc", "perftest-connectx", "pfc-unfairness", "setup: "} {
+	for _, want := range []string{"dctcp-queue", "Alizadeh et al., SIGCOMM 2010", "ecmp-collisions", "ibcc-victim", "pfc-deadlock", "dcqcn-fluid", "irn-vs-pfc", "perftest-connectx", "pfc-unfairness", "iwarp-mathis", "setup: "} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("lfsim reproduce: exit %d, no %q in\n%s", code, want, out)
 		}
