@@ -53,6 +53,18 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		todo = append(todo, r)
 	}
+	// The runs as --set changes them are loaded before any runs: a wrong
+	// path or value is the command line's error, said at once.
+	for _, r := range todo {
+		if _, err := reproduce.LoadSweep(r.Name, *set); err != nil {
+			fmt.Fprintf(stderr, "lfsim reproduce %s: %v\n", r.Name, err)
+			if len(*set) > 0 {
+				fmt.Fprintf(stderr, "lfsim reproduce: --set %s does not fit %s's runs (the position is in its sweep.yaml with the --set values added to vary:)\n", strings.Join(*set, " --set "), r.Name)
+				return exitUsage
+			}
+			return exitInternal
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	defer onInterrupt(cancel)()

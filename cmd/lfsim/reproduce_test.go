@@ -9,7 +9,8 @@ import (
 
 // TestReproduceCommand: without a name lfsim reproduce lists every
 // reproduction with its paper and run time; a wrong name is a usage
-// error that lists them; perftest-connectx (under a second) runs, prints
+// error that lists them, and so is a --set that fits no run;
+// perftest-connectx (under a second) runs, prints
 // each point with its bounds and verdict, writes points.csv and
 // report.html, and exits 0; with a parameter it depends on moved
 // (--set), it prints FAILS and exits 1.
@@ -23,6 +24,10 @@ func TestReproduceCommand(t *testing.T) {
 	code, _, errs := lfsim(t, "reproduce", "dctcp-queu")
 	if code != exitUsage || !strings.Contains(errs, `no reproduction named "dctcp-queu" (did you mean dctcp-queue?)`) {
 		t.Errorf("a wrong name: exit %d, %s", code, errs)
+	}
+	code, _, errs = lfsim(t, "reproduce", "perftest-connectx", "-q", "-o", t.TempDir(), "--set", "hca.nope=1")
+	if code != exitUsage || !strings.Contains(errs, "vary: unknown key nope in hca") || !strings.Contains(errs, "--set hca.nope=1 does not fit perftest-connectx's runs") {
+		t.Errorf("a wrong --set: exit %d, %s", code, errs)
 	}
 	dir := t.TempDir()
 	code, out, errs = lfsim(t, "reproduce", "perftest-connectx", "-q", "-o", dir)
