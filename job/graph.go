@@ -23,7 +23,9 @@ type Error struct {
 	Rank    int // -1: none
 	Node    uint64
 	HasNode bool
-	Msg     string
+	// Name is the node's name, when it has one.
+	Name string
+	Msg  string
 }
 
 func (e *Error) Error() string {
@@ -34,7 +36,10 @@ func (e *Error) Error() string {
 	if e.Rank >= 0 {
 		fmt.Fprintf(&b, "rank %d: ", e.Rank)
 	}
-	if e.HasNode {
+	switch {
+	case e.HasNode && e.Name != "":
+		fmt.Fprintf(&b, "node %d (%s): ", e.Node, e.Name)
+	case e.HasNode:
 		fmt.Fprintf(&b, "node %d: ", e.Node)
 	}
 	b.WriteString(e.Msg)
@@ -44,7 +49,7 @@ func (e *Error) Error() string {
 func (j *Job) errorf(rank int, n *Node, format string, args ...any) *Error {
 	e := &Error{Job: j.Name, Rank: rank, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		e.Node, e.HasNode = n.ID, true
+		e.Node, e.HasNode, e.Name = n.ID, true, n.Name
 	}
 	return e
 }
@@ -129,7 +134,12 @@ func (j *Job) cycle(r int, g *Graph, indeg []int32) error {
 	}
 	var ids []string
 	for k := len(path) - 1; k >= 0; k-- {
-		ids = append(ids, fmt.Sprint(nodes[path[k]].ID))
+		n := &nodes[path[k]]
+		if n.Name != "" {
+			ids = append(ids, fmt.Sprintf("%d (%s)", n.ID, n.Name))
+		} else {
+			ids = append(ids, fmt.Sprint(n.ID))
+		}
 	}
 	ids = append(ids, ids[0])
 	return j.errorf(r, &nodes[path[len(path)-1]], "a dependency cycle: %s (each waits for the one before it); a job's dependencies must not loop", strings.Join(ids, " -> "))

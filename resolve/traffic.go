@@ -226,6 +226,11 @@ func (b *builder) traffic() {
 		case *scenario.NCCLTestsS:
 			b.ncclTests(i, tv, path, g)
 			stop = !b.collectiveFits(tv)
+		case *scenario.JobS:
+			b.job(i, tv, path, g)
+			stop = !b.collectiveFits(tv)
+		case *scenario.FlowTraceS:
+			stop = !b.flowTrace(i, tv, path, g, lossless)
 		}
 		if stop {
 			return

@@ -187,6 +187,8 @@ var generators = []struct {
 	{"mckey", true, func() any { return &MckeyS{} }},
 	{"collective", true, func() any { return &CollectiveS{} }},
 	{"nccl_tests", true, func() any { return &NCCLTestsS{} }},
+	{"job", true, func() any { return &JobS{} }},
+	{"trace", true, func() any { return &FlowTraceS{} }},
 }
 
 // CommS are what a collective and nccl_tests share: the ranks (hosts, a
