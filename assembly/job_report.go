@@ -2,8 +2,14 @@ package assembly
 
 import (
 	"fmt"
+	"io"
+	"sort"
 
+	"github.com/lfsim/lfsim/job"
+	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // jobBytes adds the jobs' sends to the byte terms, as collectiveBytes
@@ -28,4 +34,169 @@ func (n *Network) jobBytes(sum *reports.Summary) (errs []string) {
 		}
 	}
 	return errs
+}
+
+// jobSummaries are summary.json's jobs: each job's iteration times and
+// exposed communication (reports.JobSummary says how each is counted),
+// and, when the scenario runs several, its iteration time alone
+// (unless alone is false: an interrupted run does not run them again).
+func (n *Network) jobSummaries(alone bool) []reports.JobSummary {
+	var out []reports.JobSummary
+	for _, jr := range n.jobs {
+		out = append(out, jr.summary())
+	}
+	if alone && len(n.jobs) > 1 {
+		for i := range out {
+			alone, ok := n.jobAlone(i)
+			if ok && alone > 0 {
+				out[i].AloneIterationNsMean = alone
+				out[i].Slowdown = float64(out[i].IterationNsMean) / float64(alone)
+			}
+		}
+	}
+	return out
+}
+
+// summary is the job's summary.json entry.
+func (jr *jobRun) summary() reports.JobSummary {
+	j := jr.j
+	s := reports.JobSummary{Name: j.Name, Traffic: jr.spec.Generator, Ranks: j.Ranks, Iterations: j.Iterations, IterationNs: []int64{}}
+	var sum sim.Time
+	for it := range j.Iterations {
+		t, ok := jr.iterationTime(it)
+		if !ok {
+			break
+		}
+		s.Completed++
+		s.IterationNs = append(s.IterationNs, t.Nanoseconds())
+		sum += t
+	}
+	if s.Completed == 0 {
+		return s
+	}
+	s.IterationNsMean = (sum / sim.Time(s.Completed)).Nanoseconds()
+	var compute, exposed, window sim.Time
+	for _, k := range jr.ranks {
+		for it := range s.Completed {
+			w := k.Finish[it] - k.Begin[it]
+			c := k.computeTime(it)
+			window += w
+			compute += c
+			exposed += w - c
+			s.ExposedCommNsMax = max(s.ExposedCommNsMax, (w - c).Nanoseconds())
+		}
+	}
+	samples := sim.Time(len(jr.ranks) * s.Completed)
+	s.ComputeNsMean = (compute / samples).Nanoseconds()
+	s.ExposedCommNsMean = (exposed / samples).Nanoseconds()
+	if window > 0 {
+		s.ExposedCommFraction = float64(exposed) / float64(window)
+	}
+	return s
+}
+
+// computeTime is how long rank k computes in iteration it: the union of
+// its compute nodes' intervals.
+func (k *jobRank) computeTime(it int) sim.Time {
+	var spans [][2]sim.Time
+	for i := range k.deps {
+		if nd := &k.run.j.Graphs[k.r][i]; nd.Kind == job.Compute && k.End[it][i] > k.Start[it][i] {
+			spans = append(spans, [2]sim.Time{k.Start[it][i], k.End[it][i]})
+		}
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a][0] < spans[b][0] })
+	var total, from, to sim.Time
+	for i, sp := range spans {
+		if i == 0 || sp[0] > to {
+			total += to - from
+			from, to = sp[0], sp[1]
+			continue
+		}
+		to = max(to, sp[1])
+	}
+	return total + to - from
+}
+
+// jobAlone is job i's mean iteration time when it runs alone: the same
+// scenario with job i its only traffic and no expectations; false if
+// it could not run or finished no iteration.
+func (n *Network) jobAlone(i int) (int64, bool) {
+	s := *n.Scenario
+	s.Jobs = []resolve.Job{n.Scenario.Jobs[i]}
+	s.Flows, s.Collectives, s.NCCLTests, s.Poisson, s.Tests, s.AsyncWatch = nil, nil, nil, nil, nil, nil
+	s.Expect = observe.Expect{}
+	s.Observe.Pcap = nil
+	workers := 1
+	if n.Group != nil {
+		workers = n.Group.Workers()
+	}
+	a, err := BuildWorkers(&s, workers)
+	if err != nil {
+		return 0, false
+	}
+	a.Run(nil)
+	sum := a.jobs[0].summary()
+	return sum.IterationNsMean, sum.Completed > 0
+}
+
+// timeline is trace.json's content: every job's nodes that began, per
+// rank and iteration, each on the first lane of its rank where it
+// overlaps nothing (ordered by start, then end, then node).
+func (n *Network) timeline() *reports.Timeline {
+	t := &reports.Timeline{}
+	names := n.Scenario.Topology.Nodes
+	for ji, jr := range n.jobs {
+		tj := reports.TimelineJob{Name: jr.j.Name, Lanes: make([]int, len(jr.ranks))}
+		for r, k := range jr.ranks {
+			tj.Hosts = append(tj.Hosts, names[jr.spec.Hosts[r]].Name)
+			var lanes []sim.Time // each lane's last end
+			for it := range min(k.iter+1, jr.j.Iterations) {
+				var spans []reports.Span
+				for i := range k.deps {
+					nd := &jr.j.Graphs[k.r][i]
+					start, end := k.Start[it][i], k.End[it][i]
+					if nd.Kind == job.None || end == 0 || (it >= k.iter && end < start) {
+						continue // nothing to show, or not done
+					}
+					sp := reports.Span{Job: ji, Rank: r, Name: nd.Label(), Cat: nd.Kind.String(), StartPs: int64(start), DurPs: int64(end - start),
+						Iteration: it, Node: nd.ID}
+					if nd.Kind != job.Compute {
+						sp.Bytes = nd.Size
+					}
+					spans = append(spans, sp)
+				}
+				sort.SliceStable(spans, func(a, b int) bool {
+					if spans[a].StartPs != spans[b].StartPs {
+						return spans[a].StartPs < spans[b].StartPs
+					}
+					return spans[a].DurPs < spans[b].DurPs
+				})
+				for x := range spans {
+					sp := &spans[x]
+					l := 0
+					for l < len(lanes) && lanes[l] > sim.Time(sp.StartPs) {
+						l++
+					}
+					if l == len(lanes) {
+						lanes = append(lanes, 0)
+					}
+					lanes[l] = sim.Time(sp.StartPs + sp.DurPs)
+					sp.Lane = l
+				}
+				t.Events = append(t.Events, spans...)
+			}
+			tj.Lanes[r] = max(1, len(lanes))
+		}
+		t.Jobs = append(t.Jobs, tj)
+	}
+	return t
+}
+
+// jobResults adds trace.json to res.
+func (n *Network) jobResults(res *reports.Results) {
+	if res.Streamed == nil {
+		res.Streamed = map[string]func(io.Writer) error{}
+	}
+	t := n.timeline()
+	res.Streamed["trace.json"] = func(w io.Writer) error { return reports.WriteTraceJSON(w, t) }
 }

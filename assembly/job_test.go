@@ -1,11 +1,15 @@
 package assembly
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/lfsim/lfsim/collective"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/job"
+	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -133,6 +137,126 @@ func TestJobWorkers(t *testing.T) {
 	for i := range times[0] {
 		if times[0][i] != times[1][i] {
 			t.Fatalf("node end %d: %v at 1 worker, %v at 2", i, times[0][i], times[1][i])
+		}
+	}
+}
+
+// TestJobOutputs: summary.json's jobs and trace.json of the hand-built
+// job. Every rank computes 20 + 30 µs an iteration, so compute_ns_mean
+// is 50,000 exactly and exposed communication is each rank's iteration
+// less that; trace.json passes the format's check with one complete
+// event per node and iteration (4 ranks × 3 nodes, and the send and
+// receive, twice), the compute events' durations 20 and 30 µs.
+func TestJobOutputs(t *testing.T) {
+	s := collScenario(t, star4)
+	addJob(t, s, handJob(4, 20*sim.Microsecond, 30*sim.Microsecond, 1<<20, 2<<20, 2), s.Topology.Hosts())
+	files, n := runScenarioFiles(t, s, 1)
+	var sum struct{ Jobs []reports.JobSummary }
+	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Jobs) != 1 {
+		t.Fatalf("summary.json's jobs: %+v", sum.Jobs)
+	}
+	js := sum.Jobs[0]
+	jr := n.jobs[0]
+	var window sim.Time
+	for _, k := range jr.ranks {
+		for it := range 2 {
+			window += k.Finish[it] - k.Begin[it]
+		}
+	}
+	it0, _ := jr.iterationTime(0)
+	it1, _ := jr.iterationTime(1)
+	wantExposed := (window/8 - 50*sim.Microsecond).Nanoseconds()
+	if js.Name != "hand" || js.Completed != 2 || js.ComputeNsMean != 50000 || len(js.IterationNs) != 2 ||
+		js.IterationNs[0] != it0.Nanoseconds() || js.IterationNs[1] != it1.Nanoseconds() || js.IterationNsMean != ((it0+it1)/2).Nanoseconds() ||
+		js.ExposedCommNsMean < wantExposed-1 || js.ExposedCommNsMean > wantExposed+1 || js.AloneIterationNsMean != 0 {
+		t.Errorf("job summary %+v; exposed want %d", js, wantExposed)
+	}
+	events, err := reports.CheckTraceJSON(files["trace.json"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if events != 28 {
+		t.Errorf("trace.json has %d complete events, want 28", events)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Cat string
+			Dur     float64
+		}
+	}
+	json.Unmarshal(files["trace.json"], &doc)
+	var compute []float64
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && e.Cat == "compute" {
+			compute = append(compute, e.Dur)
+		}
+	}
+	if len(compute) != 16 {
+		t.Fatalf("%d compute events, want 16", len(compute))
+	}
+	for _, d := range compute {
+		if d != 20 && d != 30 {
+			t.Errorf("a compute event of %v µs, want 20 or 30", d)
+		}
+	}
+}
+
+// twoJobs is two jobs of 4 ranks on 2 leaves of 4 hosts under one
+// spine (each leaf's one uplink at the hosts' rate): apart, each on its
+// own leaf, nothing shared; sharing, each with 2 hosts on each leaf, so
+// both rings cross the same uplinks.
+func twoJobs(t testing.TB, sharing bool) *resolve.Scenario {
+	s := collScenario(t, `
+topology: {kind: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 4, link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 32MiB, pfc: {priorities: [3], xoff: 96KiB, xon: 80KiB, headroom: auto}}
+hca: {mtu: 4096, cc: none, priority: 3}
+stop: {at: 100ms, when: flows-done}
+`)
+	h := s.Topology.Hosts()
+	a, b := []fabric.NodeID{h[0], h[1], h[2], h[3]}, []fabric.NodeID{h[4], h[5], h[6], h[7]}
+	if sharing {
+		a, b = []fabric.NodeID{h[0], h[1], h[4], h[5]}, []fabric.NodeID{h[2], h[3], h[6], h[7]}
+	}
+	for _, hosts := range [][]fabric.NodeID{a, b} {
+		j := handJob(4, 10*sim.Microsecond, 10*sim.Microsecond, 4<<20, 256<<10, 3)
+		j.Name = fmt.Sprint("job", len(s.Jobs))
+		addJob(t, s, j, hosts)
+	}
+	return s
+}
+
+// TestTwoJobsSlowdown: two jobs on one fabric. When their rings cross
+// the same leaf uplinks, each one's iteration is slower than alone
+// (summary.json's slowdown > 1.2: the all-reduce, most of the
+// iteration, shares 100 Gb/s uplinks); on leaves of their own they share
+// no link and each iteration takes what it takes alone (slowdown 1
+// within 0.1%). The summaries at 1 and 2 workers are the same bytes.
+func TestTwoJobsSlowdown(t *testing.T) {
+	for _, c := range []struct {
+		sharing  bool
+		min, max float64
+	}{{false, 0.999, 1.001}, {true, 1.2, 3}} {
+		var first []byte
+		for _, w := range []int{1, 2} {
+			files, _ := runScenarioFiles(t, twoJobs(t, c.sharing), w)
+			var sum struct{ Jobs []reports.JobSummary }
+			if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range sum.Jobs {
+				t.Logf("sharing %v, %d workers: %s %d of 3 iterations, %d ns mean, alone %d, slowdown %.4f", c.sharing, w, j.Name, j.Completed, j.IterationNsMean, j.AloneIterationNsMean, j.Slowdown)
+				if j.Completed != 3 || j.Slowdown < c.min || j.Slowdown > c.max {
+					t.Errorf("sharing %v: %s's slowdown %.4f, want %.3f..%.3f", c.sharing, j.Name, j.Slowdown, c.min, c.max)
+				}
+			}
+			if first == nil {
+				first = files["summary.json"]
+			} else if !bytes.Equal(first, files["summary.json"]) {
+				t.Errorf("sharing %v: summary.json differs at 1 and 2 workers", c.sharing)
+			}
 		}
 	}
 }

@@ -168,6 +168,9 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 	if len(n.colls) > 0 {
 		n.collectiveResults(res)
 	}
+	if len(n.jobs) > 0 {
+		n.jobResults(res)
+	}
 	if len(s.AsyncWatch) > 0 {
 		if res.Extra == nil {
 			res.Extra = map[string][]byte{}
@@ -234,6 +237,9 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	n.faultSummary(sum)
 	if len(n.colls) > 0 { // before the checks, which read it
 		sum.Collectives = n.collectiveSummary(n.collectiveRows())
+	}
+	if len(n.jobs) > 0 {
+		sum.Jobs = n.jobSummaries(reason != "interrupted")
 	}
 	sum.Expect = observe.Check(v, &s.Expect, n.flowCount(), sum)
 	sum.Expect = append(sum.Expect, n.pingpongChecks()...)

@@ -170,6 +170,7 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 		extra(pg)
 	}
 	pg.summaryTable(runs)
+	pg.jobs(runs)
 	pg.classes(runs)
 	pg.topology(runs[0])
 	pg.lines(runs, MetricFlowGbps, "Throughput per flow", "Gb/s delivered per sampling interval", false)

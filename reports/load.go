@@ -96,6 +96,10 @@ type Run struct {
 	// Events are events.csv's rows (none when the run wrote none).
 	Events []EventRow
 	Topo   *Topo // nil when the run has no topology.json
+	// Timeline is what the report draws of trace.json (nil without
+	// one); timelineCut says it holds only the first spans.
+	Timeline    *Timeline
+	timelineCut bool
 	// Params are the scenario's settings (scenario.yaml flattened to
 	// dotted keys, with the run's seed), for labelling overlaid runs.
 	Params map[string]string
@@ -179,6 +183,11 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 	}
 	if err := r.loadEvents(filepath.Join(dir, "events.csv")); err != nil {
 		return nil, err
+	}
+	if t, cut, err := loadTimeline(dir); err != nil {
+		return nil, err
+	} else if t != nil {
+		r.Timeline, r.timelineCut = t, cut
 	}
 	path := filepath.Join(dir, "topology.json")
 	if data, ok, err := readRunFile(path, maxJSONBytes); err != nil {

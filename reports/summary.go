@@ -48,8 +48,11 @@ type Summary struct {
 	Connections *Connections `json:"connections,omitempty"`
 	// Collectives counts the collectives' calls (collectives.csv's
 	// rows); omitted when the scenario runs none.
-	Collectives *Collectives  `json:"collectives,omitempty"`
-	Expect      []CheckResult `json:"expect"`
+	Collectives *Collectives `json:"collectives,omitempty"`
+	// Jobs are the training jobs (jobs.go), in traffic order; omitted
+	// when the scenario runs none.
+	Jobs   []JobSummary  `json:"jobs,omitempty"`
+	Expect []CheckResult `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
 	// lossless configuration that dropped packets).
 	Warnings []string `json:"warnings"`

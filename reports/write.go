@@ -68,7 +68,7 @@ func PrepareDir(dir string, force bool) error {
 
 // RunFiles are the files a run writes beside summary.json and its
 // captures (NAME.pcap).
-var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "events.csv", "timeseries.csv", "topology.json", "perftest.txt", "collectives.csv", "nccl_tests.txt", "asyncwatch.txt", "lfts.txt", "scenario.yaml", "report.html"}
+var RunFiles = []string{"flows.csv", "pfc.csv", "uplinks.csv", "events.csv", "timeseries.csv", "topology.json", "perftest.txt", "collectives.csv", "nccl_tests.txt", "trace.json", "asyncwatch.txt", "lfts.txt", "scenario.yaml", "report.html"}
 
 // IsRunFile says whether name is a file a run writes in its folder
 // (summary.json, RunFiles, a capture), which a copy of a file its
