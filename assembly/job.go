@@ -63,6 +63,8 @@ type jobRank struct {
 	// whose data has arrived before they were ready (it·len(nodes)+i).
 	ready   []bool
 	arrived map[int64]bool
+	// finished says node i is done in the current iteration.
+	finished []bool
 	// Sends: sendOf[i] is send node i's link and message (-1: not a
 	// send); chunks[i] the work requests of it still to complete.
 	sendOf []p2pRef
@@ -106,7 +108,7 @@ func (n *Network) buildJob(spec *resolve.Job) error {
 	for r, h := range spec.Hosts {
 		nodes := len(j.Graphs[r])
 		k := &jobRank{n: n, run: jr, r: r, h: n.HCAs[h], deps: graphs[r].Deps, succ: graphs[r].Succ,
-			pending: make([]int32, nodes), ready: make([]bool, nodes), arrived: map[int64]bool{},
+			pending: make([]int32, nodes), ready: make([]bool, nodes), finished: make([]bool, nodes), arrived: map[int64]bool{},
 			sendOf: make([]p2pRef, nodes), chunks: make([]int32, nodes), collRank: make([]*collective.Rank, nodes)}
 		if k.h == nil {
 			return fmt.Errorf("traffic[%d]: %s is not a host", spec.Generator, n.Scenario.Topology.Nodes[h].Name)
@@ -242,6 +244,7 @@ func (k *jobRank) begin() {
 	for i := range k.deps {
 		k.pending[i] = int32(len(k.deps[i]))
 		k.ready[i] = false
+		k.finished[i] = false
 	}
 	if k.left == 0 {
 		k.finish()
@@ -293,6 +296,7 @@ func (k *jobRank) key(i int32) int64 { return int64(k.iter)*int64(len(k.deps)) +
 func (k *jobRank) done(i int32) {
 	it := k.iter
 	k.End[it][i] = k.eng.Now()
+	k.finished[i] = true
 	if c := k.calls[it][i]; c != nil && c.Began {
 		k.Start[it][i] = max(k.Start[it][i], c.Started)
 	}

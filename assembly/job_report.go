@@ -155,7 +155,7 @@ func (n *Network) timeline() *reports.Timeline {
 				for i := range k.deps {
 					nd := &jr.j.Graphs[k.r][i]
 					start, end := k.Start[it][i], k.End[it][i]
-					if nd.Kind == job.None || end == 0 || (it >= k.iter && end < start) {
+					if nd.Kind == job.None || (it == k.iter && !k.finished[i]) {
 						continue // nothing to show, or not done
 					}
 					sp := reports.Span{Job: ji, Rank: r, Name: nd.Label(), Cat: nd.Kind.String(), StartPs: int64(start), DurPs: int64(end - start),

@@ -40,6 +40,16 @@ type Expect struct {
 	MinBusbwAt             string
 	MaxCollectiveTime      *sim.Time
 	MaxCollectiveTimeAt    string
+	// JobsCompleted is how many jobs must finish every iteration,
+	// exactly; -1 means all. Min/MaxIterationTime bound every job's mean
+	// iteration time, Min/MaxJobSlowdown every job's slowdown beside the
+	// others (expect_jobs.go).
+	JobsCompleted                          *int
+	JobsCompletedAt                        string
+	MinIterationTime, MaxIterationTime     *sim.Time
+	MinIterationTimeAt, MaxIterationTimeAt string
+	MinJobSlowdown, MaxJobSlowdown         *float64
+	MinJobSlowdownAt, MaxJobSlowdownAt     string
 	// MinFairness is the lowest acceptable Jain's index of the flows'
 	// throughputs, 0..1.
 	MinFairness   *float64
@@ -149,6 +159,7 @@ func Check(v *View, e *Expect, flows int, sum *reports.Summary) []reports.CheckR
 			"%d completed of %d, expected at most %d", sum.Flows.Completed, sum.Flows.Total, *e.MaxFlowsCompleted)
 	}
 	out = append(out, checkCollectives(e, sum.Collectives)...)
+	out = append(out, checkJobs(e, sum.Jobs)...)
 	if e.MinFairness != nil {
 		add("min_fairness", sum.Throughput.Fairness >= *e.MinFairness, e.MinFairnessAt,
 			"Jain's index %.4f, expected at least %.4f", sum.Throughput.Fairness, *e.MinFairness)

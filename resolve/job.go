@@ -3,10 +3,12 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/lfsim/lfsim/collective"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/job"
+	"github.com/lfsim/lfsim/observe"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -226,4 +228,19 @@ func hostNames(b *builder, hosts []fabric.NodeID) []string {
 		s = append(s, b.t.Nodes[h].Name)
 	}
 	return s
+}
+
+// jobExpect resolves expect's job keys.
+func (b *builder) jobExpect(e *scenario.ExpectS, se *observe.Expect) {
+	if jc := &e.JobsCompleted; jc.All || jc.N.Set {
+		v := -1
+		if jc.N.Set {
+			v = int(min(jc.N.V, math.MaxInt32))
+		}
+		se.JobsCompleted, se.JobsCompletedAt = &v, cite(e.KeyPos("jobs_completed"))
+	}
+	se.MinIterationTime, se.MinIterationTimeAt = given(e.MinIterationTime.Set, e.MinIterationTime.V, e, "min_iteration_time")
+	se.MaxIterationTime, se.MaxIterationTimeAt = given(e.MaxIterationTime.Set, e.MaxIterationTime.V, e, "max_iteration_time")
+	se.MinJobSlowdown, se.MinJobSlowdownAt = given(e.MinJobSlowdown.Set, e.MinJobSlowdown.V, e, "min_job_slowdown")
+	se.MaxJobSlowdown, se.MaxJobSlowdownAt = given(e.MaxJobSlowdown.Set, e.MaxJobSlowdown.V, e, "max_job_slowdown")
 }

@@ -222,6 +222,7 @@ func (b *builder) expect() {
 	if t := e.MaxCollectiveTime; t.Set && t.V <= 0 {
 		b.errorf(t.Pos, "expect.max_collective_time", "a call takes some time: max_collective_time must be above 0, not %s", t.V)
 	}
+	b.jobExpect(e, se)
 	se.MinPeakQueue, se.MinPeakQueueAt = given(e.MinPeakQueue.Set, int64(e.MinPeakQueue.V), e, "min_peak_queue")
 	se.MaxPeakQueue, se.MaxPeakQueueAt = given(e.MaxPeakQueue.Set, int64(e.MaxPeakQueue.V), e, "max_peak_queue")
 	se.MinMeanQueue, se.MinMeanQueueAt = given(e.MinMeanQueue.Set, int64(e.MinMeanQueue.V), e, "min_mean_queue")

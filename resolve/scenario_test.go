@@ -38,7 +38,7 @@ func flowPairs(s *Scenario) []string {
 
 func TestExamplesLoad(t *testing.T) {
 	ex := scenarios.Examples()
-	want := []string{"adaptive-degraded-uplink", "allreduce-rail-4x4", "connect-storm", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "erdma-vpc", "fat-tree-k4-all-to-all", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "ib-range-extender", "incast-8to1", "incast-dcqcn", "leaf-spine-permutation", "livelock-go-back-0", "lossless-or-not-iwarp-cubic", "lossless-or-not-iwarp-dctcp", "lossless-or-not-roce-irn", "lossless-or-not-roce-pfc", "nccl-tests-8", "pfc-storm", "qos-roce-ets", "rail-optimized-4x4", "routing-loop", "single-write", "slow-receiver", "sonic-dell-s6100", "vpi-two-fabrics"}
+	want := []string{"adaptive-degraded-uplink", "allreduce-rail-4x4", "connect-storm", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "erdma-vpc", "fat-tree-k4-all-to-all", "flow-trace", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "ib-range-extender", "incast-8to1", "incast-dcqcn", "job-data-parallel", "leaf-spine-permutation", "livelock-go-back-0", "lossless-or-not-iwarp-cubic", "lossless-or-not-iwarp-dctcp", "lossless-or-not-roce-irn", "lossless-or-not-roce-pfc", "nccl-tests-8", "pfc-storm", "qos-roce-ets", "rail-optimized-4x4", "routing-loop", "single-write", "slow-receiver", "sonic-dell-s6100", "two-jobs-shared-uplinks", "vpi-two-fabrics"}
 	var names []string
 	for _, e := range ex {
 		names = append(names, e.Name)
@@ -58,8 +58,8 @@ func TestExamplesLoad(t *testing.T) {
 		if e.Description == "" || e.Description != s.Description {
 			t.Errorf("%s: description %q vs %q", e.Name, e.Description, s.Description)
 		}
-		if len(s.Flows)+len(s.Collectives)+len(s.NCCLTests) == 0 || s.Routes == nil {
-			t.Errorf("%s: %d flows, %d collectives, %d nccl_tests, routes %v", e.Name, len(s.Flows), len(s.Collectives), len(s.NCCLTests), s.Routes)
+		if len(s.Flows)+len(s.Collectives)+len(s.NCCLTests)+len(s.Jobs) == 0 || s.Routes == nil {
+			t.Errorf("%s: %d flows, %d collectives, %d nccl_tests, %d jobs, routes %v", e.Name, len(s.Flows), len(s.Collectives), len(s.NCCLTests), len(s.Jobs), s.Routes)
 		}
 		// routing-loop warns of its loop; qos-roce-ets that its
 		// background class (DSCP 10, priority 1) is lossy, as it is on
@@ -477,7 +477,7 @@ func TestLoadNamed(t *testing.T) {
 	}
 	os.Chdir(wd)
 	_, err = LoadNamed("incst-8to1")
-	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are adaptive-degraded-uplink, allreduce-rail-4x4, connect-storm, deadlock-adaptive-ring, deadlock-clos-bounce, deadlock-flooding, deadlock-routing-loop, dumbbell-4x4, erdma-vpc, fat-tree-k4-all-to-all, ib-cc-victim, ib-credit-loop, ib-incast-8to1, ib-long-link, ib-range-extender, incast-8to1, incast-dcqcn, leaf-spine-permutation, livelock-go-back-0, lossless-or-not-iwarp-cubic, lossless-or-not-iwarp-dctcp, lossless-or-not-roce-irn, lossless-or-not-roce-pfc, nccl-tests-8, pfc-storm, qos-roce-ets, rail-optimized-4x4, routing-loop, single-write, slow-receiver, sonic-dell-s6100, vpi-two-fabrics"
+	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are adaptive-degraded-uplink, allreduce-rail-4x4, connect-storm, deadlock-adaptive-ring, deadlock-clos-bounce, deadlock-flooding, deadlock-routing-loop, dumbbell-4x4, erdma-vpc, fat-tree-k4-all-to-all, flow-trace, ib-cc-victim, ib-credit-loop, ib-incast-8to1, ib-long-link, ib-range-extender, incast-8to1, incast-dcqcn, job-data-parallel, leaf-spine-permutation, livelock-go-back-0, lossless-or-not-iwarp-cubic, lossless-or-not-iwarp-dctcp, lossless-or-not-roce-irn, lossless-or-not-roce-pfc, nccl-tests-8, pfc-storm, qos-roce-ets, rail-optimized-4x4, routing-loop, single-write, slow-receiver, sonic-dell-s6100, two-jobs-shared-uplinks, vpi-two-fabrics"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}

@@ -143,6 +143,16 @@ type ExpectS struct {
 	CollectivesCompleted allOrIntV `yaml:"collectives_completed"`
 	MinBusbw             numV      `yaml:"min_busbw_gbps" min:"0"`
 	MaxCollectiveTime    TimeV     `yaml:"max_collective_time"`
+	// JobsCompleted: all asks every job to finish every iteration
+	// (summary jobs' completed_iterations); MinIterationTime and
+	// MaxIterationTime bound every job's iteration_ns_mean;
+	// MinJobSlowdown and MaxJobSlowdown every job's slowdown beside the
+	// others (with several jobs). Each fails while a job is unfinished.
+	JobsCompleted    allOrIntV `yaml:"jobs_completed"`
+	MinIterationTime TimeV     `yaml:"min_iteration_time"`
+	MaxIterationTime TimeV     `yaml:"max_iteration_time"`
+	MinJobSlowdown   numV      `yaml:"min_job_slowdown" min:"0"`
+	MaxJobSlowdown   numV      `yaml:"max_job_slowdown" min:"0"`
 	// WorkCompletions asks for exactly so many of the flows' work
 	// completions with each status listed (summary flows.work_completions).
 	WorkCompletions WCCountsV `yaml:"work_completions"`

@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-//go:embed examples/*.yaml examples/*/sweep.yaml examples/*/config_db.json
+//go:embed examples/*.yaml examples/*/sweep.yaml examples/*/config_db.json examples/*/*.csv
 var exampleFS embed.FS
 
 func init() { scenario.LibraryFile = libraryFile }
