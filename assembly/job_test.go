@@ -260,3 +260,63 @@ func TestTwoJobsSlowdown(t *testing.T) {
 		}
 	}
 }
+
+// TestJobSendInPieces: a send of 300 KiB, longer than the HCA's longest
+// message (max_msg_sz, here 64 KiB), goes as work requests of at most that,
+// the last a WRITE with immediate: every byte arrives, the receive
+// completes once, and the iteration takes what it takes in one work
+// request within 1% (the pieces follow each other on one QP).
+func TestJobSendInPieces(t *testing.T) {
+	var times [2]sim.Time
+	for i, maxMsg := range []int64{1 << 30, 64 << 10} {
+		s := collScenario(t, star4)
+		s.HCA.MaxMsgSize = maxMsg
+		j := &job.Job{Name: "p2p", Ranks: 2, Iterations: 1, Graphs: [][]job.Node{
+			{{ID: 1, Kind: job.Compute, Duration: sim.Microsecond}, {ID: 2, Kind: job.Send, Peer: 1, Size: 300 << 10, Deps: []uint64{1}}},
+			{{ID: 1, Kind: job.Recv, Peer: 0, Size: 300 << 10}},
+		}}
+		addJob(t, s, j, s.Topology.Hosts()[:2])
+		_, n := runScenarioFiles(t, s, 1)
+		jr := n.jobs[0]
+		l := jr.links[0]
+		if l.posted != 300<<10 || l.finished != 300<<10 || l.rq.Delivered != 300<<10 || jr.ranks[1].iter != 1 {
+			t.Fatalf("max_msg_sz %d: posted %d, completed %d, delivered %d, rank 1 at iteration %d", maxMsg, l.posted, l.finished, l.rq.Delivered, jr.ranks[1].iter)
+		}
+		times[i], _ = jr.iterationTime(0)
+	}
+	if r := float64(times[1]) / float64(times[0]); r < 0.99 || r > 1.01 {
+		t.Errorf("in 64 KiB pieces the iteration took %v, in one work request %v (%.4f×)", times[1], times[0], r)
+	}
+}
+
+// TestJobPriority: a job's priority is its QPs' (its communicators' and
+// its sends'), over the HCA's (3 here); a job without one keeps the
+// HCA's.
+func TestJobPriority(t *testing.T) {
+	s := collScenario(t, star4)
+	h := s.Topology.Hosts()
+	addJob(t, s, handJob(2, sim.Microsecond, sim.Microsecond, 64<<10, 4<<10, 1), h[:2])
+	addJob(t, s, handJob(2, sim.Microsecond, sim.Microsecond, 64<<10, 4<<10, 1), h[2:])
+	s.Jobs[0].Priority, s.Jobs[0].PrioritySet = 5, true
+	_, n := runScenarioFiles(t, s, 1)
+	for i, want := range []uint8{5, 3} {
+		jr := n.jobs[i]
+		if q := jr.links[0].sq; q.Priority != want {
+			t.Errorf("job %d: its send's QP has priority %d, want %d", i, q.Priority, want)
+		}
+		for _, run := range jr.colls {
+			for _, e := range run.ends {
+				for _, o := range e.out {
+					for _, q := range o.qps {
+						if q.Priority != want {
+							t.Errorf("job %d: a collective QP has priority %d, want %d", i, q.Priority, want)
+						}
+					}
+				}
+			}
+		}
+		if jr.ranks[0].iter != 1 {
+			t.Errorf("job %d did not finish", i)
+		}
+	}
+}

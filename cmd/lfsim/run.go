@@ -255,8 +255,8 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 	fmt.Fprintf(w, "%s: %s, stopped by %s at %v simulated, %.2fs wall, %d events\n",
 		s.Scenario, state, s.StopReason, short(s.SimTimeNs), s.WallSeconds, s.Events)
 	switch {
-	case s.Flows.Total == 0 && s.Collectives != nil:
-		// Collectives alone: their own line says what ran.
+	case s.Flows.Total == 0 && (s.Collectives != nil || len(s.Jobs) > 0):
+		// Collectives or jobs alone: their own lines say what ran.
 	case s.Flows.Completed == 0:
 		fmt.Fprintf(w, "  flows      0 of %d completed: no flow completed, so no FCT or fairness\n", s.Flows.Total)
 	default:
@@ -269,6 +269,16 @@ func printSummary(w io.Writer, s *reports.Summary, failed map[string]int, dir st
 			fmt.Fprintf(w, "; time p50 %v, max %v (collectives.csv)", short(c.TimeNsP50), short(c.TimeNsMax))
 		}
 		fmt.Fprintln(w)
+	}
+	for _, j := range s.Jobs {
+		fmt.Fprintf(w, "  job        %s: %d of %d iterations", j.Name, j.Completed, j.Iterations)
+		if j.Completed > 0 {
+			fmt.Fprintf(w, ", %v an iteration, %.0f%% of it exposed communication", short(j.IterationNsMean), 100*j.ExposedCommFraction)
+		}
+		if j.AloneIterationNsMean > 0 {
+			fmt.Fprintf(w, "; %.3f× its %v alone", j.Slowdown, short(j.AloneIterationNsMean))
+		}
+		fmt.Fprintln(w, " (trace.json)")
 	}
 	if c := s.Connections; c != nil {
 		fmt.Fprintf(w, "  connect    %d of %d connections made by rdma_cm", c.Established, c.Requested)

@@ -8,9 +8,11 @@ import (
 	"testing"
 )
 
-// runAgainScenario names a config_db.json beside it (switch.sonic) and a
-// CDF outside its folder (poisson's sizes, through ..): the run's folder
-// must hold both for its scenario.yaml to run again (OUTPUTS.md).
+// runAgainScenario names a config_db.json beside it (switch.sonic), a
+// CDF outside its folder (poisson's sizes, through ..) and a flow trace
+// outside it too (trace's file): the run's folder must hold them all
+// for its scenario.yaml to run again (OUTPUTS.md). Its job writes
+// trace.json, which must come out the same.
 const runAgainScenario = `name: again
 topology: {kind: star, hosts: 3, link: {rate: 40Gbps}}
 switch: {sonic: cfg/two-ports.json}
@@ -19,6 +21,8 @@ stop: {at: 300us}
 traffic:
   - poisson: {load: 20%, sizes: ../cdf/sizes.txt, until: 250us}
   - incast: {to: h2, from: [h0, h1], size: 64KiB}
+  - trace: {file: ../traces/flows.csv}
+  - job: {hosts: [h0, h1], phases: [{id: c, compute: {duration: 5us}}, {id: f, after: [c], flow: {from: h1, to: h0, size: 8KiB}}]}
 `
 
 // TestRunFolderRunsAgain: a run's scenario.yaml runs again from its
@@ -39,6 +43,7 @@ func TestRunFolderRunsAgain(t *testing.T) {
 		"src/scenario.yaml":      runAgainScenario,
 		"src/cfg/two-ports.json": string(cfg),
 		"cdf/sizes.txt":          "1000 0\n4000 50\n16000 100\n",
+		"traces/flows.csv":       "start,from,to,size,after\n10us,h0,h1,4KiB,\n12us,h1,h2,4KiB,0\n",
 		"src/sweep.yaml":         "base: scenario.yaml\nvary:\n  hca.mtu: [1024, 4096]\n",
 	} {
 		p := filepath.Join(root, name)
@@ -63,13 +68,13 @@ func TestRunFolderRunsAgain(t *testing.T) {
 
 	run(src, "run", "scenario.yaml", "-q", "-o", filepath.Join(root, "one"))
 	one := filepath.Join(root, "one")
-	for _, f := range []string{"cfg/two-ports.json", "inputs/sizes.txt"} {
+	for _, f := range []string{"cfg/two-ports.json", "inputs/sizes.txt", "inputs/flows.csv", "trace.json"} {
 		if _, err := os.Stat(filepath.Join(one, f)); err != nil {
 			t.Errorf("the run's folder has no copy of %s: %v", f, err)
 		}
 	}
 	text, _ := os.ReadFile(filepath.Join(one, "scenario.yaml"))
-	if !strings.Contains(string(text), "sizes: inputs/sizes.txt") || !strings.Contains(string(text), "sonic: cfg/two-ports.json") {
+	if !strings.Contains(string(text), "sizes: inputs/sizes.txt") || !strings.Contains(string(text), "sonic: cfg/two-ports.json") || !strings.Contains(string(text), "file: inputs/flows.csv") {
 		t.Errorf("the run's scenario.yaml does not name the copies:\n%s", text)
 	}
 	again(one, nil)
