@@ -11,9 +11,10 @@ type CourseLab struct {
 	Needs   string
 }
 
-// Course is the twelve labs of the RDMA course (SCENARIO.md, "Labs"), in
+// Course is the thirteen labs of the RDMA course (SCENARIO.md, "Labs"), in
 // order: verbs and the transports first, then lossless Ethernet and its
-// failures, InfiniBand, connection set-up, lossy RDMA and load balancing.
+// failures, InfiniBand, connection set-up, lossy RDMA, load balancing and
+// AI training traffic.
 var Course = []CourseLab{
 	{Name: "first-verbs-program", Topic: "Your first verbs program", Minutes: 30},
 	{Name: "transports", Topic: "RC, UC and UD", Minutes: 20},
@@ -27,4 +28,5 @@ var Course = []CourseLab{
 	{Name: "connecting", Topic: "Connecting: rdma_cm and rping", Minutes: 25},
 	{Name: "lossless-or-not", Topic: "Do we need a lossless network?", Minutes: 30},
 	{Name: "ecmp-polarisation", Topic: "Load balancing", Minutes: 30},
+	{Name: "ai-training", Topic: "AI training traffic on a lossless fabric", Minutes: 30},
 }
