@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lfsim/lfsim/collective"
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/job"
 	"github.com/lfsim/lfsim/resolve"
@@ -105,6 +106,13 @@ func (n *Network) buildJob(spec *resolve.Job) error {
 		}
 	}
 	jr := &jobRun{spec: spec, j: j, graphs: graphs}
+	rankOf := map[fabric.NodeID]int{}
+	for r, h := range spec.Hosts {
+		if q, dup := rankOf[h]; dup {
+			return fmt.Errorf("traffic[%d]: %s is rank %d and rank %d of job %s; a job's ranks are on hosts of their own", spec.Generator, n.Scenario.Topology.Nodes[h].Name, q, r, j.Name)
+		}
+		rankOf[h] = r
+	}
 	for r, h := range spec.Hosts {
 		nodes := len(j.Graphs[r])
 		k := &jobRank{n: n, run: jr, r: r, h: n.HCAs[h], deps: graphs[r].Deps, succ: graphs[r].Succ,

@@ -320,3 +320,15 @@ func TestJobPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestJobRanksOnOneHost: two ranks of a job on one host are refused at
+// Build, naming the host and the ranks (a trace's ranks: may list a
+// host twice; the job generator's hosts: refuses it when resolved).
+func TestJobRanksOnOneHost(t *testing.T) {
+	s := collScenario(t, star4)
+	h := s.Topology.Hosts()
+	addJob(t, s, handJob(2, sim.Microsecond, sim.Microsecond, 64<<10, 4<<10, 1), []fabric.NodeID{h[1], h[1]})
+	if _, err := Build(s); err == nil || err.Error() != "traffic[0]: h1 is rank 0 and rank 1 of job hand; a job's ranks are on hosts of their own" {
+		t.Errorf("Build: %v", err)
+	}
+}
