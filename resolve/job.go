@@ -143,6 +143,19 @@ func (b *builder) job(gen int, tv *scenario.TrafficV, path string, g *scenario.J
 		}
 	}
 	j.Graphs = nodes
+	// The sends' QP pairs, one each way a pair of ranks exchanges
+	// flows (assembly's job_p2p.go), counted as a collective's links.
+	pairs := map[[2]int]bool{}
+	for r := range nodes {
+		for _, n := range nodes[r] {
+			if n.Kind == job.Send {
+				pairs[[2]int{r, n.Peer}] = true
+			}
+		}
+	}
+	if len(pairs) > 0 {
+		b.countCollective(&CommSpec{QPs: 1}, int64(len(pairs)))
+	}
 	graphs, err := j.Validate(len(hosts))
 	if err != nil {
 		at := tv.Pos
@@ -184,6 +197,7 @@ func (b *builder) jobCollective(gen int, tv *scenario.TrafficV, path string, c *
 		cs.Hosts = g.Hosts
 	}
 	op, _ := collective.ParseOp(c.Op.V)
+	counted := b.memColl // commSpec counts the communicator's connections
 	spec, ok := b.commSpec(gen, tv, path, &cs, op)
 	if !ok {
 		return false
@@ -203,7 +217,9 @@ func (b *builder) jobCollective(gen int, tv *scenario.TrafficV, path string, c *
 		Channels: spec.Channels, QPs: spec.QPs, Chunk: spec.Chunk, NoRailAware: !spec.RailAware, NoPXN: !spec.PXN}
 	key := fmt.Sprintf("%v|%d|%d|%t|%d|%d|%d|%t|%t", ranks, cm.Algorithm, cm.Protocol, cm.ProtocolSet, cm.Channels, cm.QPs, cm.Chunk, cm.NoRailAware, cm.NoPXN)
 	k, found := comms[key]
-	if !found {
+	if found {
+		b.memColl = counted // a communicator of an earlier phase: counted once
+	} else {
 		k = len(j.Comms)
 		comms[key] = k
 		j.Comms = append(j.Comms, cm)

@@ -133,3 +133,27 @@ func TestFlowTrace(t *testing.T) {
 		})
 	}
 }
+
+// TestJobMemoryCountsCommunicatorsOnce: a job's collective phases on one
+// communicator count its connections once in the memory estimate (as
+// one collective generator's), and its flows one link each.
+func TestJobMemoryCountsCommunicatorsOnce(t *testing.T) {
+	estimate := func(phases string) int64 {
+		s, err := Parse("t.yaml", []byte(jobTopo+"traffic:\n  - job: {phases: ["+phases+"]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.MemoryEstimate
+	}
+	one := estimate("{id: a, collective: {op: all_reduce, size: 1MiB}}")
+	three := estimate("{id: a, collective: {op: all_reduce, size: 1MiB}}, {id: b, after: [a], collective: {op: all_reduce, size: 2MiB}}, {id: c, after: [b], collective: {op: all_reduce, size: 1MiB}}")
+	if one != three {
+		t.Errorf("one call %d bytes, three on the same communicator %d", one, three)
+	}
+	flow := estimate("{id: a, collective: {op: all_reduce, size: 1MiB}}, {id: f, flow: {from: h0, to: h1, size: 1KiB}}")
+	// A link of two QPs (3,680 bytes) and the garbage the estimate
+	// adds to what a run holds.
+	if d := flow - one; d < memCollLink+2*memCollQP || d > 2*(memCollLink+2*memCollQP) {
+		t.Errorf("a flow adds %d bytes, want a link of two QPs (%d) and its garbage", d, memCollLink+2*memCollQP)
+	}
+}
