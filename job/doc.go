@@ -1,9 +1,10 @@
 // Package job is a training job as a graph: each rank's nodes (compute,
 // collectives, point-to-point sends and receives) and the dependencies
 // between them, repeated for a number of iterations. It is pure data and
-// its checks: the scenario's job: generator (package resolve), a flow
-// trace and a Chakra execution trace are each turned into a Job, and the
-// runner (assembly's job*.go) runs one.
+// its checks: the scenario's job: generator (package resolve) and a
+// Chakra execution trace are each turned into a Job, and the runner
+// (assembly's job*.go) runs one. (A flow trace, trace:, is flows, not a
+// job.)
 //
 // A Job is per rank, as a Chakra trace is (a file per rank): rank r's
 // Graphs[r] lists its nodes, each naming the nodes of the same rank it
