@@ -58,7 +58,8 @@ func nodeOf(port string) string {
 }
 
 // topology draws the nodes in layers (hosts at the bottom, then switches
-// by their distance from a host) and colours each link by the fraction of
+// by their distance from a host), or a ring of switches as a ring
+// (switchRing), and colours each link by the fraction of
 // the run its more paused end spent paused, or on InfiniBand waiting for
 // credit; the deadlock cycle is red.
 func (pg *page) topology(r *Run) {
@@ -112,12 +113,22 @@ func (pg *page) topology(r *Run) {
 		byLevel[0] = underSwitches(byLevel[0], byLevel[1], adj)
 	}
 	width := 1000.0
+	height := fmt.Sprintf("%dpx", 160+100*maxLevel)
+	ring := switchRing(t, adj)
+	var at map[string][2]float64
+	if ring != nil {
+		at = ringPositions(ring, byLevel[0], adj)
+		height = fmt.Sprintf("%dpx", ringHeightPx)
+	}
 	var nodes []opts.GraphNode
 	for l := 0; l <= maxLevel; l++ {
 		names := byLevel[l]
 		for i, name := range names {
 			x := 10 + width*(float64(i)+0.5)/float64(len(names))
 			y := 10 + 100*float64(maxLevel-l)
+			if p, ok := at[name]; ok {
+				x, y = p[0], p[1]
+			}
 			sym, color, size := "circle", "#5470c6", 10
 			if l > 0 {
 				sym, color, size = "rect", "#91cc75", 16
@@ -143,7 +154,6 @@ func (pg *page) topology(r *Run) {
 		links = append(links, opts.GraphLink{Source: nodeOf(l.A), Target: nodeOf(l.B), Value: float32(Round(f, 4)), LineStyle: style})
 	}
 	g := charts.NewGraph()
-	height := fmt.Sprintf("%dpx", 160+100*maxLevel)
 	g.SetGlobalOptions(charts.WithInitializationOpts(pg.init("topology", height)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Formatter: types.FuncStr("{b}: " + noun + " {c}")}),
 		charts.WithAnimation(false))
