@@ -167,12 +167,16 @@ func (f cheatAt) HandleEvent(*sim.Event) { f() }
 
 // TestConservationBenchScenarios: the performance suite's scenarios, the
 // largest the project runs, balance when cut at 200 µs, with their
-// fabrics full of packets (k=16: 1,024 hosts).
+// fabrics full of packets (k=16: 1,024 hosts). -short leaves out the
+// diagnostic ones (bench/diag: the k=16 fabric at several loads).
 func TestConservationBenchScenarios(t *testing.T) {
 	suite, _ := filepath.Glob(filepath.Join("..", "scenarios", "bench", "*.yaml"))
 	diag, _ := filepath.Glob(filepath.Join("..", "scenarios", "bench", "diag", "*.yaml"))
 	if len(suite)+len(diag) < 10 {
 		t.Fatalf("found %d scenarios", len(suite)+len(diag))
+	}
+	if testing.Short() {
+		diag = nil
 	}
 	for _, f := range append(suite, diag...) {
 		sc, err := resolve.Load(f)

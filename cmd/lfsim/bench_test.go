@@ -16,7 +16,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LFSIM_TEST_AS_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if exampleRuns.dir != "" {
+		os.RemoveAll(exampleRuns.dir)
+	}
+	os.Exit(code)
 }
 
 const benchTiny = `name: tiny

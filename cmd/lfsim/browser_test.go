@@ -38,6 +38,55 @@ func runExample(t *testing.T, name, dir string) string {
 	return path
 }
 
+// exampleRuns keeps the examples' runs made by one test for the next:
+// TestReportsAreOffline and TestReportsInChromium read the same runs'
+// pages, and each run once is half the time of each test running them.
+var exampleRuns = struct {
+	dir   string
+	pages map[string]string
+}{pages: map[string]string{}}
+
+// exampleReport returns the report.html of an example's run, running it
+// the first time it is asked for (into a folder that lasts as long as
+// the test binary; TestMain removes it).
+func exampleReport(t *testing.T, name string) string {
+	t.Helper()
+	if p, ok := exampleRuns.pages[name]; ok {
+		return p
+	}
+	if exampleRuns.dir == "" {
+		dir, err := os.MkdirTemp("", "lfsim-examples-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		exampleRuns.dir = dir
+	}
+	p := runExample(t, name, filepath.Join(exampleRuns.dir, name))
+	exampleRuns.pages[name] = p
+	return p
+}
+
+// browserExamples are the examples whose pages TestReportsInChromium
+// opens: every one with LFSIM_SLOW=1 (CI), every third otherwise (the
+// browser's time is most of the test's, about 1.4 s a page on 2 cores),
+// the first three with -short.
+func browserExamples() []scenarios.Example {
+	examples := scenarios.Examples()
+	switch {
+	case testing.Short():
+		return examples[:min(3, len(examples))]
+	case os.Getenv("LFSIM_SLOW") != "":
+		return examples
+	}
+	var some []scenarios.Example
+	for i, e := range examples {
+		if i%3 == 0 {
+			some = append(some, e)
+		}
+	}
+	return some
+}
+
 // TestReportsAreOffline: every example's report.html is written, names
 // no network resource, and has its sections (with -short, a few
 // examples').
@@ -47,7 +96,7 @@ func TestReportsAreOffline(t *testing.T) {
 		examples = examples[:min(6, len(examples))]
 	}
 	for _, e := range examples {
-		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
+		path := exampleReport(t, e.Name)
 		data, _ := os.ReadFile(path)
 		for _, want := range []string{"<h2>Summary</h2>", "<h2>Topology</h2>", "echarts.init("} {
 			if !strings.Contains(string(data), want) {
@@ -169,16 +218,13 @@ func (b *browser) open(t *testing.T, path string) ([]string, time.Duration) {
 // TestReportsInChromium opens each example's report.html from file://
 // in headless Chromium with networking off: no console errors, no
 // request leaves the page, and every chart has drawn. A screenshot of
-// each goes to $LFSIM_ARTIFACTS.
+// each goes to $LFSIM_ARTIFACTS. Every example with LFSIM_SLOW=1, as CI
+// runs it; every third otherwise (browserExamples).
 func TestReportsInChromium(t *testing.T) {
 	b := newBrowser(t)
 	art := artifactDir(t)
-	examples := scenarios.Examples()
-	if testing.Short() {
-		examples = examples[:min(3, len(examples))] // -short: a few pages, not every example's
-	}
-	for _, e := range examples {
-		path := runExample(t, e.Name, filepath.Join(t.TempDir(), e.Name))
+	for _, e := range browserExamples() {
+		path := exampleReport(t, e.Name)
 		b.mu.Lock()
 		b.errors, b.requests = nil, nil
 		b.mu.Unlock()

@@ -18,8 +18,9 @@ import (
 // complete and is not. These tests start a run and a sweep, stop each
 // with SIGTERM or SIGKILL at moments drawn from a fixed seed (so that a
 // failure replays), check the folder, then run again: a run is refused
-// cleanly (or, with --force, redone), a sweep resumes and completes. Four
-// moments each in the usual tests; twenty with LFSIM_SLOW=1, as CI runs.
+// cleanly (or, with --force, redone), a sweep resumes and completes.
+// Twenty moments each, with LFSIM_SLOW=1 only, as CI runs them: they are
+// runs one after another, too long for the usual tests.
 
 // killLong is a run of about a second on this project's machine.
 const killLong = `name: long
@@ -36,9 +37,6 @@ var runFileNames = []string{"flows.csv", "pfc.csv", "timeseries.csv", "topology.
 // killMoments are n moments in [0, span) and the signal for each
 // (SIGTERM and SIGKILL in turn), drawn from seed.
 func killMoments(seed uint64, n int, span time.Duration) ([]time.Duration, []syscall.Signal) {
-	if os.Getenv("LFSIM_SLOW") != "" {
-		n = 20
-	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	at := make([]time.Duration, n)
 	sig := make([]syscall.Signal, n)
@@ -131,17 +129,19 @@ func tempFiles(dir string) []string {
 // SIGKILL has a whole summary with every file, or none. Run again, lfsim
 // refuses the folder with a message naming --force when a run's files
 // are there, and with --force it redoes the run completely and leaves no
-// temporary file.
+// temporary file. Slow (each kill is a run, a refused run and a --force
+// rerun of a 400 ms scenario, one after another): set LFSIM_SLOW=1; CI
+// does.
 func TestKillRunAtRandomMoments(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: 25 runs killed one after another")
+	if os.Getenv("LFSIM_SLOW") == "" || testing.Short() {
+		t.Skip("slow: runs killed one after another; set LFSIM_SLOW=1 (and no -short) to run")
 	}
 	dir := t.TempDir()
 	scen := filepath.Join(dir, "long.yaml")
 	if err := os.WriteFile(scen, []byte(killLong), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	at, sig := killMoments(25, 4, 900*time.Millisecond)
+	at, sig := killMoments(25, 20, 900*time.Millisecond)
 	for i := range at {
 		what := fmt.Sprintf("run %s at %v", sig[i], at[i].Round(time.Millisecond))
 		out := filepath.Join(dir, fmt.Sprintf("out%02d", i))
@@ -176,10 +176,11 @@ func TestKillRunAtRandomMoments(t *testing.T) {
 // TestKillSweepAtRandomMoments: a sweep stopped by SIGTERM or SIGKILL
 // leaves points that have a whole summary with every file, or none; run
 // again, it skips the complete ones, redoes the rest, and ends with every
-// point complete, a full sweep.csv and no temporary file.
+// point complete, a full sweep.csv and no temporary file. Slow: set
+// LFSIM_SLOW=1; CI does.
 func TestKillSweepAtRandomMoments(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: sweeps killed one after another")
+	if os.Getenv("LFSIM_SLOW") == "" || testing.Short() {
+		t.Skip("slow: sweeps killed one after another; set LFSIM_SLOW=1 (and no -short) to run")
 	}
 	dir := t.TempDir()
 	base := strings.Replace(killLong, "400ms", "60ms", 1)
@@ -190,7 +191,7 @@ func TestKillSweepAtRandomMoments(t *testing.T) {
 	if err := os.WriteFile(sweepFile, []byte("base: long.yaml\nvary:\n  seed: [1, 2, 3, 4, 5, 6]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	at, sig := killMoments(26, 4, 700*time.Millisecond)
+	at, sig := killMoments(26, 20, 700*time.Millisecond)
 	for i := range at {
 		what := fmt.Sprintf("sweep %s at %v", sig[i], at[i].Round(time.Millisecond))
 		out := filepath.Join(dir, fmt.Sprintf("out%02d", i))
