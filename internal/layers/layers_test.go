@@ -69,6 +69,10 @@ var allowed = map[string][]string{
 	// Lab 1's skeleton: a student's verbs program uses the verbs (hca)
 	// and time (sim) only.
 	"scenarios/labs/first-verbs-program/pingpong": {"sim", "hca"},
+	// The labs' checks of a student's program (lab 1's pingpong against
+	// ibv_rc_pingpong on testnet's network), with the teacher's solutions
+	// in its tests, out of the skeleton's folder.
+	"internal/labcheck": {"sim", "fabric", "switch", "hca", "programs", "internal/testnet", "scenarios/labs/first-verbs-program/pingpong"},
 	// The connection manager (rdma_cm, its MADs, the SA's path records,
 	// SIDR) runs on the HCA through its exported verbs, as librdmacm and
 	// the kernel's CM run on the verbs: nothing above the HCA, no other

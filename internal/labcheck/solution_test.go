@@ -1,23 +1,26 @@
-package pingpong
+package labcheck
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/scenarios/labs/first-verbs-program/pingpong"
 )
 
-// The teacher's solution (ANSWERS.md shows it too). TestSolution runs it
-// through the same check as the student's program, so the check itself
-// is tested: it passes a correct program.
+// The teacher's solution of lab first-verbs-program (ANSWERS.md shows it
+// too, `lfsim lab first-verbs-program --answers`), out of the student's
+// folder. TestPingpongSolution runs it through the check the student's
+// test runs, so the check itself is tested: it passes a correct program.
 
-func solutionSetup(client, server *hca.HCA, size int64, rxDepth int) ([2]*Side, error) {
-	var s [2]*Side
+func solutionSetup(client, server *hca.HCA, size int64, rxDepth int) ([2]*pingpong.Side, error) {
+	var s [2]*pingpong.Side
 	for i, h := range []*hca.HCA{client, server} {
 		pd := h.AllocPD()
 		mr := h.RegMR(pd, size, make([]byte, size), hca.AccessLocalWrite)
 		cq := h.CreateCQ(rxDepth + 1)
 		qp := h.CreateQPWith(hca.QPCaps{Type: hca.RC, PD: pd, SendCQ: cq, RecvCQ: cq, MaxSend: 1, MaxRecv: rxDepth})
-		s[i] = &Side{HCA: h, PD: pd, MR: mr, CQ: cq, QP: qp}
+		s[i] = &pingpong.Side{HCA: h, PD: pd, MR: mr, CQ: cq, QP: qp}
 	}
 	for i, me := range s {
 		peer := s[1-i]
@@ -34,15 +37,15 @@ func solutionSetup(client, server *hca.HCA, size int64, rxDepth int) ([2]*Side, 
 	return s, nil
 }
 
-func solutionStart(s [2]*Side, size int64, rxDepth, iters int) error {
-	post := func(me *Side) error {
+func solutionStart(s [2]*pingpong.Side, size int64, rxDepth, iters int) error {
+	post := func(me *pingpong.Side) error {
 		me.Sent++
 		_, err := me.HCA.PostSend(me.QP, hca.SendWR{ID: 1, Op: hca.WRSend, Signaled: true,
 			Inline: size <= int64(me.HCA.Prof.MaxInline), // IBV_SEND_INLINE, as ibv_rc_pingpong when it fits
 			SGL:    []hca.SGE{{Addr: me.MR.Addr, Len: size, LKey: me.MR.LKey}}})
 		return err
 	}
-	recv := func(me *Side) error {
+	recv := func(me *pingpong.Side) error {
 		return me.HCA.PostRecv(me.QP, hca.RecvWR{ID: 2, SGL: []hca.SGE{{Addr: me.MR.Addr, Len: size, LKey: me.MR.LKey}}})
 	}
 	for i := range s {
@@ -79,3 +82,7 @@ func solutionStart(s [2]*Side, size int64, rxDepth, iters int) error {
 	}
 	return post(s[0])
 }
+
+// TestPingpongSolution runs the teacher's solution through the check the
+// student's program meets (Pingpong).
+func TestPingpongSolution(t *testing.T) { Pingpong(t, solutionSetup, solutionStart) }
