@@ -1,0 +1,288 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/resolve"
+	"github.com/lfsim/lfsim/scenarios"
+)
+
+// A lab's README is what a student runs and reads (issue 51: texts that
+// pointed at a chart no run drew, a folder the sweep does not write, a
+// table entry that shows no difference). labCommand, labItalic,
+// labFileName and labOutDir find, in a README, the commands it gives, the
+// names it puts in italics (the report's sections it points at), the
+// output files it names and the folders it names.
+var (
+	labCommand  = regexp.MustCompile(`(?m)^ {4}lfsim (run|report|sweep) (.+)$`)
+	labItalic   = regexp.MustCompile(`\*([A-Z][^*]*)\*`)
+	labFileName = regexp.MustCompile("`([a-z_.-]+\\.(?:txt|csv|json|html|pcap))`")
+	labOutDir   = regexp.MustCompile(`lfsim-out/([A-Za-z0-9_.-]+)`)
+	sectionName = regexp.MustCompile(`<h2>([^<]*)</h2>`)
+)
+
+// labClaim is a figure a lab's README quotes (its text, whitespace as one
+// space) and where the run that the README names writes it: a JSON path
+// in summary.json with the value it must have within tol (the README's
+// rounding), or a line of a file.
+type labClaim struct {
+	text string  // as the README writes it
+	run  string  // the run's folder under lfsim-out
+	json string  // a path in summary.json: keys, and [key=value] for a list's element
+	want float64 // the value at json
+	tol  float64 // how far from want it may be
+	file string  // or a file of the run
+	line string  // and a line it holds
+}
+
+// labClaims are the figures of the labs issue 51 found pointing at what
+// their outputs did not show, each held to the run it is read from.
+var labClaims = map[string][]labClaim{
+	"first-verbs-program": {
+		{text: "`rc-pingpong` 6.85", run: "first-rc-pingpong", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 6.85 usec/iter"},
+		{text: "`no-nic-latency` 5.06", run: "first-no-nic-latency", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 5.06 usec/iter"},
+		{text: "`no-inline` 8.35", run: "first-no-inline", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 8.35 usec/iter"},
+	},
+	"tuning-dcqcn": {
+		{text: "`default` holds 64 KB", run: "dcqcn-default", json: "queues.mean_bytes", want: 64e3, tol: 0.5e3},
+		{text: "`aggressive` 4.5 KB", run: "dcqcn-aggressive", json: "queues.mean_bytes", want: 4.5e3, tol: 0.05e3},
+		{text: "`lax` 382 KB", run: "dcqcn-lax", json: "queues.mean_bytes", want: 382e3, tol: 0.5e3},
+		{text: "8.39 for `default`", run: "dcqcn-default", json: "fct.mean_slowdown", want: 8.39, tol: 0.005},
+		{text: "8.79 for `aggressive`", run: "dcqcn-aggressive", json: "fct.mean_slowdown", want: 8.79, tol: 0.005},
+		{text: "8.03 for `lax`", run: "dcqcn-lax", json: "fct.mean_slowdown", want: 8.03, tol: 0.005},
+		{text: "p99 FCT is 12.76 ms", run: "dcqcn-lax", json: "fct.p99_ns", want: 12.76e6, tol: 0.005e6},
+		{text: "`default`'s 12.52 ms", run: "dcqcn-default", json: "fct.p99_ns", want: 12.52e6, tol: 0.005e6},
+		{text: "8% of the run for h0", run: "dcqcn-lax", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.08, tol: 0.005},
+	},
+	"infiniband": {
+		{text: "h0's link paused 86% of the run", run: "ib-lab-incast-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.86, tol: 0.005},
+		{text: "waiting for credit 98% of the run", run: "ib-lab-incast-credits", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.98, tol: 0.005},
+		{text: "both finish in about 2.7 ms", run: "ib-lab-incast-pfc", json: "sim_time_ns", want: 2.7e6, tol: 0.05e6},
+		{text: "both finish in about 2.7 ms", run: "ib-lab-incast-credits", json: "sim_time_ns", want: 2.7e6, tol: 0.05e6},
+		{text: "every flow completes, in 1.5 ms", run: "ib-lab-loop-updn", json: "sim_time_ns", want: 1.5e6, tol: 0.05e6},
+		{text: "all done in 2.2 ms and 1.2 ms", run: "ib-lab-loop-dfsssp", json: "sim_time_ns", want: 2.2e6, tol: 0.05e6},
+		{text: "all done in 2.2 ms and 1.2 ms", run: "ib-lab-loop-lash", json: "sim_time_ns", want: 1.2e6, tol: 0.05e6},
+		{text: "s0 for h4 and h5", run: "ib-lab-loop-updn", file: "lfts.txt", line: "0x000c 002 # Channel Adapter portguid 0x0002c9030000000c: 'h4'"},
+		{text: "s0 for h4 and h5", run: "ib-credit-loop", file: "lfts.txt", line: "0x000c 003 # Channel Adapter portguid 0x0002c9030000000c: 'h4'"},
+	},
+}
+
+// TestLabTextsMatchOutputs: each lab's README holds to what its commands
+// give. Every `lfsim run` it lists runs; every lfsim-out folder it names
+// is one its runs or its sweep write (run: the scenario's name; sweep:
+// the sweep file's); every `lfsim report` it lists names runs made before
+// it and builds a page; every section of lfsim's reports it names in
+// italics is in the pages of the lab's runs, comparisons or sweep
+// (sections any lab's pages have, so that a name no run of this lab
+// draws is caught, and italics that are not a section name are let be);
+// every output file it names is in one of its runs' folders; and
+// labClaims' figures are what the outputs say. -short leaves it out: it
+// runs each lab's commands, about 70 runs.
+func TestLabTextsMatchOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every lab's commands")
+	}
+	base := t.TempDir()
+	type labPages struct {
+		sections map[string]bool
+		files    map[string]bool
+		dirs     map[string]bool
+	}
+	pages := map[string]*labPages{}
+	everySection := map[string]bool{}
+	var labs []string
+	for _, l := range scenarios.Labs() {
+		labs = append(labs, l.Name)
+		readme, err := scenarios.LabREADME(l.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp := &labPages{sections: map[string]bool{}, files: map[string]bool{}, dirs: map[string]bool{}}
+		pages[l.Name] = lp
+		out := filepath.Join(base, l.Name, "lfsim-out")
+		readPage := func(page string) {
+			data, err := os.ReadFile(page)
+			if err != nil {
+				t.Errorf("%s: %v", l.Name, err)
+				return
+			}
+			for _, m := range sectionName.FindAllStringSubmatch(string(data), -1) {
+				name, _, _ := strings.Cut(m[1], " against ") // a sweep's comparison: "Mean queue against switch.ecn"
+				lp.sections[name], everySection[name] = true, true
+			}
+		}
+		reports := 0
+		for _, m := range labCommand.FindAllStringSubmatch(readme, -1) {
+			args := strings.Fields(m[2])
+			switch m[1] {
+			case "run":
+				sc, err := resolve.LoadExample(args[0])
+				if err != nil {
+					t.Errorf("%s: lfsim run %s: %v", l.Name, args[0], err)
+					continue
+				}
+				dir := filepath.Join(out, sc.Name)
+				if code, _, stderr := lfsim(t, "run", args[0], "-q", "-o", dir); code != 0 && code != exitFailed {
+					t.Errorf("%s: lfsim run %s: exit %d\n%s", l.Name, args[0], code, stderr)
+					continue
+				}
+				lp.dirs[sc.Name] = true
+				entries, _ := os.ReadDir(dir)
+				for _, e := range entries {
+					lp.files[e.Name()] = true
+				}
+				readPage(filepath.Join(dir, "report.html"))
+			case "report":
+				var dirs []string
+				for _, a := range args {
+					name, ok := strings.CutPrefix(a, "lfsim-out/")
+					if !ok || !lp.dirs[name] {
+						t.Errorf("%s: `lfsim report %s`: %s is no run the README made before", l.Name, m[2], a)
+					}
+					dirs = append(dirs, filepath.Join(out, name))
+				}
+				reports++
+				page := filepath.Join(base, l.Name, "report-"+string(rune('0'+reports))+".html")
+				if code, _, stderr := lfsim(t, append(append([]string{"report"}, dirs...), "-o", page)...); code != 0 {
+					t.Errorf("%s: lfsim report %s: exit %d\n%s", l.Name, m[2], code, stderr)
+					continue
+				}
+				readPage(page)
+			case "sweep":
+				src, ok := labSweep(readme, args[0])
+				if !ok {
+					t.Errorf("%s: `lfsim sweep %s`, and no yaml block above it to save as %s", l.Name, args[0], args[0])
+					continue
+				}
+				file := filepath.Join(base, l.Name, args[0])
+				if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				name := strings.TrimSuffix(args[0], ".yaml")
+				dir := filepath.Join(out, name)
+				if code, _, stderr := lfsim(t, "sweep", file, "-q", "-o", dir); code != 0 {
+					t.Errorf("%s: lfsim sweep %s: exit %d\n%s", l.Name, args[0], code, stderr)
+					continue
+				}
+				lp.dirs[name] = true
+				readPage(filepath.Join(dir, "report.html"))
+			}
+		}
+		text := strings.Join(strings.Fields(readme), " ")
+		for _, m := range labOutDir.FindAllStringSubmatch(text, -1) {
+			if !lp.dirs[m[1]] {
+				t.Errorf("%s: the README names lfsim-out/%s, which none of its commands writes (they write %s)", l.Name, m[1], sortedKeys(lp.dirs))
+			}
+		}
+		for _, m := range labFileName.FindAllStringSubmatch(text, -1) {
+			if !lp.files[m[1]] {
+				t.Errorf("%s: the README names %s, which none of its runs writes", l.Name, m[1])
+			}
+		}
+		for _, c := range labClaims[l.Name] {
+			checkLabClaim(t, l.Name, text, filepath.Join(out, c.run), c)
+		}
+	}
+	for _, name := range labs {
+		readme, _ := scenarios.LabREADME(name)
+		text := strings.Join(strings.Fields(readme), " ")
+		for _, m := range labItalic.FindAllStringSubmatch(text, -1) {
+			if everySection[m[1]] && !pages[name].sections[m[1]] {
+				t.Errorf("%s: the README points at the report's %q, which none of its pages has (they have %s)", name, m[1], sortedKeys(pages[name].sections))
+			}
+		}
+	}
+	for lab := range labClaims {
+		if pages[lab] == nil {
+			t.Errorf("labClaims names lab %s, which is not a lab", lab)
+		}
+	}
+}
+
+// labSweep is the yaml block of a README that comes before the `lfsim
+// sweep FILE` it is saved as.
+func labSweep(readme, file string) (string, bool) {
+	i := strings.Index(readme, "lfsim sweep "+file)
+	if i < 0 {
+		return "", false
+	}
+	j := strings.LastIndex(readme[:i], "```yaml\n")
+	if j < 0 {
+		return "", false
+	}
+	src, _, ok := strings.Cut(readme[j+len("```yaml\n"):], "```")
+	return src, ok
+}
+
+// checkLabClaim holds one figure of a README to the run it is read from.
+func checkLabClaim(t *testing.T, lab, text, dir string, c labClaim) {
+	t.Helper()
+	if !strings.Contains(text, c.text) {
+		t.Errorf("%s: the README no longer says %q", lab, c.text)
+	}
+	if c.file != "" {
+		data, err := os.ReadFile(filepath.Join(dir, c.file))
+		if err != nil || !strings.Contains(string(data), c.line+"\n") {
+			t.Errorf("%s: %q: %s has no line %q (%v)", lab, c.text, filepath.Join(filepath.Base(dir), c.file), c.line, err)
+		}
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Errorf("%s: %q: %v", lab, c.text, err)
+		return
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := jsonAt(v, c.json)
+	if !ok || math.Abs(got-c.want) > c.tol {
+		t.Errorf("%s: %q: %s's %s is %v (found %v), want %v ± %v", lab, c.text, filepath.Base(dir), c.json, got, ok, c.want, c.tol)
+	}
+}
+
+// jsonAt reads a number at a path of keys, with [key=value] picking the
+// element of a list whose key has that value.
+func jsonAt(v any, path string) (float64, bool) {
+	for _, step := range strings.Split(path, ".") {
+		key, sel, _ := strings.Cut(step, "[")
+		m, ok := v.(map[string]any)
+		if !ok {
+			return 0, false
+		}
+		if v, ok = m[key]; !ok {
+			return 0, false
+		}
+		if sel == "" {
+			continue
+		}
+		k, want, _ := strings.Cut(strings.TrimSuffix(sel, "]"), "=")
+		list, _ := v.([]any)
+		v = nil
+		for _, e := range list {
+			if em, ok := e.(map[string]any); ok && em[k] == want {
+				v = em
+				break
+			}
+		}
+	}
+	f, ok := v.(float64)
+	return f, ok
+}
+
+func sortedKeys(m map[string]bool) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
