@@ -446,6 +446,16 @@ func numberedQuestions(readme string) int {
 	return n
 }
 
+// section is the text under a "## title" heading, up to the next.
+func section(text, title string) string {
+	_, rest, ok := strings.Cut(text, "\n## "+title+"\n")
+	if !ok {
+		return ""
+	}
+	body, _, _ := strings.Cut(rest, "\n## ")
+	return strings.TrimSpace(body)
+}
+
 // numberedItems counts the lines that start a numbered item.
 func numberedItems(text string) (n int) {
 	for _, line := range strings.Split(text, "\n") {
@@ -485,6 +495,12 @@ func TestLabs(t *testing.T) {
 		answers, err := scenarios.LabAnswers(l.Name)
 		if q, a := numberedQuestions(readme), numberedItems(answers); err != nil || q == 0 || q != a {
 			t.Errorf("%s: %d questions in the README, %d answers in ANSWERS.md (%v)", l.Name, q, a, err)
+		}
+		// Predict, then run (issue 51): a question the student answers
+		// before the first run, answered in the teacher's notes.
+		predict, answer := section(readme, "Predict, then run"), section(answers, "Predict, then run")
+		if first := strings.Index(readme, "    lfsim run "); !strings.Contains(predict, "?") || answer == "" || strings.Index(readme, "## Predict, then run") > first {
+			t.Errorf("%s: no \"Predict, then run\" question before the first lfsim run (%q), or no answer to it in ANSWERS.md (%q)", l.Name, predict, answer)
 		}
 		for _, name := range l.Scenarios {
 			if !strings.Contains(readme, "lfsim run "+name+"\n") {

@@ -12,7 +12,7 @@ import (
 )
 
 // Labs are teaching exercises (SCENARIO.md, "Labs"): a folder under
-// labs/ with a README.md (what to observe, questions, what to change) and
+// labs/ with a README.md (a prediction, what to observe, questions, what to change) and
 // scenarios whose expect: sections hold the phenomenon the lab teaches,
 // so that the tests check every lab. A lab's scenario runs by the name
 // labs/LAB/SCENARIO.
