@@ -170,6 +170,7 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 		extra(pg)
 	}
 	pg.summaryTable(runs)
+	pg.programs(runs)
 	pg.jobs(runs)
 	pg.classes(runs)
 	pg.topology(runs[0])
@@ -240,7 +241,12 @@ func (pg *page) summaryTable(runs []*Run) {
 	row("complete / stopped by", func(s *Summary) string { return fmt.Sprintf("%v / %s", s.Complete, s.StopReason) })
 	row("simulated time", func(s *Summary) string { return fmtNs(float64(s.SimTimeNs)) })
 	row("wall time, events", func(s *Summary) string { return fmt.Sprintf("%.2fs, %d", s.WallSeconds, s.Events) })
-	row("flows completed", func(s *Summary) string { return fmt.Sprintf("%d of %d", s.Flows.Completed, s.Flows.Total) })
+	row("flows completed", func(s *Summary) string {
+		if s.Flows.Total == 0 {
+			return "no flows" // programs or collectives alone
+		}
+		return fmt.Sprintf("%d of %d", s.Flows.Completed, s.Flows.Total)
+	})
 	row("bytes offered / delivered / dropped", func(s *Summary) string {
 		return fmt.Sprintf("%d / %d / %d", s.Bytes.Offered, s.Bytes.Delivered, s.Bytes.Dropped)
 	})
@@ -250,6 +256,17 @@ func (pg *page) summaryTable(runs []*Run) {
 	completed("FCT p50 / p99", func(s *Summary) string { return fmtNs(float64(s.FCT.P50Ns)) + " / " + fmtNs(float64(s.FCT.P99Ns)) })
 	completed("slowdown mean / p99", func(s *Summary) string { return fmt.Sprintf("%.3f / %.3f", s.FCT.MeanSlowdown, s.FCT.P99Slowdown) })
 	completed("fairness (Jain)", func(s *Summary) string { return fmt.Sprintf("%.3f", s.Throughput.Fairness) })
+	for _, r := range runs {
+		if len(clientUsecPerIter(r.Programs)) > 0 {
+			runRow("pingpong usec/iter (client)", func(r *Run) string {
+				if v := clientUsecPerIter(r.Programs); len(v) > 0 {
+					return strings.Join(v, ", ")
+				}
+				return "none"
+			})
+			break
+		}
+	}
 	pg.fabricRows(runs, runRow)
 	if hasUplinks(runs) {
 		row("uplink imbalance (busiest / mean)", func(s *Summary) string {

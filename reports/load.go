@@ -100,6 +100,10 @@ type Run struct {
 	// one); timelineCut says it holds only the first spans.
 	Timeline    *Timeline
 	timelineCut bool
+	// Programs is the start of perftest.txt (the programs' output;
+	// empty when the run ran none), ProgramsCut whether it goes on.
+	Programs    string
+	ProgramsCut bool
 	// Params are the scenario's settings (scenario.yaml flattened to
 	// dotted keys, with the run's seed), for labelling overlaid runs.
 	Params map[string]string
@@ -110,10 +114,10 @@ type Run struct {
 }
 
 // LoadRun reads a run directory: summary.json is required; flows.csv,
-// timeseries.csv, pfc.csv, uplinks.csv, events.csv, topology.json and
-// scenario.yaml are read when present. Every file is checked as a
-// scenario file is (a regular file, bounded: csvread.go), and the CSV
-// files are read line by line.
+// timeseries.csv, pfc.csv, uplinks.csv, events.csv, topology.json,
+// scenario.yaml and the start of perftest.txt are read when present.
+// Every file is checked as a scenario file is (a regular file, bounded:
+// csvread.go), and the CSV files are read line by line.
 func LoadRun(dir string) (*Run, error) {
 	path := filepath.Join(dir, "summary.json")
 	data, ok, err := readRunFile(path, maxJSONBytes)
@@ -188,6 +192,9 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 		return nil, err
 	} else if t != nil {
 		r.Timeline, r.timelineCut = t, cut
+	}
+	if err := r.loadProgramsInto(filepath.Join(dir, "perftest.txt")); err != nil {
+		return nil, err
 	}
 	path := filepath.Join(dir, "topology.json")
 	if data, ok, err := readRunFile(path, maxJSONBytes); err != nil {
