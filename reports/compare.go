@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -150,8 +151,10 @@ func (pg *page) compare(axes []SweepAxis, points []SweepPoint) {
 	}
 }
 
-// compareChart draws metric m against axis ai; false when every point's
-// value is zero or missing.
+// compareChart draws metric m against axis ai, its y axis from zero (a
+// ratio between points reads true), joining the points by a line when
+// the axis's values are quantities (orderedValues); false when every
+// point's value is zero or missing.
 func (pg *page) compareChart(axes []SweepAxis, points []SweepPoint, ai int, m sweepMetric) bool {
 	ax := axes[ai]
 	type cell struct{ vals []float64 }
@@ -185,13 +188,14 @@ func (pg *page) compareChart(axes []SweepAxis, points []SweepPoint, ai int, m sw
 	if !nonzero {
 		return false
 	}
+	ordered := orderedValues(ax.Values)
 	c := charts.NewLine()
 	c.SetGlobalOptions(charts.WithInitializationOpts(pg.init("cmp", "340px")),
 		charts.WithTitleOpts(opts.Title{Title: m.title + " against " + ax.Path, Subtitle: m.text, TitleStyle: &opts.TextStyle{FontSize: 14}}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "42", Data: names}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: shortPath(ax.Path), NameLocation: "middle", NameGap: 28}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: m.axis, NameLocation: "middle", NameGap: 50, Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: m.axis, NameLocation: "middle", NameGap: 50, Min: 0}),
 		charts.WithGridOpts(opts.Grid{Top: "75", Bottom: "50", Left: "75", Right: "30"}),
 		charts.WithAnimation(false))
 	c.SetXAxis(ax.Values)
@@ -212,7 +216,12 @@ func (pg *page) compareChart(axes []SweepAxis, points []SweepPoint, ai int, m sw
 			lo[x], span[x] = opts.LineData{Value: Round(mn, 4)}, opts.LineData{Value: Round(mx-mn, 4)}
 			banded = banded || mx > mn
 		}
-		c.AddSeries(name, mean, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), charts.WithLineStyleOpts(opts.LineStyle{Color: color, Width: 2}))
+		line := opts.LineStyle{Color: color, Width: 2}
+		if !ordered {
+			line.Opacity = opts.Float(0) // categories: a dot per value, no line between them
+		}
+		c.AddSeries(name, mean, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), charts.WithLineStyleOpts(line),
+			charts.WithLineChartOpts(opts.LineChart{SymbolSize: 8, ShowSymbol: opts.Bool(true)}))
 		if banded {
 			stack := fmt.Sprintf("band%d", gi)
 			c.AddSeries(name+" (seed min)", lo, charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
@@ -222,6 +231,24 @@ func (pg *page) compareChart(axes []SweepAxis, points []SweepPoint, ai int, m sw
 		}
 	}
 	pg.chart(c)
+	return true
+}
+
+// quantity is a value with an order: a number with an optional unit
+// (5KB, 40Mbps, 1.5us, 10%, 4096).
+var quantity = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?\s*[A-Za-zµ%/]*$`)
+
+// orderedValues says whether a sweep axis's values are quantities, whose
+// points a line may join; others (transports, congestion controls, a map
+// of ECN settings) are categories, drawn as dots, since a line between
+// them would read as a trend along an axis they do not have (issue 51:
+// a sweep over four transports joined by lines).
+func orderedValues(values []string) bool {
+	for _, v := range values {
+		if !quantity.MatchString(strings.TrimSpace(v)) {
+			return false
+		}
+	}
 	return true
 }
 

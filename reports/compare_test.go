@@ -73,3 +73,61 @@ func TestSweepLabels(t *testing.T) {
 		t.Errorf("labels %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// TestChartsReadAtAGlance: issue 51's charts. A sweep's comparison
+// charts start their y axis at zero (values of 9.38 to 9.41 drawn on an
+// axis from 9.38 made 0.3% look large), join the points by a line only
+// along an axis of quantities (kmin's 5KB, 50KB, 100KB), and draw a
+// dot per category along one of names (hca.cc's dcqcn and none: a line
+// between them read as a trend); the run's time series start at zero
+// too (per-flow throughput of 9.5 to 13 Gb/s drawn from 9.5 was a
+// zig-zag band).
+func TestChartsReadAtAGlance(t *testing.T) {
+	axes := []SweepAxis{{Path: "hca.cc", Values: []string{"dcqcn", "none"}}, {Path: "switch.ecn.kmin", Values: []string{"5KB", "50KB", "100KB"}}}
+	var points []SweepPoint
+	for cc := range 2 {
+		for k := range 3 {
+			s := Summary{Scenario: "s", Complete: true, SimTimeNs: 1000, Flows: FlowCounts{Total: 4, Completed: 4}}
+			s.FCT.MeanSlowdown = 9.38 + 0.01*float64(cc+k)
+			r := &Run{Summary: s, Label: "p", Series: map[string]map[string][]Point{MetricFlowGbps: {"flow:0": {{TimeNs: 1000, Value: 9.5}, {TimeNs: 2000, Value: 13}}}}, Wheres: map[string][]string{MetricFlowGbps: {"flow:0"}}}
+			points = append(points, SweepPoint{Values: []int{cc, k}, Run: r})
+		}
+	}
+	page := string(BuildSweepHTML(axes, points))
+	chart := func(title string) string {
+		i := strings.Index(page, `"text":"`+title)
+		if i < 0 {
+			t.Fatalf("no chart %q", title)
+		}
+		j := strings.LastIndex(page[:i], "echarts.init(")
+		k := strings.Index(page[i:], "echarts.init(")
+		if k < 0 {
+			k = len(page) - i
+		}
+		return page[j : i+k]
+	}
+	cc, kmin := chart("Mean FCT slowdown against hca.cc"), chart("Mean FCT slowdown against switch.ecn.kmin")
+	for name, c := range map[string]string{"against hca.cc": cc, "against kmin": kmin} {
+		if !strings.Contains(c, `"yAxis":[{"name":"slowdown","nameLocation":"middle","nameGap":50,"type":"value","min":0}]`) {
+			t.Errorf("%s: the y axis does not start at zero: %s", name, regexp.MustCompile(`"yAxis":\[[^]]*\]`).FindString(c))
+		}
+	}
+	if !strings.Contains(cc, `"lineStyle":{"color":"#5470c6","width":2,"opacity":0}`) {
+		t.Error("against hca.cc (categories) the points are joined by a line")
+	}
+	if strings.Contains(kmin, `"opacity":0}`) || !strings.Contains(kmin, `"lineStyle":{"color":"#5470c6","width":2}`) {
+		t.Error("against kmin (quantities) the points are not joined by a line")
+	}
+	flows := page[strings.Index(page, "<h2>Throughput per flow</h2>"):]
+	if !strings.Contains(flows[:strings.Index(flows, "</script>")], `"yAxis":[{"type":"value","min":0}]`) {
+		t.Error("throughput per flow: the y axis does not start at zero")
+	}
+	for _, c := range []struct {
+		values []string
+		want   bool
+	}{{[]string{"5KB", "50KB"}, true}, {[]string{"4096", "1.5us", "10%", "40Mbps"}, true}, {[]string{"rocev2", "iwarp"}, false}, {[]string{"{kmin: 2KB, kmax: 20KB}"}, false}} {
+		if got := orderedValues(c.values); got != c.want {
+			t.Errorf("orderedValues(%q) = %v, want %v", c.values, got, c.want)
+		}
+	}
+}

@@ -111,7 +111,7 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0", Data: legend, Selected: hidden}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (µs)", NameLocation: "middle", NameGap: 25, Scale: opts.Bool(true)}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0}), // every series is a rate, a size or a time: from zero, so that 0.3% looks small
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}, opts.DataZoom{Type: "inside", XAxisIndex: []int{0}}),
 		charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "90", Left: "70", Right: "30"}),
 		charts.WithAnimation(false))
