@@ -413,8 +413,11 @@ func flatten(prefix string, v any, out map[string]string) {
 }
 
 // LabelRuns labels each run by the parameters whose values differ
-// between the runs ("switch.ecn.kmin=20KiB seed=2"); runs that differ in
-// nothing keep their directory's name.
+// between the runs, each by the shortest end of its path that no other
+// such parameter shares, and only those the run sets ("kmin=20KiB
+// seed=2", not "hca.cc=none hca.dcqcn.rpg_ai_rate=(unset) ...": issue
+// 51's legends of 32 pages); a run that sets none of them, and runs that
+// differ in nothing, keep their directory's name.
 func LabelRuns(runs []*Run) {
 	if len(runs) < 2 {
 		return
@@ -442,17 +445,20 @@ func LabelRuns(runs []*Run) {
 	if len(differ) == 0 {
 		return
 	}
+	short := shortKeys(differ)
 	seen := map[string]int{}
 	for _, r := range runs {
 		var parts []string
 		for _, k := range differ {
-			v, ok := r.Params[k]
-			if !ok {
-				v = "(unset)"
+			if v, ok := r.Params[k]; ok {
+				parts = append(parts, short[k]+"="+v)
 			}
-			parts = append(parts, k+"="+v)
 		}
-		r.Label = strings.Join(parts, " ")
+		if len(parts) > 0 {
+			r.Label = strings.Join(parts, " ")
+		} else {
+			r.Label = filepath.Base(filepath.Clean(r.Dir)) // sets none of them: the defaults
+		}
 		seen[r.Label]++
 	}
 	for _, r := range runs {
@@ -460,4 +466,32 @@ func LabelRuns(runs []*Run) {
 			r.Label += " (" + filepath.Base(filepath.Clean(r.Dir)) + ")"
 		}
 	}
+}
+
+// shortKeys maps each dotted path to its shortest ending (whole keys)
+// that no other path of keys ends with: switch.ecn.kmin is kmin, unless
+// another is ...kmin too.
+func shortKeys(keys []string) map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		parts := strings.Split(k, ".")
+		for n := 1; n <= len(parts); n++ {
+			end := strings.Join(parts[len(parts)-n:], ".")
+			clash := false
+			for _, o := range keys {
+				if o != k && (o == end || strings.HasSuffix(o, "."+end)) {
+					clash = true
+					break
+				}
+			}
+			if !clash {
+				out[k] = end
+				break
+			}
+		}
+		if out[k] == "" {
+			out[k] = k
+		}
+	}
+	return out
 }

@@ -43,15 +43,25 @@ func TestLabelRuns(t *testing.T) {
 	a := &Run{Dir: "a", Params: map[string]string{"switch.ecn.kmin": "20KiB", "seed": "1", "name": "x"}}
 	b := &Run{Dir: "b", Params: map[string]string{"switch.ecn.kmin": "50KiB", "seed": "1", "name": "x"}}
 	LabelRuns([]*Run{a, b})
-	if a.Label != "switch.ecn.kmin=20KiB" || b.Label != "switch.ecn.kmin=50KiB" {
+	if a.Label != "kmin=20KiB" || b.Label != "kmin=50KiB" {
 		t.Errorf("labels %q, %q", a.Label, b.Label)
+	}
+	// Issue 51: only the settings a run sets, each by the end of its path
+	// no other shares (kmin twice: ecn.kmin and other.kmin), in the order
+	// of the full paths.
+	g := &Run{Dir: "g", Params: map[string]string{"hca.cc": "none", "switch.ecn.kmin": "5KB", "other.kmin": "1"}}
+	h := &Run{Dir: "h", Params: map[string]string{"hca.cc": "dcqcn", "hca.dcqcn.rpg_ai_rate": "40Mbps"}}
+	i := &Run{Dir: "i", Params: map[string]string{}}
+	LabelRuns([]*Run{g, h, i})
+	if g.Label != "cc=none other.kmin=1 ecn.kmin=5KB" || h.Label != "cc=dcqcn rpg_ai_rate=40Mbps" || i.Label != "i" {
+		t.Errorf("labels %q, %q, %q", g.Label, h.Label, i.Label)
 	}
 	// A lab's scenarios differ in their names and their expect: sections
 	// too; the labels keep to the settings.
 	c := &Run{Dir: "c", Params: map[string]string{"switch.load_balance": "ecmp", "name": "lb-collisions", "expect.min_mean_slowdown": "2"}}
 	d := &Run{Dir: "d", Params: map[string]string{"switch.load_balance": "spray", "name": "lb-spray", "expect.max_mean_slowdown": "1.1"}}
 	LabelRuns([]*Run{c, d})
-	if c.Label != "switch.load_balance=ecmp" || d.Label != "switch.load_balance=spray" {
+	if c.Label != "load_balance=ecmp" || d.Label != "load_balance=spray" {
 		t.Errorf("labels %q, %q", c.Label, d.Label)
 	}
 	// Runs that differ only in name keep their folders' names.
