@@ -255,7 +255,14 @@ func (pg *page) summaryTable(runs []*Run) {
 	})
 	completed("FCT p50 / p99", func(s *Summary) string { return fmtNs(float64(s.FCT.P50Ns)) + " / " + fmtNs(float64(s.FCT.P99Ns)) })
 	completed("slowdown mean / p99", func(s *Summary) string { return fmt.Sprintf("%.3f / %.3f", s.FCT.MeanSlowdown, s.FCT.P99Slowdown) })
-	completed("fairness (Jain)", func(s *Summary) string { return fmt.Sprintf("%.3f", s.Throughput.Fairness) })
+	completed("fairness (Jain)", func(s *Summary) string {
+		if s.Flows.Completed < s.Flows.Total {
+			// Jain's index is over the completed flows' throughputs: say
+			// so, or 1.000 reads as fair while flows never finished.
+			return fmt.Sprintf("%.3f over the %d completed (%d did not complete)", s.Throughput.Fairness, s.Flows.Completed, s.Flows.Total-s.Flows.Completed)
+		}
+		return fmt.Sprintf("%.3f", s.Throughput.Fairness)
+	})
 	for _, r := range runs {
 		if len(clientUsecPerIter(r.Programs)) > 0 {
 			runRow("pingpong usec/iter (client)", func(r *Run) string {

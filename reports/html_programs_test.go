@@ -63,3 +63,24 @@ func TestReportShowsPrograms(t *testing.T) {
 		t.Errorf("client usec/iter %q, want the pingpong client's alone", got)
 	}
 }
+
+// TestFairnessSaysOverWhat: Jain's index is over the completed flows'
+// throughputs, so a run where some never finished says so beside it
+// (issue 51: the infiniband lab without PFC showed "fairness 1.000"
+// while three flows failed); a run where all finished shows the index
+// alone.
+func TestFairnessSaysOverWhat(t *testing.T) {
+	for _, c := range []struct {
+		completed, total int
+		want             string
+	}{
+		{5, 8, "<tr><td>fairness (Jain)</td><td>1.000 over the 5 completed (3 did not complete)</td></tr>"},
+		{8, 8, "<tr><td>fairness (Jain)</td><td>1.000</td></tr>"},
+	} {
+		s := Summary{Scenario: "s", Complete: true, Flows: FlowCounts{Total: c.total, Completed: c.completed}}
+		s.Throughput.Fairness = 1
+		if page := string(BuildHTML([]*Run{{Summary: s, Label: "r"}})); !strings.Contains(page, c.want) {
+			t.Errorf("%d of %d completed: no %q", c.completed, c.total, c.want)
+		}
+	}
+}
