@@ -42,8 +42,9 @@ type labClaim struct {
 	line string  // and a line it holds
 }
 
-// labClaims are the figures of the labs issue 51 found pointing at what
-// their outputs did not show, each held to the run it is read from.
+// labClaims are figures the labs quote (those of the labs issue 51 found
+// pointing at what their outputs did not show, and others), each held to
+// the run it is read from.
 var labClaims = map[string][]labClaim{
 	"first-verbs-program": {
 		{text: "`rc-pingpong` 6.85", run: "first-rc-pingpong", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 6.85 usec/iter"},
@@ -60,6 +61,30 @@ var labClaims = map[string][]labClaim{
 		{text: "p99 FCT is 12.76 ms", run: "dcqcn-lax", json: "fct.p99_ns", want: 12.76e6, tol: 0.005e6},
 		{text: "`default`'s 12.52 ms", run: "dcqcn-default", json: "fct.p99_ns", want: 12.52e6, tol: 0.005e6},
 		{text: "8% of the run for h0", run: "dcqcn-lax", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.08, tol: 0.005},
+	},
+	"pfc-head-of-line": {
+		{text: "h0's included, about three quarters of the run", run: "hol-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.75, tol: 0.05},
+	},
+	"one-and-two-sided": {
+		{text: "is 696 µs for 512 KiB", run: "os-send-before-recv", json: "fct.p50_ns", want: 696e3, tol: 0.5e3},
+		{text: "19 packets went twice", run: "os-send-before-recv", json: "packets.retransmitted", want: 19},
+		{text: "finish in 50 µs (slowdown 1.04)", run: "os-write", json: "fct.p50_ns", want: 50e3, tol: 0.5e3},
+		{text: "finish in 50 µs (slowdown 1.04)", run: "os-write", json: "fct.mean_slowdown", want: 1.04, tol: 0.005},
+		{text: "390 µs against 31 µs", run: "os-read-depth-1", json: "fct.p50_ns", want: 390e3, tol: 1e3},
+		{text: "390 µs against 31 µs", run: "os-read-depth-16", json: "fct.p50_ns", want: 31e3, tol: 0.5e3},
+	},
+	"transports": {
+		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-rc", json: "packets.dropped", want: 25},
+		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-uc", json: "packets.dropped", want: 22},
+		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-ud", json: "packets.dropped", want: 22},
+		{text: "209 packets retransmitted by RC", run: "tr-rc", json: "packets.retransmitted", want: 209},
+		{text: "179 of the 198 UC messages", run: "tr-uc", json: "flows.completed", want: 179},
+		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.completed", want: 3161},
+		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.total", want: 3183},
+	},
+	"memory-protection": {
+		{text: "exactly 262,144 (the first four messages)", run: "mp-out-of-bounds", json: "bytes.delivered", want: 262144},
+		{text: "`no-remote-write` sent 20 packets", run: "mp-no-remote-write", json: "packets.sent", want: 20},
 	},
 	"infiniband": {
 		{text: "h0's link paused 86% of the run", run: "ib-lab-incast-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.86, tol: 0.005},
