@@ -20,6 +20,12 @@ var namedElsewhere = map[string]string{
 	"metamorphic/coverage.go": "the generator's coverage names iWARP's TCP's default control, newreno",
 	"scenarios/course.go":     "a lab's name (tuning-dcqcn)",
 	"hca/profile.go":          "iWARP's TCP defaults to newreno",
+	"reproduce/dcqcn.go":      "a reproduction is named for the paper it reproduces (DCQCN, Zhu et al.)",
+	"reproduce/dctcp.go":      "a reproduction is named for the paper it reproduces (DCTCP, Alizadeh et al.)",
+	"reproduce/ibcc.go":       "a reproduction is named for the paper it reproduces (InfiniBand CC, Gran et al.)",
+	"reproduce/irn.go":        "its setup names the controls the IRN paper compares",
+	"reproduce/mathis.go":     "its setup names the TCP control Mathis's formula is checked against",
+	"reproduce/register.go":   "the reproductions' table, each row named for its paper",
 }
 
 // TestNoControlNamedElsewhere: no code outside this package names a

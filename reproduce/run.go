@@ -176,7 +176,7 @@ func withSet(file string, data []byte, set []string) ([]byte, error) {
 	for _, s := range set {
 		path, value, ok := strings.Cut(s, "=")
 		if !ok || path == "" {
-			return nil, fmt.Errorf("set %s: expected path=value, such as hca.dctcp.g=0.5", scenario.Show(s))
+			return nil, fmt.Errorf("set %s: expected path=value, such as switch.ecn.kmin=40KB", scenario.Show(s))
 		}
 		var v yaml.Node
 		if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) != 1 {
