@@ -78,6 +78,10 @@ Usage:
                       what ibv_devinfo -v prints for the simulated HCAs
   lfsim devices [SCENARIO]
                       what ibv_devices prints
+  lfsim ibsim [SCENARIO] DIR
+                      write the InfiniBand fabric as ibsim's net file and
+                      OpenSM's guid2lid (lfsim's LIDs), to run OpenSM on
+                      it and compare its tables with lfts.txt
   lfsim schema [scenario|sweep]
                       print the format's JSON Schema (for an editor's
                       yaml-language-server)
@@ -192,6 +196,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return devinfoCmd(args[1:], stdout, stderr)
 	case "devices":
 		return devicesCmd(args[1:], stdout, stderr)
+	case "ibsim":
+		return ibsimCmd(args[1:], stdout, stderr)
 	case "sonic":
 		return sonicCmd(args[1:], stdout, stderr)
 	case "__complete":

@@ -225,3 +225,38 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 		})
 	}
 }
+
+// TestIBSimCommand: lfsim ibsim writes an InfiniBand example's fabric as
+// ibsim's net file (a record per node: 7 switches and 7 hosts for
+// ib-credit-loop's ring) and guid2lid (a line per port with a LID), and
+// refuses an Ethernet scenario and a flag it does not know.
+func TestIBSimCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, stdout, stderr := lfsim(t, "ibsim", "ib-credit-loop", dir); code != exitOK || !strings.Contains(stdout, "ibsim-run opensm") {
+		t.Fatalf("lfsim ibsim: exit %d\n%s%s", code, stdout, stderr)
+	}
+	net, err := os.ReadFile(filepath.Join(dir, "net"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2l, err := os.ReadFile(filepath.Join(dir, "guid2lid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw, ca, lines := strings.Count(string(net), "\nSwitch\t"), strings.Count(string(net), "\nHca\t"), strings.Count(string(g2l), "\n"); sw != 7 || ca != 7 || lines != 14 {
+		t.Errorf("net has %d switches and %d CAs, guid2lid %d lines; want 7, 7 and 14", sw, ca, lines)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ibsim", "incast-8to1", dir}, exitFailed, "has no InfiniBand switches"},
+		{[]string{"ibsim", "--lmc", dir}, exitUsage, "unknown flag --lmc"},
+		{[]string{"ibsim"}, exitUsage, "takes a scenario"},
+	} {
+		if code, _, stderr := lfsim(t, c.args...); code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("lfsim %v: exit %d, %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
