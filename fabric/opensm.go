@@ -48,8 +48,12 @@ func (a RoutingAlgo) IsLFT() bool {
 func (b *routeBuilder) pickOne(algo RoutingAlgo) {
 	r := b.r
 	r.wide = append([]portRange(nil), r.spans...)
-	if algo == RoutingLASH {
+	switch algo {
+	case RoutingLASH:
 		b.pickLASH()
+		return
+	case RoutingDFSSSP:
+		b.pickDFSSSP()
 		return
 	}
 	for si := range b.sw {
@@ -269,13 +273,13 @@ func WriteLFTs(w io.Writer, t *Topology, r *Routes, lids *LIDs) error {
 }
 
 // RoutingDFSSSP is OpenSM's dfsssp: deadlock-free single-source shortest
-// paths. The forwarding tables are minhop's here (OpenSM's sssp balances
-// with Dijkstra over link use; the model takes the least-used min-hop
-// port, which on the topologies it is used for gives the same spread);
-// what makes it deadlock-free is AssignVLs: the paths are put on virtual
-// lanes so that no lane's channel dependencies close a cycle
-// (osm_ucast_dfsssp.c: the layers, and the SL each source-destination
-// pair uses).
+// paths. The forwarding tables are OpenSM's sssp's (pickDFSSSP: a
+// Dijkstra per destination over link weights that count the routes
+// already on each link), entry for entry as OpenSM 3.3 fills them on the
+// same fabric (TestOpenSMRecordedTables); what makes it deadlock-free is
+// AssignVLs: the paths are put on virtual lanes so that no lane's channel
+// dependencies close a cycle (osm_ucast_dfsssp.c: the layers, and the SL
+// each source-destination pair uses).
 const RoutingDFSSSP RoutingAlgo = "dfsssp"
 
 // AssignVLs puts every host pair's path (as r forwards it) on the first
