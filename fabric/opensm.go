@@ -19,9 +19,15 @@ import (
 //     tie (osm_ucast_mgr.c: the "least used" port of the min-hop set).
 //     Credit loops are possible (a ring).
 //   - updn: the same choice among the ports of legal up*/down* paths
-//     (the up*/down* rule of Routes, with its automatic roots): no path
-//     goes down and then up again, so no credit loop can form
-//     (osm_ucast_updn.c).
+//     (the up*/down* rule of Routes): no path goes down and then up
+//     again, so no credit loop can form (osm_ucast_updn.c). Its roots are
+//     the ones OpenSM finds (openSMRoots: a switch that sees more than
+//     90% of the CAs at one hop distance, a fat tree's top); where it
+//     finds none (a ring) OpenSM gives updn up and routes minhop, with
+//     credit loops, and lfsim takes one root, the switch with the
+//     smallest NodeID among those farthest from any host (every switch
+//     has hosts: the first), which is what OpenSM routes when given that
+//     root's GUID in its root_guid_file (-a).
 //   - ftree: for fat trees, the up*/down* paths with the destinations
 //     spread over the up ports in the order of their index (destination
 //     i takes the (i mod n)-th of a switch's n candidates), the D-mod-K

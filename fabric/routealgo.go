@@ -69,11 +69,21 @@ func (b *routeBuilder) upDownRank(singleRoot bool) []int32 {
 		}
 	}
 	var roots []graph.Node
-	for x := 0; x < n; x++ {
-		if best < 0 || (b.row[x] < 0 && far[x] == best) {
+	if b.r.algo == RoutingUpDn && !singleRoot {
+		// OpenSM's updn finds its own roots; where it finds none, the
+		// one root below (as OpenSM routes when given it).
+		for _, x := range b.openSMRoots() {
 			roots = append(roots, simple.Node(x))
-			if singleRoot {
-				break
+		}
+		singleRoot = len(roots) == 0
+	}
+	if len(roots) == 0 {
+		for x := 0; x < n; x++ {
+			if best < 0 || (b.row[x] < 0 && far[x] == best) {
+				roots = append(roots, simple.Node(x))
+				if singleRoot {
+					break
+				}
 			}
 		}
 	}

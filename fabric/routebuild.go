@@ -34,7 +34,8 @@ import (
 // distances from the root switches by breadth-first search. The roots are
 // the switches with no hosts that are farthest from any host (the largest
 // minimum hop distance to a host); where every switch has hosts, every
-// switch is a root. The link x->y goes up if level(y) < level(x), or the
+// switch is a root. (OpenSM's updn, RoutingUpDn, takes OpenSM's roots
+// instead, or one root where OpenSM finds none: see RoutingUpDn.) The link x->y goes up if level(y) < level(x), or the
 // levels are equal and NodeID(y) < NodeID(x); otherwise it goes down. This
 // orients every link one way, without cycles. A legal path is zero or more
 // up hops then zero or more down hops, and legal paths cannot form a cyclic

@@ -186,32 +186,50 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 		same   int                // entries that agree (of 320 or 72)
 		log    string             // what OpenSM's log must say, if anything
 		asIf   fabric.RoutingAlgo // lfsim's engine that OpenSM's tables equal, when not algo's
+		root   string             // the switch OpenSM is given for updn's root (-a), if any
 	}{
-		{"fattree-k4", fat, fabric.RoutingMinHop, 320, "", ""},
-		{"fattree-k4", fat, fabric.RoutingUpDn, 320, "", ""},
-		{"fattree-k4", fat, fabric.RoutingFtree, 272, "", ""},
-		{"fattree-k4", fat, fabric.RoutingLASH, 320, "", ""},
-		{"fattree-k4", fat, fabric.RoutingDFSSSP, 320, "", ""},
-		{"ring-6", ring, fabric.RoutingMinHop, 72, "", ""},
-		{"ring-6", ring, fabric.RoutingUpDn, 60, "disabling UPDN algorithm, no root nodes were found", fabric.RoutingMinHop},
-		{"ring-6", ring, fabric.RoutingFtree, 59, "ERR AB2B: Found more than one root on fabric with maximum rank 0", fabric.RoutingMinHop},
-		{"ring-6", ring, fabric.RoutingLASH, 72, "", ""},
-		{"ring-6", ring, fabric.RoutingDFSSSP, 72, "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingMinHop, 72, "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingUpDn, 72, "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingFtree, 54, "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingLASH, 72, "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingDFSSSP, 72, "", ""},
+		{"fattree-k4", fat, fabric.RoutingMinHop, 320, "", "", ""},
+		{"fattree-k4", fat, fabric.RoutingUpDn, 320, "", "", ""},
+		{"fattree-k4", fat, fabric.RoutingFtree, 272, "", "", ""},
+		{"fattree-k4", fat, fabric.RoutingLASH, 320, "", "", ""},
+		{"fattree-k4", fat, fabric.RoutingDFSSSP, 320, "", "", ""},
+		{"ring-6", ring, fabric.RoutingMinHop, 72, "", "", ""},
+		{"ring-6", ring, fabric.RoutingUpDn, 63, "disabling UPDN algorithm, no root nodes were found", fabric.RoutingMinHop, ""},
+		{"ring-6", ring, fabric.RoutingUpDn, 72, "", "", "s0"},
+		{"ring-6", ring, fabric.RoutingFtree, 59, "ERR AB2B: Found more than one root on fabric with maximum rank 0", fabric.RoutingMinHop, ""},
+		{"ring-6", ring, fabric.RoutingLASH, 72, "", "", ""},
+		{"ring-6", ring, fabric.RoutingDFSSSP, 72, "", "", ""},
+		{"leafspine-4x2", ls, fabric.RoutingMinHop, 72, "", "", ""},
+		{"leafspine-4x2", ls, fabric.RoutingUpDn, 72, "", "", ""},
+		{"leafspine-4x2", ls, fabric.RoutingFtree, 54, "", "", ""},
+		{"leafspine-4x2", ls, fabric.RoutingLASH, 72, "", "", ""},
+		{"leafspine-4x2", ls, fabric.RoutingDFSSSP, 72, "", "", ""},
 	} {
-		t.Run(fmt.Sprintf("%s/%s", c.fabric, c.algo), func(t *testing.T) {
+		name := fmt.Sprintf("%s/%s", c.fabric, c.algo)
+		if c.root != "" {
+			name += "-root-" + c.root
+		}
+		t.Run(name, func(t *testing.T) {
 			lids := fabric.AssignLIDs(c.tp)
-			osm := runOpenSM(t, tools, c.tp, lids, string(c.algo))
+			var extra []string
+			if c.root != "" {
+				id, ok := c.tp.Lookup(c.root)
+				if !ok {
+					t.Fatalf("no switch %s", c.root)
+				}
+				file := filepath.Join(t.TempDir(), "roots")
+				if err := os.WriteFile(file, []byte(fmt.Sprintf("0x%016x\n", fabric.GUID(id))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				extra = []string{"-a", file}
+			}
+			osm := runOpenSM(t, tools, c.tp, lids, string(c.algo), extra...)
 			ours := lfsimTables(t, c.tp, c.algo, lids)
 			if len(osm.lft) < len(ours) {
 				t.Fatalf("ibroute read %d entries from OpenSM's switches; lfsim has %d", len(osm.lft), len(ours))
 			}
 			if dir := os.Getenv("LFSIM_OPENSM_RECORD"); dir != "" {
-				recordOpenSM(t, filepath.Join(dir, c.fabric+"-"+string(c.algo)+".txt"), osm.lft)
+				recordOpenSM(t, filepath.Join(dir, strings.ReplaceAll(name, "/", "-")+".txt"), osm.lft)
 			}
 			same, first := agreement(ours, osm.lft)
 			t.Logf("%s %s: %d of %d entries agree", c.fabric, c.algo, same, len(ours))
