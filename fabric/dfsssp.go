@@ -116,7 +116,7 @@ func (b *routeBuilder) pickDFSSSP() {
 				default:
 					port = links[used[x]].toPort
 				}
-				b.pinDFSSSP(int32(x), hi, port)
+				b.pinPort(int32(x), hi, port)
 			}
 			// update_weights(): each switch's LIDs on every link of its path.
 			for x := 0; x < n; x++ {
@@ -128,10 +128,10 @@ func (b *routeBuilder) pickDFSSSP() {
 	}
 }
 
-// pinDFSSSP makes port the entry of switch si for host hi: its place in
+// pinPort makes port the entry of switch si for host hi: its place in
 // the entry's candidates, or the port alone if it is none of them (a
 // path longer than the shortest, which the weights allow late).
-func (b *routeBuilder) pinDFSSSP(si int32, hi int, port int32) {
+func (b *routeBuilder) pinPort(si int32, hi int, port int32) {
 	r := b.r
 	i := int(si)*r.hosts + hi
 	s := &r.spans[i]

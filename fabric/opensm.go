@@ -14,7 +14,7 @@ import (
 // several.
 //
 //   - minhop: every switch forwards on a minimum-hop port; among those it
-//     takes, destination by destination in LID order, the port that
+//     takes, destination by destination (in OpenSM's order, below), the port that
 //     carries the fewest destinations so far, the lowest-numbered on a
 //     tie (osm_ucast_mgr.c: the "least used" port of the min-hop set).
 //     Credit loops are possible (a ring).
@@ -28,13 +28,17 @@ import (
 //     smallest NodeID among those farthest from any host (every switch
 //     has hosts: the first), which is what OpenSM routes when given that
 //     root's GUID in its root_guid_file (-a).
-//   - ftree: for fat trees, the up*/down* paths with the destinations
-//     spread over the up ports in the order of their index (destination
-//     i takes the (i mod n)-th of a switch's n candidates), the D-mod-K
-//     spreading that OpenSM's ftree engine aims for, so that the
-//     destinations under one leaf leave by different spines
-//     (osm_ucast_ftree.c). On a topology that is no fat tree it is updn
-//     with this spreading.
+//   - ftree: OpenSM's fat-tree routing (osm_ucast_ftree.c, followed in
+//     ftree.go): each leaf's hosts spread over the up port groups by
+//     their counters of main paths, leaf by leaf in ftree's tuple order,
+//     and the other switches' up entries from each destination's main
+//     path. A fabric ftree does not take for a fat tree (a ring) OpenSM
+//     routes with minhop, and so does lfsim.
+//
+// minhop and updn fill the tables destination by destination in OpenSM's
+// order (openSMOrder: the switches with the most hosts first, each
+// switch's hosts in port order). Every engine's tables are OpenSM 3.3's,
+// entry for entry, on the fabrics TestOpenSMRecordedTables holds.
 const (
 	RoutingMinHop RoutingAlgo = "minhop"
 	RoutingUpDn   RoutingAlgo = "updn"
@@ -54,38 +58,36 @@ func (a RoutingAlgo) IsLFT() bool {
 func (b *routeBuilder) pickOne(algo RoutingAlgo) {
 	r := b.r
 	r.wide = append([]portRange(nil), r.spans...)
-	switch algo {
-	case RoutingLASH:
+	switch {
+	case algo == RoutingLASH:
 		b.pickLASH()
 		return
-	case RoutingDFSSSP:
+	case algo == RoutingDFSSSP:
 		b.pickDFSSSP()
 		return
+	case algo == RoutingFtree && b.ft != nil:
+		b.pickFtree(b.ft)
+		return
 	}
+	order := b.openSMOrder()
 	for si := range b.sw {
-		var used map[int32]int
-		if algo != RoutingFtree {
-			used = map[int32]int{}
-		}
-		for hi := 0; hi < r.hosts; hi++ {
+		used := map[int32]int{} // looked up only
+		for _, hi := range order {
 			s := &r.spans[si*r.hosts+hi]
 			if s.n <= 1 {
-				if s.n == 1 && used != nil {
+				if s.n == 1 {
 					used[r.ports[s.off]]++
 				}
 				continue
 			}
 			list := r.ports[s.off : s.off+s.n]
-			pick := int32(hi % len(list))
-			if used != nil {
-				pick = 0
-				for i, p := range list {
-					if used[p] < used[list[pick]] {
-						pick = int32(i)
-					}
+			pick := int32(0)
+			for i, p := range list {
+				if used[p] < used[list[pick]] {
+					pick = int32(i)
 				}
-				used[list[pick]]++
 			}
+			used[list[pick]]++
 			s.off, s.n = s.off+pick, 1
 		}
 	}

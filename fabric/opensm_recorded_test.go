@@ -14,11 +14,15 @@ import (
 // read back with ibroute, in testdata/opensm: cmd/lfsim's
 // TestOpenSMTablesOnIBSim recorded them, with LFSIM_OPENSM_RECORD, and
 // checks them against a live OpenSM where one is installed), entry by
-// entry over (switch, host LID), for the pairs that agree in full; the
-// others' differences are explained in docs/RELIABILITY.md. Ports there
-// are numbered from 1, lfsim's from 0.
+// entry over (switch, host LID), for every engine on each fabric (updn on
+// the ring with the root OpenSM is given: docs/RELIABILITY.md). Ports
+// there are numbered from 1, lfsim's from 0.
 func TestOpenSMRecordedTables(t *testing.T) {
 	fat, err := FatTree(4, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fat6, err := FatTree(6, testLink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,18 +34,32 @@ func TestOpenSMRecordedTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first leaf with a fourth host, as TestOpenSMTablesOnIBSim
+	// builds it: minhop's order and ftree's dummy CAs.
+	uneven, err := LeafSpine(4, 2, 3, testLink, testLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := uneven.AddNode("h12", Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uneven.Connect(uneven.Nodes[uneven.Hosts()[0]].Ports[0].Peer, extra, testLink)
+	all := []RoutingAlgo{RoutingMinHop, RoutingUpDn, RoutingFtree, RoutingLASH, RoutingDFSSSP}
 	for _, c := range []struct {
 		fabric string
 		tp     *Topology
 		algos  []RoutingAlgo
 	}{
-		{"fattree-k4", fat, []RoutingAlgo{RoutingMinHop, RoutingUpDn, RoutingLASH, RoutingDFSSSP}},
-		{"ring-6", ring, []RoutingAlgo{RoutingMinHop, RoutingLASH, RoutingDFSSSP}},
+		{"fattree-k4", fat, all},
+		{"fattree-k6", fat6, all},
 		// updn on the ring: OpenSM finds no root of its own and gives up
 		// (routing minhop); given lfsim's one root, s0 (-a), it routes as
-		// lfsim does.
-		{"ring-6", ring, []RoutingAlgo{RoutingUpDn + "-root-s0"}},
-		{"leafspine-4x2", ls, []RoutingAlgo{RoutingMinHop, RoutingUpDn, RoutingLASH, RoutingDFSSSP}},
+		// lfsim does. ftree refuses the ring, and OpenSM routes minhop,
+		// as lfsim's ftree does there.
+		{"ring-6", ring, []RoutingAlgo{RoutingMinHop, RoutingUpDn + "-root-s0", RoutingFtree, RoutingLASH, RoutingDFSSSP}},
+		{"leafspine-4x2", ls, all},
+		{"leafspine-uneven", uneven, all},
 	} {
 		lids := AssignLIDs(c.tp)
 		for _, algo := range c.algos {

@@ -86,7 +86,15 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 	b.distances()
 	var err error
 	switch algo {
-	case RoutingUpDown, RoutingUpDn, RoutingFtree:
+	case RoutingFtree:
+		// OpenSM's ftree routes fat trees only; it refuses the rest,
+		// and OpenSM routes them with minhop.
+		if b.ft = b.newFtree(); b.ft != nil {
+			err = b.upDown()
+		} else {
+			err = b.ecmp(false)
+		}
+	case RoutingUpDown, RoutingUpDn:
 		err = b.upDown()
 	case RoutingSpanningTree:
 		err = b.spanningTree()
@@ -151,6 +159,9 @@ type routeBuilder struct {
 	// partial leaves an unreachable destination's list empty instead of
 	// failing (ComputeRoutesDegraded).
 	partial bool
+	// ft is ftree's view of a fat tree (RoutingFtree), nil where OpenSM's
+	// ftree would refuse the fabric.
+	ft *ftree
 }
 
 func newRouteBuilder(t *Topology, algo RoutingAlgo) *routeBuilder {

@@ -258,6 +258,10 @@ func (z RoutingSize) BuildBytes(vls int) int64 {
 		return max(build, layered)
 	case RoutingDFSSSP:
 		return max(build, z.TableBytes()+layers)
+	case RoutingFtree:
+		// ftree's own port and hop count per switch and destination
+		// (ftreeSwitch.lft, .hops) beside the lists.
+		return build + entries*5
 	}
 	return build
 }

@@ -136,7 +136,7 @@ func agreement(ours, osm map[lftKey]int) (same int, first []string) {
 	for k, p := range ours {
 		if osm[k] == p {
 			same++
-		} else if len(first) < 6 {
+		} else if len(first) < 100 {
 			first = append(first, fmt.Sprintf("switch LID %d to LID %d: lfsim port %d, OpenSM %d", k.sw, k.dst, p, osm[k]))
 		}
 	}
@@ -146,21 +146,14 @@ func agreement(ours, osm map[lftKey]int) (same int, first []string) {
 // TestOpenSMTablesOnIBSim: OpenSM 3.3 run on ibsim, with lfsim's fabric
 // and LIDs (fabric.WriteIBSimNet, WriteGUID2LID), fills every switch's
 // forwarding table as lfsim's lfts.txt does, entry by entry over (switch,
-// host LID), for minhop, updn and lash on a k=4 fat tree, a ring of 6
-// switches with 2 hosts each and a leaf-spine of 4 leaves, 2 spines and 3
-// hosts a leaf; minhop and lash also on the ring. The other pairs differ
-// for reasons docs/ROUTING.md gives from OpenSM's source, and the test
-// holds each to its count, so that a change on either side shows:
-//
-//   - updn and ftree on the ring: OpenSM gives up (updn finds no root, its
-//     log says "no root nodes were found"; ftree finds no fat tree, ERR
-//     AB2B) and routes minhop, which lfsim's minhop matches entry for entry;
-//   - ftree on the fat tree and the leaf-spine: OpenSM balances by its
-//     port groups' counters leaf by leaf and fills the other switches'
-//     up entries from its main path's switches, where lfsim spreads by the
-//     destination's index;
-//   - dfsssp: OpenSM balances by Dijkstra over link weights (the number
-//     of routes on each link), lfsim by least use per switch.
+// host LID), for minhop, updn, ftree, lash and dfsssp on a k=4 fat tree,
+// a ring of 6 switches with 2 hosts each, a leaf-spine of 4 leaves, 2
+// spines and 3 hosts a leaf, and the same with a fourth host on its first
+// leaf; with LFSIM_SLOW=1 also a k=6 fat tree. On the ring OpenSM's updn
+// finds no root and its ftree no fat tree: both route minhop (the log
+// says why, the test checks, and lfsim's minhop is what they route);
+// lfsim's updn there is OpenSM's given the root s0 (-a), which the test
+// also runs. docs/RELIABILITY.md has the numbers and the reasons.
 func TestOpenSMTablesOnIBSim(t *testing.T) {
 	tools := map[string]string{}
 	for _, n := range []string{"ibsim", "ibsim-run", "opensm", "ibroute"} {
@@ -168,6 +161,10 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 	}
 	link := fabric.LinkSpec{Rate: 100 * fabric.Gbps, Delay: sim.Microsecond}
 	fat, err := fabric.FatTree(4, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fat6, err := fabric.FatTree(6, link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +176,17 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A leaf-spine whose first leaf has a fourth host: ftree routes a
+	// dummy destination on each of the others (max_cn_per_leaf).
+	uneven, err := fabric.LeafSpine(4, 2, 3, link, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := uneven.AddNode("h12", fabric.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uneven.Connect(uneven.Nodes[uneven.Hosts()[0]].Ports[0].Peer, extra, link)
 	for _, c := range []struct {
 		fabric string
 		tp     *fabric.Topology
@@ -187,29 +195,43 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 		log    string             // what OpenSM's log must say, if anything
 		asIf   fabric.RoutingAlgo // lfsim's engine that OpenSM's tables equal, when not algo's
 		root   string             // the switch OpenSM is given for updn's root (-a), if any
+		slow   bool               // only with LFSIM_SLOW=1 (the k=6 fat tree's 45 switches: some 35 s)
 	}{
-		{"fattree-k4", fat, fabric.RoutingMinHop, 320, "", "", ""},
-		{"fattree-k4", fat, fabric.RoutingUpDn, 320, "", "", ""},
-		{"fattree-k4", fat, fabric.RoutingFtree, 272, "", "", ""},
-		{"fattree-k4", fat, fabric.RoutingLASH, 320, "", "", ""},
-		{"fattree-k4", fat, fabric.RoutingDFSSSP, 320, "", "", ""},
-		{"ring-6", ring, fabric.RoutingMinHop, 72, "", "", ""},
-		{"ring-6", ring, fabric.RoutingUpDn, 63, "disabling UPDN algorithm, no root nodes were found", fabric.RoutingMinHop, ""},
-		{"ring-6", ring, fabric.RoutingUpDn, 72, "", "", "s0"},
-		{"ring-6", ring, fabric.RoutingFtree, 59, "ERR AB2B: Found more than one root on fabric with maximum rank 0", fabric.RoutingMinHop, ""},
-		{"ring-6", ring, fabric.RoutingLASH, 72, "", "", ""},
-		{"ring-6", ring, fabric.RoutingDFSSSP, 72, "", "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingMinHop, 72, "", "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingUpDn, 72, "", "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingFtree, 54, "", "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingLASH, 72, "", "", ""},
-		{"leafspine-4x2", ls, fabric.RoutingDFSSSP, 72, "", "", ""},
+		{"fattree-k4", fat, fabric.RoutingMinHop, 320, "", "", "", false},
+		{"fattree-k4", fat, fabric.RoutingUpDn, 320, "", "", "", false},
+		{"fattree-k4", fat, fabric.RoutingFtree, 320, "", "", "", false},
+		{"fattree-k4", fat, fabric.RoutingLASH, 320, "", "", "", false},
+		{"fattree-k4", fat, fabric.RoutingDFSSSP, 320, "", "", "", false},
+		{"fattree-k6", fat6, fabric.RoutingMinHop, 2430, "", "", "", true},
+		{"fattree-k6", fat6, fabric.RoutingUpDn, 2430, "", "", "", true},
+		{"fattree-k6", fat6, fabric.RoutingFtree, 2430, "", "", "", true},
+		{"fattree-k6", fat6, fabric.RoutingLASH, 2430, "", "", "", true},
+		{"fattree-k6", fat6, fabric.RoutingDFSSSP, 2430, "", "", "", true},
+		{"ring-6", ring, fabric.RoutingMinHop, 72, "", "", "", false},
+		{"ring-6", ring, fabric.RoutingUpDn, 63, "disabling UPDN algorithm, no root nodes were found", fabric.RoutingMinHop, "", false},
+		{"ring-6", ring, fabric.RoutingUpDn, 72, "", "", "s0", false},
+		{"ring-6", ring, fabric.RoutingFtree, 72, "ERR AB2B: Found more than one root on fabric with maximum rank 0", fabric.RoutingMinHop, "", false},
+		{"ring-6", ring, fabric.RoutingLASH, 72, "", "", "", false},
+		{"ring-6", ring, fabric.RoutingDFSSSP, 72, "", "", "", false},
+		{"leafspine-4x2", ls, fabric.RoutingMinHop, 72, "", "", "", false},
+		{"leafspine-4x2", ls, fabric.RoutingUpDn, 72, "", "", "", false},
+		{"leafspine-4x2", ls, fabric.RoutingFtree, 72, "", "", "", false},
+		{"leafspine-4x2", ls, fabric.RoutingLASH, 72, "", "", "", false},
+		{"leafspine-4x2", ls, fabric.RoutingDFSSSP, 72, "", "", "", false},
+		{"leafspine-uneven", uneven, fabric.RoutingMinHop, 78, "", "", "", false},
+		{"leafspine-uneven", uneven, fabric.RoutingUpDn, 78, "", "", "", false},
+		{"leafspine-uneven", uneven, fabric.RoutingFtree, 78, "", "", "", false},
+		{"leafspine-uneven", uneven, fabric.RoutingLASH, 78, "", "", "", false},
+		{"leafspine-uneven", uneven, fabric.RoutingDFSSSP, 78, "", "", "", false},
 	} {
 		name := fmt.Sprintf("%s/%s", c.fabric, c.algo)
 		if c.root != "" {
 			name += "-root-" + c.root
 		}
 		t.Run(name, func(t *testing.T) {
+			if c.slow && os.Getenv("LFSIM_SLOW") != "1" {
+				t.Skip("the k=6 fat tree takes some 35 s; LFSIM_SLOW=1 runs it")
+			}
 			lids := fabric.AssignLIDs(c.tp)
 			var extra []string
 			if c.root != "" {
@@ -234,7 +256,7 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 			same, first := agreement(ours, osm.lft)
 			t.Logf("%s %s: %d of %d entries agree", c.fabric, c.algo, same, len(ours))
 			if same != c.same {
-				t.Errorf("%d of %d entries agree, want %d (docs/ROUTING.md); differing: \n%s", same, len(ours), c.same, strings.Join(first, "\n"))
+				t.Errorf("%d of %d entries agree, want %d (docs/RELIABILITY.md); differing: \n%s", same, len(ours), c.same, strings.Join(first, "\n"))
 			}
 			if c.log != "" && !strings.Contains(osm.log, c.log) {
 				t.Errorf("OpenSM's log does not say %q", c.log)
