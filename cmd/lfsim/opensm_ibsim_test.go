@@ -251,7 +251,7 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 				t.Fatalf("ibroute read %d entries from OpenSM's switches; lfsim has %d", len(osm.lft), len(ours))
 			}
 			if dir := os.Getenv("LFSIM_OPENSM_RECORD"); dir != "" {
-				recordOpenSM(t, filepath.Join(dir, strings.ReplaceAll(name, "/", "-")+".txt"), osm.lft)
+				recordOpenSM(t, filepath.Join(dir, strings.ReplaceAll(name, "/", "-")+".txt"), osm.lft, ours)
 			}
 			same, first := agreement(ours, osm.lft)
 			t.Logf("%s %s: %d of %d entries agree", c.fabric, c.algo, same, len(ours))
@@ -270,14 +270,17 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 	}
 }
 
-// recordOpenSM writes OpenSM's entries to file, a line "SWITCH-LID
-// DESTINATION-LID PORT" each in LID order, for fabric's tests
+// recordOpenSM writes OpenSM's entries for the destinations lfsim's
+// tables hold (the hosts') to file, a line "SWITCH-LID DESTINATION-LID
+// PORT" each in LID order, for fabric's tests
 // (fabric/testdata/opensm, TestOpenSMRecordedTables), which hold lfsim's
 // tables to them where no OpenSM is installed.
-func recordOpenSM(t *testing.T, file string, lft map[lftKey]int) {
-	keys := make([]lftKey, 0, len(lft))
-	for k := range lft {
-		keys = append(keys, k)
+func recordOpenSM(t *testing.T, file string, lft, ours map[lftKey]int) {
+	keys := make([]lftKey, 0, len(ours))
+	for k := range ours {
+		if _, ok := lft[k]; ok {
+			keys = append(keys, k)
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		return keys[i].sw < keys[j].sw || keys[i].sw == keys[j].sw && keys[i].dst < keys[j].dst
