@@ -76,9 +76,14 @@ func WriteIBSimNet(w io.Writer, t *Topology, lids *LIDs) error {
 // WriteGUID2LID writes OpenSM's guid2lid file (its persistent LID
 // assignment, read from OSM_CACHE_DIR at start unless it is told to
 // reassign LIDs, osm_lid_mgr.c) with lfsim's LIDs for the port GUIDs of
-// WriteIBSimNet's fabric: "0xGUID 0xMIN 0xMAX" per port, MIN the base
-// LID, MAX the last of its 2^LMC. With it OpenSM's LIDs are lfsim's, and
-// the forwarding tables compare entry by entry.
+// WriteIBSimNet's fabric: "0xGUID 0xMIN 0xMAX" per port and an empty
+// line (osm_db_files.c reads the lines after a key up to an empty one as
+// its value, so without it only the first entry counts), MIN the base
+// LID, MAX the last of its 2^LMC; a switch its base LID alone (ibsim's
+// switches have a base port 0, which OpenSM gives one LID whatever the
+// LMC: it drops a wider entry and numbers the switch anew). With it
+// OpenSM's LIDs are lfsim's, and the forwarding tables compare entry by
+// entry.
 func WriteGUID2LID(w io.Writer, t *Topology, lids *LIDs) error {
 	bw := bufio.NewWriter(w)
 	for id, n := range t.Nodes {
@@ -87,11 +92,11 @@ func WriteGUID2LID(w io.Writer, t *Topology, lids *LIDs) error {
 		if base == 0 || n.RangeExtender {
 			continue
 		}
-		guid := GUID(at)
+		guid, last := GUID(at), int(base)
 		if n.Kind == Host {
-			guid = IBSimCAGUID(at) + 1
+			guid, last = IBSimCAGUID(at)+1, int(base)+1<<lids.lmc-1
 		}
-		fmt.Fprintf(bw, "0x%016x 0x%04x 0x%04x\n", guid, base, int(base)+1<<lids.lmc-1)
+		fmt.Fprintf(bw, "0x%016x 0x%04x 0x%04x\n\n", guid, base, last)
 	}
 	return bw.Flush()
 }

@@ -30,7 +30,7 @@ func TestWriteIBSimNet(t *testing.T) {
 	if err := WriteGUID2LID(&g2l, tp, lids); err != nil {
 		t.Fatal(err)
 	}
-	if want := "0x0002c90300000001 0x0001 0x0001\n0x0002c90400000002 0x0002 0x0002\n0x0002c90400000003 0x0003 0x0003\n"; g2l.String() != want {
+	if want := "0x0002c90300000001 0x0001 0x0001\n\n0x0002c90400000002 0x0002 0x0002\n\n0x0002c90400000003 0x0003 0x0003\n\n"; g2l.String() != want {
 		t.Errorf("guid2lid:\n%s\nwant\n%s", g2l.String(), want)
 	}
 }

@@ -24,8 +24,9 @@ type lftKey struct{ sw, dst uint16 }
 // openSMRun is what OpenSM made of a fabric on ibsim: its tables, read
 // back from the switches with ibroute, and its log.
 type openSMRun struct {
-	lft map[lftKey]int
-	log string
+	lft   map[lftKey]int
+	names map[uint16]string // the node each LID names in ibroute's dumps
+	log   string
 }
 
 // runOpenSM runs OpenSM once with the routing engine (and its extra
@@ -89,8 +90,10 @@ func runOpenSM(t *testing.T, tools map[string]string, tp *fabric.Topology, lids 
 	}
 	run(append(args, extra...)...)
 	logText, _ := os.ReadFile(filepath.Join(dir, "osm.log"))
-	res := openSMRun{lft: map[lftKey]int{}, log: string(logText)}
-	entry := regexp.MustCompile(`(?m)^0x([0-9a-f]+) (\d+) :`)
+	res := openSMRun{lft: map[lftKey]int{}, names: map[uint16]string{}, log: string(logText)}
+	// "0xLID PORT : (Channel Adapter portguid 0xGUID: 'NAME')", or for
+	// an LMC's other LIDs "(path #2 out of 2: portguid 0xGUID)".
+	entry := regexp.MustCompile(`(?m)^0x([0-9a-f]+) (\d+) : \((?:[^'\n]*'([^'\n]*)')?`)
 	for id, n := range tp.Nodes {
 		if n.Kind != fabric.Switch {
 			continue
@@ -101,6 +104,9 @@ func runOpenSM(t *testing.T, tools map[string]string, tp *fabric.Topology, lids 
 			dst, _ := strconv.ParseUint(m[1], 16, 16)
 			port, _ := strconv.Atoi(m[2])
 			res.lft[lftKey{sw, uint16(dst)}] = port
+			if m[3] != "" {
+				res.names[uint16(dst)] = m[3]
+			}
 		}
 	}
 	return res
@@ -149,7 +155,9 @@ func agreement(ours, osm map[lftKey]int) (same int, first []string) {
 // host LID), for minhop, updn, ftree, lash and dfsssp on a k=4 fat tree,
 // a ring of 6 switches with 2 hosts each, a leaf-spine of 4 leaves, 2
 // spines and 3 hosts a leaf, and the same with a fourth host on its first
-// leaf; with LFSIM_SLOW=1 also a k=6 fat tree. On the ring OpenSM's updn
+// leaf; minhop and updn also with LMC 1 on the fat tree; with
+// LFSIM_SLOW=1 also a k=6 fat tree. OpenSM gives every host lfsim's LID
+// (which LMC 1 proves: at LMC 0 OpenSM's own numbering is lfsim's). On the ring OpenSM's updn
 // finds no root and its ftree no fat tree: both route minhop (the log
 // says why, the test checks, and lfsim's minhop is what they route);
 // lfsim's updn there is OpenSM's given the root s0 (-a), which the test
@@ -196,43 +204,52 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 		asIf   fabric.RoutingAlgo // lfsim's engine that OpenSM's tables equal, when not algo's
 		root   string             // the switch OpenSM is given for updn's root (-a), if any
 		slow   bool               // only with LFSIM_SLOW=1 (the k=6 fat tree's 45 switches: some 35 s)
+		lmc    int                // subnet_manager.lmc, OpenSM's -l
 	}{
-		{"fattree-k4", fat, fabric.RoutingMinHop, 320, "", "", "", false},
-		{"fattree-k4", fat, fabric.RoutingUpDn, 320, "", "", "", false},
-		{"fattree-k4", fat, fabric.RoutingFtree, 320, "", "", "", false},
-		{"fattree-k4", fat, fabric.RoutingLASH, 320, "", "", "", false},
-		{"fattree-k4", fat, fabric.RoutingDFSSSP, 320, "", "", "", false},
-		{"fattree-k6", fat6, fabric.RoutingMinHop, 2430, "", "", "", true},
-		{"fattree-k6", fat6, fabric.RoutingUpDn, 2430, "", "", "", true},
-		{"fattree-k6", fat6, fabric.RoutingFtree, 2430, "", "", "", true},
-		{"fattree-k6", fat6, fabric.RoutingLASH, 2430, "", "", "", true},
-		{"fattree-k6", fat6, fabric.RoutingDFSSSP, 2430, "", "", "", true},
-		{"ring-6", ring, fabric.RoutingMinHop, 72, "", "", "", false},
-		{"ring-6", ring, fabric.RoutingUpDn, 63, "disabling UPDN algorithm, no root nodes were found", fabric.RoutingMinHop, "", false},
-		{"ring-6", ring, fabric.RoutingUpDn, 72, "", "", "s0", false},
-		{"ring-6", ring, fabric.RoutingFtree, 72, "ERR AB2B: Found more than one root on fabric with maximum rank 0", fabric.RoutingMinHop, "", false},
-		{"ring-6", ring, fabric.RoutingLASH, 72, "", "", "", false},
-		{"ring-6", ring, fabric.RoutingDFSSSP, 72, "", "", "", false},
-		{"leafspine-4x2", ls, fabric.RoutingMinHop, 72, "", "", "", false},
-		{"leafspine-4x2", ls, fabric.RoutingUpDn, 72, "", "", "", false},
-		{"leafspine-4x2", ls, fabric.RoutingFtree, 72, "", "", "", false},
-		{"leafspine-4x2", ls, fabric.RoutingLASH, 72, "", "", "", false},
-		{"leafspine-4x2", ls, fabric.RoutingDFSSSP, 72, "", "", "", false},
-		{"leafspine-uneven", uneven, fabric.RoutingMinHop, 78, "", "", "", false},
-		{"leafspine-uneven", uneven, fabric.RoutingUpDn, 78, "", "", "", false},
-		{"leafspine-uneven", uneven, fabric.RoutingFtree, 78, "", "", "", false},
-		{"leafspine-uneven", uneven, fabric.RoutingLASH, 78, "", "", "", false},
-		{"leafspine-uneven", uneven, fabric.RoutingDFSSSP, 78, "", "", "", false},
+		{"fattree-k4", fat, fabric.RoutingMinHop, 320, "", "", "", false, 0},
+		{"fattree-k4", fat, fabric.RoutingUpDn, 320, "", "", "", false, 0},
+		{"fattree-k4", fat, fabric.RoutingFtree, 320, "", "", "", false, 0},
+		{"fattree-k4", fat, fabric.RoutingLASH, 320, "", "", "", false, 0},
+		{"fattree-k4", fat, fabric.RoutingDFSSSP, 320, "", "", "", false, 0},
+		// LMC 1: two LIDs a host, OpenSM's numbering no longer the
+		// order it meets ports in; minhop and updn spread a host's
+		// LIDs as lfsim does (the other engines: docs/RELIABILITY.md).
+		{"fattree-k4", fat, fabric.RoutingMinHop, 640, "", "", "", false, 1},
+		{"fattree-k4", fat, fabric.RoutingUpDn, 640, "", "", "", false, 1},
+		{"fattree-k6", fat6, fabric.RoutingMinHop, 2430, "", "", "", true, 0},
+		{"fattree-k6", fat6, fabric.RoutingUpDn, 2430, "", "", "", true, 0},
+		{"fattree-k6", fat6, fabric.RoutingFtree, 2430, "", "", "", true, 0},
+		{"fattree-k6", fat6, fabric.RoutingLASH, 2430, "", "", "", true, 0},
+		{"fattree-k6", fat6, fabric.RoutingDFSSSP, 2430, "", "", "", true, 0},
+		{"ring-6", ring, fabric.RoutingMinHop, 72, "", "", "", false, 0},
+		{"ring-6", ring, fabric.RoutingUpDn, 63, "disabling UPDN algorithm, no root nodes were found", fabric.RoutingMinHop, "", false, 0},
+		{"ring-6", ring, fabric.RoutingUpDn, 72, "", "", "s0", false, 0},
+		{"ring-6", ring, fabric.RoutingFtree, 72, "ERR AB2B: Found more than one root on fabric with maximum rank 0", fabric.RoutingMinHop, "", false, 0},
+		{"ring-6", ring, fabric.RoutingLASH, 72, "", "", "", false, 0},
+		{"ring-6", ring, fabric.RoutingDFSSSP, 72, "", "", "", false, 0},
+		{"leafspine-4x2", ls, fabric.RoutingMinHop, 72, "", "", "", false, 0},
+		{"leafspine-4x2", ls, fabric.RoutingUpDn, 72, "", "", "", false, 0},
+		{"leafspine-4x2", ls, fabric.RoutingFtree, 72, "", "", "", false, 0},
+		{"leafspine-4x2", ls, fabric.RoutingLASH, 72, "", "", "", false, 0},
+		{"leafspine-4x2", ls, fabric.RoutingDFSSSP, 72, "", "", "", false, 0},
+		{"leafspine-uneven", uneven, fabric.RoutingMinHop, 78, "", "", "", false, 0},
+		{"leafspine-uneven", uneven, fabric.RoutingUpDn, 78, "", "", "", false, 0},
+		{"leafspine-uneven", uneven, fabric.RoutingFtree, 78, "", "", "", false, 0},
+		{"leafspine-uneven", uneven, fabric.RoutingLASH, 78, "", "", "", false, 0},
+		{"leafspine-uneven", uneven, fabric.RoutingDFSSSP, 78, "", "", "", false, 0},
 	} {
 		name := fmt.Sprintf("%s/%s", c.fabric, c.algo)
 		if c.root != "" {
 			name += "-root-" + c.root
 		}
+		if c.lmc > 0 {
+			name += fmt.Sprintf("-lmc%d", c.lmc)
+		}
 		t.Run(name, func(t *testing.T) {
 			if c.slow && os.Getenv("LFSIM_SLOW") != "1" {
 				t.Skip("the k=6 fat tree takes some 35 s; LFSIM_SLOW=1 runs it")
 			}
-			lids := fabric.AssignLIDs(c.tp)
+			lids := fabric.AssignLIDsLMC(c.tp, c.lmc)
 			var extra []string
 			if c.root != "" {
 				id, ok := c.tp.Lookup(c.root)
@@ -247,6 +264,13 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 			}
 			osm := runOpenSM(t, tools, c.tp, lids, string(c.algo), extra...)
 			ours := lfsimTables(t, c.tp, c.algo, lids)
+			// OpenSM's LIDs are lfsim's (guid2lid), not a coincidence
+			// of the order OpenSM numbers ports in.
+			for id, n := range c.tp.Nodes {
+				if lid := lids.Of(fabric.NodeID(id)); n.Kind == fabric.Host && osm.names[lid] != n.Name {
+					t.Errorf("OpenSM gave LID %d to %q; lfsim gives it %s", lid, osm.names[lid], n.Name)
+				}
+			}
 			if len(osm.lft) < len(ours) {
 				t.Fatalf("ibroute read %d entries from OpenSM's switches; lfsim has %d", len(osm.lft), len(ours))
 			}
@@ -312,7 +336,7 @@ func TestIBSimCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sw, ca, lines := strings.Count(string(net), "\nSwitch\t"), strings.Count(string(net), "\nHca\t"), strings.Count(string(g2l), "\n"); sw != 7 || ca != 7 || lines != 14 {
+	if sw, ca, lines := strings.Count(string(net), "\nSwitch\t"), strings.Count(string(net), "\nHca\t"), strings.Count(string(g2l), "\n\n"); sw != 7 || ca != 7 || lines != 14 {
 		t.Errorf("net has %d switches and %d CAs, guid2lid %d lines; want 7, 7 and 14", sw, ca, lines)
 	}
 	for _, c := range []struct {
