@@ -60,12 +60,19 @@ func TestOpenSMRecordedTables(t *testing.T) {
 		{"ring-6", ring, []RoutingAlgo{RoutingMinHop, RoutingUpDn + "-root-s0", RoutingFtree, RoutingLASH, RoutingDFSSSP}},
 		{"leafspine-4x2", ls, all},
 		{"leafspine-uneven", uneven, all},
+		// LMC 1: each host's second LID too.
+		{"fattree-k4", fat, []RoutingAlgo{RoutingMinHop + "-lmc1", RoutingUpDn + "-lmc1"}},
 	} {
-		lids := AssignLIDs(c.tp)
 		for _, algo := range c.algos {
+			lmc := 0
+			if strings.HasSuffix(string(algo), "-lmc1") {
+				lmc = 1
+			}
+			lids := AssignLIDsLMC(c.tp, lmc)
 			t.Run(c.fabric+"/"+string(algo), func(t *testing.T) {
 				osm := readRecorded(t, filepath.Join("testdata", "opensm", c.fabric+"-"+string(algo)+".txt"))
-				r, _, err := ComputeRoutes(c.tp, RoutingAlgo(strings.TrimSuffix(string(algo), "-root-s0")), nil)
+				engine := strings.TrimSuffix(strings.TrimSuffix(string(algo), "-root-s0"), "-lmc1")
+				r, _, err := ComputeRoutes(c.tp, RoutingAlgo(engine), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -75,13 +82,15 @@ func TestOpenSMRecordedTables(t *testing.T) {
 						continue
 					}
 					for _, h := range c.tp.Hosts() {
-						port, _ := r.LFTPort(NodeID(id), h, 0)
-						want, ok := osm[[2]uint16{lids.Of(NodeID(id)), lids.Of(h)}]
-						entries++
-						if !ok || int(port)+1 != want {
-							bad++
-							if bad <= 5 {
-								t.Errorf("%s to %s: port %d, OpenSM's %d", n.Name, c.tp.Nodes[h].Name, port+1, want)
+						for j := 0; j < 1<<lmc; j++ {
+							port, _ := r.LFTPort(NodeID(id), h, j)
+							want, ok := osm[[2]uint16{lids.Of(NodeID(id)), lids.Of(h) + uint16(j)}]
+							entries++
+							if !ok || int(port)+1 != want {
+								bad++
+								if bad <= 5 {
+									t.Errorf("%s to %s's LID %d: port %d, OpenSM's %d", n.Name, c.tp.Nodes[h].Name, j, port+1, want)
+								}
 							}
 						}
 					}
