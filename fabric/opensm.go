@@ -96,14 +96,17 @@ func (b *routeBuilder) pickOne(algo RoutingAlgo) {
 // LFTPort returns the port switch at forwards the LID of host dst with
 // offset j on: the table's own entry for j 0 (NextPorts), and for the
 // other LIDs of an LMC above 0 the next candidates of the same min-hop
-// (or up*/down*) set in turn, as OpenSM spreads a port's LIDs over the
-// paths it has. ok is false without an entry.
+// (or up*/down*) set in turn, as OpenSM's minhop and updn spread a port's
+// LIDs over the paths it has; lash forwards every LID of a host on its
+// one path (osm_ucast_lash.c, lash_set_lft: each LID takes its port's
+// switch's egress port), the path its layering keeps deadlock-free. ok
+// is false without an entry.
 func (r *Routes) LFTPort(at, dst NodeID, j int) (port int32, ok bool) {
 	next := r.NextPorts(at, dst)
 	if len(next) == 0 {
 		return 0, false
 	}
-	if j == 0 || r.wideEntry == nil {
+	if j == 0 || r.wideEntry == nil || r.algo == RoutingLASH {
 		return next[0], true
 	}
 	si, hi := r.swIndex[at], r.hostIndex[dst]

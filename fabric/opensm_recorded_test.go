@@ -61,7 +61,7 @@ func TestOpenSMRecordedTables(t *testing.T) {
 		{"leafspine-4x2", ls, all},
 		{"leafspine-uneven", uneven, all},
 		// LMC 1: each host's second LID too.
-		{"fattree-k4", fat, []RoutingAlgo{RoutingMinHop + "-lmc1", RoutingUpDn + "-lmc1"}},
+		{"fattree-k4", fat, []RoutingAlgo{RoutingMinHop + "-lmc1", RoutingUpDn + "-lmc1", RoutingLASH + "-lmc1"}},
 	} {
 		for _, algo := range c.algos {
 			lmc := 0
@@ -84,6 +84,9 @@ func TestOpenSMRecordedTables(t *testing.T) {
 					for _, h := range c.tp.Hosts() {
 						for j := 0; j < 1<<lmc; j++ {
 							port, _ := r.LFTPort(NodeID(id), h, j)
+							if rp, _ := r.Row(NodeID(id)).LFTPort(h, j); rp != port {
+								t.Errorf("%s to %s's LID %d: the switch's row forwards on port %d, the tables say %d", n.Name, c.tp.Nodes[h].Name, j, rp+1, port+1)
+							}
 							want, ok := osm[[2]uint16{lids.Of(NodeID(id)), lids.Of(h) + uint16(j)}]
 							entries++
 							if !ok || int(port)+1 != want {

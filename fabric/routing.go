@@ -136,7 +136,7 @@ func (r *Routes) Row(at NodeID) *RouteRow {
 	}
 	off := int(r.row[si])
 	row := &RouteRow{hostIndex: r.hostIndex, entry: r.entry[off : off+r.hosts : off+r.hosts], lists: r.lists[r.base[si]:end], ports: r.ports}
-	if r.wideEntry != nil {
+	if r.wideEntry != nil && r.algo != RoutingLASH { // lash: every LID of a host on its one path
 		row.wide = r.wideEntry[off : off+r.hosts : off+r.hosts]
 	}
 	return row

@@ -213,9 +213,11 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 		{"fattree-k4", fat, fabric.RoutingDFSSSP, 320, "", "", "", false, 0},
 		// LMC 1: two LIDs a host, OpenSM's numbering no longer the
 		// order it meets ports in; minhop and updn spread a host's
-		// LIDs as lfsim does (the other engines: docs/RELIABILITY.md).
+		// LIDs as lfsim does, lash keeps them on one path (dfsssp and
+		// ftree: docs/RELIABILITY.md).
 		{"fattree-k4", fat, fabric.RoutingMinHop, 640, "", "", "", false, 1},
 		{"fattree-k4", fat, fabric.RoutingUpDn, 640, "", "", "", false, 1},
+		{"fattree-k4", fat, fabric.RoutingLASH, 640, "", "", "", false, 1},
 		{"fattree-k6", fat6, fabric.RoutingMinHop, 2430, "", "", "", true, 0},
 		{"fattree-k6", fat6, fabric.RoutingUpDn, 2430, "", "", "", true, 0},
 		{"fattree-k6", fat6, fabric.RoutingFtree, 2430, "", "", "", true, 0},
