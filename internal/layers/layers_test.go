@@ -63,6 +63,10 @@ var allowed = map[string][]string{
 	// A SONiC config_db.json read into switch keys: a format reader,
 	// the standard library and YAML only.
 	"sonic": {},
+	// MLCommons Chakra execution traces: a format reader over the
+	// standard library and protobuf, and its schema's generated code.
+	"chakra":       {"chakra/etdef"},
+	"chakra/etdef": {},
 	// The library of scenario files (examples, labs, the performance
 	// suite) finds and lists them; of lfsim it knows the format only.
 	"scenarios": {"scenario"},
@@ -99,7 +103,7 @@ var allowed = map[string][]string{
 	// Resolution: a decoded file (scenario; the library's by name,
 	// scenarios) to the settings the models and observers take, with
 	// their defaults; it builds nothing.
-	"resolve": append(slices.Clone(models), "kind", "topologies", "scenario", "scenarios", "observe", "cm", "programs", "collective", "job"),
+	"resolve": append(slices.Clone(models), "kind", "topologies", "scenario", "scenarios", "observe", "cm", "programs", "collective", "job", "chakra"),
 	// Building and running: from a resolved Scenario, never from the
 	// file's format.
 	"assembly": append(slices.Clone(models), "kind", "resolve", "observe", "cm", "programs", "collective", "scaleup", "job", "internal/cacheline"),

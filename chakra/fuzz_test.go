@@ -1,0 +1,45 @@
+package chakra
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/lfsim/lfsim/chakra/etdef"
+)
+
+// FuzzRead: no input makes Read or Assemble panic; what Read accepts is
+// a trace whose every node can be found by its id. Seeds: ASTRA-sim's
+// 4-NPU microbenchmarks (rank 0 of each) and a trace with every node
+// type, both kinds of dependency and a send and receive (go test runs
+// the seeds; go test -fuzz=FuzzRead ./chakra explores from them).
+func FuzzRead(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/astra-sim/microbenchmarks/*/4npus_1MB/*.0.et")
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	mem := &etdef.Node{Id: 3, Type: etdef.NodeType_MEM_LOAD_NODE, DurationMicros: 2, CtrlDeps: []uint64{1}}
+	f.Add(encode(f, comp(1, 10), coll(2, AllToAll, 4096, 1), mem, send(4, 0, 1, 64, 3), recv(5, 0, 1, 64, 2, 3),
+		&etdef.Node{Id: 6, Type: etdef.NodeType_METADATA_NODE}, &etdef.Node{Id: 7, Type: etdef.NodeType_INVALID_NODE, DataDeps: []uint64{6}}))
+	f.Add([]byte{})
+	f.Add([]byte{0x80})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tr, err := Read("f.0.et", data)
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %v is not a *chakra.Error", err)
+			}
+			return
+		}
+		for _, n := range tr.Nodes {
+			if m, ok := tr.Node(n.ID); !ok || m.ID != n.ID {
+				t.Fatalf("node %d not found by its id", n.ID)
+			}
+		}
+		_, _ = Assemble([]*Trace{tr}, nil)
+	})
+}

@@ -1,0 +1,66 @@
+package chakra
+
+import (
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/lfsim/lfsim/chakra/etdef"
+)
+
+// encode writes a trace as Chakra's protolib encodeMessage does: each
+// message's length as a varint, then the message; a GlobalMetadata
+// first.
+func encode(t testing.TB, nodes ...*etdef.Node) []byte {
+	t.Helper()
+	var out []byte
+	msgs := []proto.Message{&etdef.GlobalMetadata{Version: "0.0.4"}}
+	for _, n := range nodes {
+		msgs = append(msgs, n)
+	}
+	for _, m := range msgs {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = protowire.AppendVarint(out, uint64(len(b)))
+		out = append(out, b...)
+	}
+	return out
+}
+
+func i64(name string, v int64) *etdef.AttributeProto {
+	return &etdef.AttributeProto{Name: name, Value: &etdef.AttributeProto_Int64Val{Int64Val: v}}
+}
+
+func str(name, v string) *etdef.AttributeProto {
+	return &etdef.AttributeProto{Name: name, Value: &etdef.AttributeProto_StringVal{StringVal: v}}
+}
+
+func comp(id, micros uint64, deps ...uint64) *etdef.Node {
+	return &etdef.Node{Id: id, Name: "comp", Type: etdef.NodeType_COMP_NODE, DurationMicros: micros, DataDeps: deps}
+}
+
+func coll(id uint64, typ CommType, size int64, deps ...uint64) *etdef.Node {
+	return &etdef.Node{Id: id, Name: "coll", Type: etdef.NodeType_COMM_COLL_NODE, DataDeps: deps,
+		Attr: []*etdef.AttributeProto{i64("comm_type", int64(typ)), i64("comm_size", size)}}
+}
+
+func send(id uint64, dst int64, tag int64, size int64, deps ...uint64) *etdef.Node {
+	return &etdef.Node{Id: id, Name: "send", Type: etdef.NodeType_COMM_SEND_NODE, CtrlDeps: deps,
+		Attr: []*etdef.AttributeProto{i64("comm_dst", dst), i64("comm_tag", tag), i64("comm_size", size)}}
+}
+
+func recv(id uint64, src int64, tag int64, size int64, deps ...uint64) *etdef.Node {
+	return &etdef.Node{Id: id, Name: "recv", Type: etdef.NodeType_COMM_RECV_NODE, CtrlDeps: deps,
+		Attr: []*etdef.AttributeProto{i64("comm_src", src), i64("comm_tag", tag), i64("comm_size", size)}}
+}
+
+func attrNode(id uint64, a ...*etdef.AttributeProto) *etdef.Node {
+	return &etdef.Node{Id: id, Name: "comp", Type: etdef.NodeType_COMP_NODE, Attr: a}
+}
+
+func collAttrs(id uint64, a ...*etdef.AttributeProto) *etdef.Node {
+	return &etdef.Node{Id: id, Name: "coll", Type: etdef.NodeType_COMM_COLL_NODE, Attr: a}
+}

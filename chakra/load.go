@@ -1,0 +1,131 @@
+package chakra
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// RankFile is the file of rank r of the trace named prefix: ASTRA-sim's
+// Workload opens et_filename + "." + id + ".et".
+func RankFile(prefix string, r int) string { return prefix + "." + strconv.Itoa(r) + ".et" }
+
+// Load reads the trace prefix (files prefix.0.et ... prefix.N-1.et in
+// fsys, slash-separated paths) for ranks ranks, and the
+// communicator-group file groups ("" for none), and assembles them
+// (Assemble). The rank files present must be exactly 0 to ranks-1.
+func Load(fsys fs.FS, prefix string, ranks int, groups string) (*Job, error) {
+	if ranks < 1 {
+		return nil, fmt.Errorf("%s: no ranks: expected one host per rank file", prefix)
+	}
+	dir, base := path.Split(prefix)
+	have := map[int]bool{}
+	if entries, err := fs.ReadDir(fsys, path.Clean("./"+dir)); err == nil {
+		for _, e := range entries {
+			mid, ok := strings.CutPrefix(e.Name(), base+".")
+			if mid, ok2 := strings.CutSuffix(mid, ".et"); ok && ok2 {
+				if r, err := strconv.Atoi(mid); err == nil && r >= 0 && strconv.Itoa(r) == mid {
+					have[r] = true
+				}
+			}
+		}
+	}
+	if len(have) > ranks {
+		extra := slices.Sorted(func(yield func(int) bool) {
+			for r := range have {
+				if r >= ranks && !yield(r) {
+					return
+				}
+			}
+		})
+		return nil, fmt.Errorf("%s: the trace has %d rank files but %d ranks are given (the hosts): expected one file per rank, %s to %s; %s is one too many",
+			prefix, len(have), ranks, RankFile(prefix, 0), RankFile(prefix, ranks-1), RankFile(prefix, extra[0]))
+	}
+	traces := make([]*Trace, ranks)
+	for r := range ranks {
+		name := RankFile(prefix, r)
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%s: no such file: expected one file per rank, %s to %s, for %d ranks (the trace has %d)",
+					name, RankFile(prefix, 0), RankFile(prefix, ranks-1), ranks, len(have))
+			}
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		if traces[r], err = Read(name, data); err != nil {
+			return nil, err
+		}
+	}
+	var g Groups
+	if groups != "" {
+		data, err := fs.ReadFile(fsys, groups)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", groups, err)
+		}
+		if g, err = ReadGroups(groups, data, ranks); err != nil {
+			return nil, err
+		}
+	}
+	return Assemble(traces, g)
+}
+
+// Groups are the communicator groups: a process group's name (pg_name)
+// to its ranks, in the order given.
+type Groups map[string][]int
+
+// ReadGroups reads a communicator-group file as ASTRA-sim reads one
+// (Workload::initialize_comm_groups, --comm-group-configuration): a JSON
+// object whose keys are group ids (integers) and whose values list the
+// group's ranks, {"1": [0, 1], "2": [2, 3]}. Group 0 and the empty name
+// are every rank and cannot be defined.
+func ReadGroups(file string, data []byte, ranks int) (Groups, error) {
+	var raw map[string][]int
+	if err := json.Unmarshal(data, &raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%s: byte %d: %v: expected a JSON object of group ids to lists of ranks", file, se.Offset, err)
+		}
+		return nil, fmt.Errorf("%s: %v: expected a JSON object of group ids to lists of ranks, {\"1\": [0, 1]}", file, err)
+	}
+	g := Groups{}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range raw {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		id, err := strconv.Atoi(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: group %q: expected an integer id, as ASTRA-sim reads them", file, name)
+		}
+		if id == 0 {
+			return nil, fmt.Errorf("%s: group \"0\": group 0 is every rank (ASTRA-sim's default group) and cannot be defined", file)
+		}
+		list := raw[name]
+		if len(list) == 0 {
+			return nil, fmt.Errorf("%s: group %q has no ranks: expected one or more of 0 to %d", file, name, ranks-1)
+		}
+		seen := map[int]bool{}
+		for _, r := range list {
+			if r < 0 || r >= ranks {
+				return nil, fmt.Errorf("%s: group %q: rank %d: expected a rank from 0 to %d (the trace's %d ranks)", file, name, r, ranks-1, ranks)
+			}
+			if seen[r] {
+				return nil, fmt.Errorf("%s: group %q lists rank %d twice", file, name, r)
+			}
+			seen[r] = true
+		}
+		key := strconv.Itoa(id)
+		if _, dup := g[key]; dup {
+			return nil, fmt.Errorf("%s: group %q: a second group of id %d", file, name, id)
+		}
+		g[key] = slices.Clone(list)
+	}
+	return g, nil
+}
