@@ -14,7 +14,7 @@ import (
 // type, both kinds of dependency and a send and receive (go test runs
 // the seeds; go test -fuzz=FuzzRead ./chakra explores from them).
 func FuzzRead(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/astra-sim/microbenchmarks/*/4npus_1MB/*.0.et")
+	seeds, _ := filepath.Glob("../scenarios/examples/chakra-microbenchmarks/*/4npus_1MB/*.0.et")
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
 		if err != nil {

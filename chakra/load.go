@@ -5,55 +5,40 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // RankFile is the file of rank r of the trace named prefix: ASTRA-sim's
 // Workload opens et_filename + "." + id + ".et".
 func RankFile(prefix string, r int) string { return prefix + "." + strconv.Itoa(r) + ".et" }
 
-// Load reads the trace prefix (files prefix.0.et ... prefix.N-1.et in
-// fsys, slash-separated paths) for ranks ranks, and the
-// communicator-group file groups ("" for none), and assembles them
-// (Assemble). The rank files present must be exactly 0 to ranks-1.
-func Load(fsys fs.FS, prefix string, ranks int, groups string) (*Job, error) {
+// ReadFunc returns the bytes of the file of a name (Load's names:
+// the rank files and the communicator-group file); for a file that is
+// not there, an error that errors.Is(err, fs.ErrNotExist) holds.
+type ReadFunc func(name string) ([]byte, error)
+
+// FS reads from fsys (slash-separated names).
+func FS(fsys fs.FS) ReadFunc {
+	return func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }
+}
+
+// Load reads the trace prefix for ranks ranks, rank r's from
+// RankFile(prefix, r), and the communicator-group file groups ("" for
+// none), and assembles them (Assemble). Every rank file from 0 to
+// ranks-1 must be there, and none for rank ranks: a trace for more
+// ranks than given.
+func Load(read ReadFunc, prefix string, ranks int, groups string) (*Job, error) {
 	if ranks < 1 {
 		return nil, fmt.Errorf("%s: no ranks: expected one host per rank file", prefix)
-	}
-	dir, base := path.Split(prefix)
-	have := map[int]bool{}
-	if entries, err := fs.ReadDir(fsys, path.Clean("./"+dir)); err == nil {
-		for _, e := range entries {
-			mid, ok := strings.CutPrefix(e.Name(), base+".")
-			if mid, ok2 := strings.CutSuffix(mid, ".et"); ok && ok2 {
-				if r, err := strconv.Atoi(mid); err == nil && r >= 0 && strconv.Itoa(r) == mid {
-					have[r] = true
-				}
-			}
-		}
-	}
-	if len(have) > ranks {
-		extra := slices.Sorted(func(yield func(int) bool) {
-			for r := range have {
-				if r >= ranks && !yield(r) {
-					return
-				}
-			}
-		})
-		return nil, fmt.Errorf("%s: the trace has %d rank files but %d ranks are given (the hosts): expected one file per rank, %s to %s; %s is one too many",
-			prefix, len(have), ranks, RankFile(prefix, 0), RankFile(prefix, ranks-1), RankFile(prefix, extra[0]))
 	}
 	traces := make([]*Trace, ranks)
 	for r := range ranks {
 		name := RankFile(prefix, r)
-		data, err := fs.ReadFile(fsys, name)
+		data, err := read(name)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: no such file: expected one file per rank, %s to %s, for %d ranks (the trace has %d)",
-					name, RankFile(prefix, 0), RankFile(prefix, ranks-1), ranks, len(have))
+				return nil, fmt.Errorf("%s: no such file: expected one file per rank, %s to %s, for %d ranks", name, RankFile(prefix, 0), RankFile(prefix, ranks-1), ranks)
 			}
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
@@ -61,9 +46,13 @@ func Load(fsys fs.FS, prefix string, ranks int, groups string) (*Job, error) {
 			return nil, err
 		}
 	}
+	if _, err := read(RankFile(prefix, ranks)); err == nil {
+		return nil, fmt.Errorf("%s: a rank file beyond the %d ranks given (the hosts): expected one file per rank, %s to %s, and no more",
+			RankFile(prefix, ranks), ranks, RankFile(prefix, 0), RankFile(prefix, ranks-1))
+	}
 	var g Groups
 	if groups != "" {
-		data, err := fs.ReadFile(fsys, groups)
+		data, err := read(groups)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", groups, err)
 		}

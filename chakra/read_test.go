@@ -12,7 +12,7 @@ import (
 )
 
 // TestAstraSimMicrobenchmarks reads ASTRA-sim's microbenchmark traces
-// (testdata/astra-sim, see its ORIGIN.md) at 4, 8 and 16 NPUs: each is
+// (scenarios/examples/chakra-microbenchmarks, see its ORIGIN.md) at 4, 8 and 16 NPUs: each is
 // one collective of 1 MB (1,048,576 bytes, the generator's coll_size ×
 // 1024 × 1024) over every rank, rank r's node having id r.
 func TestAstraSimMicrobenchmarks(t *testing.T) {
@@ -30,8 +30,8 @@ func TestAstraSimMicrobenchmarks(t *testing.T) {
 	for _, op := range ops {
 		for _, n := range []int{4, 8, 16} {
 			t.Run(fmt.Sprintf("%s/%d", op.name, n), func(t *testing.T) {
-				dir := fmt.Sprintf("testdata/astra-sim/microbenchmarks/%s/%dnpus_1MB", op.name, n)
-				j, err := Load(os.DirFS(dir), op.name, n, "")
+				dir := fmt.Sprintf("../scenarios/examples/chakra-microbenchmarks/%s/%dnpus_1MB", op.name, n)
+				j, err := Load(FS(os.DirFS(dir)), op.name, n, "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,7 +74,7 @@ func TestSendRecvGroupsAndDeps(t *testing.T) {
 		"t/x.2.et":    {Data: encode(t, comp(1, 3))},
 		"t/comm.json": {Data: []byte(`{"1": [0, 1]}`)},
 	}
-	j, err := Load(fsys, "t/x", 3, "t/comm.json")
+	j, err := Load(FS(fsys), "t/x", 3, "t/comm.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestSendRecvGroupsAndDeps(t *testing.T) {
 // TestBadTraces: each bad trace is an error naming the file, the node
 // (or the byte where no node could be read) and what was expected.
 func TestBadTraces(t *testing.T) {
-	real, err := os.ReadFile("testdata/astra-sim/microbenchmarks/all_reduce/4npus_1MB/all_reduce.1.et")
+	real, err := os.ReadFile("../scenarios/examples/chakra-microbenchmarks/all_reduce/4npus_1MB/all_reduce.1.et")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,9 +131,9 @@ func TestBadTraces(t *testing.T) {
 		{"dependency on a missing node", map[string][]byte{"x.2.et": encode(t, comp(1, 1, 77), coll(8, AllReduce, 1<<20))}, 4,
 			[]string{"x.2.et: node 1: data_deps names node 77, which is not in this file"}},
 		{"more rank files than hosts", map[string][]byte{"x.4.et": ok(4)}, 4,
-			[]string{"t/x: the trace has 5 rank files but 4 ranks are given", "t/x.4.et is one too many"}},
+			[]string{"t/x.4.et: a rank file beyond the 4 ranks given (the hosts): expected one file per rank, t/x.0.et to t/x.3.et, and no more"}},
 		{"fewer rank files than hosts", nil, 5,
-			[]string{"t/x.4.et: no such file: expected one file per rank, t/x.0.et to t/x.4.et, for 5 ranks (the trace has 4)"}},
+			[]string{"t/x.4.et: no such file: expected one file per rank, t/x.0.et to t/x.4.et, for 5 ranks"}},
 		{"a missing rank file", map[string][]byte{"x.2.et": nil, "x.4.et": ok(4)}, 4,
 			[]string{"t/x.2.et: no such file"}},
 		{"collectives that disagree", map[string][]byte{"x.3.et": encode(t, coll(3, AllGather, 1<<20))}, 4,
@@ -164,7 +164,7 @@ func TestBadTraces(t *testing.T) {
 				}
 				fsys[path.Join("t", name)] = &fstest.MapFile{Data: data}
 			}
-			_, err := Load(fsys, "t/x", c.ranks, "")
+			_, err := Load(FS(fsys), "t/x", c.ranks, "")
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -188,7 +188,7 @@ func TestCallOrder(t *testing.T) {
 		"x.0.et": {Data: encode(t, comp(9, 1), coll(5, AllGather, 64, 9), coll(7, AllReduce, 64))},
 		"x.1.et": {Data: encode(t, coll(1, AllReduce, 64), coll(2, AllGather, 64))},
 	}
-	j, err := Load(fsys, "x", 2, "")
+	j, err := Load(FS(fsys), "x", 2, "")
 	if err != nil {
 		t.Fatal(err)
 	}

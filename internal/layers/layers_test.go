@@ -64,8 +64,9 @@ var allowed = map[string][]string{
 	// the standard library and YAML only.
 	"sonic": {},
 	// MLCommons Chakra execution traces: a format reader over the
-	// standard library and protobuf, and its schema's generated code.
-	"chakra":       {"chakra/etdef"},
+	// standard library and protobuf (and its schema's generated code),
+	// which converts a trace into a job graph.
+	"chakra":       {"chakra/etdef", "job", "collective", "sim"},
 	"chakra/etdef": {},
 	// The library of scenario files (examples, labs, the performance
 	// suite) finds and lists them; of lfsim it knows the format only.
