@@ -20,6 +20,11 @@ var ops = map[CommType]collective.Op{AllReduce: collective.AllReduce, ReduceScat
 	ReduceScatterBlock: collective.ReduceScatter, AllGather: collective.AllGather, AllToAll: collective.AllToAll,
 	Broadcast: collective.Broadcast, Reduce: collective.Reduce, Barrier: collective.AllReduce}
 
+// MaxFileBytes is the largest rank file (or communicator-group file)
+// lfsim reads, 256 MiB: PyTorch's traces of a large model run to tens
+// of MiB a rank.
+const MaxFileBytes = 256 << 20
+
 // maxMicros is the longest duration_micros sim.Time holds.
 const maxMicros = uint64(math.MaxInt64 / int64(sim.Microsecond))
 

@@ -38,7 +38,7 @@ func Load(read ReadFunc, prefix string, ranks int, groups string) (*Job, error) 
 		data, err := read(name)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: no such file: expected one file per rank, %s to %s, for %d ranks", name, RankFile(prefix, 0), RankFile(prefix, ranks-1), ranks)
+				return nil, fmt.Errorf("%s: no such file: expected one file per rank, %s to %s, for %d ranks (the hosts given)", name, RankFile(prefix, 0), RankFile(prefix, ranks-1), ranks)
 			}
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}

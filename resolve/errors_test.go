@@ -114,7 +114,7 @@ traffic:
 traffic:
   - incats: {to: h0, from: [h1], size: 1MiB}
 `,
-			`t.yaml:3:5: traffic[0]: unknown generator incats (did you mean incast?); expected one of flow, incast, permutation, all_to_all, perftest, pingpong, ring_allreduce, poisson, asyncwatch, rping, rdma_server, rdma_client, mckey, collective, nccl_tests, job, trace`},
+			`t.yaml:3:5: traffic[0]: unknown generator incats (did you mean incast?); expected one of flow, incast, permutation, all_to_all, perftest, pingpong, ring_allreduce, poisson, asyncwatch, rping, rdma_server, rdma_client, mckey, collective, nccl_tests, job, trace, chakra`},
 		{"wrong types", `topology: [star, 9]
 switch: {latency: [1us]}
 hca: {mtu: large, priority: 3.5}

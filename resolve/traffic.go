@@ -231,6 +231,8 @@ func (b *builder) traffic() {
 			stop = !b.collectiveFits(tv)
 		case *scenario.FlowTraceS:
 			stop = !b.flowTrace(i, tv, path, g, lossless)
+		case *scenario.ChakraS:
+			b.chakra(i, tv, path, g)
 		}
 		if stop {
 			return

@@ -189,6 +189,7 @@ var generators = []struct {
 	{"nccl_tests", true, func() any { return &NCCLTestsS{} }},
 	{"job", true, func() any { return &JobS{} }},
 	{"trace", true, func() any { return &FlowTraceS{} }},
+	{"chakra", true, func() any { return &ChakraS{} }},
 }
 
 // CommS are what a collective and nccl_tests share: the ranks (hosts, a
@@ -251,6 +252,25 @@ type NCCLTestsS struct {
 	Iters       IntV  `yaml:"iters" min:"1" max:"100000"`
 	WarmupIters IntV  `yaml:"warmup_iters" min:"0" max:"100000"`
 	CommS
+}
+
+// ChakraS is a training job read from MLCommons Chakra execution traces
+// (package chakra): the files trace.N.et, rank N's (ASTRA-sim's
+// workload prefix), relative to the scenario's folder; rank N runs on
+// ranks[N] (default the hosts in order). CommGroup is the
+// communicator-group file, JSON as ASTRA-sim's
+// --comm-group-configuration reads it ({"1": [0, 1]}), that the traces'
+// pg_name attributes name; none by default (every collective over every
+// rank). Iterations runs the trace that many times (default 1), each
+// rank's next iteration when its last is done.
+type ChakraS struct {
+	meta
+	Trace      StrV      `yaml:"trace" required:""`
+	Ranks      NameListV `yaml:"ranks"`
+	CommGroup  StrV      `yaml:"comm_group"`
+	Iterations IntV      `yaml:"iterations" min:"1" max:"100000"`
+	Start      TimeV     `yaml:"start"`
+	Priority   IntV      `yaml:"priority" min:"0" max:"7"`
 }
 
 // MckeyS is librdmacm's mckey: a sender and receivers of a multicast
