@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -158,4 +159,60 @@ traffic:
 			t.Errorf("iteration %d took %v, the critical path is %v (%.4f×): all-reduce %v, message %v", it, got, want, r, coll, msg)
 		}
 	}
+}
+
+// TestChakraProcessGroups: collectives over process groups. Four ranks;
+// ranks 0 and 1 all-reduce 256 KiB in group "1" and ranks 2 and 3
+// all-gather 64 KiB each in group "2" (the communicator-group file),
+// then all four meet in a BARRIER (pg_name "0", every rank) and rank 0
+// gathers 4 KiB from each (no pg_name: every rank). The calls are
+// collectives.csv's rows over the groups' ranks (in any order): the
+// all-reduce over 2 ranks of 262144 bytes, the all-gather over 2 of
+// 131072 (2 × 64 KiB), the barrier an all-reduce over 4 of 4 bytes; the
+// gather is three sends to rank 0, which every rank finishes.
+func TestChakraProcessGroups(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "groups.json"), []byte(`{"1": [0, 1], "2": [2, 3]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	coll := func(id uint64, typ etdef.CollectiveCommType, size int64, pg string, deps ...uint64) *etdef.Node {
+		n := &etdef.Node{Id: id, Name: typ.String(), Type: etdef.NodeType_COMM_COLL_NODE, DataDeps: deps,
+			Attr: []*etdef.AttributeProto{chakraAttr("comm_type", int64(typ)), chakraAttr("comm_size", size)}}
+		if pg != "" {
+			n.Attr = append(n.Attr, &etdef.AttributeProto{Name: "pg_name", Value: &etdef.AttributeProto_StringVal{StringVal: pg}})
+		}
+		return n
+	}
+	for r := range 4 {
+		first := coll(1, etdef.CollectiveCommType_ALL_REDUCE, 256<<10, "1")
+		if r >= 2 {
+			first = coll(1, etdef.CollectiveCommType_ALL_GATHER, 64<<10, "2")
+		}
+		chakraFile(t, filepath.Join(dir, fmt.Sprintf("pg.%d.et", r)), first,
+			coll(2, etdef.CollectiveCommType_BARRIER, 0, "0", 1),
+			coll(3, etdef.CollectiveCommType_GATHER, 4<<10, "", 2))
+	}
+	s, err := resolve.Parse(filepath.Join(dir, "pg.yaml"), []byte(star4+`
+traffic:
+  - chakra: {trace: pg, comm_group: groups.json}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, n := runScenarioFiles(t, s, 1)
+	for _, k := range n.jobs[0].ranks {
+		if k.iter != 1 {
+			t.Fatalf("rank %d did %d of 1 iteration", k.r, k.iter)
+		}
+	}
+	var got []string
+	for _, row := range collRows(t, files["collectives.csv"]) {
+		got = append(got, fmt.Sprintf("%s %s %s %s", row["op"], row["ranks"], row["size_bytes"], row["status"]))
+	}
+	slices.Sort(got)
+	want := "[all_gather 2 131072 completed all_reduce 2 262144 completed all_reduce 4 4 completed]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("collectives.csv: %v, want %s", got, want)
+	}
+	assertCollSummary(t, files["summary.json"], 3)
 }

@@ -19,10 +19,13 @@
 //     the trace's measured time, where ASTRA-sim asks its memory
 //     backend for tensor_size.
 //   - METADATA_NODE, INVALID_NODE: no work, done when their
-//     dependencies are (ASTRA-sim's skip_invalid).
+//     dependencies are (ASTRA-sim's skip_invalid); a METADATA node may
+//     declare process groups (PyTorch's process_group:init, read as
+//     ASTRA-sim's issue_pytorch_pg_metadata reads it).
 //   - COMM_COLL_NODE: a collective of comm_type over the ranks of its
 //     process group (pg_name: "" or "0" every rank, else a group of the
-//     communicator-group file, ReadGroups), comm_size bytes per rank as
+//     communicator-group file, ReadGroups, or of a METADATA node),
+//     comm_size bytes per rank as
 //     ASTRA-sim takes them (CommType.NCCLTestsSize gives nccl-tests'
 //     size, lfsim's collective size, per type).
 //   - COMM_SEND_NODE, COMM_RECV_NODE: a transfer of comm_size bytes from

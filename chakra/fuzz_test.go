@@ -11,7 +11,8 @@ import (
 // FuzzRead: no input makes Read or Assemble panic; what Read accepts is
 // a trace whose every node can be found by its id. Seeds: ASTRA-sim's
 // 4-NPU microbenchmarks (rank 0 of each) and a trace with every node
-// type, both kinds of dependency and a send and receive (go test runs
+// type, both kinds of dependency and a send and receive, and one
+// with PyTorch's process groups in a METADATA node (go test runs
 // the seeds; go test -fuzz=FuzzRead ./chakra explores from them).
 func FuzzRead(f *testing.F) {
 	seeds, _ := filepath.Glob("../scenarios/examples/chakra-microbenchmarks/*/4npus_1MB/*.0.et")
@@ -25,6 +26,7 @@ func FuzzRead(f *testing.F) {
 	mem := &etdef.Node{Id: 3, Type: etdef.NodeType_MEM_LOAD_NODE, DurationMicros: 2, CtrlDeps: []uint64{1}}
 	f.Add(encode(f, comp(1, 10), coll(2, AllToAll, 4096, 1), mem, send(4, 0, 1, 64, 3), recv(5, 0, 1, 64, 2, 3),
 		&etdef.Node{Id: 6, Type: etdef.NodeType_METADATA_NODE}, &etdef.Node{Id: 7, Type: etdef.NodeType_INVALID_NODE, DataDeps: []uint64{6}}))
+	f.Add(encode(f, pgMeta(1, `[{"pg_name": "0", "ranks": []}, {"pg_name": "2", "ranks": [0]}]`), coll(2, Broadcast, 8, 1)))
 	f.Add([]byte{})
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {

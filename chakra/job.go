@@ -13,7 +13,8 @@ import (
 type Job struct {
 	// Ranks holds rank r's trace at r.
 	Ranks []*Trace
-	// Groups are the communicator groups the traces may name.
+	// Groups are the communicator groups the traces may name: the
+	// communicator-group file's and those the METADATA nodes declare.
 	Groups Groups
 	// Collectives are the collectives, each called by every rank of its
 	// group; in the order of their groups' names ("" first) and, within
@@ -68,6 +69,10 @@ func Assemble(traces []*Trace, groups Groups) (*Job, error) {
 			return nil, err
 		}
 	}
+	var err error
+	if j.Groups, err = addMetadataGroups(traces, groups); err != nil {
+		return nil, err
+	}
 	if err := j.matchCollectives(); err != nil {
 		return nil, err
 	}
@@ -98,7 +103,7 @@ func (j *Job) groupOf(t *Trace, n *Node) (string, []int, error) {
 	key := strconv.Itoa(id)
 	ranks, ok := j.Groups[key]
 	if !ok {
-		return "", nil, nodeErr(t.File, n.ID, "pg_name %q: no such communicator group: expected \"\" or \"0\" (every rank) or a group of the communicator-group file (%s)", name, groupNames(j.Groups))
+		return "", nil, nodeErr(t.File, n.ID, "pg_name %q: no such communicator group: expected \"\" or \"0\" (every rank) or a group of the communicator-group file or of a METADATA node (%s)", name, groupNames(j.Groups))
 	}
 	return key, ranks, nil
 }

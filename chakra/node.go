@@ -63,6 +63,8 @@ type Node struct {
 	DurationMicros uint64
 	// Comm is the communication of a COMM_* node, nil otherwise.
 	Comm *Comm
+	// Groups are the process groups a METADATA node declares.
+	Groups []ProcessGroup
 }
 
 // Deps lists the node's data and control dependencies, data first, each

@@ -145,6 +145,11 @@ func fromProto(file string, pb *etdef.Node) (Node, error) {
 	if err := a.apply(file, &n); err != nil {
 		return n, err
 	}
+	if n.Type == MetadataNode {
+		if n.Groups, err = metadataGroups(file, n.ID, pb.GetInputs().GetValues()); err != nil {
+			return n, err
+		}
+	}
 	return n, nil
 }
 

@@ -2,6 +2,7 @@ package chakra
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"strings"
@@ -195,5 +196,51 @@ func TestCallOrder(t *testing.T) {
 	got := fmt.Sprint(j.Collectives[0].Type, j.Collectives[0].Nodes, j.Collectives[1].Type, j.Collectives[1].Nodes)
 	if want := "ALL_REDUCE [{0 7} {1 1}] ALL_GATHER [{0 5} {1 2}]"; got != want {
 		t.Errorf("calls %s, want %s", got, want)
+	}
+}
+
+// pgMeta is PyTorch's process-group node as Chakra's converter writes
+// it: a METADATA_NODE whose inputs' values are Python's print of a list
+// of one JSON string.
+func pgMeta(id uint64, json string) *etdef.Node {
+	return &etdef.Node{Id: id, Name: "## process_group:init ##", Type: etdef.NodeType_METADATA_NODE,
+		Inputs: &etdef.IOInfo{Values: "['" + json + "']"}}
+}
+
+// TestMetadataProcessGroups: a collective may name a process group that
+// a METADATA node declares (PyTorch's process_group:init, as ASTRA-sim's
+// issue_pytorch_pg_metadata reads it); empty ranks are every rank.
+// Ranks that declare one group differently are an error, as is JSON
+// that does not decode.
+func TestMetadataProcessGroups(t *testing.T) {
+	pgs := `[{"pg_name": "0", "pg_desc": "default_pg", "ranks": []}, {"pg_name": "3", "pg_desc": "tp", "ranks": [1, 2]}]`
+	fsys := fstest.MapFS{"x.0.et": {Data: encode(t, pgMeta(100, pgs), coll(1, AllReduce, 64, 100))}}
+	for r := 1; r < 3; r++ {
+		c := coll(2, AllGather, 32, 100)
+		c.Attr = append(c.Attr, str("pg_name", "3"))
+		fsys[fmt.Sprintf("x.%d.et", r)] = &fstest.MapFile{Data: encode(t, pgMeta(100, pgs), coll(1, AllReduce, 64, 100), c)}
+	}
+	j, err := Load(FS(fsys), "x", 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range j.Collectives {
+		got = append(got, fmt.Sprintf("%s %q %v", c.Type, c.Group, c.Ranks))
+	}
+	if want := `[ALL_REDUCE "" [0 1 2] ALL_GATHER "3" [1 2]]`; fmt.Sprint(got) != want {
+		t.Errorf("collectives %v, want %s", got, want)
+	}
+	for _, c := range []struct{ pgs, want string }{
+		{`[{"pg_name": "3", "ranks": [0, 2]}]`, `x.2.et: node 100: process group "3" is ranks [0 2] here but [1 2] in x.0.et node 100`},
+		{`[{"pg_name": "3", "ranks": [1, 2]]`, `x.2.et: node 100: a METADATA_NODE's process groups (inputs.values) do not decode`},
+		{`[{"pg_name": "tp", "ranks": [1, 2]}]`, `x.2.et: node 100: process group "tp": expected an integer pg_name`},
+		{`[{"pg_name": "3", "ranks": [1, 7]}]`, `x.2.et: node 100: process group "3" lists rank 7: expected each of its ranks once, from 0 to 2`},
+	} {
+		bad := maps.Clone(fsys)
+		bad["x.2.et"] = &fstest.MapFile{Data: encode(t, pgMeta(100, c.pgs))}
+		if _, err := Load(FS(bad), "x", 3, ""); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %s", err, c.want)
+		}
 	}
 }
