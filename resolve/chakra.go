@@ -17,11 +17,11 @@ func (b *builder) chakra(gen int, tv *scenario.TrafficV, path string, g *scenari
 	read := func(name string) ([]byte, error) {
 		data, _, err := b.d.ReadInput(name, "Chakra trace file", chakra.MaxFileBytes)
 		if err == nil {
-			at := g.Trace.Pos
 			if name == g.CommGroup.V {
-				at = g.CommGroup.Pos
+				b.d.InputAt(name, g.CommGroup.Pos)
+			} else {
+				b.d.InputAtPrefix(name, g.Trace.V, g.Trace.Pos)
 			}
-			b.d.InputAt(name, at)
 		}
 		return data, err
 	}

@@ -27,6 +27,10 @@ type Input struct {
 	Data []byte
 	// At is every place the scenario names it: the scalars' positions.
 	At []Pos
+	// Prefix is what those scalars hold when they name a set of files by
+	// a prefix of their names (a Chakra trace's rank files, prefix.N.et;
+	// InputAtPrefix), "" when they name the file.
+	Prefix string
 }
 
 // ReadInput reads the file a scenario names (name, relative to the
@@ -64,6 +68,17 @@ func (d *Decoder) ReadInput(name, what string, limit int64) (data []byte, path s
 func (d *Decoder) InputAt(name string, at Pos) {
 	if i, ok := d.inputs[name]; ok {
 		d.inputList[i].At = append(d.inputList[i].At, at)
+	}
+}
+
+// InputAtPrefix records that the scalar at at names the input name
+// (read with ReadInput) as one of a set of files whose names start with
+// prefix, what the scalar holds: a run's copies of the set keep the
+// part of their names after it, under one prefix of their own.
+func (d *Decoder) InputAtPrefix(name, prefix string, at Pos) {
+	if i, ok := d.inputs[name]; ok {
+		d.inputList[i].At = append(d.inputList[i].At, at)
+		d.inputList[i].Prefix = prefix
 	}
 }
 
@@ -105,7 +120,25 @@ func RunCopies(inputs []Input, taken func(name string) bool) (copies []Copy, mov
 		used[name] = true
 		copies = append(copies, Copy{name, in.Data})
 	}
+	prefixTo := map[string]string{}
 	for _, in := range later {
+		if in.Prefix != "" {
+			to, ok := prefixTo[in.Prefix]
+			if !ok {
+				to = uniquePrefix(in.Prefix, later, used)
+				prefixTo[in.Prefix] = to
+			}
+			name := to + strings.TrimPrefix(in.Name, in.Prefix)
+			used[name] = true
+			copies = append(copies, Copy{name, in.Data})
+			if moved == nil {
+				moved = map[Pos]Move{}
+			}
+			for _, at := range in.At {
+				moved[Pos{Line: at.Line, Col: at.Col}] = Move{From: in.Prefix, To: to}
+			}
+			continue
+		}
 		base := filepath.Base(in.Name)
 		ext := path.Ext(base)
 		name := InputsDir + "/" + base
@@ -122,6 +155,29 @@ func RunCopies(inputs []Input, taken func(name string) bool) (copies []Copy, mov
 		}
 	}
 	return copies, moved
+}
+
+// uniquePrefix is the prefix under inputs/ of the copies of the set of
+// files named by prefix (among inputs): its base name, made unique so
+// that none of the set's copies takes a name used.
+func uniquePrefix(prefix string, inputs []Input, used map[string]bool) string {
+	base := InputsDir + "/" + filepath.Base(prefix)
+	for i := 1; ; i++ {
+		to := base
+		if i > 1 {
+			to = fmt.Sprintf("%s-%d", base, i)
+		}
+		free := true
+		for _, in := range inputs {
+			if in.Prefix == prefix && used[to+strings.TrimPrefix(in.Name, prefix)] {
+				free = false
+				break
+			}
+		}
+		if free {
+			return to
+		}
+	}
 }
 
 // Move is a file's name in a scenario (From) and its copy's in the
