@@ -43,7 +43,10 @@ const maxMicros = uint64(math.MaxInt64 / int64(sim.Microsecond))
 // (SCATTER) per other rank, waiting on the node's dependencies, with the
 // node itself done when they all are; at another rank, the node is its
 // one send or receive. COMM_SEND and COMM_RECV are the job's sends and
-// receives, of their comm_tag.
+// receives, of their comm_tag. No node waits for a resource: ASTRA-sim
+// runs one GPU kernel, one CPU op and one communication at a time per
+// NPU (workload/HardwareResource.cc), where the job graph runs whatever
+// the dependencies let run.
 func (j *Job) JobGraph(name string, iterations int) (*job.Job, error) {
 	out := &job.Job{Name: name, Ranks: len(j.Ranks), Graphs: make([][]job.Node, len(j.Ranks)), Iterations: iterations}
 	byNode := map[Ref]*job.Node{}
