@@ -38,7 +38,7 @@ func flowPairs(s *Scenario) []string {
 
 func TestExamplesLoad(t *testing.T) {
 	ex := scenarios.Examples()
-	want := []string{"adaptive-degraded-uplink", "allreduce-rail-4x4", "chakra-all-reduce-16", "chakra-all-to-all-16", "connect-storm", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "erdma-vpc", "fat-tree-k4-all-to-all", "flow-trace", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "ib-range-extender", "incast-8to1", "incast-dcqcn", "job-data-parallel", "leaf-spine-permutation", "livelock-go-back-0", "lossless-or-not-iwarp-cubic", "lossless-or-not-iwarp-dctcp", "lossless-or-not-roce-irn", "lossless-or-not-roce-pfc", "nccl-tests-8", "pfc-storm", "qos-roce-ets", "rail-optimized-4x4", "routing-loop", "single-write", "slow-receiver", "sonic-dell-s6100", "two-jobs-shared-uplinks", "vpi-two-fabrics"}
+	want := []string{"adaptive-degraded-uplink", "allreduce-rail-4x4", "chakra-all-reduce-16", "chakra-all-to-all-16", "chakra-dp-overlap", "connect-storm", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "erdma-vpc", "fat-tree-k4-all-to-all", "flow-trace", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "ib-range-extender", "incast-8to1", "incast-dcqcn", "job-data-parallel", "leaf-spine-permutation", "livelock-go-back-0", "lossless-or-not-iwarp-cubic", "lossless-or-not-iwarp-dctcp", "lossless-or-not-roce-irn", "lossless-or-not-roce-pfc", "nccl-tests-8", "pfc-storm", "qos-roce-ets", "rail-optimized-4x4", "routing-loop", "single-write", "slow-receiver", "sonic-dell-s6100", "two-jobs-shared-uplinks", "vpi-two-fabrics"}
 	var names []string
 	for _, e := range ex {
 		names = append(names, e.Name)
@@ -477,7 +477,7 @@ func TestLoadNamed(t *testing.T) {
 	}
 	os.Chdir(wd)
 	_, err = LoadNamed("incst-8to1")
-	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are adaptive-degraded-uplink, allreduce-rail-4x4, chakra-all-reduce-16, chakra-all-to-all-16, connect-storm, deadlock-adaptive-ring, deadlock-clos-bounce, deadlock-flooding, deadlock-routing-loop, dumbbell-4x4, erdma-vpc, fat-tree-k4-all-to-all, flow-trace, ib-cc-victim, ib-credit-loop, ib-incast-8to1, ib-long-link, ib-range-extender, incast-8to1, incast-dcqcn, job-data-parallel, leaf-spine-permutation, livelock-go-back-0, lossless-or-not-iwarp-cubic, lossless-or-not-iwarp-dctcp, lossless-or-not-roce-irn, lossless-or-not-roce-pfc, nccl-tests-8, pfc-storm, qos-roce-ets, rail-optimized-4x4, routing-loop, single-write, slow-receiver, sonic-dell-s6100, two-jobs-shared-uplinks, vpi-two-fabrics"
+	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are adaptive-degraded-uplink, allreduce-rail-4x4, chakra-all-reduce-16, chakra-all-to-all-16, chakra-dp-overlap, connect-storm, deadlock-adaptive-ring, deadlock-clos-bounce, deadlock-flooding, deadlock-routing-loop, dumbbell-4x4, erdma-vpc, fat-tree-k4-all-to-all, flow-trace, ib-cc-victim, ib-credit-loop, ib-incast-8to1, ib-long-link, ib-range-extender, incast-8to1, incast-dcqcn, job-data-parallel, leaf-spine-permutation, livelock-go-back-0, lossless-or-not-iwarp-cubic, lossless-or-not-iwarp-dctcp, lossless-or-not-roce-irn, lossless-or-not-roce-pfc, nccl-tests-8, pfc-storm, qos-roce-ets, rail-optimized-4x4, routing-loop, single-write, slow-receiver, sonic-dell-s6100, two-jobs-shared-uplinks, vpi-two-fabrics"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}

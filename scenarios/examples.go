@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-//go:embed examples/*.yaml examples/*/sweep.yaml examples/*/config_db.json examples/*/*.csv examples/chakra-microbenchmarks/*/*/*.et
+//go:embed examples/*.yaml examples/*/sweep.yaml examples/*/config_db.json examples/*/*.csv examples/chakra-microbenchmarks/*/*/*.et examples/chakra-dp-overlap/*.et
 var exampleFS embed.FS
 
 func init() { scenario.LibraryFile = libraryFile }
