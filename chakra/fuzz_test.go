@@ -45,3 +45,35 @@ func FuzzRead(f *testing.F) {
 		_, _ = Assemble([]*Trace{tr}, nil)
 	})
 }
+
+// FuzzAssemble: two ranks' traces, whatever their bytes, never make
+// Read, Assemble or JobGraph panic, and a trace Assemble accepts is a
+// job that job.Validate accepts (the reader's checks hold what the job
+// graph needs). Seeds: a send and receive each way beside an
+// all-reduce, and a GATHER and a BARRIER in a group of both ranks.
+func FuzzAssemble(f *testing.F) {
+	f.Add(encode(f, comp(1, 5), coll(2, AllReduce, 4096, 1), send(3, 1, 0, 64, 2), recv(4, 1, 0, 64)),
+		encode(f, coll(7, AllReduce, 4096), recv(8, 0, 0, 64), send(9, 0, 0, 64, 8)))
+	f.Add(encode(f, coll(1, Gather, 100), coll(2, Barrier, 0, 1)), encode(f, coll(1, Gather, 100), coll(2, Barrier, 0, 1)))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var traces []*Trace
+		for r, data := range [2][]byte{a, b} {
+			tr, err := Read(RankFile("f", r), data)
+			if err != nil {
+				return
+			}
+			traces = append(traces, tr)
+		}
+		j, err := Assemble(traces, Groups{"1": {0, 1}})
+		if err != nil {
+			return
+		}
+		jb, err := j.JobGraph("f", 1)
+		if err != nil {
+			return // sizes or durations beyond what lfsim holds
+		}
+		if _, err := jb.Validate(2); err != nil {
+			t.Fatalf("Assemble accepted what job.Validate refuses: %v", err)
+		}
+	})
+}
