@@ -38,7 +38,11 @@ func Load(read ReadFunc, prefix string, ranks int, groups string) (*Job, error) 
 		data, err := read(name)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: no such file: expected one file per rank, %s to %s, for %d ranks (the hosts given)", name, RankFile(prefix, 0), RankFile(prefix, ranks-1), ranks)
+				has := ""
+				if r > 0 {
+					has = fmt.Sprintf(" (the trace has ranks 0 to %d)", r-1)
+				}
+				return nil, fmt.Errorf("%s: no such file%s: expected one file per rank, %s to %s, for the %d ranks given (the hosts)", name, has, RankFile(prefix, 0), RankFile(prefix, ranks-1), ranks)
 			}
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}

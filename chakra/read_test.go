@@ -134,7 +134,7 @@ func TestBadTraces(t *testing.T) {
 		{"more rank files than hosts", map[string][]byte{"x.4.et": ok(4)}, 4,
 			[]string{"t/x.4.et: a rank file beyond the 4 ranks given (the hosts): expected one file per rank, t/x.0.et to t/x.3.et, and no more"}},
 		{"fewer rank files than hosts", nil, 5,
-			[]string{"t/x.4.et: no such file: expected one file per rank, t/x.0.et to t/x.4.et, for 5 ranks"}},
+			[]string{"t/x.4.et: no such file (the trace has ranks 0 to 3): expected one file per rank, t/x.0.et to t/x.4.et, for the 5 ranks given (the hosts)"}},
 		{"a missing rank file", map[string][]byte{"x.2.et": nil, "x.4.et": ok(4)}, 4,
 			[]string{"t/x.2.et: no such file"}},
 		{"collectives that disagree", map[string][]byte{"x.3.et": encode(t, coll(3, AllGather, 1<<20))}, 4,

@@ -28,7 +28,7 @@ func TestChakraErrors(t *testing.T) {
 		{"fewer hosts than rank files", "{trace: " + mb + "/all_reduce/4npus_1MB/all_reduce, ranks: [h0, h1]}",
 			"t.yaml:4:21: traffic[0].chakra.trace: " + mb + "/all_reduce/4npus_1MB/all_reduce.2.et: a rank file beyond the 2 ranks given (the hosts): expected one file per rank"},
 		{"more hosts than rank files", "{trace: " + mb + "/all_reduce/4npus_1MB/all_reduce}",
-			"t.yaml:4:21: traffic[0].chakra.trace: " + mb + "/all_reduce/4npus_1MB/all_reduce.4.et: no such file: expected one file per rank"},
+			"t.yaml:4:21: traffic[0].chakra.trace: " + mb + "/all_reduce/4npus_1MB/all_reduce.4.et: no such file (the trace has ranks 0 to 3): expected one file per rank"},
 		{"no trace", "{trace: nosuch}",
 			"t.yaml:4:21: traffic[0].chakra.trace: nosuch.0.et: no such file"},
 		{"a truncated trace", "{trace: cut, ranks: [h0]}",
