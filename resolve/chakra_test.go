@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,43 @@ func TestChakraErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error\n%v\nwant it to hold\n%s", err, c.want)
+			}
+		})
+	}
+}
+
+// TestChakraComms: a trace's communicators take the generator's
+// channels, qps, rail_aware and pxn (defaults 2, 1, true, true, the
+// collective generator's), and on GPU servers a communicator whose
+// rings cannot lie on the rails is refused here, where lfsim validate
+// sees it, not when the run builds it.
+func TestChakraComms(t *testing.T) {
+	mb, err := filepath.Abs("../scenarios/examples/chakra-microbenchmarks/all_reduce/4npus_1MB/all_reduce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rail := "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 4, spines: 2, link: {rate: 400Gbps, delay: 1us}, nvlink: {rate: 3.6Tbps, delay: 600ns}}\nstop: {at: 1ms}\ntraffic:\n  - chakra: "
+	for _, c := range []struct {
+		name, traffic string
+		want          string // the communicator's settings, or the error
+	}{
+		{"defaults", "{trace: " + mb + ", ranks: [s0/g0, s0/g1, s1/g0, s1/g1]}", "2 1 false false"},
+		{"given", "{trace: " + mb + ", ranks: [s0/g0, s0/g1, s1/g0, s1/g1], channels: 4, qps: 2, rail_aware: false, pxn: false}", "4 2 true true"},
+		{"rings off the rails", "{trace: " + mb + ", ranks: [s0/g0, s0/g1, s1/g0, s1/g2]}",
+			"t.yaml:4:21: traffic[0].chakra.trace: the collectives of every rank on ranks [0 1 2 3] (ring): rings on rails need the same GPUs of every server"},
+		{"rings off the rails, rail_aware: false", "{trace: " + mb + ", ranks: [s0/g0, s0/g1, s1/g0, s1/g2], rail_aware: false}", "2 1 true false"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte(rail+c.traffic+"\n"))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				cm := s.Jobs[0].Job.Comms[0]
+				got = fmt.Sprint(cm.Channels, cm.QPs, cm.NoRailAware, cm.NoPXN)
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
 	}

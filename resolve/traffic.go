@@ -232,7 +232,7 @@ func (b *builder) traffic() {
 		case *scenario.FlowTraceS:
 			stop = !b.flowTrace(i, tv, path, g, lossless)
 		case *scenario.ChakraS:
-			b.chakra(i, tv, path, g)
+			stop = b.chakra(i, tv, path, g) && !b.collectiveFits(tv)
 		}
 		if stop {
 			return

@@ -262,13 +262,19 @@ type NCCLTestsS struct {
 // --comm-group-configuration reads it ({"1": [0, 1]}), that the traces'
 // pg_name attributes name; none by default (every collective over every
 // rank). Iterations runs the trace that many times (default 1), each
-// rank's next iteration when its last is done.
+// rank's next iteration when its last is done. Channels, QPs,
+// RailAware and PXN are a collective's, for every communicator of the
+// trace.
 type ChakraS struct {
 	meta
 	Trace      StrV      `yaml:"trace" required:""`
 	Ranks      NameListV `yaml:"ranks"`
 	CommGroup  StrV      `yaml:"comm_group"`
 	Iterations IntV      `yaml:"iterations" min:"1" max:"100000"`
+	Channels   IntV      `yaml:"channels" min:"1" max:"64"`
+	QPs        IntV      `yaml:"qps" min:"1" max:"16"`
+	RailAware  boolV     `yaml:"rail_aware"`
+	PXN        boolV     `yaml:"pxn"`
 	Start      TimeV     `yaml:"start"`
 	Priority   IntV      `yaml:"priority" min:"0" max:"7"`
 }
