@@ -39,7 +39,9 @@ func (b *builder) chakra(gen int, tv *scenario.TrafficV, path string, g *scenari
 	}
 	iterations := 1
 	overrideNum(&iterations, g.Iterations)
-	jb, err := cj.JobGraph(g.Trace.V, iterations)
+	name := fmt.Sprintf("job%d", gen)
+	override(&name, g.Name)
+	jb, err := cj.JobGraph(name, iterations)
 	if err != nil {
 		b.errorf(g.Trace.Pos, path+".trace", "%v", err)
 		return false

@@ -89,3 +89,18 @@ func TestChakraComms(t *testing.T) {
 		})
 	}
 }
+
+// TestChakraName: the job is named by name:, else job<traffic index>.
+func TestChakraName(t *testing.T) {
+	mb, err := filepath.Abs("../scenarios/examples/chakra-microbenchmarks/all_reduce/4npus_1MB/all_reduce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse("t.yaml", []byte("topology: {kind: star, hosts: 4, link: {rate: 100Gbps}}\nstop: {at: 1ms}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\n  - chakra: {trace: "+mb+"}\n  - chakra: {trace: "+mb+", name: ar}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Jobs[0].Job.Name + " " + s.Jobs[1].Job.Name; got != "job1 ar" {
+		t.Errorf("names %q, want \"job1 ar\"", got)
+	}
+}

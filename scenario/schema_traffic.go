@@ -267,6 +267,9 @@ type NCCLTestsS struct {
 // trace.
 type ChakraS struct {
 	meta
+	// Name names the job in the outputs (default job<traffic index>, as
+	// a job generator's).
+	Name       StrV      `yaml:"name"`
 	Trace      StrV      `yaml:"trace" required:""`
 	Ranks      NameListV `yaml:"ranks"`
 	CommGroup  StrV      `yaml:"comm_group"`
