@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/lfsim/lfsim/chakra/etdef"
 )
 
 // TestChakraErrors: a chakra generator whose trace is wrong for the
@@ -102,5 +107,67 @@ func TestChakraName(t *testing.T) {
 	}
 	if got := s.Jobs[0].Job.Name + " " + s.Jobs[1].Job.Name; got != "job1 ar" {
 		t.Errorf("names %q, want \"job1 ar\"", got)
+	}
+}
+
+// TestChakraMemory: a trace's communicator counts once in the memory
+// estimate whatever the calls on it (ASTRA-sim's all_reduce trace and a
+// trace of three all-reduces on every rank estimate the same), and its
+// sends count a link of two QPs per pair of ranks and direction, as a
+// job generator's flows do: the estimate rises by what a job's one flow
+// adds.
+func TestChakraMemory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, nodes ...*etdef.Node) {
+		var out []byte
+		msgs := []proto.Message{&etdef.GlobalMetadata{Version: "0.0.4"}}
+		for _, n := range nodes {
+			msgs = append(msgs, n)
+		}
+		for _, m := range msgs {
+			b, err := proto.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(protowire.AppendVarint(out, uint64(len(b))), b...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	attr := func(name string, v int64) *etdef.AttributeProto {
+		return &etdef.AttributeProto{Name: name, Value: &etdef.AttributeProto_Int64Val{Int64Val: v}}
+	}
+	ar := func(id uint64, deps ...uint64) *etdef.Node {
+		return &etdef.Node{Id: id, Type: etdef.NodeType_COMM_COLL_NODE, DataDeps: deps, Attr: []*etdef.AttributeProto{attr("comm_type", 0), attr("comm_size", 1<<20)}}
+	}
+	for r := range int64(4) {
+		write(fmt.Sprintf("one.%d.et", r), ar(1))
+		write(fmt.Sprintf("three.%d.et", r), ar(1), ar(2, 1), ar(3, 2))
+		nodes := []*etdef.Node{ar(1)}
+		switch r {
+		case 0:
+			nodes = append(nodes, &etdef.Node{Id: 2, Type: etdef.NodeType_COMM_SEND_NODE, DataDeps: []uint64{1}, Attr: []*etdef.AttributeProto{attr("comm_dst", 1), attr("comm_size", 4096)}})
+		case 1:
+			nodes = append(nodes, &etdef.Node{Id: 2, Type: etdef.NodeType_COMM_RECV_NODE, DataDeps: []uint64{1}, Attr: []*etdef.AttributeProto{attr("comm_src", 0), attr("comm_size", 4096)}})
+		}
+		write(fmt.Sprintf("send.%d.et", r), nodes...)
+	}
+	estimate := func(traffic string) int64 {
+		t.Helper()
+		s, err := Parse(filepath.Join(dir, "t.yaml"), []byte("topology: {kind: star, hosts: 4, link: {rate: 100Gbps}}\nstop: {at: 1ms}\ntraffic:\n"+traffic))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.MemoryEstimate
+	}
+	one, three, send := estimate("  - chakra: {trace: one}\n"), estimate("  - chakra: {trace: three}\n"), estimate("  - chakra: {trace: send}\n")
+	jobOne := estimate("  - job: {phases: [{id: a, collective: {op: all_reduce, size: 1MiB}}]}\n")
+	jobFlow := estimate("  - job: {phases: [{id: a, collective: {op: all_reduce, size: 1MiB}}, {id: b, after: [a], flow: {from: h0, to: h1, size: 4KiB}}]}\n")
+	if one != three {
+		t.Errorf("one all-reduce estimates %d bytes, three on the same communicator %d: want the same", one, three)
+	}
+	if one != jobOne || send-one != jobFlow-jobOne {
+		t.Errorf("a trace's all-reduce %d and send %+d bytes; a job's %d and %+d", one, send-one, jobOne, jobFlow-jobOne)
 	}
 }
