@@ -188,6 +188,9 @@ type Conn struct {
 	listener *Listener
 	// iw is, on iWARP, the NIC's end of the connection (iwarp.go).
 	iw *hca.IWConn
+	// prepared: the application made the QP and moved it to INIT
+	// (ConnectParams.Prepared).
+	prepared bool
 }
 
 // ConnectParams are rdma_connect's: where, the port, and the
@@ -206,6 +209,12 @@ type ConnectParams struct {
 	OnEvent              func(c *Conn, e Event)
 	// At is when to call rdma_connect: now when earlier.
 	At sim.Time
+	// Prepared says the application created the QP and moved it to INIT
+	// itself before rdma_connect (Manager.Prepare), as librdmacm's cmtime
+	// does for all its QPs before it connects any: the REQ then goes
+	// without QP commands. False (the default): rdma_create_qp's two
+	// commands run first, as rping and the flows' connections do.
+	Prepared bool
 }
 
 // Agent is what hca.Profile.NewGSIAgent takes: it makes a host's
@@ -318,7 +327,11 @@ func (cm *Manager) Connect(qp *hca.QP, p ConnectParams) (*Conn, error) {
 	if len(p.Private) > cmPrivateREQ-cmaHeaderBytes {
 		return nil, fmt.Errorf("rdma_connect's private data is at most %d bytes, not %d", cmPrivateREQ-cmaHeaderBytes, len(p.Private))
 	}
+	if p.Prepared && (qp.Type == hca.UD || cm.iw) {
+		return nil, fmt.Errorf("a prepared QP connects over the CM's REQ only, not by SIDR or iWARP")
+	}
 	c := cm.newConn(qp)
+	c.prepared = p.Prepared
 	c.Active, c.Peer, c.PeerIP, c.Port, c.OnEvent = true, p.Dest, p.DestIP, p.Port, p.OnEvent
 	c.Private = append([]byte(nil), p.Private...)
 	c.RespRes, c.Init = p.ResponderResources, p.InitiatorDepth
@@ -369,7 +382,15 @@ func (cm *Manager) connect(c *Conn, retry, rnr uint8) {
 // createAndRequest is rdma_create_qp's commands and rdma_connect's REQ.
 func (cm *Manager) createAndRequest(c *Conn, retry, rnr uint8, src uint16) {
 	qp := c.QP
-	cm.createAndInit(c, qp, func() {
+	create := func(then func()) { cm.createAndInit(c, qp, then) }
+	if c.prepared {
+		create = func(then func()) {
+			cm.toInit(qp, c.RespRes)
+			c.Created, c.Inited = cm.eng.Now(), cm.eng.Now()
+			then()
+		}
+	}
+	create(func() {
 		c.state = cmReqSent
 		c.Sent = c.Inited
 		cm.sendTo(c, &cmMsg{Attr: AttrREQ, TID: c.tid, LocalID: c.LocalID, ServiceID: rdmaPSTCPService | uint64(c.Port),
@@ -395,6 +416,24 @@ func (cm *Manager) createAndInit(c *Conn, qp *hca.QP, then func()) {
 		c.Inited = cm.eng.Now()
 		if then != nil {
 			then()
+		}
+	})
+}
+
+// Prepare is an application's own ibv_create_qp and ibv_modify_qp to
+// INIT for qp, before it calls rdma_connect with ConnectParams.Prepared
+// (librdmacm's cmtime: its "Creating QPs" and "Modify QPs to INIT"
+// steps, each over all its QPs, before "Connecting"): two commands on the
+// command interface, after which done runs with the time the QP reached
+// INIT.
+func (cm *Manager) Prepare(qp *hca.QP, done func(at sim.Time)) {
+	cm.open()
+	respRes := uint8(min(cm.h.Prof.MaxDestRdAtomic, 255))
+	cm.command(func() {})
+	cm.command(func() {
+		cm.toInit(qp, respRes)
+		if done != nil {
+			done(cm.eng.Now())
 		}
 	})
 }
@@ -497,9 +536,17 @@ func (c *Conn) event(e Event) {
 }
 
 // command runs fn when the command interface has done one more command.
-func (cm *Manager) command(fn func()) {
+func (cm *Manager) command(fn func()) { cm.commandFor(cm.prof.QPCommand, fn) }
+
+// modify runs fn when the command interface has done one more move to
+// RTR or RTS (Profile.ConnectModify).
+func (cm *Manager) modify(fn func()) { cm.commandFor(cm.prof.connectModify(), fn) }
+
+// commandFor runs fn when the command interface has done one more
+// command, of cost d.
+func (cm *Manager) commandFor(d sim.Time, fn func()) {
 	start := max(cm.eng.Now(), cm.cmdFree)
-	cm.cmdFree = start + cm.prof.QPCommand
+	cm.cmdFree = start + d
 	cm.eng.Schedule(cm.cmdFree, cm, cmRun, 0, fn)
 }
 

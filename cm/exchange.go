@@ -115,14 +115,14 @@ func (cm *Manager) request(m *cmMsg, from cmDest) {
 	cm.conns[c.LocalID] = c
 	cm.byRemote[cmRemote{c.Peer, c.RemoteID}] = c
 	cm.createAndInit(c, qp, nil)
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}
 		must(cm.h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTR, Dest: c.Peer, DestIP: c.PeerIP, DestQPN: m.QPN, RQPSN: m.StartPSN,
 			MaxDestRdAtomic: max(int(c.RespRes), 1)}))
 	})
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}
@@ -164,14 +164,14 @@ func (cm *Manager) reply(c *Conn, m *cmMsg) {
 	c.RemoteID, c.RemoteQPN = m.LocalID, m.QPN
 	c.state = cmIdle // between the REP and the RTU: a resent REP waits
 	c.event(EventConnectResponse)
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}
 		must(cm.h.ModifyQP(c.QP, hca.QPAttr{State: hca.QPRTR, Dest: c.Peer, DestIP: c.PeerIP, DestQPN: m.QPN, RQPSN: m.StartPSN,
 			MaxDestRdAtomic: max(int(m.InitDepth), 1)}))
 	})
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}

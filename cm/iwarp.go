@@ -57,14 +57,14 @@ func (cm *Manager) replyIW(c *Conn, x *hca.IWConn) {
 	c.RemoteQPN = x.PeerQPN
 	c.Init, c.RespRes = min(c.Init, uint8(min(x.PeerMPA.IRD, 255))), min(c.RespRes, uint8(min(x.PeerMPA.ORD, 255)))
 	c.state = cmIdle // between the Reply and RTS
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}
 		must(cm.h.ModifyQP(c.QP, hca.QPAttr{State: hca.QPRTR, Dest: c.Peer, DestIP: c.PeerIP, DestQPN: x.PeerQPN,
 			MaxDestRdAtomic: max(int(c.RespRes), 1)}))
 	})
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}
@@ -160,14 +160,14 @@ func (cm *Manager) requestIW(l *Listener, x *hca.IWConn) {
 	x.OnFail = func(_ *hca.IWConn, why hca.IWFailure) { cm.failedIW(c, why) }
 	x.OnClosed = func(*hca.IWConn) { cm.closedIW(c) }
 	cm.createAndInit(c, qp, nil)
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}
 		must(cm.h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTR, Dest: c.Peer, DestIP: c.PeerIP, DestQPN: x.PeerQPN,
 			MaxDestRdAtomic: max(int(c.RespRes), 1)}))
 	})
-	cm.command(func() {
+	cm.modify(func() {
 		if c.gone() {
 			return
 		}

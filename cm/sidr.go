@@ -63,12 +63,12 @@ func (cm *Manager) udToRTS(qp *hca.QP, then func()) {
 			qp.QKey = udpQKey
 		}
 	})
-	cm.command(func() {
+	cm.modify(func() {
 		if qp.State == hca.QPInit {
 			must(cm.h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTR}))
 		}
 	})
-	cm.command(func() {
+	cm.modify(func() {
 		if qp.State == hca.QPRTR {
 			must(cm.h.ModifyQP(qp, hca.QPAttr{State: hca.QPRTS}))
 		}
