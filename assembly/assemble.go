@@ -86,6 +86,19 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			}
 		}
 	}
+	if buf := s.UEC.CBFCBuffer; buf > 0 {
+		// Ultra Ethernet's CBFC: every Ethernet port grants credits for
+		// its buffer per traffic class, as InfiniBand's per VL.
+		for id, ports := range fab.Ports {
+			frame := maxFrames[fabric.Ethernet]
+			if s.Topology.Nodes[id].Kind == fabric.Host {
+				frame = s.HostFrame(fabric.NodeID(id), false)
+			}
+			for _, p := range ports {
+				p.EnableCBFC(buf, frame)
+			}
+		}
+	}
 	// Every host's connection manager owns its QP1, made when a program
 	// asks for it or a MAD comes (cm.Agent: one function for each
 	// profile of the hosts'); on InfiniBand it asks the SA, which is

@@ -108,7 +108,10 @@ type CreditState struct {
 	// wantUp: this end's link was restored while the other end's was not
 	// (SetDown): it waits, down, to train with it.
 	wantUp bool
-	_      [47]byte // to 384 bytes
+	// ethernet: the link is Ethernet's with Ultra Ethernet's CBFC
+	// (EnableCBFC): its credit updates are Ethernet frames.
+	ethernet bool
+	_        [46]byte // to 384 bytes
 }
 
 // vlCredit is one VL's counters (IBTA vol. 1, 7.9.4): as a sender, the
@@ -146,6 +149,32 @@ func (p *Port) EnableCredits(bufferBytes int64, vls int, maxFrame int64) {
 func (p *Port) EnableLongHaulCredits(bufferBytes int64, vls int, maxFrame int64) {
 	p.enableCredits(bufferBytes, vls, maxFrame, 1<<32-1, 1<<31)
 }
+
+// CBFCUpdateBytes is a CBFC credit update on the wire: the model sends
+// it as a minimum Ethernet frame (64 bytes) with its preamble and gap
+// (20), as a PFC frame is sent (PFCWireBytes).
+const CBFCUpdateBytes = PFCWireBytes
+
+// EnableCBFC makes the port's link Ethernet's with Ultra Ethernet's
+// credit-based flow control (UEC 1.0, 2025): per traffic class (the
+// frame's priority, all eight), the receiver grants its buffer of
+// bufferBytes and the sender never starts a frame without credit for all
+// of it (header to FCS), so the link never drops a frame for want of
+// buffer and needs no PFC. It runs InfiniBand's machinery (credits in
+// 64-byte units, cumulative counters: the sender's total sent, the
+// receiver's limit) with counters 32 bits wide, so that a buffer of up
+// to 1 GiB is granted whole, and credit updates that are Ethernet frames
+// (CBFCUpdateBytes). maxFrame is the largest frame the port's owner
+// sends. Call it on both ends of the link before the run.
+func (p *Port) EnableCBFC(bufferBytes int64, maxFrame int64) {
+	p.enableCredits(bufferBytes, 8, maxFrame, 1<<32-1, 1<<31)
+	p.credit.ethernet = true
+	p.cbfc = true
+}
+
+// CBFC reports whether the port's link is Ethernet's with credit-based
+// flow control (EnableCBFC).
+func (p *Port) CBFC() bool { return p.cbfc }
 
 func (p *Port) enableCredits(bufferBytes int64, vls int, maxFrame int64, mask, half uint32) {
 	c := &CreditState{vls: vls, capacity: bufferBytes / BlockBytes, maxBlocks: IBPacketBlocks(maxFrame), port: p, mask: mask, half: half}
@@ -339,8 +368,11 @@ func (p *Port) newFC(vl uint8) *Packet {
 	pkt := p.pool.Get()
 	pkt.Kind = KindCredit
 	pkt.Link = InfiniBand
-	pkt.Priority = vl
 	pkt.Wire = FCPacketBytes
+	if c.ethernet {
+		pkt.Link, pkt.Wire = Ethernet, CBFCUpdateBytes
+	}
+	pkt.Priority = vl
 	pkt.InPort = -1
 	c.vl[vl].queued = pkt
 	c.made++

@@ -84,7 +84,10 @@ type Port struct {
 	txStride    uint8     // warm.txAt's stride by slot (Port.warmSlot)
 	rxStride    uint8     // warm.rxAt's stride by slot
 	warmMask    uint8     // the priorities with a slot at warm.txAt and warm.rxAt
-	_           uint8
+	// cbfc: the link is Ethernet's with Ultra Ethernet's credit-based
+	// flow control (EnableCBFC): its frames spend credit as
+	// InfiniBand's packets do.
+	cbfc bool
 	// number is the port's place among the network's ports (node by
 	// node, port by port): the key that orders its frames among the
 	// arrivals due at the same time (sim.Engine.HandOver).
@@ -395,7 +398,7 @@ func (p *Port) startNext() {
 			return
 		}
 	}
-	if pkt.Link == InfiniBand { // the packet's line, not the port's: Ethernet reads nothing more
+	if pkt.Link == InfiniBand || p.cbfc { // the packet's line, then the port's second (read at the end of the frame anyway)
 		p.spend(pkt)
 	}
 	p.sending = pkt
@@ -478,7 +481,7 @@ func arrive(t, d unsafe.Pointer) {
 	if pkt.Kind == KindPause {
 		p.pausesArrived++
 	}
-	if pkt.Link == InfiniBand && p.credit.stale > 0 && p.staleArrival() || p.down {
+	if (pkt.Link == InfiniBand || p.cbfc) && p.credit.stale > 0 && p.staleArrival() || p.down {
 		p.out.countCut(pkt.Kind) // counted on the link of the port's own direction
 		p.pool.Dropped(pkt, "link_down", int64(pkt.Payload))
 		p.pool.Put(pkt)
@@ -488,7 +491,7 @@ func arrive(t, d unsafe.Pointer) {
 	p.Stats.RxBytes += int64(pkt.Wire)
 	if !pkt.Kind.LinkControl() {
 		pkt.InPort = int32(p.Index)
-		if pkt.Link == InfiniBand {
+		if pkt.Link == InfiniBand || p.cbfc {
 			p.receivedBlocks(pkt)
 		}
 		p.owner.Receive(pkt, p)

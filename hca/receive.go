@@ -33,9 +33,10 @@ func (h *HCA) Receive(p *fabric.Packet, _ *fabric.Port) {
 		return
 	}
 	h.Stats.RxPackets++
-	if (h.rxRate > 0 || h.rxHung || h.rxBusy) && p.Link == fabric.InfiniBand {
-		// InfiniBand: the receive buffer is the port's per VL, and the
-		// credits it holds back stop the sender; no PAUSE.
+	if (h.rxRate > 0 || h.rxHung || h.rxBusy) && (p.Link == fabric.InfiniBand || h.port.CBFC()) {
+		// InfiniBand (or Ethernet with CBFC): the receive buffer is the
+		// port's per VL (traffic class), and the credits it holds back
+		// stop the sender; no PAUSE.
 		h.rxq.Push(p)
 		if !h.rxBusy && !h.rxHung {
 			h.startDrain()
@@ -204,9 +205,10 @@ func (h *HCA) process(p *fabric.Packet) {
 }
 
 // release gives an arrived packet's credit back to the link's sender
-// (InfiniBand): the packet has left the receive buffer.
+// (InfiniBand, or Ethernet with CBFC): the packet has left the receive
+// buffer.
 func (h *HCA) release(p *fabric.Packet) {
-	if p.Link == fabric.InfiniBand {
+	if p.Link == fabric.InfiniBand || h.port.CBFC() {
 		port := h.port
 		if h.isPort2(p.Dst) {
 			port = h.cold.port2

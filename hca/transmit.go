@@ -38,6 +38,11 @@ func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
 	if !port.Paused(p.Priority) {
 		return ctrl.Pop()
 	}
+	if port.CBFC() {
+		// Ethernet with CBFC: a control packet goes on a class with
+		// credit for the largest frame the port sends, which covers it.
+		return ctrl.PopUnpaused(port.ShortOf(port.CreditState().MaxBlocks()))
+	}
 	if port.Credits() {
 		// ACKs, NAKs and CNPs fit the blocks of the largest of them, a
 		// CNP (42 bytes; 82 with a GRH: two blocks).

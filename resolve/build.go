@@ -104,6 +104,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 		b.warnf(f.Switch.KeyPos("ecn"), "switch.ecn", "ECN marking is on but hca.cc is none: NICs send Not-ECT packets without congestion control, so nothing will be marked")
 	}
 	b.topology()
+	b.checkUEC()
 	b.rangeExtenders()
 	fits := b.checkTopologyMemory()
 	if fits {

@@ -23,7 +23,7 @@ func TestErrors(t *testing.T) {
 switch:
   buffr: 12MiB
 `,
-			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc, sonic`},
+			`t.yaml:3:3: switch: unknown key buffr (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc, sonic, trim, cbfc, llr`},
 		{"unknown top-level key", `topolgy: {kind: star, hosts: 9}
 `,
 			`t.yaml:1:1: unknown top-level key topolgy (did you mean topology?); allowed keys are name, description, seed, stop, topology, switch, subnet_manager, hca, traffic, faults, observe, expect (and x-... keys, for anchors)`},

@@ -44,6 +44,7 @@ func (b *builder) applySwitch(p *swtch.Profile, s *scenario.SwitchS, path string
 	override(&p.ECMPPerSwitch, s.ECMPPerSwitch)
 	b.applyLoadBalance(p, s, path)
 	b.applyRangeExtender(p, s, path)
+	b.applyUEC(p, s, path)
 	if path != "switch" {
 		b.transportSwitch(s, path) // the top-level block's is checked with the rest of the transport's
 	}

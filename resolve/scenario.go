@@ -29,6 +29,8 @@ type Scenario struct {
 	// whose parameters IB holds (infiniband.go).
 	LinkLayer fabric.LinkLayer
 	IB        IBConfig
+	// UEC is Ultra Ethernet's link layer (uec.go): CBFC and LLR.
+	UEC UEC
 	// NodeLink is each node's link layer, by NodeID, where an explicit
 	// topology mixes InfiniBand and Ethernet switches (vpi.go); nil where
 	// every node's is LinkLayer. LinkLayerOf reads it.

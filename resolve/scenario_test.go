@@ -38,7 +38,7 @@ func flowPairs(s *Scenario) []string {
 
 func TestExamplesLoad(t *testing.T) {
 	ex := scenarios.Examples()
-	want := []string{"adaptive-degraded-uplink", "allreduce-rail-4x4", "chakra-all-reduce-16", "chakra-all-to-all-16", "chakra-dp-overlap", "connect-storm", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "erdma-vpc", "fat-tree-k4-all-to-all", "flow-trace", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "ib-range-extender", "incast-8to1", "incast-dcqcn", "job-data-parallel", "leaf-spine-permutation", "livelock-go-back-0", "lossless-or-not-iwarp-cubic", "lossless-or-not-iwarp-dctcp", "lossless-or-not-roce-irn", "lossless-or-not-roce-pfc", "nccl-tests-8", "pfc-storm", "qos-roce-ets", "rail-optimized-4x4", "routing-loop", "single-write", "slow-receiver", "sonic-dell-s6100", "two-jobs-shared-uplinks", "vpi-two-fabrics"}
+	want := []string{"adaptive-degraded-uplink", "allreduce-rail-4x4", "chakra-all-reduce-16", "chakra-all-to-all-16", "chakra-dp-overlap", "connect-storm", "deadlock-adaptive-ring", "deadlock-clos-bounce", "deadlock-flooding", "deadlock-routing-loop", "dumbbell-4x4", "erdma-vpc", "fat-tree-k4-all-to-all", "flow-trace", "ib-cc-victim", "ib-credit-loop", "ib-incast-8to1", "ib-long-link", "ib-range-extender", "incast-8to1", "incast-dcqcn", "job-data-parallel", "leaf-spine-permutation", "livelock-go-back-0", "lossless-or-not-iwarp-cubic", "lossless-or-not-iwarp-dctcp", "lossless-or-not-roce-irn", "lossless-or-not-roce-pfc", "nccl-tests-8", "pfc-storm", "qos-roce-ets", "rail-optimized-4x4", "routing-loop", "single-write", "slow-receiver", "sonic-dell-s6100", "two-jobs-shared-uplinks", "uec-cbfc-credit-loop", "uec-cbfc-incast", "uec-cbfc-long-link", "vpi-two-fabrics"}
 	var names []string
 	for _, e := range ex {
 		names = append(names, e.Name)
@@ -442,7 +442,7 @@ func TestSeveralErrorsFromAFile(t *testing.T) {
 	}
 	want := []string{
 		`testdata/several-errors.yaml:6:16: topology.link.rate: ` + rateErr("100"),
-		`testdata/several-errors.yaml:8:3: switch: unknown key bufer (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc, sonic`,
+		`testdata/several-errors.yaml:8:3: switch: unknown key bufer (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc, sonic, trim, cbfc, llr`,
 		`testdata/several-errors.yaml:10:8: hca.mtu: 9000 is not allowed; expected one of 256, 512, 1024, 2048, 4096`,
 		`testdata/several-errors.yaml:12:18: traffic[0].incast.to: unknown host h88 (did you mean h8?); hosts are h0..h8`,
 		`testdata/several-errors.yaml:13:36: traffic[1].flow.size: ` + sizeErr("1 MiBs"),
@@ -477,7 +477,7 @@ func TestLoadNamed(t *testing.T) {
 	}
 	os.Chdir(wd)
 	_, err = LoadNamed("incst-8to1")
-	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are adaptive-degraded-uplink, allreduce-rail-4x4, chakra-all-reduce-16, chakra-all-to-all-16, chakra-dp-overlap, connect-storm, deadlock-adaptive-ring, deadlock-clos-bounce, deadlock-flooding, deadlock-routing-loop, dumbbell-4x4, erdma-vpc, fat-tree-k4-all-to-all, flow-trace, ib-cc-victim, ib-credit-loop, ib-incast-8to1, ib-long-link, ib-range-extender, incast-8to1, incast-dcqcn, job-data-parallel, leaf-spine-permutation, livelock-go-back-0, lossless-or-not-iwarp-cubic, lossless-or-not-iwarp-dctcp, lossless-or-not-roce-irn, lossless-or-not-roce-pfc, nccl-tests-8, pfc-storm, qos-roce-ets, rail-optimized-4x4, routing-loop, single-write, slow-receiver, sonic-dell-s6100, two-jobs-shared-uplinks, vpi-two-fabrics"
+	want := "no file or example named incst-8to1 (did you mean incast-8to1?); examples are adaptive-degraded-uplink, allreduce-rail-4x4, chakra-all-reduce-16, chakra-all-to-all-16, chakra-dp-overlap, connect-storm, deadlock-adaptive-ring, deadlock-clos-bounce, deadlock-flooding, deadlock-routing-loop, dumbbell-4x4, erdma-vpc, fat-tree-k4-all-to-all, flow-trace, ib-cc-victim, ib-credit-loop, ib-incast-8to1, ib-long-link, ib-range-extender, incast-8to1, incast-dcqcn, job-data-parallel, leaf-spine-permutation, livelock-go-back-0, lossless-or-not-iwarp-cubic, lossless-or-not-iwarp-dctcp, lossless-or-not-roce-irn, lossless-or-not-roce-pfc, nccl-tests-8, pfc-storm, qos-roce-ets, rail-optimized-4x4, routing-loop, single-write, slow-receiver, sonic-dell-s6100, two-jobs-shared-uplinks, uec-cbfc-credit-loop, uec-cbfc-incast, uec-cbfc-long-link, vpi-two-fabrics"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}

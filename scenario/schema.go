@@ -104,6 +104,14 @@ type SwitchS struct {
 	// Sonic is a SONiC switch's config_db.json, whose QoS and buffer
 	// tables give the keys this block does not (layer.go).
 	Sonic SonicV `yaml:"sonic" layer:"source"`
+	// Trim, CBFC and LLR are Ultra Ethernet's link layer (schema_uec.go):
+	// a switch cuts a packet it would drop to its header and sends it on
+	// at high priority; credit-based flow control per traffic class and
+	// link-level retry on every Ethernet link (the network's, top-level
+	// block only).
+	Trim boolV `yaml:"trim"`
+	CBFC CBFCV `yaml:"cbfc"`
+	LLR  boolV `yaml:"llr"`
 }
 
 // RangeExtenderS is switch.range_extender: the switch is a two-port

@@ -164,7 +164,7 @@ func newBalancer(s *Switch) *balancer {
 // (fabric.Routes.Groups) in place of the LFT's one port per destination.
 // Ethernet's routes are groups already (ECMP's equal-cost ports).
 func (s *Switch) groups(r *fabric.Routes) *fabric.Routes {
-	if s.credits && s.balance != ECMP && r != nil {
+	if s.Prof.LinkLayer == "infiniband" && s.balance != ECMP && r != nil {
 		return r.Groups()
 	}
 	return r

@@ -93,6 +93,16 @@ type Profile struct {
 	EgressFIFO bool
 	// LinkLayer is "ethernet" (PFC) or "infiniband" (credits).
 	LinkLayer string
+	// CBFC: the switch's Ethernet links run Ultra Ethernet's credit-based
+	// flow control (fabric.Port.EnableCBFC): a packet is admitted without
+	// a check, as on InfiniBand, and its credit goes back upstream when it
+	// leaves; no PFC. Default off.
+	CBFC bool
+	// Trim: a packet the switch would drop for want of buffer (a lossy
+	// class) is cut to its first TrimBytes and sent on at the highest
+	// priority (Ultra Ethernet's packet trimming), so that its receiver
+	// learns of the loss at once. Default off.
+	Trim bool
 	// HOQLifetime, on InfiniBand, is how long a packet may wait at the
 	// head of an output VL (for credit) before the switch discards it,
 	// IB's own breaker of credit loops (IBTA vol. 1, 18.2.5.4: HOQLife,

@@ -64,9 +64,10 @@ type Switch struct {
 	ecnDequeue    bool  // Prof.ECN.Enabled && !Prof.ECN.AtEnqueue
 	degraded      bool  // a port is down or a forwarding entry is missing
 	floodLossless bool  // Prof.FloodLossless
-	// credits: the links are InfiniBand's (Prof.LinkLayer): a packet is
-	// admitted without a check (the upstream sent it on credit for this
-	// port's buffer), and its credit goes back when it leaves.
+	// credits: the links are InfiniBand's (Prof.LinkLayer), or
+	// Ethernet's with CBFC (Prof.CBFC): a packet is admitted without a
+	// check (the upstream sent it on credit for this port's buffer), and
+	// its credit goes back when it leaves.
 	credits bool
 	// balance is Prof.LoadBalance; lb its state, nil for ECMP.
 	balance LoadBalance
@@ -205,7 +206,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		xoff: int64(prof.PFC.XOFF), xoffAlpha: prof.PFC.XOFFAlpha,
 		xon: int64(prof.PFC.XON), xonOffset: int64(prof.PFC.XONOffset),
 		cutThrough: prof.CutThrough, floodLossless: prof.FloodLossless,
-		credits:    prof.LinkLayer == "infiniband",
+		credits:    prof.LinkLayer == "infiniband" || prof.CBFC,
 		hoq:        prof.HOQLifetime,
 		ecnEnqueue: prof.ECN.Enabled && prof.ECN.AtEnqueue,
 		ecnDequeue: prof.ECN.Enabled && !prof.ECN.AtEnqueue,

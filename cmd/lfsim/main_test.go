@@ -34,7 +34,7 @@ func TestValidateMessages(t *testing.T) {
 		stderr string
 	}{
 		{"unknown-key.yaml", 1,
-			"testdata/unknown-key.yaml:4:3: switch: unknown key bufer (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc, sonic\n"},
+			"testdata/unknown-key.yaml:4:3: switch: unknown key bufer (did you mean buffer?); allowed keys are buffer, latency, forwarding, reserved, ingress_threshold, egress_threshold, pfc, ecn, scheduler, ecmp_seed, ecmp_per_switch, link_layer, ib, load_balance, flowlet_timeout, spray, adaptive_bias, egress_fifo, flood_lossless, tagger, range_extender, trust, dscp2prio, prio2tc, sonic, trim, cbfc, llr\n"},
 		{"wrong-unit.yaml", 1,
 			"testdata/wrong-unit.yaml:5:32: topology.link.delay: time \"1 furlong\" has an unknown unit \"furlong\"; expected ps, ns, us, µs, ms or s, as in 500ns, 2us, 1.5ms\n"},
 		{"unknown-host.yaml", 1,

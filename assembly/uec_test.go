@@ -1,0 +1,92 @@
+package assembly
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/resolve"
+)
+
+// TestCBFCIncast: the uec-cbfc-incast example, eight senders into one
+// receiver on Ethernet without PFC, is lossless under Ultra Ethernet's
+// credit-based flow control: no drop, every byte delivered, credits
+// waited for; with cbfc off the same switch drops.
+func TestCBFCIncast(t *testing.T) {
+	src := exampleText(t, "uec-cbfc-incast")
+	_, sum, rows := mustRun(t, mustParse(t, src))
+	assertConserved(t, "cbfc", sum)
+	if sum.Bytes.Dropped != 0 || sum.Packets.Dropped != 0 || sum.Bytes.Delivered != 8*4<<20 || sum.Flows.Completed != 8 {
+		t.Errorf("cbfc: %d bytes dropped, %d of %d delivered, %d of 8 flows done; want lossless", sum.Bytes.Dropped, sum.Bytes.Delivered, 8*4<<20, sum.Flows.Completed)
+	}
+	for _, r := range rows {
+		if r.Retransmits != 0 {
+			t.Errorf("cbfc: flow %d retransmitted %d packets", r.ID, r.Retransmits)
+		}
+	}
+	if sum.Conservation.FCPackets.Made == 0 {
+		t.Errorf("cbfc: no credit update sent")
+	}
+	_, off, _ := mustRun(t, mustParse(t, patch(t, src, "cbfc: {buffer: 64KiB}", "pfc: {priorities: []}", "expect:\n  drops: 0\n  flows_completed: all\n", "")))
+	if off.Packets.Dropped == 0 {
+		t.Errorf("cbfc off, no PFC: no drop; the incast should overflow the switch")
+	}
+}
+
+// TestCBFCLongLink: over a 50 µs link the rate is credit-limited: a
+// class's buffer of B bytes holds floor(B / credit) frames, each frame's
+// credit its frame (header to FCS, 4158 bytes for a 4096-byte WRITE
+// Middle) rounded up to 64-byte units (4160), which cross the link and
+// come back as credit in 100 µs, plus the frame's serialization and the
+// far switch's latency: rate = frames × payload × 8 / RTT, within 3%.
+// Without cbfc the flow runs at line rate and this fails.
+func TestCBFCLongLink(t *testing.T) {
+	src := exampleText(t, "uec-cbfc-long-link")
+	for _, buf := range []int64{256 << 10, 512 << 10} {
+		sc := mustParse(t, patch(t, src, "buffer: 256KiB", "buffer: "+fabric.Size(buf).String()))
+		_, sum, rows := mustRun(t, sc)
+		assertConserved(t, "long link", sum)
+		frame := int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 4096)) - fabric.PreambleIFGBytes
+		credit := fabric.IBPacketBlocks(frame) * fabric.BlockBytes
+		frames := buf / credit
+		rtt := 100e-6 + float64(frame*8)/100e9 + sc.Switch.Latency.Seconds()
+		want := float64(frames*4096*8) / rtt
+		got := float64(rows[0].SizeBytes*8) / (float64(rows[0].FCTNs) * 1e-9)
+		if math.Abs(got-want)/want > 0.03 {
+			t.Errorf("buffer %s: %.3f Gb/s, want %.3f (%d frames of %d credit bytes per %.2f us) within 3%%", fabric.Size(buf), got/1e9, want/1e9, frames, credit, rtt*1e6)
+		}
+	}
+}
+
+// TestCBFCCreditLoop: the uec-cbfc-credit-loop example's ring closes a
+// credit loop, which the deadlock detector names as it names
+// InfiniBand's (TestIBCreditLoop): the seven ring ports in order, within
+// 50 µs.
+func TestCBFCCreditLoop(t *testing.T) {
+	_, sum, _ := mustRun(t, mustParse(t, exampleText(t, "uec-cbfc-credit-loop")))
+	assertConserved(t, "ring", sum)
+	want := []string{"s0:p1", "s1:p1", "s2:p1", "s3:p1", "s4:p1", "s5:p1", "s6:p1"}
+	if d := sum.Deadlock; !d.Detected || d.AtNs > 50_000 || strings.Join(d.Cycle, " ") != strings.Join(want, " ") {
+		t.Errorf("deadlock %+v, want the cycle %v within 50 µs", d, want)
+	}
+}
+
+// TestUECErrors: what Ultra Ethernet's link layer does not run with is
+// refused at its key, naming what is allowed.
+func TestUECErrors(t *testing.T) {
+	const head = "topology: {kind: star, hosts: 2}\n"
+	for _, c := range []struct{ src, want string }{
+		{head + "switch: {cbfc: 3}\n", "t.yaml:2:16: switch.cbfc: expected true, false or a mapping such as {buffer: 256KiB}, found the number 3"},
+		{head + "switch: {cbfc: true, link_layer: infiniband}\n", "t.yaml:2:10: switch.cbfc: cbfc is Ethernet's credit-based flow control; InfiniBand's links have credits of their own (switch.ib.vl_buffer)"},
+		{head + "switch: {cbfc: true, pfc: {priorities: [3]}}\n", "t.yaml:2:22: switch.pfc: with switch.cbfc the links are lossless by credits, without PFC: remove switch.pfc"},
+		{head + "switch: {cbfc: true, trust: dscp}\n", "t.yaml:2:22: switch.trust: with switch.cbfc a frame's credits are its traffic class's on the wire (its 802.1p priority): use trust: pcp"},
+		{head + "switch: {cbfc: {buffer: 2KiB}}\n", "t.yaml:2:25: switch.cbfc.buffer: a class's buffer (2048 bytes) must hold the largest frame, 4224 bytes (66 credits of 64 bytes): raise switch.cbfc.buffer or lower hca.mtu"},
+		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {cbfc: true}}], links: [[h0, s0], [h1, s0]]}\n", "t.yaml:1:76: topology.switches[0].switch.cbfc: cbfc is the whole network's links': give it in the top-level switch block"},
+	} {
+		_, err := resolve.Parse("t.yaml", []byte(c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s got  %v\nwant %s", c.src, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package resolve
+
+import (
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/scenario"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// Ultra Ethernet's link layer (UEC 1.0, 2025): switch.trim on any switch
+// block; switch.cbfc and switch.llr, the network's links', on the
+// top-level block only.
+
+// UEC is the network's Ultra Ethernet link layer.
+type UEC struct {
+	// CBFCBuffer is each Ethernet port's receive buffer per traffic
+	// class under credit-based flow control (fabric.Port.EnableCBFC),
+	// bytes; 0 when switch.cbfc is off.
+	CBFCBuffer int64
+	// LLR is switch.llr: every Ethernet link resends the frames it
+	// loses from its replay buffer (fabric.Link.EnableLLR).
+	LLR bool
+}
+
+// DefaultCBFCBuffer is switch.cbfc's buffer per port and traffic class
+// when cbfc: true gives none: 128 KiB, the most InfiniBand's 12-bit
+// credit counters grant a VL (fabric.MaxVLBuffer). UEC 1.0 leaves the
+// buffer to the implementation; at 100 Gb/s it covers a round trip of
+// 10 us, a link of about 1 km, at line rate.
+const DefaultCBFCBuffer = fabric.MaxVLBuffer
+
+// applyUEC lays switch block s's trim over p, and for the top-level
+// block (path "switch") reads cbfc and llr; a switch's own block may not
+// give them.
+func (b *builder) applyUEC(p *swtch.Profile, s *scenario.SwitchS, path string) {
+	override(&p.Trim, s.Trim)
+	if path != "switch" {
+		for _, k := range []string{"cbfc", "llr"} {
+			if s.Has(k) {
+				b.errorf(s.KeyPos(k), path+"."+k, "%s is the whole network's links': give it in the top-level switch block", k)
+			}
+		}
+		return
+	}
+	if s.Has("cbfc") && s.CBFC.On {
+		p.CBFC = true
+		b.s.UEC.CBFCBuffer = DefaultCBFCBuffer
+		overrideNum(&b.s.UEC.CBFCBuffer, s.CBFC.Buffer)
+		// Credits keep every class lossless: no PFC.
+		p.PFC.Priorities = []uint8{}
+	}
+	b.s.UEC.LLR = s.LLR.V
+}
+
+// checkUEC refuses what Ultra Ethernet's link layer does not run with,
+// once the link layer and the topology are known.
+func (b *builder) checkUEC() {
+	sw := &b.f.Switch
+	if sw.Has("cbfc") && sw.CBFC.On {
+		at := sw.KeyPos("cbfc")
+		switch {
+		case b.s.LinkLayer == fabric.InfiniBand || b.s.Mixed():
+			b.errorf(at, "switch.cbfc", "cbfc is Ethernet's credit-based flow control; InfiniBand's links have credits of their own (switch.ib.vl_buffer)")
+		case sw.Has("pfc"):
+			b.errorf(sw.KeyPos("pfc"), "switch.pfc", "with switch.cbfc the links are lossless by credits, without PFC: remove switch.pfc")
+		case b.s.Switch.TrustDSCP:
+			b.errorf(sw.KeyPos("trust"), "switch.trust", "with switch.cbfc a frame's credits are its traffic class's on the wire (its 802.1p priority): use trust: pcp")
+		}
+		if sw.CBFC.Buffer.Set {
+			at = sw.CBFC.Buffer.Pos
+		}
+		if need := fabric.IBPacketBlocks(b.s.MaxFrames()[fabric.Ethernet]) * fabric.BlockBytes; b.topoOK && b.s.UEC.CBFCBuffer < need {
+			b.errorf(at, "switch.cbfc.buffer", "a class's buffer (%d bytes) must hold the largest frame, %d bytes (%d credits of 64 bytes): raise switch.cbfc.buffer or lower hca.mtu",
+				b.s.UEC.CBFCBuffer, need, need/fabric.BlockBytes)
+		}
+	}
+	for _, k := range []string{"trim", "llr"} {
+		if sw.Has(k) {
+			b.errorf(sw.KeyPos(k), "switch."+k, "%s is not modelled yet", k) // the next commits
+		}
+	}
+	if sw.LLR.V && (b.s.LinkLayer == fabric.InfiniBand || b.s.Mixed()) {
+		b.errorf(sw.KeyPos("llr"), "switch.llr", "llr is Ultra Ethernet's link-level retry, for Ethernet links")
+	}
+	if b.s.Switch.Trim && b.s.LinkLayer == fabric.InfiniBand {
+		b.errorf(sw.KeyPos("trim"), "switch.trim", "trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer")
+	}
+}
