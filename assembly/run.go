@@ -226,6 +226,7 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	n.countPackets(sum)
 	sum.Classes = n.classCounters()
 	n.conserve(sum, c, byteErrors)
+	n.uecCounts(sum)
 	if sum.Packets.DropReasons["headroom"] > 0 {
 		sum.Warnings = append(sum.Warnings, fmt.Sprintf(
 			"%d packets of lossless priorities were dropped because headroom overflowed: this configuration is not lossless (raise switch.pfc.headroom or lower xoff)",

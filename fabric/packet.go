@@ -7,16 +7,17 @@ type PacketKind uint8
 
 // Packet kinds.
 const (
-	KindData   PacketKind = iota // a RoCEv2 request or READ response
-	KindAck                      // ACK or NAK (AETH)
-	KindCNP                      // congestion notification
-	KindSetup                    // an iWARP connection's set-up or tear-down segment (tcpsetup.go)
-	KindPause                    // a PFC frame; never leaves the link it is sent on
-	KindCredit                   // an InfiniBand flow-control packet (credit.go); never leaves its link
+	KindData    PacketKind = iota // a RoCEv2 request or READ response
+	KindAck                       // ACK or NAK (AETH)
+	KindCNP                       // congestion notification
+	KindSetup                     // an iWARP connection's set-up or tear-down segment (tcpsetup.go)
+	KindTrimmed                   // a data packet a switch cut to its header (Ultra Ethernet's trimming)
+	KindPause                     // a PFC frame; never leaves the link it is sent on
+	KindCredit                    // an InfiniBand flow-control packet (credit.go); never leaves its link
 )
 
 func (k PacketKind) String() string {
-	return [...]string{"data", "ack", "cnp", "setup", "pause", "credit"}[k]
+	return [...]string{"data", "ack", "cnp", "setup", "trimmed", "pause", "credit"}[k]
 }
 
 // LinkControl reports whether packets of kind k are the link's own (PFC
@@ -168,6 +169,9 @@ type PacketExt struct {
 	// SackPSN arrived past a gap. (Here, with SackPSN, since the packet's
 	// byte went to its DSCP; only an ACK after a loss has it.)
 	SACK bool
+	// Trimmed: on a selective-repeat NAK, SackPSN reached the responder
+	// trimmed (cut to its header by a switch): resend it.
+	Trimmed bool
 	// Overlay is the encapsulation the packet is in, nil if none.
 	Overlay *Overlay
 }

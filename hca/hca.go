@@ -173,6 +173,18 @@ type hcaCold struct {
 	// iw is the iWARP connections in the making and the listeners
 	// (iwconn.go), nil until the first.
 	iw *iwTable
+	// trimmed counts the trimmed packets that reached the HCA
+	// (trimmed.go).
+	trimmed int64
+}
+
+// TrimmedReceived returns the trimmed packets that reached the HCA
+// (trimmed.go).
+func (h *HCA) TrimmedReceived() int64 {
+	if h.cold == nil {
+		return 0
+	}
+	return h.cold.trimmed
 }
 
 func (h *HCA) coldPart() *hcaCold {

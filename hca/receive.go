@@ -178,6 +178,8 @@ func (h *HCA) process(p *fabric.Packet) {
 		default:
 			h.respond(qp, p)
 		}
+	case fabric.KindTrimmed:
+		h.trimmedArrival(qp, p)
 	case fabric.KindAck:
 		if p.TSeq() != 0 {
 			h.rspAcked(qp, p) // iWARP: an ACK of this QP's READ responses

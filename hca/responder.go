@@ -78,25 +78,33 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 		h.srBuffer(qp, p, psn)
 	case psn > qp.ePSN:
 		h.Stats.OutOfOrder++
-		if !qp.nakSent {
-			qp.nakSent = true
-			if h.Prof.Retransmit == GoBack0 && qp.inMsg {
-				// Go-back-0 discards the partial message: the requester
-				// restarts it from its first packet, and the bytes it
-				// brought are delivered when they come again.
-				qp.ePSN = qp.msgStart
-				qp.inMsg = false
-				qp.Delivered -= qp.msgBytes
-				qp.msgBytes = 0
-				if qp.curRecv != nil {
-					qp.curRecvOff = 0
-				}
-			}
-			h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN)
-		}
+		h.nakGap(qp, p)
 	default:
 		h.duplicate(qp, p, psn, op)
 	}
+}
+
+// nakGap NAKs (PSN sequence error) the expected PSN once, request p
+// having shown a gap before it; go-back-0 restarts the message in
+// progress.
+func (h *HCA) nakGap(qp *QP, p *fabric.Packet) {
+	if qp.nakSent {
+		return
+	}
+	qp.nakSent = true
+	if h.Prof.Retransmit == GoBack0 && qp.inMsg {
+		// Go-back-0 discards the partial message: the requester
+		// restarts it from its first packet, and the bytes it
+		// brought are delivered when they come again.
+		qp.ePSN = qp.msgStart
+		qp.inMsg = false
+		qp.Delivered -= qp.msgBytes
+		qp.msgBytes = 0
+		if qp.curRecv != nil {
+			qp.curRecvOff = 0
+		}
+	}
+	h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN)
 }
 
 // ucDrop abandons a UC message in progress; its RECV stays for the next.

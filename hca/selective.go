@@ -54,6 +54,9 @@ type srState struct {
 	// holds.
 	probing bool
 	probeAt sim.Time
+	// trims are the PSNs the responder said reached it trimmed
+	// (srTrimmed), to resend before recovery's holes, each once a NAK.
+	trims []int64
 }
 
 func (q *QP) srs() *srState {
@@ -203,6 +206,16 @@ func (h *HCA) srSacked(qp *QP, p *fabric.Packet, psn int64) {
 	s := qp.srs()
 	s.sync(qp.ackHigh)
 	sp := expand(p.SackPSN(), qp.ackHigh)
+	if p.Ext != nil && p.Ext.Trimmed {
+		// Not received but trimmed (trimmed.go): resend it, whatever
+		// recovery has resent already.
+		if sp >= qp.ackHigh && sp < qp.maxSent {
+			s.trims = append(s.trims, sp)
+		}
+		h.armTimer(qp)
+		h.activate(qp)
+		return
+	}
 	if sp >= qp.ackHigh && sp < qp.maxSent && sp-qp.ackHigh < srSackWindow {
 		s.sack[sp%srSackWindow] = true
 		if !s.recovering {
@@ -292,13 +305,30 @@ func (h *HCA) srHole(qp *QP) int64 {
 
 // srPending reports whether recovery has something to resend.
 func (q *QP) srPending() bool {
-	return q.sr != nil && q.sr.recovering && max(q.sr.next, q.ackHigh) < q.sr.top
+	return q.sr != nil && (q.sr.recovering && max(q.sr.next, q.ackHigh) < q.sr.top || len(q.sr.trims) > 0)
+}
+
+// srTrim returns the next PSN a trim NAK asked for that is still
+// unacknowledged, or -1.
+func (h *HCA) srTrim(qp *QP) int64 {
+	s := qp.sr
+	for len(s.trims) > 0 {
+		psn := s.trims[0]
+		if psn >= qp.ackHigh && !s.sack[psn%srSackWindow] {
+			return psn
+		}
+		s.trims = s.trims[1:]
+	}
+	return -1
 }
 
 // srRetransmit sends the next hole of qp's recovery, or returns nil (no
 // hole, or the rate limiter holds it; then a wake timer is set).
 func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
-	hole := h.srHole(qp)
+	hole, trim := h.srTrim(qp), true
+	if hole < 0 {
+		hole, trim = h.srHole(qp), false
+	}
 	if hole < 0 {
 		return nil
 	}
@@ -312,7 +342,11 @@ func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
 	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
 	h.setSendPos(qp, hole)
 	p := h.nextRequest(qp)
-	qp.sr.next = hole + 1
+	if trim {
+		qp.sr.trims = qp.sr.trims[1:]
+	} else {
+		qp.sr.next = hole + 1
+	}
 	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
 	return p
 }

@@ -51,7 +51,10 @@ type Summary struct {
 	Collectives *Collectives `json:"collectives,omitempty"`
 	// Jobs are the training jobs (jobs.go), in traffic order; omitted
 	// when the scenario runs none.
-	Jobs   []JobSummary  `json:"jobs,omitempty"`
+	Jobs []JobSummary `json:"jobs,omitempty"`
+	// UEC is Ultra Ethernet's link layer's counters (trimming, link-level
+	// retry); omitted when the scenario turns neither on.
+	UEC    *UECCounts    `json:"uec,omitempty"`
 	Expect []CheckResult `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
 	// lossless configuration that dropped packets).
@@ -299,4 +302,18 @@ type ClassCounters struct {
 	Node     string           `json:"node"`
 	Port     string           `json:"port,omitempty"`
 	Counters map[string]int64 `json:"counters"`
+}
+
+// UECCounts are Ultra Ethernet's link layer's counters: the packets the
+// switches trimmed (switch.trim) and the payload bytes they lost, the
+// trimmed packets that reached a NIC; the frames links lost and resent
+// from their replay buffers (switch.llr), as NACKs (one a loss) and
+// frames replayed (the lost one and those sent after it before the NACK
+// came back).
+type UECCounts struct {
+	Trimmed         int64 `json:"trimmed"`
+	TrimmedBytes    int64 `json:"trimmed_bytes"`
+	TrimmedReceived int64 `json:"trimmed_received"`
+	LLRNacks        int64 `json:"llr_nacks"`
+	LLRReplayed     int64 `json:"llr_replayed"`
 }

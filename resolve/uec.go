@@ -73,7 +73,7 @@ func (b *builder) checkUEC() {
 				b.s.UEC.CBFCBuffer, need, need/fabric.BlockBytes)
 		}
 	}
-	for _, k := range []string{"trim", "llr"} {
+	for _, k := range []string{"llr"} {
 		if sw.Has(k) {
 			b.errorf(sw.KeyPos(k), "switch."+k, "%s is not modelled yet", k) // the next commits
 		}

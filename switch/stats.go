@@ -33,6 +33,9 @@ type Stats struct {
 	// Replicated counts the extra copies of multicast packets (a packet
 	// sent on n ports of its group's tree makes n-1).
 	Replicated int64
+	// Trimmed counts the packets cut to their header (Profile.Trim), and
+	// TrimmedBytes the payload they lost.
+	Trimmed, TrimmedBytes int64
 }
 
 // PortPrio are the counters of one port and priority. Tx and Marked count

@@ -394,9 +394,12 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	} else {
 		toHead, why, ok := s.admit(i, prio, frame)
 		if !ok {
-			s.stats[s.at(i, prio)].Drops[why]++
-			s.drop(p, why)
-			return
+			if why != DropBuffer || !s.admitTrimmed(p, i, prio) {
+				s.stats[s.at(i, prio)].Drops[why]++
+				s.drop(p, why)
+				return
+			}
+			frame = TrimBytes
 		}
 		// (copyCharged has the same check for copies: a call here
 		// would not inline, and this runs for every packet.)
@@ -579,6 +582,10 @@ func (s *Switch) enqueue(p *fabric.Packet, out int) {
 		*q = f.queue(out, s.perQueue, len(s.ports))
 	}
 	if !s.credits && s.lossless&(1<<prio) == 0 && q.Bytes+p.Frame() > s.Prof.EgressThreshold.Limit(s.sharedFree()) {
+		if s.trimmable(p) {
+			s.trimQueued(p, out)
+			return
+		}
 		s.dropQueued(p, DropEgress)
 		return
 	}

@@ -1,0 +1,67 @@
+package swtch
+
+import "github.com/lfsim/lfsim/fabric"
+
+// Ultra Ethernet's packet trimming (Profile.Trim): a data packet the
+// switch would drop for want of buffer (its ingress account or its
+// egress queue full, on a lossy class) is cut to its first TrimBytes and
+// sent on at the highest priority, so that its receiver learns of the
+// loss a queue's wait earlier than a timeout or a gap would tell it (a
+// NACK path; what the transports make of it, hca/trimmed.go).
+
+// TrimBytes is a trimmed packet's frame, header to FCS: 64 bytes, the
+// size uet-htsim, the UEC's own simulator, trims to (FatTreeSwitch's
+// _trim_size and main_uec.cpp's trimsize default, which is also its
+// UecBasePacket::ACKSIZE).
+const TrimBytes = 64
+
+// trimPrio is the priority a trimmed packet leaves by: the highest, which
+// the strict scheduler serves first.
+const trimPrio = 7
+
+// trimmable reports whether the switch cuts p rather than drop it: a
+// data packet with payload on Ethernet, with trimming on.
+func (s *Switch) trimmable(p *fabric.Packet) bool {
+	return s.Prof.Trim && p.Kind == fabric.KindData && p.Payload > 0 && p.Link == fabric.Ethernet
+}
+
+// trim cuts p to its header: its payload is gone (told to the byte
+// ledger as trimmed), its kind says so, and it will leave at trimPrio.
+func (s *Switch) trim(p *fabric.Packet) {
+	s.Stats.Trimmed++
+	s.Stats.TrimmedBytes += int64(p.Payload)
+	s.pool.Dropped(p, "trimmed", int64(p.Payload))
+	p.Kind = fabric.KindTrimmed
+	p.Payload = 0
+	p.Wire = TrimBytes + fabric.PreambleIFGBytes
+	p.Priority = trimPrio
+}
+
+// admitTrimmed admits at ingress i and priority prio the header of a
+// packet the buffer refused whole: true if it was trimmed and admitted
+// (then it goes on), false if it must be dropped.
+func (s *Switch) admitTrimmed(p *fabric.Packet, i int, prio uint8) bool {
+	if !s.trimmable(p) {
+		return false
+	}
+	if _, _, ok := s.admit(i, prio, TrimBytes); !ok {
+		return false
+	}
+	s.trim(p)
+	return true
+}
+
+// trimQueued cuts p, charged whole at its ingress, which its egress
+// queue refused: its ingress keeps only its header, and it is queued
+// again at trimPrio (whose queue may refuse it too: then it drops).
+func (s *Switch) trimQueued(p *fabric.Packet, out int) {
+	i, ip := int(p.InPort), p.InPrio
+	s.free(i, ip, p.Frame())
+	if _, _, ok := s.admit(i, ip, TrimBytes); !ok {
+		s.stats[s.at(i, ip)].Drops[DropEgress]++
+		s.drop(p, DropEgress)
+		return
+	}
+	s.trim(p)
+	s.enqueue(p, out)
+}
