@@ -99,6 +99,14 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			}
 		}
 	}
+	if s.UEC.LLR {
+		// Ultra Ethernet's link-level retry: every link, both ways.
+		for _, ports := range fab.Ports {
+			for _, p := range ports {
+				p.Link().EnableLLR()
+			}
+		}
+	}
 	// Every host's connection manager owns its QP1, made when a program
 	// asks for it or a MAD comes (cm.Agent: one function for each
 	// profile of the hosts'); on InfiniBand it asks the SA, which is

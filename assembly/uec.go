@@ -24,5 +24,12 @@ func (n *Network) uecCounts(sum *reports.Summary) {
 			u.TrimmedReceived += h.TrimmedReceived()
 		}
 	}
+	for _, ports := range n.Fabric.Ports {
+		for _, p := range ports {
+			nacks, replayed := p.Link().LLR()
+			u.LLRNacks += nacks
+			u.LLRReplayed += replayed
+		}
+	}
 	sum.UEC = u
 }

@@ -83,6 +83,9 @@ func TestUECErrors(t *testing.T) {
 		{head + "switch: {cbfc: true, trust: dscp}\n", "t.yaml:2:22: switch.trust: with switch.cbfc a frame's credits are its traffic class's on the wire (its 802.1p priority): use trust: pcp"},
 		{head + "switch: {cbfc: {buffer: 2KiB}}\n", "t.yaml:2:25: switch.cbfc.buffer: a class's buffer (2048 bytes) must hold the largest frame, 4224 bytes (66 credits of 64 bytes): raise switch.cbfc.buffer or lower hca.mtu"},
 		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {cbfc: true}}], links: [[h0, s0], [h1, s0]]}\n", "t.yaml:1:76: topology.switches[0].switch.cbfc: cbfc is the whole network's links': give it in the top-level switch block"},
+		{head + "switch: {llr: true, link_layer: infiniband}\n", "t.yaml:2:10: switch.llr: llr is Ultra Ethernet's link-level retry, for Ethernet links"},
+		{head + "switch: {llr: true}\nfaults: [{at: 1us, link: [s0, h1], action: down}]\n", "t.yaml:3:44: faults[0].action: a link cut under switch.llr is not modelled (what its replay buffer holds when the link goes down): use action: loss, or llr: false"},
+		{head + "switch: {trim: true, link_layer: infiniband}\n", "t.yaml:2:10: switch.trim: trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte(c.src))
 		if err == nil || err.Error() != c.want {
@@ -123,5 +126,43 @@ func TestTrimIncast(t *testing.T) {
 	n, sum, _ = mustRun(t, mustParse(t, patch(t, src, "trim: true", "trim: false")))
 	if k := timeouts(n); k == 0 || sum.Packets.Dropped == 0 || sum.UEC != nil {
 		t.Errorf("no trim: %d timeouts, %d drops, uec %+v; want timeouts, drops and no uec counters", k, sum.Packets.Dropped, sum.UEC)
+	}
+}
+
+// TestLLRLossyLink: the uec-llr-lossy-link example, four 4 MiB WRITEs
+// into one host over a link that loses 1 frame in 100: with link-level
+// retry no packet is dropped and the transport retransmits nothing, while
+// the link NACKs each loss and replays the lost frame and those sent after
+// it before the NACK came back: per NACK at least 1 and at most the frames
+// of one round trip of the link (2 µs at 100 Gb/s, frames of 4178 bytes
+// on the wire: 5.98) plus the one on the wire and the lost one. So also
+// with CBFC on (credit updates held and resent in order: the credits
+// balance). Without llr the same losses are drops and go-back-N resends.
+func TestLLRLossyLink(t *testing.T) {
+	src := exampleText(t, "uec-llr-lossy-link")
+	frameTime := float64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 4096)*8) / 100e9 // the default MTU
+	perNack := int64(math.Ceil(2e-6/frameTime)) + 2
+	for _, c := range []struct{ name, from, to string }{
+		{"llr", "llr: true", "llr: true"},
+		{"llr+cbfc", "llr: true", "llr: true\n  cbfc: {buffer: 64KiB}"},
+	} {
+		_, sum, rows := mustRun(t, mustParse(t, patch(t, src, c.from, c.to)))
+		assertConserved(t, c.name, sum)
+		u := sum.UEC
+		if u == nil || u.LLRNacks == 0 || u.LLRReplayed < u.LLRNacks || u.LLRReplayed > u.LLRNacks*perNack {
+			t.Fatalf("%s: uec %+v; want NACKs, and between 1 and %d frames replayed a NACK", c.name, u, perNack)
+		}
+		if sum.Packets.Retransmitted != 0 || sum.Packets.Dropped != 0 || sum.Flows.Completed != 4 {
+			t.Errorf("%s: %d retransmitted, %d dropped, %d of 4 flows; want 0, 0, 4", c.name, sum.Packets.Retransmitted, sum.Packets.Dropped, sum.Flows.Completed)
+		}
+		for _, r := range rows {
+			if r.Retransmits != 0 {
+				t.Errorf("%s: flow %d retransmitted %d", c.name, r.ID, r.Retransmits)
+			}
+		}
+	}
+	_, sum, _ := mustRun(t, mustParse(t, patch(t, src, "llr: true", "llr: false")))
+	if sum.Packets.Retransmitted == 0 || sum.Packets.DropReasons["loss"] == 0 || sum.UEC != nil {
+		t.Errorf("no llr: %d retransmitted, %d lost, uec %+v; want the transport to resend the losses", sum.Packets.Retransmitted, sum.Packets.DropReasons["loss"], sum.UEC)
 	}
 }

@@ -152,7 +152,8 @@ const (
 	portTxDone int32 = iota // Data: the frame (its frameInfo is Port.sendingInfo)
 	portPauseWake
 	portApplyPause
-	portArrive // a frame's last bit reaches the port; Data: the frame
+	portArrive  // a frame's last bit reaches the port; Data: the frame
+	portLLRNack // link-level retry: a NACK reaches the sender (llr.go)
 )
 
 // frameInfo packs what the end of a transmission needs to know of the
@@ -302,6 +303,7 @@ func (p *Port) EachPacket(f func(*Packet)) {
 		f(p.sending)
 	}
 	p.control.Each(f)
+	p.out.llrEach(f)
 }
 
 // Peer returns the port at the other end of the link.
@@ -382,8 +384,12 @@ func (p *Port) startNext() {
 	}
 	var pkt *Packet
 	for p.hasControl {
+		if p.control.Len == 0 {
+			pkt = p.llrNext() // link-level retry's replay (llr.go)
+			break
+		}
 		pkt = p.control.Pop()
-		p.hasControl = p.control.Len > 0
+		p.hasControl = p.control.Len > 0 || p.llrPending()
 		if pkt.Kind != KindCredit {
 			break
 		}
@@ -446,6 +452,8 @@ func (p *Port) HandleEvent(ev *sim.Event) {
 		p.expirePauses()
 		p.armWake()
 		p.Kick()
+	case portLLRNack:
+		p.llrNacked()
 	case portApplyPause:
 		pkt := ev.Data.(*Packet)
 		p.applying--
@@ -481,7 +489,8 @@ func arrive(t, d unsafe.Pointer) {
 	if pkt.Kind == KindPause {
 		p.pausesArrived++
 	}
-	if (pkt.Link == InfiniBand || p.cbfc) && p.credit.stale > 0 && p.staleArrival() || p.down {
+	credited := pkt.Link == InfiniBand || p.cbfc
+	if credited && p.credit.stale > 0 && p.staleArrival() || p.down {
 		p.out.countCut(pkt.Kind) // counted on the link of the port's own direction
 		p.pool.Dropped(pkt, "link_down", int64(pkt.Payload))
 		p.pool.Put(pkt)
@@ -491,7 +500,7 @@ func arrive(t, d unsafe.Pointer) {
 	p.Stats.RxBytes += int64(pkt.Wire)
 	if !pkt.Kind.LinkControl() {
 		pkt.InPort = int32(p.Index)
-		if pkt.Link == InfiniBand || p.cbfc {
+		if credited {
 			p.receivedBlocks(pkt)
 		}
 		p.owner.Receive(pkt, p)
@@ -598,6 +607,8 @@ type Link struct {
 	lossRate   float64
 	lossRNG    *rand.Rand
 	lossFilter func(*Packet) bool
+	// llr is the link's link-level retry (llr.go), nil without.
+	llr *llrState
 
 	Delay sim.Time
 	// Lost counts frames the link dropped (SetLoss, SetLossFilter).
@@ -663,7 +674,12 @@ func (l *Link) carry(pkt *Packet, info int64) {
 		l.from.pool.Put(pkt)
 		return
 	}
-	if !kind.LinkControl() && (l.lossRate > 0 && l.lossRNG.Float64() < l.lossRate || l.lossFilter != nil && l.lossFilter(pkt)) {
+	lost := !kind.LinkControl() && (l.lossRate > 0 && l.lossRNG.Float64() < l.lossRate || l.lossFilter != nil && l.lossFilter(pkt))
+	if l.llr != nil && kind != KindPause && (lost || l.llr.open) {
+		l.llrHold(pkt, lost) // resent from the replay buffer (llr.go)
+		return
+	}
+	if lost {
 		l.Lost++
 		l.from.pool.Dropped(pkt, "loss", int64(pkt.Payload))
 		if l.from.credit != nil {
@@ -695,7 +711,13 @@ func (l *Link) countCut(kind PacketKind) {
 }
 
 // InFlight returns the frames on the wire.
-func (l *Link) InFlight() int { return int(l.Packets() - l.Lost - l.sentDown - l.to.arrived) }
+func (l *Link) InFlight() int {
+	held := int64(0)
+	if l.llr != nil {
+		held = l.llr.heldTotal // carried, not delivered: resent (llr.go)
+	}
+	return int(l.Packets() - l.Lost - l.sentDown - held - l.to.arrived)
+}
 
 // PausesInFlight returns the PFC frames on the wire.
 func (l *Link) PausesInFlight() int { return int(l.pausesSent - l.to.pausesArrived) }

@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"fmt"
+
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
 	swtch "github.com/lfsim/lfsim/switch"
@@ -73,9 +75,11 @@ func (b *builder) checkUEC() {
 				b.s.UEC.CBFCBuffer, need, need/fabric.BlockBytes)
 		}
 	}
-	for _, k := range []string{"llr"} {
-		if sw.Has(k) {
-			b.errorf(sw.KeyPos(k), "switch."+k, "%s is not modelled yet", k) // the next commits
+	if sw.LLR.V {
+		for i := range b.f.Faults {
+			if f := &b.f.Faults[i]; f.Action.V == "down" {
+				b.errorf(f.Action.Pos, fmt.Sprintf("faults[%d].action", i), "a link cut under switch.llr is not modelled (what its replay buffer holds when the link goes down): use action: loss, or llr: false")
+			}
 		}
 	}
 	if sw.LLR.V && (b.s.LinkLayer == fabric.InfiniBand || b.s.Mixed()) {

@@ -382,7 +382,7 @@ func (s *Switch) InPipeline() int64 { return s.pipeline }
 // Receive admits a packet whose last bit has arrived.
 func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	frame := p.Frame()
-	if s.trustDSCP {
+	if s.trustDSCP && p.Kind != fabric.KindTrimmed {
 		p.Priority = s.qos.dscp2prio[p.DSCP&63] // classified by its DSCP (qos.go)
 	}
 	prio := p.Priority
@@ -394,12 +394,14 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	} else {
 		toHead, why, ok := s.admit(i, prio, frame)
 		if !ok {
-			if why != DropBuffer || !s.admitTrimmed(p, i, prio) {
-				s.stats[s.at(i, prio)].Drops[why]++
-				s.drop(p, why)
+			if why == DropBuffer && s.trimmable(p) {
+				s.trim(p)
+				s.Receive(p, in) // its header, at trimPrio (trim.go)
 				return
 			}
-			frame = TrimBytes
+			s.stats[s.at(i, prio)].Drops[why]++
+			s.drop(p, why)
+			return
 		}
 		// (copyCharged has the same check for copies: a call here
 		// would not inline, and this runs for every packet.)

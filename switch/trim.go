@@ -27,6 +27,9 @@ func (s *Switch) trimmable(p *fabric.Packet) bool {
 
 // trim cuts p to its header: its payload is gone (told to the byte
 // ledger as trimmed), its kind says so, and it will leave at trimPrio.
+// One the ingress refused is admitted again as such (Switch.Receive: its
+// header charged to trimPrio, and dropped if even that finds no room); a
+// trimmed packet is never reclassified by its DSCP.
 func (s *Switch) trim(p *fabric.Packet) {
 	s.Stats.Trimmed++
 	s.Stats.TrimmedBytes += int64(p.Payload)
@@ -35,20 +38,6 @@ func (s *Switch) trim(p *fabric.Packet) {
 	p.Payload = 0
 	p.Wire = TrimBytes + fabric.PreambleIFGBytes
 	p.Priority = trimPrio
-}
-
-// admitTrimmed admits at ingress i and priority prio the header of a
-// packet the buffer refused whole: true if it was trimmed and admitted
-// (then it goes on), false if it must be dropped.
-func (s *Switch) admitTrimmed(p *fabric.Packet, i int, prio uint8) bool {
-	if !s.trimmable(p) {
-		return false
-	}
-	if _, _, ok := s.admit(i, prio, TrimBytes); !ok {
-		return false
-	}
-	s.trim(p)
-	return true
 }
 
 // trimQueued cuts p, charged whole at its ingress, which its egress
