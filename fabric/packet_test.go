@@ -120,3 +120,20 @@ func TestPacketFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestUETFrame: UET's frames from the specification's header sizes
+// (uet.go): a 4096-byte WRITE 14 + 20 + 8 + 12 + 44 + 4096 + 4 = 4198
+// bytes, a READ response 12 bytes of SES response in place of the 44 of
+// the standard header (4166), an ACK 70 bytes (the 64-byte minimum is
+// below it), each 20 more on the wire.
+func TestUETFrame(t *testing.T) {
+	for _, c := range []struct {
+		op      Opcode
+		payload int
+		frame   int
+	}{{OpWriteMiddle, 4096, 4198}, {OpReadResponseMiddle, 4096, 4166}, {OpAcknowledge, 0, 70}, {OpCNP, 0, 70}} {
+		if got := UETFrame(c.op, c.payload); got != c.frame || UETWire(c.op, c.payload) != c.frame+PreambleIFGBytes {
+			t.Errorf("%v %d: frame %d (wire %d), want %d", c.op, c.payload, got, UETWire(c.op, c.payload), c.frame)
+		}
+	}
+}

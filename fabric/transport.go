@@ -18,6 +18,9 @@ const (
 	// IWARP: RDMAP over DDP over MPA over TCP (RFC 5040, 5041, 5044),
 	// IPv4 and Ethernet; routed, hashed by ECMP on TCP's ports. RC only.
 	IWARP
+	// UET: Ultra Ethernet's transport, PDS and SES headers over IPv4
+	// and UDP port 4793 (uet.go); routed, ECN-capable, hashed by ECMP.
+	UET
 )
 
 // EtherTypeRoCEv1 identifies a RoCEv1 frame (IBTA annex A16.4).

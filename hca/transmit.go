@@ -310,6 +310,8 @@ func (h *HCA) wire(op fabric.Opcode, payload int) (int32, fabric.LinkLayer) {
 	switch h.Prof.Transport {
 	case fabric.RoCEv1:
 		return int32(fabric.RoCEv1Wire(op, payload)), fabric.Ethernet
+	case fabric.UET:
+		return int32(fabric.UETWire(op, payload)), fabric.Ethernet
 	case fabric.IWARP:
 		if op.Operation() == fabric.OpAcknowledge {
 			return int32(fabric.TCPAckWire(h.Prof.TCP.Timestamps, false)), fabric.Ethernet

@@ -117,6 +117,12 @@ func init() {
 		Ethernet: true, Does: "runs RDMA over TCP on Ethernet",
 		Routed: true, IP: true, TCP: true, Block: "tcp", RDMAP: true, Capture: true,
 		VerbsTransport: "iWARP (1)", PerftestTransport: "IW",
+	}, {
+		Name: "uet", Title: "UET", Framing: fabric.UET, Wire: fabric.UETWire,
+		Doc:      "Ultra Ethernet's transport, PDS and SES headers over IPv4 and UDP port 4793 (UEC 1.0.1); reliable unordered delivery on the RC machinery's selective repeat and direct placement (first step: no NSCC, RCCC or REPS yet); routed, ECN-capable, hashed by ECMP",
+		Ethernet: true, Does: "frames RDMA for Ethernet",
+		Routed: true, IP: true,
+		VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB",
 	}} {
 		RegisterTransport(t)
 	}

@@ -13,7 +13,9 @@ import (
 // A16: EtherType 0x8915, a GRH), iWARP runs over TCP with hca.tcp, no
 // atomics (RFC 5040) and ibv_devinfo's IBV_TRANSPORT_IWARP; a RoCE
 // device reports IBV_TRANSPORT_IB. The wire size of a 4096-byte WRITE
-// Middle is RoCEv2's 4178 bytes or RoCEv1's 16 more (fabric.RoCEv1Wire).
+// Middle is RoCEv2's 4178 bytes or RoCEv1's 16 more (fabric.RoCEv1Wire);
+// UET's 40 more than RoCEv2's (fabric.UETWire: PDS 12 and SES 44 bytes
+// in place of BTH 12 and ICRC 4).
 func TestTransportRows(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -27,6 +29,8 @@ func TestTransportRows(t *testing.T) {
 			VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB", GIDType: "RoCE v1"}, 4194, false},
 		{"iwarp", Transport{Title: "iWARP", Framing: fabric.IWARP, Ethernet: true, Routed: true, IP: true, TCP: true, Block: "tcp", RDMAP: true, Capture: true,
 			VerbsTransport: "iWARP (1)", PerftestTransport: "IW"}, 4178, false},
+		{"uet", Transport{Title: "UET", Framing: fabric.UET, Ethernet: true, Routed: true, IP: true,
+			VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB"}, 4218, false},
 	} {
 		r, ok := LookupTransport(c.name)
 		if !ok {
@@ -47,8 +51,8 @@ func TestTransportRows(t *testing.T) {
 			t.Errorf("%s: TransportOf(%d) is %s; first row %s", c.name, c.want.Framing, TransportOf(c.want.Framing).Name, Transports()[0].Name)
 		}
 	}
-	if n := TransportNames(); len(n) != 3 || n[0] != "rocev2" || n[1] != "rocev1" || n[2] != "iwarp" {
-		t.Errorf("names %v, want rocev2, rocev1, iwarp (hca.transport's enumeration, the default first)", n)
+	if n := TransportNames(); len(n) != 4 || n[0] != "rocev2" || n[1] != "rocev1" || n[2] != "iwarp" || n[3] != "uet" {
+		t.Errorf("names %v, want rocev2, rocev1, iwarp, uet (hca.transport's enumeration, the default first)", n)
 	}
 }
 

@@ -61,6 +61,9 @@ func (b *builder) checkOverlay(p *hca.Profile, o *scenario.OverlayS, path string
 		t := kind.TransportOf(p.Transport)
 		b.errorf(o.Pos, path, "%s; a %s frame (EtherType 0x%04x) has no IP header (drop hca.overlay, or set hca.transport)", allowed, t.Title, t.EtherType)
 		return
+	case p.Transport == fabric.UET:
+		b.errorf(o.Pos, path, "%s; UET in an overlay is not modelled yet (drop hca.overlay, or set hca.transport)", allowed)
+		return
 	}
 	ov := p.Overlay
 	if need := OverlayIPPacket(p, p.MTU); need > ov.UnderlayMTU {

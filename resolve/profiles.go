@@ -233,6 +233,16 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.Placement.Set {
 		p.Placement = placements[h.Placement.V]
 	}
+	if p.Transport == fabric.UET {
+		// UET's reliable unordered delivery (RUD): each packet placed
+		// by its offset, SACKed, and resent alone (resolve/uet.go).
+		if !h.Retransmit.Set {
+			p.Retransmit = hca.Selective
+		}
+		if !h.Placement.Set {
+			p.Placement = hca.Direct
+		}
+	}
 	overrideNum(&p.ReorderWindow, h.ReorderWindow)
 	if p.Placement == hca.Direct && p.Retransmit == hca.GoBack0 && (h.Placement.Set || h.Retransmit.Set) {
 		at := h.Placement.Pos

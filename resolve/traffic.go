@@ -191,6 +191,7 @@ func (b *builder) traffic() {
 		}
 		path := tv.Path + "." + tv.Kind
 		b.rdmapTraffic(tv, path)
+		b.atomicTraffic(tv, path)
 		var com *scenario.GenCommon
 		var pairs [][2]fabric.NodeID
 		ok, stop := false, false

@@ -48,14 +48,14 @@ func TestToyTransportFromYAML(t *testing.T) {
 		{top + flow + "hca: {transport: toy, tcp: {cc: cubic}}\n", "t.yaml:4:28: hca.tcp: hca.tcp configures the TCP an iWARP NIC runs; set hca.transport: iwarp"},
 		{top + flow + "hca: {transport: toy}\nswitch: {link_layer: infiniband}\n", "t.yaml:4:18: hca.transport: toy frames RDMA for a test; on InfiniBand links the transport is InfiniBand's own"},
 		{top + flow + "hca: {transport: toy, overlay: {encap: vxlan, vni: 7}}\n", "t.yaml:4:32: hca.overlay: an overlay tunnels IP: it goes with hca.transport: iwarp (eRDMA's) or rocev2; a TOY frame (EtherType 0x88b5) has no IP header"},
-		{top + flow + "hca: {transport: toi}\n", "hca.transport: unknown value toi (did you mean toy?); expected one of rocev2, rocev1, iwarp, toy"},
+		{top + flow + "hca: {transport: toi}\n", "hca.transport: unknown value toi (did you mean toy?); expected one of rocev2, rocev1, iwarp, uet, toy"},
 	} {
 		_, err := Parse("t.yaml", []byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.src, err, c.want)
 		}
 	}
-	if js := string(scenario.JSONSchema()); !strings.Contains(js, `"iwarp",
+	if js := string(scenario.JSONSchema()); !strings.Contains(js, `"uet",
             "toy"
           ]`) {
 		t.Error("the JSON Schema's hca.transport has no toy")

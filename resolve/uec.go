@@ -89,3 +89,19 @@ func (b *builder) checkUEC() {
 		b.errorf(sw.KeyPos("trim"), "switch.trim", "trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer")
 	}
 }
+
+// atomicTraffic refuses atomics where the transport's row has none (UET's
+// first step: its SES atomic headers are not modelled; iWARP says so in
+// rdmapTraffic).
+func (b *builder) atomicTraffic(tv *scenario.TrafficV, path string) {
+	t := b.transportRow()
+	if t.Atomics || t.RDMAP {
+		return
+	}
+	if g, ok := tv.Gen.(*scenario.PerftestS); ok && g.Test.Set && (g.Test.V == "atomic_bw" || g.Test.V == "atomic_lat") {
+		b.errorf(g.Test.Pos, path+".test", "atomics on %s are not modelled yet", t.Title)
+	}
+	if com := genCommon(tv.Gen); com != nil && com.Op.Set && com.Op.V == "atomic" {
+		b.errorf(com.Op.Pos, path+".op", "atomics on %s are not modelled yet", t.Title)
+	}
+}

@@ -38,7 +38,7 @@ const (
 	exitInternal = 3 // the run could not write its results, or failed its conservation check
 )
 
-const usage = `lfsim simulates RDMA fabrics packet by packet: InfiniBand with its credits, RoCEv2 and RoCEv1 with PFC, iWARP over TCP.
+const usage = `lfsim simulates RDMA fabrics packet by packet: InfiniBand with its credits, RoCEv2 and RoCEv1 with PFC, iWARP over TCP, and Ultra Ethernet (UET, CBFC, LLR, trimming).
 
 Usage:
   lfsim run [FILE|NAME] [-o DIR] [--seed N] [--force] [-q] [--progress]
