@@ -12,7 +12,7 @@ package collective
 // on that rail (the NVIDIA blog on NCCL 2.12's PXN: all-to-all is what
 // it was made for). A send's work requests carry NCCL's p2p chunk, 128
 // KiB (NCCL_P2P_NET_CHUNKSIZE) under Simple, on the channels NCCL gives a
-// send of its size (one per 64 KiB, at most channels).
+// send of its size (p2pChannels).
 
 // P2PChunk is NCCL's p2p chunk over the network (src/init.cc:
 // NCCL_P2P_NET_CHUNKSIZE, 128 KiB).
@@ -43,11 +43,11 @@ func (p *Plan) planDirect() {
 	per := p.Spec.Size / int64(n)
 	piece := p.piece()
 	// A send takes the channels NCCL gives a point-to-point send of its
-	// bytes (p2pChannels: one per 64 KiB, at most the collective's; src/
-	// enqueue.cc, addP2pToPlan, where nChannelsMin and nChannelsMax are
-	// both p2pnChannelsPerPeer, so the doubling past maxPartSize never
-	// runs), not every channel: 24 KiB goes on one.
-	p.Channels = int(p2pChannels(per, p.Channels))
+	// bytes (p2pChannels: src/enqueue.cc halves nChannelsMin until a
+	// channel each covers every rank, gives one channel per 64 KiB up to
+	// it, and doubles while a part is above 128 KiB between servers), not
+	// every channel: 24 KiB goes on one.
+	p.Channels = int(p2pChannels(per, p.Channels, n, c.Nodes()))
 	for ch := 0; ch < p.Channels; ch++ {
 		d := p.channelBytes(per, ch)
 		for a := range n {

@@ -77,7 +77,7 @@ type Plan struct {
 	// Channels is how many of the communicator's channels carry data:
 	// all, unless the size is smaller than them (a byte each at least);
 	// none for a size of 0; for direct sends those NCCL gives a send of
-	// a peer's bytes (one per 64 KiB).
+	// a peer's bytes (p2pChannels).
 	Channels int
 	ranks    [][]Stream
 	// counts are, by rank, its out- and in-links' steps in one call.

@@ -200,25 +200,59 @@ func (m Model) Tune(op Op, a Algorithm, size int64) Protocol {
 // channel goes under LL, a larger one under Simple.
 const P2PLLThreshold = 16384
 
-// p2pMinPart is the least a channel of a point-to-point send carries
-// before NCCL gives it another channel (src/enqueue.cc: minPartSize,
-// p2pChunkSize/2 between nodes, NCCL_P2P_NET_CHUNKSIZE 128 KiB; /8
-// within one, NCCL_P2P_NVL_CHUNKSIZE 512 KiB): 64 KiB either way.
-const p2pMinPart = 64 << 10
+// p2pNVLChunk is NCCL's p2p chunk between GPUs of one server joined by
+// NVLink (src/init.cc: NCCL_P2P_NVL_CHUNKSIZE, 512 KiB); between servers
+// it is P2PChunk (NCCL_P2P_NET_CHUNKSIZE, 128 KiB).
+const p2pNVLChunk = 512 << 10
 
-// p2pChannels is the channels NCCL gives a point-to-point send of
-// bytes, at most channels (src/enqueue.cc: nChannels =
-// min(nChannelsMin, divUp(bytes, minPartSize)); the doubling past
-// maxPartSize only concerns sends far above the LL threshold).
-func p2pChannels(bytes int64, channels int) int64 {
-	return max(1, min(int64(channels), (bytes+p2pMinPart-1)/p2pMinPart))
+// p2pChannels is the channels NCCL gives a point-to-point send of bytes
+// in a communicator of ranks ranks on nodes servers, in NCCL's three
+// steps (src/enqueue.cc, NVIDIA/nccl 5067397c):
+//
+//  1. nChannelsMax = p2pnChannelsPerPeer and nChannelsMin starts there,
+//     halved while nChannelsMin·nRanks > p2pnChannels ("one channel per
+//     operation", :1143-1146);
+//  2. addP2pToPlan takes nChannels = min(nChannelsMin, divUp(bytes,
+//     minPartSize)) (:921), minPartSize being p2pChunkSize/2 between
+//     servers (64 KiB) and p2pChunkSize/8 within one (64 KiB too);
+//  3. and doubles it while the part, divUp(bytes, nChannels), is above
+//     maxPartSize and nChannels <= nChannelsMax/2 (:922-926):
+//     maxPartSize is p2pChunkSize between servers (128 KiB), ·32 within
+//     one (16 MiB).
+//
+// channels, the collective's channels, stands for both p2pnChannels and
+// p2pnChannelsPerPeer: NCCL makes p2pnChannels its nChannels and takes
+// p2pnChannelsPerPeer from the topology (src/graph/paths.cc, 2 a network
+// peer for one NIC), both rounded up to powers of two; lfsim has only
+// channels channels built, so a send takes at most that many. With a
+// power of two channels this is NCCL's count for p2pnChannelsPerPeer =
+// p2pnChannels = channels: 8 ranks on 2 channels send up to 128 KiB a
+// peer on one channel, more on two; on 16 channels, 256 KiB on two.
+func p2pChannels(bytes int64, channels, ranks, nodes int) int64 {
+	nMax := int64(max(1, channels))
+	nMin := nMax
+	for nMin*int64(ranks) > nMax && nMin > 1 {
+		nMin /= 2
+	}
+	minPart, maxPart := int64(P2PChunk/2), int64(P2PChunk)
+	if nodes <= 1 {
+		minPart, maxPart = p2pNVLChunk/8, p2pNVLChunk*32
+	}
+	n := max(1, min(nMin, divUp(bytes, minPart)))
+	part := max(minPart, divUp(bytes, n))
+	for part > maxPart && n <= nMax/2 {
+		n *= 2
+		part = divUp(bytes, n)
+	}
+	return n
 }
 
 // ChooseProtocol is the protocol a collective runs when none is given:
 // NCCL's tuning's for rings and trees; for direct sends NCCL's p2p rule
 // (LL while a peer's bytes are at most P2PLLThreshold times the
 // channels NCCL gives that send, p2pChannels: so LL up to 16 KiB per
-// peer whatever channels says); Simple for halving-doubling (MPI's and
+// peer whatever channels says, since a send of at most 64 KiB takes one
+// channel); Simple for halving-doubling (MPI's and
 // Gloo's, which have no LL).
 func (m Model) ChooseProtocol(op Op, a Algorithm, size int64) Protocol {
 	switch a {
@@ -226,9 +260,12 @@ func (m Model) ChooseProtocol(op Op, a Algorithm, size int64) Protocol {
 		return m.Tune(op, a, size)
 	case Direct:
 		peer := size / int64(max(1, m.Ranks))
-		if peer <= p2pChannels(peer, m.Channels)*P2PLLThreshold {
+		if peer <= p2pChannels(peer, m.Channels, m.Ranks, m.Nodes)*P2PLLThreshold {
 			return LL
 		}
 	}
 	return Simple
 }
+
+// divUp is a/b rounded up, for a >= 0 and b > 0 (NCCL's DIVUP).
+func divUp(a, b int64) int64 { return (a + b - 1) / b }

@@ -32,8 +32,8 @@ func TestTune(t *testing.T) {
 
 // TestP2PProtocol: all_to_all's direct sends take LL while a peer's
 // bytes are at most NCCL_P2P_LL_THRESHOLD (16 KiB) times the channels
-// NCCL gives the send, min(channels, divUp(bytes, 64 KiB))
-// (src/enqueue.cc), so LL up to 16 KiB per peer whatever channels is.
+// NCCL gives the send (p2pChannels, src/enqueue.cc: one up to 64 KiB),
+// so LL up to 16 KiB per peer whatever channels is.
 // It had been channels × 16 KiB per peer: LL at 24 KiB per peer with
 // the default 2 channels (review B's 192 KiB over 8 ranks), and up to
 // 256 KiB with channels: 16.
