@@ -302,10 +302,18 @@ func (b *builder) ncclTests(gen int, tv *scenario.TrafficV, path string, g *scen
 		b.errorf(tv.Pos, path, "this nccl_tests runs %d sizes; at most %d are supported (raise stepfactor or stepbytes)", n, maxNCCLTestSizes)
 		return
 	}
-	if t.MinBytes == 0 && t.StepFactor > 1 && t.MaxBytes > 0 {
-		// nccl-tests' loop (src/common.cu, TimeTest: size = size *
-		// stepfactor) never leaves 0.
+	switch {
+	case t.MinBytes > 0:
+	case t.StepFactor > 1 && t.MaxBytes > 0:
+		// nccl-tests' warm-up (src/common.cu: size = size * 2) and its
+		// timed loop (TimeTest: size = size * stepfactor) never leave 0.
 		b.warnf(g.MinBytes.Pos, path+".minbytes", "minbytes 0 times stepfactor %d stays 0: nccl-tests would run 0 bytes forever; this runs it once and no other size (give minbytes above 0)", t.StepFactor)
+	default:
+		// nccl-tests' warm-up (src/common.cu, since f2015cb: for size =
+		// minbytes; size <= maxbytes; size = size * 2) doubles whatever
+		// the step, so from 0 it never ends, with stepbytes too and with
+		// maxbytes 0.
+		b.warnf(g.MinBytes.Pos, path+".minbytes", "minbytes 0 doubled stays 0: nccl-tests' warm-up (size = size * 2, whatever stepbytes or stepfactor) would run 0 bytes forever and never time a size; this warms up 0 bytes once and goes on (give minbytes above 0)")
 	}
 	b.s.NCCLTests = append(b.s.NCCLTests, t)
 }

@@ -127,7 +127,10 @@ func TestCollectiveUnevenServersWithoutRails(t *testing.T) {
 // stepfactor above 1 runs one size, 0 bytes (nccl-tests' loop, size
 // times stepfactor, never leaves 0: the real program runs 0 bytes
 // forever), and says so at minbytes; review B found it silent. From 0
-// with stepbytes, or from 1 KiB by a factor, it is silent.
+// by stepbytes, or from 0 to 0, the real program hangs too, in its
+// warm-up (src/common.cu:925 at NVIDIA/nccl-tests a0b82b2, size = size *
+// 2 whatever the step), and it says so (review C, finding 8: it was
+// silent); from 1 KiB by a factor it is silent.
 func TestNCCLTestsZeroMinbytes(t *testing.T) {
 	const top = "topology: {kind: star, hosts: 4}\ntraffic:\n"
 	for _, c := range []struct {
@@ -137,7 +140,10 @@ func TestNCCLTestsZeroMinbytes(t *testing.T) {
 	}{
 		{"from 0 by a factor", "minbytes: 0, maxbytes: 1MiB, stepfactor: 2", 1,
 			"t.yaml:3:44: traffic[0].nccl_tests.minbytes: minbytes 0 times stepfactor 2 stays 0: nccl-tests would run 0 bytes forever; this runs it once and no other size (give minbytes above 0)"},
-		{"from 0 by steps", "minbytes: 0, maxbytes: 4KiB, stepbytes: 1KiB", 5, ""},
+		{"from 0 by steps", "minbytes: 0, maxbytes: 4KiB, stepbytes: 1KiB", 5,
+			"t.yaml:3:44: traffic[0].nccl_tests.minbytes: minbytes 0 doubled stays 0: nccl-tests' warm-up (size = size * 2, whatever stepbytes or stepfactor) would run 0 bytes forever and never time a size; this warms up 0 bytes once and goes on (give minbytes above 0)"},
+		{"from 0 to 0", "minbytes: 0, maxbytes: 0, stepfactor: 2", 1,
+			"t.yaml:3:44: traffic[0].nccl_tests.minbytes: minbytes 0 doubled stays 0: nccl-tests' warm-up (size = size * 2, whatever stepbytes or stepfactor) would run 0 bytes forever and never time a size; this warms up 0 bytes once and goes on (give minbytes above 0)"},
 		{"from 1 KiB by a factor", "minbytes: 1KiB, maxbytes: 4KiB, stepfactor: 2", 3, ""},
 	} {
 		s, err := Parse("t.yaml", []byte(top+"  - nccl_tests: {op: all_reduce, "+c.keys+"}\n"))
