@@ -179,7 +179,6 @@ func (n *Network) jobComm(jr *jobRun, c int) error {
 		cs := &resolve.CommSpec{Algorithm: a, Protocol: cm.Protocol, ProtocolSet: cm.ProtocolSet, Channels: cm.Channels, QPs: cm.QPs,
 			Chunk: cm.Chunk, RailAware: !cm.NoRailAware, PXN: !cm.NoPXN, Start: spec.Start, Priority: spec.Priority,
 			PrioritySet: spec.PrioritySet, Generator: spec.Generator, Pos: spec.Pos}
-		cs.Channels = max(cs.Channels, 0)
 		if cs.Channels == 0 {
 			cs.Channels = 2
 		}

@@ -76,7 +76,9 @@ type Node struct {
 }
 
 // ComputeTime is a Compute node's time: Duration, else FLOPs / Rate
-// seconds, rounded to the engine's picosecond.
+// seconds, rounded to the engine's picosecond (0 for neither; Validate
+// refuses FLOPs or a rate that are not finite, and a time beyond the
+// engine's clock).
 func (n *Node) ComputeTime() sim.Time {
 	if n.Duration > 0 || n.FLOPs == 0 || n.Rate <= 0 {
 		return n.Duration
@@ -108,8 +110,9 @@ type Comm struct {
 	// Protocol is forced when ProtocolSet; else NCCL's tuning chooses.
 	Protocol    collective.Protocol
 	ProtocolSet bool
-	// Channels and QPs (NCCL_IB_QPS_PER_CONNECTION); 0 takes the
-	// collective generator's defaults (2 and 1). Chunk 0 is NCCL's.
+	// Channels (1 to 64) and QPs (NCCL_IB_QPS_PER_CONNECTION, 1 to
+	// MaxQPs); 0 takes the collective generator's defaults (2 and 1).
+	// Chunk, in bytes: 0 is NCCL's.
 	Channels, QPs int
 	Chunk         int64
 	// RailAware and PXN, on GPU servers (the runner's default when

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -59,6 +60,46 @@ func TestValidate(t *testing.T) {
 		{"fewer calls", 2, func(j *Job) { j.Graphs[1][1] = Node{ID: 11, Kind: None, Deps: []uint64{10}} }, "rank 1: makes 0 calls of communicator 0, rank 0 makes 1 (its call 0 is node 11)"},
 		{"algorithm", 2, func(j *Job) { j.Comms[0].Algorithm, j.Comms[0].AlgorithmSet = collective.Direct, true }, "rank 0: node 11: direct does not run all_reduce"},
 		{"flops", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute, FLOPs: 1e9} }, "rank 0: node 10: a compute node of FLOPs needs FLOPs >= 0 and a rate > 0"},
+		// Review C, finding 5: each of these made ComputeTime
+		// math.MinInt64 or 0 and the node took no time.
+		{"flops overflow", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute, FLOPs: 1e20, Rate: 1e6} }, "rank 0: node 10: a compute node of 1e+20 FLOPs at 1e+06 FLOP/s takes 1e+14 s; at most 9.22e+06 s"},
+		{"flops NaN", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute, FLOPs: math.NaN(), Rate: 1e12} }, "rank 0: node 10: a compute node of NaN FLOPs at 1e+12 FLOP/s; both must be finite numbers"},
+		{"rate NaN", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute, FLOPs: 1e12, Rate: math.NaN()} }, "both must be finite numbers"},
+		{"rate Inf", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute, FLOPs: 1e12, Rate: math.Inf(1)} }, "both must be finite numbers"},
+		{"zero compute", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute} }, ""},
+		{"106 days", 2, func(j *Job) { j.Graphs[0][0] = Node{ID: 10, Kind: Compute, FLOPs: 9.2e6, Rate: 1} }, ""},
+		// Review C, finding 6: these panicked at the run or were
+		// silently replaced.
+		{"op 77", 2, func(j *Job) { j.Graphs[0][1].Op = collective.Op(77) }, "rank 0: node 11: a collective of operation 77; the operations are [all_reduce"},
+		{"op 77 with an algorithm", 2, func(j *Job) {
+			j.Graphs[1][1].Op = collective.Op(77)
+			j.Comms[0].Algorithm, j.Comms[0].AlgorithmSet = collective.Ring, true
+		}, "rank 1: node 11: a collective of operation 77"},
+		{"QPs -1", 2, func(j *Job) { j.Comms[0].QPs = -1 }, "job t: communicator 0 has -1 QPs a connection; 1 to 65535, or 0 for the default (1)"},
+		{"QPs 65536", 2, func(j *Job) { j.Comms[0].QPs = 65536 }, "communicator 0 has 65536 QPs a connection"},
+		{"QPs 65535", 2, func(j *Job) { j.Comms[0].QPs = 65535 }, ""},
+		{"channels -3", 2, func(j *Job) { j.Comms[0].Channels = -3 }, "communicator 0 has -3 channels; 1 to 64, or 0 for the default (2)"},
+		{"channels 65", 2, func(j *Job) { j.Comms[0].Channels = 65 }, "communicator 0 has 65 channels"},
+		{"chunk -5", 2, func(j *Job) { j.Comms[0].Chunk = -5 }, "communicator 0's chunk is -5 bytes; it must not be negative (0 is NCCL's)"},
+		{"algorithm 9", 2, func(j *Job) { j.Comms[0].Algorithm, j.Comms[0].AlgorithmSet = 9, true }, "communicator 0 has algorithm 9; the algorithms are [ring tree halving_doubling direct]"},
+		{"protocol 5", 2, func(j *Job) { j.Comms[0].Protocol, j.Comms[0].ProtocolSet = 5, true }, "communicator 0 has protocol 5; the protocols are [ll ll128 simple]"},
+		{"halving_doubling on LL", 2, func(j *Job) {
+			j.Comms[0].Algorithm, j.Comms[0].AlgorithmSet = collective.HalvingDoubling, true
+			j.Comms[0].Protocol, j.Comms[0].ProtocolSet = collective.LL, true
+		}, "rank 0: node 11: all_reduce of communicator 0 is halving_doubling, which does not run on ll; halving_doubling runs on simple"},
+		{"direct on LL128", 2, func(j *Job) {
+			j.Comms[0].Protocol, j.Comms[0].ProtocolSet = collective.LL128, true
+			for r := range 2 {
+				j.Graphs[r][1].Op = collective.AllToAll
+			}
+		}, "rank 0: node 11: all_to_all of communicator 0 is direct, which does not run on ll128; direct runs on ll, simple"},
+		{"ring on LL128", 2, func(j *Job) { j.Comms[0].Protocol, j.Comms[0].ProtocolSet = collective.LL128, true }, ""},
+		{"halving_doubling over 3", 3, func(j *Job) {
+			j.Ranks = 3
+			j.Comms[0].Ranks = []int{0, 1, 2}
+			j.Comms[0].Algorithm, j.Comms[0].AlgorithmSet = collective.HalvingDoubling, true
+			j.Graphs = append(j.Graphs, []Node{{ID: 11, Kind: Collective, Op: collective.AllReduce, Size: 1024}})
+		}, "rank 0: node 11: all_reduce of communicator 0 is halving_doubling, which needs a power of two of ranks, not 3"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := two()

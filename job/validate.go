@@ -2,9 +2,11 @@ package job
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/lfsim/lfsim/collective"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // Validate checks the job against hosts, the hosts it runs on (one
@@ -12,10 +14,17 @@ import (
 // refuses, naming the rank and node: a rank count other than the
 // hosts', an unknown or repeated node id, a dependency cycle, a
 // communicator or peer outside the job's ranks, a collective at a rank
-// not in its communicator, a compute node with neither a duration nor
-// FLOPs at a rate, and communication that does not match across ranks
-// (the k-th calls of a communicator differ in operation, size or root,
-// or a rank makes fewer; a Send without its Recv).
+// not in its communicator or of an unknown operation, a compute node
+// whose FLOPs or rate are not finite numbers or whose time does not fit
+// the engine's clock (about 106 days), a communicator that the
+// collective generator would refuse (negative channels or chunk, QPs
+// outside 0 to 65535, an unknown algorithm or protocol, a protocol one
+// of its algorithms does not run on, halving_doubling over other than a
+// power of two of ranks), and communication that does not match across
+// ranks (the k-th calls of a communicator differ in operation, size or
+// root, or a rank makes fewer; a Send without its Recv). A compute node
+// of neither a duration nor FLOPs takes no time (Chakra's traces have
+// such nodes).
 func (j *Job) Validate(hosts int) ([]*Graph, error) {
 	switch {
 	case j.Ranks < 1:
@@ -26,6 +35,9 @@ func (j *Job) Validate(hosts int) ([]*Graph, error) {
 		return nil, j.errorf(-1, nil, "has %d ranks but runs on %d hosts; one host a rank", j.Ranks, hosts)
 	case j.Iterations < 1:
 		return nil, j.errorf(-1, nil, "iterations is %d; at least 1", j.Iterations)
+	}
+	if err := j.checkOps(); err != nil {
+		return nil, err
 	}
 	for c := range j.Comms {
 		if err := j.checkComm(c); err != nil {
@@ -76,13 +88,61 @@ func (j *Job) checkComm(c int) error {
 		}
 		seen[r] = true
 	}
-	if cm.AlgorithmSet {
-		for _, r := range cm.Ranks {
-			for i := range j.Graphs[r] {
-				n := &j.Graphs[r][i]
-				if n.Kind == Collective && n.Comm == c && !cm.Algorithm.Supports(n.Op) {
-					return j.errorf(r, n, "%s does not run %s; %s runs on %s", cm.Algorithm, n.Op, n.Op, collective.SupportedBy(n.Op))
-				}
+	switch {
+	case cm.Channels < 0 || cm.Channels > maxChannels:
+		return j.errorf(-1, nil, "%s has %d channels; 1 to %d, or 0 for the default (2)", j.commName(c), cm.Channels, maxChannels)
+	case cm.QPs < 0 || cm.QPs > MaxQPs:
+		return j.errorf(-1, nil, "%s has %d QPs a connection; 1 to %d, or 0 for the default (1)", j.commName(c), cm.QPs, MaxQPs)
+	case cm.Chunk < 0:
+		return j.errorf(-1, nil, "%s's chunk is %d bytes; it must not be negative (0 is NCCL's)", j.commName(c), cm.Chunk)
+	case cm.AlgorithmSet && int(cm.Algorithm) >= len(collective.Algorithms()):
+		return j.errorf(-1, nil, "%s has algorithm %d; the algorithms are %v", j.commName(c), cm.Algorithm, collective.Algorithms())
+	case cm.ProtocolSet && int(cm.Protocol) >= len(collective.Protocols()):
+		return j.errorf(-1, nil, "%s has protocol %d; the protocols are %v", j.commName(c), cm.Protocol, collective.Protocols())
+	}
+	for _, r := range cm.Ranks {
+		for i := range j.Graphs[r] {
+			n := &j.Graphs[r][i]
+			if n.Kind != Collective || n.Comm != c {
+				continue
+			}
+			a := collective.DefaultAlgorithm(n.Op)
+			if cm.AlgorithmSet {
+				a = cm.Algorithm
+			}
+			switch nr := len(cm.Ranks); {
+			case !a.Supports(n.Op):
+				return j.errorf(r, n, "%s does not run %s; %s runs on %s", a, n.Op, n.Op, collective.SupportedBy(n.Op))
+			case cm.ProtocolSet && !a.Uses(cm.Protocol):
+				return j.errorf(r, n, "%s of %s is %s, which does not run on %s; %s runs on %s", n.Op, j.commName(c), a, collective.Protocols()[cm.Protocol], a, collective.ProtocolsOf(a))
+			case a == collective.HalvingDoubling && nr&(nr-1) != 0:
+				return j.errorf(r, n, "%s of %s is halving_doubling, which needs a power of two of ranks, not %d (MPICH's and Gloo's steps for the others are not modelled)", n.Op, j.commName(c), nr)
+			}
+		}
+	}
+	return nil
+}
+
+// maxChannels is the collective generator's bound on channels (its
+// channels key, 1 to 64: NCCL's MAXCHANNELS).
+const maxChannels = 64
+
+// MaxQPs bounds a communicator's QPs a connection: the collectives'
+// runner packs a QP's index into a work request's id in 16 bits
+// (assembly's collEnd).
+const MaxQPs = 0xFFFF
+
+// maxComputeSeconds is the longest compute node, in seconds: the
+// engine's clock, an int64 of picoseconds, holds about 106 days.
+const maxComputeSeconds = float64(math.MaxInt64) / float64(sim.Second)
+
+// checkOps refuses a collective node of an unknown operation, before
+// anything prints one.
+func (j *Job) checkOps() error {
+	for r := range j.Graphs {
+		for i := range j.Graphs[r] {
+			if n := &j.Graphs[r][i]; n.Kind == Collective && int(n.Op) >= len(collective.Ops()) {
+				return j.errorf(r, n, "a collective of operation %d; the operations are %v", n.Op, collective.Ops())
 			}
 		}
 	}
@@ -96,8 +156,12 @@ func (j *Job) checkNode(r int, n *Node) error {
 		switch {
 		case n.Duration < 0:
 			return j.errorf(r, n, "a compute node's duration is %v; it must not be negative", n.Duration)
+		case math.IsNaN(n.FLOPs) || math.IsInf(n.FLOPs, 0) || math.IsNaN(n.Rate) || math.IsInf(n.Rate, 0):
+			return j.errorf(r, n, "a compute node of %g FLOPs at %g FLOP/s; both must be finite numbers", n.FLOPs, n.Rate)
 		case n.Duration == 0 && n.FLOPs != 0 && (n.FLOPs < 0 || n.Rate <= 0):
 			return j.errorf(r, n, "a compute node of FLOPs needs FLOPs >= 0 and a rate > 0 (FLOP/s), not %g at %g", n.FLOPs, n.Rate)
+		case n.Duration == 0 && n.FLOPs/n.Rate > maxComputeSeconds:
+			return j.errorf(r, n, "a compute node of %g FLOPs at %g FLOP/s takes %.3g s; at most %.3g s (about 106 days) fit the engine's clock (is the rate in FLOP/s?)", n.FLOPs, n.Rate, n.FLOPs/n.Rate, maxComputeSeconds)
 		}
 	case Collective:
 		if n.Comm < 0 || n.Comm >= len(j.Comms) {
