@@ -16,6 +16,16 @@
 // from a with tag t. Validate holds all of that, and names the rank and
 // node of what it refuses.
 //
+// The call order is static: a rank's node list order (after its
+// dependencies) decides which of its collective nodes is call k, not
+// when the nodes become ready, and a rank makes its calls on a
+// communicator one after the other. A runtime that issues calls as they
+// become ready (NCCL under PyTorch, ASTRA-sim replaying a Chakra trace
+// of data dependencies only) may run a job that this order deadlocks;
+// Validate refuses such a job, with every rank waiting in a loop across
+// ranks (dependencies, sends to their receives, calls and their order),
+// and says to reorder the nodes or add a dependency.
+//
 // Iterations: a rank's iteration i+1 starts when its iteration i is
 // done (all its nodes are); nothing else waits across iterations. The
 // ranks of a job line up through their collectives and receives.

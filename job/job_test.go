@@ -160,3 +160,64 @@ func TestComputeTime(t *testing.T) {
 		t.Errorf("a duration given: %v, want 1µs", got)
 	}
 }
+
+// TestCrossCycle: a loop of waits across ranks, each rank's graph
+// acyclic, is refused, naming every rank and node on it (review C,
+// finding 1: the run idled to stop.at and summary.json said complete);
+// a call order that deadlocks, where a runtime issuing calls when ready
+// would not, is refused with the advice to reorder (finding 2); jobs
+// that can finish pass.
+func TestCrossCycle(t *testing.T) {
+	ar := func(id uint64, deps ...uint64) Node {
+		return Node{ID: id, Kind: Collective, Op: collective.AllReduce, Size: 1024, Deps: deps}
+	}
+	send := func(id uint64, peer int, deps ...uint64) Node {
+		return Node{ID: id, Kind: Send, Peer: peer, Size: 64, Tag: 1, Deps: deps}
+	}
+	recv := func(id uint64, peer int, deps ...uint64) Node {
+		return Node{ID: id, Kind: Recv, Peer: peer, Size: 64, Tag: 1, Deps: deps}
+	}
+	comm := []Comm{{Ranks: []int{0, 1}}}
+	for _, c := range []struct {
+		name   string
+		graphs [][]Node
+		want   string // "" passes
+	}{
+		{"p2p deadlock", [][]Node{{recv(1, 1), send(2, 1, 1)}, {recv(1, 0), send(2, 0, 1)}},
+			"job t: a cycle of waits across ranks, which would idle until the run's stop: " +
+				"rank 0: node 2 (send to rank 1, tag 1) waits for node 1 (recv from rank 1, tag 1); " +
+				"rank 1: node 1 (recv from rank 0, tag 1) waits for rank 0: node 2 (send to rank 1, tag 1); " +
+				"rank 1: node 2 (send to rank 0, tag 1) waits for node 1 (recv from rank 0, tag 1); " +
+				"rank 0: node 1 (recv from rank 1, tag 1) waits for rank 1: node 2 (send to rank 0, tag 1). " +
+				"A receive waits for its send"},
+		{"p2p in order", [][]Node{{send(1, 1), recv(2, 1, 1)}, {recv(1, 0), send(2, 0, 1)}}, ""},
+		// Review C's TestRevCOrderDeadlock: rank 0's call 0 is node 2,
+		// rank 1's node 1; rank 1's send waits for it, rank 0's recv
+		// for the send, and node 2 for the recv.
+		{"call order", [][]Node{{recv(1, 1), ar(2, 1), ar(3)}, {ar(1), send(2, 0, 1), ar(3, 2)}},
+			"rank 0: node 2 (all_reduce) waits for node 1 (recv from rank 1, tag 1); " +
+				"rank 1: node 1 (all_reduce) is call 0 of communicator 0, which waits for every rank to make it, rank 0 by node 2 (all_reduce); " +
+				"rank 1: node 2 (send to rank 0, tag 1) waits for node 1 (all_reduce); " +
+				"rank 0: node 1 (recv from rank 1, tag 1) waits for rank 1: node 2 (send to rank 0, tag 1). " +
+				"A communicator's k-th call is each of its ranks' k-th collective node of it in node order"},
+		{"call order put right", [][]Node{{recv(1, 1), ar(2), ar(3, 1)}, {ar(1), send(2, 0, 1), ar(3, 2)}}, ""},
+		// Only the order of calls on one communicator closes this loop:
+		// rank 1's call 0 waits for a recv whose send waits for rank
+		// 0's call 1, which runs after its call 0.
+		{"stream order", [][]Node{{ar(1), ar(2), send(3, 1, 2)}, {recv(1, 0), ar(2, 1), ar(3)}},
+			"call 1 of communicator 0 waits for call 0 (rank 0: node 2 (all_reduce) after node 1 (all_reduce))"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := &Job{Name: "t", Ranks: 2, Iterations: 2, Graphs: c.graphs, Comms: comm}
+			_, err := j.Validate(2)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && err == nil:
+				t.Fatalf("accepted, want %q", c.want)
+			case c.want != "" && !strings.Contains(err.Error(), c.want):
+				t.Fatalf("error %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}

@@ -22,7 +22,10 @@ import (
 // of its algorithms does not run on, halving_doubling over other than a
 // power of two of ranks), and communication that does not match across
 // ranks (the k-th calls of a communicator differ in operation, size or
-// root, or a rank makes fewer; a Send without its Recv). A compute node
+// root, or a rank makes fewer; a Send without its Recv), and a loop of
+// waits across the ranks (crossCycle: each rank's graph acyclic, the
+// ranks waiting for each other through their sends, receives and
+// calls, in the calls' order). A compute node
 // of neither a duration nor FLOPs takes no time (Chakra's traces have
 // such nodes).
 func (j *Job) Validate(hosts int) ([]*Graph, error) {
@@ -61,6 +64,9 @@ func (j *Job) Validate(hosts int) ([]*Graph, error) {
 		return nil, err
 	}
 	if err := j.matchP2P(graphs); err != nil {
+		return nil, err
+	}
+	if err := j.crossCycle(graphs); err != nil {
 		return nil, err
 	}
 	return graphs, nil
