@@ -34,8 +34,6 @@ type jobRun struct {
 	// algorithm), in the order made.
 	colls []*commRun
 	links []*p2pLink // job_p2p.go
-	// failure is the first work request of its sends that failed.
-	failure string
 }
 
 // jobRank is one rank of a job: the state of its current iteration and
@@ -48,11 +46,17 @@ type jobRank struct {
 	eng  *sim.Engine
 	deps [][]int32 // the rank's graph's
 	succ [][]int32
-	// iter is the iteration running (Iterations once done); left counts
-	// its nodes not done, pending each node's dependencies not done.
+	// iter is the iteration running (Iterations once done), begun the
+	// iterations begun; left counts its nodes not done, pending each
+	// node's dependencies not done.
 	iter    int
+	begun   int
 	left    int
 	pending []int32
+	// failure is the first of the rank's send work requests that
+	// failed: the rank's own, as each rank's state is touched only from
+	// its host's events (a run cut into partitions).
+	failure string
 	// calls[it][i] is collective node i's call in iteration it; nil
 	// for the other nodes.
 	calls [][]*collective.Call
@@ -207,10 +211,16 @@ func (n *Network) jobComm(jr *jobRun, c int) error {
 			}
 		}
 	}
+	// A rank's calls on the communicator run one after the other, as
+	// one CUDA stream runs NCCL's kernels: a call of another run (another
+	// algorithm) than the rank's previous call waits for its end (gate);
+	// calls of one run wait in its queue.
 	for p, r := range cm.Ranks {
 		nodes := j.Collectives(jr.graphs[r], r, c)
 		k := jr.ranks[r]
 		seen := map[collective.Algorithm]int{}
+		var prev *collective.Call
+		var prevRun *commRun
 		for it := range j.Iterations {
 			for _, i := range nodes {
 				a := algo(j.Graphs[r][i].Op)
@@ -218,6 +228,10 @@ func (n *Network) jobComm(jr *jobRun, c int) error {
 				call := run.ranks[p].Calls()[seen[a]]
 				seen[a]++
 				call.Gate = 1
+				if prev != nil && prevRun != run {
+					n.gate(prev, call, run.ranks[p])
+				}
+				prev, prevRun = call, run
 				k.calls[it][i] = call
 				k.collRank[i] = run.ranks[p]
 				run.jobNodes[p] = append(run.jobNodes[p], i)
@@ -247,6 +261,7 @@ func (k *jobRank) HandleEvent(ev *sim.Event) {
 func (k *jobRank) begin() {
 	now := k.eng.Now()
 	k.Begin[k.iter] = now
+	k.begun = k.iter + 1
 	k.left = len(k.deps)
 	for i := range k.deps {
 		k.pending[i] = int32(len(k.deps[i]))

@@ -150,8 +150,8 @@ func (k *jobRank) completions(cq *hca.CQ) {
 		}
 		for _, wc := range k.wcs[:c] {
 			if wc.Status != hca.WCSuccess {
-				if k.run.failure == "" {
-					k.run.failure = fmt.Sprintf("%s: a work request of traffic[%d]'s job failed at %v: %s", k.h.Name, k.run.spec.Generator, k.eng.Now(), wc.Status)
+				if k.failure == "" {
+					k.failure = fmt.Sprintf("%s: a work request of traffic[%d]'s job failed at %v: %s", k.h.Name, k.run.spec.Generator, k.eng.Now(), wc.Status)
 				}
 				continue
 			}

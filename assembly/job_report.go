@@ -29,9 +29,12 @@ func (n *Network) jobBytes(sum *reports.Summary) (errs []string) {
 					jr.spec.Generator, l.from.h.Name, l.to.h.Name, l.posted, l.finished, delivered))
 			}
 		}
-		if jr.failure != "" {
-			sum.Warnings = append(sum.Warnings, jr.failure)
+		for _, k := range jr.ranks {
+			if k.failure != "" {
+				sum.Warnings = append(sum.Warnings, k.failure)
+			}
 		}
+		sum.Warnings = append(sum.Warnings, jr.stalls()...)
 	}
 	return errs
 }

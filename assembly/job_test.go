@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/collective"
@@ -330,5 +331,127 @@ func TestJobRanksOnOneHost(t *testing.T) {
 	addJob(t, s, handJob(2, sim.Microsecond, sim.Microsecond, 64<<10, 4<<10, 1), []fabric.NodeID{h[1], h[1]})
 	if _, err := Build(s); err == nil || err.Error() != "traffic[0]: h1 is rank 0 and rank 1 of job hand; a job's ranks are on hosts of their own" {
 		t.Errorf("Build: %v", err)
+	}
+}
+
+// breakSends gives the job's sends from the ranks in from a wrong R_Key,
+// so that each one's WRITE fails at the receiver (a remote access
+// error) and the send never completes.
+func breakSends(from ...int) func(*Network) {
+	return func(n *Network) {
+		for _, l := range n.jobs[0].links {
+			for _, r := range from {
+				if l.from.r == r {
+					m := *l.mr
+					m.RKey ^= 0x5a5a
+					l.mr = &m
+				}
+			}
+		}
+	}
+}
+
+func warnings(t *testing.T, summary []byte) []string {
+	t.Helper()
+	var s struct{ Warnings []string }
+	if err := json.Unmarshal(summary, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Warnings
+}
+
+// TestJobStallNamed: a job whose send failed does not finish, and
+// summary.json says which rank stopped in which iteration and what its
+// nodes wait for (review C, finding 1: it said only "complete": true
+// and that the run only idled until stop.at). handJob over 4 ranks,
+// 2 iterations, rank 0's send to rank 1 broken: ranks 0 and 1 stop in
+// iteration 0 (the send waits for its completion, the receive for its
+// message), ranks 2 and 3 in iteration 1, their all-reduce waiting for
+// ranks 0 and 1 to make it.
+func TestJobStallNamed(t *testing.T) {
+	s := collScenario(t, star4)
+	addJob(t, s, handJob(4, sim.Microsecond, sim.Microsecond, 64<<10, 4<<10, 2), s.Topology.Hosts())
+	files, _ := runScenarioFilesWith(t, s, 1, breakSends(0))
+	got := strings.Join(warnings(t, files["summary.json"]), "\n")
+	for _, want := range []string{
+		"a work request of traffic[0]'s job failed at",
+		"job hand (traffic[0]) did not finish: rank 0 stopped in iteration 0 of 2: node 4 (send to rank 1, tag 7) waits for its work requests to complete (one failed)",
+		"job hand (traffic[0]) did not finish: rank 1 stopped in iteration 0 of 2: node 4 (recv from rank 0, tag 7) waits for its message",
+		"job hand (traffic[0]) did not finish: rank 2 stopped in iteration 1 of 2: node 2 (all_reduce), call 0 of communicator 0, waits for ranks 0 (its node 2), 1 (its node 2) to make it",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings:\n%s\nwant a line with %q", got, want)
+		}
+	}
+}
+
+// TestJobFailuresPerRank: two ranks' sends fail, in different
+// partitions of a run cut in two; summary.json names each failing rank's
+// first failure, in rank order, the same at 1 and 2 workers (review C, finding 4: one failure
+// shared by the job was written from every partition's events, first
+// come first kept, a data race).
+func TestJobFailuresPerRank(t *testing.T) {
+	j := handJob(16, sim.Microsecond, sim.Microsecond, 64<<10, 4<<10, 1)
+	// A second send, rank 4 to rank 8 (rank 4 in another partition
+	// than rank 0's at 2 workers).
+	j.Graphs[4] = append(j.Graphs[4], job.Node{ID: 4, Kind: job.Send, Peer: 8, Size: 4 << 10, Tag: 8, Deps: []uint64{2}})
+	j.Graphs[8] = append(j.Graphs[8], job.Node{ID: 4, Kind: job.Recv, Peer: 4, Size: 4 << 10, Tag: 8, Deps: []uint64{2}})
+	var got [][]string
+	for _, w := range []int{1, 2} {
+		s := collScenario(t, leafSpine44)
+		addJob(t, s, j, s.Topology.Hosts())
+		files, n := runScenarioFilesWith(t, s, w, breakSends(0, 4))
+		if w == 2 {
+			h := s.Topology.Hosts()
+			if n.Group == nil || n.Fabric.Partition(h[0]) == n.Fabric.Partition(h[4]) {
+				t.Fatal("ranks 0 and 4 are not in two partitions")
+			}
+		}
+		var fails []string
+		for _, l := range warnings(t, files["summary.json"]) {
+			if strings.Contains(l, "a work request of traffic[0]'s job failed") {
+				fails = append(fails, l)
+			}
+		}
+		got = append(got, fails)
+	}
+	for w, fails := range got {
+		// Each sender's WRITE fails (rem_access_err) and the receiver's
+		// QP, in error, flushes its RECVs: ranks 0, 1, 4, 8.
+		var hosts []string
+		for _, f := range fails {
+			hosts = append(hosts, f[:strings.Index(f, ":")])
+		}
+		if strings.Join(hosts, " ") != "h0 h1 h4 h8" {
+			t.Errorf("%d workers: failures %q, want ranks 0, 1, 4 and 8's (h0 h1 h4 h8)", w+1, fails)
+		}
+	}
+	if strings.Join(got[0], "\n") != strings.Join(got[1], "\n") {
+		t.Errorf("failures differ at 1 and 2 workers:\n%q\n%q", got[0], got[1])
+	}
+}
+
+// TestJobCallsInOrder: a rank's calls on one communicator run one after
+// the other even when they take two algorithms (review C, finding 3:
+// an all-reduce (ring) and an all-to-all (direct) without dependencies
+// overlapped, 0-875.9 µs and 0-365.7 µs at rank 0): at every rank the
+// all-to-all, call 1, starts at or after the all-reduce's end.
+func TestJobCallsInOrder(t *testing.T) {
+	s := collScenario(t, star4)
+	nodes := []job.Node{
+		{ID: 1, Kind: job.Collective, Op: collective.AllReduce, Size: 4 << 20},
+		{ID: 2, Kind: job.Collective, Op: collective.AllToAll, Size: 4 << 20},
+	}
+	addJob(t, s, job.Uniform("mixed", 4, nodes, []job.Comm{{Ranks: []int{0, 1, 2, 3}}}, 2), s.Topology.Hosts())
+	_, n := runScenarioFiles(t, s, 1)
+	for _, k := range n.jobs[0].ranks {
+		if k.iter != 2 {
+			t.Fatalf("rank %d did %d of 2 iterations", k.r, k.iter)
+		}
+		for it := range 2 {
+			if a, b := k.End[it][0], k.Start[it][1]; b < a {
+				t.Errorf("rank %d, iteration %d: the all-to-all started at %v, before the all-reduce's end at %v", k.r, it, b, a)
+			}
+		}
 	}
 }
