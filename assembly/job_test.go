@@ -26,6 +26,11 @@ stop: {at: 100ms, when: flows-done}
 // the all-reduce, rank 0 sends to rank 1 beside the second compute
 // (rank 1's second compute waits for the receive too).
 func handJob(ranks int, c1, c2 sim.Time, reduce, p2p int64, iterations int) *job.Job {
+	return handJobTo(1, ranks, c1, c2, reduce, p2p, iterations)
+}
+
+// handJobTo is handJob with rank 0 sending to rank peer.
+func handJobTo(peer, ranks int, c1, c2 sim.Time, reduce, p2p int64, iterations int) *job.Job {
 	all := make([]int, ranks)
 	for i := range all {
 		all[i] = i
@@ -39,8 +44,8 @@ func handJob(ranks int, c1, c2 sim.Time, reduce, p2p int64, iterations int) *job
 		}
 		switch r {
 		case 0:
-			g = append(g, job.Node{ID: 4, Kind: job.Send, Peer: 1, Size: p2p, Tag: 7, Deps: []uint64{2}})
-		case 1:
+			g = append(g, job.Node{ID: 4, Kind: job.Send, Peer: peer, Size: p2p, Tag: 7, Deps: []uint64{2}})
+		case peer:
 			g = append(g, job.Node{ID: 4, Kind: job.Recv, Peer: 0, Size: p2p, Tag: 7, Deps: []uint64{2}})
 			g[2].Deps = append(g[2].Deps, 4)
 		}
@@ -106,17 +111,25 @@ func TestJobHandBuiltCriticalPath(t *testing.T) {
 }
 
 // TestJobWorkers: a job over 16 hosts of 4 leaves (a run cut into
-// partitions: sends and the all-reduce cross them) writes the same files
-// and the same node times at 1 and 2 workers.
+// partitions: rank 0's send and the all-reduce cross them) writes the
+// same files and the same node times at 1 and 2 workers. The send's
+// peer is rank 4: at 2 workers ranks 0-3 and 8-11 are in one
+// partition, 4-7 and 12-15 in the other (review C, finding 9: it was
+// rank 1, in rank 0's partition, so no send was cut; the test fails if
+// the cut moves).
 func TestJobWorkers(t *testing.T) {
+	const peer = 4
 	var runs []map[string][]byte
 	var times [][]sim.Time
 	for _, w := range []int{1, 2} {
 		s := collScenario(t, leafSpine44)
-		addJob(t, s, handJob(16, 5*sim.Microsecond, 7*sim.Microsecond, 256<<10, 300<<10, 3), s.Topology.Hosts())
+		addJob(t, s, handJobTo(peer, 16, 5*sim.Microsecond, 7*sim.Microsecond, 256<<10, 300<<10, 3), s.Topology.Hosts())
 		files, n := runScenarioFiles(t, s, w)
-		if w == 2 && n.Group == nil {
-			t.Fatal("the run was not cut")
+		if w == 2 {
+			h := s.Topology.Hosts()
+			if n.Group == nil || n.Fabric.Partition(h[0]) == n.Fabric.Partition(h[peer]) {
+				t.Fatal("the run was not cut between rank 0 and its send's peer")
+			}
 		}
 		runs = append(runs, files)
 		var ts []sim.Time
