@@ -2,6 +2,7 @@ package assembly
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lfsim/lfsim/collective"
 	"github.com/lfsim/lfsim/fabric"
@@ -106,14 +107,14 @@ func (n *Network) buildJob(spec *resolve.Job) error {
 	if graphs == nil {
 		var err error
 		if graphs, err = j.Validate(len(spec.Hosts)); err != nil {
-			return fmt.Errorf("traffic[%d]: %v", spec.Generator, err)
+			return fmt.Errorf("%s: %v", jobWhere(spec), err)
 		}
 	}
 	jr := &jobRun{spec: spec, j: j, graphs: graphs}
 	rankOf := map[fabric.NodeID]int{}
 	for r, h := range spec.Hosts {
 		if q, dup := rankOf[h]; dup {
-			return fmt.Errorf("traffic[%d]: %s is rank %d and rank %d of job %s; a job's ranks are on hosts of their own", spec.Generator, n.Scenario.Topology.Nodes[h].Name, q, r, j.Name)
+			return fmt.Errorf("%s: %s is rank %d and rank %d of job %s; a job's ranks are on hosts of their own", jobWhere(spec), n.Scenario.Topology.Nodes[h].Name, q, r, j.Name)
 		}
 		rankOf[h] = r
 	}
@@ -123,7 +124,7 @@ func (n *Network) buildJob(spec *resolve.Job) error {
 			pending: make([]int32, nodes), ready: make([]bool, nodes), finished: make([]bool, nodes), arrived: map[int64]bool{},
 			sendOf: make([]p2pRef, nodes), chunks: make([]int32, nodes), collRank: make([]*collective.Rank, nodes)}
 		if k.h == nil {
-			return fmt.Errorf("traffic[%d]: %s is not a host", spec.Generator, n.Scenario.Topology.Nodes[h].Name)
+			return fmt.Errorf("%s: job %s: rank %d's %s is not a host", jobWhere(spec), j.Name, r, n.Scenario.Topology.Nodes[h].Name)
 		}
 		k.eng = k.h.Engine()
 		for i := range k.sendOf {
@@ -194,7 +195,7 @@ func (n *Network) jobComm(jr *jobRun, c int) error {
 		}
 		run, err := n.newCommRun(cs)
 		if err != nil {
-			return err
+			return jobErr(spec, fmt.Sprintf("job %s, %s", j.Name, j.CommName(c)), err)
 		}
 		run.job, run.jobRanks = jr, cm.Ranks
 		run.jobNodes = make([][]int32, len(cm.Ranks))
@@ -207,7 +208,7 @@ func (n *Network) jobComm(jr *jobRun, c int) error {
 			run := runs[algo(nd.Op)]
 			size := collective.CallSize(nd.Op, nd.Size, len(cm.Ranks))
 			if err := n.queueCall(run, spec.Generator, collective.Spec{Op: nd.Op, Size: size, Root: nd.Root, Chunk: cm.Chunk}, spec.Start, it); err != nil {
-				return err
+				return jobErr(spec, fmt.Sprintf("job %s, %s, rank %d's node %d (%s)", j.Name, j.CommName(c), r0, nd.ID, nd.Label()), err)
 			}
 		}
 	}
@@ -243,6 +244,22 @@ func (n *Network) jobComm(jr *jobRun, c int) error {
 		n.colls = append(n.colls, runs[a])
 	}
 	return nil
+}
+
+// jobWhere is where a job's errors are: its traffic entry's place in
+// the scenario file (when it has one) and its index.
+func jobWhere(spec *resolve.Job) string {
+	if spec.Pos.File == "" {
+		return fmt.Sprintf("traffic[%d]", spec.Generator)
+	}
+	return fmt.Sprintf("%s: traffic[%d]", spec.Pos, spec.Generator)
+}
+
+// jobErr is err, from the collectives' runner (which prefixes
+// "traffic[g]: "), put at the job's place with what of it failed.
+func jobErr(spec *resolve.Job, what string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("traffic[%d]: ", spec.Generator))
+	return fmt.Errorf("%s: %s: %s", jobWhere(spec), what, msg)
 }
 
 // HandleEvent is the rank's timers: its first iteration's start, and a

@@ -12,6 +12,7 @@ import (
 	"github.com/lfsim/lfsim/job"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
+	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -466,5 +467,24 @@ func TestJobCallsInOrder(t *testing.T) {
 				t.Errorf("rank %d, iteration %d: the all-to-all started at %v, before the all-reduce's end at %v", k.r, it, b, a)
 			}
 		}
+	}
+}
+
+// TestJobErrorsLocated: an error building a job's communicator names
+// the traffic entry's place in the file, the job and the communicator
+// (review C, finding 10: it read "traffic[0]: ..." alone). A
+// halving_doubling communicator over 3 ranks, set after Validate (which
+// refuses it), is refused by the collective layer.
+func TestJobErrorsLocated(t *testing.T) {
+	s := collScenario(t, star4)
+	j := handJob(3, sim.Microsecond, sim.Microsecond, 64<<10, 4<<10, 1)
+	j.Comms[0].Name = "dp"
+	addJob(t, s, j, s.Topology.Hosts()[:3])
+	s.Jobs[0].Pos = scenario.Pos{File: "t.yaml", Line: 7, Col: 5}
+	j.Comms[0].Algorithm, j.Comms[0].AlgorithmSet = collective.HalvingDoubling, true
+	_, err := Build(s)
+	want := "t.yaml:7:5: traffic[0]: job hand, communicator 0 (dp): halving_doubling needs a power of two of ranks"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Build: %v\nwant %q...", err, want)
 	}
 }

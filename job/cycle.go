@@ -170,7 +170,7 @@ func (j *Job) cycleError(path []cedge, first int32, callOf [][2]int) error {
 			steps = append(steps, fmt.Sprintf("rank %d: %s waits for rank %d: %s", e.dst.r, j.nodeName(e.dst), e.src.r, j.nodeName(e.src)))
 		case edgeOrder:
 			throughCall = true
-			steps = append(steps, fmt.Sprintf("call %d of %s waits for call %d (rank %d: %s after %s)", e.call+1, j.commName(e.comm), e.call, e.dst.r, j.nodeName(e.dst), j.nodeName(e.src)))
+			steps = append(steps, fmt.Sprintf("call %d of %s waits for call %d (rank %d: %s after %s)", e.call+1, j.CommName(e.comm), e.call, e.dst.r, j.nodeName(e.dst), j.nodeName(e.src)))
 		}
 		// The next edge leaves the vertex this one enters: if that is a
 		// call, it may leave from another rank's node of the call.
@@ -178,7 +178,7 @@ func (j *Job) cycleError(path []cedge, first int32, callOf [][2]int) error {
 		if next.src != e.dst {
 			throughCall = true
 			c := callOf[next.from-first]
-			steps = append(steps, fmt.Sprintf("rank %d: %s is call %d of %s, which waits for every rank to make it, rank %d by %s", next.src.r, j.nodeName(next.src), c[1], j.commName(c[0]), e.dst.r, j.nodeName(e.dst)))
+			steps = append(steps, fmt.Sprintf("rank %d: %s is call %d of %s, which waits for every rank to make it, rank %d by %s", next.src.r, j.nodeName(next.src), c[1], j.CommName(c[0]), e.dst.r, j.nodeName(e.dst)))
 		}
 	}
 	msg := "a cycle of waits across ranks, which would idle until the run's stop: " + strings.Join(steps, "; ")

@@ -72,7 +72,8 @@ func (j *Job) Validate(hosts int) ([]*Graph, error) {
 	return graphs, nil
 }
 
-func (j *Job) commName(c int) string {
+// CommName is "communicator c" and its name, for errors.
+func (j *Job) CommName(c int) string {
 	if n := j.Comms[c].Name; n != "" {
 		return fmt.Sprintf("communicator %d (%s)", c, n)
 	}
@@ -82,29 +83,29 @@ func (j *Job) commName(c int) string {
 func (j *Job) checkComm(c int) error {
 	cm := &j.Comms[c]
 	if len(cm.Ranks) < 2 {
-		return j.errorf(-1, nil, "%s has %d ranks; a collective needs at least 2", j.commName(c), len(cm.Ranks))
+		return j.errorf(-1, nil, "%s has %d ranks; a collective needs at least 2", j.CommName(c), len(cm.Ranks))
 	}
 	seen := map[int]bool{}
 	for _, r := range cm.Ranks {
 		switch {
 		case r < 0 || r >= j.Ranks:
-			return j.errorf(-1, nil, "%s names rank %d; the job's ranks are 0 to %d", j.commName(c), r, j.Ranks-1)
+			return j.errorf(-1, nil, "%s names rank %d; the job's ranks are 0 to %d", j.CommName(c), r, j.Ranks-1)
 		case seen[r]:
-			return j.errorf(-1, nil, "%s names rank %d twice", j.commName(c), r)
+			return j.errorf(-1, nil, "%s names rank %d twice", j.CommName(c), r)
 		}
 		seen[r] = true
 	}
 	switch {
 	case cm.Channels < 0 || cm.Channels > maxChannels:
-		return j.errorf(-1, nil, "%s has %d channels; 1 to %d, or 0 for the default (2)", j.commName(c), cm.Channels, maxChannels)
+		return j.errorf(-1, nil, "%s has %d channels; 1 to %d, or 0 for the default (2)", j.CommName(c), cm.Channels, maxChannels)
 	case cm.QPs < 0 || cm.QPs > MaxQPs:
-		return j.errorf(-1, nil, "%s has %d QPs a connection; 1 to %d, or 0 for the default (1)", j.commName(c), cm.QPs, MaxQPs)
+		return j.errorf(-1, nil, "%s has %d QPs a connection; 1 to %d, or 0 for the default (1)", j.CommName(c), cm.QPs, MaxQPs)
 	case cm.Chunk < 0:
-		return j.errorf(-1, nil, "%s's chunk is %d bytes; it must not be negative (0 is NCCL's)", j.commName(c), cm.Chunk)
+		return j.errorf(-1, nil, "%s's chunk is %d bytes; it must not be negative (0 is NCCL's)", j.CommName(c), cm.Chunk)
 	case cm.AlgorithmSet && int(cm.Algorithm) >= len(collective.Algorithms()):
-		return j.errorf(-1, nil, "%s has algorithm %d; the algorithms are %v", j.commName(c), cm.Algorithm, collective.Algorithms())
+		return j.errorf(-1, nil, "%s has algorithm %d; the algorithms are %v", j.CommName(c), cm.Algorithm, collective.Algorithms())
 	case cm.ProtocolSet && int(cm.Protocol) >= len(collective.Protocols()):
-		return j.errorf(-1, nil, "%s has protocol %d; the protocols are %v", j.commName(c), cm.Protocol, collective.Protocols())
+		return j.errorf(-1, nil, "%s has protocol %d; the protocols are %v", j.CommName(c), cm.Protocol, collective.Protocols())
 	}
 	for _, r := range cm.Ranks {
 		for i := range j.Graphs[r] {
@@ -120,9 +121,9 @@ func (j *Job) checkComm(c int) error {
 			case !a.Supports(n.Op):
 				return j.errorf(r, n, "%s does not run %s; %s runs on %s", a, n.Op, n.Op, collective.SupportedBy(n.Op))
 			case cm.ProtocolSet && !a.Uses(cm.Protocol):
-				return j.errorf(r, n, "%s of %s is %s, which does not run on %s; %s runs on %s", n.Op, j.commName(c), a, collective.Protocols()[cm.Protocol], a, collective.ProtocolsOf(a))
+				return j.errorf(r, n, "%s of %s is %s, which does not run on %s; %s runs on %s", n.Op, j.CommName(c), a, collective.Protocols()[cm.Protocol], a, collective.ProtocolsOf(a))
 			case a == collective.HalvingDoubling && nr&(nr-1) != 0:
-				return j.errorf(r, n, "%s of %s is halving_doubling, which needs a power of two of ranks, not %d (MPICH's and Gloo's steps for the others are not modelled)", n.Op, j.commName(c), nr)
+				return j.errorf(r, n, "%s of %s is halving_doubling, which needs a power of two of ranks, not %d (MPICH's and Gloo's steps for the others are not modelled)", n.Op, j.CommName(c), nr)
 			}
 		}
 	}
@@ -175,13 +176,13 @@ func (j *Job) checkNode(r int, n *Node) error {
 		}
 		cm := &j.Comms[n.Comm]
 		if !slices.Contains(cm.Ranks, r) {
-			return j.errorf(r, n, "is a collective of %s, which rank %d is not in (its ranks: %v)", j.commName(n.Comm), r, cm.Ranks)
+			return j.errorf(r, n, "is a collective of %s, which rank %d is not in (its ranks: %v)", j.CommName(n.Comm), r, cm.Ranks)
 		}
 		if n.Size < 0 {
 			return j.errorf(r, n, "a collective of %d bytes; the size must not be negative", n.Size)
 		}
 		if n.Op.Rooted() && (n.Root < 0 || n.Root >= len(cm.Ranks)) {
-			return j.errorf(r, n, "%s's root is %d; it must be a rank of %s, 0 to %d", n.Op, n.Root, j.commName(n.Comm), len(cm.Ranks)-1)
+			return j.errorf(r, n, "%s's root is %d; it must be a rank of %s, 0 to %d", n.Op, n.Root, j.CommName(n.Comm), len(cm.Ranks)-1)
 		}
 	case Send, Recv:
 		switch {
@@ -222,7 +223,7 @@ func (j *Job) matchCollectives(graphs []*Graph) error {
 				a, b := &j.Graphs[ranks[0]][first[k]], &j.Graphs[r][calls[k]]
 				if a.Op != b.Op || a.Size != b.Size || (a.Op.Rooted() && a.Root != b.Root) {
 					return j.errorf(r, b, "call %d of %s is %s of %d bytes, but rank %d's (node %d) is %s of %d bytes; every rank of a communicator makes the same calls in the same order",
-						k, j.commName(c), b.Op, b.Size, ranks[0], a.ID, a.Op, a.Size)
+						k, j.CommName(c), b.Op, b.Size, ranks[0], a.ID, a.Op, a.Size)
 				}
 			}
 			if len(first) != len(calls) {
@@ -231,7 +232,7 @@ func (j *Job) matchCollectives(graphs []*Graph) error {
 					short, long, rs = ranks[0], r, calls
 				}
 				return j.errorf(short, nil, "makes %d calls of %s, rank %d makes %d (its call %d is node %d); every rank of a communicator makes the same calls",
-					min(len(first), len(calls)), j.commName(c), long, max(len(first), len(calls)), min(len(first), len(calls)), j.Graphs[long][rs[min(len(first), len(calls))]].ID)
+					min(len(first), len(calls)), j.CommName(c), long, max(len(first), len(calls)), min(len(first), len(calls)), j.Graphs[long][rs[min(len(first), len(calls))]].ID)
 			}
 		}
 	}
