@@ -105,8 +105,12 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 		return strings.TrimSpace(v.Value)
 	}
 	topKeys := []string{"paper", "figure", "source", "read", "why", "points"}
+	once := givenOnce(errAt)
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
+		if !once(k) {
+			continue
+		}
 		switch k.Value {
 		case "paper":
 			pub.Paper = text(v, k.Value)
@@ -165,6 +169,23 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 	return pub, nil
 }
 
+// givenOnce returns a check that a mapping's key is new: a key given
+// twice is an error at the second, naming where the first was, as the
+// sweep loader's vary: does (without it the last would win silently, and
+// a second tolerance: would widen a point unseen).
+func givenOnce(errAt func(*yaml.Node, string, ...any)) func(k *yaml.Node) bool {
+	first := map[string]scenario.Pos{}
+	return func(k *yaml.Node) bool {
+		here := scenario.Pos{Line: k.Line, Col: k.Column}
+		if at, dup := first[k.Value]; dup {
+			errAt(k, "key %s is given twice (first at %s)", scenario.Show(k.Value), scenario.FirstAt(at, here))
+			return false
+		}
+		first[k.Value] = here
+		return true
+	}
+}
+
 // parsePoint reads one point of points:.
 func parsePoint(pn *yaml.Node, errAt func(*yaml.Node, string, ...any), text func(*yaml.Node, string) string) (Point, bool) {
 	p := Point{Value: math.NaN(), Line: pn.Line}
@@ -183,8 +204,13 @@ func parsePoint(pn *yaml.Node, errAt func(*yaml.Node, string, ...any), text func
 	var tolN, rangeN, valueN *yaml.Node
 	ok := true
 	keys := []string{"id", "chart", "x", "value", "tolerance", "range", "source", "read", "why"}
+	once := givenOnce(errAt)
 	for i := 0; i+1 < len(pn.Content); i += 2 {
 		k, v := pn.Content[i], pn.Content[i+1]
+		if !once(k) {
+			ok = false
+			continue
+		}
 		switch k.Value {
 		case "id":
 			p.ID = text(v, "id")

@@ -67,6 +67,12 @@ func TestParsePublishedErrors(t *testing.T) {
 		{"paper: P\nfigure: F\npoints:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\n", "p.yaml:4:5: point a has no source"},
 		{head + "points:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\n  - {id: a, chart: c, x: 2, range: [0, 1]}\n", "p.yaml:8:5: points: two points have the id a"},
 		{head, "p.yaml:1:1: points: expected a list of published points"},
+		// A key given twice is an error at the second, not the last
+		// winning: a second tolerance would widen the point unseen, a
+		// second points: would drop the first list's points.
+		{head + "points:\n  - {id: a, chart: c, x: 1, value: 2, tolerance: 10%, tolerance: 50%}\n", "p.yaml:7:55: key tolerance is given twice (first at column 39)"},
+		{head + "points:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\npoints:\n  - {id: b, chart: c, x: 1, range: [0, 1]}\n", "p.yaml:8:1: key points is given twice (first at line 6)"},
+		{head + "why: W2\npoints:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\n", "p.yaml:6:1: key why is given twice (first at line 5)"},
 	} {
 		_, err := ParsePublished("p.yaml", []byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
