@@ -82,6 +82,35 @@ func TestParsePublishedErrors(t *testing.T) {
 	}
 }
 
+// TestLoadSweepSet: a --set that does not fit names the argument, not a
+// line and column of a sweep.yaml rewritten with it (sweep.yaml:5:5 of a
+// 4-line file, before); one that fits is a one-value parameter.
+func TestLoadSweepSet(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  []string
+		want string
+	}{
+		{"perftest-connectx", []string{"hca.nope=1"}, "--set hca.nope=1: unknown key nope in hca"},
+		{"perftest-connectx", []string{"traffic[0].perftest.size=64"}, "--set traffic[0].perftest.size=64: traffic[0].perftest.size is given twice (first in vary: at reproduce/perftest-connectx/sweep.yaml:4:3)"},
+		{"dctcp-queue", []string{"hca.dctcp.g=2"}, "--set hca.dctcp.g=2: hca.dctcp.g = 2 on base n2: "},
+		{"dctcp-queue", []string{"hca.mtu=1024", "hca.mtu=2048"}, "--set hca.mtu=2048: hca.mtu is given twice (first by --set hca.mtu=1024)"},
+		{"dctcp-queue", []string{"hca.mtu"}, "--set hca.mtu: expected path=value"},
+	} {
+		_, err := LoadSweep(c.name, c.set)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "sweep.yaml:5:") {
+			t.Errorf("%s --set %v:\n got %v\nwant %s", c.name, c.set, err, c.want)
+		}
+	}
+	sw, err := LoadSweep("perftest-connectx", []string{"hca.dma_latency=1us"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(sw.Params); n != 2 || sw.Params[0].Path != "hca.dma_latency" || !slices.Equal(sw.Params[0].Values, []string{"1us"}) || len(sw.Points) != 4 {
+		t.Errorf("--set hca.dma_latency=1us: params %+v, %d points; want hca.dma_latency [1us] beside the sizes, 4 points", sw.Params, len(sw.Points))
+	}
+}
+
 // TestJudge: a point holds within its bounds, at them, and not outside
 // them or without a value.
 func TestJudge(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/lfsim/lfsim/reports"
-	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sweep"
 )
@@ -137,55 +136,35 @@ func (o *Outcome) Page() reports.ReproductionPage {
 }
 
 // LoadSweep reads reproduction name's sweep.yaml, with set's
-// "path=value" added to its vary: as one-value lists.
+// "path=value" added to its vary: as one-value lists. An error in the
+// file is at its line and column; one in a --set names the argument
+// (the sweep file is parsed as written, and the parameters added to what
+// it parsed to: a position in a rewritten file would be one the user
+// never sees).
 func LoadSweep(name string, set []string) (*sweep.Sweep, error) {
 	file, data, err := scenarios.ReproduceFile(name, "sweep.yaml")
 	if err != nil {
 		return nil, err
 	}
-	if len(set) > 0 {
-		if data, err = withSet(file, data, set); err != nil {
-			return nil, err
+	var extra []sweep.Extra
+	for _, s := range set {
+		arg := "--set " + s
+		path, value, ok := strings.Cut(s, "=")
+		if !ok || path == "" {
+			return nil, fmt.Errorf("%s: expected path=value, such as switch.ecn.kmin=40KB", arg)
 		}
+		var v yaml.Node
+		if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) != 1 {
+			return nil, fmt.Errorf("%s: the value is not YAML", arg)
+		}
+		extra = append(extra, sweep.Extra{Name: arg, Path: path, Value: v.Content[0]})
 	}
-	sw, err := sweep.Parse(file, data)
+	sw, err := sweep.ParseWith(file, data, extra)
 	if err != nil {
 		return nil, err
 	}
 	sw.Name = name
 	return sw, nil
-}
-
-// withSet adds each "path=value" of set to the sweep's vary: mapping.
-func withSet(file string, data []byte, set []string) ([]byte, error) {
-	root, err := scenario.ParseYAML(file, data)
-	if err != nil {
-		return nil, err
-	}
-	top := root.Content[0]
-	var vary *yaml.Node
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		if top.Content[i].Value == "vary" {
-			vary = top.Content[i+1]
-		}
-	}
-	if vary == nil {
-		vary = &yaml.Node{Kind: yaml.MappingNode}
-		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "vary"}, vary)
-	}
-	for _, s := range set {
-		path, value, ok := strings.Cut(s, "=")
-		if !ok || path == "" {
-			return nil, fmt.Errorf("set %s: expected path=value, such as switch.ecn.kmin=40KB", scenario.Show(s))
-		}
-		var v yaml.Node
-		if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) != 1 {
-			return nil, fmt.Errorf("set %s: the value is not YAML", scenario.Show(s))
-		}
-		vary.Content = append(vary.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: path},
-			&yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Content: []*yaml.Node{v.Content[0]}})
-	}
-	return yaml.Marshal(root)
 }
 
 // RunsOf lists the sweep's points as runs in dir.

@@ -69,8 +69,10 @@ func (sw *Sweep) isBase(i int) bool { return i == 0 && len(sw.Bases) > 1 }
 
 // Param is one varied path with its values.
 type Param struct {
-	Path   string
-	Pos    scenario.Pos // the path's key in the sweep file
+	Path string
+	Pos  scenario.Pos // the path's key in the sweep file
+	// arg names an Extra's parameter in messages ("" for the file's).
+	arg    string
 	path   scenario.Path
 	values []*yaml.Node
 	// Values are the values as written (flow style for mappings).
@@ -111,7 +113,22 @@ func Load(path string) (*Sweep, error) {
 
 // Parse is Load on data; file names the source, and base: is
 // relative to its folder.
-func Parse(file string, data []byte) (*Sweep, error) {
+func Parse(file string, data []byte) (*Sweep, error) { return ParseWith(file, data, nil) }
+
+// Extra is a parameter added to a sweep from outside its file, with one
+// value (lfsim reproduce's --set). It is checked as vary:'s are, and an
+// error names it by Name, as the user gave it, in place of a file
+// position: it has none in the file.
+type Extra struct {
+	// Name is how the user gave it ("--set hca.dma_latency=1us").
+	Name  string
+	Path  string
+	Value *yaml.Node
+}
+
+// ParseWith is Parse with extra parameters laid over the file's vary:,
+// each as a one-value list.
+func ParseWith(file string, data []byte, extra []Extra) (*Sweep, error) {
 	sw := &Sweep{File: file, Name: scenario.DefaultName(file), Repeat: 1}
 	var errs scenario.Errors
 	errAt := func(n *yaml.Node, format string, args ...any) {
@@ -147,7 +164,7 @@ func Parse(file string, data []byte) (*Sweep, error) {
 	if baseN == nil {
 		errAt(top, "missing key base (the scenario to vary: a file or an example's name)")
 	}
-	if varyN == nil && (baseN == nil || baseN.Kind != yaml.SequenceNode) {
+	if varyN == nil && len(extra) == 0 && (baseN == nil || baseN.Kind != yaml.SequenceNode) {
 		errAt(top, "missing key vary (paths such as switch.ecn.kmin, each with a list of values)")
 	}
 	if len(errs) > 0 {
@@ -189,9 +206,30 @@ func Parse(file string, data []byte) (*Sweep, error) {
 			kinds = append(kinds, k)
 		}
 	}
-	seen := map[string]bool{}
+	// The file's vary: entries, then the extras, each with where an
+	// error about it points.
+	type entry struct {
+		k, v *yaml.Node
+		arg  string // Extra.Name, or "" for the file's
+	}
+	var entries []entry
 	for i := 0; i+1 < len(varyN.Content); i += 2 {
-		k, v := varyN.Content[i], varyN.Content[i+1]
+		entries = append(entries, entry{k: varyN.Content[i], v: varyN.Content[i+1]})
+	}
+	for _, x := range extra {
+		entries = append(entries, entry{k: &yaml.Node{Kind: yaml.ScalarNode, Value: x.Path},
+			v: &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{x.Value}}, arg: x.Name})
+	}
+	errOf := func(e entry, n *yaml.Node, format string, args ...any) {
+		if e.arg != "" {
+			errs = append(errs, scenario.Diagnostic{File: e.arg, Msg: fmt.Sprintf(format, args...)})
+			return
+		}
+		errAt(n, "vary: "+format, args...)
+	}
+	seen := map[string]string{} // where each path was given first
+	for _, e := range entries {
+		k, v := e.k, e.v
 		segs, err := scenario.ParsePath(k.Value)
 		for _, kind := range kinds {
 			if err == nil {
@@ -199,20 +237,30 @@ func Parse(file string, data []byte) (*Sweep, error) {
 			}
 		}
 		if err != nil {
-			errAt(k, "vary: %v", err)
+			errOf(e, k, "%v", err)
 			continue
 		}
 		canon := segs.String()
-		if seen[canon] {
-			errAt(k, "vary: %s is given twice", canon)
+		if first, dup := seen[canon]; dup {
+			if e.arg == "" {
+				errAt(k, "vary: %s is given twice", canon)
+			} else {
+				errOf(e, k, "%s is given twice (first %s)", canon, first)
+			}
 			continue
 		}
-		seen[canon] = true
+		seen[canon] = "by " + e.arg
+		if e.arg == "" {
+			seen[canon] = "in vary: at " + scenario.Pos{File: file, Line: k.Line, Col: k.Column}.String()
+		}
 		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			errAt(v, "vary: %s: expected a list of values, such as [20KiB, 50KiB], found %s", canon, scenario.Describe(v))
+			errOf(e, v, "%s: expected a list of values, such as [20KiB, 50KiB], found %s", canon, scenario.Describe(v))
 			continue
 		}
-		p := Param{Path: canon, Pos: scenario.Pos{File: file, Line: k.Line, Col: k.Column}, path: segs, values: v.Content}
+		p := Param{Path: canon, Pos: scenario.Pos{File: file, Line: k.Line, Col: k.Column}, arg: e.arg, path: segs, values: v.Content}
+		if e.arg != "" {
+			p.Pos = scenario.Pos{File: e.arg}
+		}
 		for _, val := range v.Content {
 			p.Values = append(p.Values, scenario.NodeText(val))
 		}
@@ -248,7 +296,11 @@ func Parse(file string, data []byte) (*Sweep, error) {
 					on = " on base " + sw.Bases[bi].Name
 				}
 				if _, _, err := sw.scenario(vals, 0); err != nil {
-					errs = append(errs, scenario.Diagnostic{File: file, Line: val.Line, Col: val.Column, Msg: fmt.Sprintf("vary: %s = %s%s: %v", p.Path, p.Values[vi], on, err)})
+					d := scenario.Diagnostic{File: file, Line: val.Line, Col: val.Column, Msg: fmt.Sprintf("vary: %s = %s%s: %v", p.Path, p.Values[vi], on, err)}
+					if p.arg != "" {
+						d = scenario.Diagnostic{File: p.arg, Msg: fmt.Sprintf("%s = %s%s: %v", p.Path, p.Values[vi], on, err)}
+					}
+					errs = append(errs, d)
 				}
 			}
 		}

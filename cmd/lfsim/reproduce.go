@@ -59,7 +59,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 		if _, err := reproduce.LoadSweep(r.Name, *set); err != nil {
 			fmt.Fprintf(stderr, "lfsim reproduce %s: %v\n", r.Name, err)
 			if len(*set) > 0 {
-				fmt.Fprintf(stderr, "lfsim reproduce: --set %s does not fit %s's runs (the position is in its sweep.yaml with the --set values added to vary:)\n", strings.Join(*set, " --set "), r.Name)
+				fmt.Fprintf(stderr, "lfsim reproduce: --set %s does not fit %s's runs\n", strings.Join(*set, " --set "), r.Name)
 				return exitUsage
 			}
 			return exitInternal

@@ -26,7 +26,7 @@ func TestReproduceCommand(t *testing.T) {
 		t.Errorf("a wrong name: exit %d, %s", code, errs)
 	}
 	code, _, errs = lfsim(t, "reproduce", "perftest-connectx", "-q", "-o", t.TempDir(), "--set", "hca.nope=1")
-	if code != exitUsage || !strings.Contains(errs, "vary: unknown key nope in hca") || !strings.Contains(errs, "--set hca.nope=1 does not fit perftest-connectx's runs") {
+	if code != exitUsage || !strings.Contains(errs, "--set hca.nope=1: unknown key nope in hca") || !strings.Contains(errs, "--set hca.nope=1 does not fit perftest-connectx's runs") {
 		t.Errorf("a wrong --set: exit %d, %s", code, errs)
 	}
 	dir := t.TempDir()
