@@ -21,7 +21,7 @@ import (
 // twoHosts is the lab's network: two hosts of a 100 Gb/s switch, 1 us
 // links, the default NIC (testnet.Star builds it from the models: the
 // topology and its routes, an HCA per host, the switch).
-func twoHosts(t *testing.T) (*sim.Engine, *hca.HCA, *hca.HCA) {
+func twoHosts(t testing.TB) (*sim.Engine, *hca.HCA, *hca.HCA) {
 	t.Helper()
 	prof := hca.DefaultProfile()
 	n, err := testnet.Star(2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile(), fabric.MaxRoCEv2Frame(prof.MTU))
@@ -37,8 +37,9 @@ const size, rxDepth, iters = 64, 500, 1000
 // own ibv_rc_pingpong on the same network: both sides finish every
 // iteration, and the time per iteration is the tool's within 2% (6.85
 // us: a SEND each way, 5.06 us of wire and switch and 1.8 us in the
-// NICs; the lab's README says where).
-func Pingpong(t *testing.T, setup func(a, b *hca.HCA, size int64, rxDepth int) ([2]*pingpong.Side, error), start func(s [2]*pingpong.Side, size int64, rxDepth, iters int) error) {
+// NICs; the lab's README says where). t is a testing.TB so that a test
+// can run the check on a wrong program and see it fail.
+func Pingpong(t testing.TB, setup func(a, b *hca.HCA, size int64, rxDepth int) ([2]*pingpong.Side, error), start func(s [2]*pingpong.Side, size int64, rxDepth, iters int) error) {
 	t.Helper()
 	eng, a, b := twoHosts(t)
 	s, err := setup(a, b, size, rxDepth)
