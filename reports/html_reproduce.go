@@ -88,7 +88,9 @@ func BuildReproductionHTML(rp ReproductionPage) []byte {
 // reproductionChart draws one group of points, x being each point's
 // id: the bounds as a floating bar (an invisible bar up to the low
 // bound, a light one from it to the high), the published value and
-// lfsim's as symbols over it.
+// lfsim's as symbols over it. The axis tooltip lists each series by
+// name, so the two bars are named for what they hold: "low bound", and
+// "bounds width" (high minus low), not "bounds".
 func (pg *page) reproductionChart(rows []ReproductionRow) {
 	var xs []string
 	n := len(rows)
@@ -109,15 +111,15 @@ func (pg *page) reproductionChart(rows []ReproductionRow) {
 	b := charts.NewBar()
 	b.SetGlobalOptions(charts.WithInitializationOpts(pg.init("reproduce", "340px")),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Data: []string{"bounds", "published", "lfsim"}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Data: []string{"bounds width", "published", "lfsim"}}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value"}),
 		charts.WithGridOpts(opts.Grid{Top: "40", Bottom: "40", Left: "80", Right: "30"}),
 		charts.WithAnimation(false))
 	b.SetXAxis(xs)
-	b.AddSeries("bounds low", lo, charts.WithBarChartOpts(opts.BarChart{Stack: "bounds", BarWidth: "30%"}),
+	b.AddSeries("low bound", lo, charts.WithBarChartOpts(opts.BarChart{Stack: "bounds", BarWidth: "30%"}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "rgba(0,0,0,0)"}))
-	b.AddSeries("bounds", span, charts.WithBarChartOpts(opts.BarChart{Stack: "bounds", BarWidth: "30%"}),
+	b.AddSeries("bounds width", span, charts.WithBarChartOpts(opts.BarChart{Stack: "bounds", BarWidth: "30%"}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "rgba(84,112,198,0.25)"}))
 	none := opts.LineStyle{Opacity: opts.Float(0)}
 	l := charts.NewLine()

@@ -17,10 +17,15 @@ func TestReproductionHTML(t *testing.T) {
 	}}))
 	for _, want := range []string{"<b>toy</b>: at least one point FAILS", "A &amp; B", "<h2>one</h2>", "<h2>two</h2>",
 		"<td>a</td><td>1 ± 10%</td><td>1.05</td><td>holds</td>", "<td>b&lt;c</td><td>in [0, 1]</td><td>2</td><td>FAILS</td>",
-		"<td>d</td><td>3 ± 0</td><td>NaN</td><td>FAILS</td>", `"name":"bounds"`, `"name":"published"`, `"name":"lfsim"`} {
+		"<td>d</td><td>3 ± 0</td><td>NaN</td><td>FAILS</td>", `"name":"low bound"`, `"name":"bounds width"`, `"name":"published"`, `"name":"lfsim"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("no %q in the page", want)
 		}
+	}
+	// The tooltip lists series by name: the width bar (high minus low)
+	// must not be called the bounds (review E, finding 11).
+	if strings.Contains(page, `"name":"bounds"`) {
+		t.Error(`a series is named "bounds": its tooltip value would read as the bounds`)
 	}
 	if n := strings.Count(page, "echarts.init("); n != 2 {
 		t.Errorf("%d charts, want 2 (one per group)", n)
