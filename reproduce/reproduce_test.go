@@ -111,6 +111,28 @@ func TestLoadSweepSet(t *testing.T) {
 	}
 }
 
+// TestCSV: points.csv writes every number at full precision, so a value
+// that fails just outside its bound never prints equal to it (at four
+// digits pfc-unfairness's moved h1, 0.27504164, printed as 0.275 beside
+// its high of 0.275, FAILS).
+func TestCSV(t *testing.T) {
+	pub, err := ParsePublished("p.yaml", []byte("paper: P\nfigure: F\nsource: S\nread: R\nwhy: W\npoints:\n"+
+		"  - {id: h1, chart: c, x: 2, value: 0.25, tolerance: 10%}\n"+
+		"  - {id: q, chart: c, x: 3, range: [1.2345, 1.8515]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(Judge(Reproduction{Name: "x"}, pub, map[string]float64{"h1": 0.27504163692600525, "q": 1.8516}).CSV())
+	for _, want := range []string{
+		"h1,c,2,0.25,0.225,0.275,10%,0.27504163692600525,FAILS\n",
+		"q,c,3,,1.2345,1.8515,,1.8516,FAILS\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in points.csv:\n%s", want, got)
+		}
+	}
+}
+
 // TestJudge: a point holds within its bounds, at them, and not outside
 // them or without a value.
 func TestJudge(t *testing.T) {

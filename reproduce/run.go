@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -102,7 +103,10 @@ func (r Row) Verdict() string {
 	return "FAILS"
 }
 
-// CSV is points.csv: a row per published point.
+// CSV is points.csv: a row per published point. Its numbers are at full
+// precision (the shortest text that reads back as the same float64), not
+// Format's four digits: a value just outside a bound (0.27504 against
+// 0.275) would print equal to it, beside FAILS.
 func (o *Outcome) CSV() []byte {
 	var b strings.Builder
 	b.WriteString("id,chart,x,published,low,high,tolerance,lfsim,verdict\n")
@@ -112,13 +116,14 @@ func (o *Outcome) CSV() []byte {
 		}
 		return s
 	}
+	full := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range o.Rows {
 		pubv := ""
 		if !math.IsNaN(r.Point.Value) {
-			pubv = num(r.Point.Value)
+			pubv = full(r.Point.Value)
 		}
-		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", q(r.Point.ID), q(r.Point.Chart), num(r.Point.X), pubv,
-			num(r.Point.Lo), num(r.Point.Hi), q(r.Point.Tolerance), num(r.Got), r.Verdict())
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", q(r.Point.ID), q(r.Point.Chart), full(r.Point.X), pubv,
+			full(r.Point.Lo), full(r.Point.Hi), q(r.Point.Tolerance), full(r.Got), r.Verdict())
 	}
 	return []byte(b.String())
 }
