@@ -201,7 +201,7 @@ func parsePoint(pn *yaml.Node, errAt func(*yaml.Node, string, ...any), text func
 		}
 		return f, true
 	}
-	var tolN, rangeN, valueN *yaml.Node
+	var tolN, rangeN, valueN, xN *yaml.Node
 	ok := true
 	keys := []string{"id", "chart", "x", "value", "tolerance", "range", "source", "read", "why"}
 	once := givenOnce(errAt)
@@ -217,6 +217,7 @@ func parsePoint(pn *yaml.Node, errAt func(*yaml.Node, string, ...any), text func
 		case "chart":
 			p.Chart = text(v, "chart")
 		case "x":
+			xN = v
 			p.X, _ = number(v, "x")
 		case "value":
 			valueN = v
@@ -240,6 +241,11 @@ func parsePoint(pn *yaml.Node, errAt func(*yaml.Node, string, ...any), text func
 	if p.ID == "" || p.Chart == "" {
 		errAt(pn, "a point needs an id and a chart")
 		return p, false
+	}
+	if xN == nil {
+		// Not 0 silently: every message names x as a point's key.
+		errAt(pn, "point %s: missing key x (its place on its chart, a number)", scenario.Show(p.ID))
+		ok = false
 	}
 	switch {
 	case rangeN != nil && (valueN != nil || tolN != nil):

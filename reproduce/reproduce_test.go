@@ -68,6 +68,7 @@ func TestParsePublishedErrors(t *testing.T) {
 		{"paper: P\nfigure: F\npoints:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\n", "p.yaml:4:5: point a has no source"},
 		{head + "points:\n  - {id: a, chart: c, x: 1, range: [0, 1]}\n  - {id: a, chart: c, x: 2, range: [0, 1]}\n", "p.yaml:8:5: points: two points have the id a"},
 		{head, "p.yaml:1:1: points: expected a list of published points"},
+		{head + "points:\n  - {id: a, chart: c, value: 2, tolerance: 1}\n", "p.yaml:7:5: point a: missing key x (its place on its chart, a number)"},
 		// A key given twice is an error at the second, not the last
 		// winning: a second tolerance would widen the point unseen, a
 		// second points: would drop the first list's points.
