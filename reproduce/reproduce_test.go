@@ -261,8 +261,9 @@ func TestMovedFails(t *testing.T) {
 
 // TestReproductions runs every reproduction but the long (CI's slow
 // tier: LFSIM_SLOW=1): each must hold; and again with a model parameter
-// it depends on moved (moved), when it must fail. About 50 s of
-// one core's time (dcqcn-fluid's 1.1 s runs are most of it).
+// it depends on moved (moved), when it must fail. About 50 s of one
+// core's CPU, and 177 s of wall time on a shared 2-core machine (measured
+// 2026-12-05; dcqcn-fluid's runs are most of it).
 func TestReproductions(t *testing.T) {
 	if os.Getenv("LFSIM_SLOW") == "" {
 		t.Skip("runs every reproduction twice: set LFSIM_SLOW=1")
