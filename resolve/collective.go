@@ -152,6 +152,18 @@ func (b *builder) commSpec(gen int, tv *scenario.TrafficV, path string, c *scena
 		}
 	}
 	if c.Priority.Set {
+		// On InfiniBand a QP's priority is its VL: a number the file
+		// gave as an 802.1p priority went there unchecked, past
+		// switch.ib.data_vls a VL without credits (a panic: "sends a
+		// packet without credit") or one no VL arbitration table serves
+		// (a call that never ends). A flow takes sl: there; a
+		// collective has none, and runs on SL 0.
+		for _, h := range hosts {
+			if b.s.LinkLayerOf(h) == fabric.InfiniBand {
+				b.errorf(c.Priority.Pos, path+".priority", "an 802.1p priority is Ethernet's, and rank %s is on InfiniBand, where a collective's QPs use SL 0 (VL 0): remove priority", b.s.Topology.Nodes[h].Name)
+				return s, false
+			}
+		}
 		s.Priority, s.PrioritySet = uint8(c.Priority.V), true
 	}
 	if c.Root.Set {

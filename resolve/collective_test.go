@@ -37,6 +37,13 @@ func TestCollectiveErrors(t *testing.T) {
 			`t.yaml:3:58: traffic[0].collective.rail_aware: direct sends to every peer at once and lays no ring (whether a send to another rail goes through the GPU on that rail is pxn); rail_aware is for rings`},
 		{"tree on uneven servers", "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 2, spines: 1}\ntraffic:\n  - collective: {op: all_reduce, size: 1MiB, algorithm: tree, hosts: [s0/g0, s0/g1, s1/g0]}\n",
 			`t.yaml:3:70: traffic[0].collective.hosts: a tree needs the same GPUs of every server: server of rank 0 takes GPUs [0 1], server of rank 2 [0] (list whole servers)`},
+		// Found by the random-scenario test (seed 30000703): priority 7
+		// on InfiniBand with data_vls: 1 was taken as the QPs' VL, one
+		// without credits, and the run panicked.
+		{"priority on infiniband", "topology: {kind: star, hosts: 2}\nswitch: {link_layer: infiniband, ib: {data_vls: 1}}\ntraffic:\n  - collective: {op: all_reduce, size: 64KiB, priority: 7}\n",
+			`t.yaml:4:57: traffic[0].collective.priority: an 802.1p priority is Ethernet's, and rank h0 is on InfiniBand, where a collective's QPs use SL 0 (VL 0): remove priority`},
+		{"nccl_tests priority on infiniband", "topology: {kind: star, hosts: 2}\nswitch: {link_layer: infiniband}\ntraffic:\n  - nccl_tests: {op: all_gather, priority: 0}\n",
+			`t.yaml:4:44: traffic[0].nccl_tests.priority: an 802.1p priority is Ethernet's, and rank h0 is on InfiniBand, where a collective's QPs use SL 0 (VL 0): remove priority`},
 		{"unknown op", top + "  - collective: {op: allreduce, size: 1MiB}\n",
 			`t.yaml:3:22: traffic[0].collective.op: unknown value allreduce (did you mean all_reduce?); expected one of all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce`},
 		{"nccl_tests sizes upside down", top + "  - nccl_tests: {op: all_reduce, minbytes: 1MiB, maxbytes: 1KiB}\n",
