@@ -161,6 +161,19 @@ func (c *Case) Replay(r *Runner, workers []int) string {
 				}
 			}
 		}
+	case CheckCollectives:
+		// a is the scenario's collectives alone (CollectivesAlone).
+		one, why := run(c.A, 1)
+		if why != "" {
+			return why
+		}
+		i, r, excuse, err := unfinished(one)
+		switch {
+		case err != nil:
+			return err.Error()
+		case i >= 0 && excuse == "":
+			return fmt.Sprintf("call %d is %s at the end (stopped by %s): %q", i, r.status, one.Summary.StopReason, r.line)
+		}
 	case CheckObservers:
 		a, b, why := pair()
 		if why != "" {

@@ -152,7 +152,53 @@ func Features(s *Spec) []string {
 		add("expect", "given")
 	}
 	systems(s, add)
+	collectiveFeatures(s, add)
 	return slices.Sorted(maps.Keys(set))
+}
+
+// collectiveFeatures adds the features of issue 48's traffic and
+// topologies: collectives and nccl_tests, their keys, and GPU servers.
+func collectiveFeatures(s *Spec, add func(family, value string)) {
+	t := &s.Topo
+	if t.Kind == "rail-optimized" {
+		add("gpu servers", "rail-optimized")
+		if t.Rails != t.GPUs {
+			add("gpu servers", "rail-optimized, fewer rails than gpus")
+		}
+		if t.PerUnit != 0 {
+			add("gpu servers", "rail-optimized, scalable units")
+		}
+	}
+	if len(t.ServerGPUs) > 0 {
+		add("gpu servers", "explicit servers:")
+	}
+	for _, it := range s.Traffic {
+		if !collectiveKind(it.Kind) {
+			continue
+		}
+		add(it.Kind, "op "+get(it.Opts, "op"))
+		add(it.Kind, "algorithm "+or(get(it.Opts, "algorithm"), "(default)"))
+		if p := get(it.Opts, "protocol"); p != "" {
+			add(it.Kind, "protocol "+p)
+		}
+		for _, k := range []string{"channels", "qps", "chunk", "rail_aware", "pxn", "priority", "start", "iterations", "stepbytes", "warmup_iters"} {
+			if _, ok := Get(it.Opts, k); ok {
+				add(it.Kind, k)
+			}
+		}
+		if it.To >= 0 {
+			add(it.Kind, "root")
+		}
+		if len(it.After) > 0 {
+			add(it.Kind, "after")
+		}
+		if t.HasServers() {
+			add(it.Kind, "on gpu servers")
+		}
+		if s.IB {
+			add(it.Kind, "on infiniband")
+		}
+	}
 }
 
 // systems adds the features of issue 47's systems: VPI (mixed networks),

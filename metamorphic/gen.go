@@ -135,7 +135,9 @@ func (g *gen) topology() {
 	// Explicit topologies weigh more than they did before issue 47's
 	// systems (15): on Ethernet they carry the mixed networks (VPI), on
 	// InfiniBand the range extenders.
-	t.Kind = g.weighted("star", 25, "dumbbell", 15, "leaf-spine", 15, "fat-tree", 20, "ring", 10, "explicit", pick(g.s.IB, 35, 20))
+	// Rail-optimized fabrics of GPU servers (issue 48) are drawn at a
+	// modest weight: their collectives are drawn on other topologies too.
+	t.Kind = g.weighted("star", 25, "dumbbell", 15, "leaf-spine", 15, "fat-tree", 20, "ring", 10, "explicit", pick(g.s.IB, 35, 20), "rail-optimized", 8)
 	t.Rate, t.DelayNs = g.rate(), g.delay()
 	switch t.Kind {
 	case "star":
@@ -166,6 +168,8 @@ func (g *gen) topology() {
 		}
 	case "ring":
 		t.Switches, t.HostsPerSwitch = g.between(3, 6), g.between(1, 3)
+	case "rail-optimized":
+		g.railOptimized()
 	case "explicit":
 		if !g.s.IB && g.chance(0.6) {
 			g.vpiExplicit()
@@ -195,6 +199,7 @@ func (g *gen) topology() {
 		if g.s.IB && g.chance(0.6) {
 			g.extenders()
 		}
+		g.explicitServers()
 	}
 }
 

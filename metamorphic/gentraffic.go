@@ -9,7 +9,12 @@ import (
 // trafficKinds are the traffic generators and programs, with the weight
 // the generator draws each by.
 var trafficKinds = []any{"flow", 25, "incast", 10, "permutation", 8, "all_to_all", 5, "ring_allreduce", 8, "poisson", 10,
-	"perftest", 8, "pingpong", 6, "rping", 5, "rdma_pair", 4, "mckey", 5, "asyncwatch", 3}
+	"perftest", 8, "pingpong", 6, "rping", 5, "rdma_pair", 4, "mckey", 5, "asyncwatch", 3, "collective", 6, "nccl_tests", 2}
+
+// serverKinds are the weights on a topology of GPU servers, where
+// collectives are what runs.
+var serverKinds = []any{"flow", 25, "incast", 10, "permutation", 8, "all_to_all", 5, "ring_allreduce", 4, "poisson", 10,
+	"perftest", 8, "pingpong", 6, "rping", 5, "rdma_pair", 4, "mckey", 5, "asyncwatch", 3, "collective", 40, "nccl_tests", 10}
 
 func (g *gen) traffic() {
 	g.listening = map[[2]int]bool{}
@@ -51,10 +56,19 @@ func (g *gen) subsetOf(pool []int, lo, hi int, except ...int) []int {
 }
 
 func (g *gen) item() {
-	kind := g.weighted(trafficKinds...)
+	kinds := trafficKinds
+	if g.s.Topo.HasServers() {
+		kinds = serverKinds
+	}
+	kind := g.weighted(kinds...)
 	for {
 		if g.iwarp() && kind == "mckey" {
 			g.refuse("iwarp has no UD: no mckey")
+		} else if g.iwarp() && collectiveKind(kind) {
+			// NCCL's IB transport writes with immediate, which iWARP's
+			// RDMAP has not (the loader refuses op: write_imm there, but
+			// takes a collective: not drawn until it says which).
+			g.refuse("iwarp has no immediate data: no collective")
 		} else if g.s.Mixed() && (kind == "mckey" || kind == "rdma_pair") {
 			g.refuse("a mixed network has no rdma_cm or mckey yet")
 		} else if g.s.Mixed() && kind != "flow" && kind != "incast" && kind != "asyncwatch" && !g.poolExists() {
@@ -62,7 +76,7 @@ func (g *gen) item() {
 		} else {
 			break
 		}
-		kind = g.weighted(trafficKinds...)
+		kind = g.weighted(kinds...)
 	}
 	it := Item{Kind: kind, From: -1, To: -1}
 	switch kind {
@@ -138,6 +152,8 @@ func (g *gen) item() {
 		if g.chance(0.2) {
 			it.Opts = append(it.Opts, KV{"start", Ns(g.timeNs(0, g.s.StopNs/2))})
 		}
+	case "collective", "nccl_tests":
+		g.collectiveItem(&it, kind == "nccl_tests")
 	case "asyncwatch":
 		if g.chance(0.5) {
 			it.All = true

@@ -1,8 +1,12 @@
 package metamorphic
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lfsim/lfsim/kind"
+	"github.com/lfsim/lfsim/reports"
 )
 
 // knownDefect names the known defect that explains a failure of check
@@ -14,6 +18,9 @@ import (
 func knownDefect(s *Spec, check string) string {
 	if check == CheckConservation && s.readsAcrossMTUs() {
 		return "a READ between hosts whose own hca.mtu differ completes with one response of its responder's MTU: a QP has no path MTU of its own, each HCA segments by its own (testdata/pending/read-path-mtu)"
+	}
+	if check == CheckCollectives && s.goBack0Window() {
+		return "go-back-0 under a congestion control with a window: a message longer than the window never completes, its window measured from qp.una, which go-back-0 holds at the message's first PSN (testdata/pending/go-back-0-window)"
 	}
 	// No other is open. An entry reads, for example,
 	//
@@ -59,6 +66,22 @@ func (s *Spec) readsAcrossMTUs() bool {
 	}
 	for _, it := range s.Traffic {
 		if get(it.Opts, "op") == "read" || strings.HasPrefix(get(it.Opts, "test"), "read_") {
+			return true
+		}
+	}
+	return false
+}
+
+// goBack0Window says whether s's hosts retransmit by go-back-0 under a
+// congestion control with a window (those that draw window_bytes, as
+// the table says: two today): go-back-0-window's case.
+func (s *Spec) goBack0Window() bool {
+	if get(s.HCA, "retransmit") != "go-back-0" {
+		return false
+	}
+	cc := get(s.HCA, "cc")
+	for _, r := range kind.CCs() {
+		if r.Name == cc && slices.Contains(r.Metrics, reports.MetricWindowBytes) {
 			return true
 		}
 	}

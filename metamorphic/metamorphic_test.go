@@ -296,6 +296,11 @@ func campaign(t *testing.T, dir string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "LFSIM_META_SEED=%d: %d scenarios (seeds %d to %d), %d runs, in %v; %d failed\n", st.seed, n, st.seed, st.seed+uint64(n)-1, runner.Runs, elapsed.Round(time.Second), failed)
 	fmt.Fprintf(&b, "relabelled (star and dumbbell, no poisson or loss): %d, and %d more whose runs flooded, not compared; on one worker whatever asked: %d\n", c.Relabelled, c.FloodedNotRelabelled, c.Serial)
+	fmt.Fprintf(&b, "collectives alone to their end: %d scenarios (%d more too large to)", c.Alone, c.AloneTooLarge)
+	for _, k := range slices.Sorted(maps.Keys(c.AloneExcused)) {
+		fmt.Fprintf(&b, "; a call unfinished, excused by %s: %d", k, c.AloneExcused[k])
+	}
+	b.WriteString("\n")
 	if len(c.Ratios) > 0 {
 		fmt.Fprintf(&b, "linearity: events(4L) / (4 (events(L) + %d)) over %d scenarios: mean %.3f, largest %.3f (seed %d; F = %.1f)\n", StartEvents, len(c.Ratios), mean(c.Ratios), slices.Max(c.Ratios), c.Largest, LinearFactor)
 	}
@@ -512,4 +517,7 @@ var wantCovered = []string{
 	"host interface: host_bandwidth on a mixed network", "host interface: host_bandwidth on one link layer",
 	"overlay: vxlan with rocev2", "overlay: geneve with rocev2", "range extender: 1 pair(s)",
 	"qos: trust dscp", "qos: ets with strict classes", "qos: hca.dscp", "qos: a flow's dscp", "qos: dscp2prio", "qos: prio2tc",
+	// Issue 48's.
+	"traffic: collective", "traffic: nccl_tests", "gpu servers: rail-optimized", "gpu servers: explicit servers:",
+	"collective: op all_reduce", "collective: op all_to_all", "collective: algorithm tree", "collective: algorithm halving_doubling",
 }

@@ -242,7 +242,7 @@ func (s *Spec) moveHosts(m []int, old Topo, expand bool) {
 		if it.All && expand {
 			it.All, it.Hosts = false, nil
 			for h := range old.NumHosts() {
-				if h != it.To { // incast's and poisson's to: is not among the others
+				if h != it.To || collectiveKind(it.Kind) { // incast's and poisson's to: is not among the others; a collective's root is
 					it.Hosts = append(it.Hosts, h)
 				}
 			}
@@ -380,6 +380,7 @@ func (r *Relabelled) describe() string {
 var (
 	nameRe = regexp.MustCompile(`\b(h\d+|s\d+[:,]p\d+)\b`)
 	fileAt = regexp.MustCompile(`metamorphic\.yaml:\d+:\d+`)
+	spaces = regexp.MustCompile(` +`)
 )
 
 // mapFiles is the files with names mapped by names (none when nil), put
@@ -419,6 +420,11 @@ func mapFiles(files map[string][]byte, names map[string]string) map[string][]byt
 			n = string(rename([]byte(n)))
 			n = strings.Replace(n, "/2", "_2", 1)
 			out[strings.Replace(n, ":p", "_p", 1)+".pcap"] = pcapRecords(b)
+		case name == "nccl_tests.txt":
+			// nccl-tests pads each rank's host name to a width, so a
+			// name of another length moves the columns: compared with
+			// runs of spaces as one.
+			out[name] = spaces.ReplaceAll(rename(b), []byte(" "))
 		case strings.HasSuffix(name, ".csv"):
 			lines := bytes.Split(bytes.TrimSuffix(rename(b), []byte("\n")), []byte("\n"))
 			if len(lines) > 1 {

@@ -2,6 +2,7 @@ package metamorphic
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -106,7 +107,11 @@ func (s *Spec) Render(name string) string {
 	if len(s.Traffic) > 0 {
 		w("traffic:\n")
 		for _, it := range s.Traffic {
-			w("  - %s: %s\n", it.Kind, flowMap(append(it.hostKeys(), it.Opts...)))
+			kvs := append(it.hostKeys(), it.Opts...)
+			if len(it.After) > 0 {
+				kvs = append(kvs, KV{"after", afterList(it.After)})
+			}
+			w("  - %s: %s\n", it.Kind, flowMap(kvs))
 		}
 	}
 	if len(s.Faults) > 0 {
@@ -139,7 +144,33 @@ func (s *Spec) Render(name string) string {
 			w("  %s: %s\n", kv.K, kv.V)
 		}
 	}
+	if s.Topo.Kind == "rail-optimized" {
+		return s.Topo.railNames(b.String())
+	}
 	return b.String()
+}
+
+// nodeRe is a host or a switch as the model names them (hN, sN).
+var nodeRe = regexp.MustCompile(`\b[hs]\d+\b`)
+
+// railNames writes a rail-optimized fabric's nodes as its generator
+// names them: host hN is GPU N mod G of server N / G (sS/gG), switch sN
+// a rail switch (railR, or suU.railR with more than one scalable unit)
+// or, after them, a spine (spineJ).
+func (t *Topo) railNames(text string) string {
+	rails := t.units() * t.Rails
+	return nodeRe.ReplaceAllStringFunc(text, func(name string) string {
+		n, _ := strconv.Atoi(name[1:])
+		switch {
+		case name[0] == 'h':
+			return fmt.Sprintf("s%d/g%d", n/t.GPUs, n%t.GPUs)
+		case n >= rails:
+			return fmt.Sprintf("spine%d", n-rails)
+		case t.units() > 1:
+			return fmt.Sprintf("su%d.rail%d", n/t.Rails, n%t.Rails)
+		}
+		return fmt.Sprintf("rail%d", n)
+	})
 }
 
 func (s *Spec) renderTopology(b *strings.Builder) {
@@ -177,6 +208,17 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 			w("  leaves: %d\n  spines: %d\n  hosts_per_leaf: %d\n", t.Leaves, t.Spines, t.HostsPerLeaf)
 		case "fat-tree":
 			w("  k: %d\n", t.K)
+		case "rail-optimized":
+			w("  servers: %d\n  gpus_per_server: %d\n  spines: %d\n", t.Servers, t.GPUs, t.Spines)
+			if t.Rails != t.GPUs {
+				w("  rails: %d\n", t.Rails)
+			}
+			if t.PerUnit != 0 {
+				w("  servers_per_rail_switch: %d\n", t.PerUnit)
+			}
+			if t.NVLink != "" {
+				w("  nvlink: %s\n", t.NVLink)
+			}
 		case "ring":
 			w("  switches: %d\n  hosts_per_switch: %d\n", t.Switches, t.HostsPerSwitch)
 		case "explicit":
@@ -184,7 +226,7 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 			s.renderSwitches(b)
 		}
 		switch t.Kind {
-		case "leaf-spine":
+		case "leaf-spine", "rail-optimized":
 			w("  host_link: %s\n", link(t.Rate, t.DelayNs))
 			if t.Rate2 != "" {
 				w("  fabric_link: %s\n", link(t.Rate2, t.Delay2Ns))
@@ -194,6 +236,16 @@ func (s *Spec) renderTopology(b *strings.Builder) {
 		}
 		if t.Kind == "dumbbell" && t.Rate2 != "" {
 			w("  bottleneck: %s\n", link(t.Rate2, t.Delay2Ns))
+		}
+		if t.Kind == "explicit" && len(t.ServerGPUs) > 0 {
+			w("  servers:\n")
+			for i, gpus := range t.ServerGPUs {
+				kvs := []KV{{"name", fmt.Sprintf("srv%d", i)}, {"gpus", hostList(gpus)}}
+				if t.ServerNVLink[i] != "" {
+					kvs = append(kvs, KV{"nvlink", t.ServerNVLink[i]})
+				}
+				w("    - %s\n", flowMap(kvs))
+			}
 		}
 		if t.Kind == "explicit" {
 			w("  links:\n")
@@ -330,6 +382,12 @@ func (it *Item) hostKeys() []KV {
 		return []KV{{"host", Host(it.From)}, {"server", Host(it.To)}}
 	case "mckey":
 		return []KV{{"sender", Host(it.From)}, {"receivers", list()}}
+	case "collective", "nccl_tests":
+		kvs := []KV{{"hosts", list()}}
+		if it.To >= 0 {
+			kvs = append(kvs, KV{"root", Host(it.To)})
+		}
+		return kvs
 	}
 	panic("metamorphic: no such traffic kind " + it.Kind)
 }

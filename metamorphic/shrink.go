@@ -44,7 +44,7 @@ func candidates(s *Spec) []*Spec {
 		}
 	}
 	for i := range s.Traffic {
-		try(func(c *Spec) bool { c.Traffic = slices.Delete(c.Traffic, i, i+1); return true })
+		try(func(c *Spec) bool { c.deleteItem(i); return true })
 	}
 	for i := range s.Faults {
 		try(func(c *Spec) bool { c.Faults = slices.Delete(c.Faults, i, i+1); return true })

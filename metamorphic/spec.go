@@ -66,11 +66,24 @@ type KV struct{ K, V string }
 
 // Topo is the topology: a generated kind, or an explicit one.
 type Topo struct {
-	Kind string // star, dumbbell, leaf-spine, fat-tree, ring, explicit
+	Kind string // star, dumbbell, leaf-spine, fat-tree, ring, explicit, rail-optimized
 	// Hosts (star), Left and Right (dumbbell), Leaves, Spines and
 	// HostsPerLeaf (leaf-spine), K (fat-tree), Switches and
 	// HostsPerSwitch (ring, explicit).
 	Hosts, Left, Right, Leaves, Spines, HostsPerLeaf, K, Switches, HostsPerSwitch int
+	// Rail-optimized (issue 48): Servers of GPUs GPUs each, Rails rail
+	// switches a scalable unit of PerUnit servers (0: the default, 32),
+	// and Spines; NVLink is its nvlink: ("" for the default). The model
+	// names its hosts hN and switches sN (rails unit by unit, then the
+	// spines), as every other kind; Render writes them as the
+	// generator names them (sS/gG, railR or suU.railR, spineJ).
+	Servers, GPUs, Rails, PerUnit int
+	NVLink                        string
+	// ServerGPUs are an explicit topology's GPU servers (its servers:),
+	// each its hosts in GPU order; ServerNVLink each one's own nvlink:
+	// ("" for the default).
+	ServerGPUs   [][]int
+	ServerNVLink []string
 	// Rate and DelayNs are the link profile; Rate2 and Delay2Ns a
 	// dumbbell's bottleneck or a leaf-spine's fabric link ("" for none).
 	Rate     string
@@ -129,6 +142,9 @@ type Item struct {
 	All   bool
 	// Opts are the item's other keys, in order.
 	Opts []KV
+	// After is a collective's after: (earlier traffic items, by index).
+	// A collective's and nccl_tests' root: is To.
+	After []int
 }
 
 // Fault is one faults: entry. A link is two nodes: a host by index
@@ -161,6 +177,11 @@ func (s *Spec) Clone() *Spec {
 	c.Topo.DualPort = slices.Clone(s.Topo.DualPort)
 	c.Topo.SecondTo = slices.Clone(s.Topo.SecondTo)
 	c.Topo.IBSwitch = slices.Clone(s.Topo.IBSwitch)
+	c.Topo.ServerGPUs = slices.Clone(s.Topo.ServerGPUs)
+	for i, sv := range c.Topo.ServerGPUs {
+		c.Topo.ServerGPUs[i] = slices.Clone(sv)
+	}
+	c.Topo.ServerNVLink = slices.Clone(s.Topo.ServerNVLink)
 	c.Topo.Extenders = slices.Clone(s.Topo.Extenders)
 	for i, x := range c.Topo.Extenders {
 		c.Topo.Extenders[i].Own = [2][]KV{slices.Clone(x.Own[0]), slices.Clone(x.Own[1])}
@@ -181,6 +202,7 @@ func (s *Spec) Clone() *Spec {
 	for i, it := range s.Traffic {
 		it.Hosts = slices.Clone(it.Hosts)
 		it.Opts = slices.Clone(it.Opts)
+		it.After = slices.Clone(it.After)
 		c.Traffic[i] = it
 	}
 	c.Faults = make([]Fault, len(s.Faults))
@@ -228,6 +250,8 @@ func (t *Topo) NumHosts() int {
 		return t.Leaves * t.HostsPerLeaf
 	case "fat-tree":
 		return t.K * t.K * t.K / 4
+	case "rail-optimized":
+		return t.Servers * t.GPUs
 	}
 	return t.Switches * t.HostsPerSwitch // ring, explicit
 }
@@ -246,6 +270,8 @@ func (t *Topo) NumSwitches() int {
 		return t.Leaves + t.Spines
 	case "fat-tree":
 		return t.K*t.K + t.K*t.K/4
+	case "rail-optimized":
+		return t.units()*t.Rails + t.Spines
 	}
 	return t.Switches
 }
@@ -264,6 +290,9 @@ func (t *Topo) HostSwitch(h int) int {
 		return h / t.HostsPerLeaf
 	case "fat-tree":
 		return h / (t.K / 2)
+	case "rail-optimized":
+		// GPU g of a server is on rail g / (GPUs / Rails) of its unit.
+		return h/t.GPUs/t.perUnit()*t.Rails + h%t.GPUs/(t.GPUs/t.Rails)
 	}
 	return h / t.HostsPerSwitch
 }
@@ -296,6 +325,12 @@ func (t *Topo) SwitchPairs() [][2]int {
 		for i := range t.Switches {
 			out = append(out, [2]int{i, (i + 1) % t.Switches})
 		}
+	case "rail-optimized":
+		for r := range t.units() * t.Rails { // every rail switch to every spine
+			for j := range t.Spines {
+				out = append(out, [2]int{r, t.units()*t.Rails + j})
+			}
+		}
 	case "explicit":
 		out = slices.Clone(t.SwitchLinks)
 	}
@@ -313,6 +348,36 @@ func (t *Topo) maxPorts() int {
 		return max(t.HostsPerLeaf+t.Spines, t.Leaves)
 	case "fat-tree":
 		return t.K
+	case "rail-optimized":
+		return max(t.perUnit()*t.GPUs/t.Rails+t.Spines, t.units()*t.Rails)
 	}
 	return t.HostsPerSwitch + len(t.DualPort) + 2 // ring, explicit
+}
+
+// perUnit is a rail-optimized fabric's servers a scalable unit (its
+// servers_per_rail_switch, 32 by default), at most its servers.
+func (t *Topo) perUnit() int {
+	if t.PerUnit == 0 {
+		return min(32, t.Servers)
+	}
+	return min(t.PerUnit, t.Servers)
+}
+
+// units is how many scalable units a rail-optimized fabric has.
+func (t *Topo) units() int { return (t.Servers + t.perUnit() - 1) / t.perUnit() }
+
+// HasServers says whether the topology has GPU servers.
+func (t *Topo) HasServers() bool { return t.Kind == "rail-optimized" || len(t.ServerGPUs) > 0 }
+
+// ServerOf is host h's server and GPU, or -1 when it is in none.
+func (t *Topo) ServerOf(h int) (int, int) {
+	if t.Kind == "rail-optimized" {
+		return h / t.GPUs, h % t.GPUs
+	}
+	for sv, gpus := range t.ServerGPUs {
+		if g := slices.Index(gpus, h); g >= 0 {
+			return sv, g
+		}
+	}
+	return -1, 0
 }

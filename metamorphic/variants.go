@@ -72,7 +72,7 @@ func pathLinks(t *Topo) int {
 		return 2
 	case "dumbbell":
 		return 3
-	case "leaf-spine":
+	case "leaf-spine", "rail-optimized":
 		return 4
 	case "fat-tree":
 		return 6
@@ -104,6 +104,9 @@ func pathLinks(t *Topo) int {
 // keeps the scenarios the seeds make); rdma_server and rdma_client, a
 // single exchange, are dropped, and so is a DCTCP initial_window (below
 // its default, the path's bandwidth-delay product, DCTCP slow-starts).
+// A collective, and an nccl_tests program, becomes one call of the same
+// op of 256 MiB on the same ranks from the start (no iterations, start
+// or after: an nccl_tests program's barriers are not steady).
 // Faults that hold a rate (loss, a PAUSE storm, a slow or hung receiver)
 // hold it from the start to the end; links going down and entries going
 // missing are dropped. Observers are kept. The run stops on time only.
@@ -182,6 +185,18 @@ func Steady(s *Spec, stopNs int64) *Spec {
 			it.Opts = append(it.Opts, KV{"settle", "1ns"})
 		case "rdma_server", "rdma_client":
 			continue
+		case "nccl_tests", "collective":
+			// One call too long to end, from the start (an nccl_tests
+			// program's phases and barriers are not steady).
+			it.Kind, it.After = "collective", nil
+			it.Opts = slices.DeleteFunc(it.Opts, func(kv KV) bool {
+				switch kv.K {
+				case "iterations", "minbytes", "maxbytes", "stepfactor", "stepbytes", "iters", "warmup_iters":
+					return true
+				}
+				return false
+			})
+			it.Opts = Set(it.Opts, "size", "256MiB")
 		}
 		items = append(items, it)
 	}
