@@ -41,7 +41,8 @@
 //     the end) runs for L and 4L, and events(4L) <= LinearFactor × 4 ×
 //     (events(L) + StartEvents) (not for iWARP and DCTCP, whose windows
 //     grow for the whole run, nor behind a bottleneck slower than its
-//     feeders), and the events per packet hop grow at most PerHopFactor
+//     feeders, nor with collectives, whose latencies and pipeline fill
+//     last past L), and the events per packet hop grow at most PerHopFactor
 //     times (not where collectives run on GPU servers: their steps inside
 //     a server are events without packet hops);
 //   - observers on or off give the same flows.csv (and collectives.csv,
