@@ -36,15 +36,20 @@ type settings struct {
 // GateSeed is where the suite's campaigns start (go test's 20 s, -short's
 // 3 s, LFSIM_SLOW's 10 minutes, as CI runs them): a gate must not fail
 // on scenarios nobody has run, so it runs a window of seeds that a
-// campaign on this code has run clean (20 minutes from it on
-// 2026-12-04: 20,058 scenarios, 126,363 runs; its one failure, seed
-// 9008769, was HPCC's, fixed and replayed; CI runs 20,000 of them). The
-// generator that draws issue 47's systems made the window anew; on
-// 2026-12-05 its 20,000 scenarios ran clean on it (125,246 runs; 4
-// excused as the known read-path-mtu defect; seed 9018554 was a
-// scenario the loader refused, the generator's, fixed and run again). A run given LFSIM_META_DURATION, by
+// campaign on this code has run clean. Its history: 9,000,000 (20,058
+// scenarios on 2026-12-04, and 20,000 anew with issue 47's systems on
+// 2026-12-05). The generator that draws issue 48's collectives,
+// nccl_tests and GPU servers made the window anew: on 2026-12-05, from
+// 31,000,000, 22,000 scenarios (to 31,021,999, 141,486 runs, in 22
+// pieces of 1,000) ran clean on it, but for five failures: four the
+// premises' (a collective's latencies past L; two calls slow, not stuck,
+// under TIMELY; go-back-0 on a sprayed fabric), one the known
+// go-back-0-window under hca.bdp_cap's window, whose checks and excuse
+// were corrected and the five run again clean; 12 were excused as the
+// known go-back-0-window and read-path-mtu. CI runs the first 12,000 of
+// them (10 minutes at a fresh machine's 20 a second). A run given LFSIM_META_DURATION, by
 // hand, explores: its seed is the clock's unless LFSIM_META_SEED is set.
-const GateSeed = 9_000_000
+const GateSeed = 31_000_000
 
 func readSettings(t *testing.T) settings {
 	s := settings{seed: GateSeed, budget: 20 * time.Second, shrink: time.Minute}
