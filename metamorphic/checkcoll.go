@@ -137,21 +137,26 @@ func collectiveRows(b []byte) ([]collectiveRow, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	const header = "id,op,algorithm,ranks,size_bytes,start_ns,end_ns,time_ns,algbw_gbps,busbw_gbps,status"
-	if lines[0] != header {
-		return nil, fmt.Errorf("collectives.csv's header is %q, want %q", lines[0], header)
+	// The columns by name (OUTPUTS.md), wherever they are.
+	names := strings.Split(lines[0], ",")
+	col := map[string]int{}
+	for _, n := range []string{"id", "start_ns", "end_ns", "time_ns", "status"} {
+		col[n] = slices.Index(names, n)
+		if col[n] < 0 {
+			return nil, fmt.Errorf("collectives.csv's header %q has no %s", lines[0], n)
+		}
 	}
 	var rows []collectiveRow
 	for i, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		if len(f) != 11 || f[0] != strconv.Itoa(i) {
+		if len(f) != len(names) || f[col["id"]] != strconv.Itoa(i) {
 			return nil, fmt.Errorf("collectives.csv row %d: %q", i+1, l)
 		}
 		num := func(s string) int64 {
 			n, _ := strconv.ParseInt(s, 10, 64)
 			return n
 		}
-		rows = append(rows, collectiveRow{start: num(f[5]), end: num(f[6]), time: num(f[7]), status: f[10], line: l})
+		rows = append(rows, collectiveRow{start: num(f[col["start_ns"]]), end: num(f[col["end_ns"]]), time: num(f[col["time_ns"]]), status: f[col["status"]], line: l})
 	}
 	return rows, nil
 }

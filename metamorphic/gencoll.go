@@ -154,11 +154,20 @@ func (g *gen) collectiveItem(it *Item, ncclTests bool) {
 		}
 		railAware, pxn = "", ""
 		if t.HasServers() {
+			// Drawn as before the loader took rail_aware for rings only
+			// and pxn for rings and direct (so that the seeds draw the
+			// same), and written only there.
 			if algo != collective.Tree && g.chance(0.2) {
 				railAware = one(g, "false", "true")
 			}
 			if algo != collective.Tree && g.chance(0.2) {
 				pxn = one(g, "false", "true")
+			}
+			if algo != collective.Ring {
+				railAware = ""
+			}
+			if algo != collective.Ring && algo != collective.Direct {
+				pxn = ""
 			}
 		}
 		n := len(ranks)

@@ -116,7 +116,7 @@ var allowed = map[string][]string{
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs, drawing the congestion controls from their table
 	// (kind).
-	"metamorphic":   {"kind", "resolve", "assembly", "reports"},
+	"metamorphic":   {"kind", "resolve", "assembly", "reports", "collective"},
 	"bench/ceiling": append(slices.Clone(models), "scenario", "observe", "resolve", "assembly", "internal/cacheline"),
 	"cmd/lfsim":     append(slices.Clone(models), "scenario", "scenarios", "sonic", "observe", "cm", "programs", "resolve", "assembly", "sweep", "reproduce", "bench/ceiling"),
 }
