@@ -43,8 +43,9 @@ func (n *Network) jobBytes(sum *reports.Summary) (errs []string) {
 // exposed communication (reports.JobSummary says how each is counted),
 // and, when the scenario runs several, its iteration time alone
 // (unless alone is false: an interrupted run does not run them again).
-func (n *Network) jobSummaries(alone bool) []reports.JobSummary {
-	var out []reports.JobSummary
+// An interruption while they run alone (Interrupt) cuts them: no job
+// then has a slowdown, and cut is true.
+func (n *Network) jobSummaries(alone bool) (out []reports.JobSummary, cut bool) {
 	for _, jr := range n.jobs {
 		out = append(out, jr.summary())
 	}
@@ -56,8 +57,14 @@ func (n *Network) jobSummaries(alone bool) []reports.JobSummary {
 				out[i].Slowdown = float64(out[i].IterationNsMean) / float64(alone)
 			}
 		}
+		if n.interrupted.Load() {
+			for i := range out {
+				out[i].AloneIterationNsMean, out[i].Slowdown = 0, 0
+			}
+			return out, true
+		}
 	}
-	return out
+	return out, false
 }
 
 // summary is the job's summary.json entry.
@@ -133,9 +140,22 @@ func (n *Network) jobAlone(i int) (int64, bool) {
 	if n.Group != nil {
 		workers = n.Group.Workers()
 	}
+	if n.interrupted.Load() {
+		return 0, false
+	}
 	a, err := BuildWorkers(&s, workers)
 	if err != nil {
 		return 0, false
+	}
+	// Stored before the flag is read again, as Interrupt sets the flag
+	// before it loads alone: one of the two sees the other.
+	n.alone.Store(a)
+	defer n.alone.Store(nil)
+	if n.interrupted.Load() {
+		a.Interrupt()
+	}
+	if n.aloneBuilt != nil {
+		n.aloneBuilt(a)
 	}
 	a.Run(nil)
 	sum := a.jobs[0].summary()

@@ -488,3 +488,46 @@ func TestJobErrorsLocated(t *testing.T) {
 		t.Errorf("Build: %v\nwant %q...", err, want)
 	}
 }
+
+// TestTwoJobsAloneInterrupted: an interruption (Ctrl-C, SIGTERM) that
+// comes while the jobs are re-run alone, after the run's own loop,
+// reaches the alone run: it stops short of its 3 iterations, no further
+// job runs alone, and the run is reported as one interrupted in its loop
+// (incomplete, stopped by "interrupted", no slowdown, a warning). Before,
+// the alone runs went on to their end and the run said complete.
+func TestTwoJobsAloneInterrupted(t *testing.T) {
+	for _, w := range []int{1, 2} {
+		var alones []*Network
+		files, _ := runScenarioFilesWith(t, twoJobs(t, true), w, func(n *Network) {
+			n.aloneBuilt = func(a *Network) {
+				alones = append(alones, a)
+				n.Interrupt()
+			}
+		})
+		var sum reports.Summary
+		if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+			t.Fatal(err)
+		}
+		if len(alones) != 1 {
+			t.Fatalf("%d workers: %d jobs ran alone after the interruption, want 1 (cut)", w, len(alones))
+		}
+		if got := alones[0].jobs[0].summary().Completed; got >= 3 {
+			t.Errorf("%d workers: the interrupted alone run completed %d of 3 iterations, want it cut", w, got)
+		}
+		if sum.Complete || sum.StopReason != "interrupted" {
+			t.Errorf("%d workers: complete %v, stopped by %q; want incomplete, interrupted", w, sum.Complete, sum.StopReason)
+		}
+		warned := false
+		for _, x := range sum.Warnings {
+			warned = warned || strings.Contains(x, "interrupted while the jobs ran alone")
+		}
+		for _, j := range sum.Jobs {
+			if j.Slowdown != 0 || j.AloneIterationNsMean != 0 || j.Completed != 3 {
+				t.Errorf("%d workers: %s: %d iterations, alone %d ns, slowdown %.3f; want 3, none, none", w, j.Name, j.Completed, j.AloneIterationNsMean, j.Slowdown)
+			}
+		}
+		if !warned {
+			t.Errorf("%d workers: no warning of the interrupted alone runs in %q", w, sum.Warnings)
+		}
+	}
+}

@@ -43,6 +43,11 @@ type Network struct {
 	events      []eventLog // the HCAs' asynchronous events, by partition (Run)
 	noDetector  bool       // for the detector's benchmark only
 	interrupted atomic.Bool
+	// alone is the network of the job running alone (jobAlone) while it
+	// runs, so that an interruption reaches it; aloneBuilt, when set (by
+	// tests), is called with each one before it runs.
+	alone      atomic.Pointer[Network]
+	aloneBuilt func(a *Network)
 	// polling: Run checks its stop condition only after events that
 	// call poll; polled: one did.
 	polling, polled bool
@@ -380,8 +385,15 @@ func (n *Network) poll(at fabric.NodeID) {
 }
 
 // Interrupt asks a running Run to stop at the current simulated time; it
-// is safe to call from another goroutine (a signal handler).
-func (n *Network) Interrupt() { n.interrupted.Store(true) }
+// is safe to call from another goroutine (a signal handler). Once the
+// run's loop is over, it stops the job running alone (jobAlone), and no
+// further one runs.
+func (n *Network) Interrupt() {
+	n.interrupted.Store(true)
+	if a := n.alone.Load(); a != nil {
+		a.Interrupt()
+	}
+}
 
 // testsDone reports whether every perftest and pingpong has finished.
 func (n *Network) testsDone() bool {

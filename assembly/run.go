@@ -240,7 +240,14 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 		sum.Collectives = n.collectiveSummary(n.collectiveRows())
 	}
 	if len(n.jobs) > 0 {
-		sum.Jobs = n.jobSummaries(reason != "interrupted")
+		var cut bool
+		sum.Jobs, cut = n.jobSummaries(reason != "interrupted")
+		if cut {
+			// Interrupted while the jobs ran alone: the run is as
+			// incomplete as one interrupted in its own loop.
+			sum.Complete, sum.StopReason = false, "interrupted"
+			sum.Warnings = append(sum.Warnings, "the run was interrupted while the jobs ran alone: no job has a slowdown")
+		}
 	}
 	sum.Expect = observe.Check(v, &s.Expect, n.flowCount(), sum)
 	sum.Expect = append(sum.Expect, n.pingpongChecks()...)

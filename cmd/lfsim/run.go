@@ -118,6 +118,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 	// Ctrl-C or SIGTERM (a scheduler's, a kill) stops the run at the
 	// current simulated time; what it has is written, marked incomplete.
+	// Run includes the jobs' runs alone (slowdown), which it also stops.
 	// Once the run is over, they are ignored until the results are on
 	// disk.
 	var running atomic.Pointer[assembly.Network]
