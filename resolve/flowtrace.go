@@ -2,9 +2,11 @@ package resolve
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // flowTrace reads a flow trace (trace: {file}) and adds its rows as
@@ -59,6 +61,11 @@ func (b *builder) flowTrace(gen int, tv *scenario.TrafficV, path string, g *scen
 		}
 		if src == dst {
 			b.errorf(g.File.Pos, fp, "%s: a flow from %s to itself; from and to are two hosts", at(r, "to"), r.From)
+			return true
+		}
+		if r.Start > sim.Time(math.MaxInt64)-g.Start.V {
+			b.errorf(g.File.Pos, fp, "%s: start %v after the generator's start %v is beyond the simulator's clock (%v, about 106 days)",
+				at(r, "start"), r.Start, g.Start.V, sim.Time(math.MaxInt64))
 			return true
 		}
 		pairs[i] = [2]fabric.NodeID{src, dst}

@@ -123,10 +123,13 @@ func TestFlowTrace(t *testing.T) {
 		{"host", "start,from,to,size\n0,h0,h9,1\n", "traffic[0].trace.file: b.csv:2:6: to is h9, not a host; hosts are h0..h3"},
 		{"after not into source", "start,from,to,size,after\n0,h0,h1,1,\n0,h2,h3,1,0\n", "b.csv:3:11: after names flow 0, which goes to h1, not to h2"},
 		{"syntax", "start,from,to\n", "b.csv:1: the header has no size column"},
+		// Each start is within the clock, their sum is not (it wrapped
+		// negative, and the run panicked on an event in the past).
+		{"start overflow", "start,from,to,size\n0,h0,h1,1\n5000000s,h0,h1,1\n", "b.csv:3:1: start 5000000s after the generator's start 5000000s is beyond the simulator's clock"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			write("b.csv", c.csv)
-			_, err := Load(write("b.yaml", jobTopo+"traffic:\n  - trace: {file: b.csv}\n"))
+			_, err := Load(write("b.yaml", jobTopo+"stop: {at: 9000000s}\ntraffic:\n  - trace: {file: b.csv, start: 5000000s}\n"))
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v\nwant %q", err, c.want)
 			}
