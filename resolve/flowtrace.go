@@ -68,6 +68,31 @@ func (b *builder) flowTrace(gen int, tv *scenario.TrafficV, path string, g *scen
 				at(r, "start"), r.Start, g.Start.V, sim.Time(math.MaxInt64))
 			return true
 		}
+		// The row's qp, op and size are checked here, at the row: the
+		// rows are added in groups (below), whose checks would name
+		// the scenario's line, and look at the group's first size.
+		qp, op := "rc", "write"
+		override(&qp, g.QP)
+		override(&op, g.Op)
+		opCol := "op"
+		if r.QP != "" {
+			qp, opCol = r.QP, "qp"
+		}
+		if r.Op != "" {
+			op, opCol = r.Op, "op"
+		}
+		if why := opRefused(qp, op); why != "" && (r.QP != "" || r.Op != "") {
+			b.errorf(g.File.Pos, fp, "%s: %s", at(r, opCol), why)
+			return true
+		}
+		if op == "atomic" && r.Size != 8 {
+			b.errorf(g.File.Pos, fp, "%s: an atomic is 8 bytes, not %s", at(r, "size"), fabric.Size(r.Size))
+			return true
+		}
+		if why := sizeRefused(b.s.HCAProfile(src), qp, r.Size); why != "" {
+			b.errorf(g.File.Pos, fp, "%s: %s", at(r, "size"), why)
+			return true
+		}
 		pairs[i] = [2]fabric.NodeID{src, dst}
 		for _, a := range r.After {
 			k := byID[a]

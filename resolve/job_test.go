@@ -123,6 +123,11 @@ func TestFlowTrace(t *testing.T) {
 		{"host", "start,from,to,size\n0,h0,h9,1\n", "traffic[0].trace.file: b.csv:2:6: to is h9, not a host; hosts are h0..h3"},
 		{"after not into source", "start,from,to,size,after\n0,h0,h1,1,\n0,h2,h3,1,0\n", "b.csv:3:11: after names flow 0, which goes to h1, not to h2"},
 		{"syntax", "start,from,to\n", "b.csv:1: the header has no size column"},
+		// Each row's size and qp/op are checked at the row, not at the
+		// first of the rows of the same qp and op, nor at the YAML.
+		{"atomic size", "start,from,to,size,op\n0,h0,h1,8,atomic\n0,h0,h1,4096,atomic\n", "b.csv:3:9: an atomic is 8 bytes, not 4KiB"},
+		{"ud size", "start,from,to,size,op,qp\n0,h0,h1,1,,\n0,h0,h1,1,,\n0,h0,h1,1MiB,send,ud\n", "b.csv:4:9: a UD message is at most one MTU (4096 bytes), not 1048576 bytes"},
+		{"uc read", "start,from,to,size,op,qp\n0,h0,h1,1,,\n0,h0,h1,1,,\n0,h0,h1,1,read,uc\n", "b.csv:4:11: UC has no read"},
 		// Each start is within the clock, their sum is not (it wrapped
 		// negative, and the run panicked on an event in the past).
 		{"start overflow", "start,from,to,size\n0,h0,h1,1\n5000000s,h0,h1,1\n", "b.csv:3:1: start 5000000s after the generator's start 5000000s is beyond the simulator's clock"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 	"github.com/lfsim/lfsim/sim"
@@ -399,12 +400,8 @@ func (b *builder) qpOp(tv *scenario.TrafficV, path string, com *scenario.GenComm
 	if !com.Op.Set {
 		opAt = tv.Pos
 	}
-	switch {
-	case qp == "ud" && op != "send":
-		b.errorf(opAt, path+".op", "UD carries only SEND, not %s; use op: send with qp: ud", op)
-		return qp, op, false
-	case qp == "uc" && (op == "read" || op == "atomic"):
-		b.errorf(opAt, path+".op", "UC has no %s (only RC does); use qp: rc", op)
+	if why := opRefused(qp, op); why != "" {
+		b.errorf(opAt, path+".op", "%s", why)
 		return qp, op, false
 	}
 	if op == "read" {
@@ -421,20 +418,39 @@ func (b *builder) qpOp(tv *scenario.TrafficV, path string, com *scenario.GenComm
 		}
 	}
 	for _, s := range srcs {
-		prof := b.s.HCAProfile(s)
-		if mtu := prof.MTU; qp == "ud" && maxSize > int64(mtu) {
-			b.errorf(sizeAt, path+".size", "a UD message is at most one MTU (%d bytes), not %d bytes", mtu, maxSize)
-			return qp, op, false
-		}
-		// A flow longer than the largest message is posted as several
-		// work requests on one QP; they must fit its send queue.
-		if limit := prof.MaxMsgSize * int64(prof.MaxSendWR); maxSize > limit {
-			b.errorf(sizeAt, path+".size", "a flow is at most max_send_wr (%d) messages of %s, %s in all, not %s",
-				prof.MaxSendWR, fabric.Size(prof.MaxMsgSize), fabric.Size(limit), fabric.Size(maxSize))
+		if why := sizeRefused(b.s.HCAProfile(s), qp, maxSize); why != "" {
+			b.errorf(sizeAt, path+".size", "%s", why)
 			return qp, op, false
 		}
 	}
 	return qp, op, true
+}
+
+// opRefused says why a QP of type qp cannot carry op, and what to use
+// instead; "" when it can.
+func opRefused(qp, op string) string {
+	switch {
+	case qp == "ud" && op != "send":
+		return fmt.Sprintf("UD carries only SEND, not %s; use op: send with qp: ud", op)
+	case qp == "uc" && (op == "read" || op == "atomic"):
+		return fmt.Sprintf("UC has no %s (only RC does); use qp: rc", op)
+	}
+	return ""
+}
+
+// sizeRefused says why a flow of size bytes on a QP of type qp does not
+// fit an HCA of profile prof; "" when it fits.
+func sizeRefused(prof hca.Profile, qp string, size int64) string {
+	if mtu := prof.MTU; qp == "ud" && size > int64(mtu) {
+		return fmt.Sprintf("a UD message is at most one MTU (%d bytes), not %d bytes", mtu, size)
+	}
+	// A flow longer than the largest message is posted as several
+	// work requests on one QP; they must fit its send queue.
+	if limit := prof.MaxMsgSize * int64(prof.MaxSendWR); size > limit {
+		return fmt.Sprintf("a flow is at most max_send_wr (%d) messages of %s, %s in all, not %s",
+			prof.MaxSendWR, fabric.Size(prof.MaxMsgSize), fabric.Size(limit), fabric.Size(size))
+	}
+	return ""
 }
 
 // addFlowsSized adds one flow per pair: of size sizes[i] (or size when
