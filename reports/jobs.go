@@ -87,7 +87,8 @@ func TraceTid(ranks, r, l int) int { return l*ranks + r }
 // WriteTraceJSON writes t as trace.json: per job (pid job+1) a
 // process_name, and per rank and lane (tid TraceTid) a thread_name and
 // thread_sort_index, then every span as a complete event, ts and dur in
-// µs with the simulation's picoseconds kept (six decimals).
+// µs of whole nanoseconds (at most three decimals): its start and end
+// each rounded to the nearest ns, as Perfetto would read them.
 func WriteTraceJSON(w io.Writer, t *Timeline) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"lfsim\"},\"traceEvents\":[\n")
@@ -122,9 +123,15 @@ func WriteTraceJSON(w io.Writer, t *Timeline) error {
 		}
 	}
 	for _, s := range t.Events {
+		// Whole ns, the start and the end each rounded: Perfetto's
+		// importer rounds ts and dur each to whole ns (llround), so
+		// that a span's ps-exact ts and dur could end 1 ns after the
+		// next span on its lane begins, misnested. Rounding the ends
+		// alike keeps what touches touching and what nests nested.
+		from, to := roundNs(s.StartPs), roundNs(s.StartPs+s.DurPs)
 		sep()
 		fmt.Fprintf(bw, `{"ph":"X","pid":%d,"tid":%d,"ts":%s,"dur":%s,"name":%s,"cat":%s,"args":{"iteration":%d,"node":%d`,
-			s.Job+1, TraceTid(len(t.Jobs[s.Job].Hosts), s.Rank, s.Lane), micros(s.StartPs), micros(s.DurPs), str(s.Name), str(s.Cat), s.Iteration, s.Node)
+			s.Job+1, TraceTid(len(t.Jobs[s.Job].Hosts), s.Rank, s.Lane), micros(from*1000), micros((to-from)*1000), str(s.Name), str(s.Cat), s.Iteration, s.Node)
 		if s.Bytes > 0 {
 			fmt.Fprintf(bw, `,"bytes":%d`, s.Bytes)
 		}
@@ -134,7 +141,11 @@ func WriteTraceJSON(w io.Writer, t *Timeline) error {
 	return bw.Flush()
 }
 
-// micros writes ps picoseconds as microseconds with six decimals.
+// roundNs is ps picoseconds in whole nanoseconds, half away from zero
+// (as llround; ps >= 0).
+func roundNs(ps int64) int64 { return (ps + 500) / 1000 }
+
+// micros writes ps picoseconds as microseconds, with up to six decimals.
 func micros(ps int64) string {
 	s := strconv.FormatInt(ps/1e6, 10) + "." + fmt.Sprintf("%06d", ps%1e6)
 	return strings.TrimRight(strings.TrimRight(s, "0"), ".")

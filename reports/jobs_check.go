@@ -16,7 +16,9 @@ import (
 // thread_sort_index with args.sort_index); every thread of a complete
 // event named by a thread_name and its process by a process_name; and
 // a thread's complete events nested or apart, never overlapping in
-// part (which Perfetto would refuse as misnested slices). It returns
+// part (which Perfetto would refuse as misnested slices), once ts and
+// dur are each rounded to whole nanoseconds as its importer does
+// (llround(x * 1000), trace_processor's json_utils). It returns
 // the complete events' count.
 func CheckTraceJSON(data []byte) (int, error) {
 	var doc struct {
@@ -37,7 +39,7 @@ func CheckTraceJSON(data []byte) (int, error) {
 		return int64(v), nil
 	}
 	threads, procs := map[thread]bool{}, map[int64]bool{}
-	spans := map[thread][][2]float64{}
+	spans := map[thread][][2]int64{}
 	var order []thread
 	n := 0
 	for i, ev := range doc.TraceEvents {
@@ -87,7 +89,10 @@ func CheckTraceJSON(data []byte) (int, error) {
 			if spans[th] == nil {
 				order = append(order, th)
 			}
-			spans[th] = append(spans[th], [2]float64{ts, ts + dur})
+			// As Perfetto's importer reads them: ts and dur each
+			// rounded to whole ns (llround(x * 1000)).
+			from := int64(math.Round(ts * 1000))
+			spans[th] = append(spans[th], [2]int64{from, from + int64(math.Round(dur*1000))})
 			n++
 		default:
 			return fail("ph %v; expected X or M", ev["ph"])
@@ -104,13 +109,14 @@ func CheckTraceJSON(data []byte) (int, error) {
 			}
 			return s[a][1] > s[b][1]
 		})
-		var open []float64 // ends of the enclosing spans
+		var open []int64 // ends of the enclosing spans, ns
 		for _, sp := range s {
 			for len(open) > 0 && open[len(open)-1] <= sp[0] {
 				open = open[:len(open)-1]
 			}
 			if len(open) > 0 && sp[1] > open[len(open)-1] {
-				return 0, fmt.Errorf("pid %d tid %d: a span from %vµs to %vµs overlaps one ending at %vµs in part", th.pid, th.tid, sp[0], sp[1], open[len(open)-1])
+				return 0, fmt.Errorf("pid %d tid %d: a span from %vµs to %vµs overlaps one ending at %vµs in part (in whole ns, as Perfetto rounds ts and dur)",
+					th.pid, th.tid, micros(sp[0]*1000), micros(sp[1]*1000), micros(open[len(open)-1]*1000))
 			}
 			open = append(open, sp[1])
 		}
