@@ -98,8 +98,8 @@ func (pg *page) timelines(r *Run, label bool) {
 		if len(job.Hosts) > ranks {
 			text += fmt.Sprintf(" The first %d of %d ranks.", ranks, len(job.Hosts))
 		}
-		if r.timelineCut {
-			text += fmt.Sprintf(" Cut at %d spans.", timelineSpans)
+		if job.Cut {
+			text += fmt.Sprintf(" Cut at %d spans.", max(1, timelineSpans/len(t.Jobs)))
 		}
 		pg.section(title, text)
 		scale := float64(width) / float64(to-from)

@@ -64,6 +64,9 @@ type TimelineJob struct {
 	Name  string
 	Hosts []string
 	Lanes []int
+	// Cut: the report kept only the job's share of the spans it draws
+	// (loadTimeline); not written.
+	Cut bool
 }
 
 // Span is one phase of one rank in one iteration: Name, Cat (its kind:

@@ -3,15 +3,14 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 )
 
 // What the report draws of trace.json: the first iterations of the
 // first ranks of each job (timelineIterations, timelineRanks), at most
-// timelineSpans spans in all, read event by event (a large job's file
-// is not held).
+// timelineSpans spans in all (each job its share), read event by event
+// (a large job's file is not held, nor read past what is drawn).
 const (
 	timelineIterations = 2
 	timelineRanks      = 32
@@ -36,65 +35,104 @@ type traceEvent struct {
 }
 
 // loadTimeline reads what the report draws of trace.json (nil when the
-// run wrote none). Jobs' ranks come from thread_name events of each
-// rank's first lane (tid below the job's ranks, counted from its
-// process's threads): a rank r's lanes are tids r, r+ranks, ...
-func loadTimeline(dir string) (*Timeline, bool, error) {
+// run wrote none), event by event, with no limit on the file's size:
+// it keeps at most timelineSpans spans, shared among the jobs, of the
+// ranks and iterations drawn, and stops reading once the last job's
+// drawn ranks are past them, since WriteTraceJSON writes every job's
+// metadata first, then the spans job by job, rank by rank, iteration by
+// iteration (assembly's timeline). A job's ranks come from thread_name
+// events of each rank's first lane (tid below the job's ranks, counted
+// from its process's threads): a rank r's lanes are tids r, r+ranks,
+// ...; a job's Cut says its spans were cut at its share.
+func loadTimeline(dir string) (t *Timeline, err error) {
 	path := filepath.Join(dir, "trace.json")
 	f, ok, err := openRunFile(path)
 	if !ok {
-		return nil, false, err
+		return nil, err
 	}
 	defer f.Close()
 	bad := func(err error) error { return fmt.Errorf("%s: %v", path, err) }
-	d := json.NewDecoder(io.LimitReader(f, maxJSONBytes))
+	d := json.NewDecoder(f)
 	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false, bad(fmt.Errorf("expected a JSON object with traceEvents"))
+		return nil, bad(fmt.Errorf("expected a JSON object with traceEvents"))
 	}
 	type thread struct{ pid, tid int }
 	names := map[thread]string{}
 	procs := map[int]string{}
-	var spans []traceEvent
-	more := false
+	var index map[int]int // pid: job
+	var kept []int        // spans kept, by job
+	share := 0
+	lastPid := 0
 	for d.More() {
 		key, err := d.Token()
 		if err != nil {
-			return nil, false, bad(err)
+			return nil, bad(err)
 		}
 		if key != "traceEvents" {
 			var skip json.RawMessage
 			if err := d.Decode(&skip); err != nil {
-				return nil, false, bad(err)
+				return nil, bad(err)
 			}
 			continue
 		}
 		if tok, err := d.Token(); err != nil || tok != json.Delim('[') {
-			return nil, false, bad(fmt.Errorf("traceEvents is not a list"))
+			return nil, bad(fmt.Errorf("traceEvents is not a list"))
 		}
 		for d.More() {
 			var ev traceEvent
 			if err := d.Decode(&ev); err != nil {
-				return nil, false, bad(err)
+				return nil, bad(err)
 			}
 			switch {
 			case ev.Ph == "M" && ev.Name == "process_name":
 				procs[ev.Pid] = ev.Args.Name
 			case ev.Ph == "M" && ev.Name == "thread_name":
 				names[thread{ev.Pid, ev.Tid}] = ev.Args.Name
-			case ev.Ph == "X" && ev.Ts != nil && ev.Dur != nil && ev.Args.Iteration < timelineIterations:
-				if len(spans) < timelineSpans {
-					spans = append(spans, ev)
-				} else {
-					more = true
+			case ev.Ph == "X" && ev.Ts != nil && ev.Dur != nil:
+				if t == nil { // the metadata is all read
+					t, index = timelineJobs(procs, func(pid, tid int) (string, bool) { n, ok := names[thread{pid, tid}]; return n, ok })
+					kept = make([]int, len(t.Jobs))
+					share = max(1, timelineSpans/max(1, len(t.Jobs)))
+					for p := range procs {
+						lastPid = max(lastPid, p)
+					}
 				}
+				j, ok := index[ev.Pid]
+				if !ok || len(t.Jobs[j].Hosts) == 0 {
+					continue
+				}
+				ranks := len(t.Jobs[j].Hosts)
+				r, lane := ev.Tid%ranks, ev.Tid/ranks
+				drawn := min(ranks, timelineRanks)
+				if ev.Pid == lastPid && (r >= drawn || r == drawn-1 && ev.Args.Iteration >= timelineIterations) {
+					return t, nil // the rest is not drawn
+				}
+				if r >= drawn || ev.Args.Iteration >= timelineIterations {
+					continue
+				}
+				if kept[j] >= share {
+					t.Jobs[j].Cut = true
+					continue
+				}
+				kept[j]++
+				t.Events = append(t.Events, Span{Job: j, Rank: r, Lane: lane, Name: ev.Name, Cat: ev.Cat, StartPs: int64(*ev.Ts * 1e6), DurPs: int64(*ev.Dur * 1e6),
+					Iteration: ev.Args.Iteration, Node: ev.Args.Node, Bytes: ev.Args.Bytes})
 			}
 		}
 		if _, err := d.Token(); err != nil {
-			return nil, false, bad(err)
+			return nil, bad(err)
 		}
 	}
-	// Jobs by pid (1, 2, ...); a job's ranks are its threads named
-	// "rank r (host)" of its first lane.
+	if t == nil {
+		t, _ = timelineJobs(procs, func(pid, tid int) (string, bool) { n, ok := names[thread{pid, tid}]; return n, ok })
+	}
+	return t, nil
+}
+
+// timelineJobs are the jobs of procs (pid: name) in order of pid (1, 2,
+// ...), each with its ranks' hosts from name (a thread's name), and
+// each pid's job index.
+func timelineJobs(procs map[int]string, name func(pid, tid int) (string, bool)) (*Timeline, map[int]int) {
 	var pids []int
 	for p := range procs {
 		pids = append(pids, p)
@@ -108,7 +146,7 @@ func loadTimeline(dir string) (*Timeline, bool, error) {
 		for tid := 0; ; tid++ {
 			var r int
 			var host string
-			n, ok := names[thread{p, tid}]
+			n, ok := name(p, tid)
 			if !ok {
 				break
 			}
@@ -119,20 +157,7 @@ func loadTimeline(dir string) (*Timeline, bool, error) {
 		}
 		t.Jobs = append(t.Jobs, job)
 	}
-	for _, ev := range spans {
-		j, ok := index[ev.Pid]
-		if !ok || len(t.Jobs[j].Hosts) == 0 {
-			continue
-		}
-		ranks := len(t.Jobs[j].Hosts)
-		r, lane := ev.Tid%ranks, ev.Tid/ranks
-		if r >= timelineRanks {
-			continue
-		}
-		t.Events = append(t.Events, Span{Job: j, Rank: r, Lane: lane, Name: ev.Name, Cat: ev.Cat, StartPs: int64(*ev.Ts * 1e6), DurPs: int64(*ev.Dur * 1e6),
-			Iteration: ev.Args.Iteration, Node: ev.Args.Node, Bytes: ev.Args.Bytes})
-	}
-	return t, more, nil
+	return t, index
 }
 
 func trimParen(s string) string {

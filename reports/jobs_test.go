@@ -2,6 +2,9 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -70,5 +73,73 @@ func TestTraceJSON(t *testing.T) {
 		if _, err := CheckTraceJSON([]byte(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.src, err, c.want)
 		}
+	}
+}
+
+// TestTimelineReadsOnlyWhatItDraws: the report reads trace.json only up
+// to the last job's drawn ranks and iterations, so a file as large as
+// a long job's (here: one cut off inside the iterations not drawn, as
+// at a read limit) still gives its timeline; and the spans it keeps are
+// of drawn ranks, each job its share, so that a job of many ranks does
+// not leave the next without a timeline.
+func TestTimelineReadsOnlyWhatItDraws(t *testing.T) {
+	write := func(tl *Timeline) string {
+		var b bytes.Buffer
+		if err := WriteTraceJSON(&b, tl); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	load := func(data string) *Timeline {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "trace.json"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tl, err := loadTimeline(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	// One job, 2 ranks, 5 iterations of one phase, the file cut inside
+	// rank 1's iteration 3.
+	tl := &Timeline{Jobs: []TimelineJob{{Name: "a", Hosts: []string{"h0", "h1"}, Lanes: []int{1, 1}}}}
+	for r := range 2 {
+		for it := range 5 {
+			tl.Events = append(tl.Events, Span{Rank: r, Name: "c", Cat: "compute", StartPs: int64(it) * 1e6, DurPs: 1e6, Iteration: it})
+		}
+	}
+	data := write(tl)
+	first := strings.Index(data, `"iteration":3`) // rank 0's
+	cutAt := first + 1 + strings.Index(data[first+1:], `"iteration":3`)
+	got := load(data[:cutAt])
+	if len(got.Events) != 4 {
+		t.Errorf("a file cut past what is drawn: %d spans, want 4 (2 ranks, 2 iterations)", len(got.Events))
+	}
+	// Job 0 of 40 ranks, 2 iterations of 300 phases (24,000 spans, 4,800
+	// of them of ranks not drawn), then job 1 of 2 ranks.
+	tl = &Timeline{Jobs: []TimelineJob{{Name: "big", Lanes: make([]int, 40)}, {Name: "small", Hosts: []string{"h0", "h1"}, Lanes: []int{1, 1}}}}
+	for r := range 40 {
+		tl.Jobs[0].Hosts = append(tl.Jobs[0].Hosts, fmt.Sprint("b", r))
+		tl.Jobs[0].Lanes[r] = 1
+		for it := range 2 {
+			for p := range 300 {
+				tl.Events = append(tl.Events, Span{Rank: r, Name: "c", Cat: "compute", StartPs: int64(it*300+p) * 1e6, DurPs: 1e6, Iteration: it})
+			}
+		}
+	}
+	for r := range 2 {
+		tl.Events = append(tl.Events, Span{Job: 1, Rank: r, Name: "c", Cat: "compute", DurPs: 1e6})
+	}
+	got = load(write(tl))
+	per := map[int]int{}
+	for _, s := range got.Events {
+		per[s.Job]++
+		if s.Rank >= timelineRanks {
+			t.Fatalf("a span of rank %d kept", s.Rank)
+		}
+	}
+	if per[1] != 2 || per[0] != timelineSpans/2 || !got.Jobs[0].Cut || got.Jobs[1].Cut {
+		t.Errorf("spans kept by job %v (cut %v, %v), want job 0 cut at %d, job 1's 2", per, got.Jobs[0].Cut, got.Jobs[1].Cut, timelineSpans/2)
 	}
 }

@@ -97,9 +97,8 @@ type Run struct {
 	Events []EventRow
 	Topo   *Topo // nil when the run has no topology.json
 	// Timeline is what the report draws of trace.json (nil without
-	// one); timelineCut says it holds only the first spans.
-	Timeline    *Timeline
-	timelineCut bool
+	// one); a job's Cut says it holds only its share of the spans.
+	Timeline *Timeline
 	// Programs is the start of perftest.txt (the programs' output;
 	// empty when the run ran none), ProgramsCut whether it goes on.
 	Programs    string
@@ -188,10 +187,10 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 	if err := r.loadEvents(filepath.Join(dir, "events.csv")); err != nil {
 		return nil, err
 	}
-	if t, cut, err := loadTimeline(dir); err != nil {
+	if t, err := loadTimeline(dir); err != nil {
 		return nil, err
 	} else if t != nil {
-		r.Timeline, r.timelineCut = t, cut
+		r.Timeline = t
 	}
 	if err := r.loadProgramsInto(filepath.Join(dir, "perftest.txt")); err != nil {
 		return nil, err
