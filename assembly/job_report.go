@@ -51,8 +51,13 @@ func (n *Network) jobSummaries(alone bool) (out []reports.JobSummary, cut bool) 
 	}
 	if alone && len(n.jobs) > 1 {
 		for i := range out {
-			alone, ok := n.jobAlone(i)
-			if ok && alone > 0 {
+			if out[i].Completed == 0 {
+				continue // no mean to compare
+			}
+			alone, why := n.jobAlone(i, out[i].Completed)
+			if why != "" {
+				n.aloneWarnings = append(n.aloneWarnings, fmt.Sprintf("job %s: no slowdown: %s", out[i].Name, why))
+			} else if alone > 0 {
 				out[i].AloneIterationNsMean = alone
 				out[i].Slowdown = float64(out[i].IterationNsMean) / float64(alone)
 			}
@@ -128,9 +133,13 @@ func (k *jobRank) computeTime(it int) sim.Time {
 }
 
 // jobAlone is job i's mean iteration time when it runs alone: the same
-// scenario with job i its only traffic and no expectations; false if
-// it could not run or finished no iteration.
-func (n *Network) jobAlone(i int) (int64, bool) {
+// scenario (its faults included) with job i its only traffic and no
+// expectations, over its first completed iterations, as many as it
+// completed beside the others (the first carries the warm-up, so means
+// over different counts would not compare). It says why there is none
+// when it could not be built or completed fewer ("" when cut by an
+// interruption, which jobSummaries reports).
+func (n *Network) jobAlone(i, completed int) (int64, string) {
 	s := *n.Scenario
 	s.Jobs = []resolve.Job{n.Scenario.Jobs[i]}
 	s.Flows, s.Collectives, s.NCCLTests, s.Poisson, s.Tests, s.AsyncWatch = nil, nil, nil, nil, nil, nil
@@ -141,11 +150,11 @@ func (n *Network) jobAlone(i int) (int64, bool) {
 		workers = n.Group.Workers()
 	}
 	if n.interrupted.Load() {
-		return 0, false
+		return 0, ""
 	}
 	a, err := BuildWorkers(&s, workers)
 	if err != nil {
-		return 0, false
+		return 0, fmt.Sprintf("its run alone could not be built: %v", err)
 	}
 	// Stored before the flag is read again, as Interrupt sets the flag
 	// before it loads alone: one of the two sees the other.
@@ -158,8 +167,18 @@ func (n *Network) jobAlone(i int) (int64, bool) {
 		n.aloneBuilt(a)
 	}
 	a.Run(nil)
-	sum := a.jobs[0].summary()
-	return sum.IterationNsMean, sum.Completed > 0
+	var sum sim.Time
+	for it := range completed {
+		t, ok := a.jobs[0].iterationTime(it)
+		if !ok {
+			if n.interrupted.Load() {
+				return 0, ""
+			}
+			return 0, fmt.Sprintf("alone it completed %d of the %d iterations it completed beside the others", it, completed)
+		}
+		sum += t
+	}
+	return (sum / sim.Time(completed)).Nanoseconds(), ""
 }
 
 // timeline is trace.json's content: every job's nodes that began, per

@@ -531,3 +531,35 @@ func TestTwoJobsAloneInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoJobsSlowdownCutByStop: when stop.at cuts the run after each job's
+// first iteration beside the other (1.15 ms of sharing; 1.5 ms stop), the
+// alone mean is over that first iteration too, as the job alone gives it
+// (its own run's iteration 0), not over the 2 it completes alone by then:
+// the slowdown compares the same iterations.
+func TestTwoJobsSlowdownCutByStop(t *testing.T) {
+	s := twoJobs(t, true)
+	s.Stop.At = 1500 * sim.Microsecond
+	files, _ := runScenarioFiles(t, s, 1)
+	var sum struct{ Jobs []reports.JobSummary }
+	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range sum.Jobs {
+		one := twoJobs(t, true)
+		one.Stop.At = s.Stop.At
+		one.Jobs = one.Jobs[i : i+1]
+		alone, _ := runScenarioFiles(t, one, 1)
+		var a struct{ Jobs []reports.JobSummary }
+		if err := json.Unmarshal(alone["summary.json"], &a); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d iterations beside, mean %d ns; alone mean %d ns, alone's own %v", j.Name, j.Completed, j.IterationNsMean, j.AloneIterationNsMean, a.Jobs[0].IterationNs)
+		if j.Completed != 1 || a.Jobs[0].Completed < 2 {
+			t.Fatalf("%s: %d iterations beside, %d alone; the test wants 1 and at least 2", j.Name, j.Completed, a.Jobs[0].Completed)
+		}
+		if want := a.Jobs[0].IterationNs[0]; j.AloneIterationNsMean != want {
+			t.Errorf("%s: alone mean %d ns, want its first iteration's %d ns", j.Name, j.AloneIterationNsMean, want)
+		}
+	}
+}

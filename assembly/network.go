@@ -48,6 +48,8 @@ type Network struct {
 	// tests), is called with each one before it runs.
 	alone      atomic.Pointer[Network]
 	aloneBuilt func(a *Network)
+	// aloneWarnings say why a job has no slowdown (jobSummaries).
+	aloneWarnings []string
 	// polling: Run checks its stop condition only after events that
 	// call poll; polled: one did.
 	polling, polled bool

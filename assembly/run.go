@@ -242,6 +242,9 @@ func (n *Network) collect(reason string, v *observe.View, peak *reports.QueuePea
 	if len(n.jobs) > 0 {
 		var cut bool
 		sum.Jobs, cut = n.jobSummaries(reason != "interrupted")
+		if !cut {
+			sum.Warnings = append(sum.Warnings, n.aloneWarnings...)
+		}
 		if cut {
 			// Interrupted while the jobs ran alone: the run is as
 			// incomplete as one interrupted in its own loop.
