@@ -50,6 +50,9 @@ type TraceRow struct {
 // ParseFlowTrace reads a flow trace; an error names file, line and
 // column and what was expected.
 func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
+	// A leading byte order mark (Excel's "CSV UTF-8") is not part of
+	// the first column's name.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
 	r.Comment = '#'
@@ -114,8 +117,11 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 		}
 		v, c, _ := cell("start")
 		t, err := sim.ParseTime(v)
-		if err != nil || t < 0 {
-			return nil, bad(c, "start", v, "a time such as 0, 10us or 1.5ms")
+		if err == nil && t < 0 {
+			err = fmt.Errorf("it is negative")
+		}
+		if err != nil {
+			return nil, bad(c, "start", v, fmt.Sprintf("a time such as 0, 10us or 1.5ms (%v)", err))
 		}
 		row.Start = t
 		for _, name := range []string{"from", "to"} {
@@ -131,7 +137,10 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 		}
 		v, c, _ = cell("size")
 		sz, err := fabric.ParseSize(v)
-		if err != nil || sz < 1 {
+		if err != nil {
+			return nil, bad(c, "size", v, fmt.Sprintf("a size of at least 1 byte, such as 4096 or 1MiB (%v)", err))
+		}
+		if sz < 1 {
 			return nil, bad(c, "size", v, "a size of at least 1 byte, such as 4096 or 1MiB")
 		}
 		row.Size = int64(sz)
@@ -173,6 +182,9 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 				}
 				if _, ok := ids[id]; !ok || id == row.ID {
 					return nil, fmt.Errorf("%s:%d:%d: after names flow %d, which is not a flow of an earlier row; a flow waits only for flows above it", file, line, c, id)
+				}
+				if slices.Contains(row.After, id) {
+					return nil, fmt.Errorf("%s:%d:%d: after names flow %d twice; name each flow once", file, line, c, id)
 				}
 				row.After = append(row.After, id)
 			}

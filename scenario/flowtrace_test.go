@@ -22,6 +22,10 @@ func TestParseFlowTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// With a byte order mark (Excel's "CSV UTF-8"), the same rows.
+	if bom, err := ParseFlowTrace("f.csv", []byte("\ufeff"+goodTrace)); err != nil || len(bom) != len(rows) {
+		t.Errorf("with a byte order mark: %d rows, %v", len(bom), err)
+	}
 	if len(rows) != 3 || rows[1].Start != 10*sim.Microsecond || rows[1].Size != 4096 || rows[1].Op != "send" || rows[1].Priority != 3 ||
 		len(rows[1].After) != 1 || rows[1].After[0] != 0 || rows[2].ID != 7 || rows[2].After[0] != 1 || rows[0].Size != 1<<20 || rows[0].Priority != -1 || rows[2].Line != 5 {
 		t.Errorf("rows: %+v", rows)
@@ -42,6 +46,11 @@ func TestParseFlowTrace(t *testing.T) {
 		{"after later", "start,from,to,size,after\n0,h0,h1,1,1\n0,h1,h0,1,\n", "f.csv:2:11: after names flow 1, which is not a flow of an earlier row"},
 		{"after word", "start,from,to,size,after\n0,h0,h1,1,x\n", "f.csv:2:11: after is \"x\"; expected flow ids separated by spaces or semicolons"},
 		{"duplicate id", "start,from,to,size,id\n0,h0,h1,1,4\n0,h0,h1,1,4\n", "f.csv:3:11: flow id 4 is already the flow of line 2"},
+		// The parsers' reasons are kept.
+		{"size unit", "start,from,to,size\n0,h0,h1,9EiB\n", "1MiB (size \"9EiB\" is not a whole number of bytes"},
+		{"start negative", "start,from,to,size\n-1us,h0,h1,1\n", "1.5ms (time \"-1us\" is negative"},
+		{"start too fine", "start,from,to,size\n1.5ps,h0,h1,1\n", "1.5ms (time \"1.5ps\" is finer than one picosecond)"},
+		{"after twice", "start,from,to,size,after\n0,h0,h1,1,\n0,h1,h0,1,0;0\n", "f.csv:3:11: after names flow 0 twice"},
 		{"quote", "start,from,to,size\n0,\"h0,h1,1\n", "f.csv:2:12: extraneous or missing \" in quoted-field; expected comma-separated values"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
