@@ -38,7 +38,7 @@ func (b *builder) flowTrace(gen int, tv *scenario.TrafficV, path string, g *scen
 		return false
 	}
 	at := func(r *scenario.TraceRow, col string) string {
-		return fmt.Sprintf("%s:%d:%d", g.File.V, r.Line, r.Cols[col])
+		return fmt.Sprintf("%s:%d:%d", g.File.V, r.Line, r.Col(col))
 	}
 	lookup := func(r *scenario.TraceRow, col, name string) (fabric.NodeID, bool) {
 		id, ok := b.t.Lookup(name)
