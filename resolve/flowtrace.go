@@ -26,12 +26,12 @@ func (b *builder) flowTrace(gen int, tv *scenario.TrafficV, path string, g *scen
 		return true
 	}
 	b.d.InputAt(g.File.V, g.File.Pos)
-	rows, err := scenario.ParseFlowTrace(g.File.V, data)
+	rows, more, err := scenario.ParseFlowTrace(g.File.V, data, max(0, b.lim.Flows-len(b.s.Flows)))
 	if err != nil {
 		b.errorf(g.File.Pos, fp, "%v", err)
 		return true
 	}
-	if n := int64(len(rows)); int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
+	if n := int64(len(rows) + more); int64(len(b.s.Flows))+n > int64(b.lim.Flows) {
 		b.tooManyFlows(tv, n)
 		return false
 	} else if !b.flowsFit(tv, n) {

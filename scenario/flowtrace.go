@@ -63,8 +63,18 @@ type TraceRow struct {
 }
 
 // ParseFlowTrace reads a flow trace; an error names file, line and
-// column and what was expected.
-func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
+// column and what was expected. It parses at most maxRows rows (the
+// flows that fit): past them it only counts the lines left, more, so
+// that a trace over the flow limit is refused without holding its rows.
+func ParseFlowTrace(file string, data []byte, maxRows int) (rows []TraceRow, more int, err error) {
+	rows, more, err = parseFlowTrace(file, data, maxRows)
+	if err != nil {
+		return nil, 0, err
+	}
+	return rows, more, nil
+}
+
+func parseFlowTrace(file string, data []byte, maxRows int) ([]TraceRow, int, error) {
 	// A leading byte order mark (Excel's "CSV UTF-8") is not part of
 	// the first column's name.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
@@ -75,10 +85,10 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 	r.ReuseRecord = false
 	header, err := r.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%s: empty; a flow trace's first row names its columns (%s)", file, strings.Join(FlowTraceColumns[:requiredTraceColumns], ","))
+		return nil, 0, fmt.Errorf("%s: empty; a flow trace's first row names its columns (%s)", file, strings.Join(FlowTraceColumns[:requiredTraceColumns], ","))
 	}
 	if err != nil {
-		return nil, csvError(file, err)
+		return nil, 0, csvError(file, err)
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -86,20 +96,21 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 		line, c := r.FieldPos(i)
 		switch {
 		case !slices.Contains(FlowTraceColumns, name):
-			return nil, fmt.Errorf("%s:%d:%d: unknown column %s; a flow trace's first row names its columns, of %s (start, from, to and size required)",
+			return nil, 0, fmt.Errorf("%s:%d:%d: unknown column %s; a flow trace's first row names its columns, of %s (start, from, to and size required)",
 				file, line, c, excerpt(h), strings.Join(FlowTraceColumns, ", "))
 		case col[name] > 0:
-			return nil, fmt.Errorf("%s:%d:%d: column %s is named twice", file, line, c, name)
+			return nil, 0, fmt.Errorf("%s:%d:%d: column %s is named twice", file, line, c, name)
 		}
 		col[name] = i + 1
 	}
 	for _, need := range FlowTraceColumns[:requiredTraceColumns] {
 		if col[need] == 0 {
 			line, _ := r.FieldPos(0)
-			return nil, fmt.Errorf("%s:%d: the header has no %s column; a flow trace needs start, from, to and size (found %s)", file, line, need, excerpt(strings.Join(header, ",")))
+			return nil, 0, fmt.Errorf("%s:%d: the header has no %s column; a flow trace needs start, from, to and size (found %s)", file, line, need, excerpt(strings.Join(header, ",")))
 		}
 	}
 	var rows []TraceRow
+	more := 0
 	ids := map[int64]int{} // id: line
 	for {
 		rec, err := r.Read()
@@ -107,14 +118,18 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 			break
 		}
 		if err != nil {
-			return nil, csvError(file, err)
+			return nil, 0, csvError(file, err)
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a blank line with spaces
 		}
+		if len(rows) >= maxRows {
+			more++ // not parsed: the trace is over the flow limit
+			continue
+		}
 		line, _ := r.FieldPos(0)
 		if len(rec) != len(header) {
-			return nil, fmt.Errorf("%s:%d: %d fields, but the header names %d columns (%s)", file, line, len(rec), len(header), strings.Join(header, ","))
+			return nil, 0, fmt.Errorf("%s:%d: %d fields, but the header names %d columns (%s)", file, line, len(rec), len(header), strings.Join(header, ","))
 		}
 		row := TraceRow{Line: line, ID: int64(len(rows)), Priority: -1}
 		cell := func(name string) (string, int, bool) {
@@ -136,13 +151,13 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 			err = fmt.Errorf("it is negative")
 		}
 		if err != nil {
-			return nil, bad(c, "start", v, fmt.Sprintf("a time such as 0, 10us or 1.5ms (%v)", err))
+			return nil, 0, bad(c, "start", v, fmt.Sprintf("a time such as 0, 10us or 1.5ms (%v)", err))
 		}
 		row.Start = t
 		for _, name := range []string{"from", "to"} {
 			v, c, ok := cell(name)
 			if !ok {
-				return nil, bad(c, name, v, "a host's name")
+				return nil, 0, bad(c, name, v, "a host's name")
 			}
 			if name == "from" {
 				row.From = v
@@ -153,63 +168,63 @@ func ParseFlowTrace(file string, data []byte) ([]TraceRow, error) {
 		v, c, _ = cell("size")
 		sz, err := fabric.ParseSize(v)
 		if err != nil {
-			return nil, bad(c, "size", v, fmt.Sprintf("a size of at least 1 byte, such as 4096 or 1MiB (%v)", err))
+			return nil, 0, bad(c, "size", v, fmt.Sprintf("a size of at least 1 byte, such as 4096 or 1MiB (%v)", err))
 		}
 		if sz < 1 {
-			return nil, bad(c, "size", v, "a size of at least 1 byte, such as 4096 or 1MiB")
+			return nil, 0, bad(c, "size", v, "a size of at least 1 byte, such as 4096 or 1MiB")
 		}
 		row.Size = int64(sz)
 		if v, c, ok := cell("op"); ok {
 			if !slices.Contains([]string{"write", "read", "send", "write_imm", "atomic"}, v) {
-				return nil, bad(c, "op", v, "one of write, read, send, write_imm, atomic")
+				return nil, 0, bad(c, "op", v, "one of write, read, send, write_imm, atomic")
 			}
 			row.Op = v
 		}
 		if v, c, ok := cell("qp"); ok {
 			if !slices.Contains([]string{"rc", "uc", "ud"}, v) {
-				return nil, bad(c, "qp", v, "one of rc, uc, ud")
+				return nil, 0, bad(c, "qp", v, "one of rc, uc, ud")
 			}
 			row.QP = v
 		}
 		if v, c, ok := cell("priority"); ok {
 			p, err := strconv.Atoi(v)
 			if err != nil || p < 0 || p > 7 {
-				return nil, bad(c, "priority", v, "a priority 0..7")
+				return nil, 0, bad(c, "priority", v, "a priority 0..7")
 			}
 			row.Priority = p
 		}
 		if v, c, ok := cell("id"); ok {
 			id, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || id < 0 {
-				return nil, bad(c, "id", v, "a flow id, a whole number of at least 0")
+				return nil, 0, bad(c, "id", v, "a flow id, a whole number of at least 0")
 			}
 			row.ID = id
 		}
 		if at, dup := ids[row.ID]; dup {
-			return nil, fmt.Errorf("%s:%d:%d: flow id %d is already the flow of line %d; ids must be unique", file, line, row.Col("id"), row.ID, at)
+			return nil, 0, fmt.Errorf("%s:%d:%d: flow id %d is already the flow of line %d; ids must be unique", file, line, row.Col("id"), row.ID, at)
 		}
 		ids[row.ID] = line
 		if v, c, ok := cell("after"); ok {
 			for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ';' || r == ',' || r == '\t' }) {
 				id, err := strconv.ParseInt(f, 10, 64)
 				if err != nil || id < 0 {
-					return nil, bad(c, "after", v, "flow ids separated by spaces or semicolons, such as \"0;3\"")
+					return nil, 0, bad(c, "after", v, "flow ids separated by spaces or semicolons, such as \"0;3\"")
 				}
 				if _, ok := ids[id]; !ok || id == row.ID {
-					return nil, fmt.Errorf("%s:%d:%d: after names flow %d, which is not a flow of an earlier row; a flow waits only for flows above it", file, line, c, id)
+					return nil, 0, fmt.Errorf("%s:%d:%d: after names flow %d, which is not a flow of an earlier row; a flow waits only for flows above it", file, line, c, id)
 				}
 				if slices.Contains(row.After, id) {
-					return nil, fmt.Errorf("%s:%d:%d: after names flow %d twice; name each flow once", file, line, c, id)
+					return nil, 0, fmt.Errorf("%s:%d:%d: after names flow %d twice; name each flow once", file, line, c, id)
 				}
 				row.After = append(row.After, id)
 			}
 		}
 		rows = append(rows, row)
 	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no flows: the file has its header row and nothing under it", file)
+	if len(rows)+more == 0 {
+		return nil, 0, fmt.Errorf("%s: no flows: the file has its header row and nothing under it", file)
 	}
-	return rows, nil
+	return rows, more, nil
 }
 
 // csvError names a CSV syntax error's line and column.

@@ -20,12 +20,12 @@ start,from,to,size,op,qp,priority,after,id
 // TestParseFlowTrace: a good trace's rows, and each refusal at its
 // file:line:column saying what was expected.
 func TestParseFlowTrace(t *testing.T) {
-	rows, err := ParseFlowTrace("f.csv", []byte(goodTrace))
+	rows, _, err := ParseFlowTrace("f.csv", []byte(goodTrace), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// With a byte order mark (Excel's "CSV UTF-8"), the same rows.
-	if bom, err := ParseFlowTrace("f.csv", []byte("\ufeff"+goodTrace)); err != nil || len(bom) != len(rows) {
+	if bom, _, err := ParseFlowTrace("f.csv", []byte("\ufeff"+goodTrace), 100); err != nil || len(bom) != len(rows) {
 		t.Errorf("with a byte order mark: %d rows, %v", len(bom), err)
 	}
 	if len(rows) != 3 || rows[1].Start != 10*sim.Microsecond || rows[1].Size != 4096 || rows[1].Op != "send" || rows[1].Priority != 3 ||
@@ -56,7 +56,7 @@ func TestParseFlowTrace(t *testing.T) {
 		{"quote", "start,from,to,size\n0,\"h0,h1,1\n", "f.csv:2:12: extraneous or missing \" in quoted-field; expected comma-separated values"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseFlowTrace("f.csv", []byte(c.src))
+			_, _, err := ParseFlowTrace("f.csv", []byte(c.src), 100)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want %q", err, c.want)
 			}
@@ -75,7 +75,7 @@ func FuzzFlowTrace(f *testing.F) {
 	}
 	at := regexp.MustCompile(`^f\.csv(:\d+(:\d+)?)?: `)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := ParseFlowTrace("f.csv", data)
+		rows, _, err := ParseFlowTrace("f.csv", data, 10000)
 		if err != nil {
 			if !at.MatchString(err.Error()) {
 				t.Fatalf("error without the file's name and place: %v", err)
@@ -121,7 +121,7 @@ func TestFlowTraceRowMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rows, err := ParseFlowTrace("f.csv", data)
+	rows, _, err := ParseFlowTrace("f.csv", data, 10000)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if err != nil || len(rows) != 10000 {
@@ -134,5 +134,16 @@ func TestFlowTraceRowMemory(t *testing.T) {
 	}
 	if rows[9999].Col("size") != 9 || rows[0].Col("after") != 0 {
 		t.Errorf("columns %d %d", rows[9999].Col("size"), rows[0].Col("after"))
+	}
+}
+
+// TestFlowTraceLimit: past maxRows (the flows that fit) the rows are
+// counted, not parsed nor held, so that a trace over the flow limit is
+// refused with its count before its rows take memory; a bad value past
+// the limit is not looked at.
+func TestFlowTraceLimit(t *testing.T) {
+	rows, more, err := ParseFlowTrace("f.csv", []byte("start,from,to,size\n0,h0,h1,1\n0,h0,h1,1\n# c\n0,h0,h1,x\n\n0,h0,h1,1\n"), 2)
+	if err != nil || len(rows) != 2 || more != 2 {
+		t.Errorf("%d rows, %d more, %v; want 2 and 2", len(rows), more, err)
 	}
 }
