@@ -54,8 +54,13 @@ type Engine struct {
 	// key among them.
 	stagedLanes uint64
 	senderMax   uint32
-	runs        []int        // sortStaged's scratch: where the runs in time order start
-	mergeBuf    []stagedItem // and mergeRuns'
+	// The lanes whose staged arrivals are out of order (stageInLane's
+	// walk was too long), sorted at the window's end, and the sort's
+	// scratch.
+	unsortedLanes uint64
+	laneScratch   []laneItem
+	runs          []int        // sortStaged's scratch: where the runs in time order start
+	mergeBuf      []stagedItem // and mergeRuns'
 	// In a Group (group.go): the group, this engine's partition, and
 	// the arrivals sent to each other partition during the window; the
 	// group hands them over, so boundary stays Never.

@@ -113,9 +113,10 @@ func (e *Engine) HandOver(l *Lane, key uint32, target, data unsafe.Pointer) {
 // until the window's end, where flushLanes gives it its order. A lane's
 // arrivals all wait its delay, so they are staged in time order; those
 // of one time are kept in key order as they come (one walks back past
-// the same-time ones with greater keys, which are few: a port's
+// the same-time ones with greater keys, which are usually few: a port's
 // frames go out in order, and ports tend to send at one instant in the
-// order of their own arrivals). This puts each arrival in place once,
+// order of their own arrivals; past maxStagedWalk of them the lane is
+// sorted at the window's end instead). This puts each arrival in place once,
 // where staging them apart and sorting them at the window's end
 // copied each twice and sorted them (docs/PERFORMANCE.md: the
 // hand-over's cost, issue 31).
@@ -138,16 +139,54 @@ func (e *Engine) stageInLane(l *Lane, key uint32, target, data unsafe.Pointer) {
 	}
 	l.staged++
 	i := q.head + n
-	for j := l.staged - 1; j > 0; j-- {
-		prev := q.slot(i - 1)
-		if prev.at != at || prev.key < k {
-			break
+	if e.unsortedLanes&(1<<l.index) == 0 {
+		for j, w := l.staged-1, 0; j > 0; j, w = j-1, w+1 {
+			prev := q.slot(i - 1)
+			if prev.at != at || prev.key < k {
+				break
+			}
+			if w == maxStagedWalk {
+				e.unsortedLanes |= 1 << l.index
+				break
+			}
+			*q.slot(i) = *prev
+			i--
 		}
-		*q.slot(i) = *prev
-		i--
 	}
 	it := q.slot(i)
 	it.at, it.key, it.target, it.data = at, k, target, data
+}
+
+// maxStagedWalk bounds stageInLane's walk back past the same-time
+// arrivals with greater keys. Beyond it the lane's staged arrivals are
+// left out of order and sorted once at the window's end (sortLaneStaged):
+// in a fabric whose hosts send in step (a permutation started at one
+// instant) thousands of arrivals share a time and a lane, and the walk
+// grew with their number squared: 2,230 instructions a packet-hop at
+// k=32 against 108 at k=8 (docs/PERFORMANCE.md, a hop's cost against the
+// fabric's size, issue 50).
+const maxStagedWalk = 128
+
+// sortLaneStaged puts lane l's staged arrivals, which stageInLane left
+// out of order, in order of time and key, as its walk would have. Keys
+// are unique, so any sort gives the one order.
+func (e *Engine) sortLaneStaged(l *Lane) {
+	q := &l.q
+	n := int(l.staged)
+	buf := e.laneScratch[:0]
+	for j := q.size; j < q.size+n; j++ {
+		buf = append(buf, *q.slot(q.head + j))
+	}
+	slices.SortFunc(buf, func(a, b laneItem) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return cmp.Compare(a.key, b.key)
+	})
+	for j := range buf {
+		*q.slot(q.head + q.size + j) = buf[j]
+	}
+	e.laneScratch = buf[:0]
 }
 
 // stage keeps it, an arrival for engine to (this one, or another of its
@@ -306,6 +345,9 @@ func (e *Engine) flushLanes() bool {
 	base := e.seq
 	for m := e.stagedLanes; m != 0; m &= m - 1 {
 		l := &e.laneArr[bits.TrailingZeros64(m)]
+		if e.unsortedLanes&(1<<l.index) != 0 {
+			e.sortLaneStaged(l)
+		}
 		q := &l.q
 		n := int(l.staged)
 		for j := q.size; j < q.size+n; j++ {
@@ -324,6 +366,7 @@ func (e *Engine) flushLanes() bool {
 		l.staged = 0
 	}
 	e.stagedLanes = 0
+	e.unsortedLanes = 0
 	e.seq = base + block
 	return true
 }
@@ -389,6 +432,7 @@ func (e *Engine) unstageLanes() {
 		l.staged = 0
 	}
 	e.stagedLanes = 0
+	e.unsortedLanes = 0 // sortStaged sorts each time's arrivals by key
 }
 
 // sortStaged orders a window's arrivals by (time, key). They come in

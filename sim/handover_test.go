@@ -198,3 +198,73 @@ func TestHandOverSortFallback(t *testing.T) {
 		t.Errorf("fired %q, want %q", r.got, want)
 	}
 }
+
+// TestHandOverLongWalk: arrivals sent in one window at one time in an
+// order far from their keys' (hundreds of ports sending in step, as in a
+// fabric whose hosts start a permutation together) walk back no further
+// than maxStagedWalk; the lane is sorted at the window's end instead,
+// and they fire in the order the walk would have given: by time, then
+// key, those of one key in the order they were sent.
+func TestHandOverLongWalk(t *testing.T) {
+	for _, n := range []int{maxStagedWalk, 3 * maxStagedWalk, 400} {
+		e := NewEngine(1)
+		e.SetLookahead(1000)
+		r := &namer{e: e}
+		l := e.Lane(1000, namerKind)
+		rng := rand.New(rand.NewPCG(uint64(n), 7))
+		type sent struct {
+			at    Time
+			key   uint32
+			order int
+			name  string
+		}
+		var all []sent
+		for i := range n {
+			// Keys repeat (n/2 of them) so that one key's arrivals
+			// must keep the order they were sent in; a tenth are due
+			// 10 ps later, sent from a later instant of the window.
+			s := sent{at: 1100, key: uint32(rng.IntN(n/2 + 1)), order: i, name: ""}
+			if i%10 == 9 {
+				s.at = 1110
+			}
+			s.name = string(rune('a'+i%26)) + "-" + string(rune('A'+i/26))
+			all = append(all, s)
+		}
+		unsorted := false
+		e.Schedule(100, r, 0, 0, func() {
+			for _, s := range all {
+				if s.at == 1100 {
+					e.HandOver(l, s.key, unsafe.Pointer(r), unsafe.Pointer(&s.name))
+				}
+			}
+		})
+		e.Schedule(110, r, 0, 0, func() {
+			for _, s := range all {
+				if s.at == 1110 {
+					e.HandOver(l, s.key, unsafe.Pointer(r), unsafe.Pointer(&s.name))
+				}
+			}
+			unsorted = e.unsortedLanes != 0
+		})
+		e.Run(Never, nil)
+		want := slices.Clone(all)
+		slices.SortStableFunc(want, func(a, b sent) int {
+			if a.at != b.at {
+				return int(a.at - b.at)
+			}
+			return int(a.key) - int(b.key)
+		})
+		var names []string
+		for _, s := range want {
+			names = append(names, s.name)
+		}
+		if !slices.Equal(r.got, names) {
+			t.Errorf("n=%d: fired %q, want %q", n, r.got, names)
+		}
+		// 400 arrivals in random key order need walks far beyond the
+		// bound; maxStagedWalk in one order need at most maxStagedWalk-1.
+		if wantUnsorted := n > maxStagedWalk; unsorted != wantUnsorted {
+			t.Errorf("n=%d: lane left for the sort %v, want %v", n, unsorted, wantUnsorted)
+		}
+	}
+}
