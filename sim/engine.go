@@ -59,6 +59,8 @@ type Engine struct {
 	// scratch.
 	unsortedLanes uint64
 	laneScratch   []laneItem
+	keyScratch    []uint64
+	posScratch    []int32
 	runs          []int        // sortStaged's scratch: where the runs in time order start
 	mergeBuf      []stagedItem // and mergeRuns'
 	// In a Group (group.go): the group, this engine's partition, and

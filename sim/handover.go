@@ -168,25 +168,45 @@ func (e *Engine) stageInLane(l *Lane, key uint32, target, data unsafe.Pointer) {
 const maxStagedWalk = 128
 
 // sortLaneStaged puts lane l's staged arrivals, which stageInLane left
-// out of order, in order of time and key, as its walk would have. Keys
-// are unique, so any sort gives the one order.
+// out of order, in order of time and key, as its walk would have. They
+// are in time order already; each time's keys are sorted as integers
+// (unique: a key holds its arrival's place among the window's staged,
+// by which the arrival is found again), which costs about half what a
+// sort of the 32-byte items by a comparison function does.
 func (e *Engine) sortLaneStaged(l *Lane) {
 	q := &l.q
 	n := int(l.staged)
-	buf := e.laneScratch[:0]
+	buf, keys := e.laneScratch[:0], e.keyScratch[:0]
+	pmin, pmax := maxStaged, 0
 	for j := q.size; j < q.size+n; j++ {
-		buf = append(buf, *q.slot(q.head + j))
+		it := *q.slot(q.head + j)
+		buf = append(buf, it)
+		keys = append(keys, it.key)
+		p := stagedPlace(it.key)
+		pmin, pmax = min(pmin, p), max(pmax, p)
 	}
-	slices.SortFunc(buf, func(a, b laneItem) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
+	pos := slices.Grow(e.posScratch[:0], pmax-pmin+1)[:pmax-pmin+1]
+	for i := range buf {
+		pos[stagedPlace(buf[i].key)-pmin] = int32(i)
+	}
+	for s := 0; s < n; {
+		end := s + 1
+		for end < n && buf[end].at == buf[s].at {
+			end++
 		}
-		return cmp.Compare(a.key, b.key)
-	})
-	for j := range buf {
-		*q.slot(q.head + q.size + j) = buf[j]
+		slices.Sort(keys[s:end])
+		s = end
 	}
-	e.laneScratch = buf[:0]
+	for j, k := range keys {
+		*q.slot(q.head + q.size + j) = buf[pos[stagedPlace(k)-pmin]]
+	}
+	e.laneScratch, e.keyScratch, e.posScratch = buf[:0], keys[:0], pos[:0]
+}
+
+// stagedPlace is the place among the window's staged arrivals that
+// stagedKey put in key.
+func stagedPlace(key uint64) int {
+	return int(key>>laneBits) & (maxStaged - 1)
 }
 
 // stage keeps it, an arrival for engine to (this one, or another of its
