@@ -96,6 +96,9 @@ func (j *Job) JobGraph(name string, iterations int) (*job.Job, error) {
 		case Gather, Scatter:
 			tag := p2pTagBase + int64(ci)
 			root := c.Ranks[0]
+			// Each transfer waits on the node's own dependencies only,
+			// taken before the loop adds the transfers to the root's node.
+			base := slices.Clone(byNode[c.Nodes[0]].Deps)
 			for i, ref := range c.Nodes {
 				jn := byNode[ref]
 				if i == 0 {
@@ -110,7 +113,7 @@ func (j *Job) JobGraph(name string, iterations int) (*job.Job, error) {
 					return nil, nodeErr(lead.File, rootNode.ID, "no node id is left above this one for the transfers of its %s", c.Type)
 				}
 				p := job.Node{ID: nextID[root], Name: fmt.Sprintf("%s (rank %d)", rootNode.Name, ref.Rank), Kind: job.Recv,
-					Deps: slices.Clone(rootNode.Deps), Size: int64(c.Size), Tag: tag, Peer: ref.Rank}
+					Deps: slices.Clone(base), Size: int64(c.Size), Tag: tag, Peer: ref.Rank}
 				if c.Type == Scatter {
 					p.Kind = job.Send
 				}

@@ -110,6 +110,14 @@ func TestJobGraphNodes(t *testing.T) {
 	if d := jb.Graphs[0][5].Deps; fmt.Sprint(d) != "[11 42 43]" {
 		t.Errorf("the root's GATHER waits on %v, want its dependency and its two receives [11 42 43]", d)
 	}
+	// Each extra transfer of the root waits on the node's own dependencies,
+	// not on the transfers built before it (review G, finding 1).
+	wantDeps := map[uint64]string{42: "[11]", 43: "[11]", 44: "[12]", 45: "[12]"}
+	for _, n := range jb.Graphs[0] {
+		if w, ok := wantDeps[n.ID]; ok && fmt.Sprint(n.Deps) != w {
+			t.Errorf("rank 0's node %d waits on %v, want %s", n.ID, n.Deps, w)
+		}
+	}
 	if n := jb.Graphs[1][5]; n.Kind != job.Send || n.Peer != 0 || n.Size != 4096 {
 		t.Errorf("rank 1's GATHER: %+v, want a send of 4096 bytes to rank 0", n)
 	}
