@@ -97,8 +97,8 @@ func findCycle(preds [][]int) []int {
 
 // checkDeadlock fails when the ranks wait on each other in a cycle: a
 // collective's calls are one vertex (none finishes before all have
-// started), a receive waits on its send, and each node on its
-// dependencies.
+// started), a rank's calls on a group wait one for the other, a
+// receive waits on its send, and each node on its dependencies.
 func (j *Job) checkDeadlock() error {
 	base := make([]int, len(j.Ranks)+1)
 	for r, t := range j.Ranks {
@@ -125,6 +125,31 @@ func (j *Job) checkDeadlock() error {
 			}
 		}
 	}
+	// A rank makes its calls on a communicator one after the other
+	// (job.Validate's rule): call k waits for call k-1 of its group.
+	// GATHER, SCATTER and groups of one rank make no communicator call
+	// (JobGraph). Groups are numbered in order of first use, never by
+	// iterating a map.
+	last := map[Ref]int{}
+	groupIdx := map[string]uint64{}
+	for _, c := range j.Collectives {
+		if len(c.Ranks) < 2 || c.Type == Gather || c.Type == Scatter {
+			continue
+		}
+		gi, ok := groupIdx[c.Group]
+		if !ok {
+			gi = uint64(len(groupIdx))
+			groupIdx[c.Group] = gi
+		}
+		for _, ref := range c.Nodes {
+			v := rep[vertex(ref)]
+			key := Ref{ref.Rank, gi}
+			if p, ok := last[key]; ok {
+				preds[v] = append(preds[v], p)
+			}
+			last[key] = v
+		}
+	}
 	for _, tr := range j.Transfers {
 		v := rep[vertex(tr.Recv)]
 		preds[v] = append(preds[v], rep[vertex(tr.Send)])
@@ -140,7 +165,7 @@ func (j *Job) checkDeadlock() error {
 	}
 	r := sortSearch(base, cyc[0])
 	return nodeErr(j.Ranks[r].File, j.Ranks[r].Nodes[cyc[0]-base[r]].ID,
-		"the ranks wait on each other in a cycle (a collective's calls wait for one another, a receive for its send): %s: expected an order every rank can follow", strings.Join(names, " → "))
+		"the ranks wait on each other in a cycle (a collective's calls wait for one another, a rank's calls on a group one after the other, a receive for its send): %s: expected an order every rank can follow", strings.Join(names, " → "))
 }
 
 // sortSearch returns the rank whose vertices hold v.

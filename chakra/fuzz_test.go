@@ -50,11 +50,16 @@ func FuzzRead(f *testing.F) {
 // Read, Assemble or JobGraph panic, and a trace Assemble accepts is a
 // job that job.Validate accepts (the reader's checks hold what the job
 // graph needs). Seeds: a send and receive each way beside an
-// all-reduce, and a GATHER and a BARRIER in a group of both ranks.
+// all-reduce, a GATHER and a BARRIER in a group of both ranks, and a
+// receive that waits across a rank's call order.
 func FuzzAssemble(f *testing.F) {
 	f.Add(encode(f, comp(1, 5), coll(2, AllReduce, 4096, 1), send(3, 1, 0, 64, 2), recv(4, 1, 0, 64)),
 		encode(f, coll(7, AllReduce, 4096), recv(8, 0, 0, 64), send(9, 0, 0, 64, 8)))
 	f.Add(encode(f, coll(1, Gather, 100), coll(2, Barrier, 0, 1)), encode(f, coll(1, Gather, 100), coll(2, Barrier, 0, 1)))
+	// Review G, finding 2: rank 0's call 1 waits on a receive whose send
+	// waits on rank 1's call 2, which rank 0 makes only after its call 1.
+	f.Add(encode(f, recv(0, 1, 7, 8), coll(1, AllReduce, 64, 0), coll(2, AllReduce, 64)),
+		encode(f, coll(1, AllReduce, 64), coll(2, AllReduce, 64), send(3, 0, 7, 8, 2)))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var traces []*Trace
 		for r, data := range [2][]byte{a, b} {

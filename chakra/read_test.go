@@ -149,6 +149,13 @@ func TestBadTraces(t *testing.T) {
 			"x.0.et": encode(t, coll(0, AllReduce, 1<<20, 2), recv(1, 1, 0, 64), send(2, 1, 0, 64, 1)),
 			"x.1.et": encode(t, coll(0, AllReduce, 1<<20), recv(1, 0, 0, 64), send(2, 0, 0, 64, 1))}, 4,
 			[]string{"t/x.", "the ranks wait on each other in a cycle", "rank 0 node 2", "expected an order every rank can follow"}},
+		{"calls on a group wait one for the other", map[string][]byte{
+			"x.0.et": encode(t, recv(0, 1, 7, 8), coll(1, AllReduce, 64, 0), coll(2, AllReduce, 64)),
+			"x.1.et": encode(t, coll(1, AllReduce, 64), coll(2, AllReduce, 64), send(3, 0, 7, 8, 2)),
+			"x.2.et": encode(t, coll(1, AllReduce, 64), coll(2, AllReduce, 64)),
+			"x.3.et": encode(t, coll(1, AllReduce, 64), coll(2, AllReduce, 64))}, 4,
+			[]string{"t/x.0.et: node 0: the ranks wait on each other in a cycle", "a rank's calls on a group one after the other",
+				"rank 0 node 0 → rank 0 node 1 → rank 0 node 2 → rank 1 node 3 → rank 0 node 0"}},
 		{"a field the schema lacks", map[string][]byte{"x.1.et": append(encode(t), 0x03, 0xf8, 0x01, 0x01)}, 4,
 			[]string{"x.1.et: node 0: Node has field 31, which et_def.proto (Chakra 21585d8) does not define"}},
 	}
