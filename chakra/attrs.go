@@ -18,23 +18,26 @@ const (
 	attrCommPriority = "comm_priority"
 	attrPGName       = "pg_name"
 	attrIsCPUOp      = "is_cpu_op"
+	// attrInvolvedDim is the bool_list of ASTRA-sim's logical-topology
+	// dimensions a collective runs over (Workload::issue_coll_comm);
+	// lfsim has no logical dimensions, so only every one (all true,
+	// ASTRA-sim's default when absent) is accepted.
+	attrInvolvedDim = "involved_dim"
 )
 
 // ignoredAttrs are the attributes Chakra's tools write that change
 // nothing lfsim models: num_ops and tensor_size (ASTRA-sim's roofline
-// model and its remote memory; lfsim replays duration_micros),
-// involved_dim (the dimensions of ASTRA-sim's logical topology; lfsim's
-// collectives run over the fabric as built), tensor_loc (Chakra's
+// model and its remote memory; lfsim replays duration_micros), tensor_loc (Chakra's
 // feeder), and the provenance the PyTorch converter records (rf_id,
 // fw_parent, seq_id, scope, tid, fw_tid, op_schema, stream). Any other
 // name is an error.
-var ignoredAttrs = []string{"num_ops", "tensor_size", "tensor_loc", "involved_dim",
+var ignoredAttrs = []string{"num_ops", "tensor_size", "tensor_loc",
 	"rf_id", "fw_parent", "seq_id", "scope", "tid", "fw_tid", "op_schema", "stream"}
 
 // known lists every attribute name Read accepts, for its errors.
 func knownAttrs() []string {
 	return append([]string{attrCommType, attrCommSize, attrCommSrc, attrCommDst, attrCommTag,
-		attrCommPriority, attrPGName, attrIsCPUOp}, ignoredAttrs...)
+		attrCommPriority, attrPGName, attrIsCPUOp, attrInvolvedDim}, ignoredAttrs...)
 }
 
 // attrs are the attributes a node gave, read by name.
@@ -78,6 +81,14 @@ func readAttrs(file string, id uint64, list []*etdef.AttributeProto) (attrs, err
 				return a, nodeErr(file, id, "attribute is_cpu_op is %s: expected a bool (bool_val)", kindOf(at))
 			}
 			a.cpu = b.BoolVal
+		case attrInvolvedDim:
+			l, ok := at.GetValue().(*etdef.AttributeProto_BoolList)
+			if !ok {
+				return a, nodeErr(file, id, "attribute involved_dim is %s: expected a bool_list, as ASTRA-sim requires", kindOf(at))
+			}
+			if slices.Contains(l.BoolList.GetValues(), false) {
+				return a, nodeErr(file, id, "involved_dim %v: lfsim has no logical dimensions; expected every dimension (all true), or a process group (pg_name) for a subset", l.BoolList.GetValues())
+			}
 		default:
 			if !slices.Contains(ignoredAttrs, name) {
 				return a, nodeErr(file, id, "unknown attribute %q: expected one of %s", name, joinOr(knownAttrs()))

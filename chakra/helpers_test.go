@@ -38,6 +38,10 @@ func str(name, v string) *etdef.AttributeProto {
 	return &etdef.AttributeProto{Name: name, Value: &etdef.AttributeProto_StringVal{StringVal: v}}
 }
 
+func bools(name string, v ...bool) *etdef.AttributeProto {
+	return &etdef.AttributeProto{Name: name, Value: &etdef.AttributeProto_BoolList{BoolList: &etdef.BoolList{Values: v}}}
+}
+
 func comp(id, micros uint64, deps ...uint64) *etdef.Node {
 	return &etdef.Node{Id: id, Name: "comp", Type: etdef.NodeType_COMP_NODE, DurationMicros: micros, DataDeps: deps}
 }

@@ -156,6 +156,10 @@ func TestBadTraces(t *testing.T) {
 			"x.3.et": encode(t, coll(1, AllReduce, 64), coll(2, AllReduce, 64))}, 4,
 			[]string{"t/x.0.et: node 0: the ranks wait on each other in a cycle", "a rank's calls on a group one after the other",
 				"rank 0 node 0 → rank 0 node 1 → rank 0 node 2 → rank 1 node 3 → rank 0 node 0"}},
+		{"involved_dim over some dimensions", map[string][]byte{"x.1.et": encode(t, collAttrs(1, i64("comm_type", 0), i64("comm_size", 1<<20), bools("involved_dim", true, false)))}, 4,
+			[]string{"x.1.et: node 1: involved_dim [true false]: lfsim has no logical dimensions; expected every dimension (all true), or a process group (pg_name) for a subset"}},
+		{"involved_dim not a bool_list", map[string][]byte{"x.1.et": encode(t, collAttrs(1, i64("comm_type", 0), i64("comm_size", 1<<20), i64("involved_dim", 3)))}, 4,
+			[]string{"x.1.et: node 1: attribute involved_dim is a int64_val: expected a bool_list"}},
 		{"a field the schema lacks", map[string][]byte{"x.1.et": append(encode(t), 0x03, 0xf8, 0x01, 0x01)}, 4,
 			[]string{"x.1.et: node 0: Node has field 31, which et_def.proto (Chakra 21585d8) does not define"}},
 	}
@@ -249,5 +253,18 @@ func TestMetadataProcessGroups(t *testing.T) {
 		if _, err := Load(FS(bad), "x", 3, ""); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %s", err, c.want)
 		}
+	}
+}
+
+// TestInvolvedDimAllTrue: involved_dim over every dimension (ASTRA-sim's
+// default, 4 × true) reads as the collective over its whole group.
+func TestInvolvedDimAllTrue(t *testing.T) {
+	data := encode(t, collAttrs(1, i64("comm_type", 0), i64("comm_size", 1<<20), bools("involved_dim", true, true, true, true)))
+	tr, err := Read("x.0.et", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := tr.Node(1); !ok || n.Comm == nil || n.Comm.Size != 1<<20 {
+		t.Errorf("node 1: %+v, want an all-reduce of 1048576 bytes", n)
 	}
 }
