@@ -1,7 +1,9 @@
 package chakra
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -58,6 +60,9 @@ func Read(file string, data []byte) (*Trace, error) {
 			}
 		}
 		if w < 0 {
+			if err := protowire.ParseError(w); !errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, byteErr(file, start, "%s: its length prefix (a varint) is over-long (%v): expected at most 10 bytes holding a 64-bit length", where, err)
+			}
 			return nil, byteErr(file, start, "%s: the file ends inside its length prefix (a varint): truncated", where)
 		}
 		off += w

@@ -113,6 +113,8 @@ func TestBadTraces(t *testing.T) {
 			[]string{"x.1.et: byte 8:", "message 2", "says 74 bytes but 71 are left", "truncated"}},
 		{"truncated inside a length prefix", map[string][]byte{"x.2.et": append(encode(t, comp(1, 1)), 0x80)}, 4,
 			[]string{"x.2.et: byte ", "after node 1", "length prefix", "truncated"}},
+		{"over-long length prefix", map[string][]byte{"x.0.et": {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}}, 4,
+			[]string{"x.0.et: byte 0: the GlobalMetadata: its length prefix (a varint) is over-long", "expected at most 10 bytes"}},
 		{"empty file", map[string][]byte{"x.0.et": nil}, 4,
 			[]string{"x.0.et: byte 0: the file is empty: expected a GlobalMetadata"}},
 		{"unknown node type", map[string][]byte{"x.3.et": encode(t, comp(1, 1), &etdef.Node{Id: 9, Type: 12})}, 4,
