@@ -50,7 +50,11 @@ func Load(read ReadFunc, prefix string, ranks int, groups string) (*Job, error) 
 			return nil, err
 		}
 	}
-	if _, err := read(RankFile(prefix, ranks)); err == nil {
+	// A file beyond the ranks, or one that cannot be read (over the size
+	// limit, say), is refused; only its absence passes.
+	if _, err := read(RankFile(prefix, ranks)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %v: expected no rank file beyond the %d ranks given (the hosts)", RankFile(prefix, ranks), err, ranks)
+	} else if err == nil {
 		return nil, fmt.Errorf("%s: a rank file beyond the %d ranks given (the hosts): expected one file per rank, %s to %s, and no more",
 			RankFile(prefix, ranks), ranks, RankFile(prefix, 0), RankFile(prefix, ranks-1))
 	}

@@ -1,7 +1,9 @@
 package chakra
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -268,5 +270,41 @@ func TestInvolvedDimAllTrue(t *testing.T) {
 	}
 	if n, ok := tr.Node(1); !ok || n.Comm == nil || n.Comm.Size != 1<<20 {
 		t.Errorf("node 1: %+v, want an all-reduce of 1048576 bytes", n)
+	}
+}
+
+// TestUnreadableExtraRankFile: a rank file beyond the ranks that exists
+// but cannot be read (here over a read limit) is refused, not taken
+// for absent (review G, finding 5); an absent one passes.
+func TestUnreadableExtraRankFile(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for r := range 2 {
+		fsys[fmt.Sprintf("t/x.%d.et", r)] = &fstest.MapFile{Data: encode(t, coll(1, AllReduce, 64))}
+	}
+	tooBig := errors.New("over the 256 MiB limit")
+	cases := []struct {
+		name  string
+		extra error // what reading t/x.2.et gives
+		want  string
+	}{
+		{"absent", fs.ErrNotExist, ""},
+		{"unreadable", tooBig, "t/x.2.et: over the 256 MiB limit: expected no rank file beyond the 2 ranks given"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			read := func(name string) ([]byte, error) {
+				if name == "t/x.2.et" {
+					return nil, c.extra
+				}
+				return fs.ReadFile(fsys, name)
+			}
+			_, err := Load(read, "t/x", 2, "")
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
 	}
 }
