@@ -55,9 +55,11 @@ type Transfer struct {
 // Assemble checks traces (rank r's at r) and matches their
 // communication. Each rank's dependencies must name nodes of its own
 // file and make no cycle. A collective's k-th call in a group at one
-// rank is its k-th at every rank of the group (calls in a topological
-// order, the lowest id first among nodes ready together, the order
-// ASTRA-sim issues nodes that are free at once); they
+// rank is its k-th at every rank of the group (calls in a static
+// topological order, the lowest id first among nodes ready together:
+// like ASTRA-sim's order for nodes that become free at the same moment,
+// but fixed before the run, where ASTRA-sim's depends on the durations
+// and the busy hardware; see job's doc on static order); they
 // must agree on comm_type and comm_size, and every rank of the group
 // must call it. The k-th send from s to d with a tag is the k-th receive
 // at d from s with that tag; their sizes must agree. Last, the ranks
@@ -122,9 +124,13 @@ func groupNames(g Groups) string {
 
 // inOrder lists a trace's nodes of one type in its call order: a
 // topological order of its dependencies that takes, of the nodes ready
-// together, the lowest id first (ASTRA-sim issues the nodes that are
-// free at once in id order: Workload::issue_dep_free_nodes). The trace
-// has passed checkDeps.
+// together, the lowest id first. It is a static order: ASTRA-sim too
+// issues the nodes free at one moment in id order
+// (Workload::issue_dep_free_nodes), but it does so at run time, as
+// nodes become free (durations decide which are free together) and
+// only when the hardware resource is available, so a trace whose calls
+// on one group become ready in a different order on different ranks is
+// paired here differently from ASTRA-sim. The trace has passed checkDeps.
 func inOrder(t *Trace, typ NodeType) []*Node {
 	var out []*Node
 	for _, i := range t.order() {
