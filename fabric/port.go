@@ -384,9 +384,15 @@ func (p *Port) startNext() {
 	}
 	var pkt *Packet
 	for p.hasControl {
-		if p.control.Len == 0 {
-			pkt = p.llrNext() // link-level retry's replay (llr.go)
-			break
+		if p.control.Len == 0 || p.control.head.Kind == KindCredit && p.llrPending() {
+			// link-level retry's replay (llr.go); a credit update waits
+			// for it, lest it overtake the frames it counts (PFC goes first)
+			pkt = p.llrNext()
+			p.hasControl = p.hasControl || p.control.Len > 0
+			if pkt != nil || p.control.Len == 0 || p.down {
+				break
+			}
+			continue
 		}
 		pkt = p.control.Pop()
 		p.hasControl = p.control.Len > 0 || p.llrPending()
