@@ -259,3 +259,22 @@ faults:
 		}
 	}
 }
+
+// TestLLRLossEnds: a loss fault that ends (until) while a NACK is on its
+// way (review F, finding 2). The link's fast path came back as the loss
+// rate went to 0, so the frames after skipped the hold and overtook the
+// lost frame and those held after it: the transport saw a gap and
+// resent end to end. The reviewer's table of until times gave 48, 48, 24
+// and 70 retransmissions at 53, 54, 56 and 57 us; LLR resends every loss
+// on the link, so each must give 0, with nothing dropped.
+func TestLLRLossEnds(t *testing.T) {
+	src := patch(t, exampleText(t, "uec-llr-lossy-link"), "size: 4MiB", "size: 1MiB")
+	for _, until := range []string{"53us", "54us", "56us", "57us"} {
+		sc := mustParse(t, patch(t, src, "rate: 1/100}", "rate: 1/5, until: "+until+"}"))
+		_, sum, _ := mustRun(t, sc)
+		assertConserved(t, "until "+until, sum)
+		if sum.UEC == nil || sum.UEC.LLRNacks == 0 || sum.Packets.Retransmitted != 0 || sum.Packets.Dropped != 0 || sum.Flows.Completed != 4 {
+			t.Errorf("until %s: uec %+v, %d retransmitted, %d dropped, %d of 4 flows; want NACKs, 0, 0, 4", until, sum.UEC, sum.Packets.Retransmitted, sum.Packets.Dropped, sum.Flows.Completed)
+		}
+	}
+}

@@ -66,6 +66,7 @@ func (l *Link) llrHold(pkt *Packet, lost bool) {
 	r.heldTotal++
 	if lost && !r.open {
 		r.open = true
+		l.updateFastCarry() // what follows is held until the replay
 		r.Nacks++
 		l.eng.After(2*l.Delay, l.from, portLLRNack, 0, nil)
 	} else if lost {
@@ -94,6 +95,7 @@ func (p *Port) llrNext() *Packet {
 	r := p.out.llr
 	if r.nacked {
 		r.nacked, r.open = false, false
+		p.out.updateFastCarry()
 		for q := r.replay.Pop(); q != nil; q = r.replay.Pop() {
 			r.held.Push(q) // a replay cut short by another loss: after what it lost
 		}

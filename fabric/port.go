@@ -662,11 +662,13 @@ func (l *Link) SetLossFilter(lose func(*Packet) bool) {
 }
 
 // updateFastCarry says whether the transmitting port may skip the link
-// (Port.fastCarry): while it is up, loses nothing and has a lane.
+// (Port.fastCarry): while it is up, loses nothing, has a lane and holds
+// no frames for a link-level retry's replay (llr.go: a frame skipping the
+// link would overtake those held while a NACK is on its way).
 func (l *Link) updateFastCarry() {
 	p := l.from
 	p.arrivalLane = l.lane
-	p.fastCarry = !l.down && l.lossRate == 0 && l.lossFilter == nil && l.lane != nil
+	p.fastCarry = !l.down && l.lossRate == 0 && l.lossFilter == nil && l.lane != nil && (l.llr == nil || !l.llr.open)
 }
 
 // carry puts a frame on the link; info is its frameInfo, so that the
