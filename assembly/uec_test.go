@@ -91,6 +91,9 @@ func TestUECErrors(t *testing.T) {
 		{head + "hca: {transport: uet}\ntraffic: [{flow: {from: h0, to: h1, size: 8, op: atomic}}]\n", "t.yaml:3:50: traffic[0].flow.op: atomics on UET are not modelled yet"},
 		{head + "hca: {transport: uet, overlay: {encap: vxlan, vni: 7}}\n", "t.yaml:2:32: hca.overlay: an overlay tunnels IP: it goes with hca.transport: iwarp (eRDMA's) or rocev2; UET in an overlay is not modelled yet (drop hca.overlay, or set hca.transport)"},
 		{head + "switch: {trim: true, link_layer: infiniband}\n", "t.yaml:2:10: switch.trim: trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer"},
+		{head + "switch: {cbfc: true, trim: true}\n", "t.yaml:2:22: switch.trim: with switch.cbfc nothing is dropped for want of buffer: nothing to trim (remove trim, or cbfc)"},
+		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {trim: true}}], links: [[h0, s0], [h1, s0]]}\nswitch: {cbfc: true}\n", "t.yaml:1:76: topology.switches[0].switch.trim: with switch.cbfc nothing is dropped for want of buffer: nothing to trim (remove trim, or cbfc)"},
+		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {trim: true}}], links: [[h0, s0], [h1, s0]]}\nswitch: {link_layer: infiniband}\n", "t.yaml:1:76: topology.switches[0].switch.trim: trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte(c.src))
 		if err == nil || err.Error() != c.want {

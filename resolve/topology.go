@@ -263,7 +263,9 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 		if ok && sw.Switch.Set {
 			p := b.s.Switch
 			b.applySwitch(&p, &sw.Switch, sw.Path+".switch")
-			if b.ibSwitchDecl(&sw.Switch, sw.Path+".switch") {
+			ib := b.ibSwitchDecl(&sw.Switch, sw.Path+".switch")
+			b.checkTrim(&sw.Switch, sw.Path+".switch", ib || b.s.LinkLayer == fabric.InfiniBand)
+			if ib {
 				b.ibOwnBlock(&sw.Switch, sw.Path+".switch")
 				ibSwitch(&p, 0, sw.Switch.Forwarding.Set)
 				if h := b.f.Switch.IB.HOQLifetime; h.Time.Set {

@@ -85,8 +85,21 @@ func (b *builder) checkUEC() {
 	if sw.LLR.V && (b.s.LinkLayer == fabric.InfiniBand || b.s.Mixed()) {
 		b.errorf(sw.KeyPos("llr"), "switch.llr", "llr is Ultra Ethernet's link-level retry, for Ethernet links")
 	}
-	if b.s.Switch.Trim && b.s.LinkLayer == fabric.InfiniBand {
-		b.errorf(sw.KeyPos("trim"), "switch.trim", "trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer")
+	b.checkTrim(sw, "switch", b.s.LinkLayer == fabric.InfiniBand)
+}
+
+// checkTrim refuses switch block s's trim (path names the block) where
+// it would trim nothing: on an InfiniBand switch (ib), or with
+// switch.cbfc, as neither drops a packet for want of buffer.
+func (b *builder) checkTrim(s *scenario.SwitchS, path string, ib bool) {
+	if !s.Has("trim") || !s.Trim.V {
+		return
+	}
+	switch at := s.KeyPos("trim"); {
+	case ib:
+		b.errorf(at, path+".trim", "trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer")
+	case b.f.Switch.Has("cbfc") && b.f.Switch.CBFC.On:
+		b.errorf(at, path+".trim", "with switch.cbfc nothing is dropped for want of buffer: nothing to trim (remove trim, or cbfc)")
 	}
 }
 
