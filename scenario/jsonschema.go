@@ -131,6 +131,11 @@ const (
 
 func (*StrV) jsonSchema(_ *schemaGen, tag reflect.StructTag) map[string]any {
 	s := map[string]any{"type": "string"}
+	if tag.Get("number") == "also" {
+		// A string the loader also takes written as a YAML number
+		// (a fault's loss rate: 1e-2 as well as 1/256 or 1%).
+		s["type"] = []any{"string", "number"}
+	}
 	if e := enumOf(tag, "enum"); e != nil {
 		s["enum"] = e
 	}

@@ -25,6 +25,12 @@ func TestJSONSchemaRejects(t *testing.T) {
 	if err := s.Validate(schematest.YAML(t, []byte(ok))); err != nil {
 		t.Fatalf("a good file fails: %v", err)
 	}
+	// A fault's loss rate written as a YAML number is taken by the loader
+	// (resolve's faults), so the schema takes it too.
+	lossy := ok + "faults:\n  - {at: 0, link: [h0, s0], action: loss, rate: 1e-2}\n"
+	if err := s.Validate(schematest.YAML(t, []byte(lossy))); err != nil {
+		t.Errorf("a loss rate written as a number fails: %v", err)
+	}
 	several, err := os.ReadFile("../resolve/testdata/several-errors.yaml")
 	if err != nil {
 		t.Fatal(err)

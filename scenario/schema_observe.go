@@ -21,7 +21,7 @@ type FaultS struct {
 	Action      StrV   `yaml:"action" required:"" enum:"down|up|pfc-storm|slow-receiver|rx-hang|missing-entry|loss"`
 	Priority    IntV   `yaml:"priority" min:"0" max:"7"`
 	Until       TimeV  `yaml:"until"`
-	Rate        StrV   `yaml:"rate"`
+	Rate        StrV   `yaml:"rate" number:"also"`
 	Convergence TimeV  `yaml:"convergence"`
 }
 
