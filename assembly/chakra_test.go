@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/lfsim/lfsim/chakra/etdef"
-	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -138,27 +137,7 @@ traffic:
 		t.Fatal(err)
 	}
 	_, n := runScenarioFiles(t, s, 1)
-	jr := n.jobs[0]
-	const allreduce = 1 // the all-reduce's index in each rank's nodes (by id)
-	for it := range 2 {
-		var call sim.Time
-		for _, k := range jr.ranks {
-			call = max(call, k.Start[it][allreduce])
-		}
-		coll := jr.ranks[0].End[it][allreduce] - call
-		b := goodput(s, 100*fabric.Gbps)
-		wire := float64(s.Wire(fabric.OpWriteMiddle, s.HCA.MTU))
-		msg := sim.Time((float64(p2p)*8/b+wire*8/100e9)*float64(sim.Second)) + 2*sim.Microsecond
-		want := c1 + coll + msg + c2
-		got, ok := jr.iterationTime(it)
-		if !ok {
-			t.Fatalf("iteration %d is not done", it)
-		}
-		t.Logf("iteration %d: %v, critical path %v", it, got, want)
-		if r := float64(got) / float64(want); r < 0.99 || r > 1.01 {
-			t.Errorf("iteration %d took %v, the critical path is %v (%.4f×): all-reduce %v, message %v", it, got, want, r, coll, msg)
-		}
-	}
+	assertCriticalPath(t, s, n.jobs[0], 1, p2p, c1, c2) // the all-reduce is node 1 of each rank (by id)
 }
 
 // TestChakraProcessGroups: collectives over process groups. Four ranks;

@@ -82,19 +82,24 @@ func TestJobHandBuiltCriticalPath(t *testing.T) {
 	if len(rows) != 2 || rows[0]["status"] != "completed" || rows[1]["status"] != "completed" {
 		t.Fatalf("collectives.csv: %v", rows)
 	}
-	jr := n.jobs[0]
+	assertCriticalPath(t, s, n.jobs[0], 1, p2p, c1, c2)
+	assertCollSummary(t, files["summary.json"], 2)
+}
+
+// assertCriticalPath: each of a job's two iterations takes its critical
+// path within 1%: compute c1, the all-reduce (node index allreduce in
+// each rank's nodes; from its last rank's call to its end at the
+// sender, rank 0, as collectives.csv times it), the message of p2p bytes
+// (MTU packets at 100 Gb/s on two links, store and forward of one packet
+// at the switch, plus their delays of 1 µs each), then compute c2.
+func assertCriticalPath(t *testing.T, s *resolve.Scenario, jr *jobRun, allreduce int, p2p int64, c1, c2 sim.Time) {
+	t.Helper()
 	for it := range 2 {
-		// The all-reduce: from its last rank's call to its end at the
-		// sender, rank 0 (the simulated call, as collectives.csv times
-		// it).
 		var call sim.Time
 		for _, k := range jr.ranks {
-			call = max(call, k.Start[it][1])
+			call = max(call, k.Start[it][allreduce])
 		}
-		coll := jr.ranks[0].End[it][1] - call
-		// The message: 2 MiB of MTU packets at 100 Gb/s on two links
-		// (store and forward of one packet at the switch) plus their
-		// delays (1 µs each).
+		coll := jr.ranks[0].End[it][allreduce] - call
 		b := goodput(s, 100*fabric.Gbps)
 		wire := float64(s.Wire(fabric.OpWriteMiddle, s.HCA.MTU))
 		msg := sim.Time((float64(p2p)*8/b+wire*8/100e9)*float64(sim.Second)) + 2*sim.Microsecond
@@ -108,7 +113,6 @@ func TestJobHandBuiltCriticalPath(t *testing.T) {
 			t.Errorf("iteration %d took %v, the critical path is %v (%.4f×): all-reduce %v, message %v", it, got, want, r, coll, msg)
 		}
 	}
-	assertCollSummary(t, files["summary.json"], 2)
 }
 
 // TestJobWorkers: a job over 16 hosts of 4 leaves (a run cut into
