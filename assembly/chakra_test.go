@@ -7,9 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-
+	"github.com/lfsim/lfsim/chakra"
 	"github.com/lfsim/lfsim/chakra/etdef"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
@@ -71,21 +69,12 @@ traffic:
 	}
 }
 
-// chakraFile writes a rank's Chakra trace as Chakra's protolib does: a
-// GlobalMetadata, then the nodes, each after its length as a varint.
+// chakraFile writes a rank's Chakra trace (chakra.Encode) to path.
 func chakraFile(t *testing.T, path string, nodes ...*etdef.Node) {
 	t.Helper()
-	var out []byte
-	msgs := []proto.Message{&etdef.GlobalMetadata{Version: "0.0.4"}}
-	for _, n := range nodes {
-		msgs = append(msgs, n)
-	}
-	for _, m := range msgs {
-		b, err := proto.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(protowire.AppendVarint(out, uint64(len(b))), b...)
+	out, err := chakra.Encode(nodes...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)

@@ -3,29 +3,15 @@ package chakra
 import (
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/lfsim/lfsim/chakra/etdef"
 )
 
-// encode writes a trace as Chakra's protolib encodeMessage does: each
-// message's length as a varint, then the message; a GlobalMetadata
-// first.
+// encode is Encode, failing the test on an error.
 func encode(t testing.TB, nodes ...*etdef.Node) []byte {
 	t.Helper()
-	var out []byte
-	msgs := []proto.Message{&etdef.GlobalMetadata{Version: "0.0.4"}}
-	for _, n := range nodes {
-		msgs = append(msgs, n)
-	}
-	for _, m := range msgs {
-		b, err := proto.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = protowire.AppendVarint(out, uint64(len(b)))
-		out = append(out, b...)
+	out, err := Encode(nodes...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-
+	"github.com/lfsim/lfsim/chakra"
 	"github.com/lfsim/lfsim/chakra/etdef"
 )
 
@@ -119,17 +117,9 @@ func TestChakraName(t *testing.T) {
 func TestChakraMemory(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, nodes ...*etdef.Node) {
-		var out []byte
-		msgs := []proto.Message{&etdef.GlobalMetadata{Version: "0.0.4"}}
-		for _, n := range nodes {
-			msgs = append(msgs, n)
-		}
-		for _, m := range msgs {
-			b, err := proto.Marshal(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(protowire.AppendVarint(out, uint64(len(b))), b...)
+		out, err := chakra.Encode(nodes...)
+		if err != nil {
+			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
 			t.Fatal(err)
