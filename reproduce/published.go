@@ -86,14 +86,10 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 	errAt := func(n *yaml.Node, format string, args ...any) {
 		errs = append(errs, scenario.Diagnostic{File: file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)})
 	}
-	root, err := scenario.ParseYAML(file, data)
+	top, err := scenario.ParseMapping(file, data, "published.yaml is a mapping: paper, figure, source, read, why and points")
 	if err != nil {
 		return nil, err
 	}
-	if root == nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, scenario.Errors{{File: file, Line: 1, Col: 1, Msg: "published.yaml is a mapping: paper, figure, source, read, why and points"}}
-	}
-	top := root.Content[0]
 	pub := &Published{File: file}
 	var defaults struct{ source, read, why string }
 	var pointsN *yaml.Node

@@ -41,6 +41,21 @@ func ParseYAML(file string, data []byte) (root *yaml.Node, err error) {
 	return &doc, nil
 }
 
+// ParseMapping is ParseYAML for a file whose document is one mapping:
+// its top node, or an error at 1:1 saying what the file holds (what,
+// e.g. "a sweep file is a mapping: base:, vary: and repeat:") when it
+// is empty or anything else.
+func ParseMapping(file string, data []byte, what string) (*yaml.Node, error) {
+	root, err := ParseYAML(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: what}}
+	}
+	return root.Content[0], nil
+}
+
 func yamlDiag(file string, err error) Diagnostic {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {

@@ -134,14 +134,10 @@ func ParseWith(file string, data []byte, extra []Extra) (*Sweep, error) {
 	errAt := func(n *yaml.Node, format string, args ...any) {
 		errs = append(errs, scenario.Diagnostic{File: file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)})
 	}
-	root, err := scenario.ParseYAML(file, data)
+	top, err := scenario.ParseMapping(file, data, "a sweep file is a mapping: base:, vary: and repeat:")
 	if err != nil {
 		return nil, err
 	}
-	if root == nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, scenario.Errors{{File: file, Line: 1, Col: 1, Msg: "a sweep file is a mapping: base:, vary: and repeat:"}}
-	}
-	top := root.Content[0]
 	var baseN, varyN *yaml.Node
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
