@@ -242,13 +242,23 @@ func (r *Run) loadFlows(path string) error {
 		}
 	}
 	r.Flows = FlowStats{want: want}
+	return ReadFlows(path, func(row *FlowRow) error {
+		r.Flows.Add(row)
+		return nil
+	})
+}
+
+// ReadFlows reads a run's flows.csv row by row, checked as LoadRun
+// reads it (its header, each field, bounded lines), calling fn with each
+// row; fn may keep the row's fields but not the row, which the next
+// reuses. A missing file has no rows.
+func ReadFlows(path string, fn func(*FlowRow) error) error {
 	var row FlowRow
 	return eachCSV(path, flowsHeaders, func(h, rec []string) error {
 		if err := parseFlowRow(&row, h, rec); err != nil {
 			return err
 		}
-		r.Flows.Add(&row)
-		return nil
+		return fn(&row)
 	})
 }
 

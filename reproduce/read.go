@@ -2,11 +2,8 @@ package reproduce
 
 import (
 	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -56,68 +53,23 @@ func (r PointRun) Summary() (*reports.Summary, error) {
 	return &s, nil
 }
 
-// Flow is a row of flows.csv, the columns a measure reads.
-type Flow struct {
-	ID                        int
-	Src, Dst, Status          string
-	SizeBytes, DeliveredBytes int64
-	FCTNs                     int64   // 0 when the flow did not complete
-	Slowdown                  float64 // NaN when the flow did not complete
-}
+// Flow is a row of flows.csv (end_ns, fct_ns and slowdown 0 when the
+// flow did not complete: its Status says so).
+type Flow = reports.FlowRow
 
-// Flows reads the run's flows.csv.
+// Flows reads the run's flows.csv as lfsim report does
+// (reports.ReadFlows); a run without one is an error.
 func (r PointRun) Flows() ([]Flow, error) {
 	path := filepath.Join(r.Dir, "flows.csv")
-	f, err := os.Open(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	cr := csv.NewReader(bufio.NewReader(f))
-	cr.FieldsPerRecord = -1
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[h] = i
-	}
-	for _, want := range []string{"id", "src", "dst", "size_bytes", "delivered_bytes", "fct_ns", "slowdown", "status"} {
-		if _, ok := col[want]; !ok {
-			return nil, fmt.Errorf("%s: no column %s", path, want)
-		}
-	}
 	var out []Flow
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		var fl Flow
-		var errs [5]error
-		fl.ID, errs[0] = strconv.Atoi(rec[col["id"]])
-		fl.Src, fl.Dst, fl.Status = rec[col["src"]], rec[col["dst"]], rec[col["status"]]
-		fl.SizeBytes, errs[1] = strconv.ParseInt(rec[col["size_bytes"]], 10, 64)
-		fl.DeliveredBytes, errs[2] = strconv.ParseInt(rec[col["delivered_bytes"]], 10, 64)
-		// An incomplete flow has no FCT and no slowdown: 0 and NaN.
-		fl.Slowdown = math.NaN()
-		if v := rec[col["fct_ns"]]; v != "" {
-			fl.FCTNs, errs[3] = strconv.ParseInt(v, 10, 64)
-		}
-		if v := rec[col["slowdown"]]; v != "" {
-			fl.Slowdown, errs[4] = strconv.ParseFloat(v, 64)
-		}
-		for _, e := range errs {
-			if e != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, line, e)
-			}
-		}
-		out = append(out, fl)
-	}
+	err := reports.ReadFlows(path, func(f *Flow) error {
+		out = append(out, *f)
+		return nil
+	})
+	return out, err
 }
 
 // Sample is one sample of a time series.
