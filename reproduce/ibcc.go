@@ -19,7 +19,8 @@ var ibccVictim = Reproduction{
 func measureIBCCVictim(runs Runs) (map[string]float64, error) {
 	share := 100e9 * 4096 / float64(fabric.IBWire(fabric.OpWriteMiddle, 4096, false)) / 2
 	out := map[string]float64{}
-	for id, base := range map[string]string{"victim without CC": "no-cc", "victim with IB CC": "ib-cc-victim"} {
+	for _, p := range [][2]string{{"victim without CC", "no-cc"}, {"victim with IB CC", "ib-cc-victim"}} {
+		id, base := p[0], p[1]
 		r, err := runs.Base(base)
 		if err != nil {
 			return nil, err

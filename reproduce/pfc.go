@@ -17,7 +17,8 @@ var pfcDeadlock = Reproduction{
 // paused fraction of the run.
 func measurePFC(runs Runs) (map[string]float64, error) {
 	out := map[string]float64{}
-	for id, base := range map[string]string{"bounce high load": "deadlock-clos-bounce", "bounce low load": "bounce-low", "bounce up-down routing": "bounce-updown"} {
+	for _, p := range [][2]string{{"bounce high load", "deadlock-clos-bounce"}, {"bounce low load", "bounce-low"}, {"bounce up-down routing", "bounce-updown"}} {
+		id, base := p[0], p[1]
 		r, err := runs.Base(base)
 		if err != nil {
 			return nil, err
