@@ -58,19 +58,8 @@ func (b *builder) chakra(gen int, tv *scenario.TrafficV, path string, g *scenari
 		}
 	}
 	// The sends' QP pairs (COMM_SEND nodes, and GATHER's and SCATTER's),
-	// one each way a pair of ranks exchanges messages (assembly's
-	// job_p2p.go), counted as a job generator counts its flows'.
-	pairs := map[[2]int]bool{}
-	for r := range jb.Graphs {
-		for _, n := range jb.Graphs[r] {
-			if n.Kind == job.Send {
-				pairs[[2]int{r, n.Peer}] = true
-			}
-		}
-	}
-	if len(pairs) > 0 {
-		b.countCollective(&CommSpec{QPs: 1}, int64(len(pairs)))
-	}
+	// counted as a job generator counts its flows'.
+	b.countJobSends(jb)
 	graphs, err := jb.Validate(len(hosts))
 	if err != nil {
 		b.errorf(g.Trace.Pos, path+".trace", "%v", err)

@@ -143,19 +143,7 @@ func (b *builder) job(gen int, tv *scenario.TrafficV, path string, g *scenario.J
 		}
 	}
 	j.Graphs = nodes
-	// The sends' QP pairs, one each way a pair of ranks exchanges
-	// flows (assembly's job_p2p.go), counted as a collective's links.
-	pairs := map[[2]int]bool{}
-	for r := range nodes {
-		for _, n := range nodes[r] {
-			if n.Kind == job.Send {
-				pairs[[2]int{r, n.Peer}] = true
-			}
-		}
-	}
-	if len(pairs) > 0 {
-		b.countCollective(&CommSpec{QPs: 1}, int64(len(pairs)))
-	}
+	b.countJobSends(j)
 	graphs, err := j.Validate(len(hosts))
 	if err != nil {
 		at := tv.Pos
@@ -259,4 +247,21 @@ func (b *builder) jobExpect(e *scenario.ExpectS, se *observe.Expect) {
 	se.MaxIterationTime, se.MaxIterationTimeAt = given(e.MaxIterationTime.Set, e.MaxIterationTime.V, e, "max_iteration_time")
 	se.MinJobSlowdown, se.MinJobSlowdownAt = given(e.MinJobSlowdown.Set, e.MinJobSlowdown.V, e, "min_job_slowdown")
 	se.MaxJobSlowdown, se.MaxJobSlowdownAt = given(e.MaxJobSlowdown.Set, e.MaxJobSlowdown.V, e, "max_job_slowdown")
+}
+
+// countJobSends counts a job's sends' QP pairs, one each way a pair of
+// ranks exchanges messages (assembly's job_p2p.go), as a collective's
+// links, in the memory estimate.
+func (b *builder) countJobSends(j *job.Job) {
+	pairs := map[[2]int]bool{}
+	for r := range j.Graphs {
+		for _, n := range j.Graphs[r] {
+			if n.Kind == job.Send {
+				pairs[[2]int{r, n.Peer}] = true
+			}
+		}
+	}
+	if len(pairs) > 0 {
+		b.countCollective(&CommSpec{QPs: 1}, int64(len(pairs)))
+	}
 }
