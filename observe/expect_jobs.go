@@ -2,6 +2,7 @@ package observe
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
@@ -47,7 +48,7 @@ func checkJobs(e *Expect, jobs []reports.JobSummary) []reports.CheckResult {
 				ok = ok && good
 				parts = append(parts, jobs[i].Name+" "+v)
 			}
-			add(check, ok, at, "%s, expected %s", joinComma(parts), bound)
+			add(check, ok, at, "%s, expected %s", strings.Join(parts, ", "), bound)
 		}
 	}
 	iter := func(j *reports.JobSummary) sim.Time { return sim.Time(j.IterationNsMean) * sim.Nanosecond }
@@ -75,17 +76,6 @@ func checkJobs(e *Expect, jobs []reports.JobSummary) []reports.CheckResult {
 	}
 	if e.MaxJobSlowdown != nil {
 		slow("max_job_slowdown", e.MaxJobSlowdownAt, *e.MaxJobSlowdown, false)
-	}
-	return out
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
 	}
 	return out
 }
