@@ -5,7 +5,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/scenario"
 	swtch "github.com/lfsim/lfsim/switch"
 )
@@ -126,6 +128,8 @@ func (b *builder) applyHCAQoS(p *hca.Profile, h *scenario.HCAS) {
 	}
 	if b.f.Switch.LinkLayer.V == "infiniband" {
 		b.errorf(h.DSCP.Pos, "hca.dscp", "dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (a flow's sl)")
+	} else if t := kind.TransportOf(p.Transport); !t.IP {
+		b.errorf(h.DSCP.Pos, "hca.dscp", "dscp is the IP header's, and a %s frame has none (EtherType 0x%04x): its VLAN tag's PCP classes it (hca.priority)", t.Title, t.EtherType)
 	}
 	p.DSCP, p.DSCPSet = uint8(h.DSCP.V), true
 	if sw := &b.s.Switch; sw.TrustDSCP && !h.Priority.Set {
@@ -148,8 +152,15 @@ func (b *builder) warnDSCPLossy(g *scenario.FlowS, path string, first int, lossl
 
 // flowDSCP gives flow f the dscp its flow: item gives, and under DSCP
 // trust the DSCP's priority where the item gives none.
-func (b *builder) flowDSCP(g *scenario.FlowS, f *Flow) {
+func (b *builder) flowDSCP(g *scenario.FlowS, path string, f *Flow) {
 	if !g.DSCP.Set {
+		return
+	}
+	if t := b.transportRow(); b.s.LinkLayer == fabric.InfiniBand && !b.s.Mixed() {
+		b.errorf(g.DSCP.Pos, path+".dscp", "dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (give sl)")
+		return
+	} else if !t.IP && b.s.LinkLayer != fabric.InfiniBand {
+		b.errorf(g.DSCP.Pos, path+".dscp", "dscp is the IP header's, and a %s frame has none (EtherType 0x%04x): its VLAN tag's PCP classes it (give priority)", t.Title, t.EtherType)
 		return
 	}
 	f.DSCP, f.DSCPSet = uint8(g.DSCP.V), true

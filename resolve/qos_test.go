@@ -38,6 +38,17 @@ hca: {dscp: 26}
 t.yaml:5:12: switch.prio2tc: prio2tc and ETS are Ethernet's (IEEE 802.1Qaz); InfiniBand maps SLs to VLs (switch.ib.sl2vl) and arbitrates VLs by switch.ib.vlarb
 t.yaml:6:15: switch.scheduler.ets: ETS is Ethernet's (IEEE 802.1Qaz); InfiniBand arbitrates VLs by switch.ib.vlarb
 t.yaml:7:13: hca.dscp: dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (a flow's sl)`},
+		{"no DSCP on InfiniBand's flows", `topology: {kind: star, hosts: 2}
+switch: {link_layer: infiniband}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, dscp: 26}
+`, `t.yaml:4:48: traffic[0].flow.dscp: dscp is the IP header's, and InfiniBand's packets have none: a QP's SL and VL class them (give sl)`},
+		{"no DSCP in RoCEv1's frames", `topology: {kind: star, hosts: 2}
+hca: {transport: rocev1, dscp: 26}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, count: 4, dscp: 10}
+`, `t.yaml:2:32: hca.dscp: dscp is the IP header's, and a RoCEv1 frame has none (EtherType 0x8915): its VLAN tag's PCP classes it (hca.priority)
+t.yaml:4:58: traffic[0].flow.dscp: dscp is the IP header's, and a RoCEv1 frame has none (EtherType 0x8915): its VLAN tag's PCP classes it (give priority)`},
 		{"RoCEv1 has no IP header", `topology: {kind: star, hosts: 2}
 switch: {trust: dscp}
 hca: {transport: rocev1}

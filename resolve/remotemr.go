@@ -25,7 +25,7 @@ var accessFlags = map[string]hca.Access{
 // flowExtras reads flow.messages, flow.post_list, flow.recv_at and
 // flow.remote_mr into f.
 func (b *builder) flowExtras(g *scenario.FlowS, path string, f *Flow) {
-	b.flowDSCP(g, f)
+	b.flowDSCP(g, path, f)
 	if g.Messages.Set {
 		m := g.Messages.V
 		lim := min(b.s.HCAProfile(f.Src).MaxSendWR, b.s.HCAProfile(f.Dst).MaxRecvWR)
