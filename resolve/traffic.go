@@ -487,7 +487,7 @@ func (b *builder) addFlowsSized(gen int, tv *scenario.TrafficV, path string, com
 		if given {
 			prio = fixed
 		}
-		if lossless != nil && !lossless[prio] && !warned {
+		if lossless != nil && !lossless[prio] && !warned && !mixed { // mixed: flowPorts, once the port is known
 			warned = true
 			b.warnLossy(com, tv, path, prio)
 		}

@@ -186,6 +186,7 @@ func (b *builder) flowPorts() {
 		return
 	}
 	s, t := b.s, b.t
+	lossless, warned := b.losslessPriorities(), map[int]bool{}
 	for i := range s.Flows {
 		f := &s.Flows[i]
 		tr := &b.f.Traffic[f.Generator]
@@ -233,6 +234,11 @@ func (b *builder) flowPorts() {
 			b.errorf(com.SL.Pos, path+".sl", "sl is an InfiniBand service level, and this flow leaves %s: give priority (0..7)", b.portName(f.Src))
 		case ll == fabric.InfiniBand:
 			f.Priority = s.vlOf(int64(f.SL))
+		case lossless != nil && !lossless[f.Priority] && !warned[f.Generator]:
+			// On a mixed network only a flow leaving an Ethernet port
+			// meets PFC (addFlows leaves the warning to here).
+			warned[f.Generator] = true
+			b.warnLossy(com, tr, path, f.Priority)
 		}
 	}
 	if !s.Mixed() {

@@ -357,3 +357,28 @@ faults:
 		t.Errorf("a dual-port HCA's second port: error %v; want %s", err, want)
 	}
 }
+
+// TestVPILossyWarningOnEthernetSideOnly: on a mixed network PFC is the
+// Ethernet side's, so a flow that leaves an InfiniBand port (credits, never
+// dropped) is not warned of a priority PFC does not protect; the one that
+// leaves an Ethernet port is, once.
+func TestVPILossyWarningOnEthernetSideOnly(t *testing.T) {
+	s := mustParse(t, vpiTopology+`hca: {priority: 1}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB, sl: 2}
+  - flow: {from: h0, to: h1, size: 1MiB}
+  - flow: {from: h2, to: h1, size: 1MiB, count: 2}
+  - flow: {from: h0, to: h1, size: 1MiB, port: 2}
+`)
+	var got []string
+	for _, w := range s.Warnings {
+		got = append(got, w.Error())
+	}
+	want := []string{
+		"t.yaml:12:5: traffic[2].flow: priority 1 is not lossless on every switch (switch.pfc.priorities); its packets can be dropped",
+		"t.yaml:13:5: traffic[3].flow: priority 1 is not lossless on every switch (switch.pfc.priorities); its packets can be dropped",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
