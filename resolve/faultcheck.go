@@ -196,14 +196,15 @@ func (b *builder) faultPort(n scenario.StrV) (fabric.NodeID, bool) {
 }
 
 // linkedPorts reads a link fault's two ends (a, b) as topology.links
-// writes them: where a VPI host's port 1 is not linked to the other end
-// and its port 2 is ([h0, eth0] for h0/2's link), the port 2.
+// writes them: where a host's port 1 is not linked to the other end and
+// its port 2 is, the port 2 (a VPI host's [h0, eth0] for h0/2's link, a
+// dual-port InfiniBand HCA's [h0, s2]).
 func (b *builder) linkedPorts(a, c fabric.NodeID) (fabric.NodeID, fabric.NodeID) {
 	if _, adj := b.t.PortTo(a, c); adj {
 		return a, c
 	}
 	for _, e := range []*fabric.NodeID{&a, &c} {
-		if p2, ok := b.t.SecondPort(*e); ok && b.s.VPI(*e) {
+		if p2, ok := b.t.SecondPort(*e); ok {
 			old := *e
 			*e = p2
 			if _, adj := b.t.PortTo(a, c); adj {

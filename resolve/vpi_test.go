@@ -348,6 +348,26 @@ func TestVPIFaultsNamePort2(t *testing.T) {
 			}
 		})
 	}
+	// A dual-port InfiniBand HCA's second link, written as topology.links
+	// writes it, from either end, or by its port's name.
+	for _, l := range []string{"[a, s2]", "[s2, a]", "[a/2, s2]"} {
+		s, err := Parse("t.yaml", []byte(`topology: {kind: explicit, hosts: [a, b], switches: [s1, s2], links: [[a, s1], [b, s1], [a, s2], [b, s2], [s1, s2]]}
+switch: {link_layer: infiniband}
+traffic:
+  - flow: {from: a, to: b, size: 1MiB}
+faults:
+  - {at: 20us, link: `+l+`, action: down}
+`))
+		if err != nil {
+			t.Errorf("link %s: %v", l, err)
+			continue
+		}
+		ends := []string{s.Topology.Nodes[s.Faults[0].A].Name, s.Topology.Nodes[s.Faults[0].B].Name}
+		slices.Sort(ends)
+		if ends[0] != "a/2" || ends[1] != "s2" {
+			t.Errorf("link %s reaches %v; want a/2 and s2", l, ends)
+		}
+	}
 	_, err := Parse("t.yaml", []byte(`topology: {kind: explicit, hosts: [a, b], switches: [s1, s2], links: [[a, s1], [b, s1], [a, s2], [b, s2], [s1, s2]]}
 switch: {link_layer: infiniband}
 faults:
