@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -257,13 +256,40 @@ func TestReportsInChromium(t *testing.T) {
 	}
 }
 
+// pointCount is JavaScript that counts what the page's charts draw: the
+// data items of every series (a line's points, a heat map's cells, a
+// graph's nodes and links) and the series themselves.
+const pointCount = `(() => {
+  let points = 0, series = 0;
+  document.querySelectorAll('.item').forEach(d => {
+    const inst = echarts.getInstanceByDom(d);
+    if (!inst) return;
+    (inst.getOption().series || []).forEach(s => {
+      series++;
+      points += (s.data || []).length + (s.links || []).length;
+    });
+  });
+  return [points, series];
+})()`
+
+// Bounds on what the large report's charts draw. The time a page takes
+// to open and draw grows with these (ECharts lays out every item), so
+// they stand for the page's speed without timing it (a speed goal
+// belongs in a benchmark, never in a test; issue 51). Measured on the
+// k=8 fat-tree's 10 ms run: 41,695 items in 101 series; the bounds leave
+// room for a chart more, and fail when a limit of package reports is
+// lost (maxPointsPerLine, maxLines, the heat map's cells).
+const (
+	largeReportMaxPoints = 60_000
+	largeReportMaxSeries = 150
+)
+
 // TestLargeReport: the report of a 10 ms run of the k=8 fat-tree (128
-// hosts) stays under 10 MB and opens, charts drawn, in under 3 s. The
-// time is the best of up to five openings: on a machine busy with other
-// work (go test ./... runs the assembly package's long tests beside this
-// one on two cores) one opening can take longer than the page needs, and
-// the fastest is the page's own cost (about 2.0 s alone on the 2-core
-// machine; three openings beside the other tests once took 3.03 s).
+// hosts) stays under 10 MB, opens with every chart drawn, and its charts
+// draw at most largeReportMaxPoints items in largeReportMaxSeries series.
+// It used to require the page to open in under 3 s (the best of five
+// openings); the house's rule keeps timings out of tests, and what made
+// a page slow was what it drew, which is counted.
 func TestLargeReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -292,25 +318,24 @@ func TestLargeReport(t *testing.T) {
 	if st.Size() >= 10<<20 {
 		t.Errorf("report.html is %.1f MB; want under 10 MB", float64(st.Size())/(1<<20))
 	}
-	states, took := b.open(t, path)
+	states, _ := b.open(t, path)
 	for _, s := range states {
 		if strings.HasSuffix(s, ":0") {
 			t.Errorf("chart not drawn: %s", s)
 		}
 	}
-	for try := 1; try < 5 && took > 3*time.Second; try++ {
-		_, again := b.open(t, path)
-		took = min(took, again)
+	var n []int
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(pointCount, &n)); err != nil || len(n) != 2 {
+		t.Fatalf("counting the charts' items: %v (%v)", err, n)
 	}
-	if took > 3*time.Second {
-		t.Errorf("report.html took %v to open and draw; want under 3 s", took)
+	if n[0] > largeReportMaxPoints || n[1] > largeReportMaxSeries {
+		t.Errorf("the charts draw %d items in %d series; want at most %d in %d", n[0], n[1], largeReportMaxPoints, largeReportMaxSeries)
 	}
 	var shot []byte
 	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 60)); err == nil {
 		_ = os.WriteFile(filepath.Join(artifactDir(t), "report-fat-tree-k8-10ms.jpg"), shot, 0o644)
 	}
-	t.Logf("report.html %.2f MB, %d charts, opened and drawn in %v", float64(st.Size())/(1<<20), len(states), took.Round(time.Millisecond))
-	_ = fmt.Sprint()
+	t.Logf("report.html %.2f MB, %d charts drawing %d items in %d series", float64(st.Size())/(1<<20), len(states), n[0], n[1])
 }
 
 // axisCheck is JavaScript that reports, for each comparison chart of a
