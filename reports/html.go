@@ -28,7 +28,7 @@ var echartsJS string
 // when it drew less than the run recorded.
 const (
 	maxPointsPerLine = 400 // samples per line (bucket means; maxima for queues)
-	maxLines         = 16  // lines per chart, the largest first
+	maxLines         = 8   // lines per chart, the largest first (the legend fits a column)
 	maxHeatRows      = 64  // ports in the pause heat map, the most paused first
 	maxHeatCols      = 200 // time buckets in the heat map
 	maxSpreadPorts   = 64  // ports in the PFC spread timeline
@@ -220,6 +220,12 @@ func (pg *page) summaryTable(runs []*Run) {
 	// A wide table (many runs) scrolls inside its box, not the page.
 	pg.b.WriteString("<h2>Summary</h2>\n<div style=\"overflow-x:auto;max-width:100%\">\n<table>\n<tr><th></th>")
 	for _, r := range runs {
+		if len(r.Settings) > 0 {
+			// The label names the settings this run sets, by their short
+			// names; hovering shows every differing setting in full.
+			fmt.Fprintf(&pg.b, "<th title=\"%s\">%s</th>", html.EscapeString(strings.Join(r.Settings, "\n")), html.EscapeString(r.Label))
+			continue
+		}
 		fmt.Fprintf(&pg.b, "<th>%s</th>", html.EscapeString(r.Label))
 	}
 	pg.b.WriteString("</tr>\n")

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -22,11 +23,12 @@ func (pg *page) cdfs(runs []*Run) {
 		case "connect":
 			name, text, xname = "Connection set-up CDF", "each flow's rdma_cm connection set-up (flows.csv connect_ns), from its start to ESTABLISHED at its source (ms): a FIFO of QP commands on each HCA makes it a ramp when many connect at once", "set-up (ms)"
 		}
+		xaxis := cdfAxis(runs, which)
+		xaxis.Name, xaxis.NameLocation, xaxis.NameGap = xname, "middle", 25 // the axis name under the axis, where any length fits
 		c.SetGlobalOptions(charts.WithInitializationOpts(pg.init(which, "360px")),
 			charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 			charts.WithLegendOpts(opts.Legend{Show: opts.Bool(len(runs) > 1), Type: "scroll"}),
-			// The axis name under the axis, where any length fits.
-			charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: xname, Scale: opts.Bool(true), NameLocation: "middle", NameGap: 25}),
+			charts.WithXAxisOpts(xaxis),
 			charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: 1, Name: "fraction of flows"}),
 			charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "55", Left: "60", Right: "40"}),
 			charts.WithAnimation(false))
@@ -66,6 +68,36 @@ func (pg *page) cdfs(runs []*Run) {
 		pg.section(name, text)
 		pg.chart(c)
 	}
+}
+
+// cdfLogSpread is the ratio of the largest to the least value from which
+// a CDF's axis is logarithmic: flows of 1 KB and 10 MB on one linear axis
+// put the small ones in one pixel.
+const cdfLogSpread = 100
+
+// cdfAxis is the x axis of a CDF of which (fct, slowdown or connect):
+// linear from zero (an FCT CDF drawn from its least value made flows
+// within 3 µs of each other span the chart; issue 51), or logarithmic
+// when the values span cdfLogSpread or more.
+func cdfAxis(runs []*Run, which string) opts.XAxis {
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range runs {
+		sample := &r.Flows.FCT
+		switch which {
+		case "connect":
+			sample = &r.Flows.Connect
+		case "slowdown":
+			sample = &r.Flows.Slowdown
+		}
+		if sample.N == 0 {
+			continue
+		}
+		lo, hi = math.Min(lo, sample.min), math.Max(hi, sample.max)
+	}
+	if lo > 0 && hi/lo >= cdfLogSpread {
+		return opts.XAxis{Type: "log"}
+	}
+	return opts.XAxis{Type: "value", Min: 0}
 }
 
 // fctBuckets draws summary.json's fct_buckets: the median and 99th

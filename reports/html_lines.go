@@ -11,8 +11,13 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
-// lines draws metric over time, one line per where (the largest maxLines)
-// and per run, with zoom.
+// lines draws metric over time, with zoom: per run, the largest maxLines
+// series one by one and the others as their mean and a band from their
+// least to their largest; a run's flows, when it has more than
+// bandFlows, only as their mean and band (a line per flow made a
+// zig-zag of many colours; issue 51). The time axis starts at zero, so
+// that what came before the first sample (a deadlock within it) has its
+// place, and a deadlock is marked where it was detected.
 func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 	type line struct {
 		name string
@@ -20,8 +25,7 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 		rank float64
 	}
 	var all []line
-	var others []line // per run, the mean of the series not drawn
-	var bands [][2][]Point
+	var groups []band // per run, what is drawn as a mean and a band
 	total, shown := 0, 0
 	perRun := maxLines
 	if len(runs) > 1 {
@@ -47,105 +51,144 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 		}
 		total += len(ls)
 		sort.SliceStable(ls, func(i, j int) bool { return ls[i].rank > ls[j].rank })
-		if len(ls) > perRun {
-			rest := make([][]Point, 0, len(ls)-perRun)
-			for _, l := range ls[perRun:] {
-				rest = append(rest, l.pts)
+		keep := perRun
+		if metric == MetricFlowGbps && len(ls) > bandFlows {
+			keep = 0
+		}
+		if len(ls) > keep+1 || keep == 0 { // one series past the largest is drawn as itself
+			g := band{run: r}
+			for _, l := range ls[keep:] {
+				g.series = append(g.series, l.pts)
 			}
-			mean, lo, hi := spread(rest)
-			name := fmt.Sprintf("others (%d)", len(rest))
-			if len(runs) > 1 {
-				name = r.Label + " · " + name
-			}
-			others = append(others, line{name: name, pts: mean})
-			bands = append(bands, [2][]Point{lo, hi})
-			ls = ls[:perRun]
+			g.all = keep == 0
+			groups = append(groups, g)
+			ls = ls[:keep]
 		}
 		shown += len(ls)
 		all = append(all, ls...)
 	}
-	if len(all) == 0 {
+	if len(all) == 0 && len(groups) == 0 {
 		return
 	}
+	var first []Point // a series, for the sampling interval
+	if len(all) > 0 {
+		first = all[0].pts
+	} else {
+		first = groups[0].series[0]
+	}
 	// Per-interval throughput zig-zags by a packet or two per sample; it
-	// is drawn as a moving average over smoothWindow, the raw series a
-	// click away in the legend.
+	// is drawn as a moving average over smoothWindow.
 	window := 1
 	if metric == MetricFlowGbps || metric == MetricTxGbps {
 		var mean []float64
-		for _, l := range all {
-			if n := len(l.pts); n > 0 {
+		add := func(pts []Point) {
+			if n := len(pts); n > 0 {
 				sum := 0.0
-				for _, p := range l.pts {
+				for _, p := range pts {
 					sum += p.Value
 				}
 				mean = append(mean, sum/float64(n))
 			}
 		}
-		window = smoothingWindow(all[0].pts, mean, mtuOf(runs[0]))
+		for _, l := range all {
+			add(l.pts)
+		}
+		for _, g := range groups {
+			for _, pts := range g.series {
+				add(pts)
+			}
+		}
+		window = smoothingWindow(first, mean, mtuOf(runs[0]))
 	}
 	if window > 1 {
-		text += fmt.Sprintf("; drawn as the mean over %d samples (%s), the raw samples a click away in the legend", window, fmtNs(float64(window)*float64(interval(all[0].pts))))
+		text += fmt.Sprintf("; drawn as the mean over %d samples (%s); timeseries.csv holds every sample", window, fmtNs(float64(window)*float64(interval(first))))
 	}
-	if len(others) > 0 {
-		text += fmt.Sprintf("; the %d largest series are drawn, the others as their mean (dashed) and, dotted, their least and largest", perRun)
+	for _, g := range groups {
+		if g.all {
+			text += "; " + g.what() + " (the shaded band), the line their mean"
+			break
+		}
 	}
-	if shown < total {
+	if len(all) > 0 && len(groups) > 0 && !groups[0].all {
+		text += fmt.Sprintf("; the %d largest series are drawn, the others as their mean (dashed) and a band from their least to their largest", perRun)
+	}
+	if shown+countAll(groups) < total {
 		pg.note(fmt.Sprintf("%s shows the %d largest of %d series, and the others' mean and range", strings.ToLower(title), shown, total))
 	}
 	pg.section(title, text)
 	var legend []string
-	hidden := map[string]bool{}
 	for _, l := range all {
 		legend = append(legend, l.name)
-		if window > 1 {
-			legend = append(legend, l.name+" (raw)")
-			hidden[l.name+" (raw)"] = false
-		}
 	}
-	for _, o := range others {
-		legend = append(legend, o.name)
+	for i := range groups {
+		groups[i].name(len(runs) > 1)
+		legend = append(legend, groups[i].meanName, groups[i].bandName)
 	}
 	c := charts.NewLine()
 	c.SetGlobalOptions(charts.WithInitializationOpts(pg.init(metric, "420px")),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0", Data: legend, Selected: hidden}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (µs)", NameLocation: "middle", NameGap: 25, Scale: opts.Bool(true)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: bandTooltip}),
+		legendOpts(legend),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "time (µs)", NameLocation: "middle", NameGap: 25, Min: 0}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0}), // every series is a rate, a size or a time: from zero, so that 0.3% looks small
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "slider", XAxisIndex: []int{0}}, opts.DataZoom{Type: "inside", XAxisIndex: []int{0}}),
-		charts.WithGridOpts(opts.Grid{Top: "50", Bottom: "90", Left: "70", Right: "30"}),
+		charts.WithGridOpts(opts.Grid{Top: "35", Bottom: "90", Left: "70", Right: legendRoom}),
 		charts.WithAnimation(false))
 	downsampled := false
+	// A rate per sampling interval is the rate over the interval that
+	// ends at its time: drawn as a step over that interval, the first
+	// from the interval's start (the first interval of a run from 0, so
+	// a deadlock within it shows inside the rate it ended).
+	steps := metric == MetricFlowGbps || metric == MetricTxGbps
 	series := func(pts []Point) []opts.LineData {
 		pts, ds := downsample(pts, maxPointsPerLine, peak)
 		downsampled = downsampled || ds
-		data := make([]opts.LineData, len(pts))
-		for i, p := range pts {
-			data[i] = opts.LineData{Value: []any{Round(float64(p.TimeNs)/1e3, 3), Round(p.Value, 4)}}
+		data := make([]opts.LineData, 0, len(pts)+1)
+		if steps && len(pts) > 0 {
+			data = append(data, opts.LineData{Value: []any{Round(float64(intervalStart(pts, 0))/1e3, 3), 0}})
+		}
+		for _, p := range pts {
+			data = append(data, opts.LineData{Value: []any{Round(float64(p.TimeNs)/1e3, 3), Round(p.Value, 4)}})
 		}
 		return data
 	}
 	plain := charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)})
+	if steps {
+		plain = charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Step: "start"})
+	}
 	for _, l := range all {
 		color := pg.color(l.name)
-		style := []charts.SeriesOpts{plain, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), charts.WithLineStyleOpts(opts.LineStyle{Color: color})}
-		c.AddSeries(l.name, series(movingMean(l.pts, window)), style...)
-		if window > 1 {
-			c.AddSeries(l.name+" (raw)", series(l.pts), plain, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}),
-				charts.WithLineStyleOpts(opts.LineStyle{Color: color, Width: 1, Opacity: opts.Float(0.5)}))
-		}
+		c.AddSeries(l.name, series(movingMean(l.pts, window)), plain, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), charts.WithLineStyleOpts(opts.LineStyle{Color: color}))
 	}
-	for i, o := range others {
-		// The others' range as two thin lines: an area between two
-		// series needs stacking, which ECharts does not align on a
-		// time (value) axis.
-		const grey = "#888888"
-		c.AddSeries(o.name, series(movingMean(o.pts, window)), plain, charts.WithItemStyleOpts(opts.ItemStyle{Color: grey}),
-			charts.WithLineStyleOpts(opts.LineStyle{Color: grey, Type: "dashed"}))
-		for j, edge := range bands[i] {
-			c.AddSeries(o.name+[]string{" least", " largest"}[j], series(movingMean(edge, window)), plain,
-				charts.WithItemStyleOpts(opts.ItemStyle{Color: grey}), charts.WithLineStyleOpts(opts.LineStyle{Color: grey, Type: "dotted", Width: 1, Opacity: opts.Float(0.6)}))
+	for _, g := range groups {
+		color := "#888888" // the others beside lines of their own
+		if g.all {
+			color = pg.color(g.meanName)
 		}
+		var smoothed [][]Point
+		for _, pts := range g.series {
+			smoothed = append(smoothed, movingMean(pts, window))
+		}
+		mean, lo, hi := g.spread(smoothed)
+		style := opts.LineStyle{Color: color, Width: 2}
+		if !g.all {
+			style.Type = "dashed"
+		}
+		c.AddSeries(g.meanName, series(mean), plain, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), charts.WithLineStyleOpts(style))
+		c.MultiSeries = append(c.MultiSeries, bandSeries(g.bandName, color, lo, hi, peak, steps, &downsampled))
+	}
+	// A deadlock, marked at its time on the first series of its run.
+	for _, r := range runs {
+		if !r.Summary.Deadlock.Detected {
+			continue
+		}
+		name := "deadlock"
+		if len(runs) > 1 {
+			name = r.Label + " · deadlock"
+		}
+		c.AddSeries(name, nil, charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: name, XAxis: Round(float64(r.Summary.Deadlock.AtNs)/1e3, 3)}),
+			charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"}, LineStyle: &opts.LineStyle{Color: "#c00000", Type: "dashed"},
+				Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b} at {c} µs"}}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c00000"}))
 	}
 	if downsampled {
 		how := "bucket means"
@@ -171,6 +214,15 @@ func interval(pts []Point) int64 {
 		return 0
 	}
 	return pts[1].TimeNs - pts[0].TimeNs
+}
+
+// intervalStart is when the interval of pts[i] began: the sample before
+// it, or for the first one interval before it (never before 0).
+func intervalStart(pts []Point, i int) int64 {
+	if i > 0 {
+		return pts[i-1].TimeNs
+	}
+	return max(0, pts[0].TimeNs-interval(pts))
 }
 
 // smoothingWindow is how many samples of pts (Gb/s per interval) hold
@@ -214,26 +266,6 @@ func movingMean(pts []Point, w int) []Point {
 		out[i] = Point{TimeNs: p.TimeNs, Value: (sum[hi] - sum[lo]) / float64(hi-lo)}
 	}
 	return out
-}
-
-// spread is, sample by sample, the mean, least and largest of series
-// (over the samples they all have).
-func spread(series [][]Point) (mean, lo, hi []Point) {
-	n := len(series[0])
-	for _, s := range series {
-		n = min(n, len(s))
-	}
-	mean, lo, hi = make([]Point, n), make([]Point, n), make([]Point, n)
-	for i := 0; i < n; i++ {
-		t := series[0][i].TimeNs
-		sum, mn, mx := 0.0, math.Inf(1), math.Inf(-1)
-		for _, s := range series {
-			v := s[i].Value
-			sum, mn, mx = sum+v, math.Min(mn, v), math.Max(mx, v)
-		}
-		mean[i], lo[i], hi[i] = Point{t, sum / float64(len(series))}, Point{t, mn}, Point{t, mx}
-	}
-	return mean, lo, hi
 }
 
 // downsample reduces pts to at most n points: each bucket's mean (or

@@ -150,41 +150,45 @@ func TestEventsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestThroughputSmoothingAndOthers: per-flow throughput that alternates
+// TestThroughputSmoothingAndOthers: a link whose throughput alternates
 // between 1 and 2 Gb/s sample by sample (a packet more or less per 10 us
 // interval) is drawn as its moving mean, near 1.5, over enough samples
-// for 20 packets at the median flow's rate; the raw samples are a hidden
-// legend entry; past the 16 largest flows the others are one mean line
-// with their least and largest.
+// for 20 packets at the median link's rate (the raw samples are in
+// timeseries.csv, no longer a "(raw)" legend entry each); past the 8
+// largest links the others are their mean and a band from their least
+// to their largest.
 func TestThroughputSmoothingAndOthers(t *testing.T) {
-	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{MetricFlowGbps: {}},
+	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{MetricTxGbps: {}},
 		Wheres: map[string][]string{}, Params: map[string]string{"hca.mtu": "4096"}}
-	for id := range 20 {
-		where := fmt.Sprintf("flow:%d", id)
+	for id := range 12 {
+		where := fmt.Sprintf("s0:p%d", id)
 		var pts []Point
 		for i := range 1000 {
 			v := 1.0 + float64((i+id)%2) + float64(id)/1000 // ranks differ a little
 			pts = append(pts, Point{TimeNs: int64(i+1) * 10_000, Value: v})
 		}
-		r.Series[MetricFlowGbps][where] = pts
-		r.Wheres[MetricFlowGbps] = append(r.Wheres[MetricFlowGbps], where)
+		r.Series[MetricTxGbps][where] = pts
+		r.Wheres[MetricTxGbps] = append(r.Wheres[MetricTxGbps], where)
 	}
 	page := string(BuildHTML([]*Run{r}))
 	// 1.5 Gb/s for 10 us is 1875 bytes: 20 packets of 4 KiB need 44 samples.
-	for _, want := range []string{"drawn as the mean over 44 samples (440µs)", `"flow:19 (raw)":false`, `"name":"others (4)"`, `"name":"others (4) least"`, `"name":"others (4) largest"`} {
+	for _, want := range []string{"drawn as the mean over 44 samples (440µs)", `"name":"others (4): mean"`, `"name":"others (4): least to largest","type":"custom"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}
-	i := strings.Index(page, `"name":"flow:19","type":"line"`)
+	if strings.Contains(page, "(raw)") {
+		t.Error("the report still draws raw series")
+	}
+	i := strings.Index(page, `"name":"s0:p11","type":"line"`)
 	if i < 0 {
-		t.Fatal("no flow:19 series")
+		t.Fatal("no s0:p11 series")
 	}
 	seg := page[i+10:]
 	seg = seg[:strings.Index(seg, `"name":`)]
 	vals := regexp.MustCompile(`"value":\[[0-9.]+,([0-9.]+)\]`).FindAllStringSubmatch(seg, -1)
 	if len(vals) < 300 {
-		t.Fatalf("flow:19 has %d points", len(vals))
+		t.Fatalf("s0:p11 has %d points", len(vals))
 	}
 	for _, v := range vals[30:300] {
 		if x, _ := strconv.ParseFloat(v[1], 64); x < 1.45 || x > 1.56 {

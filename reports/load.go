@@ -78,9 +78,14 @@ type Point struct {
 // Run is one run's files, read back from its directory: what the report
 // draws.
 type Run struct {
-	Dir     string
-	Label   string
-	Summary Summary
+	Dir   string
+	Label string
+	// Settings are, when runs are compared (LabelRuns), every setting in
+	// which they differ, this run's value of each by its full path
+	// ("(default)" where it sets none): the page shows them on hovering
+	// over the run's label, which names only the settings it sets.
+	Settings []string
+	Summary  Summary
 	// Flows is what the report draws of flows.csv, read row by row.
 	Flows FlowStats
 	// Series maps metric to where to samples; Wheres keeps each metric's
@@ -458,10 +463,15 @@ func LabelRuns(runs []*Run) {
 	seen := map[string]int{}
 	for _, r := range runs {
 		var parts []string
+		r.Settings = nil
 		for _, k := range differ {
-			if v, ok := r.Params[k]; ok {
+			v, ok := r.Params[k]
+			if ok {
 				parts = append(parts, short[k]+"="+v)
+			} else {
+				v = "(default)"
 			}
+			r.Settings = append(r.Settings, k+"="+v)
 		}
 		if len(parts) > 0 {
 			r.Label = strings.Join(parts, " ")

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -55,6 +56,18 @@ func TestLabelRuns(t *testing.T) {
 	LabelRuns([]*Run{g, h, i})
 	if g.Label != "cc=none other.kmin=1 ecn.kmin=5KB" || h.Label != "cc=dcqcn rpg_ai_rate=40Mbps" || i.Label != "i" {
 		t.Errorf("labels %q, %q, %q", g.Label, h.Label, i.Label)
+	}
+	// The full list, every differing setting by its path, on hovering
+	// over a run's label in the summary.
+	full := "hca.cc=dcqcn\nhca.dcqcn.rpg_ai_rate=40Mbps\nother.kmin=(default)\nswitch.ecn.kmin=(default)"
+	if got := strings.Join(h.Settings, "\n"); got != full {
+		t.Errorf("settings %q, want %q", got, full)
+	}
+	for _, r := range []*Run{g, h, i} {
+		r.Summary.Scenario = "s"
+	}
+	if page := string(BuildHTML([]*Run{g, h, i})); !strings.Contains(page, `<th title="`+full+`">cc=dcqcn rpg_ai_rate=40Mbps</th>`) {
+		t.Error("the summary's header does not show the full list on hover")
 	}
 	// A lab's scenarios differ in their names and their expect: sections
 	// too; the labels keep to the settings.
