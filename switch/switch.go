@@ -719,7 +719,12 @@ func (s *Switch) nextDWRR(port *fabric.Port) *fabric.Packet {
 // pop takes the head of an egress queue, keeping the port's mask of
 // non-empty priorities.
 func (s *Switch) pop(port *fabric.Port, prio uint8) *fabric.Packet {
-	q := &s.queues[s.at(port.Index, prio)]
+	return s.popQueue(port, prio, &s.queues[s.at(port.Index, prio)])
+}
+
+// popQueue is pop from q, port's egress queue of priority prio, which
+// the caller has found already (dequeue).
+func (s *Switch) popQueue(port *fabric.Port, prio uint8, q *egressQueue) *fabric.Packet {
 	p := q.pop(s.eng.Now())
 	if q.Len == 0 {
 		port.OwnerBits[bitOccupied] &^= 1 << prio
@@ -733,7 +738,8 @@ func (s *Switch) pop(port *fabric.Port, prio uint8) *fabric.Packet {
 // marks it if ECN marks at dequeue.
 func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 	o := port.Index
-	q := &s.queues[s.at(o, prio)]
+	k := s.at(o, prio)
+	q := &s.queues[k]
 	if q.next != nil {
 		// The packet, its FIFO and its ingress account are cold (it has
 		// waited a transmission or more), and each would be found through
@@ -751,13 +757,13 @@ func (s *Switch) dequeue(port *fabric.Port, prio uint8) *fabric.Packet {
 			sim.Prefetch2(q.next, &q.sub[in])
 		}
 	}
-	p := s.pop(port, prio)
+	p := s.popQueue(port, prio, q)
 	if !s.copying || s.lastCopy(p) {
 		s.free(int(p.InPort), p.InPrio, p.Frame())
 	}
 	if s.ecnDequeue && s.maybeMark(p, q.Bytes) {
 		s.Stats.Marked++
-		s.stats[s.at(o, prio)].Marked++
+		s.stats[k].Marked++
 	}
 	q.txPackets++
 	q.txBytes += int64(p.Wire)
