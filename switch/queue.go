@@ -85,7 +85,7 @@ func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
 	}
 	s := &q.sub[in]
 	if s.Peek() == nil {
-		q.ring[(int(q.head)+int(q.active))%len(q.ring)] = in
+		q.ring[q.wrap(q.head+q.active)] = in
 		q.active++
 	}
 	s.Push(p)
@@ -94,6 +94,17 @@ func (q *egressQueue) push(p *fabric.Packet, now sim.Time) {
 	if q.next == nil {
 		q.next, q.nextFIFO = p, in
 	}
+}
+
+// wrap brings an index into the ring of ingress ports: i is below twice
+// its length (head is inside it and active at most its length), so a
+// subtraction does what i % len(ring) did without a division (a 64-bit
+// DIV, two or three a hop).
+func (q *egressQueue) wrap(i int32) int32 {
+	if n := int32(len(q.ring)); i >= n {
+		i -= n
+	}
+	return i
 }
 
 // peek returns the packet pop would return.
@@ -109,10 +120,10 @@ func (q *egressQueue) pop(now sim.Time) *fabric.Packet {
 	in := q.nextFIFO // the head of the ring: its FIFO's head is p
 	s := &q.sub[in]
 	s.Pop()
-	q.head = int32((int(q.head) + 1) % len(q.ring))
+	q.head = q.wrap(q.head + 1)
 	q.active--
 	if s.Peek() != nil {
-		q.ring[(int(q.head)+int(q.active))%len(q.ring)] = in
+		q.ring[q.wrap(q.head+q.active)] = in
 		q.active++
 	}
 	q.Len--
