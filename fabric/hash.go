@@ -37,9 +37,16 @@ func HostIP(hostIndex int) uint32 {
 // that are folded into the seed one after the other, each fold followed by
 // the splitmix64 finalizer (Steele, Lea and Flood, OOPSLA 2014), so that
 // every input bit affects every output bit. It does not allocate.
-func (k FlowKey) Hash(seed uint64) uint64 {
-	h := splitmix64(seed)
-	h = splitmix64(h ^ (uint64(k.SrcIP)<<32 | uint64(k.DstIP)))
+func (k FlowKey) Hash(seed uint64) uint64 { return k.HashMixed(MixSeed(seed)) }
+
+// MixSeed is the hash's first step, which depends on the seed alone: a
+// switch does it once, not for every packet (HashMixed).
+func MixSeed(seed uint64) uint64 { return splitmix64(seed) }
+
+// HashMixed is Hash of the seed whose MixSeed is mixed: Hash(seed) ==
+// HashMixed(MixSeed(seed)), with one splitmix64 step fewer a packet.
+func (k FlowKey) HashMixed(mixed uint64) uint64 {
+	h := splitmix64(mixed ^ (uint64(k.SrcIP)<<32 | uint64(k.DstIP)))
 	return splitmix64(h ^ (uint64(k.SrcPort)<<16 | uint64(k.DstPort)))
 }
 
@@ -70,10 +77,16 @@ func SwitchECMPSeed(seed uint64, name string) uint64 {
 }
 
 // PickPort chooses one of ports by hash: ports[hash % len(ports)]. It
-// returns -1 when ports is empty (no route).
+// returns -1 when ports is empty (no route). A power of two of ports (a
+// fat tree's uplinks) takes the hash's low bits, the same remainder
+// without a 64-bit division.
 func PickPort(ports []int32, hash uint64) int32 {
-	if len(ports) == 0 {
+	n := uint64(len(ports))
+	if n == 0 {
 		return -1
 	}
-	return ports[hash%uint64(len(ports))]
+	if n&(n-1) == 0 {
+		return ports[hash&(n-1)]
+	}
+	return ports[hash%n]
 }

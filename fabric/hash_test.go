@@ -48,6 +48,26 @@ func TestHashFixed(t *testing.T) {
 		if got := tc.key.Hash(tc.seed); got != tc.want {
 			t.Errorf("%+v.Hash(%d) = %#x, want %#x", tc.key, tc.seed, got, tc.want)
 		}
+		// A switch hashes from its mixed seed (HashMixed): the same hash.
+		if got := tc.key.HashMixed(MixSeed(tc.seed)); got != tc.want {
+			t.Errorf("%+v.HashMixed(MixSeed(%d)) = %#x, want %#x", tc.key, tc.seed, got, tc.want)
+		}
+	}
+}
+
+// TestPickPortRemainder: PickPort takes ports[hash % len(ports)] for every
+// length, the powers of two (by a mask) as the others.
+func TestPickPortRemainder(t *testing.T) {
+	ports := make([]int32, 17)
+	for i := range ports {
+		ports[i] = int32(100 + i)
+	}
+	for n := 1; n <= len(ports); n++ {
+		for _, h := range []uint64{0, 1, 7, 12345, 1<<63 + 5, ^uint64(0)} {
+			if got, want := PickPort(ports[:n], h), ports[h%uint64(n)]; got != want {
+				t.Errorf("PickPort(%d ports, %#x) = %d, want %d", n, h, got, want)
+			}
+		}
 	}
 }
 

@@ -177,7 +177,7 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 	n := uint64(len(next))
 	switch s.balance {
 	case Flowlet:
-		h := p.Flow.Hash(s.ecmpSeed)
+		h := p.Flow.HashMixed(s.ecmpMix)
 		e := h % FlowletEntries
 		now := s.eng.Now()
 		last := b.flowletSeen[e]
@@ -191,7 +191,7 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 		b.flowletPort[e] = next[k]
 		return k
 	case Adaptive:
-		start := p.Flow.Hash(s.ecmpSeed) % n
+		start := p.Flow.HashMixed(s.ecmpMix) % n
 		best := int(start)
 		bestLoad := s.portLoad(int(next[best])) - int64(s.Prof.AdaptiveBias)
 		for i := uint64(1); i < n; i++ {
@@ -208,7 +208,7 @@ func (s *Switch) choose(p *fabric.Packet, next []int32) int {
 		case SprayEntropy:
 			k := p.Flow
 			k.SrcPort ^= uint16(p.PSN) ^ uint16(p.PSN>>16)
-			return int(k.Hash(s.ecmpSeed) % n)
+			return int(k.HashMixed(s.ecmpMix) % n)
 		default:
 			d := int(p.Dst)
 			if d >= len(b.rr) {

@@ -22,7 +22,7 @@ func TestSwitchHotFields(t *testing.T) {
 		"np": unsafe.Offsetof(s.np), "slotMask": unsafe.Offsetof(s.slotMask), "pipeLane": unsafe.Offsetof(s.pipeLane),
 		"pipeline": unsafe.Offsetof(s.pipeline), "sharedSize": unsafe.Offsetof(s.sharedSize),
 		"sharedUsed": unsafe.Offsetof(s.sharedUsed), "bufUsed": unsafe.Offsetof(s.bufUsed),
-		"latency": unsafe.Offsetof(s.latency), "ecmpSeed": unsafe.Offsetof(s.ecmpSeed),
+		"latency": unsafe.Offsetof(s.latency), "ecmpMix": unsafe.Offsetof(s.ecmpMix),
 		"reserved": unsafe.Offsetof(s.reserved), "xoff": unsafe.Offsetof(s.xoff), "xon": unsafe.Offsetof(s.xon),
 		"xonOffset": unsafe.Offsetof(s.xonOffset), "xoffAlpha": unsafe.Offsetof(s.xoffAlpha),
 		"ID": unsafe.Offsetof(s.ID), "lossless": unsafe.Offsetof(s.lossless), "degraded": unsafe.Offsetof(s.degraded),

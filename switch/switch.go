@@ -49,7 +49,7 @@ type Switch struct {
 
 	// From Prof, read for every packet.
 	latency   sim.Time
-	ecmpSeed  uint64
+	ecmpMix   uint64 // fabric.MixSeed(ecmpSeed), what a packet's hash starts from
 	reserved  int64
 	xoff      int64   // Prof.PFC.XOFF
 	xoffAlpha float64 // Prof.PFC.XOFFAlpha
@@ -114,6 +114,9 @@ type Switch struct {
 	missing []fabric.NodeID // destinations whose forwarding entry is gone
 
 	ecnRNG *rand.Rand
+	// ecmpSeed is the seed the switch hashes flows with (ECMPSeed); a
+	// packet's hash starts from ecmpMix, in the hot lines.
+	ecmpSeed uint64
 
 	reservedTotal int64
 	headroomTotal int64
@@ -202,7 +205,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 		ecnRNG:   eng.Rand("switch/" + name + "/ecn"),
 		headroom: make([]int64, n),
 
-		latency: prof.Latency, ecmpSeed: prof.ECMPSeed, reserved: int64(prof.Reserved),
+		latency: prof.Latency, ecmpSeed: prof.ECMPSeed, ecmpMix: fabric.MixSeed(prof.ECMPSeed), reserved: int64(prof.Reserved),
 		xoff: int64(prof.PFC.XOFF), xoffAlpha: prof.PFC.XOFFAlpha,
 		xon: int64(prof.PFC.XON), xonOffset: int64(prof.PFC.XONOffset),
 		cutThrough: prof.CutThrough, floodLossless: prof.FloodLossless,
@@ -230,6 +233,7 @@ func New(eng *sim.Engine, pool *fabric.Pool, id fabric.NodeID, name string, prof
 	}
 	if prof.ECMPPerSwitch {
 		s.ecmpSeed = fabric.SwitchECMPSeed(prof.ECMPSeed, name)
+		s.ecmpMix = fabric.MixSeed(s.ecmpSeed)
 	}
 	if s.credits {
 		s.rxCredit = make([]*fabric.CreditState, n)
@@ -430,7 +434,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	out := next[0]
 	if len(next) > 1 {
 		if s.balance == ECMP {
-			out = fabric.PickPort(next, p.Flow.Hash(s.ecmpSeed))
+			out = fabric.PickPort(next, p.Flow.HashMixed(s.ecmpMix))
 		} else {
 			k := s.choose(p, next)
 			out = next[k]
