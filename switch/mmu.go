@@ -56,7 +56,12 @@ func (s *Switch) sharedPart(n int64) int64 { return max(0, n-s.reserved) }
 // admit charges a frame to its ingress port and priority. It returns
 // whether the frame went into headroom, or the reason it must be dropped.
 func (s *Switch) admit(i int, prio uint8, frame int64) (headroom bool, drop DropReason, ok bool) {
-	k := s.at(i, prio)
+	return s.admitAt(s.at(i, prio), i, prio, frame)
+}
+
+// admitAt is admit of the ingress account at index k, s.at(i, prio),
+// which the caller has worked out (Receive).
+func (s *Switch) admitAt(k, i int, prio uint8, frame int64) (headroom bool, drop DropReason, ok bool) {
 	in := &s.in[k]
 	cur := in.held
 	need := s.sharedPart(cur+frame) - s.sharedPart(cur)

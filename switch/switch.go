@@ -396,20 +396,21 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 	if s.credits {
 		s.charge(i, prio, frame, 0) // its credit was the check
 	} else {
-		toHead, why, ok := s.admit(i, prio, frame)
+		k := s.at(i, prio) // once, for the account and its counters
+		toHead, why, ok := s.admitAt(k, i, prio, frame)
 		if !ok {
 			if why == DropBuffer && s.trimmable(p) {
 				s.trim(p)
 				s.Receive(p, in) // its header, at trimPrio (trim.go)
 				return
 			}
-			s.stats[s.at(i, prio)].Drops[why]++
+			s.stats[k].Drops[why]++
 			s.drop(p, why)
 			return
 		}
 		// (copyCharged has the same check for copies: a call here
 		// would not inline, and this runs for every packet.)
-		if in := &s.in[s.at(i, prio)]; s.lossless&(1<<prio) != 0 && !in.xoff && (toHead || in.held >= s.xoffLimit()) {
+		if in := &s.in[k]; s.lossless&(1<<prio) != 0 && !in.xoff && (toHead || in.held >= s.xoffLimit()) {
 			in.xoff = true
 			s.sendPause(i, prio)
 		}
