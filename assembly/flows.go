@@ -1,10 +1,13 @@
 package assembly
 
 import (
+	"fmt"
+
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/kind"
+	"github.com/lfsim/lfsim/multipath"
 	"github.com/lfsim/lfsim/resolve"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -321,12 +324,17 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, prof hca.Profile, p flow
 		}
 		sender.SetWindowCap(qp, bdpCap)
 	}
+	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {
+		// UET's spraying: the sender chooses each request's entropy,
+		// from its own stream.
+		qp.Entropy = sp.New(sender.Engine().Rand(fmt.Sprintf("multipath/%d/%d", sender.ID, qp.QPN)))
+	}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	ctl, ok := congestion.Lookup(prof.CC)
 	if !ok {
 		return nil
 	}
-	cc := ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply})
+	cc := ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply, Trimming: n.Scenario.Switch.Trim})
 	if ctl.ECN {
 		qp.ECT = true // ECN-capable (FECN-capable on InfiniBand): the switches may mark it
 	}

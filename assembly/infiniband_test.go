@@ -116,7 +116,7 @@ traffic: [{flow: {from: h0, to: h1, size: 1MiB, sl: 1}}]`,
 		{`topology: {kind: star, hosts: 2}
 hca: {cc: ibcc, ibcc: {ccti_limit: 8}}
 traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]`,
-			`t.yaml:2:11: hca.cc: ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely, dctcp or none
+			`t.yaml:2:11: hca.cc: ibcc is InfiniBand's congestion control; on Ethernet hca.cc takes dcqcn, hpcc, timely, dctcp, nscc or none
 t.yaml:2:17: hca.ibcc: hca.ibcc is InfiniBand's congestion control's; this scenario's links are Ethernet`},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte(c.src))

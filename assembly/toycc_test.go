@@ -65,7 +65,7 @@ func TestToyControllerFromYAML(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"hca: {cc: toy, toy: {rate: 200Gbps}}", "t.yaml:2:22: hca.toy.rate: rate must be at most 100 Gb/s"},
 		{"hca: {cc: toy, toy: {rat: 1Gbps}}", "t.yaml:2:22: hca.toy: unknown key rat (did you mean rate?); allowed keys are rate"},
-		{"hca: {cc: toi}", "hca.cc: unknown value toi (did you mean toy?); expected one of dcqcn, hpcc, timely, dctcp, ibcc, toy, none"},
+		{"hca: {cc: toi}", "hca.cc: unknown value toi (did you mean toy?); expected one of dcqcn, hpcc, timely, dctcp, ibcc, nscc, toy, none"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\n"+c.src+"\ntraffic:\n  - flow: {from: h0, to: h1, size: 1MiB}\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -20,6 +20,7 @@ var namedElsewhere = map[string]string{
 	"metamorphic/coverage.go": "the generator's coverage names iWARP's TCP's default control, newreno",
 	"scenarios/course.go":     "a lab's name (tuning-dcqcn)",
 	"hca/profile.go":          "iWARP's TCP defaults to newreno",
+	"fabric/routeloops.go":    "TarjanSCC, Tarjan's strongly connected components, holds nscc's letters (UET's NSCC is congestion/nscc.go)",
 	"reproduce/dcqcn.go":      "a reproduction is named for the paper it reproduces (DCQCN, Zhu et al.)",
 	"reproduce/dctcp.go":      "a reproduction is named for the paper it reproduces (DCTCP, Alizadeh et al.)",
 	"reproduce/ibcc.go":       "a reproduction is named for the paper it reproduces (InfiniBand CC, Gran et al.)",

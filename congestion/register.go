@@ -40,6 +40,9 @@ type Env struct {
 	Apply  Apply
 	// TCP: it runs in iWARP's TCP (hca.tcp.cc), not a QP's rate limiter.
 	TCP bool
+	// Trimming: the switches trim a packet they would drop (Ultra
+	// Ethernet's switch.trim), which NSCC's target delay depends on.
+	Trimming bool
 	// Given says whether the file gave the parameter key.
 	Given func(key string) bool
 }
@@ -100,7 +103,7 @@ func Lookup(name string) (Control, bool) {
 // The registered controls, in the order enumerations and messages list
 // them: hca.cc takes the RDMA ones, hca.tcp.cc the TCP ones.
 func init() {
-	for _, c := range []Control{dcqcnControl(), hpccControl(), timelyControl(), newRenoControl(), cubicControl(), dctcpControl(), ibccControl()} {
+	for _, c := range []Control{dcqcnControl(), hpccControl(), timelyControl(), newRenoControl(), cubicControl(), dctcpControl(), ibccControl(), nsccControl()} {
 		Register(c)
 	}
 }

@@ -18,6 +18,16 @@ type CongestionControl interface {
 	OnCNP(now sim.Time)
 }
 
+// EntropySource is a QP's choice of its requests' entropy values (UET's
+// spraying: package multipath implements them). Next is the next
+// request's; Feedback is told, for each ACK or NAK, the entropy value its
+// request carried (the ACK's source port echoes it) and whether the
+// request came through good: neither CE-marked nor trimmed.
+type EntropySource interface {
+	Next() uint16
+	Feedback(ev uint16, good bool)
+}
+
 // echo copies into an ACK what congestion control needs of the request it
 // acknowledges: its send time, its CE mark (counted in ECE, which a
 // coalesced ACK sums), and its telemetry (with the INT header's bytes on

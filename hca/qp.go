@@ -237,6 +237,10 @@ type QP struct {
 	// NIC does when its congestion control reacts to ECN (DCQCN);
 	// otherwise they go Not-ECT and switches never mark them.
 	ECT bool
+	// Entropy, if set, chooses each request's entropy value, its UDP
+	// source port, which the switches' ECMP hashes (UET's spraying,
+	// hca.uet.spray); nil keeps the QP's one port.
+	Entropy EntropySource
 
 	timeoutExp, retryCnt, rnrRetry, minRNRTimer int
 	maxRdAtomic, maxDestRdAtomic                int

@@ -189,6 +189,9 @@ func (h *HCA) process(p *fabric.Packet) {
 		if qp.CC != nil {
 			qp.CC.OnAck(h.eng.Now(), p)
 		}
+		if qp.Entropy != nil {
+			qp.Entropy.Feedback(p.Flow.SrcPort, p.ECE == 0 && (p.Ext == nil || !p.Ext.Trimmed))
+		}
 	case fabric.KindCNP:
 		h.Stats.CNPsReceived++
 		qp.CNPs++

@@ -83,6 +83,9 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 		p.Flow = fabric.FlowKey{SrcIP: h.IP, DstIP: ah.DestIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
 	} else {
 		p.Dst, p.DestQP, p.Flow = qp.Remote, qp.RemoteQPN, qp.flow
+		if qp.Entropy != nil {
+			p.Flow.SrcPort = qp.Entropy.Next()
+		}
 	}
 	var payload int64
 	op := opcodeFor(w.Op, i, w.reqPkts)

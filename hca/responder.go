@@ -488,9 +488,13 @@ func (h *HCA) newAck(qp *QP, req *fabric.Packet, op fabric.Opcode, psn int64) *f
 
 // sendAck queues an ACK or NAK and returns it. An ACK still waiting in
 // the control queue for this QP is updated instead of queueing another
-// (coalescing).
+// (coalescing), but on UET for a request of another entropy value: UET's
+// ACK echoes its request's entropy, which the sender's spraying reads
+// (hca.uet.spray; multipath), so requests sprayed over many values are
+// each acknowledged.
 func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fabric.Packet {
-	if syndrome == fabric.SyndromeACK && qp.queuedAck != nil {
+	if syndrome == fabric.SyndromeACK && qp.queuedAck != nil &&
+		(h.Prof.Transport != fabric.UET || qp.queuedAck.Flow.SrcPort == req.Flow.SrcPort) {
 		qp.queuedAck.PSN = uint32(psn) & psnMask
 		qp.queuedAck.MSN = qp.msn
 		h.echo(qp.queuedAck, req)

@@ -119,9 +119,9 @@ func init() {
 		VerbsTransport: "iWARP (1)", PerftestTransport: "IW",
 	}, {
 		Name: "uet", Title: "UET", Framing: fabric.UET, Wire: fabric.UETWire,
-		Doc:      "Ultra Ethernet's transport, PDS and SES headers over IPv4 and UDP port 4793 (UEC 1.0.1); reliable unordered delivery on the RC machinery's selective repeat and direct placement (first step: no NSCC, RCCC or REPS yet); routed, ECN-capable, hashed by ECMP",
+		Doc:      "Ultra Ethernet's transport, PDS and SES headers over IPv4 and UDP port 4793 (UEC 1.0.1); reliable unordered delivery on the RC machinery's selective repeat and direct placement; routed, ECN-capable, hashed by ECMP over the entropy (its UDP source port) the sender chooses per packet (hca.uet.spray)",
 		Ethernet: true, Does: "frames RDMA for Ethernet",
-		Routed: true, IP: true,
+		Routed: true, IP: true, Block: "uet",
 		VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB",
 	}} {
 		RegisterTransport(t)

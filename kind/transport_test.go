@@ -29,7 +29,7 @@ func TestTransportRows(t *testing.T) {
 			VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB", GIDType: "RoCE v1"}, 4194, false},
 		{"iwarp", Transport{Title: "iWARP", Framing: fabric.IWARP, Ethernet: true, Routed: true, IP: true, TCP: true, Block: "tcp", RDMAP: true, Capture: true,
 			VerbsTransport: "iWARP (1)", PerftestTransport: "IW"}, 4178, false},
-		{"uet", Transport{Title: "UET", Framing: fabric.UET, Ethernet: true, Routed: true, IP: true,
+		{"uet", Transport{Title: "UET", Framing: fabric.UET, Ethernet: true, Routed: true, IP: true, Block: "uet",
 			VerbsTransport: "InfiniBand (0)", PerftestTransport: "IB"}, 4218, false},
 	} {
 		r, ok := LookupTransport(c.name)

@@ -16,7 +16,7 @@ func TestChartTitlesFromTheControls(t *testing.T) {
 	for _, c := range []struct{ metric, format, want string }{
 		{MetricRTGbps, "%s", "DCQCN"},
 		{MetricAlpha, "%s", "DCQCN, DCTCP"},
-		{MetricWindowBytes, "%s", "HPCC, DCTCP"},
+		{MetricWindowBytes, "%s", "HPCC, DCTCP, NSCC"},
 		{MetricRTTUs, "%s's samples", "TIMELY's samples"},
 	} {
 		if got := drawnBy(c.metric, c.format); got != c.want {

@@ -80,6 +80,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	b := &builder{d: d, f: f, lim: lim, s: s}
 	b.header()
 	b.applySwitch(&s.Switch, &f.Switch, "switch")
+	b.uetBlock(&f.HCA)
 	b.applyHCA(&s.HCA, &f.HCA)
 	s.HostBandwidth = hostBandwidth(0, &f.HCA)
 	applyCM(&s.CM, &f.HCA.CM)
@@ -105,6 +106,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	}
 	b.topology()
 	b.checkUEC()
+	b.checkUET()
 	b.rangeExtenders()
 	fits := b.checkTopologyMemory()
 	if fits {

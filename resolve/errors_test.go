@@ -33,11 +33,11 @@ switch:
 		{"unknown key without a near name", `topology: {kind: star, hosts: 2}
 hca: {zzz: 1}
 `,
-			`t.yaml:2:7: hca: unknown key zzz; allowed keys are transport, mtu, priority, dscp, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
+			`t.yaml:2:7: hca: unknown key zzz; allowed keys are transport, mtu, priority, dscp, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, nscc, tcp, uet, cm, apm, overlay`},
 		{"key in another case", `topology: {kind: star, hosts: 2}
 hca: {MTU: 1024}
 `,
-			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are transport, mtu, priority, dscp, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, tcp, cm, apm, overlay`},
+			`t.yaml:2:7: hca: unknown key MTU (did you mean mtu?); allowed keys are transport, mtu, priority, dscp, retransmit, bdp_cap, placement, reorder_window, ack_timeout, retry_count, rnr_retry, min_rnr_timer, max_rd_atomic, ack_every, rx_rate, host_bandwidth, pfc_watchdog, doorbell_latency, doorbell_cost, wqe_fetch_latency, dma_latency, tx_pkt_latency, rx_pkt_latency, max_inline, grh, vlarb, rto_low, rto_high, cc, ibcc, dcqcn, hpcc, timely, dctcp, nscc, tcp, uet, cm, apm, overlay`},
 		// hca.overlay: each refusal at its key, naming what is allowed.
 		{"overlay on InfiniBand", `topology: {kind: star, hosts: 2}
 switch: {link_layer: infiniband}

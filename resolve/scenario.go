@@ -31,6 +31,8 @@ type Scenario struct {
 	IB        IBConfig
 	// UEC is Ultra Ethernet's link layer (uec.go): CBFC and LLR.
 	UEC UEC
+	// UET is Ultra Ethernet Transport's own keys (uet.go): hca.uet.
+	UET UET
 	// NodeLink is each node's link layer, by NodeID, where an explicit
 	// topology mixes InfiniBand and Ethernet switches (vpi.go); nil where
 	// every node's is LinkLayer. LinkLayerOf reads it.

@@ -227,6 +227,7 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 			b.applyHCA(&p, &h.HCA)
 			applyCM(&c, &h.HCA.CM)
 			b.noNodeCCParams(&h.HCA, h.Path+".hca")
+			b.checkHostUET(&h.HCA, h.Path)
 			if h.HCA.Overlay.Set {
 				b.errorf(h.HCA.Overlay.Pos, h.Path+".hca.overlay", "every adapter of a virtual network encapsulates alike (an adapter outside the overlay cannot reach one inside): set hca.overlay at the top level")
 			}

@@ -22,6 +22,8 @@ import (
 //	kinds:"transport"  a text value: the transports (kind.TransportNames)
 //	kinds:"encap"      a text value: an overlay's encapsulations
 //	                   (kind.EncapNames)
+//	kinds:"spray"      a text value: how a UET sender chooses its
+//	                   packets' entropy (kind.SprayNames)
 
 // kindFields are the keys field f (of a struct at index idx) stands for,
 // when it carries a kinds tag; ok is false when it carries none.
@@ -31,10 +33,13 @@ func kindFields(f reflect.StructField, idx []int) (out []fieldInfo, ok bool) {
 		return nil, false
 	}
 	switch which {
-	case "load-balance", "transport", "encap":
+	case "load-balance", "transport", "encap", "spray":
 		names := kind.TransportNames()
 		if which == "encap" {
 			names = kind.EncapNames()
+		}
+		if which == "spray" {
+			names = kind.SprayNames()
 		}
 		if which == "load-balance" {
 			names = nil

@@ -7,6 +7,7 @@ package scenario
 // the format's tests read files that name them.
 import (
 	_ "github.com/lfsim/lfsim/congestion"
+	_ "github.com/lfsim/lfsim/multipath"
 	_ "github.com/lfsim/lfsim/switch"
 	_ "github.com/lfsim/lfsim/topologies"
 )

@@ -565,6 +565,8 @@ type HCAS struct {
 	Params CCSectionsV `kinds:"cc-params"`
 	// TCP is iWARP's TCP (hca.Profile.TCP).
 	TCP TCPS `yaml:"tcp"`
+	// UET is Ultra Ethernet Transport's keys (schema_uet.go).
+	UET UETS `yaml:"uet"`
 	// CM is the connection manager's timing (cm.Profile), for flows
 	// with connect: cm.
 	CM CMS `yaml:"cm"`

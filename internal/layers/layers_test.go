@@ -20,7 +20,7 @@ const module = "github.com/lfsim/lfsim/"
 // models are the simulation models: each may import the ones below it in
 // this list's order only through sim and fabric (a model that needs to
 // know about another takes an interface).
-var models = []string{"sim", "fabric", "switch", "hca", "congestion", "reports"}
+var models = []string{"sim", "fabric", "switch", "hca", "congestion", "multipath", "reports"}
 
 // allowed says which of lfsim's packages each may import (non-test
 // files). A folder not listed here must be added, with its place in the
@@ -34,7 +34,10 @@ var allowed = map[string][]string{
 	"switch":     {"sim", "fabric", "kind"},
 	"hca":        {"sim", "fabric"},
 	"congestion": {"sim", "fabric", "kind"},
-	"reports":    {"sim", "fabric", "kind", "internal/userfile"},
+	// UET's sprayers (entropy per packet), which the HCA knows through
+	// hca.EntropySource.
+	"multipath": {"sim", "fabric", "kind"},
+	"reports":   {"sim", "fabric", "kind", "internal/userfile"},
 	// The tables of kinds (congestion controls, load balancing, topology
 	// generators, transports): what a model registers and the format reads, so that
 	// neither imports the other. Value types (sim's times, fabric's rates

@@ -1,0 +1,135 @@
+package assembly
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/resolve"
+)
+
+// uetEnd is when a run's last flow ended, ns.
+func uetEnd(rows []reports.FlowRow) int64 {
+	var end int64
+	for _, r := range rows {
+		end = max(end, r.StartNs+r.FCTNs)
+	}
+	return end
+}
+
+// TestUETNSCCIncast: the uet-nscc-incast example, the 16:1
+// incast of 1 MiB into a 4 MiB buffer with trimming and no PFC, under
+// NSCC, completes within 1.25 times the bound at UET's own frame size
+// (16 MiB in 4218-byte frames at 100 Gb/s, 1.38 ms) with no
+// retransmission timeout, and trims fewer packets than without a
+// control (uet-trim-incast: 37,626 trims, about nine a packet). With a
+// buffer of 256 KiB, where NSCC's first windows (1.5 BDP each) overflow
+// it, NSCC's reaction to trims holds them to under an eighth of what the
+// run without a control trims (3,542 against 45,630); without that
+// reaction (a trimmed packet's NACK taken as no signal) it trims 11,215.
+// (At 256 KiB one retransmission timeout is left, with or without a
+// control: the 4 MiB incast is the one held to none.)
+func TestUETNSCCIncast(t *testing.T) {
+	bound := float64(16<<20) / 4096 * float64(fabric.UETWire(fabric.OpWriteMiddle, 4096)) * 8 / 100e9 * 1e9
+	nscc := exampleText(t, "uet-nscc-incast")
+	none := exampleText(t, "uet-trim-incast")
+	for _, c := range []struct {
+		name       string
+		nscc, none string
+		// most is NSCC's trims as a share of the uncontrolled run's.
+		most     float64
+		timeouts int64
+	}{
+		{"4MiB", nscc, none, 0.01, 0},
+		{"256KiB", patch(t, nscc, "buffer: 4MiB", "buffer: 256KiB"), patch(t, none, "buffer: 4MiB", "buffer: 256KiB"), 1.0 / 8, 1},
+	} {
+		n, sum, rows := mustRun(t, mustParse(t, c.nscc))
+		assertConserved(t, c.name, sum)
+		_, base, _ := mustRun(t, mustParse(t, c.none))
+		var timeouts int64
+		for _, h := range n.HCAs {
+			if h != nil {
+				timeouts += h.Stats.Timeouts
+			}
+		}
+		end := uetEnd(rows)
+		if sum.Flows.Completed != 16 || float64(end) > 1.25*bound || timeouts > c.timeouts {
+			t.Errorf("%s: %d of 16 flows, done at %d ns (bound %.0f ns, 1.25x %.0f), %d timeouts", c.name, sum.Flows.Completed, end, bound, 1.25*bound, timeouts)
+		}
+		if sum.UEC == nil || base.UEC == nil || float64(sum.UEC.Trimmed) > c.most*float64(base.UEC.Trimmed) || base.UEC.Trimmed < 4096 {
+			t.Errorf("%s: NSCC trimmed %v, no control %v; want at most %.3f of it (and at least a trim a packet without)", c.name, sum.UEC, base.UEC, c.most)
+		}
+		t.Logf("%s: done at %.3f of the bound; trims a packet: NSCC %.2f, none %.2f", c.name, float64(end)/bound,
+			float64(sum.UEC.Trimmed)/4096, float64(base.UEC.Trimmed)/4096)
+	}
+}
+
+// TestUETREPSDegradedUplink: the uet-reps-degraded-uplink example, a
+// permutation of 2 MiB on a k=8 fat tree with one edge uplink at half
+// rate. Oblivious spraying sends a quarter of each of the edge's four
+// senders' packets over it, 2 MiB of frames at 50 Gb/s (2 MiB ×
+// 4218/4096 × 8 / 50 Gb/s = 345.6 us): its last flow cannot end before
+// that (within 3%). REPS recycles the entropy values whose packets came
+// back unmarked and drops the marked ones, so its senders leave the slow
+// uplink and the last flow ends before 0.9 of that floor (measured
+// 281 us for seed 1; oblivious 414 us). The run is the same at 1 and 2
+// workers.
+func TestUETREPSDegradedUplink(t *testing.T) {
+	src := exampleText(t, "uet-reps-degraded-uplink")
+	floor := float64(2<<20) / 4096 * float64(fabric.UETWire(fabric.OpWriteMiddle, 4096)) * 8 / 50e9 * 1e9
+	var first []byte
+	for _, c := range []struct {
+		spray   string
+		workers int
+	}{{"reps", 1}, {"reps", 2}, {"oblivious", 1}} {
+		what := fmt.Sprintf("%s, %d workers", c.spray, c.workers)
+		_, r := runConserved(t, what, "uet.yaml", patch(t, src, "spray: reps}", "spray: "+c.spray+"}"), c.workers)
+		sum := r.Summary
+		end := float64(uetEnd(r.Flows))
+		if sum.Flows.Completed != 128 {
+			t.Fatalf("%s: %d of 128 flows", what, sum.Flows.Completed)
+		}
+		switch c.spray {
+		case "reps":
+			if end > 0.9*floor {
+				t.Errorf("%s: last flow at %.0f ns; want before 0.9 x %.0f ns (2 MiB at 50 Gb/s: oblivious spraying's floor)", what, end, floor)
+			}
+			sum.WallSeconds = 0
+			out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
+			if first == nil {
+				first = out
+			} else if !bytes.Equal(first, out) {
+				t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
+			}
+		case "oblivious":
+			if end < 0.97*floor {
+				t.Errorf("%s: last flow at %.0f ns; oblivious spraying cannot end before %.0f ns (its slow uplink's share)", what, end, floor)
+			}
+		}
+		t.Logf("%s: last flow at %.3f of the floor", what, end/floor)
+	}
+}
+
+// TestUETBlockErrors: hca.uet is refused at its key where it has no
+// meaning, naming what to do; its cc stands in hca.cc's place.
+func TestUETBlockErrors(t *testing.T) {
+	const head = "topology: {kind: star, hosts: 2}\n"
+	for _, c := range []struct{ src, want string }{
+		{head + "hca: {uet: {spray: reps}}\n", "t.yaml:2:12: hca.uet: hca.uet configures Ultra Ethernet's transport: set hca.transport: uet"},
+		{head + "hca: {transport: uet, cc: dcqcn, uet: {cc: dctcp}}\n", "t.yaml:2:44: hca.uet.cc: the congestion control is given twice, as hca.cc and hca.uet.cc: give one"},
+		{head + "hca: {transport: uet, uet: {receiver_credits: true}}\n", "t.yaml:2:47: hca.uet.receiver_credits: UET's receiver credit-based congestion control (RCCC) is not modelled yet: use receiver_credits: false"},
+		{head + "hca: {transport: uet, uet: {spray: rps}}\n", "t.yaml:2:36: hca.uet.spray: unknown value rps (did you mean reps?); expected one of ecmp, oblivious, reps"},
+		{"topology: {kind: explicit, hosts: [{name: h0, hca: {uet: {spray: reps}}}, h1], switches: [s0], links: [[h0, s0], [h1, s0]]}\nhca: {transport: uet}\n", "t.yaml:1:58: topology.hosts[0].hca.uet: every NIC of a fabric runs UET alike: set hca.uet at the top level"},
+	} {
+		_, err := resolve.Parse("t.yaml", []byte(c.src))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s got  %v\nwant %s", c.src, err, c.want)
+		}
+	}
+	s, err := resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, uet: {cc: dctcp, spray: oblivious}}\n"))
+	if err != nil || s.HCA.CC != "dctcp" || s.UET.Spray != "oblivious" {
+		t.Errorf("hca.uet {cc: dctcp, spray: oblivious}: %v, cc %q, spray %q", err, s.HCA.CC, s.UET.Spray)
+	}
+}

@@ -1,0 +1,64 @@
+package resolve
+
+import (
+	"github.com/lfsim/lfsim/kind"
+	_ "github.com/lfsim/lfsim/multipath" // the sprays register in kind's table
+	"github.com/lfsim/lfsim/scenario"
+)
+
+// UET is Ultra Ethernet Transport's own keys (hca.uet), the whole
+// network's.
+type UET struct {
+	// Spray is hca.uet.spray: how each sender chooses its packets'
+	// entropy values (a row of kind.Sprays, multipath's); "" or the
+	// table's first, ecmp, keeps one value a QP.
+	Spray string
+}
+
+// uetBlock reads the top-level hca.uet (h) into the scenario, before the
+// NIC's profile is made: its cc stands in hca.cc's place (either, not
+// both), the rest is UET's own. hca.uet with another transport is
+// refused by checkUET, once the transport is known.
+func (b *builder) uetBlock(h *scenario.HCAS) {
+	u := &h.UET
+	if !u.Set {
+		return
+	}
+	if u.CC.Set {
+		if h.CC.Set {
+			b.errorf(u.CC.Pos, "hca.uet.cc", "the congestion control is given twice, as hca.cc and hca.uet.cc: give one")
+		} else {
+			h.CC = u.CC
+		}
+	}
+	if u.ReceiverCredits.Set && u.ReceiverCredits.V {
+		b.errorf(u.ReceiverCredits.Pos, "hca.uet.receiver_credits", "UET's receiver credit-based congestion control (RCCC) is not modelled yet: use receiver_credits: false")
+	}
+	if u.Spray.Set {
+		b.s.UET.Spray = u.Spray.V // the schema checked the name
+	}
+}
+
+// checkUET refuses hca.uet where the transport is not UET.
+func (b *builder) checkUET() {
+	if u := &b.f.HCA.UET; u.Set && b.transportRow().Block != "uet" {
+		b.errorf(u.Pos, "hca.uet", "hca.uet configures Ultra Ethernet's transport: set hca.transport: %s", uetTransport().Name)
+	}
+}
+
+// checkHostUET refuses hca.uet in a host's own block h (at path).
+func (b *builder) checkHostUET(h *scenario.HCAS, path string) {
+	if h.UET.Set {
+		b.errorf(h.UET.Pos, path+".hca.uet", "every NIC of a fabric runs UET alike: set hca.uet at the top level")
+	}
+}
+
+// uetTransport is the transport row whose parameters are hca.uet.
+func uetTransport() kind.Transport {
+	for _, t := range kind.Transports() {
+		if t.Block == "uet" {
+			return t
+		}
+	}
+	return kind.Transport{}
+}

@@ -1,0 +1,16 @@
+package scenario
+
+// UETS is hca.uet: Ultra Ethernet Transport's own keys, with
+// hca.transport: uet (resolve/uet.go).
+type UETS struct {
+	meta
+	// CC is UET's congestion control, in hca.cc's place (either, not
+	// both): one of the table's (kind.CCs) or none.
+	CC StrV `yaml:"cc" kinds:"cc" enum:"none"`
+	// ReceiverCredits runs UET's receiver credit-based congestion
+	// control (RCCC) beside the sender's.
+	ReceiverCredits boolV `yaml:"receiver_credits"`
+	// Spray is how the sender chooses each packet's entropy value,
+	// which the switches' ECMP hashes (kind.Sprays).
+	Spray StrV `yaml:"spray" kinds:"spray"`
+}
