@@ -128,8 +128,16 @@ func TestUETBlockErrors(t *testing.T) {
 			t.Errorf("%s got  %v\nwant %s", c.src, err, c.want)
 		}
 	}
-	s, err := resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, uet: {cc: dctcp, spray: oblivious}}\n"))
-	if err != nil || s.HCA.CC != "dctcp" || s.UET.Spray != "oblivious" {
-		t.Errorf("hca.uet {cc: dctcp, spray: oblivious}: %v, cc %q, spray %q", err, s.HCA.CC, s.UET.Spray)
+	const flow = "traffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\n"
+	s, err := resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, uet: {cc: dctcp, spray: oblivious}}\n"+flow))
+	if err != nil || s.HCA.CC != "dctcp" || s.UET.Spray != "oblivious" || len(s.Warnings) != 0 {
+		t.Errorf("hca.uet {cc: dctcp, spray: oblivious}: %v, cc %q, spray %q, warnings %v", err, s.HCA.CC, s.UET.Spray, s.Warnings)
+	}
+	// A switch that chooses its ports itself overrides the sender's
+	// entropy: warned.
+	s, err = resolve.Parse("t.yaml", []byte(head+"switch: {load_balance: adaptive}\nhca: {transport: uet, uet: {spray: reps}}\n"+flow))
+	want := "hca.uet.spray: the senders choose each packet's entropy (reps), but switch.load_balance adaptive chooses the ports itself and overrides it: set load_balance: ecmp"
+	if err != nil || len(s.Warnings) != 1 || s.Warnings[0].Msg != want || s.Warnings[0].Line != 3 {
+		t.Errorf("spray with adaptive switches: %v, warnings %+v; want line 3: %s", err, s.Warnings, want)
 	}
 }

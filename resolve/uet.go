@@ -39,10 +39,15 @@ func (b *builder) uetBlock(h *scenario.HCAS) {
 	}
 }
 
-// checkUET refuses hca.uet where the transport is not UET.
+// checkUET refuses hca.uet where the transport is not UET, and warns
+// when the senders spray but the switches choose ports themselves.
 func (b *builder) checkUET() {
-	if u := &b.f.HCA.UET; u.Set && b.transportRow().Block != "uet" {
+	u := &b.f.HCA.UET
+	if u.Set && b.transportRow().Block != "uet" {
 		b.errorf(u.Pos, "hca.uet", "hca.uet configures Ultra Ethernet's transport: set hca.transport: %s", uetTransport().Name)
+	}
+	if first := kind.Sprays(); u.Spray.Set && len(first) > 0 && u.Spray.V != first[0].Name && b.s.Switch.LoadBalance.Chooses() {
+		b.warnf(u.Spray.Pos, "hca.uet.spray", "the senders choose each packet's entropy (%s), but switch.load_balance %s chooses the ports itself and overrides it: set load_balance: %s", u.Spray.V, b.s.Switch.LoadBalance, kind.LoadBalances()[0].Name)
 	}
 }
 
