@@ -94,6 +94,10 @@ func TestUECErrors(t *testing.T) {
 		{head + "switch: {cbfc: true, trim: true}\n", "t.yaml:2:22: switch.trim: with switch.cbfc nothing is dropped for want of buffer: nothing to trim (remove trim, or cbfc)"},
 		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {trim: true}}], links: [[h0, s0], [h1, s0]]}\nswitch: {cbfc: true}\n", "t.yaml:1:76: topology.switches[0].switch.trim: with switch.cbfc nothing is dropped for want of buffer: nothing to trim (remove trim, or cbfc)"},
 		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {trim: true}}], links: [[h0, s0], [h1, s0]]}\nswitch: {link_layer: infiniband}\n", "t.yaml:1:76: topology.switches[0].switch.trim: trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer"},
+		// review F, finding 5: a trimmed header must be sent first and stay lossy
+		{head + "switch: {trim: true, pfc: {priorities: [3, 7]}}\n", "t.yaml:2:10: switch.trim: a trimmed header leaves at priority 7, which switch.pfc.priorities makes lossless: lossy classes' trims would be paused and would pause upstream; keep priority 7 lossy"},
+		{head + "switch: {trim: true, scheduler: {ets: {7: 50, 0: 50}}}\n", "t.yaml:2:10: switch.trim: a trimmed header leaves at priority 7, to be sent ahead of data, but switch.scheduler gives its traffic class (7) a weight: leave that class strict"},
+		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {trim: true}}], links: [[h0, s0], [h1, s0]]}\nswitch: {pfc: {priorities: [7]}}\n", "t.yaml:1:76: topology.switches[0].switch.trim: a trimmed header leaves at priority 7, which switch.pfc.priorities makes lossless: lossy classes' trims would be paused and would pause upstream; keep priority 7 lossy"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte(c.src))
 		if err == nil || err.Error() != c.want {

@@ -211,3 +211,93 @@ func TestCreditsWithAStuckBuffer(t *testing.T) {
 		t.Errorf("%.3f Gb/s past the stuck packets; want %.3f (6 packets per credit round trip)", got/1e9, want/1e9)
 	}
 }
+
+// cbfcDuplex is both ends of a CBFC link at once: it sends 4 KiB RoCEv2
+// WRITE Middle frames on class 0 whenever its port has credit for one,
+// and releases what it receives at once (a receiver that drains at any
+// rate), so its port also sends the credit updates that grant the peer.
+type cbfcDuplex struct {
+	eng   *sim.Engine
+	pool  *Pool
+	port  *Port
+	bytes int64 // payload received
+	first sim.Time
+}
+
+func (d *cbfcDuplex) NextPacket(p *Port) *Packet {
+	wire := int64(RoCEv2Wire(OpWriteMiddle, 4096))
+	if !p.HasCredit(0, wire-PreambleIFGBytes) {
+		return nil
+	}
+	pkt := d.pool.Get()
+	pkt.Kind, pkt.Link, pkt.Opcode, pkt.Payload, pkt.Wire = KindData, Ethernet, OpWriteMiddle, 4096, int32(wire)
+	return pkt
+}
+
+func (d *cbfcDuplex) Receive(pkt *Packet, _ *Port) {
+	if d.first == 0 {
+		d.first = d.eng.Now()
+	}
+	d.bytes += int64(pkt.Payload)
+	d.port.Release(pkt.Priority, pkt.Frame())
+	d.pool.Put(pkt)
+}
+
+// TestCBFCUpdatesTakeWireTime: CBFC's credit update is an Ethernet frame
+// (CBFCUpdateBytes, 84 on the wire) and takes its time on the link it
+// travels, as a PFC frame does (review F, finding 3). On a link carrying
+// data both ways, each port sends its data and the updates that grant
+// its peer's, so each way's goodput is the line's share left by them:
+// rate × 4096 × frames / (frames × 4178 + updates × 84), with frames and
+// updates the port's own counts, within 0.5%. With a buffer of a few
+// frames (16 and 32 KiB, still more than the 100 ns link's credit round
+// trip needs) the receiver's credit is always below its low-water mark,
+// so it grants each frame as it frees it: an update a frame, 2% of the
+// time. When updates took no time each way ran at rate × 4096 / 4178,
+// 2% above that share, which this test refuses.
+// The transmitter's busy time is its bytes at the line rate, exactly.
+func TestCBFCUpdatesTakeWireTime(t *testing.T) {
+	const rate = 100 * Gbps
+	const run = 500 * sim.Microsecond
+	for _, buffer := range []int64{16 << 10, 32 << 10} {
+		eng := sim.NewEngine(1)
+		tp, err := Star(2, LinkSpec{Rate: rate, Delay: 100 * sim.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := NewNetwork(eng, tp)
+		a := n.Ports[0][0]
+		b := a.Peer()
+		da := &cbfcDuplex{eng: eng, pool: n.Pool, port: a}
+		db := &cbfcDuplex{eng: eng, pool: n.Pool, port: b}
+		a.SetOwner(da)
+		b.SetOwner(db)
+		wire := int64(RoCEv2Wire(OpWriteMiddle, 4096))
+		a.EnableCBFC(buffer, wire-PreambleIFGBytes)
+		b.EnableCBFC(buffer, wire-PreambleIFGBytes)
+		a.Kick()
+		b.Kick()
+		eng.Run(run, nil)
+		for _, c := range []struct {
+			name     string
+			tx       *Port
+			receiver *cbfcDuplex
+		}{{"a to b", a, db}, {"b to a", b, da}} {
+			updates, _ := c.tx.FCPackets()
+			frames := c.tx.Stats.TxPackets - updates
+			if updates < frames/2 {
+				t.Fatalf("buffer %d KiB, %s: %d updates for %d frames; the test needs them near one a frame", buffer>>10, c.name, updates, frames)
+			}
+			share := float64(frames*4096) / float64(frames*wire+updates*CBFCUpdateBytes)
+			want := float64(rate) * share
+			got := float64(c.receiver.bytes) * 8 / (run - c.receiver.first).Seconds()
+			if math.Abs(got-want)/want > 0.005 {
+				t.Errorf("buffer %d KiB, %s: %.3f Gb/s, want %.3f (100 Gb/s x 4096 x %d frames / (%d x %d + %d updates x %d)) within 0.5%%; without the updates' time it would be %.3f",
+					buffer>>10, c.name, got/1e9, want/1e9, frames, frames, wire, updates, CBFCUpdateBytes, float64(rate)*4096/float64(wire)/1e9)
+			}
+			if busy := SerializationTime(c.tx.Stats.TxBytes, rate); math.Abs(float64(busy-c.tx.Stats.Busy)) > float64(SerializationTime(wire, rate)) {
+				t.Errorf("buffer %d KiB, %s: busy %v for %d bytes sent (%v at line rate)", buffer>>10, c.name, c.tx.Stats.Busy, c.tx.Stats.TxBytes, busy)
+			}
+		}
+	}
+}

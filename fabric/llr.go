@@ -88,9 +88,9 @@ func (p *Port) llrNacked() {
 // NACK came was held, and is resent after those before it). A data frame
 // spent its credit the first time: it is given back here, for the port
 // to spend again as the frame starts (the counters stay as they were). A
-// credit update goes at once, as it went the first time (sendCredit),
-// with the counters it carried then: those after it in the replay are
-// not yet counted where it arrives.
+// credit update is resent as a frame, as it went the first time, with
+// the counters it carried then: those after it in the replay are not yet
+// counted where it arrives.
 func (p *Port) llrNext() *Packet {
 	r := p.out.llr
 	if r.nacked {
@@ -101,30 +101,17 @@ func (p *Port) llrNext() *Packet {
 		}
 		r.held, r.replay = r.replay, r.held
 	}
-	for {
-		pkt := r.replay.Pop()
-		p.hasControl = r.replay.Len > 0
-		if pkt == nil {
-			return nil
-		}
-		r.Replayed++
-		if pkt.Kind != KindCredit {
-			if c := p.credit; c != nil {
-				v := &c.vl[pkt.Priority&7]
-				v.fctbs = (v.fctbs - uint32(IBPacketBlocks(pkt.Frame()))) & c.mask
-			}
-			return pkt
-		}
-		if p.OnTx != nil {
-			p.OnTx(p, pkt)
-		}
-		p.Stats.TxPackets++
-		p.Stats.TxBytes += int64(pkt.Wire)
-		p.out.carry(pkt, frameInfo(pkt))
-		if p.down {
-			return nil
-		}
+	pkt := r.replay.Pop()
+	p.hasControl = r.replay.Len > 0
+	if pkt == nil {
+		return nil
 	}
+	r.Replayed++
+	if c := p.credit; c != nil && pkt.Kind != KindCredit {
+		v := &c.vl[pkt.Priority&7]
+		v.fctbs = (v.fctbs - uint32(IBPacketBlocks(pkt.Frame()))) & c.mask
+	}
+	return pkt
 }
 
 // llrPending reports whether the port has frames to resend.

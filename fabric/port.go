@@ -399,6 +399,11 @@ func (p *Port) startNext() {
 		if pkt.Kind != KindCredit {
 			break
 		}
+		if pkt.Link == Ethernet {
+			// CBFC's update is a frame: it takes its time on the wire
+			p.fillCredit(pkt)
+			break
+		}
 		p.sendCredit(pkt)
 		pkt = nil
 	}
@@ -410,7 +415,7 @@ func (p *Port) startNext() {
 			return
 		}
 	}
-	if pkt.Link == InfiniBand || p.cbfc { // the packet's line, then the port's second (read at the end of the frame anyway)
+	if pkt.Link == InfiniBand || p.cbfc && pkt.Kind != KindCredit { // the packet's line, then the port's (read at the end of the frame anyway); a credit update spends none
 		p.spend(pkt)
 	}
 	p.sending = pkt

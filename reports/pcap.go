@@ -85,6 +85,25 @@ var pfcMAC = net.HardwareAddr{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01}
 // (fabric.Packet.DSCP), which captures write.
 func DSCP(prio uint8) uint8 { return prio << 3 }
 
+// TrimmedDSCP is the DSCP a capture writes in a trimmed packet's IP
+// header (fabric.KindTrimmed), so that a reader can tell it from a short
+// packet (ip.dsfield.dscp == 56): CS7, the class selector of the priority
+// the switch sends the header on (swtch.TrimPriority), as a switch that
+// remarks trimmed packets by its priority-to-DSCP map writes it (NVIDIA
+// Cumulus's port-level packet trimming); trimming switches remark the
+// DSCP of what they trim (a DSCP configured for it), and UET's own headers
+// have no field for it (Wireshark's packet-uet.c knows a trim only from
+// the receiver's NACK, code 0x01 "Packet was trimmed").
+const TrimmedDSCP = 7 << 3
+
+// ipDSCP is the DSCP packet p's IP header carries in a capture.
+func ipDSCP(p *fabric.Packet) uint8 {
+	if p.Kind == fabric.KindTrimmed {
+		return TrimmedDSCP
+	}
+	return p.DSCP
+}
+
 // PcapFile renders a capture as a pcap file with nanosecond timestamps
 // (simulated time since 0) and link type Ethernet; each frame keeps at
 // most snapLen bytes.
@@ -213,7 +232,7 @@ func (fb *frameBuilder) build(f *CapturedFrame, tel *fabric.INTStack) ([]byte, e
 		}
 	}
 	ip := &layers.IPv4{
-		Version: 4, IHL: 5, TOS: p.DSCP<<2 | uint8(ecn&3),
+		Version: 4, IHL: 5, TOS: ipDSCP(p)<<2 | uint8(ecn&3),
 		Flags: layers.IPv4DontFragment, TTL: 64, Protocol: layers.IPProtocolUDP,
 		SrcIP: ipv4(p.Flow.SrcIP), DstIP: ipv4(p.Flow.DstIP),
 	}

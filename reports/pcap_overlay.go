@@ -29,7 +29,7 @@ func (fb *frameBuilder) encapsulate(f *CapturedFrame, o *fabric.Overlay, inner [
 	}
 	udp := &layers.UDP{SrcPort: layers.UDPPort(p.Flow.SrcPort), DstPort: layers.UDPPort(p.Flow.DstPort)}
 	ip := &layers.IPv4{
-		Version: 4, IHL: 5, TOS: p.DSCP<<2 | uint8(p.ECN&3), // the inner DSCP copied out, as VTEPs do (RFC 2983's uniform model): what underlay switches trusting DSCP classify by
+		Version: 4, IHL: 5, TOS: ipDSCP(p)<<2 | uint8(p.ECN&3), // the inner DSCP copied out, as VTEPs do (RFC 2983's uniform model): what underlay switches trusting DSCP classify by
 		Flags: layers.IPv4DontFragment, TTL: 64, Protocol: layers.IPProtocolUDP,
 		SrcIP: ipv4(p.Flow.SrcIP), DstIP: ipv4(p.Flow.DstIP),
 	}

@@ -173,3 +173,31 @@ func TestICRCIBMasksVariantFields(t *testing.T) {
 		}
 	}
 }
+
+// TestPcapTrimmedDSCP: a trimmed packet (fabric.KindTrimmed, cut to its
+// 64-byte header by a switch) is written with DSCP TrimmedDSCP (56, CS7)
+// in its IP header, where a full packet keeps its own; without it a
+// trimmed RDMA WRITE read as a short one (review F, finding 7).
+func TestPcapTrimmedDSCP(t *testing.T) {
+	c := &Capture{Name: "x"}
+	for _, k := range []fabric.PacketKind{fabric.KindData, fabric.KindTrimmed} {
+		p := fabric.Packet{Kind: k, Opcode: fabric.OpWriteMiddle, Payload: 4096, DSCP: 24, Priority: 3, Wire: int32(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 4096))}
+		if k == fabric.KindTrimmed {
+			p.Payload, p.Priority, p.Wire = 0, 7, 64+fabric.PreambleIFGBytes
+		}
+		c.Frames = append(c.Frames, CapturedFrame{Pkt: p})
+	}
+	data, err := PcapFile(c, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := 24
+	for i, want := range []uint8{24, TrimmedDSCP} {
+		incl := int(binary.LittleEndian.Uint32(data[off+8:]))
+		tos := data[off+16+fabric.EthernetHeaderBytes+1]
+		if tos>>2 != want {
+			t.Errorf("frame %d (%v): DSCP %d, want %d", i, c.Frames[i].Pkt.Kind, tos>>2, want)
+		}
+		off += 16 + incl
+	}
+}

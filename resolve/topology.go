@@ -265,7 +265,7 @@ func (b *builder) explicitNodes(s *scenario.ExplicitS) *fabric.Topology {
 			p := b.s.Switch
 			b.applySwitch(&p, &sw.Switch, sw.Path+".switch")
 			ib := b.ibSwitchDecl(&sw.Switch, sw.Path+".switch")
-			b.checkTrim(&sw.Switch, sw.Path+".switch", ib || b.s.LinkLayer == fabric.InfiniBand)
+			b.checkTrim(&sw.Switch, &p, sw.Path+".switch", ib || b.s.LinkLayer == fabric.InfiniBand)
 			if ib {
 				b.ibOwnBlock(&sw.Switch, sw.Path+".switch")
 				ibSwitch(&p, 0, sw.Switch.Forwarding.Set)

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/scenario"
@@ -85,21 +86,38 @@ func (b *builder) checkUEC() {
 	if sw.LLR.V && (b.s.LinkLayer == fabric.InfiniBand || b.s.Mixed()) {
 		b.errorf(sw.KeyPos("llr"), "switch.llr", "llr is Ultra Ethernet's link-level retry, for Ethernet links")
 	}
-	b.checkTrim(sw, "switch", b.s.LinkLayer == fabric.InfiniBand)
+	b.checkTrim(sw, &b.s.Switch, "switch", b.s.LinkLayer == fabric.InfiniBand)
 }
 
-// checkTrim refuses switch block s's trim (path names the block) where
-// it would trim nothing: on an InfiniBand switch (ib), or with
-// switch.cbfc, as neither drops a packet for want of buffer.
-func (b *builder) checkTrim(s *scenario.SwitchS, path string, ib bool) {
+// checkTrim refuses switch block s's trim (path names the block; p is
+// the switch's profile with the block laid on) where it would trim
+// nothing: on an InfiniBand switch (ib), or with switch.cbfc, as neither
+// drops a packet for want of buffer; and where a trimmed header would not
+// be sent first (review F, finding 5). A header leaves at
+// swtch.TrimPriority, which the strict scheduler serves ahead of data, as
+// uet-htsim serves its trimmed headers: if PFC makes that priority
+// lossless, the headers of lossy classes are charged to a lossless class
+// and can pause it upstream (a pause storm that starts at a lossy class);
+// if the scheduler gives its class a weight, DWRR shares the link between
+// the headers and the data they are about.
+func (b *builder) checkTrim(s *scenario.SwitchS, p *swtch.Profile, path string, ib bool) {
 	if !s.Has("trim") || !s.Trim.V {
 		return
 	}
+	tc := uint8(swtch.TrimPriority)
+	if p.Prio2TC != nil {
+		tc = p.Prio2TC[swtch.TrimPriority]
+	}
+	_, weighted := p.DWRR[tc]
 	switch at := s.KeyPos("trim"); {
 	case ib:
 		b.errorf(at, path+".trim", "trim is Ultra Ethernet's packet trimming, for Ethernet switches: InfiniBand's links drop nothing for want of buffer")
 	case b.f.Switch.Has("cbfc") && b.f.Switch.CBFC.On:
 		b.errorf(at, path+".trim", "with switch.cbfc nothing is dropped for want of buffer: nothing to trim (remove trim, or cbfc)")
+	case slices.Contains(p.PFC.Priorities, swtch.TrimPriority):
+		b.errorf(at, path+".trim", "a trimmed header leaves at priority %d, which switch.pfc.priorities makes lossless: lossy classes' trims would be paused and would pause upstream; keep priority %d lossy", swtch.TrimPriority, swtch.TrimPriority)
+	case weighted:
+		b.errorf(at, path+".trim", "a trimmed header leaves at priority %d, to be sent ahead of data, but switch.scheduler gives its traffic class (%d) a weight: leave that class strict", swtch.TrimPriority, tc)
 	}
 }
 

@@ -401,7 +401,7 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 		if !ok {
 			if why == DropBuffer && s.trimmable(p) {
 				s.trim(p)
-				s.Receive(p, in) // its header, at trimPrio (trim.go)
+				s.Receive(p, in) // its header, at TrimPriority (trim.go)
 				return
 			}
 			s.stats[k].Drops[why]++

@@ -15,9 +15,14 @@ import "github.com/lfsim/lfsim/fabric"
 // UecBasePacket::ACKSIZE).
 const TrimBytes = 64
 
-// trimPrio is the priority a trimmed packet leaves by: the highest, which
-// the strict scheduler serves first.
-const trimPrio = 7
+// TrimPriority is the priority a trimmed packet leaves by: the highest,
+// which the strict scheduler serves first, as uet-htsim serves trimmed
+// headers ahead of data (its CompositeQueue's _ratio_high of 100,000 to
+// _ratio_low's 1: one data packet in 100,001 when both wait). resolve
+// refuses trimming where this priority is lossless (switch.pfc: a lossy
+// class's trims would be paused, and would pause upstream) or scheduled
+// by weight (switch.scheduler: not served first).
+const TrimPriority = 7
 
 // trimmable reports whether the switch cuts p rather than drop it: a
 // data packet with payload on Ethernet, with trimming on.
@@ -26,10 +31,10 @@ func (s *Switch) trimmable(p *fabric.Packet) bool {
 }
 
 // trim cuts p to its header: its payload is gone (told to the byte
-// ledger as trimmed), its kind says so, and it will leave at trimPrio.
-// One the ingress refused is admitted again as such (Switch.Receive: its
-// header charged to trimPrio, and dropped if even that finds no room); a
-// trimmed packet is never reclassified by its DSCP.
+// ledger as trimmed), its kind says so, and it will leave at
+// TrimPriority. One the ingress refused is admitted again as such
+// (Switch.Receive: its header charged to TrimPriority, and dropped if even
+// that finds no room); a trimmed packet is never reclassified by its DSCP.
 func (s *Switch) trim(p *fabric.Packet) {
 	s.Stats.Trimmed++
 	s.Stats.TrimmedBytes += int64(p.Payload)
@@ -37,20 +42,26 @@ func (s *Switch) trim(p *fabric.Packet) {
 	p.Kind = fabric.KindTrimmed
 	p.Payload = 0
 	p.Wire = TrimBytes + fabric.PreambleIFGBytes
-	p.Priority = trimPrio
+	p.Priority = TrimPriority
 }
 
 // trimQueued cuts p, charged whole at its ingress, which its egress
-// queue refused: its ingress keeps only its header, and it is queued
-// again at trimPrio (whose queue may refuse it too: then it drops).
+// queue refused: its ingress gives the whole frame back and takes only
+// its header, charged to TrimPriority as the ingress path charges a
+// header it trimmed (review F, finding 5: it stayed on p's own class
+// here, so where a trim happened decided whose account held the header),
+// and it is queued again at TrimPriority (whose queue may refuse it too:
+// then it drops).
 func (s *Switch) trimQueued(p *fabric.Packet, out int) {
-	i, ip := int(p.InPort), p.InPrio
-	s.free(i, ip, p.Frame())
-	if _, _, ok := s.admit(i, ip, TrimBytes); !ok {
-		s.stats[s.at(i, ip)].Drops[DropEgress]++
+	i := int(p.InPort)
+	s.free(i, p.InPrio, p.Frame())
+	s.usePriority(TrimPriority)
+	if _, _, ok := s.admit(i, TrimPriority, TrimBytes); !ok {
+		s.stats[s.at(i, TrimPriority)].Drops[DropEgress]++
 		s.drop(p, DropEgress)
 		return
 	}
 	s.trim(p)
+	p.InPrio = TrimPriority
 	s.enqueue(p, out)
 }
