@@ -116,6 +116,10 @@ var allowed = map[string][]string{
 	// their runs (a sweep each), their measures over the runs' files and
 	// their report (reports); fabric for the frames' sizes.
 	"reproduce": {"fabric", "reports", "scenario", "scenarios", "sweep"},
+	// The converter of lfsim's flows and fat trees into uet-htsim's
+	// inputs (docs/RELIABILITY.md): files in, files out, the standard library
+	// only.
+	"scripts/uethtsim": {},
 	// The random-scenario test: scenarios through the resolve and
 	// assembly APIs, drawing the congestion controls from their table
 	// (kind).
