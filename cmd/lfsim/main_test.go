@@ -126,7 +126,7 @@ func TestRunUnknownScenario(t *testing.T) {
 
 func TestListAndUsage(t *testing.T) {
 	code, stdout, _ := lfsim(t, "list")
-	if code != 0 || !strings.Contains(stdout, "* incast-8to1") || !strings.Contains(stdout, "Sweeps (`lfsim sweep NAME` runs one): lossless-or-not\n") {
+	if code != 0 || !strings.Contains(stdout, "* incast-8to1") || !strings.Contains(stdout, "Sweeps (`lfsim sweep NAME` runs one): lossless-or-not, lossless-or-not-workloads\n") {
 		t.Errorf("list: exit %d\n%s", code, stdout)
 	}
 	code, _, stderr := lfsim(t, "rn")
@@ -270,7 +270,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"lab", "check", "--", "de"}, "deadlock\n"},
 		{[]string{"lab", "transports", "--", "--"}, "--answers\n"},
 		{[]string{"bench", "--", "incast"}, "incast-64\n"},
-		{[]string{"sweep", "--", "loss"}, "lossless-or-not\n"},
+		{[]string{"sweep", "--", "loss"}, "lossless-or-not\nlossless-or-not-workloads\n"},
 		{[]string{"sweep", "--", "--col"}, "--collect\n"},
 		{[]string{"completion", "--", "f"}, "fish\n"},
 		{[]string{"report", "--", "x"}, ""},         // directories: the shell's own
