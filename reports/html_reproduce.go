@@ -34,6 +34,8 @@ type ReproductionRow struct {
 	GotText           string
 	OK                bool
 	Source, Read, Why string
+	// Miss is why the point is a known miss of lfsim's, or "".
+	Miss string
 }
 
 // BuildReproductionHTML renders a reproduction's report.html: a chart
@@ -64,11 +66,14 @@ func BuildReproductionHTML(rp ReproductionPage) []byte {
 	pg.b.WriteString("<table><tr><th>point</th><th>published</th><th>lfsim</th><th>verdict</th><th>source</th><th>how read</th><th>why this tolerance</th></tr>\n")
 	for _, r := range rp.Rows {
 		v := "FAILS"
-		if r.OK {
+		switch {
+		case r.OK:
 			v = "holds"
+		case r.Miss != "":
+			v = "FAILS (known miss: " + r.Miss + ")"
 		}
 		fmt.Fprintf(&pg.b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td style=\"text-align:left\">%s</td><td style=\"text-align:left\">%s</td><td style=\"text-align:left\">%s</td></tr>\n",
-			html.EscapeString(r.ID), html.EscapeString(r.Bounds), html.EscapeString(r.GotText), v,
+			html.EscapeString(r.ID), html.EscapeString(r.Bounds), html.EscapeString(r.GotText), html.EscapeString(v),
 			html.EscapeString(r.Source), html.EscapeString(r.Read), html.EscapeString(r.Why))
 	}
 	pg.b.WriteString("</table>\n")

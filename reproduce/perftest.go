@@ -30,7 +30,7 @@ func measurePerftest(runs Runs) (map[string]float64, error) {
 		if !ok {
 			continue
 		}
-		v, err := perftestTypical(filepath.Join(r.Dir, "perftest.txt"))
+		v, err := perftestColumn(filepath.Join(r.Dir, "perftest.txt"), "t_typical[usec]")
 		if err != nil {
 			return nil, err
 		}
@@ -39,9 +39,11 @@ func measurePerftest(runs Runs) (map[string]float64, error) {
 	return out, nil
 }
 
-// perftestTypical is the t_typical column of a latency test's result
-// line (the one after the #bytes header).
-func perftestTypical(path string) (float64, error) {
+// perftestColumn is column header's value on a test's result line (the
+// one after the #bytes header): "t_typical[usec]" of a latency test,
+// "BW average[Gb/sec]" of a bandwidth test (whose header's names hold
+// spaces: the columns are counted in the header with them joined).
+func perftestColumn(path, header string) (float64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
@@ -51,10 +53,15 @@ func perftestTypical(path string) (float64, error) {
 	for line := 1; sc.Scan(); line++ {
 		f := strings.Fields(sc.Text())
 		if len(f) > 1 && f[0] == "#bytes" {
-			for i, h := range f {
-				if h == "t_typical[usec]" {
+			h := strings.Fields(strings.NewReplacer("BW peak", "BW_peak", "BW average", "BW_average", "99% percentile", "99%_percentile", "99.9% percentile", "99.9%_percentile").Replace(sc.Text()))
+			want := strings.ReplaceAll(header, " ", "_")
+			for i, name := range h {
+				if name == want {
 					col = i
 				}
+			}
+			if col < 0 {
+				return 0, fmt.Errorf("%s:%d: no column %s in the header", path, line, header)
 			}
 			continue
 		}
@@ -64,10 +71,10 @@ func perftestTypical(path string) (float64, error) {
 		if col >= 0 && len(f) > col {
 			v, err := strconv.ParseFloat(f[col], 64)
 			if err != nil {
-				return 0, fmt.Errorf("%s:%d: t_typical: %w", path, line, err)
+				return 0, fmt.Errorf("%s:%d: %s: %w", path, line, header, err)
 			}
 			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("%s: no latency result (t_typical[usec])", path)
+	return 0, fmt.Errorf("%s: no result line with %s", path, header)
 }

@@ -48,6 +48,9 @@ type Row struct {
 	// Got is lfsim's value (NaN when the measure gave none).
 	Got float64
 	OK  bool
+	// Miss is why the point is a known miss of the reproduction
+	// (Reproduction.Misses), or "".
+	Miss string
 }
 
 // Run runs reproduction r's sweep into opt.Dir, measures, judges every
@@ -88,17 +91,21 @@ func Judge(r Reproduction, pub *Published, got map[string]float64) *Outcome {
 		if !ok {
 			v = math.NaN()
 		}
-		row := Row{Point: p, Got: v, OK: p.Holds(v)}
+		row := Row{Point: p, Got: v, OK: p.Holds(v), Miss: r.MissOf(p.ID)}
 		out.OK = out.OK && row.OK
 		out.Rows = append(out.Rows, row)
 	}
 	return out
 }
 
-// Verdict is "holds" or "FAILS".
+// Verdict is "holds", "FAILS", or "FAILS (known miss)" for a point the
+// reproduction names among its misses.
 func (r Row) Verdict() string {
-	if r.OK {
+	switch {
+	case r.OK:
 		return "holds"
+	case r.Miss != "":
+		return "FAILS (known miss)"
 	}
 	return "FAILS"
 }
@@ -135,7 +142,7 @@ func (o *Outcome) Page() reports.ReproductionPage {
 	for _, row := range o.Rows {
 		p := row.Point
 		pg.Rows = append(pg.Rows, reports.ReproductionRow{ID: p.ID, Chart: p.Chart, X: p.X, Published: p.Value, Lo: p.Lo, Hi: p.Hi,
-			Bounds: p.Bounds(), Got: row.Got, GotText: Format(row.Got), OK: row.OK, Source: p.Source, Read: p.Read, Why: p.Why})
+			Bounds: p.Bounds(), Got: row.Got, GotText: Format(row.Got), OK: row.OK, Source: p.Source, Read: p.Read, Why: p.Why, Miss: row.Miss})
 	}
 	return pg
 }

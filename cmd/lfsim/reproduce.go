@@ -109,6 +109,9 @@ func listReproductions(w io.Writer) {
 			long = ", long: not in all"
 		}
 		fmt.Fprintf(w, "\n%s  (%s%s)\n  %s: %s\n  setup: %s\n", r.Name, r.RunTime, long, r.Paper, r.Figure, r.Setup)
+		for _, m := range r.Misses {
+			fmt.Fprintf(w, "  known miss: %s: %s\n", m.ID, m.Why)
+		}
 	}
 }
 
@@ -126,6 +129,11 @@ func printOutcome(w io.Writer, o *reproduce.Outcome, dir string) {
 		}
 	}
 	tw.Flush()
+	for _, r := range o.Rows {
+		if !r.OK && r.Miss != "" {
+			fmt.Fprintf(w, "  known miss %s: %s\n", r.Point.ID, r.Miss)
+		}
+	}
 	verdict := "holds"
 	if !o.OK {
 		verdict = "FAILS"
