@@ -36,6 +36,9 @@ type ReproductionRow struct {
 	Source, Read, Why string
 	// Miss is why the point is a known miss of lfsim's, or "".
 	Miss string
+	// Kind is whose number the published value is: measured,
+	// closed-form, statement or project (the project's own).
+	Kind string
 }
 
 // BuildReproductionHTML renders a reproduction's report.html: a chart
@@ -63,7 +66,7 @@ func BuildReproductionHTML(rp ReproductionPage) []byte {
 		pg.reproductionChart(groups[name])
 	}
 	pg.section("Points", "")
-	pg.b.WriteString("<table><tr><th>point</th><th>published</th><th>lfsim</th><th>verdict</th><th>source</th><th>how read</th><th>why this tolerance</th></tr>\n")
+	pg.b.WriteString("<table><tr><th>point</th><th>published</th><th>lfsim</th><th>verdict</th><th>kind</th><th>source</th><th>how read</th><th>why this tolerance</th></tr>\n")
 	for _, r := range rp.Rows {
 		v := "FAILS"
 		switch {
@@ -72,8 +75,8 @@ func BuildReproductionHTML(rp ReproductionPage) []byte {
 		case r.Miss != "":
 			v = "FAILS (known miss: " + r.Miss + ")"
 		}
-		fmt.Fprintf(&pg.b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td style=\"text-align:left\">%s</td><td style=\"text-align:left\">%s</td><td style=\"text-align:left\">%s</td></tr>\n",
-			html.EscapeString(r.ID), html.EscapeString(r.Bounds), html.EscapeString(r.GotText), html.EscapeString(v),
+		fmt.Fprintf(&pg.b, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td style=\"text-align:left\">%s</td><td style=\"text-align:left\">%s</td><td style=\"text-align:left\">%s</td></tr>\n",
+			html.EscapeString(r.ID), html.EscapeString(r.Bounds), html.EscapeString(r.GotText), html.EscapeString(v), html.EscapeString(r.Kind),
 			html.EscapeString(r.Source), html.EscapeString(r.Read), html.EscapeString(r.Why))
 	}
 	pg.b.WriteString("</table>\n")

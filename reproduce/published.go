@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,8 +40,29 @@ type Point struct {
 	// how it was read (digitized, computed, stated in words), and why
 	// the tolerance.
 	Source, Read, Why string
-	Line              int // in published.yaml
+	// Kind says whose number the published value is (Kinds): measured,
+	// closed-form, statement or project.
+	Kind string
+	Line int // in published.yaml
 }
+
+// Kinds are what a point's published value can be, and what each means
+// (review E, finding 4: a reader must see which points are the papers'
+// numbers and which the project's own):
+//   - measured: a number the source measured and printed or plotted (a
+//     table, a figure, a number in its text);
+//   - closed-form: computed for lfsim's setup from the source's own
+//     formula or model (DCTCP's analysis, Mathis' formula, DCQCN's fluid
+//     model);
+//   - statement: the source's claim in words, or its range over its own
+//     experiments, made a bound;
+//   - project: the project's own derivation or bound, holding no number
+//     of the cited source (a closed form the project wrote for its
+//     topology, a bound taken from lfsim's own tests).
+//
+// A reproduction all of whose points are project's does not count
+// toward issue 52's bar (TestRegistry).
+var Kinds = []string{"measured", "closed-form", "statement", "project"}
 
 // Holds says whether got lies within the point's bounds.
 func (p Point) Holds(got float64) bool {
@@ -91,7 +113,7 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 		return nil, err
 	}
 	pub := &Published{File: file}
-	var defaults struct{ source, read, why string }
+	var defaults struct{ source, read, why, kind string }
 	var pointsN *yaml.Node
 	text := func(v *yaml.Node, key string) string {
 		if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
@@ -100,7 +122,7 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 		}
 		return strings.TrimSpace(v.Value)
 	}
-	topKeys := []string{"paper", "figure", "source", "read", "why", "points"}
+	topKeys := []string{"paper", "figure", "source", "read", "why", "kind", "points"}
 	once := givenOnce(errAt)
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
@@ -118,6 +140,8 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 			defaults.read = text(v, k.Value)
 		case "why":
 			defaults.why = text(v, k.Value)
+		case "kind":
+			defaults.kind = kindOf(v, errAt)
 		case "points":
 			pointsN = v
 		default:
@@ -149,7 +173,7 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 			v    *string
 			def  string
 			name string
-		}{{&p.Source, defaults.source, "source"}, {&p.Read, defaults.read, "read"}, {&p.Why, defaults.why, "why"}} {
+		}{{&p.Source, defaults.source, "source"}, {&p.Read, defaults.read, "read"}, {&p.Why, defaults.why, "why"}, {&p.Kind, defaults.kind, "kind (" + strings.Join(Kinds, ", ") + ")"}} {
 			if *f.v == "" {
 				*f.v = f.def
 			}
@@ -163,6 +187,33 @@ func ParsePublished(file string, data []byte) (*Published, error) {
 		return nil, errs
 	}
 	return pub, nil
+}
+
+// KindCounts says how many of pub's points are of each kind, in Kinds'
+// order: "2 measured, 1 project".
+func KindCounts(pub *Published) string {
+	var parts []string
+	for _, k := range Kinds {
+		n := 0
+		for _, p := range pub.Points {
+			if p.Kind == k {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kindOf reads a kind: one of Kinds.
+func kindOf(v *yaml.Node, errAt func(*yaml.Node, string, ...any)) string {
+	if v.Kind != yaml.ScalarNode || !slices.Contains(Kinds, v.Value) {
+		errAt(v, "kind: expected one of %s, found %s", strings.Join(Kinds, ", "), scenario.Describe(v))
+		return ""
+	}
+	return v.Value
 }
 
 // givenOnce returns a check that a mapping's key is new: a key given
@@ -199,7 +250,7 @@ func parsePoint(pn *yaml.Node, errAt func(*yaml.Node, string, ...any), text func
 	}
 	var tolN, rangeN, valueN, xN *yaml.Node
 	ok := true
-	keys := []string{"id", "chart", "x", "value", "tolerance", "range", "source", "read", "why"}
+	keys := []string{"id", "chart", "x", "value", "tolerance", "range", "source", "read", "why", "kind"}
 	once := givenOnce(errAt)
 	for i := 0; i+1 < len(pn.Content); i += 2 {
 		k, v := pn.Content[i], pn.Content[i+1]
@@ -229,6 +280,8 @@ func parsePoint(pn *yaml.Node, errAt func(*yaml.Node, string, ...any), text func
 			p.Read = text(v, "read")
 		case "why":
 			p.Why = text(v, "why")
+		case "kind":
+			p.Kind = kindOf(v, errAt)
 		default:
 			errAt(k, "unknown key %s%s; a point has %s", scenario.Show(k.Value), scenario.DidYouMean(k.Value, keys), strings.Join(keys, ", "))
 			ok = false

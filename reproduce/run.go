@@ -116,7 +116,7 @@ func (r Row) Verdict() string {
 // 0.275) would print equal to it, beside FAILS.
 func (o *Outcome) CSV() []byte {
 	var b strings.Builder
-	b.WriteString("id,chart,x,published,low,high,tolerance,lfsim,verdict\n")
+	b.WriteString("id,chart,x,published,low,high,tolerance,lfsim,verdict,kind\n")
 	q := func(s string) string {
 		if strings.ContainsAny(s, ",\"\n") {
 			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
@@ -129,8 +129,8 @@ func (o *Outcome) CSV() []byte {
 		if !math.IsNaN(r.Point.Value) {
 			pubv = full(r.Point.Value)
 		}
-		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s,%s,%s,%s\n", q(r.Point.ID), q(r.Point.Chart), full(r.Point.X), pubv,
-			full(r.Point.Lo), full(r.Point.Hi), q(r.Point.Tolerance), full(r.Got), r.Verdict())
+		fmt.Fprintf(&b, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", q(r.Point.ID), q(r.Point.Chart), full(r.Point.X), pubv,
+			full(r.Point.Lo), full(r.Point.Hi), q(r.Point.Tolerance), full(r.Got), q(r.Verdict()), r.Point.Kind)
 	}
 	return []byte(b.String())
 }
@@ -142,7 +142,7 @@ func (o *Outcome) Page() reports.ReproductionPage {
 	for _, row := range o.Rows {
 		p := row.Point
 		pg.Rows = append(pg.Rows, reports.ReproductionRow{ID: p.ID, Chart: p.Chart, X: p.X, Published: p.Value, Lo: p.Lo, Hi: p.Hi,
-			Bounds: p.Bounds(), Got: row.Got, GotText: Format(row.Got), OK: row.OK, Source: p.Source, Read: p.Read, Why: p.Why, Miss: row.Miss})
+			Bounds: p.Bounds(), Got: row.Got, GotText: Format(row.Got), OK: row.OK, Source: p.Source, Read: p.Read, Why: p.Why, Miss: row.Miss, Kind: p.Kind})
 	}
 	return pg
 }

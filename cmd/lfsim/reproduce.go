@@ -109,6 +109,9 @@ func listReproductions(w io.Writer) {
 			long = ", long: not in all"
 		}
 		fmt.Fprintf(w, "\n%s  (%s%s)\n  %s: %s\n  setup: %s\n", r.Name, r.RunTime, long, r.Paper, r.Figure, r.Setup)
+		if pub, err := reproduce.LoadPublished(r.Name); err == nil {
+			fmt.Fprintf(w, "  points: %s\n", reproduce.KindCounts(pub))
+		}
 		for _, m := range r.Misses {
 			fmt.Fprintf(w, "  known miss: %s: %s\n", m.ID, m.Why)
 		}
@@ -120,10 +123,10 @@ func listReproductions(w io.Writer) {
 func printOutcome(w io.Writer, o *reproduce.Outcome, dir string) {
 	fmt.Fprintf(w, "%s: %s: %s\n", o.Reproduction.Name, o.Reproduction.Paper, o.Reproduction.Figure)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  point\tpublished\tlfsim\tverdict")
+	fmt.Fprintln(tw, "  point\tpublished\tkind\tlfsim\tverdict")
 	held := 0
 	for _, r := range o.Rows {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.Point.ID, r.Point.Bounds(), reproduce.Format(r.Got), r.Verdict())
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Point.ID, r.Point.Bounds(), r.Point.Kind, reproduce.Format(r.Got), r.Verdict())
 		if r.OK {
 			held++
 		}
