@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
+	"github.com/lfsim/lfsim/scenarios"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -59,6 +62,50 @@ func dcqcnFixedPoint(n int, c float64, p congestion.DCQCNParams, pktBytes float6
 	return math.Sqrt(lo * hi)
 }
 
+// TestDCQCNFluidFixedPoints: the queue values that lfsim reproduce
+// dcqcn-fluid judges against (scenarios/reproduce/dcqcn-fluid/
+// published.yaml, rounded to the byte) are the fluid model's fixed points
+// that dcqcnFixedPoint computes for that setup, q* = Kmin + p* (Kmax -
+// Kmin) / Pmax: what TestDCQCNFluidModel compares with, in the default
+// tier, without its runs (CI runs those once, as the reproduction: review
+// E, finding 12). Fails if the file's values and the equations part.
+func TestDCQCNFluidFixedPoints(t *testing.T) {
+	_, data, err := scenarios.ReproduceFile("dcqcn-fluid", "published.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pub struct {
+		Points []struct {
+			ID    string
+			Value float64
+		}
+	}
+	if err := yaml.Unmarshal(data, &pub); err != nil {
+		t.Fatal(err)
+	}
+	published := map[string]float64{}
+	for _, p := range pub.Points {
+		published[p.ID] = p.Value
+	}
+	sc := mustParse(t, `
+name: fluid
+topology: {kind: dumbbell, left: 2, right: 1, link: {rate: 100Gbps, delay: 1us}, bottleneck: {rate: 40Gbps, delay: 1us}}
+switch: {pfc: {priorities: []}, ecn: {kmin: 5KB, kmax: 200KB, pmax: 1%}}
+hca: {mtu: 1024, cc: dcqcn, dcqcn: {variant: paper}}
+`)
+	wireBytes := 1024.0 + 82 // a 1 KB WRITE Middle on the wire
+	c := 40e9 / (8 * wireBytes)
+	e := sc.Switch.ECN
+	for _, n := range []int{1, 2, 4, 8} {
+		pstar := dcqcnFixedPoint(n, c, *ccParamsOf[congestion.DCQCNParams](sc, "dcqcn"), wireBytes)
+		qstar := float64(e.Kmin) + pstar*float64(e.Kmax-e.Kmin)/e.Pmax
+		id := fmt.Sprintf("queue N=%d", n)
+		if got, ok := published[id]; !ok || math.Abs(got-qstar) > 0.5 {
+			t.Errorf("%s: published.yaml has %v (present %v), the fixed point is %.1f bytes", id, got, ok, qstar)
+		}
+	}
+}
+
 // TestDCQCNFluidModel: N = 1, 2, 4, 8 long flows from 100 Gb/s hosts into
 // one 40 Gb/s port, DCQCN paper defaults, 1 KB packets, PFC never reached.
 // Each flow's throughput is within 5% of C/N, and the time-averaged queue
@@ -75,7 +122,11 @@ func dcqcnFixedPoint(n int, c float64, p congestion.DCQCNParams, pktBytes float6
 // cluster at queue peaks yield fewer cuts and the queue settles 9-37%
 // higher. And shares wander by about 5% over 100 ms (R_AI is 40 Mb/s per
 // 55 us), so the throughput window is a full second. Slow (four runs of
-// 1.1 s simulated, about 25 s on 2 cores): set LFSIM_SLOW=1; CI does.
+// 1.1 s simulated, about 25 s on 2 cores): set LFSIM_SLOW=1. CI runs the
+// same four runs, with the same bounds, as lfsim reproduce dcqcn-fluid
+// (reproduce's TestReproductions), not this test as well;
+// TestDCQCNFluidFixedPoints ties that reproduction's values to
+// dcqcnFixedPoint.
 func TestDCQCNFluidModel(t *testing.T) {
 	if os.Getenv("LFSIM_SLOW") == "" || testing.Short() {
 		t.Skip("slow: set LFSIM_SLOW=1 (and no -short) to run")
