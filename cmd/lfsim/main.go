@@ -36,6 +36,10 @@ const (
 	exitFailed   = 1 // a scenario failed to validate, or an expect: check failed
 	exitUsage    = 2 // the command line was wrong
 	exitInternal = 3 // the run could not write its results, or failed its conservation check
+	// exitInterrupted: lfsim reproduce was stopped (Ctrl-C, SIGTERM)
+	// before its verdicts were in, which is neither a point failing (1)
+	// nor a run that could not be made (3).
+	exitInterrupted = 4
 )
 
 const usage = `lfsim simulates RDMA fabrics packet by packet: InfiniBand with its credits, RoCEv2 and RoCEv1 with PFC, iWARP over TCP, and Ultra Ethernet (UET, CBFC, LLR, trimming).

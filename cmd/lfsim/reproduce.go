@@ -36,22 +36,10 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 		listReproductions(stdout)
 		return exitOK
 	}
-	var todo []reproduce.Reproduction
-	for _, name := range fs.Args() {
-		if name == "all" {
-			for _, r := range reproduce.All() {
-				if !r.Long {
-					todo = append(todo, r)
-				}
-			}
-			continue
-		}
-		r, ok := reproduce.Lookup(name)
-		if !ok {
-			fmt.Fprintf(stderr, "lfsim reproduce: no reproduction named %q%s; they are %s (or all)\n", name, suggest(name, reproduce.Names()), strings.Join(reproduce.Names(), ", "))
-			return exitUsage
-		}
-		todo = append(todo, r)
+	todo, err := chooseReproductions(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "lfsim reproduce: %v\n", err)
+		return exitUsage
 	}
 	// The runs as --set changes them are loaded before any runs: a wrong
 	// path or value is the command line's error, said at once.
@@ -86,7 +74,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "lfsim reproduce %s: %v\n", r.Name, err)
 			if ctx.Err() != nil {
-				return exitFailed
+				return exitInterrupted
 			}
 			code = exitInternal
 			continue
@@ -97,6 +85,29 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// chooseReproductions are the reproductions names ask for, in their
+// order: "all" is every one but the long (which run only by name); an
+// unknown name is an error that lists them.
+func chooseReproductions(names []string) ([]reproduce.Reproduction, error) {
+	var todo []reproduce.Reproduction
+	for _, name := range names {
+		if name == "all" {
+			for _, r := range reproduce.All() {
+				if !r.Long {
+					todo = append(todo, r)
+				}
+			}
+			continue
+		}
+		r, ok := reproduce.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("no reproduction named %q%s; they are %s (or all)", name, suggest(name, reproduce.Names()), strings.Join(reproduce.Names(), ", "))
+		}
+		todo = append(todo, r)
+	}
+	return todo, nil
 }
 
 // listReproductions prints the table: name, paper, figure, setup and

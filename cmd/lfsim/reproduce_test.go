@@ -3,8 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/lfsim/lfsim/reproduce"
 )
 
 // TestReproduceCommand: without a name lfsim reproduce lists every
@@ -51,5 +56,40 @@ func TestReproduceCommand(t *testing.T) {
 		if code != exitFailed || !strings.Contains(out, want) {
 			t.Errorf("perftest-write-edr: exit %d, no %q in\n%s%s", code, want, out, errs)
 		}
+	}
+}
+
+// TestReproduceLong: a long reproduction is listed as one ("long: not in
+// all"), all leaves it out, and it is chosen by its name. No reproduction
+// is long today, so a toy is registered for the test (review E, finding
+// 14: the branch was never run).
+func TestReproduceLong(t *testing.T) {
+	defer reproduce.Register(reproduce.Reproduction{Name: "toy-long", Paper: "P", Figure: "F", Setup: "S", RunTime: "an hour", Long: true,
+		Measure: func(reproduce.Runs) (map[string]float64, error) { return nil, nil }})()
+	code, out, _ := lfsim(t, "reproduce")
+	if code != exitOK || !strings.Contains(out, "toy-long  (an hour, long: not in all)") {
+		t.Errorf("the listing: exit %d, no toy-long marked long in\n%s", code, out)
+	}
+	all, err := chooseReproductions([]string{"all"})
+	if err != nil || len(all) != len(reproduce.All())-1 || slices.ContainsFunc(all, func(r reproduce.Reproduction) bool { return r.Long }) {
+		t.Errorf("all: %d reproductions of %d (%v), want every one but toy-long", len(all), len(reproduce.All()), err)
+	}
+	byName, err := chooseReproductions([]string{"toy-long"})
+	if err != nil || len(byName) != 1 || byName[0].Name != "toy-long" {
+		t.Errorf("by name: %v, %v", byName, err)
+	}
+}
+
+// TestReproduceInterrupted: lfsim reproduce stopped by SIGTERM while
+// its runs go exits 4 (exitInterrupted), not 1 as a failing point does
+// (review E, finding 14). nccl-tests-ndr's run takes several seconds;
+// the signal comes after one.
+func TestReproduceInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts lfsim and waits a second")
+	}
+	code := lfsimAt(t, time.Second, syscall.SIGTERM, "reproduce", "nccl-tests-ndr", "-q", "-o", t.TempDir())
+	if code != exitInterrupted {
+		t.Errorf("exit %d, want %d (interrupted)", code, exitInterrupted)
 	}
 }
