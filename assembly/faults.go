@@ -131,7 +131,7 @@ func (n *Network) setLink(ix int, up bool, convergence sim.Time) {
 		}
 		return
 	}
-	r, _, err := fabric.ComputeRoutesDegraded(t.Without(fs.down), n.Scenario.Routing, n.Scenario.ExplicitRoutes)
+	r, _, err := fabric.ComputeRoutesDegradedLMC(t.Without(fs.down), n.Scenario.Routing, n.Scenario.ExplicitRoutes, n.Scenario.IB.LMC)
 	rAt := func(*swtch.Switch) *fabric.Routes { return r }
 	if s := n.Scenario; s.Mixed() && err == nil {
 		// The InfiniBand switches take the subnet manager's (vpi.go).

@@ -31,7 +31,19 @@ func ComputeRoutesDegraded(t *Topology, algo RoutingAlgo, explicit []ExplicitRou
 			live = append(live, e)
 		}
 	}
-	return computeRoutes(t, algo, live, true)
+	return computeRoutes(t, algo, live, true, 0)
+}
+
+// ComputeRoutesDegradedLMC is ComputeRoutesDegraded with the hosts' LMC
+// (ComputeRoutesLMC).
+func ComputeRoutesDegradedLMC(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, lmc int) (*Routes, []RouteLoop, error) {
+	var live []ExplicitRoute
+	for _, e := range explicit {
+		if _, ok := t.PortTo(e.At, e.Via); ok {
+			live = append(live, e)
+		}
+	}
+	return computeRoutes(t, algo, live, true, lmc)
 }
 
 // UpDownRanks returns, per NodeID, the switch's position in the up*/down*

@@ -27,9 +27,13 @@ type dfssspLink struct {
 // qsort, a merge sort, keeps that order), each switch's CAs in port
 // order. The switch a Dijkstra reaches a switch from gives the port, and
 // its 4-ary heap (complib's cl_heap, emulated by dfssspHeap) decides
-// between equal distances, as OpenSM's does. Tables are those of LMC 0:
-// with an LMC OpenSM runs a round per LID, which moves the weights
-// between destinations.
+// between equal distances, as OpenSM's does. With an LMC (b.lmc) every
+// CA counts 2^lmc LIDs (a switch's own one, without enhanced port 0) and
+// each of a host's LIDs is a round of its own, in LID order: a Dijkstra,
+// its ports, then the weights, so the next LID avoids the links the last
+// one loaded (dfsssp_do_dijkstra_routing's loop over the port's LID
+// range). A switch's entry then lists its port for each LID in turn
+// (pinLIDs), which Routes.LFTPort reads back.
 func (b *routeBuilder) pickDFSSSP() {
 	r := b.r
 	n := len(b.sw)
@@ -38,11 +42,20 @@ func (b *routeBuilder) pickDFSSSP() {
 	for i := range lids {
 		lids[i] = 1
 	}
+	perCA := uint64(1) << b.lmc
 	var total uint64 = uint64(n)
 	for _, h := range hosts {
 		if p := b.t.Nodes[h].Ports; len(p) > 0 && p[0].Peer >= 0 && b.t.Nodes[p[0].Peer].Kind == Switch {
-			lids[r.swIndex[p[0].Peer]]++
-			total++
+			lids[r.swIndex[p[0].Peer]] += perCA
+			total += perCA
+		}
+	}
+	rounds := 1 << b.lmc
+	var perLID [][]int32 // with an LMC: switch -> its port for each of the host's LIDs
+	if rounds > 1 {
+		perLID = make([][]int32, n)
+		for x := range perLID {
+			perLID[x] = make([]int32, rounds)
 		}
 	}
 	var links []dfssspLink
@@ -79,53 +92,84 @@ func (b *routeBuilder) pickDFSSSP() {
 				continue
 			}
 			hi := int(r.hostIndex[ref.Peer])
-			// dijkstra(): the switches, then the CA, go in at INF; the
-			// CA's key drops to 0.
-			h.reset()
-			for v := 0; v <= n; v++ {
-				dist[v], used[v], done[v] = dfssspInf, -1, false
-				h.insert(dfssspInf, int32(v))
-			}
-			dist[n], done[n] = 0, true
-			h.modify(0, h.pos[n])
-			for v := h.extract(); v >= 0; v = h.extract() {
-				done[v] = true
-				if int(v) == n { // the CA's one link, weight 1, to its switch
-					if !done[si] && 1 < dist[si] {
-						used[si], dist[si] = -2, 1
-						h.modify(1, h.pos[si])
+			for lid := 0; lid < rounds; lid++ {
+				// dijkstra(): the switches, then the CA, go in at INF; the
+				// CA's key drops to 0.
+				h.reset()
+				for v := 0; v <= n; v++ {
+					dist[v], used[v], done[v] = dfssspInf, -1, false
+					h.insert(dfssspInf, int32(v))
+				}
+				dist[n], done[n] = 0, true
+				h.modify(0, h.pos[n])
+				for v := h.extract(); v >= 0; v = h.extract() {
+					done[v] = true
+					if int(v) == n { // the CA's one link, weight 1, to its switch
+						if !done[si] && 1 < dist[si] {
+							used[si], dist[si] = -2, 1
+							h.modify(1, h.pos[si])
+						}
+						continue
 					}
-					continue
+					for _, li := range out[v] {
+						l := &links[li]
+						if !done[l.to] && dist[v]+l.weight < dist[l.to] {
+							used[l.to], dist[l.to] = li, dist[v]+l.weight
+							h.modify(dist[l.to], h.pos[l.to])
+						}
+					}
 				}
-				for _, li := range out[v] {
-					l := &links[li]
-					if !done[l.to] && dist[v]+l.weight < dist[l.to] {
-						used[l.to], dist[l.to] = li, dist[v]+l.weight
-						h.modify(dist[l.to], h.pos[l.to])
+				// update_lft(): the port a switch was reached by.
+				for x := 0; x < n; x++ {
+					var port int32
+					switch {
+					case used[x] == -1:
+						continue
+					case used[x] == -2:
+						port = int32(p)
+					default:
+						port = links[used[x]].toPort
+					}
+					if perLID != nil {
+						perLID[x][lid] = port
+					} else {
+						b.pinPort(int32(x), hi, port)
+					}
+				}
+				// update_weights(): each switch's LIDs on every link of its path.
+				for x := 0; x < n; x++ {
+					for j := used[x]; j >= 0; j = used[links[j].from] {
+						links[j].weight += lids[x]
 					}
 				}
 			}
-			// update_lft(): the port a switch was reached by.
-			for x := 0; x < n; x++ {
-				var port int32
-				switch {
-				case used[x] == -1:
-					continue
-				case used[x] == -2:
-					port = int32(p)
-				default:
-					port = links[used[x]].toPort
-				}
-				b.pinPort(int32(x), hi, port)
-			}
-			// update_weights(): each switch's LIDs on every link of its path.
-			for x := 0; x < n; x++ {
-				for j := used[x]; j >= 0; j = used[links[j].from] {
-					links[j].weight += lids[x]
+			if perLID != nil {
+				for x := 0; x < n; x++ {
+					if used[x] != -1 {
+						b.pinLIDs(int32(x), hi, perLID[x])
+					}
 				}
 			}
 		}
 	}
+}
+
+// pinLIDs makes ports switch si's entries for host hi's LIDs, the LID
+// with offset j forwarded on ports[j]: the entry is ports[0] and its
+// candidates the list ports, so Routes.LFTPort, which takes a LID's port
+// as the j-th candidate after the entry's own, gives each LID its port.
+// LIDs that all take one port get that port alone. The entry's
+// candidates are thus its LIDs' ports, which are also its adaptive-
+// routing group (Routes.Groups); with an LMC above 1 a port two LIDs take
+// is in it twice.
+func (b *routeBuilder) pinLIDs(si int32, hi int, ports []int32) {
+	r := b.r
+	i := int(si)*r.hosts + hi
+	if !slices.ContainsFunc(ports, func(p int32) bool { return p != ports[0] }) {
+		ports = ports[:1]
+	}
+	all := b.emit(si, ports)
+	r.spans[i], r.wide[i] = portRange{off: all.off, n: 1}, all
 }
 
 // pinPort makes port the entry of switch si for host hi: its place in

@@ -61,7 +61,7 @@ func TestOpenSMRecordedTables(t *testing.T) {
 		{"leafspine-4x2", ls, all},
 		{"leafspine-uneven", uneven, all},
 		// LMC 1: each host's second LID too.
-		{"fattree-k4", fat, []RoutingAlgo{RoutingMinHop + "-lmc1", RoutingUpDn + "-lmc1", RoutingLASH + "-lmc1"}},
+		{"fattree-k4", fat, []RoutingAlgo{RoutingMinHop + "-lmc1", RoutingUpDn + "-lmc1", RoutingLASH + "-lmc1", RoutingDFSSSP + "-lmc1"}},
 	} {
 		for _, algo := range c.algos {
 			lmc := 0
@@ -72,7 +72,7 @@ func TestOpenSMRecordedTables(t *testing.T) {
 			t.Run(c.fabric+"/"+string(algo), func(t *testing.T) {
 				osm := readRecorded(t, filepath.Join("testdata", "opensm", c.fabric+"-"+string(algo)+".txt"))
 				engine := strings.TrimSuffix(strings.TrimSuffix(string(algo), "-root-s0"), "-lmc1")
-				r, _, err := ComputeRoutes(c.tp, RoutingAlgo(engine), nil)
+				r, _, err := ComputeRoutesLMC(c.tp, RoutingAlgo(engine), nil, lmc)
 				if err != nil {
 					t.Fatal(err)
 				}

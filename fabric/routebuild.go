@@ -62,10 +62,19 @@ import (
 // Tables computed by an algorithm never loop; only explicit routes can
 // make a loop, so only their destinations are searched for loops.
 func ComputeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute) (*Routes, []RouteLoop, error) {
-	return computeRoutes(t, algo, explicit, false)
+	return computeRoutes(t, algo, explicit, false, 0)
 }
 
-func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, partial bool) (*Routes, []RouteLoop, error) {
+// ComputeRoutesLMC is ComputeRoutes for hosts with 2^lmc LIDs each
+// (InfiniBand's LMC). Only dfsssp's tables depend on it: OpenSM's dfsssp
+// runs its Dijkstra once per LID, each over the weights the LIDs before
+// it left, so a host's LIDs may take different paths; the other engines
+// spread a host's LIDs at lookup (Routes.LFTPort) whatever the LMC.
+func ComputeRoutesLMC(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, lmc int) (*Routes, []RouteLoop, error) {
+	return computeRoutes(t, algo, explicit, false, lmc)
+}
+
+func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, partial bool, lmc int) (*Routes, []RouteLoop, error) {
 	switch algo {
 	case "":
 		algo = RoutingECMP
@@ -77,6 +86,7 @@ func computeRoutes(t *Topology, algo RoutingAlgo, explicit []ExplicitRoute, part
 	b := newRouteBuilder(t, algo)
 	b.tables()
 	b.partial = partial
+	b.lmc = lmc
 	if err := b.checkExplicit(explicit); err != nil {
 		return nil, nil, err
 	}
@@ -162,6 +172,9 @@ type routeBuilder struct {
 	// ft is ftree's view of a fat tree (RoutingFtree), nil where OpenSM's
 	// ftree would refuse the fabric.
 	ft *ftree
+	// lmc is the hosts' LMC (2^lmc LIDs a host), which dfsssp routes
+	// LID by LID (ComputeRoutesLMC).
+	lmc int
 }
 
 func newRouteBuilder(t *Topology, algo RoutingAlgo) *routeBuilder {

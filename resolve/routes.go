@@ -65,12 +65,14 @@ func (b *builder) routes() {
 	if b.tooBig || b.noRoutes {
 		return
 	}
-	compute := fabric.ComputeRoutes
+	// The LMC is the subnet manager's (0 on Ethernet): dfsssp routes each
+	// of a host's LIDs in a round of its own.
+	compute := fabric.ComputeRoutesLMC
 	if b.s.Mixed() {
 		// Each fabric's switches route to the hosts they reach (vpi.go).
-		compute = fabric.ComputeRoutesDegraded
+		compute = fabric.ComputeRoutesDegradedLMC
 	}
-	routes, loops, err := compute(b.t, b.s.Routing, b.s.ExplicitRoutes)
+	routes, loops, err := compute(b.t, b.s.Routing, b.s.ExplicitRoutes, b.s.IB.LMC)
 	if err != nil {
 		b.errorf(at, path, "%v", err)
 		return
