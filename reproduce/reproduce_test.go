@@ -311,9 +311,9 @@ func TestMovedFails(t *testing.T) {
 // tier: LFSIM_SLOW=1): each point must hold but the reproduction's
 // known misses, which must fail (a miss that holds is a note to take
 // out); and again with a model parameter it depends on moved (moved),
-// when it must fail. About 65 s of one core's CPU, and 3 to 4 minutes of
-// wall time on a shared 2-core machine (measured 2026-12-05; dcqcn-fluid's
-// and nccl-tests-ndr's runs are most of it).
+// when it must fail. 51 s of CPU and 232 s of wall time on a shared
+// 2-core machine with the eleven reproductions (measured 2026-12-05;
+// dcqcn-fluid's and nccl-tests-ndr's runs are most of it).
 func TestReproductions(t *testing.T) {
 	if os.Getenv("LFSIM_SLOW") == "" {
 		t.Skip("runs every reproduction twice: set LFSIM_SLOW=1")
