@@ -301,6 +301,14 @@ const RoutingDFSSSP RoutingAlgo = "dfsssp"
 // lane (the fabric needs more VLs than it has), and, before it lays out
 // anything, when t is past dfsssp's limits (SizeRouting).
 func AssignVLs(t *Topology, r *Routes, vls int) (*PairLanes, error) {
+	return AssignVLsLMC(t, r, vls, 0)
+}
+
+// AssignVLsLMC is AssignVLs for hosts with 2^lmc LIDs: a pair's lane
+// must keep the paths of all its LIDs acyclic together (with an LMC,
+// dfsssp's tables route a host's LIDs apart, ComputeRoutesLMC), so they
+// go into a lane together or not at all. At LMC 0 it is AssignVLs.
+func AssignVLsLMC(t *Topology, r *Routes, vls, lmc int) (*PairLanes, error) {
 	if _, err := SizeRouting(t, RoutingDFSSSP); err != nil {
 		return nil, err
 	}
@@ -314,25 +322,18 @@ func AssignVLs(t *Topology, r *Routes, vls int) (*PairLanes, error) {
 	for i, h := range hosts {
 		out.row[h] = int32(i)
 	}
-	var path []int32
+	paths := make([][]int32, 1<<lmc)
 	for si, src := range hosts {
 		for di, dst := range hosts {
 			if src == dst {
 				continue
 			}
-			path = path[:0]
-			at := t.Nodes[src].Ports[0].Peer
-			for hops := 0; t.Nodes[at].Kind == Switch && hops <= len(t.Nodes); hops++ {
-				next := r.NextPorts(at, dst)
-				if len(next) == 0 {
-					break
-				}
-				path = append(path, int32(base[at])+next[0])
-				at = t.Nodes[at].Ports[next[0]].Peer
+			for j := range paths {
+				paths[j] = lidPathInto(paths[j][:0], t, r, base, src, dst, j)
 			}
 			placed := false
 			for vl, g := range layers {
-				if g.add(path) {
+				if addAll(g, paths) {
 					out.lane[si*len(hosts)+di] = uint8(vl)
 					placed = true
 					break
@@ -344,4 +345,38 @@ func AssignVLs(t *Topology, r *Routes, vls int) (*PairLanes, error) {
 		}
 	}
 	return out, nil
+}
+
+// addAll puts every path's dependencies in g if together they keep it
+// acyclic, and reports whether it did; when not, g is as it was.
+func addAll(g *cdg, paths [][]int32) bool {
+	for k, p := range paths {
+		if !g.add(p) {
+			for _, q := range paths[:k] {
+				g.remove(q)
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// lidPath is the channels (base[switch] + port) a packet from host src
+// to host dst's LID with offset j takes through the switches.
+func lidPath(t *Topology, r *Routes, base []int, src, dst NodeID, j int) []int32 {
+	return lidPathInto(nil, t, r, base, src, dst, j)
+}
+
+// lidPathInto is lidPath appended to path.
+func lidPathInto(path []int32, t *Topology, r *Routes, base []int, src, dst NodeID, j int) []int32 {
+	at := t.Nodes[src].Ports[0].Peer
+	for hops := 0; t.Nodes[at].Kind == Switch && hops <= len(t.Nodes); hops++ {
+		port, ok := r.LFTPort(at, dst, j)
+		if !ok {
+			break
+		}
+		path = append(path, int32(base[at])+port)
+		at = t.Nodes[at].Ports[port].Peer
+	}
+	return path
 }

@@ -237,3 +237,47 @@ func TestGroups(t *testing.T) {
 		t.Error("ECMP's tables are their own groups")
 	}
 }
+
+// TestAssignVLsLayersEveryLID: with an LMC, dfsssp's VL layering keeps
+// every LID's path of a pair on the pair's lane acyclic, not only the
+// base LID's: on rings at LMC 1 and 2 (where a host's LIDs may take
+// different ways round), the paths of all LIDs of the pairs given one
+// lane, put in one channel dependency graph, make no cycle. Layering the
+// base LIDs' paths alone leaves cycles on the rings of 4 switches (4 of
+// 112 LID paths with 2 hosts a switch at LMC 1, 36 of 528 with 3 at LMC
+// 2); those of 1 host a switch happen to stay acyclic.
+func TestAssignVLsLayersEveryLID(t *testing.T) {
+	for _, c := range []struct{ switches, hosts, lmc int }{{4, 2, 1}, {4, 3, 2}, {5, 1, 1}, {6, 2, 1}, {7, 1, 2}} {
+		tp, err := Ring(c.switches, c.hosts, testLink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := ComputeRoutesLMC(tp, RoutingDFSSSP, nil, c.lmc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := AssignVLsLMC(tp, r, 8, c.lmc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, channels := switchChannels(tp)
+		layers := map[uint8]*cdg{}
+		for _, src := range tp.Endpoints() {
+			for _, dst := range tp.Endpoints() {
+				if src == dst {
+					continue
+				}
+				vl, _ := pl.Lane(src, dst)
+				if layers[vl] == nil {
+					layers[vl] = newCDG(channels)
+				}
+				for j := 0; j < 1<<c.lmc; j++ {
+					path := lidPath(tp, r, base, src, dst, j)
+					if !layers[vl].add(path) {
+						t.Errorf("ring of %d with %d hosts each, LMC %d: %s -> %s's LID %d on VL %d closes a cycle of that lane's dependencies", c.switches, c.hosts, c.lmc, tp.Nodes[src].Name, tp.Nodes[dst].Name, j, vl)
+					}
+				}
+			}
+		}
+	}
+}

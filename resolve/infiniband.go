@@ -224,7 +224,7 @@ func (b *builder) layeredVLs() {
 	var err error
 	switch s.Routing {
 	case fabric.RoutingDFSSSP:
-		vls, err = fabric.AssignVLs(b.t, s.Routes, s.IB.DataVLs)
+		vls, err = fabric.AssignVLsLMC(b.t, s.Routes, s.IB.DataVLs, s.IB.LMC)
 	case fabric.RoutingLASH:
 		vls, err = fabric.AssignLASHLanes(b.t, s.IB.DataVLs)
 	default:
