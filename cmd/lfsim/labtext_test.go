@@ -92,6 +92,16 @@ var labClaims = map[string][]labClaim{
 		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.completed", want: 3161},
 		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.total", want: 3183},
 	},
+	"lossless-or-not": {
+		// The README said "only 2 of 17": 3 complete, two of the
+		// incast's and flow 16 (review E, finding 7).
+		{text: "only 3 of 17 flows have completed", run: "lon-go-back-n", json: "flows.completed", want: 3},
+		{text: "drops about 5,850 packets", run: "lon-go-back-n", json: "packets.dropped", want: 5850, tol: 5},
+		{text: "and resends 2,800", run: "lon-go-back-n", json: "packets.retransmitted", want: 2800, tol: 5},
+		{text: "`irn` drops about 75 packets", run: "lon-irn", json: "packets.dropped", want: 75},
+		{text: "`irn` drops about 75 packets, resends the same number", run: "lon-irn", json: "packets.retransmitted", want: 75},
+		{text: "finishes every flow by 1.61 ms", run: "lon-irn", json: "sim_time_ns", want: 1.61e6, tol: 0.005e6},
+	},
 	"memory-protection": {
 		{text: "exactly 262,144 (the first four messages)", run: "mp-out-of-bounds", json: "bytes.delivered", want: 262144},
 		{text: "`no-remote-write` sent 20 packets", run: "mp-no-remote-write", json: "packets.sent", want: 20},
