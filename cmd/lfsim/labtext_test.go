@@ -92,6 +92,16 @@ var labClaims = map[string][]labClaim{
 		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.completed", want: 3161},
 		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.total", want: 3183},
 	},
+	"ai-training": {
+		{text: "about 662 µs an iteration", run: "ai-alone", json: "jobs[name=a].iteration_ns_mean", want: 662e3, tol: 0.5e3},
+		{text: "of which 120 µs is compute", run: "ai-alone", json: "jobs[name=a].compute_ns_mean", want: 120e3, tol: 0.5e3},
+		{text: "82% of each rank's iteration is exposed communication", run: "ai-alone", json: "jobs[name=a].exposed_comm_fraction", want: 0.82, tol: 0.005},
+		{text: "`slowdown` 1.73 and 1.69", run: "ai-beside-ecmp", json: "jobs[name=a].slowdown", want: 1.73, tol: 0.005},
+		{text: "`slowdown` 1.73 and 1.69", run: "ai-beside-ecmp", json: "jobs[name=b].slowdown", want: 1.69, tol: 0.005},
+		{text: "PFC pauses s0/g0's link 42% of the run", run: "ai-beside-ecmp", json: "pfc.spread[port=s0/g0:p0].paused_fraction", want: 0.42, tol: 0.005},
+		{text: "PFC hardly pauses (0.3% of the run)", run: "ai-beside-dcqcn", json: "pfc.spread[port=s0/g0:p0].paused_fraction", want: 0.003, tol: 0.0005},
+		{text: "about 2.0 times slower than alone", run: "ai-beside-dcqcn", json: "jobs[name=a].slowdown", want: 2.0, tol: 0.05},
+	},
 	"lossless-or-not": {
 		// The README said "only 2 of 17": 3 complete, two of the
 		// incast's and flow 16 (review E, finding 7).
