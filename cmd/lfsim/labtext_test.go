@@ -102,6 +102,13 @@ var labClaims = map[string][]labClaim{
 		{text: "PFC hardly pauses (0.3% of the run)", run: "ai-beside-dcqcn", json: "pfc.spread[port=s0/g0:p0].paused_fraction", want: 0.003, tol: 0.0005},
 		{text: "about 2.0 times slower than alone", run: "ai-beside-dcqcn", json: "jobs[name=a].slowdown", want: 2.0, tol: 0.05},
 	},
+	"pfc-storm": {
+		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "storm-switch-watchdog", json: "pfc.spread[port=s2:p0].paused_fraction", want: 0.09, tol: 0.005},
+		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "storm-switch-watchdog", json: "pfc.spread[port=s1:p4].paused_fraction", want: 0.08, tol: 0.005},
+		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "pfc-storm", json: "pfc.spread[port=s2:p0].paused_fraction", want: 0.94, tol: 0.005},
+		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "pfc-storm", json: "pfc.spread[port=s1:p4].paused_fraction", want: 0.93, tol: 0.005},
+		{text: "the port is paused only 17% of the run", run: "storm-nic-watchdog", json: "pfc.spread[port=s0:p2].paused_fraction", want: 0.17, tol: 0.005},
+	},
 	"lossless-or-not": {
 		// The README said "only 2 of 17": 3 complete, two of the
 		// incast's and flow 16 (review E, finding 7).
