@@ -37,9 +37,11 @@ type Network struct {
 
 	// flowLimit bounds the flows a run makes, those of poisson generators
 	// included: a source stops there (the loader's limit).
-	flowLimit   int
-	faults      *faultState // faults.go
-	det         *observe.Detector
+	flowLimit int
+	faults    *faultState // faults.go
+	det       *observe.Detector
+	// iteration follows observe.timeline's iteration (nil: none asked).
+	iteration   *observe.Timeline
 	events      []eventLog // the HCAs' asynchronous events, by partition (Run)
 	noDetector  bool       // for the detector's benchmark only
 	interrupted atomic.Bool

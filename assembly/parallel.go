@@ -49,6 +49,9 @@ func (n *Network) serialReason(plan partitionPlan) string {
 	if plan.parts < 2 {
 		return "the topology cannot be cut in two"
 	}
+	if s.Observe.Timeline != nil {
+		return "observe.timeline follows one message through every node it crosses, into one record"
+	}
 	if len(s.Collectives)+len(s.NCCLTests) > 0 {
 		// A server's scale-up domain is one object its GPUs' events
 		// share (collective.go): they must run on one worker.

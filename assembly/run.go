@@ -39,6 +39,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	log := observe.NewPFCLog(v)
 	n.logEvents()
 	capt := observe.NewCapturer(v, s.Observe.Pcap)
+	n.startTimeline(v)
 	if !n.windowed {
 		sm.Start()
 	}
@@ -165,6 +166,7 @@ func (n *Network) results(reason string, v *observe.View, sm *observe.Sampler, l
 	if len(n.Tests) > 0 {
 		res.Extra = map[string][]byte{"perftest.txt": n.perftestReport()}
 	}
+	n.timelineResults(res)
 	if len(n.colls) > 0 {
 		n.collectiveResults(res)
 	}

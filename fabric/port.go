@@ -213,6 +213,9 @@ func (p *Port) SetOwner(o Owner) {
 	p.observer, _ = o.(PauseObserver)
 }
 
+// Owner returns the node that drives the port (SetOwner's).
+func (p *Port) Owner() Owner { return p.owner }
+
 // pauseChanged tells the owner and the observer of a transition.
 func (p *Port) pauseChanged(prio uint8, paused bool) {
 	if p.observer != nil {

@@ -223,8 +223,10 @@ func (h *HCA) post(qp *QP, w *WQE, ring sim.Time, chained bool) {
 		w.reqPkts = w.NPkts
 	}
 	p := &h.Prof
+	w.rung = ring
 	w.ready = ring + p.DoorbellLatency + p.TxPktLatency
 	if !w.wr.Inline || chained {
+		w.fetched = true
 		w.ready += p.WQEFetchLatency
 	}
 	if !w.wr.Inline && w.Size > 0 && !w.Op.isRead() && !w.Op.isAtomic() {

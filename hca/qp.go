@@ -84,6 +84,7 @@ type WQE struct {
 	wr        SendWR
 	signaled  bool
 	ready     sim.Time // when the HCA may start sending it (doorbell, fetch, DMA)
+	rung      sim.Time // when its doorbell was rung (ringDoorbell)
 	data      []byte   // payload snapshot, when the local memory has bytes
 	reqPkts   int64    // packets the requester sends: NPkts, or 1 for READ/atomic
 	respPkts  int64    // READ response packets received in order
@@ -91,6 +92,7 @@ type WQE struct {
 	retryAt   int64    // the PSN a READ was last re-requested from
 	requested bool     // READ/atomic: its request has been sent (counts in rdOut)
 	done      bool
+	fetched   bool // the NIC read the WQE from memory (not inline, or posted in a chain)
 }
 
 // recvWQE is a posted receive.

@@ -75,6 +75,16 @@ type Config struct {
 	// DeadlockAfter is how long a cycle of paused, non-empty queues must
 	// hold before it is reported, default 50us (observe.deadlock.after).
 	DeadlockAfter sim.Time
+	// Timeline, when not nil, is observe.timeline: the iteration of a
+	// pingpong to follow stage by stage (NewTimeline).
+	Timeline *TimelineAt
+}
+
+// TimelineAt is observe.timeline resolved: the index in traffic: of a
+// pingpong, its place among the run's programs (resolve.Scenario.Tests),
+// and the iteration (from 1).
+type TimelineAt struct {
+	Traffic, Test, Iteration int
 }
 
 // PortRef names a port of a node.

@@ -21,10 +21,31 @@ type Pingpong struct {
 	// Sides are the client [0] and the server [1].
 	Sides [2]PingpongSide
 
+	// Watch, if set, is told of each side's SENDs and completions (a
+	// timeline of one iteration: observe.Timeline).
+	Watch PingpongWatcher
+
 	h      [2]*hca.HCA
 	qp     [2]*hca.QP
 	inline bool
 }
+
+// PingpongWatcher follows a pingpong's iterations. Side 0 is the client,
+// 1 the server; iterations count from 1 on each side (the server's
+// iteration k answers the client's k-th message).
+type PingpongWatcher interface {
+	// Posted: side posted the SEND of its iteration iter.
+	Posted(side, iter int, w *hca.WQE)
+	// Received: side's iter-th RECV completed, its CQE written at at.
+	Received(side, iter int, at sim.Time)
+	// Ended: side's iteration iter is over at at (its SEND and the
+	// peer's message have both completed: the tool's pending mask is
+	// empty), when the client posts its next SEND.
+	Ended(side, iter int, at sim.Time)
+}
+
+// QP returns side's QP (0: the client's, 1: the server's).
+func (p *Pingpong) QP(side int) *hca.QP { return p.qp[side] }
 
 // PingpongSide is one side's progress.
 type PingpongSide struct {
@@ -134,11 +155,15 @@ func (p *Pingpong) send(i int) {
 		peer := p.h[1-i]
 		wr.AH, wr.RemoteQPN, wr.RemoteQKey = &hca.AH{Dest: peer.ID, DestIP: peer.IP}, p.qp[1-i].QPN, p.qp[1-i].QKey
 	}
-	if _, err := p.h[i].PostSend(p.qp[i], wr); err != nil {
+	w, err := p.h[i].PostSend(p.qp[i], wr)
+	if err != nil {
 		s.Err = "Couldn't post send: " + err.Error()
 		return
 	}
 	s.Sent++
+	if p.Watch != nil {
+		p.Watch.Posted(i, s.Sent, w)
+	}
 	s.pending = pendSend | pendRecv
 }
 
@@ -158,8 +183,14 @@ func (p *Pingpong) event(i int, cq *hca.CQ) {
 				p.postRecvs(i)
 			}
 			s.Received++
+			if p.Watch != nil {
+				p.Watch.Received(i, s.Received, wc.At)
+			}
 		}
 		s.pending &^= uint8(wc.WRID)
+		if s.pending == 0 && p.Watch != nil {
+			p.Watch.Ended(i, s.Sent, p.h[i].Engine().Now())
+		}
 		if s.Sent < p.Cfg.Iters && s.pending == 0 {
 			p.send(i)
 		}

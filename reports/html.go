@@ -171,6 +171,7 @@ func (pg *page) build(runs []*Run, extra func(*page)) string {
 	}
 	pg.summaryTable(runs)
 	pg.programs(runs)
+	pg.timeline(runs)
 	pg.jobs(runs)
 	pg.classes(runs)
 	pg.topology(runs[0])

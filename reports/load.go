@@ -104,6 +104,9 @@ type Run struct {
 	// Timeline is what the report draws of trace.json (nil without
 	// one); a job's Cut says it holds only its share of the spans.
 	Timeline *Timeline
+	// Iteration is timeline.csv's rows: one iteration of a latency
+	// program, stage by stage (none when the run wrote none).
+	Iteration []TimelineRow
 	// Programs is the start of perftest.txt (the programs' output;
 	// empty when the run ran none), ProgramsCut whether it goes on.
 	Programs    string
@@ -118,7 +121,7 @@ type Run struct {
 }
 
 // LoadRun reads a run directory: summary.json is required; flows.csv,
-// timeseries.csv, pfc.csv, uplinks.csv, events.csv, topology.json,
+// timeseries.csv, pfc.csv, uplinks.csv, events.csv, timeline.csv, topology.json,
 // scenario.yaml and the start of perftest.txt are read when present.
 // Every file is checked as a scenario file is (a regular file, bounded:
 // csvread.go), and the CSV files are read line by line.
@@ -196,6 +199,9 @@ func LoadRunWith(dir string, data []byte) (*Run, error) {
 		return nil, err
 	} else if t != nil {
 		r.Timeline = t
+	}
+	if err := r.loadIteration(filepath.Join(dir, "timeline.csv")); err != nil {
+		return nil, err
 	}
 	if err := r.loadProgramsInto(filepath.Join(dir, "perftest.txt")); err != nil {
 		return nil, err

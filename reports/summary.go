@@ -54,8 +54,11 @@ type Summary struct {
 	Jobs []JobSummary `json:"jobs,omitempty"`
 	// UEC is Ultra Ethernet's link layer's counters (trimming, link-level
 	// retry); omitted when the scenario turns neither on.
-	UEC    *UECCounts    `json:"uec,omitempty"`
-	Expect []CheckResult `json:"expect"`
+	UEC *UECCounts `json:"uec,omitempty"`
+	// Timeline is observe.timeline's iteration (timeline.csv): omitted
+	// when the scenario asks for none.
+	Timeline *IterationTimeline `json:"timeline,omitempty"`
+	Expect   []CheckResult      `json:"expect"`
 	// Warnings are the scenario's and the run's warnings (for example a
 	// lossless configuration that dropped packets).
 	Warnings []string `json:"warnings"`

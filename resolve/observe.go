@@ -144,6 +144,7 @@ func (b *builder) observe() {
 		so.SnapLen = int(sl.Bytes.V)
 	}
 	b.iwarpCapture()
+	b.timeline()
 	if b.t != nil {
 		for i, p := range o.Pcap {
 			if p.Set {

@@ -36,6 +36,15 @@ type observeS struct {
 	Pcap     []StrV    `yaml:"pcap"`
 	Snaplen  SnaplenV  `yaml:"snaplen"`
 	Deadlock deadlockS `yaml:"deadlock"`
+	Timeline timelineS `yaml:"timeline"`
+}
+
+// timelineS is observe.timeline: which iteration of which pingpong to
+// follow stage by stage (timeline.csv).
+type timelineS struct {
+	meta
+	Traffic   IntV `yaml:"traffic" min:"0"`
+	Iteration IntV `yaml:"iteration" min:"1" max:"10000000"`
 }
 
 // SnaplenV is observe.snaplen: full, or how many bytes of each frame a

@@ -1,0 +1,132 @@
+package assembly
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/reports"
+	"github.com/lfsim/lfsim/sim"
+)
+
+// TestTimelineStages: observe.timeline's stages of one pingpong
+// iteration, each against its closed form, and their sum against the
+// iteration's time and the client's usec/iter. The closed forms: a
+// RoCEv2 SEND of P bytes is P + 82 bytes on the wire (Ethernet 14, IPv4
+// 20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble 8, gap 12) and its ACK 86
+// (an AETH of 4, no payload), serialized at bytes × 8 / rate on each of
+// the two links; propagation is the link's delay; the switch's pipeline
+// is switch.latency; the NICs' steps are the profile's latencies
+// (hca/profile.go's defaults: doorbell 200 ns, WQE fetch 450, DMA 300,
+// transmit and receive pipelines 200 each). An inline SEND skips the WQE
+// fetch and the payload's DMA read. With no NIC latency, the server's
+// answer goes on its port right after its ACK of the ping (both made
+// when the ping arrives), and the client's next ping after its ACK of
+// the pong: each waits one ACK's serialization (tx_wait).
+func TestTimelineStages(t *testing.T) {
+	for _, c := range []struct {
+		name, hca, qp string
+		size          int64
+		rate          fabric.Rate
+		delay, swLat  sim.Time
+		// the NIC's steps per SEND on the critical path
+		doorbell, fetch, dmaRead, txPipe, rxPipe, dmaCQE sim.Time
+		txWait                                           bool // each SEND waits for an ACK's serialization
+		acks                                             bool
+	}{
+		{name: "defaults, inline", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
+			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
+		{name: "not inline", hca: "hca: {max_inline: 0}", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
+			doorbell: 200 * sim.Nanosecond, fetch: 450 * sim.Nanosecond, dmaRead: 300 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond,
+			rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
+		{name: "no NIC latency", hca: "hca: {doorbell_latency: 0, wqe_fetch_latency: 0, dma_latency: 0, tx_pkt_latency: 0, rx_pkt_latency: 0}",
+			qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond, txWait: true, acks: true},
+		{name: "25G, 2us links, a 1us switch, 200 bytes", qp: "rc", size: 200, rate: 25 * fabric.Gbps, delay: 2 * sim.Microsecond, swLat: sim.Microsecond,
+			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
+		{name: "UC: no ACKs", qp: "uc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
+			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := mustParse(t, fmt.Sprintf(`topology: {kind: star, hosts: 2, link: {rate: %dGbps, delay: %v}}
+switch: {latency: %v}
+%s
+stop: {at: 1s, when: flows-done}
+traffic:
+  - pingpong: {from: h0, to: h1, qp: %s, size: %d, iterations: 100}
+observe: {timeline: {}}
+`, int64(c.rate/fabric.Gbps), c.delay, c.swLat, c.hca, c.qp, c.size))
+			n, err := Build(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := n.Run(nil)
+			rows, _, err := n.iteration.Rows()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ser := func(wire int64) sim.Time { return sim.Time(wire * 8 * int64(sim.Second) / int64(c.rate)) }
+			data, ack := ser(c.size+82), ser(86)
+			want := map[string]sim.Time{"doorbell": c.doorbell, "wqe_fetch": c.fetch, "dma_read": c.dmaRead, "tx_pipeline": c.txPipe,
+				"propagation": c.delay, "switch_pipeline": c.swLat, "rx_pipeline": c.rxPipe, "dma_cqe": c.dmaCQE}
+			count := map[string]int{}
+			msgs := map[string]bool{}
+			var critical, total sim.Time
+			for _, r := range rows {
+				d := sim.Time(r.End - r.Start)
+				if r.Message == "iteration" {
+					total = d
+					continue
+				}
+				msgs[r.Message] = true
+				if r.Critical {
+					critical += d
+					count[r.Stage]++
+				}
+				w, ok := want[r.Stage]
+				switch r.Stage {
+				case "serialization":
+					w, ok = data, true
+					if r.Message == "ping_ack" || r.Message == "pong_ack" {
+						w = ack
+					}
+				case "tx_wait":
+					w, ok = ack, c.txWait && r.Critical
+				}
+				if !ok {
+					t.Errorf("%s: unexpected stage %s at %s (%v)", r.Message, r.Stage, r.Where, d)
+					continue
+				}
+				if d != w {
+					t.Errorf("%s's %s at %s is %v, want %v", r.Message, r.Stage, r.Where, d, w)
+				}
+			}
+			if msgs["ping_ack"] != c.acks || msgs["pong_ack"] != c.acks || !msgs["ping"] || !msgs["pong"] {
+				t.Errorf("messages %v, want ping, pong and ACKs %v", msgs, c.acks)
+			}
+			// Per SEND on the critical path: two links, one switch.
+			for stage, k := range map[string]int{"serialization": 4, "propagation": 4, "switch_pipeline": 2} {
+				if count[stage] != k {
+					t.Errorf("%d %s stages on the critical path, want %d", count[stage], stage, k)
+				}
+			}
+			oneWay := c.doorbell + c.fetch + c.dmaRead + c.txPipe + 2*data + 2*c.delay + c.swLat + c.rxPipe + c.dmaCQE
+			if c.txWait {
+				oneWay += ack
+			}
+			if critical != total || total != 2*oneWay {
+				t.Errorf("the critical stages add up to %v, the iteration took %v; the closed form is 2 × %v = %v", critical, total, oneWay, 2*oneWay)
+			}
+			usec := n.Tests[0].Pingpong.UsecPerIter()
+			if math.Abs(usec-total.Seconds()*1e6) > 0.005 {
+				t.Errorf("the iteration took %v, the client printed %.2f usec/iter", total, usec)
+			}
+			if s := res.Summary.Timeline; s == nil || s.TotalNs != float64(total)/1000 || s.Iteration != 2 {
+				t.Errorf("summary.json's timeline is %+v, want iteration 2 of %v", s, total)
+			}
+			if got := string(res.Extra["timeline.csv"]); got != string(reports.TimelineCSV(rows)) {
+				t.Errorf("timeline.csv is not the rows:\n%s", got)
+			}
+		})
+	}
+}
