@@ -195,6 +195,7 @@ func TestFirstVerbsProgramLabMutations(t *testing.T) {
 		{"rc-pingpong", "traffic:", "hca: {doorbell_latency: 0}\ntraffic:"},
 		{"no-nic-latency", "hca: {doorbell_latency: 0, wqe_fetch_latency: 0, dma_latency: 0, tx_pkt_latency: 0, rx_pkt_latency: 0}\n", ""},
 		{"no-inline", "hca: {max_inline: 0}", "hca: {max_inline: 220}"},
+		{"timeline", "delay: 1us", "delay: 500ns"},
 	})
 	if _, err := resolve.Parse("t.yaml", []byte("topology: {kind: star, hosts: 2}\ntraffic:\n  - flow: {from: h0, to: h1, size: 1KiB}\nexpect: {max_usec_per_iter: 5}\n")); err == nil || !strings.Contains(err.Error(), "t.yaml:4:29: expect: min_usec_per_iter and max_usec_per_iter check pingpong programs") {
 		t.Errorf("max_usec_per_iter without a pingpong: %v", err)

@@ -57,7 +57,7 @@ func loadWithin(t *testing.T, dir string) (*Run, error) {
 // is refused as a device (flows.csv read without end, timeseries.csv
 // said only "bufio.Scanner: token too long").
 func TestLoadRunRefusesWhatIsNotAFile(t *testing.T) {
-	for _, name := range []string{"flows.csv", "timeseries.csv", "pfc.csv", "uplinks.csv", "events.csv", "topology.json", "scenario.yaml", "summary.json"} {
+	for _, name := range []string{"flows.csv", "timeseries.csv", "pfc.csv", "uplinks.csv", "events.csv", "timeline.csv", "topology.json", "scenario.yaml", "summary.json"} {
 		for _, kind := range []string{"FIFO", "device"} {
 			t.Run(name+" "+kind, func(t *testing.T) {
 				dir := runDir(t, nil)

@@ -91,6 +91,9 @@ func TestLoadRunRejectsBadRows(t *testing.T) {
 		{"flows.csv", flows + "2,h1,h0,rc,write,10,10,5,10,5,1.5,-2,success\n", `flows.csv:4: retransmits: "-2" is negative; expected 0 or more`},
 		{"pfc.csv", pfc + "-200,s0,p1,3,0\n", `pfc.csv:3: time_ns: "-200" is negative; expected 0 or more`},
 		{"events.csv", "time_ns,host,event,code,object\n-1,h0,IBV_EVENT_PORT_ERR,10,port 1\n", `events.csv:2: time_ns: "-1" is negative; expected 0 or more`},
+		{"timeline.csv", strings.Join(timelineHeader, ",") + "\nping,doorbell,h0,0.000,x,200.000,1\n", `timeline.csv:2: end_ns: "x" is not a number`},
+		{"timeline.csv", strings.Join(timelineHeader, ",") + "\nping,doorbell,h0,300.000,200.000,-100.000,1\n", `timeline.csv:2: end_ns 200.000 is before start_ns 300.000`},
+		{"timeline.csv", strings.Join(timelineHeader, ",") + "\nping,doorbell,h0,0.000,200.000,200.000,yes\n", `timeline.csv:2: critical: "yes" is not 0 or 1`},
 		// A header that is not lfsim's: a column given twice, another
 		// name, none.
 		{"flows.csv", strings.Replace(flows, "end_ns", "start_ns", 1), `flows.csv:1: column "start_ns" is given twice (columns 8 and 9); expected the header id,src,dst,qp,op,size_bytes,delivered_bytes,start_ns,end_ns,fct_ns,slowdown,retransmits,status or `},

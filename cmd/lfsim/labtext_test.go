@@ -38,7 +38,8 @@ var (
 type labClaim struct {
 	text string  // as the README writes it
 	run  string  // the run's folder under lfsim-out
-	json string  // a path in summary.json: keys, and [key=value] for a list's element
+	json string  // a path in summary.json: keys, and [key=value] for a list's element; paths joined by + are summed
+	of   string  // when set, json's value is taken as a share of this path's
 	want float64 // the value at json
 	tol  float64 // how far from want it may be
 	file string  // or a file of the run
@@ -53,6 +54,23 @@ var labClaims = map[string][]labClaim{
 		{text: "`rc-pingpong` 6.85", run: "first-rc-pingpong", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 6.85 usec/iter"},
 		{text: "`no-nic-latency` 5.06", run: "first-no-nic-latency", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 5.06 usec/iter"},
 		{text: "`no-inline` 8.35", run: "first-no-inline", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 8.35 usec/iter"},
+		// Part 3's reading of timeline.csv: its rows, and summary.json's
+		// timeline.stages.
+		{text: "146 bytes × 8 at 100 Gb/s, 11.68 ns", run: "first-timeline", file: "timeline.csv", line: "ping,serialization,h0:p0,400.000,411.680,11.680,1"},
+		{text: "`switch_pipeline` is the switch's store-and-forward latency (500 ns)", run: "first-timeline", file: "timeline.csv", line: "ping,switch_pipeline,s0,1411.680,1911.680,500.000,1"},
+		{text: "The server's RECV completes at 3,423.36 ns", run: "first-timeline", file: "timeline.csv", line: "ping,dma_cqe,h1,3123.360,3423.360,300.000,1"},
+		{text: "completes the client's SEND at 6,137.12 ns", run: "first-timeline", file: "timeline.csv", line: "ping_ack,dma_cqe,h0,5837.120,6137.120,300.000,0"},
+		{text: "add up to the iteration, 6,846.72 ns, which is the 6.85 usec/iter the client prints", run: "first-timeline", file: "timeline.csv", line: "iteration,total,h0,0.000,6846.720,6846.720,1"},
+		{text: "add up to the iteration, 6,846.72 ns, which is the 6.85 usec/iter the client prints", run: "first-timeline", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 6.85 usec/iter"},
+		{text: "add up to the iteration, 6,846.72 ns", run: "first-timeline", json: "timeline.total_ns", want: 6846.72, tol: 0.005},
+		{text: "Propagation is 4,000 ns of it (four link crossings, 58%)", run: "first-timeline", json: "timeline.stages.propagation", want: 4000},
+		{text: "Propagation is 4,000 ns of it (four link crossings, 58%)", run: "first-timeline", json: "timeline.stages.propagation", of: "timeline.total_ns", want: 0.58, tol: 0.005},
+		{text: "the NICs 1,800 ns", run: "first-timeline", json: nicStages, want: 1800},
+		{text: "the NICs 1,800 ns (doorbell, transmit and receive pipelines, DMA: 26%)", run: "first-timeline", json: nicStages, of: "timeline.total_ns", want: 0.26, tol: 0.005},
+		{text: "the switch 1,000 ns (15%)", run: "first-timeline", json: "timeline.stages.switch_pipeline", want: 1000},
+		{text: "the switch 1,000 ns (15%)", run: "first-timeline", json: "timeline.stages.switch_pipeline", of: "timeline.total_ns", want: 0.15, tol: 0.005},
+		{text: "46.72 ns, under 1%", run: "first-timeline", json: "timeline.stages.serialization", want: 46.72, tol: 0.005},
+		{text: "46.72 ns, under 1%", run: "first-timeline", json: "timeline.stages.serialization", of: "timeline.total_ns", want: 0.005, tol: 0.005},
 	},
 	"tuning-dcqcn": {
 		{text: "`default` holds 64 KB", run: "dcqcn-default", json: "queues.mean_bytes", want: 64e3, tol: 0.5e3},
@@ -135,6 +153,10 @@ var labClaims = map[string][]labClaim{
 		{text: "s0 for h4 and h5", run: "ib-credit-loop", file: "lfts.txt", line: "0x000c 003 # Channel Adapter portguid 0x0002c9030000000c: 'h4'"},
 	},
 }
+
+// nicStages are the NICs' stages of a timeline's critical path
+// (summary.json's timeline.stages): an inline SEND's.
+const nicStages = "timeline.stages.doorbell+timeline.stages.tx_pipeline+timeline.stages.rx_pipeline+timeline.stages.dma_cqe"
 
 // TestLabTextsMatchOutputs: each lab's README holds to what its commands
 // give. Every `lfsim run` it lists runs; every lfsim-out folder it names
@@ -308,7 +330,16 @@ func checkLabClaim(t *testing.T, lab, text, dir string, c labClaim) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		t.Fatal(err)
 	}
-	got, ok := jsonAt(v, c.json)
+	got, ok := 0.0, true
+	for _, path := range strings.Split(c.json, "+") {
+		x, found := jsonAt(v, path)
+		got, ok = got+x, ok && found
+	}
+	if c.of != "" {
+		whole, found := jsonAt(v, c.of)
+		ok = ok && found && whole != 0
+		got /= whole
+	}
 	if !ok || math.Abs(got-c.want) > c.tol {
 		t.Errorf("%s: %q: %s's %s is %v (found %v), want %v ± %v", lab, c.text, filepath.Base(dir), c.json, got, ok, c.want, c.tol)
 	}
