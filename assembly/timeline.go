@@ -14,9 +14,15 @@ func (n *Network) startTimeline(v *observe.View) {
 		return
 	}
 	tr := n.Tests[at.Test]
-	pp := tr.Pingpong
-	n.iteration = observe.NewTimeline(v, at.Traffic, at.Iteration, n.HCAs[tr.Test.Src], n.HCAs[tr.Test.Dst], [2]*hca.QP{pp.QP(0), pp.QP(1)})
-	pp.Watch = n.iteration
+	client, server := n.HCAs[tr.Test.Src], n.HCAs[tr.Test.Dst]
+	if pp := tr.Pingpong; pp != nil {
+		n.iteration = observe.NewTimeline(v, at.Traffic, at.Iteration, client, server, [2]*hca.QP{pp.QP(0), pp.QP(1)})
+		pp.Watch = n.iteration
+		return
+	}
+	pt := tr.Perftest
+	n.iteration = observe.NewTimeline(v, at.Traffic, at.Iteration, client, server, [2]*hca.QP{pt.QP(0), pt.QP(1)})
+	pt.Watch = n.iteration
 }
 
 // timelineResults adds timeline.csv and summary.json's timeline, or a

@@ -34,6 +34,7 @@ func TestTimelineStages(t *testing.T) {
 		doorbell, fetch, dmaRead, txPipe, rxPipe, dmaCQE sim.Time
 		txWait                                           bool // each SEND waits for an ACK's serialization
 		acks                                             bool
+		perftest                                         bool // perftest send_lat in place of the pingpong
 	}{
 		{name: "defaults, inline", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
 			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
@@ -44,18 +45,24 @@ func TestTimelineStages(t *testing.T) {
 			qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond, txWait: true, acks: true},
 		{name: "25G, 2us links, a 1us switch, 200 bytes", qp: "rc", size: 200, rate: 25 * fabric.Gbps, delay: 2 * sim.Microsecond, swLat: sim.Microsecond,
 			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
+		{name: "perftest send_lat", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
+			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true, perftest: true},
 		{name: "UC: no ACKs", qp: "uc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
 			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			program := "pingpong: {from: h0, to: h1"
+			if c.perftest {
+				program = "perftest: {test: send_lat, from: h0, to: h1"
+			}
 			sc := mustParse(t, fmt.Sprintf(`topology: {kind: star, hosts: 2, link: {rate: %dGbps, delay: %v}}
 switch: {latency: %v}
 %s
 stop: {at: 1s, when: flows-done}
 traffic:
-  - pingpong: {from: h0, to: h1, qp: %s, size: %d, iterations: 100}
+  - %s, qp: %s, size: %d, iterations: 100}
 observe: {timeline: {}}
-`, int64(c.rate/fabric.Gbps), c.delay, c.swLat, c.hca, c.qp, c.size))
+`, int64(c.rate/fabric.Gbps), c.delay, c.swLat, c.hca, program, c.qp, c.size))
 			n, err := Build(sc)
 			if err != nil {
 				t.Fatal(err)
@@ -117,8 +124,12 @@ observe: {timeline: {}}
 			if critical != total || total != 2*oneWay {
 				t.Errorf("the critical stages add up to %v, the iteration took %v; the closed form is 2 × %v = %v", critical, total, oneWay, 2*oneWay)
 			}
-			usec := n.Tests[0].Pingpong.UsecPerIter()
-			if math.Abs(usec-total.Seconds()*1e6) > 0.005 {
+			if c.perftest {
+				// send_lat prints half an iteration (one way), t_typical the median.
+				if typ := n.Tests[0].Perftest.LatResult().Typical; math.Abs(typ-total.Seconds()*1e6/2) > 0.0005 {
+					t.Errorf("the iteration took %v, send_lat's t_typical is %.3f us", total, typ)
+				}
+			} else if usec := n.Tests[0].Pingpong.UsecPerIter(); math.Abs(usec-total.Seconds()*1e6) > 0.005 {
 				t.Errorf("the iteration took %v, the client printed %.2f usec/iter", total, usec)
 			}
 			if s := res.Summary.Timeline; s == nil || s.TotalNs != float64(total)/1000 || s.Iteration != 2 {

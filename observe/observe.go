@@ -76,13 +76,13 @@ type Config struct {
 	// hold before it is reported, default 50us (observe.deadlock.after).
 	DeadlockAfter sim.Time
 	// Timeline, when not nil, is observe.timeline: the iteration of a
-	// pingpong to follow stage by stage (NewTimeline).
+	// pingpong or perftest send_lat to follow stage by stage (NewTimeline).
 	Timeline *TimelineAt
 }
 
 // TimelineAt is observe.timeline resolved: the index in traffic: of a
-// pingpong, its place among the run's programs (resolve.Scenario.Tests),
-// and the iteration (from 1).
+// pingpong or perftest send_lat, its place among the run's programs
+// (resolve.Scenario.Tests), and the iteration (from 1).
 type TimelineAt struct {
 	Traffic, Test, Iteration int
 }

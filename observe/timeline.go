@@ -9,14 +9,14 @@ import (
 	"github.com/lfsim/lfsim/sim"
 )
 
-// Timeline follows one iteration of a pingpong (observe.timeline): the
-// client's SEND (ping) from its ibv_post_send through the NIC, each link
-// and switch to the server's completion, the server's answer (pong) back
-// the same way, and each one's RC ACK, every stage with the simulated
-// time it began and ended (timeline.csv).
+// Timeline follows one iteration of a pingpong or a perftest send_lat
+// (observe.timeline): the client's SEND (ping) from its ibv_post_send
+// through the NIC, each link and switch to the server's completion, the
+// server's answer (pong) back the same way, and each one's RC ACK, every
+// stage with the simulated time it began and ended (timeline.csv).
 //
 // It watches from outside the models: the program tells it of the
-// iteration's SENDs and completions (programs.PingpongWatcher, which it
+// iteration's SENDs and completions (programs.IterationWatcher, which it
 // implements), the ports' OnTx hooks of each frame's first bit, and a
 // wrapper around each port's owner of each frame's last bit arriving.
 // The hooks look at a frame's addresses, QP and PSN, nothing more; a run
@@ -66,7 +66,7 @@ type tlHop struct {
 	arrived bool
 }
 
-// NewTimeline follows iteration iteration (from 1) of the pingpong of
+// NewTimeline follows iteration iteration (from 1) of the pingpong or send_lat of
 // traffic[traffic] between client and server, whose QPs are qps: it hooks
 // every port of v. Set it as the program's Watch.
 func NewTimeline(v *View, traffic, iteration int, client, server *hca.HCA, qps [2]*hca.QP) *Timeline {
@@ -150,7 +150,7 @@ func (t *Timeline) arrived(port *fabric.Port, pkt *fabric.Packet) {
 	}
 }
 
-// Posted is told of each SEND (programs.PingpongWatcher): the
+// Posted is told of each SEND (programs.IterationWatcher): the
 // iteration's are followed, with their ACKs.
 func (t *Timeline) Posted(side, iter int, w *hca.WQE) {
 	if iter != t.iteration {
@@ -164,14 +164,14 @@ func (t *Timeline) Posted(side, iter int, w *hca.WQE) {
 	}
 }
 
-// Received is told of each RECV completion (programs.PingpongWatcher).
+// Received is told of each RECV completion (programs.IterationWatcher).
 func (t *Timeline) Received(side, iter int, at sim.Time) {
 	if iter == t.iteration {
 		t.cqe[side], t.got[side] = at, true
 	}
 }
 
-// Ended is told of each side's iteration's end (programs.PingpongWatcher).
+// Ended is told of each side's iteration's end (programs.IterationWatcher).
 func (t *Timeline) Ended(side, iter int, at sim.Time) {
 	if side == 0 && iter == t.iteration {
 		t.end, t.ended = at, true

@@ -56,6 +56,10 @@ type Perftest struct {
 	// Connected is when the client had every connection, with CM (0
 	// before, and without).
 	Connected sim.Time
+	// Watch, if set, is told of a send_lat's SENDs and completions (a
+	// timeline of one iteration: observe.Timeline); other tests do not
+	// tell it.
+	Watch IterationWatcher
 
 	client, server *hca.HCA
 	op             hca.WROpcode
@@ -435,6 +439,9 @@ func (p *Perftest) clientCQ(cq *hca.CQ) {
 		q := p.qpOf(wc.QPN, true)
 		if wc.Opcode == hca.WCOpRecv {
 			must(p.client.PostRecv(q.c, hca.RecvWR{Length: p.recvLen()}))
+			if p.Watch != nil && p.lat {
+				p.Watch.Received(0, p.rcnt+1, wc.At)
+			}
 			p.clientSaw()
 			continue
 		}
@@ -481,6 +488,9 @@ func (p *Perftest) serverCQ(cq *hca.CQ) {
 		if wc.Opcode == hca.WCOpRecv {
 			must(p.server.PostRecv(q.s, hca.RecvWR{Length: p.recvLen()}))
 			if p.lat {
+				if p.Watch != nil {
+					p.Watch.Received(1, p.srcnt+1, wc.At)
+				}
 				p.serverSaw()
 			}
 			continue
@@ -499,6 +509,9 @@ func (p *Perftest) clientSaw() {
 	p.rcnt++
 	if p.rcnt == p.Cfg.Iters {
 		p.finish()
+		if p.Watch != nil && p.lat {
+			p.Watch.Ended(0, p.rcnt, p.End)
+		}
 		return
 	}
 	p.cwant = true
@@ -513,12 +526,20 @@ func (p *Perftest) clientPost() {
 	p.cwant = false
 	wr := p.wr(q, false)
 	wr.ID, wr.Signaled = uint64(p.scnt), true
-	p.tposted[p.scnt] = p.client.Engine().Now()
-	if _, err := p.client.PostSend(q.c, wr); err != nil {
+	now := p.client.Engine().Now()
+	p.tposted[p.scnt] = now
+	if p.Watch != nil && p.lat && p.scnt > 0 {
+		p.Watch.Ended(0, p.scnt, now)
+	}
+	w, err := p.client.PostSend(q.c, wr)
+	if err != nil {
 		p.fail("post_send: %v", err)
 		return
 	}
 	p.scnt++
+	if p.Watch != nil && p.lat {
+		p.Watch.Posted(0, p.scnt, w)
+	}
 }
 
 // serverSaw: the server saw the client's message; it answers.
@@ -536,11 +557,24 @@ func (p *Perftest) serverPost() {
 	p.swant = false
 	wr := p.wr(q, true)
 	wr.ID, wr.Signaled = uint64(p.sscnt), true
-	if _, err := p.server.PostSend(q.s, wr); err != nil {
+	w, err := p.server.PostSend(q.s, wr)
+	if err != nil {
 		p.failServer("server post_send: %v", err)
 		return
 	}
 	p.sscnt++
+	if p.Watch != nil && p.lat {
+		p.Watch.Posted(1, p.sscnt, w)
+	}
+}
+
+// QP returns side's QP of the first connection (0: the client's, 1: the
+// server's).
+func (p *Perftest) QP(side int) *hca.QP {
+	if side == 0 {
+		return p.qps[0].c
+	}
+	return p.qps[0].s
 }
 
 func (p *Perftest) finish() {

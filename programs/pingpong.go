@@ -23,24 +23,26 @@ type Pingpong struct {
 
 	// Watch, if set, is told of each side's SENDs and completions (a
 	// timeline of one iteration: observe.Timeline).
-	Watch PingpongWatcher
+	Watch IterationWatcher
 
 	h      [2]*hca.HCA
 	qp     [2]*hca.QP
 	inline bool
 }
 
-// PingpongWatcher follows a pingpong's iterations. Side 0 is the client,
-// 1 the server; iterations count from 1 on each side (the server's
-// iteration k answers the client's k-th message).
-type PingpongWatcher interface {
+// IterationWatcher follows a latency program's iterations (a pingpong,
+// perftest's send_lat). Side 0 is the client, 1 the server; iterations
+// count from 1 on each side (the server's iteration k answers the
+// client's k-th message).
+type IterationWatcher interface {
 	// Posted: side posted the SEND of its iteration iter.
 	Posted(side, iter int, w *hca.WQE)
 	// Received: side's iter-th RECV completed, its CQE written at at.
 	Received(side, iter int, at sim.Time)
 	// Ended: side's iteration iter is over at at (its SEND and the
 	// peer's message have both completed: the tool's pending mask is
-	// empty), when the client posts its next SEND.
+	// empty; perftest: the client may post again), when the client
+	// posts its next SEND.
 	Ended(side, iter int, at sim.Time)
 }
 

@@ -29,7 +29,7 @@ var timelineStages = []struct{ name, what string }{
 	{"send_cqe_wait", "the client waits for its own SEND's completion (the ACK) after the answer came"},
 }
 
-// timeline draws the runs' timeline.csv: one iteration of a pingpong as
+// timeline draws the runs' timeline.csv: one iteration of a latency program as
 // a bar per message, its stages end to end, and the critical path's
 // time by stage.
 func (pg *page) timeline(runs []*Run) {

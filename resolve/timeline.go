@@ -4,8 +4,8 @@ import (
 	"github.com/lfsim/lfsim/observe"
 )
 
-// timeline resolves observe.timeline: the pingpong it follows (traffic:,
-// by default the first pingpong of the traffic) and the iteration
+// timeline resolves observe.timeline: the program it follows (traffic:,
+// by default the first pingpong or perftest send_lat of the traffic) and the iteration
 // (iteration:, default 2: the first with an iteration before it, whose
 // last ACK may still be going out as it starts, as in every later one),
 // which must be one the program runs, of
@@ -30,33 +30,41 @@ func (b *builder) timeline() {
 				t = &b.s.Tests[i]
 			}
 		}
-		if t == nil || t.Kind != "pingpong" {
-			b.errorf(at, "observe.timeline.traffic", "traffic[%d] is a %s; observe.timeline follows a pingpong's iteration (its ping, pong and their ACKs)", o.Traffic.V, b.f.Traffic[o.Traffic.V].Kind)
+		if t == nil || !timelined(t) {
+			what := b.f.Traffic[o.Traffic.V].Kind
+			if t != nil && t.Kind == "perftest" {
+				what = "perftest " + t.Perftest.Test
+			}
+			b.errorf(at, "observe.timeline.traffic", "traffic[%d] is a %s; observe.timeline follows an iteration of a pingpong or a perftest send_lat (its ping, pong and their ACKs)", o.Traffic.V, what)
 			return
 		}
 	} else {
 		for i := range b.s.Tests {
-			if b.s.Tests[i].Kind == "pingpong" {
+			if timelined(&b.s.Tests[i]) {
 				t = &b.s.Tests[i]
 				break
 			}
 		}
 		if t == nil {
-			b.errorf(at, "observe.timeline", "traffic has no pingpong; the timeline follows one iteration of a pingpong")
+			b.errorf(at, "observe.timeline", "traffic has no pingpong and no perftest send_lat; the timeline follows one iteration of either")
 			return
 		}
 	}
-	iter := min(2, t.Pingpong.Iters)
+	iters, size := t.Pingpong.Iters, t.Pingpong.Size
+	if t.Kind == "perftest" {
+		iters, size = t.Perftest.Iters, t.Perftest.Size
+	}
+	iter := min(2, iters)
 	if o.Iteration.Set {
 		iter = int(o.Iteration.V)
-		if iter > t.Pingpong.Iters {
-			b.errorf(o.Iteration.Pos, "observe.timeline.iteration", "iteration %d is past the pingpong's last (traffic[%d] runs %d iterations)", iter, t.Generator, t.Pingpong.Iters)
+		if iter > iters {
+			b.errorf(o.Iteration.Pos, "observe.timeline.iteration", "iteration %d is past the %s's last (traffic[%d] runs %d iterations)", iter, t.Kind, t.Generator, iters)
 			return
 		}
 	}
-	if mtu := min(b.s.HCAProfile(t.Src).MTU, b.s.HCAProfile(t.Dst).MTU); t.Pingpong.Size > int64(mtu) {
+	if mtu := min(b.s.HCAProfile(t.Src).MTU, b.s.HCAProfile(t.Dst).MTU); size > int64(mtu) {
 		b.errorf(at, "observe.timeline", "traffic[%d]'s messages of %d bytes take %d packets; observe.timeline follows messages of one packet (size at most the MTU, %d)",
-			t.Generator, t.Pingpong.Size, (t.Pingpong.Size+int64(mtu)-1)/int64(mtu), mtu)
+			t.Generator, size, (size+int64(mtu)-1)/int64(mtu), mtu)
 		return
 	}
 	test := 0
@@ -66,4 +74,12 @@ func (b *builder) timeline() {
 		}
 	}
 	b.s.Observe.Timeline = &observe.TimelineAt{Traffic: t.Generator, Test: test, Iteration: iter}
+}
+
+// timelined reports whether observe.timeline can follow t: a pingpong,
+// or perftest's send_lat (a SEND each way, each side answering its
+// RECV's completion; write_lat's server polls memory, read_lat and
+// atomic_lat have no answer to follow).
+func timelined(t *Test) bool {
+	return t.Kind == "pingpong" || t.Kind == "perftest" && t.Perftest.Test == "send_lat"
 }

@@ -10,12 +10,16 @@ func TestTimelineErrors(t *testing.T) {
 		{"no pingpong", head + `traffic:
   - flow: {from: h0, to: h1, size: 64}
 observe: {timeline: {iteration: 2}}
-`, `t.yaml:4:21: observe.timeline: traffic has no pingpong; the timeline follows one iteration of a pingpong`},
+`, `t.yaml:4:21: observe.timeline: traffic has no pingpong and no perftest send_lat; the timeline follows one iteration of either`},
 		{"traffic is a flow", head + `traffic:
   - flow: {from: h0, to: h1, size: 64}
   - pingpong: {from: h0, to: h1, size: 64, iterations: 10}
 observe: {timeline: {traffic: 0}}
-`, `t.yaml:5:31: observe.timeline.traffic: traffic[0] is a flow; observe.timeline follows a pingpong's iteration (its ping, pong and their ACKs)`},
+`, `t.yaml:5:31: observe.timeline.traffic: traffic[0] is a flow; observe.timeline follows an iteration of a pingpong or a perftest send_lat (its ping, pong and their ACKs)`},
+		{"perftest write_lat", head + `traffic:
+  - perftest: {test: write_lat, from: h0, to: h1, size: 64}
+observe: {timeline: {traffic: 0}}
+`, `t.yaml:4:31: observe.timeline.traffic: traffic[0] is a perftest write_lat; observe.timeline follows an iteration of a pingpong or a perftest send_lat (its ping, pong and their ACKs)`},
 		{"traffic past the list", head + `traffic:
   - pingpong: {from: h0, to: h1, size: 64, iterations: 10}
 observe: {timeline: {traffic: 3}}
