@@ -3,6 +3,7 @@ package assembly
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -139,5 +140,28 @@ observe: {timeline: {}}
 				t.Errorf("timeline.csv is not the rows:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestTimelineResent: a followed SEND lost on its first link and resent
+// after the timeout gives no timeline.csv but a warning naming the port;
+// drawn, its propagation would have held the timeout.
+func TestTimelineResent(t *testing.T) {
+	sc := mustParse(t, `topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+stop: {at: 1s, when: flows-done}
+traffic:
+  - pingpong: {from: h0, to: h1, size: 64, iterations: 100}
+faults:
+  - {at: 6us, link: [h0, s0], action: loss, rate: 1, until: 8us}
+observe: {timeline: {}}
+`)
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := n.Run(nil)
+	const want = "observe.timeline: iteration 2's ping was sent twice on h0:p0 (lost, or resent after a timeout): its stages would hide the wait; choose another iteration"
+	if _, ok := res.Extra["timeline.csv"]; ok || res.Summary.Timeline != nil || !slices.Contains(res.Summary.Warnings, want) {
+		t.Errorf("timeline.csv written %v, summary %+v, warnings %q; want none, and the warning %q", ok, res.Summary.Timeline, res.Summary.Warnings, want)
 	}
 }

@@ -54,6 +54,7 @@ type tlMsg struct {
 	kind     fabric.PacketKind
 	w        *hca.WQE // the SEND (an ACK's: the SEND it acknowledges)
 	hops     []tlHop
+	resent   string // the port it was first sent again on ("": none)
 }
 
 // tlHop is a frame's crossing of one link: its first bit onto the wire
@@ -129,6 +130,9 @@ func (t *Timeline) sent(port *fabric.Port, pkt *fabric.Packet) {
 	m := &t.msgs[i]
 	for _, h := range m.hops {
 		if h.port == port {
+			if m.resent == "" {
+				m.resent = port.Name
+			}
 			return
 		}
 	}
@@ -187,6 +191,11 @@ func (t *Timeline) Rows() ([]reports.TimelineRow, *reports.IterationTimeline, er
 		return nil, nil, fmt.Errorf("observe.timeline: the client never posted the SEND of iteration %d", t.iteration)
 	case !t.ended || !pong.set || !t.got[0] || !t.got[1]:
 		return nil, nil, fmt.Errorf("observe.timeline: iteration %d was not over when the run stopped", t.iteration)
+	}
+	for i := range t.msgs {
+		if m := &t.msgs[i]; m.resent != "" && i%2 == 0 {
+			return nil, nil, fmt.Errorf("observe.timeline: iteration %d's %s was sent twice on %s (lost, or resent after a timeout): its stages would hide the wait; choose another iteration", t.iteration, tlNames[i], m.resent)
+		}
 	}
 	start := ping.w.Posted
 	b := &tlBuilder{t: t, start: start}
@@ -250,8 +259,11 @@ func (b *tlBuilder) send(i, side int, cqe, posted sim.Time) {
 // SEND it acknowledges (made) to the SEND's completion at its requester.
 func (b *tlBuilder) ack(i int, made sim.Time) {
 	m := &b.t.msgs[i]
-	if !m.set || len(m.hops) == 0 || !m.hops[len(m.hops)-1].arrived || m.w.Completed == 0 {
-		return // UC and UD have none; an ACK still on its way when the run stopped
+	if !m.set || m.resent != "" || len(m.hops) == 0 || !m.hops[len(m.hops)-1].arrived || m.w.Completed == 0 {
+		// UC and UD have none; an ACK sent twice (the SEND resent) is
+		// not drawn, nor one the responder folded into a later one
+		// (hca.ack_every), nor one still on its way when the run stopped
+		return
 	}
 	name := tlNames[i]
 	b.hops(name, m, made, false)
