@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // TestTimelineStages: observe.timeline's stages of one pingpong
@@ -18,52 +20,60 @@ import (
 // 20, UDP 8, BTH 12, ICRC 4, FCS 4, preamble 8, gap 12) and its ACK 86
 // (an AETH of 4, no payload), serialized at bytes × 8 / rate on each of
 // the two links; propagation is the link's delay; the switch's pipeline
-// is switch.latency; the NICs' steps are the profile's latencies
-// (hca/profile.go's defaults: doorbell 200 ns, WQE fetch 450, DMA 300,
-// transmit and receive pipelines 200 each). An inline SEND skips the WQE
-// fetch and the payload's DMA read. With no NIC latency, the server's
-// answer goes on its port right after its ACK of the ping (both made
-// when the ping arrives), and the client's next ping after its ACK of
-// the pong: each waits one ACK's serialization (tx_wait).
+// is its profile's Latency (swtch.DefaultProfile's 500 ns, or the
+// scenario's switch.latency); the NICs' steps are hca.DefaultProfile's
+// latencies, as post adds them: the doorbell and the transmit pipeline
+// always, the WQE fetch and the payload's DMA read when the SEND is not
+// inline, then the receive pipeline and the DMA of the data and CQE. With
+// no NIC latency, the server's answer goes on its port right after its
+// ACK of the ping (both made when the ping arrives), and the client's
+// next ping after its ACK of the pong: each waits one ACK's
+// serialization (tx_wait).
 func TestTimelineStages(t *testing.T) {
+	hp, sp := hca.DefaultProfile(), swtch.DefaultProfile()
 	for _, c := range []struct {
 		name, hca, qp string
 		size          int64
 		rate          fabric.Rate
-		delay, swLat  sim.Time
-		// the NIC's steps per SEND on the critical path
-		doorbell, fetch, dmaRead, txPipe, rxPipe, dmaCQE sim.Time
-		txWait                                           bool // each SEND waits for an ACK's serialization
-		acks                                             bool
-		perftest                                         bool // perftest send_lat in place of the pingpong
+		delay, swLat  sim.Time // swLat 0: the switch's default
+		inline        bool     // the SEND goes inline (no WQE fetch, no DMA read)
+		noNIC         bool     // every NIC latency 0: each SEND waits for an ACK's serialization
+		acks          bool
+		perftest      bool // perftest send_lat in place of the pingpong
 	}{
-		{name: "defaults, inline", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
-			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
-		{name: "not inline", hca: "hca: {max_inline: 0}", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
-			doorbell: 200 * sim.Nanosecond, fetch: 450 * sim.Nanosecond, dmaRead: 300 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond,
-			rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
+		{name: "defaults, inline", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, inline: true, acks: true},
+		{name: "not inline", hca: "hca: {max_inline: 0}", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, acks: true},
 		{name: "no NIC latency", hca: "hca: {doorbell_latency: 0, wqe_fetch_latency: 0, dma_latency: 0, tx_pkt_latency: 0, rx_pkt_latency: 0}",
-			qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond, txWait: true, acks: true},
-		{name: "25G, 2us links, a 1us switch, 200 bytes", qp: "rc", size: 200, rate: 25 * fabric.Gbps, delay: 2 * sim.Microsecond, swLat: sim.Microsecond,
-			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true},
-		{name: "perftest send_lat", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
-			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond, acks: true, perftest: true},
-		{name: "UC: no ACKs", qp: "uc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, swLat: 500 * sim.Nanosecond,
-			doorbell: 200 * sim.Nanosecond, txPipe: 200 * sim.Nanosecond, rxPipe: 200 * sim.Nanosecond, dmaCQE: 300 * sim.Nanosecond},
+			qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, inline: true, noNIC: true, acks: true},
+		{name: "25G, 2us links, a 1us switch, 200 bytes", qp: "rc", size: 200, rate: 25 * fabric.Gbps, delay: 2 * sim.Microsecond, swLat: sim.Microsecond, inline: true, acks: true},
+		{name: "perftest send_lat", qp: "rc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, inline: true, acks: true, perftest: true},
+		{name: "UC: no ACKs", qp: "uc", size: 64, rate: 100 * fabric.Gbps, delay: sim.Microsecond, inline: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			program := "pingpong: {from: h0, to: h1"
 			if c.perftest {
 				program = "perftest: {test: send_lat, from: h0, to: h1"
 			}
+			sw, swLat := "", sp.Latency
+			if c.swLat != 0 {
+				sw, swLat = fmt.Sprintf("switch: {latency: %v}", c.swLat), c.swLat
+			}
 			sc := mustParse(t, fmt.Sprintf(`topology: {kind: star, hosts: 2, link: {rate: %dGbps, delay: %v}}
-switch: {latency: %v}
+%s
 %s
 stop: {at: 1s, when: flows-done}
 traffic:
   - %s, qp: %s, size: %d, iterations: 100}
 observe: {timeline: {}}
-`, int64(c.rate/fabric.Gbps), c.delay, c.swLat, c.hca, program, c.qp, c.size))
+`, int64(c.rate/fabric.Gbps), c.delay, sw, c.hca, program, c.qp, c.size))
+			nic := hp
+			if c.noNIC {
+				nic.DoorbellLatency, nic.WQEFetchLatency, nic.DMALatency, nic.TxPktLatency, nic.RxPktLatency = 0, 0, 0, 0, 0
+			}
+			var fetch, dmaRead sim.Time
+			if !c.inline {
+				fetch, dmaRead = nic.WQEFetchLatency, nic.DMALatency
+			}
 			n, err := Build(sc)
 			if err != nil {
 				t.Fatal(err)
@@ -75,8 +85,8 @@ observe: {timeline: {}}
 			}
 			ser := func(wire int64) sim.Time { return sim.Time(wire * 8 * int64(sim.Second) / int64(c.rate)) }
 			data, ack := ser(c.size+82), ser(86)
-			want := map[string]sim.Time{"doorbell": c.doorbell, "wqe_fetch": c.fetch, "dma_read": c.dmaRead, "tx_pipeline": c.txPipe,
-				"propagation": c.delay, "switch_pipeline": c.swLat, "rx_pipeline": c.rxPipe, "dma_cqe": c.dmaCQE}
+			want := map[string]sim.Time{"doorbell": nic.DoorbellLatency, "wqe_fetch": fetch, "dma_read": dmaRead, "tx_pipeline": nic.TxPktLatency,
+				"propagation": c.delay, "switch_pipeline": swLat, "rx_pipeline": nic.RxPktLatency, "dma_cqe": nic.DMALatency}
 			count := map[string]int{}
 			msgs := map[string]bool{}
 			var critical, total sim.Time
@@ -99,7 +109,7 @@ observe: {timeline: {}}
 						w = ack
 					}
 				case "tx_wait":
-					w, ok = ack, c.txWait && r.Critical
+					w, ok = ack, c.noNIC && r.Critical
 				}
 				if !ok {
 					t.Errorf("%s: unexpected stage %s at %s (%v)", r.Message, r.Stage, r.Where, d)
@@ -118,8 +128,8 @@ observe: {timeline: {}}
 					t.Errorf("%d %s stages on the critical path, want %d", count[stage], stage, k)
 				}
 			}
-			oneWay := c.doorbell + c.fetch + c.dmaRead + c.txPipe + 2*data + 2*c.delay + c.swLat + c.rxPipe + c.dmaCQE
-			if c.txWait {
+			oneWay := nic.DoorbellLatency + fetch + dmaRead + nic.TxPktLatency + 2*data + 2*c.delay + swLat + nic.RxPktLatency + nic.DMALatency
+			if c.noNIC {
 				oneWay += ack
 			}
 			if critical != total || total != 2*oneWay {
