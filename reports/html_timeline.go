@@ -42,7 +42,7 @@ func (pg *page) timeline(runs []*Run) {
 	if len(with) == 0 {
 		return
 	}
-	pg.section("One iteration, stage by stage", "timeline.csv: the client's SEND (ping), the server's answer (pong) and their ACKs, from the client's ibv_post_send; the ACKs run beside the critical path, whose stages add up to the iteration's time")
+	pg.section("One iteration, stage by stage", "timeline.csv: the client's SEND (ping), the server's answer (pong) and their ACKs, from the client's ibv_post_send; the ACKs run beside the critical path, whose stages add up to the iteration's time; the dashed line is where the client posts its next SEND")
 	for _, r := range with {
 		if len(runs) > 1 {
 			fmt.Fprintf(&pg.b, "<h3>%s</h3>\n", html.EscapeString(r.Label))
@@ -90,6 +90,13 @@ func (pg *page) timelineChart(rows []TimelineRow) {
 		offset[i] = opts.BarData{Value: Round(psToNs(byMsg[m][0].Start), 3)}
 	}
 	b.AddSeries("start", offset, charts.WithBarChartOpts(stack), charts.WithItemStyleOpts(opts.ItemStyle{Color: "rgba(0,0,0,0)"}))
+	for _, r := range rows {
+		if r.Message == "iteration" { // where the client posts its next SEND
+			b.AddSeries("iteration", nil, charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: "next iteration", XAxis: Round(psToNs(r.End), 3)}),
+				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"}, LineStyle: &opts.LineStyle{Color: "#c00000", Type: "dashed"},
+					Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b} at {c} ns"}}))
+		}
+	}
 	for k := 0; k < most; k++ {
 		data := make([]opts.BarData, len(cats))
 		for i, m := range cats {

@@ -40,7 +40,7 @@ func TestTimelineSection(t *testing.T) {
 	}
 	page := string(BuildHTML([]*Run{r}))
 	for _, w := range []string{"<h2>One iteration, stage by stage</h2>", `"type":"category","data":["pong","ping_ack","ping"]`,
-		"serialization at h1:p0", "<td>23.360</td><td>0.6%</td>", "<td>3776.640</td><td>94.4%</td>", "<th>iteration</th><th>4000.000</th>"} {
+		"serialization at h1:p0", "<td>23.360</td><td>0.6%</td>", "<td>3776.640</td><td>94.4%</td>", "<th>iteration</th><th>4000.000</th>", `"name":"next iteration","xAxis":4000`} {
 		if !strings.Contains(page, w) {
 			t.Errorf("report.html lacks %q", w)
 		}
