@@ -474,3 +474,64 @@ func TestReproductionReportInChromium(t *testing.T) {
 	}
 	t.Logf("%d charts drawn in %v; screenshot %s", len(states), took.Round(time.Millisecond), shotFile)
 }
+
+// TestTimelineReportInChromium: the latency lab's report (first-verbs-
+// program's timeline, observe.timeline) opens offline in Chromium with
+// no console error and no request, and its timeline chart draws: a bar
+// per message, ping on top, and the next iteration's mark. A screenshot
+// goes to $LFSIM_ARTIFACTS.
+func TestTimelineReportInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the examples' pages are the quick tier's browser check")
+	}
+	b := newBrowser(t)
+	dir := filepath.Join(t.TempDir(), "timeline")
+	if code, _, stderr := lfsim(t, "run", "labs/first-verbs-program/timeline", "-q", "-o", dir); code != 0 {
+		t.Fatalf("lfsim run: exit %d\n%s", code, stderr)
+	}
+	b.mu.Lock()
+	b.errors, b.requests = nil, nil
+	b.mu.Unlock()
+	states, _ := b.open(t, filepath.Join(dir, "report.html"))
+	var found string
+	const timelineChart = `(() => {
+  for (const d of document.querySelectorAll('.item')) {
+    const i = echarts.getInstanceByDom(d);
+    if (!i) continue;
+    const o = i.getOption();
+    const y = o.yAxis && o.yAxis[0] && o.yAxis[0].data;
+    if (y && y.includes('ping')) {
+      const marks = o.series.filter(s => s.markLine && s.markLine.data && s.markLine.data.length).map(s => s.markLine.data[0].name);
+      return d.id + '|' + y.join(',') + '|' + marks.join(',');
+    }
+  }
+  return '';
+})()`
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(timelineChart, &found)); err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Split(found, "|")
+	if len(f) != 3 || f[1] != "pong_ack,pong,ping_ack,ping" || f[2] != "next iteration" {
+		t.Fatalf("the timeline chart: %q; want its messages pong_ack,pong,ping_ack,ping from the axis' foot and the next iteration's mark", found)
+	}
+	for _, s := range states {
+		if strings.HasPrefix(s, f[0]+":") && (!strings.Contains(s, ":instance:") || strings.HasSuffix(s, ":0")) {
+			t.Errorf("the timeline chart did not draw: %s", s)
+		}
+	}
+	b.mu.Lock()
+	errs, reqs := b.errors, b.requests
+	b.mu.Unlock()
+	if len(errs) > 0 || len(reqs) > 0 {
+		t.Errorf("console errors %v, requests %v", errs, reqs)
+	}
+	var shot []byte
+	if err := chromedp.Run(b.ctx, chromedp.FullScreenshot(&shot, 70)); err != nil {
+		t.Fatal(err)
+	}
+	shotFile := filepath.Join(artifactDir(t), "report-timeline.jpg")
+	if err := os.WriteFile(shotFile, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("timeline chart %s; screenshot %s", f[0], shotFile)
+}
