@@ -414,7 +414,7 @@ func (n *Network) view() *observe.View {
 	v := &observe.View{Eng: n.Eng, Topology: n.Scenario.Topology, Ports: n.Fabric.Ports, Mixed: n.Scenario.Mixed(), Switches: n.Switches,
 		Transport: n.Scenario.HCA.Transport, Poll: func() { n.poll(0) }}
 	if n.Group != nil {
-		v.PartOf, v.Parts = n.Fabric.Partition, n.Group.Partitions()
+		v.PartOf, v.Parts, v.Each = n.Fabric.Partition, n.Group.Partitions(), n.Group.Each
 	}
 	return v
 }

@@ -32,7 +32,7 @@ func (n *Network) Run(progress func(now sim.Time, events uint64)) *reports.Resul
 	var sampled []observe.Flow
 	for _, f := range n.Flows {
 		if f.Live != nil { // not those that start later
-			sampled = append(sampled, observe.Flow{ID: f.Flow.ID, Receiver: f, CC: f.Live.CC, RTT: f.rtt})
+			sampled = append(sampled, observe.Flow{ID: f.Flow.ID, Receiver: f, CC: f.Live.CC, RTT: f.rtt, Node: f.Flow.Src})
 		}
 	}
 	sm := observe.NewSampler(v, &s.Observe, n.prioritiesInUse(), sampled)

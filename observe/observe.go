@@ -49,6 +49,11 @@ type View struct {
 	// of Parts; nil: one.
 	PartOf func(fabric.NodeID) int
 	Parts  int
+	// Each runs f(i) for each partition i, on the partitions' workers,
+	// and returns when all have (sim.Group.Each); nil: one partition.
+	// An observer calls it at a point, where no event runs, to note
+	// each partition's nodes on its own worker.
+	Each func(f func(part int))
 }
 
 func (v *View) partitions() int { return max(v.Parts, 1) }

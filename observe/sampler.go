@@ -41,8 +41,14 @@ type Sampler struct {
 	flowKeys   []flowKeys
 	lastDelivd []int64
 
-	// peak is the largest switch egress queue sampled, and where and when.
-	peak reports.QueuePeak
+	// parts are the partitions' shares of the series (samplerparts.go),
+	// each taken by its own worker; runs are their runs of series in
+	// the order a sample records them, and cursor a part's next run at
+	// the merge.
+	each   func(func(part int))
+	parts  []samplerPart
+	runs   []sampleRun
+	cursor []int
 }
 
 // flowKeys are a flow's series: its goodput and its congestion control's
@@ -62,6 +68,9 @@ type Flow struct {
 	// RTT gives the sender's smoothed round-trip time (iWARP's TCP), nil
 	// when it keeps none; rtt_us is sampled once it has a sample.
 	RTT interface{ SRTT() sim.Time }
+	// Node is the host whose partition samples the flow (its
+	// requester's), in a run cut into partitions.
+	Node fabric.NodeID
 }
 
 type queueSeries struct {
@@ -84,12 +93,15 @@ type queueSeries struct {
 // flows that c.Flows selects (the flows there at the start: flow_gbps
 // covers those). Start schedules its first sample.
 func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
-	sm := &Sampler{eng: v.Eng, interval: c.Interval, series: reports.NewSeries(maxSeriesRows)}
+	sm := &Sampler{eng: v.Eng, interval: c.Interval, series: reports.NewSeries(maxSeriesRows), each: v.Each}
+	var rb runBuilder
 	for id, ports := range v.Ports {
+		part := v.partition(fabric.NodeID(id))
 		sw := v.Switches[id]
 		for _, p := range ports {
 			ref := PortRef{Node: fabric.NodeID(id), Port: p.Index}
 			if c.Links.HasPort(ref) {
+				rb.add(runLinks, part, len(sm.links))
 				sm.links = append(sm.links, p)
 				sm.txKey = append(sm.txKey, sm.series.Key(reports.MetricTxGbps, p.Name))
 			}
@@ -109,10 +121,12 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 				if sw != nil && sw.Prof.QoS() {
 					q.txKey, q.perTx = sm.series.Key(reports.MetricTxGbps, where), true
 				}
+				rb.add(runQueues, part, len(sm.queues))
 				sm.queues = append(sm.queues, q)
 			}
 		}
 		if sw != nil {
+			rb.add(runSwitches, part, len(sm.switches))
 			sm.switches = append(sm.switches, sw)
 			sm.bufferKey = append(sm.bufferKey, sm.series.Key(reports.MetricBufferBytes, sw.Name))
 		}
@@ -120,6 +134,7 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 	sm.lastTx = make([]int64, len(sm.links))
 	for _, f := range flows {
 		if c.Flows.HasFlow(f.ID) {
+			rb.add(runFlows, v.partition(f.Node), len(sm.flows))
 			sm.flows = append(sm.flows, f)
 			sm.ccs = append(sm.ccs, f.CC)
 			where := fmt.Sprintf("flow:%d", f.ID)
@@ -129,16 +144,28 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 		}
 	}
 	sm.lastDelivd = make([]int64, len(sm.flows))
+	sm.runs = rb.runs()
+	sm.parts = make([]samplerPart, v.partitions())
+	for _, r := range sm.runs {
+		sm.parts[r.part].runs = append(sm.parts[r.part].runs, r)
+	}
+	sm.cursor = make([]int, len(sm.parts))
 	return sm
 }
 
 // Peak is the largest switch egress queue the samples saw (nil when no
 // switch queue is sampled, or none ever held a byte).
 func (sm *Sampler) Peak() *reports.QueuePeak {
-	if sm.peak.PeakBytes == 0 {
+	var best *samplerPart
+	for i := range sm.parts {
+		if p := &sm.parts[i]; best == nil || p.peakBefore(best) {
+			best = p
+		}
+	}
+	if best == nil || best.peak.PeakBytes == 0 {
 		return nil
 	}
-	p := sm.peak
+	p := best.peak
 	return &p
 }
 
@@ -159,75 +186,23 @@ func (sm *Sampler) Interval() sim.Time { return sm.interval }
 
 // Sample takes the sample of now: a run that can be cut takes it where
 // every event before now has fired and none at now (issue 31), at each
-// Interval, while the run has events to come.
+// Interval, while the run has events to come. Each partition takes its
+// share on its worker (View.Each), and the shares are merged in the
+// order of one worker's sample (samplerparts.go).
 func (sm *Sampler) Sample(now sim.Time) {
 	dt := now - sm.last
 	if dt <= 0 {
 		return
 	}
-	sec := dt.Seconds()
-	ser := sm.series
-	ser.Begin(now.Nanoseconds())
-	for i, p := range sm.links {
-		ser.AddKey(sm.txKey[i], float64(p.Stats.TxBytes-sm.lastTx[i])*8/sec/1e9)
-		sm.lastTx[i] = p.Stats.TxBytes
-	}
-	for i := range sm.queues {
-		q := &sm.queues[i]
-		if q.sw != nil {
-			b := q.sw.QueueBytes(q.port.Index, q.prio)
-			ser.AddKey(q.queueKey, float64(b))
-			if b > sm.peak.PeakBytes {
-				sm.peak = reports.QueuePeak{PeakBytes: b, PeakQueue: q.where, PeakAtNs: now.Nanoseconds()}
-			}
-		}
-		paused := q.port.PausedTime(q.prio)
-		ser.AddKey(q.pausedKey, float64(paused-q.lastPaused)/float64(dt))
-		q.lastPaused = paused
-		if q.perTx {
-			tx := q.sw.PortPrio(q.port.Index, q.prio).TxBytes
-			ser.AddKey(q.txKey, float64(tx-q.lastTx)*8/sec/1e9)
-			q.lastTx = tx
+	take := func(i int) { sm.take(&sm.parts[i], now, dt) }
+	if sm.each != nil && len(sm.parts) > 1 {
+		sm.each(take)
+	} else {
+		for i := range sm.parts {
+			take(i)
 		}
 	}
-	for i, sw := range sm.switches {
-		ser.AddKey(sm.bufferKey[i], float64(sw.BufferUsed()))
-	}
-	for i, f := range sm.flows {
-		k := &sm.flowKeys[i]
-		d := f.Receiver.DeliveredBytes()
-		ser.AddKey(k.gbps, float64(d-sm.lastDelivd[i])*8/sec/1e9)
-		sm.lastDelivd[i] = d
-		if f.RTT != nil {
-			if r := f.RTT.SRTT(); r > 0 {
-				ser.AddKey(k.rtt, r.Seconds()*1e6)
-			}
-		}
-		cc := sm.ccs[i]
-		if cc == nil {
-			continue
-		}
-		st := cc.State(now)
-		if st.Rate > 0 {
-			ser.AddKey(k.rc, st.Rate.Gbps())
-		}
-		if st.Target > 0 {
-			ser.AddKey(k.rt, st.Target.Gbps())
-		}
-		if st.HasAlpha {
-			ser.AddKey(k.alpha, st.Alpha)
-		}
-		if st.Window > 0 {
-			ser.AddKey(k.window, float64(st.Window))
-		}
-		if st.HasCCTI {
-			ser.AddKey(k.ccti, float64(st.CCTI))
-		}
-		if st.RTT > 0 && f.RTT == nil {
-			ser.AddKey(k.rtt, st.RTT.Seconds()*1e6)
-		}
-	}
-	if ser.End() {
+	if sm.merge(now) {
 		sm.interval *= 2
 	}
 	sm.last = now

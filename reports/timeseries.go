@@ -140,6 +140,36 @@ func (s *Series) AddKey(k Key, value float64) {
 	s.n++
 }
 
+// AddKeys records values[i] of keys[i]'s series for each i, in order,
+// as that many AddKey would: a sampler cut into partitions merges its
+// parts' values a run at a time. A run that follows the sample before's
+// layout costs a comparison and a copy, not a call a value.
+func (s *Series) AddKeys(keys []Key, values []float64) {
+	if len(keys) != len(values) {
+		panic("reports: AddKeys with unequal keys and values")
+	}
+	switch {
+	case s.cur != nil:
+		s.cur = append(s.cur, keys...)
+	case s.base >= 0 && s.pos+len(keys) <= len(s.layouts[s.base]) && slices.Equal(s.layouts[s.base][s.pos:s.pos+len(keys)], keys):
+		// As the sample before: nothing to keep but the values.
+	default:
+		for i, k := range keys {
+			s.AddKey(k, values[i])
+		}
+		return
+	}
+	s.pos += len(keys)
+	for len(values) > 0 {
+		if s.n/valueChunk == len(s.chunks) {
+			s.chunks = append(s.chunks, make([]float64, valueChunk))
+		}
+		k := copy(s.chunks[s.n/valueChunk][s.n%valueChunk:], values)
+		values = values[k:]
+		s.n += k
+	}
+}
+
 // keys returns the keys of sample i: its layout's, or for the sample
 // being recorded those it has so far.
 func (s *Series) keys(i int) []Key {

@@ -218,6 +218,35 @@ func (g *Group) runWindow(end Time) {
 	wg.Wait()
 }
 
+// Each runs f(i) for every partition i on the workers, as runWindow runs
+// a window's events (worker w takes partitions w, w+workers, ...), and
+// returns when all have. It is for observers that read and note each
+// partition's nodes at an observation point, where no event runs: f(i)
+// must touch only what partition i owns (its nodes, its own buffers), as
+// an event does.
+func (g *Group) Each(f func(part int)) {
+	if g.workers == 1 {
+		for i := range g.engines {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < g.workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(g.engines); i += g.workers {
+				f(i)
+			}
+		}(w)
+	}
+	for i := 0; i < len(g.engines); i += g.workers {
+		f(i) // worker 0's share, on the caller
+	}
+	wg.Wait()
+}
+
 // NextAt returns when the earliest event of any partition is due, those
 // handed over included, or Never.
 func (g *Group) NextAt() Time {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -197,6 +198,44 @@ func TestGroupMatchesOneEngine(t *testing.T) {
 						t.Errorf("seed %d, %d partitions: %d events (%d pending), one engine %d", seed, parts, g.Events(), g.Pending(), e.Events())
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestGroupEach: Each runs f once for every partition, on as many
+// goroutines as the group has workers (partitions w, w+workers, ... on
+// worker w), and returns when all have: with 2 workers of 5 partitions,
+// two partitions' calls meet (each waits for the other to start), which
+// one goroutine running them in turn would never do (it gives up after
+// a minute, and fails).
+func TestGroupEach(t *testing.T) {
+	for _, tc := range []struct{ parts, workers int }{{1, 1}, {5, 1}, {5, 2}, {3, 3}} {
+		g := NewGroup(1, tc.parts, tc.workers, 100)
+		ran := make([]int, tc.parts)
+		var met chan struct{}
+		if tc.workers > 1 {
+			met = make(chan struct{})
+		}
+		apart := true
+		g.Each(func(i int) {
+			ran[i]++ // each partition's own slot
+			if met != nil && i < 2 {
+				// Partitions 0 and 1 are on different workers.
+				select {
+				case <-met:
+				case met <- struct{}{}:
+				case <-time.After(time.Minute):
+					apart = false
+				}
+			}
+		})
+		if !apart {
+			t.Errorf("%+v: partitions 0 and 1 did not run at once", tc)
+		}
+		for i, r := range ran {
+			if r != 1 {
+				t.Errorf("%+v: partition %d's f ran %d times; want 1", tc, i, r)
 			}
 		}
 	}
