@@ -28,6 +28,7 @@ import (
 type windowState struct {
 	recs      [][]pauseRec // by partition
 	merged    []pauseRec
+	at        []int // by partition: the next of its records to merge
 	deadlines []deadline
 	seq       int64
 }
@@ -107,20 +108,7 @@ func (d *Detector) Next() sim.Time {
 // applied in order, then every deadline at or before now fires, earliest
 // first (those it sets are kept for later points, or fire now if due).
 func (d *Detector) Tick(now sim.Time) {
-	m := d.win.merged[:0]
-	for i := range d.win.recs {
-		m = append(m, d.win.recs[i]...)
-		clear(d.win.recs[i])
-		d.win.recs[i] = d.win.recs[i][:0]
-	}
-	// A port's records are in one partition, in the order it made them;
-	// the stable sort keeps that order.
-	slices.SortStableFunc(m, func(a, b pauseRec) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
-		}
-		return cmp.Compare(a.g, b.g)
-	})
+	m := d.mergeRecords()
 	for i := range m {
 		r := &m[i]
 		if r.blocked {
@@ -148,4 +136,64 @@ func (d *Detector) Tick(now sim.Time) {
 		d.fire(dl.kind, dl.gen)
 	}
 	d.now = now
+}
+
+// sortEachAfter is how many records a point must hold for their
+// partitions to sort them on their workers (View.Each) rather than on the
+// point's goroutine: a few are sorted in less time than the workers take
+// to start.
+const sortEachAfter = 256
+
+// mergeRecords takes every partition's records since the last point, in
+// the order of (time, port), a port's own in the order it made them: the
+// order one stable sort of them all gives, since a port's records are all
+// in its partition's list. Each partition sorts its own list (on its
+// worker when there are many), then the lists are merged.
+func (d *Detector) mergeRecords() []pauseRec {
+	recs := d.win.recs
+	total := 0
+	for _, r := range recs {
+		total += len(r)
+	}
+	sortPart := func(i int) { slices.SortStableFunc(recs[i], comparePauseRecs) }
+	if d.v.Each != nil && len(recs) > 1 && total >= sortEachAfter {
+		d.v.Each(sortPart)
+	} else {
+		for i := range recs {
+			sortPart(i)
+		}
+	}
+	m := d.win.merged[:0]
+	if len(recs) == 1 {
+		m = append(m, recs[0]...)
+	} else {
+		if len(d.win.at) != len(recs) {
+			d.win.at = make([]int, len(recs))
+		}
+		at := d.win.at
+		clear(at)
+		for len(m) < total {
+			best := -1
+			for i, r := range recs {
+				if at[i] < len(r) && (best < 0 || comparePauseRecs(r[at[i]], recs[best][at[best]]) < 0) {
+					best = i
+				}
+			}
+			m = append(m, recs[best][at[best]])
+			at[best]++
+		}
+	}
+	for i := range recs {
+		clear(recs[i])
+		recs[i] = recs[i][:0]
+	}
+	return m
+}
+
+// comparePauseRecs orders records by time, then by port.
+func comparePauseRecs(a, b pauseRec) int {
+	if a.at != b.at {
+		return cmp.Compare(a.at, b.at)
+	}
+	return cmp.Compare(a.g, b.g)
 }
