@@ -94,5 +94,19 @@ func TestBenchScenariosLoad(t *testing.T) {
 		if _, err := fmt.Sscanf(filepath.Base(f), "k16-busy-%d.yaml", &busy); err == nil && len(sc.Flows) != busy {
 			t.Errorf("%s: %d flows, want %d", f, len(sc.Flows), busy)
 		}
+		if filepath.Base(f) == "k16-permutation-observed.yaml" {
+			// The suite's k=16 permutation, observed as a scenario is by
+			// default (issue 50: what observation costs a cut run).
+			suite, err := resolve.Load(filepath.Join("..", "scenarios", "bench", "fattree-k16-permutation.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := sc.Observe
+			if len(sc.Flows) != len(suite.Flows) || len(sc.Topology.Nodes) != len(suite.Topology.Nodes) || sc.Stop != suite.Stop ||
+				!o.Links.All || !o.Queues.All || !o.Flows.All || o.Interval != 10*sim.Microsecond {
+				t.Errorf("%s: %d flows, %d nodes, stop %+v, observe %+v; want the suite's k=16 permutation (%d flows, %d nodes, stop %+v) with every link, queue and flow each 10us",
+					f, len(sc.Flows), len(sc.Topology.Nodes), sc.Stop, o, len(suite.Flows), len(suite.Topology.Nodes), suite.Stop)
+			}
+		}
 	}
 }
