@@ -23,6 +23,9 @@ type PFCLog struct {
 	names []string
 	parts []pfcPart
 	pack  pfcPacking
+	// each is View.Each: Frames has each partition order its own frames
+	// on its worker.
+	each func(func(part int))
 }
 
 // pfcPart is one partition's frames in chunks of at most pfcChunkFrames:
@@ -80,7 +83,7 @@ func (k pfcPacking) unpack(w uint64, base int64) pfcFrame {
 
 // NewPFCLog makes a log of the frames every port of v sends.
 func NewPFCLog(v *View) *PFCLog {
-	l := &PFCLog{parts: make([]pfcPart, v.partitions())}
+	l := &PFCLog{parts: make([]pfcPart, v.partitions()), each: v.Each}
 	ports := 0
 	for _, ps := range v.Ports {
 		ports += len(ps)
@@ -133,13 +136,21 @@ func (l *pfcPart) add(f pfcFrame) {
 // order where they are (they are in time order already: only frames of
 // the same nanosecond move), and EachPFC merges the partitions', where a
 // copy of all of them sorted whole was 17 MB more at the end of a k=32
-// fat tree's first millisecond. The frames logged after it are not in it;
-// a later Frames reorders the frames an earlier one gives.
+// fat tree's first millisecond. In a run cut into partitions each orders
+// its own on its worker (View.Each). The frames logged after it are not
+// in it; a later Frames reorders the frames an earlier one gives.
 func (l *PFCLog) Frames() *PFCFrames {
 	f := &PFCFrames{names: l.names}
+	order := func(i int) { l.parts[i].sortSameTime() }
+	if l.each != nil && len(l.parts) > 1 {
+		l.each(order)
+	} else {
+		for i := range l.parts {
+			order(i)
+		}
+	}
 	for i := range l.parts {
 		p := &l.parts[i]
-		p.sortSameTime()
 		f.parts = append(f.parts, slices.Clone(p.chunks))
 		f.pack = l.pack
 		f.n += p.n

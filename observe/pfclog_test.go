@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/lfsim/lfsim/reports"
@@ -17,7 +18,9 @@ import (
 // port, on one partition and on three (ports dealt to partitions as a
 // run cut by pods deals them), for frames logged after a first Frames,
 // and with times too far apart for a chunk's bits (each frame is 8
-// bytes, its time counted from its chunk's first).
+// bytes, its time counted from its chunk's first). On three partitions
+// each orders its own frames on a goroutine of its own (View.Each, as in
+// a cut run), at each Frames.
 func TestPFCFramesOrder(t *testing.T) {
 	for _, tc := range []struct {
 		parts int
@@ -26,6 +29,20 @@ func TestPFCFramesOrder(t *testing.T) {
 		parts := tc.parts
 		rng := rand.New(rand.NewPCG(7, uint64(parts)))
 		l := &PFCLog{parts: make([]pfcPart, parts)}
+		calls := 0
+		if parts > 1 {
+			// As a cut run's View.Each: the partitions order their own
+			// frames at once, each on a goroutine.
+			l.each = func(f func(int)) {
+				calls++
+				var wg sync.WaitGroup
+				for i := range parts {
+					wg.Add(1)
+					go func() { defer wg.Done(); f(i) }()
+				}
+				wg.Wait()
+			}
+		}
 		const ports = 40
 		for i := 0; i < ports; i++ {
 			l.names = append(l.names, string(rune('A'+i)))
@@ -75,6 +92,9 @@ func TestPFCFramesOrder(t *testing.T) {
 		l.Frames().EachPFC(func(reports.PFCRow) bool { n++; return n < 10 })
 		if n != 10 {
 			t.Errorf("%+v: EachPFC went on after its yield said stop (%d rows)", tc, n)
+		}
+		if want := min(parts-1, 1) * 3; calls != want {
+			t.Errorf("%+v: the partitions ordered their frames through Each %d times; want %d (once a Frames)", tc, calls, want)
 		}
 	}
 }
