@@ -42,10 +42,11 @@ type Sampler struct {
 	lastDelivd []int64
 
 	// parts are the partitions' shares of the series (samplerparts.go),
-	// each taken by its own worker; runs are their runs of series in
-	// the order a sample records them, and cursor a part's next run at
-	// the merge.
+	// each taken by its own worker (each, when spread: more than one
+	// part has series); runs are their runs of series in the order a
+	// sample records them, and cursor a part's next run at the merge.
 	each   func(func(part int))
+	spread bool
 	parts  []samplerPart
 	runs   []sampleRun
 	cursor []int
@@ -146,9 +147,15 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 	sm.lastDelivd = make([]int64, len(sm.flows))
 	sm.runs = rb.runs()
 	sm.parts = make([]samplerPart, v.partitions())
+	busy := 0
 	for _, r := range sm.runs {
-		sm.parts[r.part].runs = append(sm.parts[r.part].runs, r)
+		p := &sm.parts[r.part]
+		if len(p.runs) == 0 {
+			busy++
+		}
+		p.runs = append(p.runs, r)
 	}
+	sm.spread = busy > 1
 	sm.cursor = make([]int, len(sm.parts))
 	return sm
 }
@@ -195,7 +202,7 @@ func (sm *Sampler) Sample(now sim.Time) {
 		return
 	}
 	take := func(i int) { sm.take(&sm.parts[i], now, dt) }
-	if sm.each != nil && len(sm.parts) > 1 {
+	if sm.each != nil && sm.spread {
 		sm.each(take)
 	} else {
 		for i := range sm.parts {

@@ -22,7 +22,8 @@ import (
 // (so the flows' rate, target and alpha are sampled too), the default
 // observe (every link, queue and flow), ten samples. It fails if the
 // sampler samples on the caller (Each not called, or a share empty), or
-// a share holds another partition's series.
+// a share holds another partition's series. A sampler of no series
+// starts no worker.
 func TestSamplerTakesPartsOnWorkers(t *testing.T) {
 	s, err := resolve.Parse("cut.yaml", []byte("topology: {kind: fat-tree, k: 4}\nstop: {at: 1ms}\nhca: {cc: dcqcn}\ntraffic:\n  - permutation: {hosts: all, size: 1MiB}\n"))
 	if err != nil {
@@ -89,5 +90,14 @@ func TestSamplerTakesPartsOnWorkers(t *testing.T) {
 	}
 	if p, q := one.Peak(), cut.Peak(); p == nil || !reflect.DeepEqual(p, q) {
 		t.Errorf("peak queue %+v cut, %+v on one partition; want the same, and one", q, p)
+	}
+	// A sampler of no series (no port, no flow) starts no worker.
+	none := s.Observe
+	none.Flows = observe.Selector{}
+	v := &observe.View{Eng: n.Eng, Topology: s.Topology, PartOf: n.Fabric.Partition, Parts: g.Partitions(), Each: each}
+	calls = 0
+	observe.NewSampler(v, &none, prios, flows).Sample(samples * 10 * sim.Microsecond)
+	if calls != 0 {
+		t.Errorf("a sampler of no series started the workers %d times; want none", calls)
 	}
 }
