@@ -46,6 +46,9 @@ type Sampler struct {
 	// part has series); runs are their runs of series in the order a
 	// sample records them, and cursor a part's next run at the merge.
 	each   func(func(part int))
+	takeFn func(part int) // sm.takePart, made once (a closure a sample would allocate)
+	now    sim.Time       // the sample being taken, and its time since the last
+	dt     sim.Time
 	spread bool
 	parts  []samplerPart
 	runs   []sampleRun
@@ -156,6 +159,7 @@ func NewSampler(v *View, c *Config, prios []uint8, flows []Flow) *Sampler {
 		p.runs = append(p.runs, r)
 	}
 	sm.spread = busy > 1
+	sm.takeFn = sm.takePart
 	sm.cursor = make([]int, len(sm.parts))
 	return sm
 }
@@ -201,12 +205,12 @@ func (sm *Sampler) Sample(now sim.Time) {
 	if dt <= 0 {
 		return
 	}
-	take := func(i int) { sm.take(&sm.parts[i], now, dt) }
+	sm.now, sm.dt = now, dt
 	if sm.each != nil && sm.spread {
-		sm.each(take)
+		sm.each(sm.takeFn)
 	} else {
 		for i := range sm.parts {
-			take(i)
+			sm.takePart(i)
 		}
 	}
 	if sm.merge(now) {

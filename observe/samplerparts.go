@@ -96,6 +96,9 @@ func (b *runBuilder) runs() []sampleRun {
 	return all
 }
 
+// takePart is partition i's share of the sample being taken (Sample).
+func (sm *Sampler) takePart(i int) { sm.take(&sm.parts[i], sm.now, sm.dt) }
+
 // take is part p's share of the sample of now, dt after the last, into
 // its buffer: the values of its runs, in order.
 func (sm *Sampler) take(p *samplerPart, now, dt sim.Time) {

@@ -28,7 +28,8 @@ import (
 type windowState struct {
 	recs      [][]pauseRec // by partition
 	merged    []pauseRec
-	at        []int // by partition: the next of its records to merge
+	at        []int          // by partition: the next of its records to merge
+	sortFn    func(part int) // sortPart, made once (a closure a point would allocate)
 	deadlines []deadline
 	seq       int64
 }
@@ -155,12 +156,14 @@ func (d *Detector) mergeRecords() []pauseRec {
 	for _, r := range recs {
 		total += len(r)
 	}
-	sortPart := func(i int) { slices.SortStableFunc(recs[i], comparePauseRecs) }
 	if d.v.Each != nil && len(recs) > 1 && total >= sortEachAfter {
-		d.v.Each(sortPart)
+		if d.win.sortFn == nil {
+			d.win.sortFn = d.sortPart
+		}
+		d.v.Each(d.win.sortFn)
 	} else {
 		for i := range recs {
-			sortPart(i)
+			d.sortPart(i)
 		}
 	}
 	m := d.win.merged[:0]
@@ -189,6 +192,10 @@ func (d *Detector) mergeRecords() []pauseRec {
 	}
 	return m
 }
+
+// sortPart puts partition i's records in (time, port) order, a port's
+// own in the order it made them.
+func (d *Detector) sortPart(i int) { slices.SortStableFunc(d.win.recs[i], comparePauseRecs) }
 
 // comparePauseRecs orders records by time, then by port.
 func comparePauseRecs(a, b pauseRec) int {
