@@ -19,6 +19,7 @@ var namedElsewhere = map[string]string{
 	"metamorphic/cc.go":       "the random-scenario generator's weights and parameter draws for the controls it knew when it named them, so that a seed still makes its scenario (a control registered later is drawn with a default weight)",
 	"metamorphic/coverage.go": "the generator's coverage names iWARP's TCP's default control, newreno",
 	"scenarios/course.go":     "a lab's name (tuning-dcqcn)",
+	"cmd/lfsim/ns3.go":        "it writes the HPCC authors' simulator's inputs, for HPCC's parameters only",
 	"hca/profile.go":          "iWARP's TCP defaults to newreno",
 	"fabric/routeloops.go":    "TarjanSCC, Tarjan's strongly connected components, holds nscc's letters (UET's NSCC is congestion/nscc.go)",
 	"reproduce/dcqcn.go":      "a reproduction is named for the paper it reproduces (DCQCN, Zhu et al.)",

@@ -14,7 +14,7 @@ import (
 )
 
 // commands are lfsim's subcommands, as completion offers them.
-var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "reproduce", "help", "completion", "schema", "devinfo", "devices", "ibsim", "version", "sonic"}
+var commands = []string{"run", "validate", "list", "lab", "report", "sweep", "bench", "reproduce", "help", "completion", "schema", "devinfo", "devices", "ibsim", "ns3", "version", "sonic"}
 
 // completionCmd is `lfsim completion bash|zsh|fish`: a script that has the
 // shell ask lfsim itself (`lfsim __complete WORDS... -- CURRENT`) what

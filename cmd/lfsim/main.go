@@ -86,6 +86,10 @@ Usage:
                       write the InfiniBand fabric as ibsim's net file and
                       OpenSM's guid2lid (lfsim's LIDs), to run OpenSM on
                       it and compare its tables with lfts.txt
+  lfsim ns3 RUN DIR   write a run's fabric and flows as the input files of
+                      alibaba-edu/High-Precision-Congestion-Control's ns-3
+                      simulator, to run it on the same flows
+                      (docs/RELIABILITY.md)
   lfsim schema [scenario|sweep]
                       print the format's JSON Schema (for an editor's
                       yaml-language-server)
@@ -202,6 +206,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return devicesCmd(args[1:], stdout, stderr)
 	case "ibsim":
 		return ibsimCmd(args[1:], stdout, stderr)
+	case "ns3":
+		return ns3Cmd(args[1:], stdout, stderr)
 	case "sonic":
 		return sonicCmd(args[1:], stdout, stderr)
 	case "__complete":
