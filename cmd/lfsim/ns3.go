@@ -218,7 +218,8 @@ func makeNS3Inputs(sc *resolve.Scenario, flows []reports.FlowRow, dir string) (*
 
 // ns3MaxRTT is third.cc's maxRtt: over every pair of hosts, twice the
 // propagation delay of the shortest path (in hops, the first found
-// breadth first) plus one payload's serialization on each of its links.
+// breadth first) plus one payload's serialization on each of its links,
+// in whole ns a link.
 func ns3MaxRTT(t *fabric.Topology, payload int) sim.Time {
 	var worst sim.Time
 	for _, h := range t.Hosts() {
@@ -234,7 +235,8 @@ func ns3MaxRTT(t *fabric.Topology, payload int) sim.Time {
 				}
 				l := t.Links[p.Link]
 				delay[p.Peer] = delay[at] + l.Delay
-				tx[p.Peer] = tx[at] + sim.Time(int64(payload)*8*int64(sim.Second)/int64(l.Rate))
+				// whole ns a hop, truncated, as third.cc's integer arithmetic
+				tx[p.Peer] = tx[at] + sim.Time(int64(payload)*8*1e9/int64(l.Rate))*sim.Nanosecond
 				if t.Nodes[p.Peer].Kind == fabric.Switch {
 					queue = append(queue, p.Peer)
 				}

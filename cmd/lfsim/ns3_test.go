@@ -42,8 +42,9 @@ const ns3Flows = `start,from,to,size
 // start order with their sizes and starts in seconds to the ns; the
 // config carries eta, maxStage and W_AI as a rate over their global T:
 // 4 links of 1 us there and back plus a 1,024-byte payload's
-// serialization on each (81.92 ns at 100 Gb/s, 20.48 at 400) is
-// 8,204.8 ns, and 77 B x 8 / 8,204.8 ns is 75.078 Mb/s.
+// serialization on each, in whole ns as third.cc's integers have it (81
+// ns at 100 Gb/s, 20 at 400), is 8,202 ns, and 77 B x 8 / 8,202 ns is
+// 75.104 Mb/s.
 func TestNS3Command(t *testing.T) {
 	dir := t.TempDir()
 	for name, src := range map[string]string{"ns3.yaml": ns3Scenario, "flows.csv": ns3Flows} {
@@ -78,7 +79,7 @@ func TestNS3Command(t *testing.T) {
 	config := read("config.txt")
 	for _, want := range []string{
 		"PACKET_PAYLOAD_SIZE 1024\n", "CC_MODE 3\n", "U_TARGET 0.99\n", "MI_THRESH 0\n",
-		"RATE_AI 75.078Mb/s\n", "INT_MULTI 4\n", "BUFFER_SIZE 31\n", "SIMULATOR_STOP_TIME 0.005000000\n",
+		"RATE_AI 75.104Mb/s\n", "INT_MULTI 4\n", "BUFFER_SIZE 31\n", "SIMULATOR_STOP_TIME 0.005000000\n",
 		"FLOW_FILE " + out + "/flow.txt\n", "FCT_OUTPUT_FILE " + out + "/fct.txt\n",
 		"KMAX_MAP 2 100000000000 1600 400000000000 6400\n",
 	} {
