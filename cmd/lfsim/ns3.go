@@ -23,7 +23,8 @@ import (
 // "HPCC beside its authors' simulator"). RUN is a folder lfsim run or a
 // sweep wrote (its scenario.yaml and flows.csv); DIR gets topology.txt,
 // flow.txt, trace.txt and config.txt, whose output files (fct.txt,
-// pfc.txt, ...) are named into DIR too.
+// pfc.txt, ...) are named into DIR too, and nodes.txt ("id name" a
+// line: their node id of each lfsim node, for scripts/ns3-compare.py).
 func ns3Cmd(args []string, stdout, stderr io.Writer) int {
 	const help = "lfsim ns3 RUN DIR: write a run's fabric and flows (RUN/scenario.yaml, RUN/flows.csv) as the HPCC authors' ns-3 simulator's input files in DIR: topology.txt, flow.txt, trace.txt, config.txt"
 	for _, a := range args {
@@ -67,7 +68,7 @@ func ns3Cmd(args []string, stdout, stderr io.Writer) int {
 		for _, f := range []struct {
 			name string
 			data []byte
-		}{{"topology.txt", in.topology()}, {"flow.txt", in.flow}, {"trace.txt", []byte("0\n")}, {"config.txt", in.config}} {
+		}{{"topology.txt", in.topology()}, {"flow.txt", in.flow}, {"trace.txt", []byte("0\n")}, {"config.txt", in.config}, {"nodes.txt", ns3Names(sc.Topology)}} {
 			if err == nil {
 				err = os.WriteFile(filepath.Join(abs, f.name), f.data, 0o644)
 			}
@@ -99,6 +100,15 @@ type ns3Inputs struct {
 	// packet's serialization on each of its links (third.cc,
 	// CalculateRoutes).
 	maxRTT sim.Time
+}
+
+// ns3Names is nodes.txt: "id name" a line, in id order.
+func ns3Names(t *fabric.Topology) []byte {
+	var b bytes.Buffer
+	for id, n := range t.Nodes {
+		fmt.Fprintf(&b, "%d %s\n", id, n.Name)
+	}
+	return b.Bytes()
 }
 
 func (in *ns3Inputs) topology() []byte {

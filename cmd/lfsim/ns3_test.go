@@ -71,6 +71,7 @@ func TestNS3Command(t *testing.T) {
 		{"topology.txt", "7 3 6\n4 5 6\n0 4 100000Mbps 1000ns 0\n1 4 100000Mbps 1000ns 0\n2 5 100000Mbps 1000ns 0\n3 5 100000Mbps 1000ns 0\n4 6 400000Mbps 1000ns 0\n5 6 400000Mbps 1000ns 0\n"},
 		{"flow.txt", "3\n0 2 3 100 100000 0.000000000\n1 3 3 100 2000 0.000001500\n3 0 3 100 1 0.001000002\n"},
 		{"trace.txt", "0\n"},
+		{"nodes.txt", "0 h0\n1 h1\n2 h2\n3 h3\n4 l0\n5 l1\n6 s0\n"},
 	} {
 		if got := read(c.file); got != c.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", c.file, got, c.want)
