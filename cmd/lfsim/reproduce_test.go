@@ -60,9 +60,9 @@ func TestReproduceCommand(t *testing.T) {
 }
 
 // TestReproduceLong: a long reproduction is listed as one ("long: not in
-// all"), all leaves it out, and it is chosen by its name. No reproduction
-// is long today, so a toy is registered for the test (review E, finding
-// 14: the branch was never run).
+// all"), all leaves it out, and it is chosen by its name. A toy is
+// registered for the test (review E, finding 14: the branch was never
+// run), beside hpcc-websearch, the one long reproduction today.
 func TestReproduceLong(t *testing.T) {
 	defer reproduce.Register(reproduce.Reproduction{Name: "toy-long", Paper: "P", Figure: "F", Setup: "S", RunTime: "an hour", Long: true,
 		Measure: func(reproduce.Runs) (map[string]float64, error) { return nil, nil }})()
@@ -71,8 +71,14 @@ func TestReproduceLong(t *testing.T) {
 		t.Errorf("the listing: exit %d, no toy-long marked long in\n%s", code, out)
 	}
 	all, err := chooseReproductions([]string{"all"})
-	if err != nil || len(all) != len(reproduce.All())-1 || slices.ContainsFunc(all, func(r reproduce.Reproduction) bool { return r.Long }) {
-		t.Errorf("all: %d reproductions of %d (%v), want every one but toy-long", len(all), len(reproduce.All()), err)
+	long := 0
+	for _, r := range reproduce.All() {
+		if r.Long {
+			long++
+		}
+	}
+	if err != nil || long < 2 || len(all) != len(reproduce.All())-long || slices.ContainsFunc(all, func(r reproduce.Reproduction) bool { return r.Long }) {
+		t.Errorf("all: %d reproductions of %d, %d long (%v), want every one but the long (toy-long, hpcc-websearch)", len(all), len(reproduce.All()), long, err)
 	}
 	byName, err := chooseReproductions([]string{"toy-long"})
 	if err != nil || len(byName) != 1 || byName[0].Name != "toy-long" {
