@@ -145,6 +145,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			}
 		}
 	}
+	setPeerMTU(s, n.HCAs)
 	if len(s.Topology.Endpoints()) > len(s.Topology.Hosts()) && !s.Mixed() {
 		for _, h := range n.HCAs {
 			if h != nil {

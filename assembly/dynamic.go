@@ -208,7 +208,11 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	}
 	fr.wrs, fr.started = int32(len(wrs)), true
 	path := n.pathOf(fr.Flow, l.Requester)
-	fr.Ideal = path.idealFCT(fr.Flow.Size, int64(src.Prof.MTU))
+	mtu := src.Prof.MTU
+	if fr.Flow.QP != "ud" {
+		mtu = min(mtu, dst.Prof.MTU) // the connected QP's path MTU (setPeerMTU)
+	}
+	fr.Ideal = path.idealFCT(fr.Flow.Size, int64(mtu))
 	if fr.Flow.QP == "rc" {
 		t := n.Scenario.Topology
 		l.closeDelay = path.oneWayDelay(t.Links[t.Nodes[fr.Flow.Src].Ports[0].Link].Delay)

@@ -148,6 +148,9 @@ type HCA struct {
 // hcaCold is the HCA's state that no packet touches, made when first
 // needed.
 type hcaCold struct {
+	// peerMTU, if set, gives the MTU of a destination's port
+	// (SetPeerMTU).
+	peerMTU func(fabric.NodeID) int
 	// vaUsed is the address space ReserveMR has handed out, from
 	// firstVA.
 	vaUsed uint64
@@ -356,7 +359,7 @@ func (h *HCA) EachPacket(unsent, received, kept func(*fabric.Packet)) {
 // has not yet gone out once (a retransmission is not counted: its bytes
 // went out before).
 func (h *HCA) UnsentBytes(qp *QP) int64 {
-	mtu := int64(h.Prof.MTU)
+	mtu := int64(qp.pmtu)
 	var n int64
 	for i := qp.sendIdx; i < len(qp.sq); i++ {
 		w := qp.sq[i]

@@ -212,7 +212,7 @@ func (h *HCA) post(qp *QP, w *WQE, ring sim.Time, chained bool) {
 	now := h.eng.Now()
 	w.Posted = now
 	w.signaled = w.wr.Signaled || qp.SigAll
-	mtu := int64(h.Prof.MTU)
+	mtu := int64(qp.pmtu)
 	switch {
 	case w.Op.isAtomic():
 		w.NPkts, w.reqPkts = 1, 1

@@ -140,6 +140,10 @@ type QPAttr struct {
 	MaxRdAtomic, MaxDestRdAtomic             int
 	// SetRetries says RetryCnt and RNRRetry are given even when zero.
 	SetRetries bool
+	// PathMTU is an RC or UC QP's path MTU in bytes (path_mtu), at most
+	// the port's; 0 takes the smaller of this port's MTU and the
+	// destination's (HCA.SetPeerMTU), as the SA's path record gives it.
+	PathMTU int
 }
 
 // QPAttrMask says which attributes of a QPAttr ModifyQP sets (the
@@ -160,12 +164,13 @@ const (
 	AttrMinRNRTimer                            // IBV_QP_MIN_RNR_TIMER: MinRNRTimer
 	AttrMaxRdAtomic                            // IBV_QP_MAX_QP_RD_ATOMIC: MaxRdAtomic
 	AttrMaxDestRdAtomic                        // IBV_QP_MAX_DEST_RD_ATOMIC: MaxDestRdAtomic
+	AttrPathMTU                                // IBV_QP_PATH_MTU: PathMTU
 )
 
 // requiredAttrs are the attributes a masked ModifyQP must give for a
 // transition, by QP type, as ibv_modify_qp(3) lists them (leaving out
-// the ones lfsim does not model: the P_Key index, the port, the path
-// MTU).
+// the ones lfsim does not model, the P_Key index and the port, and the
+// path MTU, which defaults to the smaller port's: HCA.SetPeerMTU).
 var requiredAttrs = map[[2]QPState]map[QPType]QPAttrMask{
 	{QPReset, QPInit}: {RC: AttrAccessFlags, UC: AttrAccessFlags, UD: AttrQKey},
 	{QPInit, QPRTR}: {
@@ -280,9 +285,14 @@ type QP struct {
 	destroyed  bool     // DestroyQP: gone from the HCA's table
 	parked     bool     // its ring's parking passes it by (parking.go)
 	parkedPrio uint8    // the priority it is counted under there
-	sr         *srState // selective repeat (Profile.Retransmit == Selective)
-	rdHave     []int64  // READ responses placed ahead of a gap, by PSN % srWindow: the PSN + 1 (0: none)
-	basePSN    int64
+	// pmtu is the path MTU, payload bytes: the smaller of the two ports'
+	// MTUs, as ibv_qp_attr.path_mtu sets it at RTR (from the SA's path
+	// record or rdma_cm's REQ); the port's own until then. Requests,
+	// READ responses and their PSNs are cut by it on both sides.
+	pmtu    uint16
+	sr      *srState // selective repeat (Profile.Retransmit == Selective)
+	rdHave  []int64  // READ responses placed ahead of a gap, by PSN % srWindow: the PSN + 1 (0: none)
+	basePSN int64
 
 	// Responder.
 	rq      []*recvWQE

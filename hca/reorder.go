@@ -166,7 +166,7 @@ func (h *HCA) placeResponse(qp *QP, w *WQE, p *fabric.Packet, psn, want int64) {
 	qp.rdHave[i] = psn + 1 // the PSN, not a flag: another READ's may share the slot later
 	h.Placed++
 	if p.Data() != nil {
-		h.scatter(w.wr.SGL, (psn-w.FirstPSN)*int64(h.Prof.MTU), p.Data())
+		h.scatter(w.wr.SGL, (psn-w.FirstPSN)*int64(qp.pmtu), p.Data())
 	}
 	qp.ReadDelivered += int64(p.Payload)
 	if psn-want >= int64(h.Prof.ReorderWindow) && w.retryAt != want && qp.tcp == nil {

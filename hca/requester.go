@@ -61,7 +61,7 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 	now := h.eng.Now()
 	i := qp.sendOff
 	psn := w.FirstPSN + i
-	mtu := int64(h.Prof.MTU)
+	mtu := int64(qp.pmtu)
 	p := h.pool.Get()
 	p.Kind = fabric.KindData
 	p.Priority, p.SL, p.DSCP = qp.Priority, qp.SL, qp.dscp()
@@ -331,7 +331,7 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 		qp.ackHigh = max(qp.ackHigh, w.FirstPSN)
 	}
 	if d := p.Data(); d != nil {
-		h.scatter(w.wr.SGL, w.respPkts*int64(h.Prof.MTU), d)
+		h.scatter(w.wr.SGL, w.respPkts*int64(qp.pmtu), d)
 	}
 	w.respPkts++
 	qp.ReadDelivered += int64(p.Payload)
@@ -459,7 +459,7 @@ func (h *HCA) rewind(qp *QP, psn int64) {
 				// The READ starts over: the responses it took (all
 				// but its last a full MTU) will be taken again, so
 				// their bytes are not delivered until then.
-				qp.ReadDelivered -= min(w.respPkts*int64(h.Prof.MTU), w.Size)
+				qp.ReadDelivered -= min(w.respPkts*int64(qp.pmtu), w.Size)
 				w.respPkts = 0
 			}
 		}

@@ -99,6 +99,7 @@ func (h *HCA) newQP(qpn uint32, c QPCaps) *QP {
 		qp.maxRecv = p.MaxRecvWR
 	}
 	qp.apm = p.APM && c.Type == RC
+	qp.pmtu = uint16(p.MTU)
 	h.qps[qp.QPN] = qp
 	return qp
 }
@@ -241,6 +242,29 @@ func (h *HCA) Accept(qp *QP, remote fabric.NodeID, remoteIP uint32, remoteQPN ui
 	}
 }
 
+// pathMTU is the path MTU an RC or UC QP takes at RTR: a.PathMTU where
+// given (at most the port's MTU), else the smaller of the port's MTU and
+// the destination's (SetPeerMTU).
+func (h *HCA) pathMTU(a *QPAttr) int {
+	m := h.Prof.MTU
+	if a.PathMTU > 0 {
+		return min(m, a.PathMTU)
+	}
+	if c := h.cold; c != nil && c.peerMTU != nil {
+		if p := c.peerMTU(a.Dest); p > 0 {
+			m = min(m, p)
+		}
+	}
+	return m
+}
+
+// SetPeerMTU gives the HCA the MTU of each destination's port, so that a
+// connected QP takes the smaller of the two as its path MTU at RTR
+// (QPAttr.PathMTU), as the SA's path record gives it: two HCAs with
+// different hca.mtu then cut every request and a READ's responses the
+// same way. Without it a QP takes its port's MTU.
+func (h *HCA) SetPeerMTU(mtu func(fabric.NodeID) int) { h.coldPart().peerMTU = mtu }
+
 // ModifyQP moves qp to a.State, taking the attributes that transition
 // needs (ibv_modify_qp): RESET→INIT (access, Q_Key), INIT→RTR (the remote
 // QP and the receive PSN, min_rnr_timer, max_dest_rd_atomic), RTR→RTS (the
@@ -263,7 +287,8 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 		*qp = QP{QPN: qp.QPN, Type: qp.Type, PD: qp.PD, SendCQ: qp.SendCQ, RecvCQ: qp.RecvCQ, SRQ: qp.SRQ,
 			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, DSCP: qp.DSCP, DSCPSet: qp.DSCPSet, Access: qp.Access, QKey: qp.QKey,
 			timeoutExp: qp.timeoutExp, retryCnt: qp.retryCnt, rnrRetry: qp.rnrRetry, minRNRTimer: qp.minRNRTimer,
-			maxRdAtomic: qp.maxRdAtomic, maxDestRdAtomic: qp.maxDestRdAtomic, maxSend: qp.maxSend, maxRecv: qp.maxRecv}
+			maxRdAtomic: qp.maxRdAtomic, maxDestRdAtomic: qp.maxDestRdAtomic, maxSend: qp.maxSend, maxRecv: qp.maxRecv,
+			pmtu: uint16(h.Prof.MTU)}
 		return nil
 	case !transitions[[2]QPState{from, to}]:
 		return ErrTransition
@@ -281,6 +306,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 		if qp.Type != UD {
 			qp.Remote, qp.RemoteIP, qp.RemoteQPN = a.Dest, a.DestIP, a.DestQPN
 			qp.flow = fabric.FlowKey{SrcIP: h.IP, DstIP: a.DestIP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+			qp.pmtu = uint16(h.pathMTU(&a))
 		}
 		qp.ePSN = int64(a.RQPSN)
 		if a.sets(AttrMinRNRTimer, a.MinRNRTimer != 0) {

@@ -322,7 +322,7 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 			return
 		}
 		h.queueRead(qp, psn, mr, p.VA, n, p.Flow.SrcPort)
-		qp.ePSN = psn + max(1, (n+int64(h.Prof.MTU)-1)/int64(h.Prof.MTU))
+		qp.ePSN = psn + max(1, (n+int64(qp.pmtu)-1)/int64(qp.pmtu))
 		qp.nakSent = false
 		qp.msn++
 		if h.iwarp() {
@@ -532,7 +532,7 @@ func (h *HCA) sendAtomicAck(qp *QP, req *fabric.Packet, psn int64, orig uint64) 
 // its path index (the DLID offset), as ACKs do, so that they follow the
 // requester's path, and its alternate after an APM migration.
 func (h *HCA) queueRead(qp *QP, psn int64, mr *MR, va uint64, n int64, path uint16) {
-	mtu := int64(h.Prof.MTU)
+	mtu := int64(qp.pmtu)
 	j := &readJob{psn: psn, start: psn, end: psn + max(1, (n+mtu-1)/mtu), mr: mr, va: va, left: n, gen: h.mrGen, path: path}
 	if b := mr.Bytes(va, n); b != nil {
 		j.data = append([]byte(nil), b...) // what the responder's DMA reads now
@@ -608,7 +608,7 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 
 // readResponsePacket builds j's response at psn.
 func (h *HCA) readResponsePacket(qp *QP, j *readJob, psn int64) *fabric.Packet {
-	mtu := int64(h.Prof.MTU)
+	mtu := int64(qp.pmtu)
 	i := (psn - j.start) * mtu // offset
 	payload := min(mtu, j.size-i)
 	first, last := psn == j.start, psn == j.end-1

@@ -288,7 +288,7 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 			if h.tcpHold(qp) {
 				return sim.Never
 			}
-		} else if qp.Window > 0 && (qp.nextPSN-qp.una)*int64(h.Prof.MTU) >= qp.Window {
+		} else if qp.Window > 0 && (qp.nextPSN-qp.una)*int64(qp.pmtu) >= qp.Window {
 			return sim.Never
 		}
 		if (w.Op.isRead() || w.Op.isAtomic()) && !w.reqSent() && qp.rdOut >= qp.maxRdAtomic {
@@ -335,7 +335,7 @@ func (h *HCA) wireTo(op fabric.Opcode, payload int, dst fabric.NodeID) (int32, f
 // response, or its next request (as nextRequest builds it), for the
 // credit it needs on InfiniBand.
 func (h *HCA) nextFrame(qp *QP) int64 {
-	mtu := int64(h.Prof.MTU)
+	mtu := int64(qp.pmtu)
 	var op fabric.Opcode
 	var payload int64
 	dst := qp.Remote
