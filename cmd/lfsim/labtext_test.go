@@ -1,8 +1,9 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
-	"maps"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,266 +32,175 @@ var (
 	sectionName = regexp.MustCompile(`<h2>([^<]*)</h2>`)
 )
 
-// labClaim is a figure a lab's README quotes (its text, whitespace as one
-// space) and where the run that the README names writes it: a JSON path
-// in summary.json with the value it must have within tol (the README's
-// rounding), or a line of a file.
-type labClaim struct {
-	text string  // as the README writes it
-	run  string  // the run's folder under lfsim-out
-	json string  // a path in summary.json: keys, and [key=value] for a list's element; paths joined by + are summed
-	of   string  // when set, json's value is taken as a share of this path's
-	want float64 // the value at json
-	tol  float64 // how far from want it may be
-	file string  // or a file of the run
-	line string  // and a line it holds
-}
-
-// labClaims are figures the labs quote (those of the labs issue 51 found
-// pointing at what their outputs did not show, and others), each held to
-// the run it is read from.
-var labClaims = map[string][]labClaim{
-	"first-verbs-program": {
-		{text: "`rc-pingpong` 6.85", run: "first-rc-pingpong", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 6.85 usec/iter"},
-		{text: "`no-nic-latency` 5.06", run: "first-no-nic-latency", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 5.06 usec/iter"},
-		{text: "`no-inline` 8.35", run: "first-no-inline", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 8.35 usec/iter"},
-		// Part 3's reading of timeline.csv: its rows, and summary.json's
-		// timeline.stages.
-		{text: "146 bytes × 8 at 100 Gb/s, 11.68 ns", run: "first-timeline", file: "timeline.csv", line: "ping,serialization,h0:p0,400.000,411.680,11.680,1"},
-		{text: "`switch_pipeline` is the switch's store-and-forward latency (500 ns)", run: "first-timeline", file: "timeline.csv", line: "ping,switch_pipeline,s0,1411.680,1911.680,500.000,1"},
-		{text: "The server's RECV completes at 3,423.36 ns", run: "first-timeline", file: "timeline.csv", line: "ping,dma_cqe,h1,3123.360,3423.360,300.000,1"},
-		{text: "completes the client's SEND at 6,137.12 ns", run: "first-timeline", file: "timeline.csv", line: "ping_ack,dma_cqe,h0,5837.120,6137.120,300.000,0"},
-		{text: "add up to the iteration, 6,846.72 ns, which is the 6.85 usec/iter the client prints", run: "first-timeline", file: "timeline.csv", line: "iteration,total,h0,0.000,6846.720,6846.720,1"},
-		{text: "add up to the iteration, 6,846.72 ns, which is the 6.85 usec/iter the client prints", run: "first-timeline", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 6.85 usec/iter"},
-		{text: "add up to the iteration, 6,846.72 ns", run: "first-timeline", json: "timeline.total_ns", want: 6846.72, tol: 0.005},
-		{text: "Propagation is 4,000 ns of it (four link crossings, 58%)", run: "first-timeline", json: "timeline.stages.propagation", want: 4000},
-		{text: "Propagation is 4,000 ns of it (four link crossings, 58%)", run: "first-timeline", json: "timeline.stages.propagation", of: "timeline.total_ns", want: 0.58, tol: 0.005},
-		{text: "the NICs 1,800 ns", run: "first-timeline", json: nicStages, want: 1800},
-		{text: "the NICs 1,800 ns (doorbell, transmit and receive pipelines, DMA: 26%)", run: "first-timeline", json: nicStages, of: "timeline.total_ns", want: 0.26, tol: 0.005},
-		{text: "the switch 1,000 ns (15%)", run: "first-timeline", json: "timeline.stages.switch_pipeline", want: 1000},
-		{text: "the switch 1,000 ns (15%)", run: "first-timeline", json: "timeline.stages.switch_pipeline", of: "timeline.total_ns", want: 0.15, tol: 0.005},
-		{text: "46.72 ns, under 1%", run: "first-timeline", json: "timeline.stages.serialization", want: 46.72, tol: 0.005},
-		{text: "46.72 ns, under 1%", run: "first-timeline", json: "timeline.stages.serialization", of: "timeline.total_ns", want: 0.005, tol: 0.005},
-	},
-	"tuning-dcqcn": {
-		{text: "`default` holds 64 KB", run: "dcqcn-default", json: "queues.mean_bytes", want: 64e3, tol: 0.5e3},
-		{text: "`aggressive` 4.5 KB", run: "dcqcn-aggressive", json: "queues.mean_bytes", want: 4.5e3, tol: 0.05e3},
-		{text: "`lax` 382 KB", run: "dcqcn-lax", json: "queues.mean_bytes", want: 382e3, tol: 0.5e3},
-		{text: "8.39 for `default`", run: "dcqcn-default", json: "fct.mean_slowdown", want: 8.39, tol: 0.005},
-		{text: "8.79 for `aggressive`", run: "dcqcn-aggressive", json: "fct.mean_slowdown", want: 8.79, tol: 0.005},
-		{text: "8.03 for `lax`", run: "dcqcn-lax", json: "fct.mean_slowdown", want: 8.03, tol: 0.005},
-		{text: "p99 FCT is 12.76 ms", run: "dcqcn-lax", json: "fct.p99_ns", want: 12.76e6, tol: 0.005e6},
-		{text: "`default`'s 12.52 ms", run: "dcqcn-default", json: "fct.p99_ns", want: 12.52e6, tol: 0.005e6},
-		{text: "8% of the run for h0", run: "dcqcn-lax", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.08, tol: 0.005},
-		{text: "10.5% for h1", run: "dcqcn-lax", json: "pfc.spread[port=h1:p0].paused_fraction", want: 0.105, tol: 0.0005},
-		{text: "1.0% for h5", run: "dcqcn-lax", json: "pfc.spread[port=h5:p0].paused_fraction", want: 0.010, tol: 0.0005},
-		// ANSWERS.md (review E, finding 7: no teacher's note was checked).
-		{text: "h1 is paused 10.5% of the run", run: "dcqcn-lax", json: "pfc.spread[port=h1:p0].paused_fraction", want: 0.105, tol: 0.0005},
-		{text: "and h5 1.0%", run: "dcqcn-lax", json: "pfc.spread[port=h5:p0].paused_fraction", want: 0.010, tol: 0.0005},
-		{text: "(p99 12.76 ms against 12.52 for `default`)", run: "dcqcn-lax", json: "fct.p99_ns", want: 12.76e6, tol: 0.005e6},
-		{text: "382 KB is about 31 µs", run: "dcqcn-lax", json: "queues.mean_bytes", want: 382e3, tol: 0.5e3},
-	},
-	"pfc-head-of-line": {
-		{text: "h0's included, about three quarters of the run", run: "hol-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.75, tol: 0.05},
-	},
-	"one-and-two-sided": {
-		{text: "is 696 µs for 512 KiB", run: "os-send-before-recv", json: "fct.p50_ns", want: 696e3, tol: 0.5e3},
-		{text: "19 packets went twice", run: "os-send-before-recv", json: "packets.retransmitted", want: 19},
-		{text: "finish in 50 µs (slowdown 1.04)", run: "os-write", json: "fct.p50_ns", want: 50e3, tol: 0.5e3},
-		{text: "finish in 50 µs (slowdown 1.04)", run: "os-write", json: "fct.mean_slowdown", want: 1.04, tol: 0.005},
-		{text: "390 µs against 31 µs", run: "os-read-depth-1", json: "fct.p50_ns", want: 390e3, tol: 1e3},
-		{text: "390 µs against 31 µs", run: "os-read-depth-16", json: "fct.p50_ns", want: 31e3, tol: 0.5e3},
-	},
-	"transports": {
-		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-rc", json: "packets.dropped", want: 25},
-		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-uc", json: "packets.dropped", want: 22},
-		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-ud", json: "packets.dropped", want: 22},
-		{text: "209 packets retransmitted by RC", run: "tr-rc", json: "packets.retransmitted", want: 209},
-		{text: "179 of the 198 UC messages", run: "tr-uc", json: "flows.completed", want: 179},
-		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.completed", want: 3161},
-		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.total", want: 3183},
-	},
-	"ai-training": {
-		{text: "about 662 µs an iteration", run: "ai-alone", json: "jobs[name=a].iteration_ns_mean", want: 662e3, tol: 0.5e3},
-		{text: "of which 120 µs is compute", run: "ai-alone", json: "jobs[name=a].compute_ns_mean", want: 120e3, tol: 0.5e3},
-		{text: "82% of each rank's iteration is exposed communication", run: "ai-alone", json: "jobs[name=a].exposed_comm_fraction", want: 0.82, tol: 0.005},
-		{text: "`slowdown` 1.73 and 1.69", run: "ai-beside-ecmp", json: "jobs[name=a].slowdown", want: 1.73, tol: 0.005},
-		{text: "`slowdown` 1.73 and 1.69", run: "ai-beside-ecmp", json: "jobs[name=b].slowdown", want: 1.69, tol: 0.005},
-		{text: "PFC pauses s0/g0's link 42% of the run", run: "ai-beside-ecmp", json: "pfc.spread[port=s0/g0:p0].paused_fraction", want: 0.42, tol: 0.005},
-		{text: "PFC hardly pauses (0.3% of the run)", run: "ai-beside-dcqcn", json: "pfc.spread[port=s0/g0:p0].paused_fraction", want: 0.003, tol: 0.0005},
-		{text: "about 2.0 times slower than alone", run: "ai-beside-dcqcn", json: "jobs[name=a].slowdown", want: 2.0, tol: 0.05},
-	},
-	"pfc-storm": {
-		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "storm-switch-watchdog", json: "pfc.spread[port=s2:p0].paused_fraction", want: 0.09, tol: 0.005},
-		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "storm-switch-watchdog", json: "pfc.spread[port=s1:p4].paused_fraction", want: 0.08, tol: 0.005},
-		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "pfc-storm", json: "pfc.spread[port=s2:p0].paused_fraction", want: 0.94, tol: 0.005},
-		{text: "(0.09 and 0.08 of the run, against 0.94 and 0.93)", run: "pfc-storm", json: "pfc.spread[port=s1:p4].paused_fraction", want: 0.93, tol: 0.005},
-		{text: "the port is paused only 17% of the run", run: "storm-nic-watchdog", json: "pfc.spread[port=s0:p2].paused_fraction", want: 0.17, tol: 0.005},
-	},
-	"lossless-or-not": {
-		// The README said "only 2 of 17": 3 complete, two of the
-		// incast's and flow 16 (review E, finding 7).
-		{text: "only 3 of 17 flows have completed", run: "lon-go-back-n", json: "flows.completed", want: 3},
-		{text: "drops about 5,850 packets", run: "lon-go-back-n", json: "packets.dropped", want: 5850, tol: 5},
-		{text: "and resends 2,800", run: "lon-go-back-n", json: "packets.retransmitted", want: 2800, tol: 5},
-		{text: "`irn` drops about 75 packets", run: "lon-irn", json: "packets.dropped", want: 75},
-		{text: "`irn` drops about 75 packets, resends the same number", run: "lon-irn", json: "packets.retransmitted", want: 75},
-		{text: "finishes every flow by 1.61 ms", run: "lon-irn", json: "sim_time_ns", want: 1.61e6, tol: 0.005e6},
-	},
-	"memory-protection": {
-		{text: "exactly 262,144 (the first four messages)", run: "mp-out-of-bounds", json: "bytes.delivered", want: 262144},
-		{text: "`no-remote-write` sent 20 packets", run: "mp-no-remote-write", json: "packets.sent", want: 20},
-	},
-	"infiniband": {
-		{text: "h0's link paused 86% of the run", run: "ib-lab-incast-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.86, tol: 0.005},
-		{text: "waiting for credit 98% of the run", run: "ib-lab-incast-credits", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.98, tol: 0.005},
-		{text: "both finish in about 2.7 ms", run: "ib-lab-incast-pfc", json: "sim_time_ns", want: 2.7e6, tol: 0.05e6},
-		{text: "both finish in about 2.7 ms", run: "ib-lab-incast-credits", json: "sim_time_ns", want: 2.7e6, tol: 0.05e6},
-		{text: "every flow completes, in 1.5 ms", run: "ib-lab-loop-updn", json: "sim_time_ns", want: 1.5e6, tol: 0.05e6},
-		{text: "all done in 2.2 ms and 1.2 ms", run: "ib-lab-loop-dfsssp", json: "sim_time_ns", want: 2.2e6, tol: 0.05e6},
-		{text: "all done in 2.2 ms and 1.2 ms", run: "ib-lab-loop-lash", json: "sim_time_ns", want: 1.2e6, tol: 0.05e6},
-		{text: "s0 for h4 and h5", run: "ib-lab-loop-updn", file: "lfts.txt", line: "0x000c 002 # Channel Adapter portguid 0x0002c9030000000c: 'h4'"},
-		{text: "s0 for h4 and h5", run: "ib-credit-loop", file: "lfts.txt", line: "0x000c 003 # Channel Adapter portguid 0x0002c9030000000c: 'h4'"},
-	},
-}
-
-// nicStages are the NICs' stages of a timeline's critical path
-// (summary.json's timeline.stages): an inline SEND's.
-const nicStages = "timeline.stages.doorbell+timeline.stages.tx_pipeline+timeline.stages.rx_pipeline+timeline.stages.dma_cqe"
-
-// TestLabTextsMatchOutputs: each lab's README holds to what its commands
-// give. Every `lfsim run` it lists runs; every lfsim-out folder it names
-// is one its runs or its sweep write (run: the scenario's name; sweep:
-// the sweep file's); every `lfsim report` it lists names runs made before
-// it and builds a page; every section of lfsim's reports it names in
-// italics is in the pages of the lab's runs, comparisons or sweep
-// (sections any lab's pages have, so that a name no run of this lab
-// draws is caught, and italics that are not a section name are let be);
-// every output file it names is in one of its runs' folders; and
-// labClaims' figures are what the outputs say. -short leaves it out: it
-// runs each lab's commands, about 70 runs.
+// TestLabTextsMatchOutputs: each lab's README and its teacher's notes
+// (ANSWERS.md) hold to what the README's commands give. Every `lfsim run`
+// it lists runs; every lfsim-out folder either text names is one its runs
+// or its sweep write (run: the scenario's name; sweep: the sweep file's);
+// every `lfsim report` it lists names runs made before it and builds a
+// page; every section of lfsim's reports either text names in italics is
+// in the pages of the lab's runs, comparisons or sweep (sections any lab's
+// pages have, so that a name no run of this lab draws is caught, and
+// italics that are not a section name are let be); every output file
+// either names is in one of its runs' folders; and labClaims' figures are
+// what the outputs say. Each lab is a subtest (`-run
+// TestLabTextsMatchOutputs/labs/infiniband`), the labs two at a time.
+// -short leaves it out: it runs each lab's commands, about 70 runs.
 func TestLabTextsMatchOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: every lab's commands")
 	}
 	base := t.TempDir()
-	type labPages struct {
-		sections map[string]bool
-		files    map[string]bool
-		dirs     map[string]bool
+	if keep := os.Getenv("LFSIM_LAB_OUT"); keep != "" {
+		base = keep // a teacher's look at what the labs wrote
 	}
-	pages := map[string]*labPages{}
+	labs := scenarios.Labs()
+	pages := make([]labPages, len(labs))
+	t.Run("labs", func(t *testing.T) {
+		for i, l := range labs {
+			t.Run(l.Name, func(t *testing.T) {
+				t.Parallel()
+				pages[i] = runLab(t, l.Name, filepath.Join(base, l.Name))
+			})
+		}
+	})
 	everySection := map[string]bool{}
-	var labs []string
-	for _, l := range scenarios.Labs() {
-		labs = append(labs, l.Name)
-		readme, err := scenarios.LabREADME(l.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lp := &labPages{sections: map[string]bool{}, files: map[string]bool{}, dirs: map[string]bool{}}
-		pages[l.Name] = lp
-		out := filepath.Join(base, l.Name, "lfsim-out")
-		readPage := func(page string) {
-			data, err := os.ReadFile(page)
-			if err != nil {
-				t.Errorf("%s: %v", l.Name, err)
-				return
-			}
-			for _, m := range sectionName.FindAllStringSubmatch(string(data), -1) {
-				name, _, _ := strings.Cut(m[1], " against ") // a sweep's comparison: "Mean queue against switch.ecn"
-				lp.sections[name], everySection[name] = true, true
-			}
-		}
-		reports := 0
-		for _, m := range labCommand.FindAllStringSubmatch(readme, -1) {
-			args := strings.Fields(m[2])
-			switch m[1] {
-			case "run":
-				sc, err := resolve.LoadExample(args[0])
-				if err != nil {
-					t.Errorf("%s: lfsim run %s: %v", l.Name, args[0], err)
-					continue
-				}
-				dir := filepath.Join(out, sc.Name)
-				if code, _, stderr := lfsim(t, "run", args[0], "-q", "-o", dir); code != 0 && code != exitFailed {
-					t.Errorf("%s: lfsim run %s: exit %d\n%s", l.Name, args[0], code, stderr)
-					continue
-				}
-				lp.dirs[sc.Name] = true
-				entries, _ := os.ReadDir(dir)
-				for _, e := range entries {
-					lp.files[e.Name()] = true
-				}
-				readPage(filepath.Join(dir, "report.html"))
-			case "report":
-				var dirs []string
-				for _, a := range args {
-					name, ok := strings.CutPrefix(a, "lfsim-out/")
-					if !ok || !lp.dirs[name] {
-						t.Errorf("%s: `lfsim report %s`: %s is no run the README made before", l.Name, m[2], a)
-					}
-					dirs = append(dirs, filepath.Join(out, name))
-				}
-				reports++
-				page := filepath.Join(base, l.Name, "report-"+string(rune('0'+reports))+".html")
-				if code, _, stderr := lfsim(t, append(append([]string{"report"}, dirs...), "-o", page)...); code != 0 {
-					t.Errorf("%s: lfsim report %s: exit %d\n%s", l.Name, m[2], code, stderr)
-					continue
-				}
-				readPage(page)
-			case "sweep":
-				src, ok := labSweep(readme, args[0])
-				if !ok {
-					t.Errorf("%s: `lfsim sweep %s`, and no yaml block above it to save as %s", l.Name, args[0], args[0])
-					continue
-				}
-				file := filepath.Join(base, l.Name, args[0])
-				if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				name := strings.TrimSuffix(args[0], ".yaml")
-				dir := filepath.Join(out, name)
-				if code, _, stderr := lfsim(t, "sweep", file, "-q", "-o", dir); code != 0 {
-					t.Errorf("%s: lfsim sweep %s: exit %d\n%s", l.Name, args[0], code, stderr)
-					continue
-				}
-				lp.dirs[name] = true
-				readPage(filepath.Join(dir, "report.html"))
-			}
-		}
-		text := strings.Join(strings.Fields(readme), " ")
-		for _, m := range labOutDir.FindAllStringSubmatch(text, -1) {
-			if !lp.dirs[m[1]] {
-				t.Errorf("%s: the README names lfsim-out/%s, which none of its commands writes (they write %s)", l.Name, m[1], sortedKeys(lp.dirs))
-			}
-		}
-		for _, m := range labFileName.FindAllStringSubmatch(text, -1) {
-			if !lp.files[m[1]] {
-				t.Errorf("%s: the README names %s, which none of its runs writes", l.Name, m[1])
-			}
-		}
-		// Claims may quote the README or the teacher's ANSWERS.md.
-		answers, _ := scenarios.LabAnswers(l.Name)
-		both := text + " " + strings.Join(strings.Fields(answers), " ")
-		for _, c := range labClaims[l.Name] {
-			checkLabClaim(t, l.Name, both, filepath.Join(out, c.run), c)
+	for _, p := range pages {
+		for s := range p.sections {
+			everySection[s] = true
 		}
 	}
-	for _, name := range labs {
-		readme, _ := scenarios.LabREADME(name)
-		text := strings.Join(strings.Fields(readme), " ")
-		for _, m := range labItalic.FindAllStringSubmatch(text, -1) {
-			if everySection[m[1]] && !pages[name].sections[m[1]] {
-				t.Errorf("%s: the README points at the report's %q, which none of its pages has (they have %s)", name, m[1], sortedKeys(pages[name].sections))
+	for i, l := range labs {
+		for _, doc := range pages[i].texts {
+			for _, m := range labItalic.FindAllStringSubmatch(doc.text, -1) {
+				if everySection[m[1]] && !pages[i].sections[m[1]] {
+					t.Errorf("%s: %s points at the report's %q, which none of its pages has (they have %s)", l.Name, doc.name, m[1], sortedKeys(pages[i].sections))
+				}
 			}
 		}
+	}
+	known := map[string]bool{}
+	for _, l := range labs {
+		known[l.Name] = true
 	}
 	for lab := range labClaims {
-		if pages[lab] == nil {
+		if !known[lab] {
 			t.Errorf("labClaims names lab %s, which is not a lab", lab)
 		}
 	}
+}
+
+// labPages is what a lab's commands made: the report sections of its
+// pages, the files of its runs' folders, the folders under lfsim-out, and
+// the lab's two texts (whitespace as one space).
+type labPages struct {
+	sections map[string]bool
+	files    map[string]bool
+	dirs     map[string]bool
+	texts    []labDoc
+}
+
+// labDoc is one of a lab's texts: README.md or ANSWERS.md.
+type labDoc struct{ name, text string }
+
+// runLab runs the commands of lab name's README in dir, checks what its
+// texts name against what they made, and holds labClaims[name] to it.
+func runLab(t *testing.T, name, dir string) labPages {
+	readme, err := scenarios.LabREADME(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers, err := scenarios.LabAnswers(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := labPages{sections: map[string]bool{}, files: map[string]bool{}, dirs: map[string]bool{}}
+	for _, d := range []labDoc{{"README.md", readme}, {"ANSWERS.md", answers}} {
+		lp.texts = append(lp.texts, labDoc{d.name, strings.Join(strings.Fields(d.text), " ")})
+	}
+	out := filepath.Join(dir, "lfsim-out")
+	readPage := func(page string) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		for _, m := range sectionName.FindAllStringSubmatch(string(data), -1) {
+			section, _, _ := strings.Cut(m[1], " against ") // a sweep's comparison: "Mean queue against switch.ecn"
+			lp.sections[section] = true
+		}
+	}
+	reports := 0
+	for _, m := range labCommand.FindAllStringSubmatch(readme, -1) {
+		args := strings.Fields(m[2])
+		switch m[1] {
+		case "run":
+			sc, err := resolve.LoadExample(args[0])
+			if err != nil {
+				t.Errorf("lfsim run %s: %v", args[0], err)
+				continue
+			}
+			run := filepath.Join(out, sc.Name)
+			if code, _, stderr := lfsim(t, "run", args[0], "-q", "-o", run); code != 0 && code != exitFailed {
+				t.Errorf("lfsim run %s: exit %d\n%s", args[0], code, stderr)
+				continue
+			}
+			lp.dirs[sc.Name] = true
+			entries, _ := os.ReadDir(run)
+			for _, e := range entries {
+				lp.files[e.Name()] = true
+			}
+			readPage(filepath.Join(run, "report.html"))
+		case "report":
+			var dirs []string
+			for _, a := range args {
+				run, ok := strings.CutPrefix(a, "lfsim-out/")
+				if !ok || !lp.dirs[run] {
+					t.Errorf("`lfsim report %s`: %s is no run the README made before", m[2], a)
+				}
+				dirs = append(dirs, filepath.Join(out, run))
+			}
+			reports++
+			page := filepath.Join(dir, fmt.Sprintf("report-%d.html", reports))
+			if code, _, stderr := lfsim(t, append(append([]string{"report"}, dirs...), "-o", page)...); code != 0 {
+				t.Errorf("lfsim report %s: exit %d\n%s", m[2], code, stderr)
+				continue
+			}
+			readPage(page)
+		case "sweep":
+			src, ok := labSweep(readme, args[0])
+			if !ok {
+				t.Errorf("`lfsim sweep %s`, and no yaml block above it to save as %s", args[0], args[0])
+				continue
+			}
+			file := filepath.Join(dir, args[0])
+			if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sweep := strings.TrimSuffix(args[0], ".yaml")
+			if code, _, stderr := lfsim(t, "sweep", file, "-q", "-o", filepath.Join(out, sweep)); code != 0 {
+				t.Errorf("lfsim sweep %s: exit %d\n%s", args[0], code, stderr)
+				continue
+			}
+			lp.dirs[sweep] = true
+			readPage(filepath.Join(out, sweep, "report.html"))
+		}
+	}
+	for _, doc := range lp.texts {
+		for _, m := range labOutDir.FindAllStringSubmatch(doc.text, -1) {
+			if !lp.dirs[m[1]] {
+				t.Errorf("%s names lfsim-out/%s, which none of the README's commands writes (they write %s)", doc.name, m[1], sortedKeys(lp.dirs))
+			}
+		}
+		for _, m := range labFileName.FindAllStringSubmatch(doc.text, -1) {
+			if !lp.files[m[1]] {
+				t.Errorf("%s names %s, which none of the README's runs writes", doc.name, m[1])
+			}
+		}
+	}
+	for _, c := range labClaims[name] {
+		checkLabClaim(t, lp.texts, out, c)
+	}
+	return lp
 }
 
 // labSweep is the yaml block of a README that comes before the `lfsim
@@ -308,54 +218,169 @@ func labSweep(readme, file string) (string, bool) {
 	return src, ok
 }
 
-// checkLabClaim holds one figure of a README to the run it is read from.
-func checkLabClaim(t *testing.T, lab, text, dir string, c labClaim) {
+// checkLabClaim holds one figure of a lab's text to the run it is read
+// from (out is the lab's lfsim-out).
+func checkLabClaim(t *testing.T, texts []labDoc, out string, c labClaim) {
 	t.Helper()
-	if !strings.Contains(text, c.text) {
-		t.Errorf("%s: neither the README nor ANSWERS.md says %q", lab, c.text)
+	doc := texts[0]
+	if c.answers {
+		doc = texts[1]
 	}
-	if c.file != "" {
+	if !strings.Contains(doc.text, c.text) {
+		t.Errorf("%s no longer says %q", doc.name, c.text)
+	}
+	dir := filepath.Join(out, c.run)
+	switch {
+	case c.file != "":
 		data, err := os.ReadFile(filepath.Join(dir, c.file))
 		if err != nil || !strings.Contains(string(data), c.line+"\n") {
-			t.Errorf("%s: %q: %s has no line %q (%v)", lab, c.text, filepath.Join(filepath.Base(dir), c.file), c.line, err)
+			t.Errorf("%s: %q: %s has no line %q (%v)", doc.name, c.text, filepath.Join(c.run, c.file), c.line, err)
+		}
+		return
+	case c.read != nil:
+		got, err := c.read(dir)
+		if err != nil || !c.holds(got) {
+			t.Errorf("%s: %q: %s gives %v (%v), want %s", doc.name, c.text, c.run, got, err, c.wants())
+		}
+		return
+	case c.flow != "":
+		got, err := flowsCSVAt(filepath.Join(dir, "flows.csv"), c.flow, c.json)
+		if err != nil || !c.holds(got) {
+			t.Errorf("%s: %q: %s's flows.csv, flow %s's %s is %v (%v), want %s", doc.name, c.text, c.run, c.flow, c.json, got, err, c.wants())
 		}
 		return
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
-		t.Errorf("%s: %q: %v", lab, c.text, err)
+		t.Errorf("%s: %q: %v", doc.name, c.text, err)
 		return
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		t.Fatal(err)
 	}
-	got, ok := 0.0, true
-	for _, path := range strings.Split(c.json, "+") {
-		x, found := jsonAt(v, path)
-		got, ok = got+x, ok && found
+	if c.line != "" { // a string, or a list of them joined by " -> " (a deadlock's cycle)
+		at, found := jsonAt(v, c.json)
+		if got := jsonText(at); !found || got != c.line {
+			t.Errorf("%s: %q: %s's %s is %q (found %v), want %q", doc.name, c.text, c.run, c.json, got, found, c.line)
+		}
+		return
 	}
-	if c.of != "" {
-		whole, found := jsonAt(v, c.of)
-		ok = ok && found && whole != 0
-		got /= whole
-	}
-	if !ok || math.Abs(got-c.want) > c.tol {
-		t.Errorf("%s: %q: %s's %s is %v (found %v), want %v ± %v", lab, c.text, filepath.Base(dir), c.json, got, ok, c.want, c.tol)
+	got, found := summaryFigure(v, c)
+	if !found || !c.holds(got) {
+		t.Errorf("%s: %q: %s's %s is %v (found %v), want %s", doc.name, c.text, c.run, c.json, got, found, c.wants())
 	}
 }
 
-// jsonAt reads a number at a path of keys, with [key=value] picking the
+// summaryFigure is the number a claim reads in summary.json (v): the sum
+// of json's paths (joined by +), a boolean as 0 or 1, and when the claim
+// has of, that as a share of of's value.
+func summaryFigure(v any, c labClaim) (float64, bool) {
+	number := func(path string) (float64, bool) {
+		at, found := jsonAt(v, path)
+		if b, isBool := at.(bool); isBool {
+			if b {
+				return 1, true
+			}
+			return 0, true
+		}
+		x, ok := at.(float64)
+		return x, found && ok
+	}
+	got, ok := 0.0, true
+	for _, path := range strings.Split(c.json, "+") {
+		x, found := number(path)
+		got, ok = got+x, ok && found
+	}
+	if c.of != "" {
+		whole, found := number(c.of)
+		ok = ok && found && whole != 0
+		got /= whole
+	}
+	return got, ok
+}
+
+// holds says whether got is what the claim wants: want within tol, or
+// above want where the text says only that there are some.
+func (c labClaim) holds(got float64) bool {
+	if c.above {
+		return got > c.want
+	}
+	return math.Abs(got-c.want) <= c.tol
+}
+
+func (c labClaim) wants() string {
+	if c.above {
+		return fmt.Sprintf("above %v", c.want)
+	}
+	return fmt.Sprintf("%v ± %v", c.want, c.tol)
+}
+
+// jsonText is a JSON string, or a list of them joined by " -> ".
+func jsonText(v any) string {
+	if list, ok := v.([]any); ok {
+		var parts []string
+		for _, e := range list {
+			parts = append(parts, fmt.Sprint(e))
+		}
+		return strings.Join(parts, " -> ")
+	}
+	return fmt.Sprint(v)
+}
+
+// flowsCSVAt reads column col of the row of flows.csv whose id is id, or
+// its largest over the rows of ids A to B (id "A..B") or over every row
+// (id "max").
+func flowsCSVAt(file, id, col string) (float64, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return 0, err
+	}
+	at := slices.Index(rows[0], col)
+	if at < 0 {
+		return 0, fmt.Errorf("no column %s in %s", col, rows[0])
+	}
+	lo, hi, isRange := strings.Cut(id, "..")
+	found, most := false, math.Inf(-1)
+	for _, r := range rows[1:] {
+		in := r[0] == id || id == "max"
+		if isRange {
+			n, _ := strconv.Atoi(r[0])
+			a, _ := strconv.Atoi(lo)
+			b, _ := strconv.Atoi(hi)
+			in = n >= a && n <= b
+		}
+		if !in {
+			continue
+		}
+		v, err := strconv.ParseFloat(r[at], 64)
+		if err != nil {
+			return 0, fmt.Errorf("flow %s's %s: %v", r[0], col, err)
+		}
+		found, most = true, max(most, v)
+	}
+	if found {
+		return most, nil
+	}
+	return 0, fmt.Errorf("no flow %s", id)
+}
+
+// jsonAt reads the value at a path of keys, with [key=value] picking the
 // element of a list whose key has that value.
-func jsonAt(v any, path string) (float64, bool) {
+func jsonAt(v any, path string) (any, bool) {
 	for _, step := range strings.Split(path, ".") {
 		key, sel, _ := strings.Cut(step, "[")
 		m, ok := v.(map[string]any)
 		if !ok {
-			return 0, false
+			return nil, false
 		}
 		if v, ok = m[key]; !ok {
-			return 0, false
+			return nil, false
 		}
 		if sel == "" {
 			continue
@@ -370,8 +395,7 @@ func jsonAt(v any, path string) (float64, bool) {
 			}
 		}
 	}
-	f, ok := v.(float64)
-	return f, ok
+	return v, v != nil
 }
 
 func sortedKeys(m map[string]bool) string {
@@ -383,80 +407,36 @@ func sortedKeys(m map[string]bool) string {
 	return strings.Join(keys, ", ")
 }
 
-// labNumber is a figure in a claim's text: a number (thousands with
-// commas) not part of a name (h0, s1), and the unit after it, if any.
-var labNumber = regexp.MustCompile(`(?:^|[^\w.])(\d[\d,]*(?:\.\d+)?)\s*(ms|µs|us|ns|KB|MB|%)?`)
+// labFigure is a figure as a text quotes it: a number with a decimal
+// point or a thousands comma (6.85, 1,804), the kind a prediction's
+// answer gives and a description must not.
+var labFigure = regexp.MustCompile(`\d+(?:[.,]\d+)+`)
 
-// labUnit is what one of a text's units is in summary.json's units (time
-// in ns, bytes, fractions).
-var labUnit = map[string]float64{"": 1, "ms": 1e6, "µs": 1e3, "us": 1e3, "ns": 1, "KB": 1e3, "MB": 1e6, "%": 0.01}
-
-// textHolds says whether one of the figures text quotes is want, read at
-// the text's rounding (half a unit of its last digit): a claim's want is
-// typed beside its text, and nothing else ties the two.
-func textHolds(text string, want float64) (found bool, ok bool) {
-	for _, m := range labNumber.FindAllStringSubmatch(text, -1) {
-		digits := strings.ReplaceAll(m[1], ",", "")
-		v, err := strconv.ParseFloat(digits, 64)
+// TestLabDescriptionsKeepPredictions: a lab's scenario descriptions
+// (printed by lfsim list, in the scenario's file, summary.json and the
+// report) do not give away the figures the answer to its "Predict, then
+// run" question quotes (issue 51: rc-pingpong's said 6.85 us per
+// iteration, 5.06 of wire and switch and 1.8 in the NICs, the very
+// answer). It reads no outputs and runs in -short.
+func TestLabDescriptionsKeepPredictions(t *testing.T) {
+	for _, l := range scenarios.Labs() {
+		answers, err := scenarios.LabAnswers(l.Name)
 		if err != nil {
-			continue
+			t.Fatal(err)
 		}
-		found = true
-		places := 0
-		if _, frac, dot := strings.Cut(digits, "."); dot {
-			places = len(frac)
-		}
-		f := labUnit[m[2]]
-		if math.Abs(v*f-want) <= 0.5*math.Pow(10, -float64(places))*f*(1+1e-9) {
-			return true, true
-		}
-	}
-	return found, false
-}
-
-// TestLabClaimsAgreeWithTheirText: each claim's want is a figure its own
-// text quotes, at the text's rounding (review E, finding 7: a claim whose
-// want disagreed with its text passed as long as the text was in the
-// README and the run gave want). Claims of a line of a file carry the
-// line itself, and claims in words ("about three quarters") quote no
-// number to check. No run: the usual tier.
-func TestLabClaimsAgreeWithTheirText(t *testing.T) {
-	checked := 0
-	for _, lab := range slices.Sorted(maps.Keys(labClaims)) {
-		for _, c := range labClaims[lab] {
-			if c.json == "" {
-				continue
+		_, predict, _ := strings.Cut(answers, "## Predict, then run")
+		predict, _, _ = strings.Cut(predict, "\n## ")
+		figures := labFigure.FindAllString(predict, -1)
+		for _, name := range l.Scenarios {
+			sc, err := resolve.LoadExample(name)
+			if err != nil {
+				t.Fatal(err)
 			}
-			found, ok := textHolds(c.text, c.want)
-			switch {
-			case !found:
-			case !ok:
-				t.Errorf("%s: claim %q wants %g at %s, which its text does not say", lab, c.text, c.want, c.json)
-			default:
-				checked++
+			for _, f := range figures {
+				if regexp.MustCompile(`(^|[^\d.,])` + regexp.QuoteMeta(f) + `($|[^\d])`).MatchString(sc.Description) {
+					t.Errorf("%s: its description quotes %s, a figure of the answer to the lab's prediction (ANSWERS.md): %q", name, f, sc.Description)
+				}
 			}
-		}
-	}
-	if checked == 0 {
-		t.Error("no claim checked")
-	}
-	t.Logf("%d claims' figures checked against their text", checked)
-	// The check can fail: a want that is not the text's figure.
-	for _, c := range []struct {
-		text string
-		want float64
-		ok   bool
-	}{
-		{"`lax` 382 KB", 382e3, true},
-		{"`lax` 382 KB", 383e3, false},
-		{"p99 FCT is 12.76 ms", 12.764e6, true},
-		{"p99 FCT is 12.76 ms", 12.77e6, false},
-		{"3,161 of the 3,183 UD datagrams", 3183, true},
-		{"paused 86% of the run", 0.86, true},
-		{"paused 86% of the run", 0.87, false},
-	} {
-		if _, ok := textHolds(c.text, c.want); ok != c.ok {
-			t.Errorf("textHolds(%q, %g) = %v, want %v", c.text, c.want, ok, c.ok)
 		}
 	}
 }
