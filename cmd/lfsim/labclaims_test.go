@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -178,6 +179,14 @@ var labClaims = map[string][]labClaim{
 		{text: "46.72 ns, under 1%", run: "first-timeline", json: "timeline.stages.serialization", of: "timeline.total_ns", want: 0.005, tol: 0.005},
 	},
 	"tuning-dcqcn": {
+		{text: "8% of the run for h0, 10.5% for h1, 1.0% for h5", run: "dcqcn-lax", json: "pfc.spread[port=h1:p0].paused_fraction", want: 0.105, tol: 0.0005},
+		{text: "8% of the run for h0, 10.5% for h1, 1.0% for h5", run: "dcqcn-lax", json: "pfc.spread[port=h5:p0].paused_fraction", want: 0.010, tol: 0.0005},
+		{answers: true, text: "`aggressive` holds the smallest queue (4.5 KB) and loses throughput (mean slowdown 8.79", run: "dcqcn-aggressive", json: "fct.mean_slowdown", want: 8.79, tol: 0.005},
+		{answers: true, text: "`lax` holds 382 KB", run: "dcqcn-lax", json: "queues.mean_bytes", want: 382e3, tol: 0.5e3},
+		{answers: true, text: "(64 KB, 8.39)", run: "dcqcn-default", json: "fct.mean_slowdown", want: 8.39, tol: 0.005},
+		{answers: true, text: "h1 is paused 10.5% of the run and h5 1.0%", run: "dcqcn-lax", json: "pfc.spread[port=h1:p0].paused_fraction", want: 0.105, tol: 0.0005},
+		{answers: true, text: "h1 is paused 10.5% of the run and h5 1.0%", run: "dcqcn-lax", json: "pfc.spread[port=h5:p0].paused_fraction", want: 0.010, tol: 0.0005},
+		{answers: true, text: "(p99 12.76 ms against 12.52 for `default`)", run: "dcqcn-lax", json: "fct.p99_ns", want: 12.76e6, tol: 0.005e6},
 		{text: "`default` holds 64 KB", run: "dcqcn-default", json: "queues.mean_bytes", want: 64e3, tol: 0.5e3},
 		{text: "`aggressive` 4.5 KB", run: "dcqcn-aggressive", json: "queues.mean_bytes", want: 4.5e3, tol: 0.05e3},
 		{text: "`lax` 382 KB", run: "dcqcn-lax", json: "queues.mean_bytes", want: 382e3, tol: 0.5e3},
@@ -187,17 +196,20 @@ var labClaims = map[string][]labClaim{
 		{text: "p99 FCT is 12.76 ms", run: "dcqcn-lax", json: "fct.p99_ns", want: 12.76e6, tol: 0.005e6},
 		{text: "`default`'s 12.52 ms", run: "dcqcn-default", json: "fct.p99_ns", want: 12.52e6, tol: 0.005e6},
 		{text: "8% of the run for h0", run: "dcqcn-lax", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.08, tol: 0.005},
-		{text: "10.5% for h1", run: "dcqcn-lax", json: "pfc.spread[port=h1:p0].paused_fraction", want: 0.105, tol: 0.0005},
-		{text: "1.0% for h5", run: "dcqcn-lax", json: "pfc.spread[port=h5:p0].paused_fraction", want: 0.010, tol: 0.0005},
-		{answers: true, text: "h1 is paused 10.5% of the run", run: "dcqcn-lax", json: "pfc.spread[port=h1:p0].paused_fraction", want: 0.105, tol: 0.0005},
-		{answers: true, text: "and h5 1.0%", run: "dcqcn-lax", json: "pfc.spread[port=h5:p0].paused_fraction", want: 0.010, tol: 0.0005},
-		{answers: true, text: "(p99 12.76 ms against 12.52 for `default`)", run: "dcqcn-lax", json: "fct.p99_ns", want: 12.76e6, tol: 0.005e6},
 		{answers: true, text: "382 KB is about 31 µs", run: "dcqcn-lax", json: "queues.mean_bytes", want: 382e3, tol: 0.5e3},
 	},
 	"pfc-head-of-line": {
+		{text: "Under PFC alone it is about 7.7 (it finishes with the incast, in about 2.7 ms, instead of in 0.35 ms); with DCQCN about 1.0", run: "hol-pfc", flow: "8", json: "slowdown", want: 7.7, tol: 0.05},
+		{text: "Under PFC alone it is about 7.7 (it finishes with the incast, in about 2.7 ms, instead of in 0.35 ms); with DCQCN about 1.0", run: "hol-pfc", flow: "8", json: "end_ns", want: 2.7e6, tol: 0.05e6},
+		{text: "Under PFC alone it is about 7.7 (it finishes with the incast, in about 2.7 ms, instead of in 0.35 ms); with DCQCN about 1.0", run: "hol-dcqcn", flow: "8", json: "slowdown", want: 1.0, tol: 0.05},
+		{answers: true, text: "its slowdown is about 7.7 (2.7 ms instead of 0.35 ms)", run: "hol-pfc", flow: "8", json: "slowdown", want: 7.7, tol: 0.05},
+		{answers: true, text: "(3.4 ms against 2.7)", run: "hol-dcqcn", flow: "0..7", json: "end_ns", want: 3.4e6, tol: 0.05e6},
+		{answers: true, text: "(3.4 ms against 2.7)", run: "hol-pfc", flow: "0..7", json: "end_ns", want: 2.7e6, tol: 0.05e6},
 		{text: "h0's included, about three quarters of the run", run: "hol-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.75, tol: 0.05},
 	},
 	"one-and-two-sided": {
+		{answers: true, text: "About 13 times: 390 µs against 31 µs", run: "os-read-depth-1", json: "fct.p50_ns", want: 390e3, tol: 1e3},
+		{answers: true, text: "About 13 times: 390 µs against 31 µs", run: "os-read-depth-16", json: "fct.p50_ns", want: 31e3, tol: 0.5e3},
 		{text: "is 696 µs for 512 KiB", run: "os-send-before-recv", json: "fct.p50_ns", want: 696e3, tol: 0.5e3},
 		{text: "19 packets went twice", run: "os-send-before-recv", json: "packets.retransmitted", want: 19},
 		{text: "finish in 50 µs (slowdown 1.04)", run: "os-write", json: "fct.p50_ns", want: 50e3, tol: 0.5e3},
@@ -206,6 +218,14 @@ var labClaims = map[string][]labClaim{
 		{text: "390 µs against 31 µs", run: "os-read-depth-16", json: "fct.p50_ns", want: 31e3, tol: 0.5e3},
 	},
 	"transports": {
+		{text: "RC's mean slowdown is above 100 while its median FCT is 17 µs", run: "tr-rc", json: "fct.mean_slowdown", want: 100, above: true},
+		{text: "RC's mean slowdown is above 100 while its median FCT is 17 µs", run: "tr-rc", json: "fct.p50_ns", want: 17e3, tol: 0.5e3},
+		{text: "and four take", run: "tr-rc", read: slowFlows(60e6), want: 4}, // flows of 67 ms: above 60
+		{text: "and four take 67 ms", run: "tr-rc", flow: "max", json: "fct_ns", want: 67e6, tol: 0.5e6},
+		{text: "all 198 RC messages", run: "tr-rc", json: "flows.completed", want: 198},
+		{answers: true, text: "RC completes all 198 messages and resends 209 packets for 25 lost", run: "tr-rc", json: "packets.retransmitted", want: 209},
+		{answers: true, text: "UC completes 179 of 198", run: "tr-uc", json: "flows.completed", want: 179},
+		{answers: true, text: "UD 3,161 of 3,183", run: "tr-ud", json: "flows.completed", want: 3161},
 		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-rc", json: "packets.dropped", want: 25},
 		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-uc", json: "packets.dropped", want: 22},
 		{text: "25 frames lost on the RC run, 22 on the others", run: "tr-ud", json: "packets.dropped", want: 22},
@@ -215,10 +235,23 @@ var labClaims = map[string][]labClaim{
 		{text: "3,161 of the 3,183 UD datagrams", run: "tr-ud", json: "flows.total", want: 3183},
 	},
 	"memory-protection": {
+		{text: "the first WRITE completes with `rem_access_err` and the other seven with `wr_flush_err`", run: "mp-no-remote-write", json: "flows.work_completions.rem_access_err", want: 1},
+		{text: "the first WRITE completes with `rem_access_err` and the other seven with `wr_flush_err`", run: "mp-no-remote-write", json: "flows.work_completions.wr_flush_err", want: 7},
+		{text: "0 delivered in `no-remote-write`, `bad-rkey` and `other-pd`", run: "mp-no-remote-write", json: "bytes.delivered", want: 0},
+		{text: "0 delivered in `no-remote-write`, `bad-rkey` and `other-pd`", run: "mp-bad-rkey", json: "bytes.delivered", want: 0},
+		{text: "0 delivered in `no-remote-write`, `bad-rkey` and `other-pd`", run: "mp-other-pd", json: "bytes.delivered", want: 0},
+		{text: "(the first four messages)", run: "mp-out-of-bounds", json: "flows.work_completions.success", want: 4},
+		{answers: true, text: "All eight, and no byte.", run: "mp-no-remote-write", json: "bytes.delivered", want: 0},
+		{answers: true, text: "All eight, and no byte.", run: "mp-no-remote-write", json: "flows.work_completions.wr_flush_err", want: 7},
+		{answers: true, text: "19 data packets and the NAK", run: "mp-no-remote-write", read: fromSummary("packets.sent", func(s float64) float64 { return s - 1 }), want: 19}, // packets.sent counts the NAK
 		{text: "exactly 262,144 (the first four messages)", run: "mp-out-of-bounds", json: "bytes.delivered", want: 262144},
 		{text: "`no-remote-write` sent 20 packets", run: "mp-no-remote-write", json: "packets.sent", want: 20},
 	},
 	"infiniband": {
+		{answers: true, text: "(2.75 ms with PFC, 2.70 ms with credits)", run: "ib-lab-incast-pfc", json: "sim_time_ns", want: 2.75e6, tol: 0.005e6},
+		{answers: true, text: "(2.75 ms with PFC, 2.70 ms with credits)", run: "ib-lab-incast-credits", json: "sim_time_ns", want: 2.70e6, tol: 0.005e6},
+		{answers: true, text: "paused by PAUSE frames 86% of the run, or waiting for credit 98% of it", run: "ib-lab-incast-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.86, tol: 0.005},
+		{answers: true, text: "paused by PAUSE frames 86% of the run, or waiting for credit 98% of it", run: "ib-lab-incast-credits", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.98, tol: 0.005},
 		{text: "h0's link paused 86% of the run", run: "ib-lab-incast-pfc", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.86, tol: 0.005},
 		{text: "waiting for credit 98% of the run", run: "ib-lab-incast-credits", json: "pfc.spread[port=h0:p0].paused_fraction", want: 0.98, tol: 0.005},
 		{text: "both finish in about 2.7 ms", run: "ib-lab-incast-pfc", json: "sim_time_ns", want: 2.7e6, tol: 0.05e6},
@@ -277,4 +310,23 @@ func coreLinksUsed(dir string) (float64, error) {
 		}
 	}
 	return float64(used), nil
+}
+
+// slowFlows counts flows.csv's rows whose FCT is above fct ns.
+func slowFlows(fct float64) func(dir string) (float64, error) {
+	return func(dir string) (float64, error) {
+		data, err := os.ReadFile(filepath.Join(dir, "flows.csv"))
+		if err != nil {
+			return 0, err
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		at := slices.Index(strings.Split(lines[0], ","), "fct_ns")
+		slow := 0
+		for _, line := range lines[1:] {
+			if v, err := strconv.ParseFloat(strings.Split(line, ",")[at], 64); err == nil && v > fct {
+				slow++
+			}
+		}
+		return float64(slow), nil
+	}
 }

@@ -412,14 +412,43 @@ func sortedKeys(m map[string]bool) string {
 // answer gives and a description must not.
 var labFigure = regexp.MustCompile(`\d+(?:[.,]\d+)+`)
 
+// labGiveaways are words that answered a lab's "Predict, then run"
+// question in a description of the scenarios the student is asked to
+// predict (issue 51), each kept out of that scenario's description.
+var labGiveaways = map[string][]string{
+	"labs/ai-training/beside-ecmp":           {"times as long", "paused"},
+	"labs/ai-training/beside-spray":          {"as fast as alone", "no collision"},
+	"labs/connecting/one-connection":         {"ms", "QP commands"},
+	"labs/deadlock/clos-low-load":            {"never fills", "completes"},
+	"labs/ecmp-polarisation/polarised":       {"core link"},
+	"labs/ecmp-polarisation/per-switch":      {"core link", "spread"},
+	"labs/lossless-or-not/go-back-n":         {"unfinished", "ACK timeout"},
+	"labs/lossless-or-not/irn":               {"completes", "held up"},
+	"labs/memory-protection/no-remote-write": {"refuses the first", "flushed"},
+	"labs/one-and-two-sided/read-depth-1":    {"round trip"},
+	"labs/one-and-two-sided/read-depth-16":   {"line rate", "overlap"},
+	"labs/pfc-head-of-line/pfc":              {"waits too", "whole priority"},
+	"labs/transports/rc":                     {"every message completes"},
+	"labs/transports/uc":                     {"lost whole"},
+	"labs/transports/ud":                     {"lost is lost"},
+	"labs/tuning-dcqcn/aggressive":           {"vanishes", "throughput"},
+	"labs/tuning-dcqcn/default":              {"tens of KB", "nearly full", "PFC"},
+	"labs/tuning-dcqcn/lax":                  {"too late", "PFC", "pauses"},
+}
+
 // TestLabDescriptionsKeepPredictions: a lab's scenario descriptions
 // (printed by lfsim list, in the scenario's file, summary.json and the
-// report) do not give away the figures the answer to its "Predict, then
-// run" question quotes (issue 51: rc-pingpong's said 6.85 us per
-// iteration, 5.06 of wire and switch and 1.8 in the NICs, the very
-// answer). It reads no outputs and runs in -short.
+// report) do not give away the answer to its "Predict, then run"
+// question: no figure its ANSWERS.md answer quotes (issue 51:
+// rc-pingpong's said 6.85 us per iteration, 5.06 of wire and switch and
+// 1.8 in the NICs, the very answer), and none of labGiveaways' words. It
+// reads no outputs and runs in -short.
 func TestLabDescriptionsKeepPredictions(t *testing.T) {
+	seen := map[string]bool{}
 	for _, l := range scenarios.Labs() {
+		for _, name := range l.Scenarios {
+			seen[name] = true
+		}
 		answers, err := scenarios.LabAnswers(l.Name)
 		if err != nil {
 			t.Fatal(err)
@@ -432,11 +461,21 @@ func TestLabDescriptionsKeepPredictions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			for _, w := range labGiveaways[name] {
+				if strings.Contains(sc.Description, w) {
+					t.Errorf("%s: its description says %q, the answer to the lab's prediction: %q", name, w, sc.Description)
+				}
+			}
 			for _, f := range figures {
 				if regexp.MustCompile(`(^|[^\d.,])` + regexp.QuoteMeta(f) + `($|[^\d])`).MatchString(sc.Description) {
 					t.Errorf("%s: its description quotes %s, a figure of the answer to the lab's prediction (ANSWERS.md): %q", name, f, sc.Description)
 				}
 			}
+		}
+	}
+	for name := range labGiveaways {
+		if !seen[name] {
+			t.Errorf("labGiveaways names %s, which is no lab's scenario", name)
 		}
 	}
 }
