@@ -26,6 +26,45 @@ type labVariant struct {
 // labVariants are the figures the labs quote for their changed
 // scenarios. Each is a run of its own, so they are LFSIM_SLOW's.
 var labVariants = []labVariant{
+	{lab: "infiniband", base: "ib-credit-loop", vary: []string{"switch.ib.hoq_lifetime: 20us", "stop: {at: 200ms}"}, claims: []labClaim{
+		{answers: true, text: "28,616 packets are discarded and 21,504 resent (after the RC senders' 67 ms ACK timeout), and nothing is delivered", json: "packets.drop_reasons.hoq_lifetime", want: 28616},
+		{answers: true, text: "28,616 packets are discarded and 21,504 resent (after the RC senders' 67 ms ACK timeout), and nothing is delivered", json: "packets.retransmitted", want: 21504},
+		{answers: true, text: "28,616 packets are discarded and 21,504 resent (after the RC senders' 67 ms ACK timeout), and nothing is delivered", json: "bytes.delivered", want: 0},
+	}},
+	{lab: "memory-protection", base: "labs/memory-protection/out-of-bounds", vary: []string{"traffic[0].flow.remote_mr.length: 512KiB"}, claims: []labClaim{
+		{text: "Set `length: 512KiB` in `out-of-bounds`: every WRITE fits", json: "flows.work_completions.success", want: 8},
+	}},
+	{lab: "memory-protection", base: "labs/memory-protection/out-of-bounds", vary: []string{"traffic[0].flow.remote_mr.length: 320KiB"}, claims: []labClaim{
+		{text: "At `length: 320KiB` five do", json: "flows.work_completions.success", want: 5},
+	}},
+	{lab: "memory-protection", base: "labs/memory-protection/out-of-bounds", vary: []string{"traffic[0].flow.messages: 1"}, claims: []labClaim{
+		{text: "one 512 KiB WRITE, refused whole (nothing delivered)", json: "bytes.delivered", want: 0},
+		{text: "one 512 KiB WRITE, refused whole (nothing delivered)", json: "flows.work_completions.rem_access_err", want: 1},
+	}},
+	{lab: "memory-protection", base: "labs/memory-protection/no-remote-write", vary: []string{"traffic[0].flow.remote_mr.access: [local_write, remote_read, remote_write]"}, claims: []labClaim{
+		{text: "all eight WRITEs succeed, 512 KiB are delivered", json: "flows.work_completions.success", want: 8},
+		{text: "all eight WRITEs succeed, 512 KiB are delivered", json: "bytes.delivered", want: 512 << 10},
+	}},
+	{lab: "memory-protection", base: "labs/memory-protection/no-remote-write", vary: []string{"traffic[0].flow.op: read"}, claims: []labClaim{
+		{text: "the region allows remote reads, so the READs succeed", json: "flows.work_completions.success", want: 8},
+	}},
+	{lab: "connecting", base: "labs/connecting/one-connection", vary: []string{"hca.cm.qp_command: 20us"}, claims: []labClaim{
+		{text: "the set-up falls to 0.19 ms and `min_setup_time` fails", json: "connections.setup_mean_ns", want: 0.19e6, tol: 0.005e6},
+		{text: "the set-up falls to 0.19 ms and `min_setup_time` fails", json: "expect[check=min_setup_time].ok", want: 0},
+	}},
+	{lab: "connecting", base: "labs/connecting/one-connection", vary: []string{"traffic[0].flow.connect: instant"}, claims: []labClaim{
+		{text: "(`connections_established` fails): the FCT is 12.5 µs", flow: "0", json: "fct_ns", want: 12.5e3, tol: 0.05e3},
+		{text: "(`connections_established` fails): the FCT is 12.5 µs", json: "expect[check=connections_established].ok", want: 0},
+		{text: "its 64 KiB WRITE takes about 12.5 µs on the wire", flow: "0", json: "fct_ns", want: 12.5e3, tol: 0.05e3},
+		{answers: true, text: "About 140 times longer: 1.8 ms", flow: "0", json: "fct_ns", want: 1.8e6 / 140, tol: 0.5e3},
+	}},
+	{lab: "connecting", base: "labs/connecting/thousand-connections", vary: []string{"traffic[0].flow.count: 100"}, claims: []labClaim{
+		{text: "the last connection comes at 89.7 ms", json: "connections.setup_max_ns", want: 89.7e6, tol: 0.05e6},
+	}},
+	{lab: "transports", base: "labs/transports/uc", vary: []string{"faults[0].rate: 0.1%"}, claims: []labClaim{
+		{text: "UC loses one message of 198", json: "flows.completed", want: 197},
+		{text: "UC loses one message of 198", json: "flows.total", want: 198},
+	}},
 	{lab: "ecmp-polarisation", base: "labs/ecmp-polarisation/spray", vary: []string{"switch.spray: random"}, claims: []labClaim{
 		{text: "the reorder grows from 66 to 157 PSNs, still inside the window", flow: "max", json: "reorder_max", want: 157},
 		{text: "the reorder grows from 66 to 157 PSNs, still inside the window", json: "packets.retransmitted", want: 0},
