@@ -27,8 +27,8 @@ import (
 var (
 	labCommand  = regexp.MustCompile(`(?m)^ {4}lfsim (run|report|sweep) (.+)$`)
 	labItalic   = regexp.MustCompile(`\*([A-Z][^*]*)\*`)
-	labFileName = regexp.MustCompile("`([a-z_.-]+\\.(?:txt|csv|json|html|pcap))`")
-	labOutDir   = regexp.MustCompile(`lfsim-out/([A-Za-z0-9_.-]+)`)
+	labFileName = regexp.MustCompile("(?:^|[\\s(`])([a-z0-9_-]+\\.(?:txt|csv|json|html|pcap))\\b")  // in backquotes or not: summary.json's `jobs`
+	labOutDir   = regexp.MustCompile(`lfsim-out/([A-Za-z0-9_-]+(?:\.[a-z]+)*)(?:/([a-z0-9_.-]+))?`) // a folder, and a file of it
 	sectionName = regexp.MustCompile(`<h2>([^<]*)</h2>`)
 	chartTitle  = regexp.MustCompile(`"title":\{"text":"([^"]*)"`) // a chart's own title, as ECharts' option holds it
 )
@@ -175,6 +175,8 @@ func runLab(t *testing.T, name, dir string) labPages {
 		for _, m := range labOutDir.FindAllStringSubmatch(doc.text, -1) {
 			if !lp.dirs[m[1]] {
 				t.Errorf("%s names lfsim-out/%s, which none of the README's commands writes (they write %s)", doc.name, m[1], sortedKeys(lp.dirs))
+			} else if _, err := os.Stat(filepath.Join(out, m[1], m[2])); m[2] != "" && err != nil {
+				t.Errorf("%s names lfsim-out/%s/%s, which its command does not write: %v", doc.name, m[1], m[2], err)
 			}
 		}
 		for _, m := range labFileName.FindAllStringSubmatch(doc.text, -1) {
