@@ -267,7 +267,11 @@ func checkLabClaim(t *testing.T, texts []labDoc, out string, c labClaim) {
 	}
 	got, found := summaryFigure(v, c)
 	if !found || !c.holds(got) {
-		t.Errorf("%s: %q: %s's %s is %v (found %v), want %s", doc.name, c.text, c.run, c.json, got, found, c.wants())
+		path := c.json
+		if c.of != "" {
+			path += " as a share of " + c.of
+		}
+		t.Errorf("%s: %q: %s's %s is %v (found %v), want %s", doc.name, c.text, c.run, path, got, found, c.wants())
 	}
 }
 

@@ -88,6 +88,22 @@ var labVariants = []labVariant{
 	{lab: "first-verbs-program", base: "labs/first-verbs-program/rc-pingpong", vary: []string{"traffic[0].pingpong.size: 4096"}, claims: []labClaim{
 		{text: "(too big for inline, and 4 KiB on the wire each way): 9.64 µs", file: "perftest.txt", line: "1000 iters in 0.01 seconds = 9.64 usec/iter"},
 	}},
+	{lab: "first-verbs-program", base: "labs/first-verbs-program/timeline", vary: []string{"topology.link.delay: 500ns"}, claims: []labClaim{
+		{text: "In `timeline`, `delay: 500ns`: 4.85 µs per iteration (each of the four propagation stages 500 ns shorter), and `min_usec_per_iter` fails", file: "perftest.txt", line: "1000 iters in 0.00 seconds = 4.85 usec/iter"},
+		{text: "In `timeline`, `delay: 500ns`: 4.85 µs per iteration (each of the four propagation stages 500 ns shorter), and `min_usec_per_iter` fails", json: "timeline.stages.propagation", want: 4 * 500},
+		{text: "In `timeline`, `delay: 500ns`: 4.85 µs per iteration (each of the four propagation stages 500 ns shorter), and `min_usec_per_iter` fails", json: "expect[check=min_usec_per_iter].ok", want: 0},
+		{answers: true, text: "each 1,000 ns to 500 ns: 2 µs less, 4.85 µs per iteration (the run prints 4.85)", json: "timeline.total_ns", want: 4.85e3, tol: 0.005e3},
+		{answers: true, text: "Everything else, NICs, switch and serialization, is the same", json: nicStages, want: 1800},
+		{answers: true, text: "Everything else, NICs, switch and serialization, is the same", json: "timeline.stages.switch_pipeline", want: 1000},
+		{answers: true, text: "Everything else, NICs, switch and serialization, is the same", json: "timeline.stages.serialization", want: 46.72, tol: 0.005},
+	}},
+	{lab: "first-verbs-program", base: "labs/first-verbs-program/no-nic-latency", vary: []string{"observe.timeline: {}"}, claims: []labClaim{
+		{answers: true, text: "`tx_wait`, 6.88 ns on the `ping` and again on the `pong`", file: "timeline.csv", line: "ping,tx_wait,h0:p0,0.000,6.880,6.880,1"},
+		{answers: true, text: "`tx_wait`, 6.88 ns on the `ping` and again on the `pong`", file: "timeline.csv", line: "pong,tx_wait,h1:p0,2530.240,2537.120,6.880,1"},
+		{answers: true, text: "`tx_wait`, 6.88 ns on the `ping` and again on the `pong`: the 5,060.48 ns of the iteration against 2 × 2,523.36", json: "timeline.stages.tx_wait", want: 2 * 6.88, tol: 0.005},
+		{answers: true, text: "the 5,060.48 ns of the iteration against 2 × 2,523.36", json: "timeline.total_ns", want: 5060.48, tol: 0.005},
+		{answers: true, text: "the 5,060.48 ns of the iteration against 2 × 2,523.36", json: "timeline.stages.propagation+timeline.stages.serialization+timeline.stages.switch_pipeline", want: 2 * 2523.36, tol: 0.005}, // every stage but tx_wait
+	}},
 	{lab: "transports", base: "labs/transports/rc", vary: []string{"hca.retransmit: selective"}, claims: []labClaim{
 		{text: "resends only what was lost (29 packets for 27 lost)", json: "packets.retransmitted", want: 29},
 		{text: "resends only what was lost (29 packets for 27 lost)", json: "packets.dropped", want: 27},
