@@ -175,3 +175,31 @@ observe: {timeline: {}}
 		t.Errorf("timeline.csv written %v, summary %+v, warnings %q; want none, and the warning %q", ok, res.Summary.Timeline, res.Summary.Warnings, want)
 	}
 }
+
+// TestTimelineReplayedByLLR: with switch.llr, a followed SEND sent again
+// on a port is the link's replay (LLR resends every frame after a lost
+// one, so the SEND itself need not have been lost), and the warning says
+// so rather than blaming a timeout. 30% loss on s0's link to h1, seed 1:
+// iteration 7's ping is replayed on s0:p1 (found by running iterations 1
+// to 10: 1, 2, 6, 7, 8 and 9 are refused).
+func TestTimelineReplayedByLLR(t *testing.T) {
+	sc := mustParse(t, `seed: 1
+topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+stop: {at: 1s, when: flows-done}
+switch: {llr: true}
+faults:
+  - {at: 0, link: [s0, h1], action: loss, rate: 30%}
+traffic:
+  - pingpong: {from: h0, to: h1, qp: rc, size: 64, iterations: 10}
+observe: {timeline: {iteration: 7}}
+`)
+	n, err := Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := n.Run(nil)
+	const want = "observe.timeline: iteration 7's ping was sent twice on s0:p1 (replayed by the link's retry, switch.llr, which resends every frame after a lost one, or resent by the transport): its stages would hide the wait; choose another iteration"
+	if _, ok := res.Extra["timeline.csv"]; ok || !slices.Contains(res.Summary.Warnings, want) {
+		t.Errorf("timeline.csv written %v, warnings %q; want none, and the warning %q", ok, res.Summary.Warnings, want)
+	}
+}

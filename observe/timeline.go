@@ -55,6 +55,9 @@ type tlMsg struct {
 	w        *hca.WQE // the SEND (an ACK's: the SEND it acknowledges)
 	hops     []tlHop
 	resent   string // the port it was first sent again on ("": none)
+	// replayed: that port's link had asked for a link-level replay
+	// (switch.llr) by then, which resends every frame after a lost one.
+	replayed bool
 }
 
 // tlHop is a frame's crossing of one link: its first bit onto the wire
@@ -131,7 +134,8 @@ func (t *Timeline) sent(port *fabric.Port, pkt *fabric.Packet) {
 	for _, h := range m.hops {
 		if h.port == port {
 			if m.resent == "" {
-				m.resent = port.Name
+				nacks, _ := port.Link().LLR()
+				m.resent, m.replayed = port.Name, nacks > 0
 			}
 			return
 		}
@@ -194,7 +198,11 @@ func (t *Timeline) Rows() ([]reports.TimelineRow, *reports.IterationTimeline, er
 	}
 	for i := range t.msgs {
 		if m := &t.msgs[i]; m.resent != "" && i%2 == 0 {
-			return nil, nil, fmt.Errorf("observe.timeline: iteration %d's %s was sent twice on %s (lost, or resent after a timeout): its stages would hide the wait; choose another iteration", t.iteration, tlNames[i], m.resent)
+			why := "lost, or resent after a timeout"
+			if m.replayed {
+				why = "replayed by the link's retry, switch.llr, which resends every frame after a lost one, or resent by the transport"
+			}
+			return nil, nil, fmt.Errorf("observe.timeline: iteration %d's %s was sent twice on %s (%s): its stages would hide the wait; choose another iteration", t.iteration, tlNames[i], m.resent, why)
 		}
 	}
 	start := ping.w.Posted

@@ -54,3 +54,32 @@ func TestTimelineSection(t *testing.T) {
 		t.Error("a run without timeline.csv has a timeline section")
 	}
 }
+
+// TestTimelineStageCauses: the report's table says what each stage can
+// hold in the model, not one cause of it. Measured (review I, finding 1):
+// a ping's tx_wait of 23,131 ns with its port idle under
+// hca.host_bandwidth 1Gbps (the host interface reading the previous
+// payload) and 10,749 ns behind a permutation's other QP and PFC pauses;
+// switch_pipeline 175.36 ns for a 4 KiB frame through InfiniBand's
+// cut-through switch, not switch.latency's 500; rx_pipeline 33,624 ns
+// under hca.rx_rate 1Gbps, of which 200 is hca.rx_pkt_latency.
+func TestTimelineStageCauses(t *testing.T) {
+	what := map[string]string{}
+	for _, s := range timelineStages {
+		what[s.name] = s.what
+	}
+	for _, c := range []struct {
+		stage string
+		names []string
+	}{
+		{"tx_wait", []string{"ACK", "another QP", "PFC pause", "credits", "rate", "hca.host_bandwidth"}},
+		{"switch_pipeline", []string{"switch.latency", "cut-through"}},
+		{"rx_pipeline", []string{"hca.rx_pkt_latency", "hca.rx_rate"}},
+	} {
+		for _, n := range c.names {
+			if !strings.Contains(what[c.stage], n) {
+				t.Errorf("%s is described as %q, which does not name %q", c.stage, what[c.stage], n)
+			}
+		}
+	}
+}
