@@ -3,6 +3,7 @@ package assembly
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -139,5 +140,30 @@ func TestUETBlockErrors(t *testing.T) {
 	want := "hca.uet.spray: the senders choose each packet's entropy (reps), but switch.load_balance adaptive chooses the ports itself and overrides it: set load_balance: ecmp"
 	if err != nil || len(s.Warnings) != 1 || s.Warnings[0].Msg != want || s.Warnings[0].Line != 3 {
 		t.Errorf("spray with adaptive switches: %v, warnings %+v; want line 3: %s", err, s.Warnings, want)
+	}
+	// The sprayer is the RC requester's (assembly attachCC): a READ's
+	// responses and a UD QP's packets keep one entropy value, warned at
+	// the item's op and qp, once an item; ecmp warns nothing.
+	const reads = "traffic: [{flow: {from: h0, to: h1, size: 1MiB, op: read}}, {flow: {from: h0, to: h1, size: 4KiB, qp: ud, op: send}}]\n"
+	for _, c := range []struct {
+		spray string
+		want  []string
+	}{
+		{"oblivious", []string{
+			"3:53 traffic[0].flow.op: hca.uet.spray oblivious sprays RC QPs' requests: a READ's data is the responder's READ responses, which keep one entropy value, so ECMP keeps them on one path",
+			"3:103 traffic[1].flow.qp: hca.uet.spray oblivious sprays RC QPs' requests: a UD QP's packets keep one entropy value, so ECMP keeps them on one path",
+		}},
+		{"ecmp", nil},
+	} {
+		s, err = resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, uet: {spray: "+c.spray+"}}\n"+reads))
+		var got []string
+		if s != nil {
+			for _, w := range s.Warnings {
+				got = append(got, fmt.Sprintf("%d:%d %s", w.Line, w.Col, w.Msg))
+			}
+		}
+		if err != nil || strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("spray %s with a READ and a UD flow: %v\ngot  %q\nwant %q", c.spray, err, got, c.want)
+		}
 	}
 }

@@ -417,6 +417,7 @@ func (b *builder) qpOp(tv *scenario.TrafficV, path string, com *scenario.GenComm
 			}
 		}
 	}
+	b.checkSprayedQP(path, qp, op, com.QP.Pos, opAt)
 	for _, s := range srcs {
 		if why := sizeRefused(b.s.HCAProfile(s), qp, maxSize); why != "" {
 			b.errorf(sizeAt, path+".size", "%s", why)

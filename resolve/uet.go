@@ -1,6 +1,8 @@
 package resolve
 
 import (
+	"strings"
+
 	"github.com/lfsim/lfsim/kind"
 	_ "github.com/lfsim/lfsim/multipath" // the sprays register in kind's table
 	"github.com/lfsim/lfsim/scenario"
@@ -48,6 +50,28 @@ func (b *builder) checkUET() {
 	}
 	if first := kind.Sprays(); u.Spray.Set && len(first) > 0 && u.Spray.V != first[0].Name && b.s.Switch.LoadBalance.Chooses() {
 		b.warnf(u.Spray.Pos, "hca.uet.spray", "the senders choose each packet's entropy (%s), but switch.load_balance %s chooses the ports itself and overrides it: set load_balance: %s", u.Spray.V, b.s.Switch.LoadBalance, kind.LoadBalances()[0].Name)
+	}
+}
+
+// checkSprayedQP warns at a traffic item (path) whose data hca.uet.spray
+// does not spray: the assembly gives a sprayer to the RC QP that sends
+// requests (assembly/flows.go attachCC), so a READ's data, the
+// responder's READ responses, and a UC or UD QP's packets keep the QP's
+// one entropy value and ECMP keeps them on one path. qpAt and opAt are
+// where the item's qp and op are (opAt the item where op is not given).
+func (b *builder) checkSprayedQP(path, qp, op string, qpAt, opAt scenario.Pos) {
+	first := kind.Sprays()
+	if b.s.UET.Spray == "" || len(first) == 0 || b.s.UET.Spray == first[0].Name {
+		return
+	}
+	switch {
+	case qp != "rc":
+		if !qpAt.IsValid() {
+			qpAt = opAt
+		}
+		b.warnf(qpAt, path+".qp", "hca.uet.spray %s sprays RC QPs' requests: a %s QP's packets keep one entropy value, so ECMP keeps them on one path", b.s.UET.Spray, strings.ToUpper(qp))
+	case op == "read":
+		b.warnf(opAt, path+".op", "hca.uet.spray %s sprays RC QPs' requests: a READ's data is the responder's READ responses, which keep one entropy value, so ECMP keeps them on one path", b.s.UET.Spray)
 	}
 }
 
