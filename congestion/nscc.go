@@ -42,11 +42,14 @@ import (
 // sampled (update_base_rtt). The delay is an EWMA of the samples above
 // the base RTT with weight 1/80 (update_delay: 0.0125).
 //
-// An ACK here reports one packet's arrival (the receiver acknowledges each
-// packet: AckEvery), of a full MTU: uet-htsim counts the bytes the
-// receiver reports; the last packet of a message, shorter, is counted
-// whole. A NACK of selective repeat for a packet that arrived past a gap
-// (IRN's) is such an arrival too; only a trimmed packet's NACK is a loss.
+// An ACK counts the packets it reports received for the first time
+// (nsccAcked: every PSN before its cumulative one, and the PSN a NACK of
+// selective repeat names for a packet that arrived past a gap), each a
+// full MTU: uet-htsim counts the bytes the receiver reports received
+// (recvd_bytes), so an ACK the responder coalesced counts all it covers
+// and a cumulative ACK past packets already SACKed counts them no more;
+// the last packet of a message, shorter, is counted whole. Only a
+// trimmed packet's NACK is a loss.
 type NSCC struct {
 	p     NSCCParams
 	apply Apply
@@ -61,6 +64,7 @@ type NSCC struct {
 	fi, eta, fiScale, propScale float64 // increase constants, from the BDP's scale
 	minW, maxW                  float64
 
+	acked    nsccAcked // the packets the receiver reported received
 	cwnd     float64
 	inFlight float64
 	avgDelay float64 // ps
@@ -137,7 +141,10 @@ func NewNSCC(p NSCCParams, path Path, trimming bool, apply Apply) *NSCC {
 func (n *NSCC) bdp(rtt sim.Time) float64 { return float64(n.line) / 8 * rtt.Seconds() }
 
 // OnSent counts the bytes in flight.
-func (n *NSCC) OnSent(_ sim.Time, p *fabric.Packet) { n.inFlight += float64(p.Payload) }
+func (n *NSCC) OnSent(_ sim.Time, p *fabric.Packet) {
+	n.acked.sent(p.PSN)
+	n.inFlight += float64(p.Payload)
+}
 
 // OnCNP: NSCC reads ECN from the ACKs' echo.
 func (n *NSCC) OnCNP(sim.Time) {}
@@ -156,9 +163,10 @@ func (n *NSCC) OnAck(now sim.Time, ack *fabric.Packet) {
 	n.apply(n.line, int64(n.cwnd))
 }
 
-// onArrival is processAck's window update for one packet's ACK.
+// onArrival is processAck's window update for an ACK, with the bytes it
+// reports newly received.
 func (n *NSCC) onArrival(now sim.Time, ack *fabric.Packet) {
-	got := n.mss
+	got := float64(n.acked.newly(ack)) * n.mss
 	n.inFlight = max(0, n.inFlight-got)
 	n.achieved += got
 	n.received += got
