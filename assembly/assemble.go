@@ -172,6 +172,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 		}
 		n.Switches[id] = sw
 		n.balanced = n.balanced || sw.Prof.LoadBalance.Chooses()
+		n.trimming = n.trimming || sw.Prof.Trim
 	}
 	if len(s.IB.PortSL2VL) > 0 {
 		// Every port has a table, switch.ib.sl2vl where the file gives

@@ -334,7 +334,7 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, prof hca.Profile, p flow
 	if !ok {
 		return nil
 	}
-	cc := ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply, Trimming: n.Scenario.Switch.Trim})
+	cc := ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply, Trimming: n.trimming})
 	if ctl.ECN {
 		qp.ECT = true // ECN-capable (FECN-capable on InfiniBand): the switches may mark it
 	}

@@ -58,6 +58,10 @@ type Network struct {
 	// balanced: a switch spreads flows other than by ECMP, and flows.csv
 	// says how each flow's data arrived (FlowRun.arrivalOrder).
 	balanced bool
+	// trimming: a switch trims what it would drop (switch.trim, at the
+	// top level or in a switch's own block), which NSCC's default
+	// target delay depends on (congestion.Env.Trimming).
+	trimming bool
 	dyn      dynamic // flows that start during the run (dynamic.go)
 	// parts are the runner's counts by partition (one unless cut).
 	parts []partState

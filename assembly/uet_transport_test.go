@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/congestion"
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/kind"
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
 )
@@ -164,6 +166,36 @@ func TestUETBlockErrors(t *testing.T) {
 		}
 		if err != nil || strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("spray %s with a READ and a UD flow: %v\ngot  %q\nwant %q", c.spray, err, got, c.want)
+		}
+	}
+}
+
+// TestTrimmingEnvFromAnySwitch: a congestion control is told that the
+// switches trim (congestion.Env.Trimming, NSCC's target delay: 0.75 ×
+// the base RTT with trimming, uet-htsim's initNsccParams) when any
+// switch does, by switch.trim at the top level or in a switch's own
+// block; it was read from the top-level block alone, so a switch's own
+// trim: true left NSCC's target at the whole base RTT.
+func TestTrimmingEnvFromAnySwitch(t *testing.T) {
+	var told []bool
+	row := kind.CC{Name: "trimenv", Title: "TRIMENV", Basis: "fixed", RDMA: true, Ethernet: true, Metrics: []string{"rc_gbps"}}
+	t.Cleanup(congestion.Register(congestion.Define(row, toyDefaults, nil, func(p toyParams, env congestion.Env) congestion.Sender {
+		told = append(told, env.Trimming)
+		return newToy(p, env)
+	})))
+	const tail = "hca: {transport: uet, cc: trimenv}\ntraffic: [{flow: {from: h0, to: h1, size: 64KiB}}]\n"
+	for _, c := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"top-level trim", "topology: {kind: star, hosts: 2}\nswitch: {trim: true, pfc: {priorities: []}}\n" + tail, true},
+		{"no trim", "topology: {kind: star, hosts: 2}\nswitch: {pfc: {priorities: []}}\n" + tail, false},
+		{"a switch's own trim", "topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {trim: true}}], links: [[h0, s0], [h1, s0]]}\nswitch: {pfc: {priorities: []}}\n" + tail, true},
+	} {
+		told = nil
+		mustRun(t, mustParse(t, c.src))
+		if len(told) != 1 || told[0] != c.want {
+			t.Errorf("%s: the control was told trimming %v, want [%v]", c.name, told, c.want)
 		}
 	}
 }
