@@ -26,10 +26,12 @@
 //	    Switch_Latency_ns).
 //	uethtsim fct HTSIM-OUTPUT | FLOWS.csv
 //	    what htsim_uec printed, or lfsim's flows.csv, summed up alike:
-//	    the flows that finished, their mean and largest completion time
-//	    in microseconds (htsim's finish time, each flow starting at 0
-//	    here; lfsim's fct_ns), then htsim's last line's counts of new
-//	    packets, retransmissions and NACKs, or lfsim's retransmissions.
+//	    the flows that finished, the mean and the latest of their finish
+//	    times in microseconds from the run's start (htsim's "finished
+//	    at", lfsim's end_ns: a flow that starts later, as the connection
+//	    matrix carries its start, is compared where it ends), then
+//	    htsim's last line's counts of new packets, retransmissions and
+//	    NACKs, or lfsim's retransmissions.
 //
 // It reads and writes files only: no simulator runs here.
 package main
@@ -335,7 +337,8 @@ func summarize(in io.Reader, name string, out io.Writer) error {
 }
 
 // summarizeFlows reads lfsim's flows.csv as summarize reads htsim's
-// output.
+// output: each flow's end_ns, its finish time from the run's start, as
+// htsim prints it (its connection matrix carries lfsim's starts).
 func summarizeFlows(in io.Reader, name string, out io.Writer) error {
 	r := csv.NewReader(in)
 	head, err := r.Read()
@@ -346,7 +349,7 @@ func summarizeFlows(in io.Reader, name string, out io.Writer) error {
 	for i, h := range head {
 		col[h] = i
 	}
-	for _, c := range []string{"fct_ns", "retransmits", "status"} {
+	for _, c := range []string{"end_ns", "retransmits", "status"} {
 		if _, ok := col[c]; !ok {
 			return fmt.Errorf("%s:1: no column %s; expected lfsim's flows.csv", name, c)
 		}
@@ -364,14 +367,14 @@ func summarizeFlows(in io.Reader, name string, out io.Writer) error {
 		if rec[col["status"]] != "success" {
 			continue
 		}
-		fct, err1 := strconv.ParseInt(rec[col["fct_ns"]], 10, 64)
+		end, err1 := strconv.ParseInt(rec[col["end_ns"]], 10, 64)
 		re, err2 := strconv.ParseInt(rec[col["retransmits"]], 10, 64)
 		if err1 != nil || err2 != nil {
-			return fmt.Errorf("%s:%d: fct_ns %q and retransmits %q: expected integers", name, line, rec[col["fct_ns"]], rec[col["retransmits"]])
+			return fmt.Errorf("%s:%d: end_ns %q and retransmits %q: expected integers", name, line, rec[col["end_ns"]], rec[col["retransmits"]])
 		}
 		n++
 		rtx += re
-		us := float64(fct) / 1e3
+		us := float64(end) / 1e3 // from the run's start, as htsim's finish times
 		sum += us
 		last = max(last, us)
 	}

@@ -152,17 +152,21 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// TestSummarizeFlows: lfsim's flows.csv summed up as htsim's output is.
+// TestSummarizeFlows: lfsim's flows.csv summed up as htsim's output is:
+// each flow's finish time from the run's start (end_ns), which is what
+// htsim prints ("finished at"); a flow that started at 100 us counts
+// where it ended, not its completion time (fct_ns), which compared a
+// duration with htsim's finish time.
 func TestSummarizeFlows(t *testing.T) {
 	const flows = "id,src,dst,qp,op,size_bytes,delivered_bytes,start_ns,end_ns,fct_ns,slowdown,retransmits,status\n" +
 		"0,h0,h16,rc,write,1048576,1048576,0,1641527,1641527,17.8937,3964,success\n" +
-		"1,h1,h16,rc,write,1048576,1048576,0,1642202,1542202,17.9011,4091,success\n" +
+		"1,h1,h16,rc,write,1048576,1048576,100000,1642202,1542202,17.9011,4091,success\n" +
 		"2,h2,h16,rc,write,1048576,0,0,0,0,0,0,timeout\n"
 	var out bytes.Buffer
 	if err := summarizeFlows(strings.NewReader(flows), "f.csv", &out); err != nil {
 		t.Fatal(err)
 	}
-	if want := "flows 2, mean 1591.9 us, last 1641.5 us; retransmitted 8055\n"; out.String() != want {
-		t.Errorf("got %q, want %q", out.String(), want)
+	if want := "flows 2, mean 1641.9 us, last 1642.2 us; retransmitted 8055\n"; out.String() != want {
+		t.Errorf("got %q, want %q (the finish times 1641.5 and 1642.2 us)", out.String(), want)
 	}
 }
