@@ -35,8 +35,9 @@ func TestRegistry(t *testing.T) {
 			short++
 		}
 		for _, m := range r.Misses {
-			if m.Why == "" || !slices.ContainsFunc(pub.Points, func(p Point) bool { return p.ID == m.ID }) {
-				t.Errorf("%s: known miss %q: want a point of that id in published.yaml, and why", r.Name, m.ID)
+			i := slices.IndexFunc(pub.Points, func(p Point) bool { return p.ID == m.ID })
+			if m.Why == "" || i < 0 || pub.Points[i].Holds(m.Was) {
+				t.Errorf("%s: known miss %q: want a point of that id in published.yaml, why, and the value it was recorded at (Was %g), outside the point's bounds", r.Name, m.ID, m.Was)
 			}
 		}
 		for _, p := range pub.Points {
@@ -311,6 +312,67 @@ func TestMovedFails(t *testing.T) {
 	}
 }
 
+// rowProblem is what is wrong with a point of an unmoved run, or "": a
+// point that fails and is no known miss; a known miss without a value,
+// one that now holds, or one whose value has moved from the one it was
+// recorded at (Miss.Was) by as much as its bounds are wide, which a miss
+// failing "as expected" would otherwise hide.
+func rowProblem(r Reproduction, row Row) string {
+	m, isMiss := r.miss(row.Point.ID)
+	switch {
+	case !row.OK && !isMiss:
+		return fmt.Sprintf("point %s fails (lfsim %.4g against %s)", row.Point.ID, row.Got, row.Point.Bounds())
+	case !row.OK && math.IsNaN(row.Got):
+		return fmt.Sprintf("known miss %s has no value: the run broke", row.Point.ID)
+	case row.OK && isMiss:
+		return fmt.Sprintf("known miss %s now holds (lfsim %.4g against %s): take it out of Misses, and out of the docs", row.Point.ID, row.Got, row.Point.Bounds())
+	case isMiss && math.Abs(row.Got-m.Was) >= row.Point.Hi-row.Point.Lo:
+		return fmt.Sprintf("known miss %s moved from %.4g, as recorded, to %.4g, by as much as its bounds (%s) are wide: a model changed; find why before recording the new value", row.Point.ID, m.Was, row.Got, row.Point.Bounds())
+	}
+	return ""
+}
+
+// TestRowProblem: an unmoved run's point is a problem when it fails and
+// is no known miss, and a known miss is one when it has no value, holds,
+// or has moved from its recorded value by its bounds' width or more (a
+// regression that a miss would hide: nccl-tests-ndr's only point is a
+// miss, so without this its busbw could fall from 48.13 to 10 GB/s and
+// TestReproductions pass).
+func TestRowProblem(t *testing.T) {
+	pub, err := ParsePublished("p.yaml", []byte("paper: P\nfigure: F\nsource: S\nread: R\nwhy: W\nkind: measured\npoints:\n"+
+		"  - {id: a, chart: c, x: 1, range: [46, 48]}\n"+
+		"  - {id: b, chart: c, x: 2, value: 1, tolerance: 10%}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Reproduction{Name: "x", Misses: []Miss{{ID: "a", Why: "w", Was: 48.13}}}
+	for _, c := range []struct {
+		a, b float64
+		want string // in the problem of the row it names; "" for none
+	}{
+		{48.13, 1, ""},
+		{49.5, 1.05, ""},
+		{48.13, 1.2, "point b fails"},
+		{47, 1, "known miss a now holds"},
+		{math.NaN(), 1, "known miss a has no value"},
+		{10, 1, "known miss a moved from 48.13, as recorded, to 10"},
+		{50.2, 1, "known miss a moved from 48.13, as recorded, to 50.2"},
+	} {
+		var got []string
+		for _, row := range Judge(r, pub, map[string]float64{"a": c.a, "b": c.b}).Rows {
+			if p := rowProblem(r, row); p != "" {
+				got = append(got, p)
+			}
+		}
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("a %g, b %g: %q, want no problem", c.a, c.b, got)
+		case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+			t.Errorf("a %g, b %g: %q, want one problem with %q", c.a, c.b, got, c.want)
+		}
+	}
+}
+
 // TestReproductions runs every reproduction but the long (CI's slow
 // tier: LFSIM_SLOW=1): each point must hold but the reproduction's
 // known misses, which must fail (a miss that holds is a note to take
@@ -354,13 +416,8 @@ func holdsThenFails(t *testing.T, r Reproduction) {
 	}
 	for _, row := range o.Rows {
 		t.Logf("%s: %s, lfsim %.4g: %s", row.Point.ID, row.Point.Bounds(), row.Got, row.Verdict())
-		switch {
-		case !row.OK && row.Miss == "":
-			t.Errorf("%s: point %s fails (lfsim %.4g against %s)", r.Name, row.Point.ID, row.Got, row.Point.Bounds())
-		case !row.OK && math.IsNaN(row.Got):
-			t.Errorf("%s: known miss %s has no value: the run broke", r.Name, row.Point.ID)
-		case row.OK && row.Miss != "":
-			t.Errorf("%s: known miss %s now holds (lfsim %.4g against %s): take it out of Misses, and out of the docs", r.Name, row.Point.ID, row.Got, row.Point.Bounds())
+		if p := rowProblem(r, row); p != "" {
+			t.Errorf("%s: %s", r.Name, p)
 		}
 	}
 	base := o

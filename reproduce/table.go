@@ -32,7 +32,8 @@ type Reproduction struct {
 	// hold, its exit code says so); it is named so that the listing, the
 	// console and the report say why, and so that TestReproductions can
 	// tell a known miss from a new failure (and see a miss that starts
-	// to hold). A point's bounds are never widened to take a miss in.
+	// to hold, or whose value moves away from the one it was recorded
+	// at). A point's bounds are never widened to take a miss in.
 	Misses []Miss
 }
 
@@ -40,16 +41,30 @@ type Reproduction struct {
 type Miss struct {
 	ID  string // the point's id in published.yaml
 	Why string // the cause, with numbers
+	// Was is lfsim's value of the point when the miss was recorded.
+	// lfsim is deterministic, so the value moves only when a model does:
+	// TestReproductions fails when it moves by as much as the point's
+	// bounds are wide (Hi - Lo, the move movedFails counts as the model
+	// moving), so that a miss cannot hide a regression (without it a
+	// miss could fall anywhere outside its bounds and still pass, as a
+	// miss "fails as expected").
+	Was float64
 }
 
 // MissOf is why point id is a known miss of r, or "" if it is not one.
 func (r Reproduction) MissOf(id string) string {
+	m, _ := r.miss(id)
+	return m.Why
+}
+
+// miss is r's known miss of point id, if it is one.
+func (r Reproduction) miss(id string) (Miss, bool) {
 	for _, m := range r.Misses {
 		if m.ID == id {
-			return m.Why
+			return m, true
 		}
 	}
-	return ""
+	return Miss{}, false
 }
 
 var (
