@@ -248,3 +248,35 @@ func TestCDFAxes(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSampleFromZero: a run that stopped after one sample (15 us at a
+// 10 us interval) has one rate per series, over 0 to 10 us; it was drawn
+// from 10 us to 10 us, a vertical stroke at the chart's right edge, and
+// the band of eight flows had no width at all (intervalStart took the
+// interval from the first two samples, and with one there is none).
+func TestOneSampleFromZero(t *testing.T) {
+	for _, flows := range []int{2, 8} { // lines, then a band
+		page := string(BuildHTML([]*Run{zigzagRun(flows, 1, 3)}))
+		for _, title := range []string{"Throughput per flow", "Throughput per link"} {
+			spec := chartSpec(t, page, title)
+			for _, s := range spec["series"].([]any) {
+				m := s.(map[string]any)
+				data := m["data"].([]any)
+				if len(data) == 0 {
+					t.Errorf("%d flows, %s: %v has no data", flows, title, m["name"])
+					continue
+				}
+				var t0 any
+				switch d := data[0].(type) {
+				case []any: // a band's item: [t0, lo, hi, t1, lo, hi]
+					t0 = d[0]
+				case map[string]any:
+					t0 = d["value"].([]any)[0]
+				}
+				if t0 != 0.0 {
+					t.Errorf("%d flows, %s: %v starts at %v µs, want 0 (the one sample's interval is the run's first)", flows, title, m["name"], t0)
+				}
+			}
+		}
+	}
+}

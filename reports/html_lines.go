@@ -217,10 +217,16 @@ func interval(pts []Point) int64 {
 }
 
 // intervalStart is when the interval of pts[i] began: the sample before
-// it, or for the first one interval before it (never before 0).
+// it, or for the first one interval before it (never before 0). A lone
+// sample's interval is the run's start to it (the sampler's first sample
+// is one interval in): without a second sample there is no interval to
+// take, and the rate was drawn over no time at all.
 func intervalStart(pts []Point, i int) int64 {
 	if i > 0 {
 		return pts[i-1].TimeNs
+	}
+	if len(pts) < 2 {
+		return 0
 	}
 	return max(0, pts[0].TimeNs-interval(pts))
 }
