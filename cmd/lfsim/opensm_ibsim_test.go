@@ -220,6 +220,12 @@ func TestOpenSMTablesOnIBSim(t *testing.T) {
 		{"fattree-k4", fat, fabric.RoutingUpDn, 640, "", "", "", false, 1},
 		{"fattree-k4", fat, fabric.RoutingLASH, 640, "", "", "", false, 1},
 		{"fattree-k4", fat, fabric.RoutingDFSSSP, 640, "", "", "", false, 1},
+		// dfsssp's rounds per LID on more than the one fabric they were
+		// written against, and at LMC 2 (review J).
+		{"fattree-k4", fat, fabric.RoutingDFSSSP, 1280, "", "", "", false, 2},
+		{"ring-6", ring, fabric.RoutingDFSSSP, 144, "", "", "", false, 1},
+		{"ring-6", ring, fabric.RoutingDFSSSP, 288, "", "", "", false, 2},
+		{"leafspine-4x2", ls, fabric.RoutingDFSSSP, 144, "", "", "", false, 1},
 		{"fattree-k6", fat6, fabric.RoutingMinHop, 2430, "", "", "", true, 0},
 		{"fattree-k6", fat6, fabric.RoutingUpDn, 2430, "", "", "", true, 0},
 		{"fattree-k6", fat6, fabric.RoutingFtree, 2430, "", "", "", true, 0},
