@@ -58,32 +58,42 @@ func (g *band) name(label bool) {
 	}
 }
 
-// spread is, sample by sample over the samples every series has, the
-// series' mean and the band's edges: their least and largest, or their
-// 10th and 90th percentile (nearest rank).
+// spread is, at each time any series has a sample, the mean of the
+// series sampled then and the band's edges: their least and largest, or
+// their 10th and 90th percentile (nearest rank). Series on the sampler's
+// one grid that start or stop at different times (a flow's RTT from its
+// first ACK) are thus taken at the same times; index by index, cut to
+// the shortest, they were averaged across times and ended early.
 func (g *band) spread(series [][]Point) (mean, lo, hi []Point) {
-	n := len(series[0])
-	for _, s := range series {
-		n = min(n, len(s))
-	}
 	pct := g.percentiles()
-	mean, lo, hi = make([]Point, n), make([]Point, n), make([]Point, n)
-	vals := make([]float64, len(series))
-	for i := 0; i < n; i++ {
-		t := series[0][i].TimeNs
+	next := make([]int, len(series)) // each series' next sample
+	vals := make([]float64, 0, len(series))
+	for {
+		t, found := int64(0), false
+		for k, s := range series {
+			if next[k] < len(s) && (!found || s[next[k]].TimeNs < t) {
+				t, found = s[next[k]].TimeNs, true
+			}
+		}
+		if !found {
+			return mean, lo, hi
+		}
+		vals = vals[:0]
 		sum, mn, mx := 0.0, math.Inf(1), math.Inf(-1)
 		for k, s := range series {
-			v := s[i].Value
-			vals[k] = v
-			sum, mn, mx = sum+v, math.Min(mn, v), math.Max(mx, v)
+			if next[k] < len(s) && s[next[k]].TimeNs == t {
+				v := s[next[k]].Value
+				vals = append(vals, v)
+				sum, mn, mx = sum+v, math.Min(mn, v), math.Max(mx, v)
+				next[k]++
+			}
 		}
 		if pct {
 			sort.Float64s(vals)
 			mn, mx = vals[nearestRank(len(vals), 0.10)], vals[nearestRank(len(vals), 0.90)]
 		}
-		mean[i], lo[i], hi[i] = Point{t, sum / float64(len(series))}, Point{t, mn}, Point{t, mx}
+		mean, lo, hi = append(mean, Point{t, sum / float64(len(vals))}), append(lo, Point{t, mn}), append(hi, Point{t, mx})
 	}
-	return mean, lo, hi
 }
 
 // nearestRank is the index of the q-quantile of n sorted values (the

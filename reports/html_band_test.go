@@ -280,3 +280,55 @@ func TestOneSampleFromZero(t *testing.T) {
 		}
 	}
 }
+
+// TestOthersBandAlignsByTime: series that start at different times (a
+// flow's RTT from its first ACK, as rtt_us, rc_gbps and window_bytes are
+// sampled) make the others' mean and band at each time of the series
+// that have a sample then. They were taken index by index and cut to the
+// shortest: four flows starting at 320 and 470 us (the 8 largest drawn
+// apart), sampled to 600 us, gave a band from 320 to 450 us that averaged
+// the first two flows' samples with the last two's taken 150 us later
+// (seen in Chromium on an iWARP incast's RTT chart).
+func TestOthersBandAlignsByTime(t *testing.T) {
+	r := &Run{Summary: Summary{Scenario: "s", Complete: true}, Series: map[string]map[string][]Point{"rtt_us": {}},
+		Wheres: map[string][]string{}, Params: map[string]string{}}
+	add := func(where string, from int64, v float64) {
+		var pts []Point
+		for ts := from; ts <= 600_000; ts += 10_000 {
+			pts = append(pts, Point{TimeNs: ts, Value: v})
+		}
+		r.Series["rtt_us"][where] = pts
+		r.Wheres["rtt_us"] = append(r.Wheres["rtt_us"], where)
+	}
+	for i := range 8 {
+		add(fmt.Sprintf("flow:%d", i), 10_000, 100) // the largest, drawn apart
+	}
+	add("flow:8", 320_000, 10)
+	add("flow:9", 320_000, 12)
+	add("flow:10", 470_000, 20)
+	add("flow:11", 470_000, 22)
+	spec := chartSpec(t, string(BuildHTML([]*Run{r})), "Round-trip time (TCP&#39;s SRTT, TIMELY&#39;s samples)")
+	var mean []any
+	for _, s := range spec["series"].([]any) {
+		if m := s.(map[string]any); m["name"] == "others (4): mean" {
+			mean = m["data"].([]any)
+		}
+	}
+	if len(mean) == 0 {
+		t.Fatalf("no others' mean among %v", seriesOf(spec))
+	}
+	at := map[float64]float64{}
+	for _, d := range mean {
+		v := d.(map[string]any)["value"].([]any)
+		at[v[0].(float64)] = v[1].(float64)
+	}
+	first, last := mean[0].(map[string]any)["value"].([]any)[0], mean[len(mean)-1].(map[string]any)["value"].([]any)[0]
+	if first != 320.0 || last != 600.0 {
+		t.Errorf("the others' mean runs from %v to %v µs, want 320 to 600 (every sample of theirs)", first, last)
+	}
+	for _, c := range []struct{ us, want float64 }{{320, 11}, {460, 11}, {470, 16}, {600, 16}} {
+		if got, ok := at[c.us]; !ok || got != c.want {
+			t.Errorf("the others' mean at %v µs is %v (drawn %v), want %v: the mean of the series sampled then", c.us, got, ok, c.want)
+		}
+	}
+}
