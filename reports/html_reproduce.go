@@ -98,7 +98,9 @@ func BuildReproductionHTML(rp ReproductionPage) []byte {
 // bound, a light one from it to the high), the published value and
 // lfsim's as symbols over it. The axis tooltip lists each series by
 // name, so the two bars are named for what they hold: "low bound", and
-// "bounds width" (high minus low), not "bounds".
+// "bounds width" (high minus low), not "bounds". The y axis spans the
+// bounds and the values (ECharts' scale), not zero to them: a point a
+// few percent outside its bounds must show as outside.
 func (pg *page) reproductionChart(rows []ReproductionRow) {
 	var xs []string
 	n := len(rows)
@@ -121,7 +123,7 @@ func (pg *page) reproductionChart(rows []ReproductionRow) {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Data: []string{"bounds width", "published", "lfsim"}}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(true)}),
 		charts.WithGridOpts(opts.Grid{Top: "40", Bottom: "40", Left: "80", Right: "30"}),
 		charts.WithAnimation(false))
 	b.SetXAxis(xs)

@@ -34,3 +34,18 @@ func TestReproductionHTML(t *testing.T) {
 		t.Error("the page loads a script from elsewhere: it must open offline")
 	}
 }
+
+// TestReproductionChartScales: a point's chart spans its bounds and
+// values, not zero to them: perftest-write-edr's ceiling, lfsim's 99.37
+// against bounds of 94.67 to 98.53, sat on an axis from 0 to 100 where
+// the miss (2.9%) was a diamond touching the bar, read as a hit (seen in
+// headless Chromium).
+func TestReproductionChartScales(t *testing.T) {
+	page := string(BuildReproductionHTML(ReproductionPage{Name: "toy", Paper: "P", Figure: "F", Setup: "s", Rows: []ReproductionRow{
+		{ID: "write_bw ceiling", Chart: "bw", Published: 96.6, Lo: 94.668, Hi: 98.532, Bounds: "96.6 ± 2%", Got: 99.37, GotText: "99.37", Source: "S", Read: "R", Why: "W"},
+	}}))
+	y := chartSpec(t, page, "bw")["yAxis"].([]any)[0].(map[string]any)
+	if y["scale"] != true {
+		t.Errorf("the y axis is %v: want scale (not forced to include zero), so that a few percent outside the bounds shows", y)
+	}
+}
