@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -88,15 +89,21 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // chooseReproductions are the reproductions names ask for, in their
-// order: "all" is every one but the long (which run only by name); an
-// unknown name is an error that lists them.
+// order, each once (a second run would overwrite the first's folder):
+// "all" is every one but the long (which run only by name); an unknown
+// name is an error that lists them.
 func chooseReproductions(names []string) ([]reproduce.Reproduction, error) {
 	var todo []reproduce.Reproduction
+	add := func(r reproduce.Reproduction) {
+		if !slices.ContainsFunc(todo, func(x reproduce.Reproduction) bool { return x.Name == r.Name }) {
+			todo = append(todo, r)
+		}
+	}
 	for _, name := range names {
 		if name == "all" {
 			for _, r := range reproduce.All() {
 				if !r.Long {
-					todo = append(todo, r)
+					add(r)
 				}
 			}
 			continue
@@ -105,7 +112,7 @@ func chooseReproductions(names []string) ([]reproduce.Reproduction, error) {
 		if !ok {
 			return nil, fmt.Errorf("no reproduction named %q%s; they are %s (or all)", name, suggest(name, reproduce.Names()), strings.Join(reproduce.Names(), ", "))
 		}
-		todo = append(todo, r)
+		add(r)
 	}
 	return todo, nil
 }

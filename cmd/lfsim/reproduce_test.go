@@ -84,6 +84,12 @@ func TestReproduceLong(t *testing.T) {
 	if err != nil || len(byName) != 1 || byName[0].Name != "toy-long" {
 		t.Errorf("by name: %v, %v", byName, err)
 	}
+	// A reproduction asked for twice runs once: the second run would
+	// overwrite the first's folder (review J, finding 7).
+	twice, err := chooseReproductions([]string{"toy-long", "all", "toy-long"})
+	if err != nil || len(twice) != len(all)+1 || twice[0].Name != "toy-long" {
+		t.Errorf("toy-long, all, toy-long: %d reproductions (%v), want toy-long and all's %d, each once, toy-long first", len(twice), err, len(all))
+	}
 }
 
 // TestReproduceInterrupted: lfsim reproduce stopped by SIGTERM while
