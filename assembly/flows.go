@@ -324,6 +324,10 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, prof hca.Profile, p flow
 		}
 		sender.SetWindowCap(qp, bdpCap)
 	}
+	if prof.Transport == fabric.UET && qp.Type == hca.RC {
+		// SLEEK's threshold follows the path's BDP (hca/uet.go).
+		sender.SetPathBDP(qp, int64(float64(path.LineRate)/8*path.BaseRTT.Seconds()))
+	}
 	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {
 		// UET's spraying: the sender chooses each request's entropy,
 		// from its own stream.

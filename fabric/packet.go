@@ -172,6 +172,13 @@ type PacketExt struct {
 	// Trimmed: on a selective-repeat NAK, SackPSN reached the responder
 	// trimmed (cut to its header by a switch): resend it.
 	Trimmed bool
+	// SackBits is, on a UET ACK (hca.uet.go), the SACK bitmap of the 64
+	// PSNs from SackPSN (bit i: SackPSN+i received), and OOO the
+	// receiver's count of packets received past its cumulative PSN, as
+	// uet-htsim's UecAckPacket carries them (htsim/sim/uec.cpp,
+	// UecSink::sack: set_bitmap, set_ooo).
+	SackBits uint64
+	OOO      uint32
 	// Overlay is the encapsulation the packet is in, nil if none.
 	Overlay *Overlay
 }

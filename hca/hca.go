@@ -179,6 +179,8 @@ type hcaCold struct {
 	// trimmed counts the trimmed packets that reached the HCA
 	// (trimmed.go).
 	trimmed int64
+	// sleek counts UET's SLEEK loss recoveries entered (uet.go).
+	sleek int64
 }
 
 // TrimmedReceived returns the trimmed packets that reached the HCA

@@ -124,6 +124,13 @@ func (q *QP) Order() (paths int, reordered, distMax int64, distMean float64) {
 // direct placement: a WRITE's packet is placed, any other held; the gap
 // is NAKed once when ReorderWindow PSNs past it have arrived.
 func (h *HCA) placeAhead(qp *QP, p *fabric.Packet, psn int64) {
+	if h.Prof.Transport == fabric.UET {
+		// UET's RUD: no gap is a loss at the receiver (uet.go).
+		if h.srKeep(qp, p, psn, true) {
+			h.uetGap(qp, p)
+		}
+		return
+	}
 	if !h.srKeep(qp, p, psn, true) || psn-qp.ePSN >= int64(h.Prof.ReorderWindow) {
 		h.gapLost(qp, p, psn) // beyond the buffer (dropped) or past the window
 	}

@@ -257,6 +257,9 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 	switch syn := p.Syndrome; {
 	case syn == fabric.SyndromeACK:
 		h.ackTo(qp, psn+1)
+		if p.Ext != nil && h.Prof.Transport == fabric.UET {
+			h.uetSacked(qp, p) // its SACK bitmap, and SLEEK (uet.go)
+		}
 		if qp.sr != nil && qp.sr.probing && p.Echo >= qp.sr.probeAt {
 			h.srProbed(qp) // the answer to the timeout's resend, not an ACK already on its way
 		}

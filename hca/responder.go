@@ -501,11 +501,17 @@ func (h *HCA) sendAck(qp *QP, req *fabric.Packet, syndrome uint8, psn int64) *fa
 		if qp.tcp != nil {
 			qp.tcp.ackSent(qp.queuedAck)
 		}
+		if qp.sr != nil && h.Prof.Transport == fabric.UET {
+			h.uetSack(qp, qp.queuedAck, req)
+		}
 		return qp.queuedAck
 	}
 	a := h.newAck(qp, req, fabric.OpAcknowledge, psn)
 	a.Syndrome = syndrome
 	h.echo(a, req)
+	if syndrome == fabric.SyndromeACK && qp.sr != nil && h.Prof.Transport == fabric.UET {
+		h.uetSack(qp, a, req)
+	}
 	if qp.tcp != nil {
 		qp.tcp.ackSent(a)
 	}

@@ -37,8 +37,10 @@ type srState struct {
 	// the current HCA.process, which must then not return it to the pool.
 	buf  []*fabric.Packet
 	held *fabric.Packet
-	// keptBytes is the payload of the packets in buf (QP.KeptBytes).
+	// keptBytes is the payload of the packets in buf (QP.KeptBytes),
+	// kept how many they are (UET's out-of-order count, uet.go).
 	keptBytes int64
+	kept      int32
 	// Requester: SACKed PSNs by PSN % srSackWindow, valid from base.
 	sack       []bool
 	base       int64
@@ -57,6 +59,12 @@ type srState struct {
 	// trims are the PSNs the responder said reached it trimmed
 	// (srTrimmed), to resend before recovery's holes, each once a NAK.
 	trims []int64
+	// pathBDP is, on UET, the path's bandwidth-delay product in bytes
+	// (SetPathBDP), from which SLEEK's threshold follows (uet.go).
+	pathBDP int64
+	// sackTop is, on UET, one past the highest PSN SACKed (uet.go): a
+	// timeout resends the holes below it.
+	sackTop int64
 }
 
 func (q *QP) srs() *srState {
@@ -72,6 +80,10 @@ func (q *QP) srs() *srState {
 func (h *HCA) srBuffer(qp *QP, p *fabric.Packet, psn int64) {
 	if !h.srKeep(qp, p, psn, false) {
 		return // beyond the bitmap: dropped, recovered by timeout
+	}
+	if h.Prof.Transport == fabric.UET {
+		h.uetGap(qp, p) // UET SACKs at its cadence, never NAKs a gap
+		return
 	}
 	if a := h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN); a != nil {
 		h.pool.Ext(a).SackPSN = uint32(psn) & psnMask
@@ -108,6 +120,7 @@ func (h *HCA) srKeep(qp *QP, p *fabric.Packet, psn int64, placed bool) bool {
 	}
 	s.buf[i], s.held = p, p
 	s.keptBytes += int64(p.Payload)
+	s.kept++
 	return true
 }
 
@@ -116,6 +129,7 @@ func (s *srState) take(i int64) *fabric.Packet {
 	p := s.buf[i]
 	s.buf[i] = nil
 	s.keptBytes -= int64(p.Payload)
+	s.kept--
 	return p
 }
 
@@ -241,6 +255,9 @@ func (h *HCA) srTimeout(qp *QP) {
 	top := qp.ackHigh + 1
 	if s.recovering {
 		top = max(top, s.top)
+	}
+	if h.Prof.Transport == fabric.UET {
+		top = max(top, s.sackTop) // UET's SACKs start no recovery: the timeout does
 	}
 	s.recovering, s.next, s.top, s.high = true, qp.ackHigh, top, qp.maxSent
 	s.probing, s.probeAt = true, h.eng.Now()

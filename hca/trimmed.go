@@ -21,7 +21,8 @@ import "github.com/lfsim/lfsim/fabric"
 //   - anything else (a READ response, UC, UD, iWARP's TCP segments) is a
 //     loss, discarded: its transport recovers as from a drop.
 //
-// UET's own handling (its trimmed-packet NACK) comes with its transport.
+// UET (uet.go) takes the selective-retransmission case: its trim NACK
+// names the trimmed PSN, which alone is resent; a gap is never NAKed.
 
 // trimmedArrival takes a trimmed packet for qp.
 func (h *HCA) trimmedArrival(qp *QP, p *fabric.Packet) {

@@ -212,6 +212,10 @@ var retransmits = map[string]hca.Retransmit{"go-back-n": hca.GoBackN, "go-back-0
 var placements = map[string]hca.Placement{"in-order": hca.InOrder, "direct": hca.Direct}
 
 // applyHCA overrides p with what block h gives.
+// uetAckBytes is the bytes a UET receiver takes between acknowledgements
+// (uet-htsim, htsim/sim/uec.cpp: UecSink::_bytes_unacked_threshold).
+const uetAckBytes = 16384
+
 func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if !h.Set {
 		return
@@ -241,6 +245,13 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		}
 		if !h.Placement.Set {
 			p.Placement = hca.Direct
+		}
+		// Its receiver acknowledges every 16,384 bytes (uet-htsim,
+		// htsim/sim/uec.cpp: UecSink::_bytes_unacked_threshold), whole
+		// packets of the MTU: 4 at 4,096 (where this block names the
+		// transport: a host's own block keeps the fabric's cadence).
+		if h.Transport.Set && !h.AckEvery.Set {
+			p.AckEvery = max(1, uetAckBytes/p.MTU)
 		}
 	}
 	overrideNum(&p.ReorderWindow, h.ReorderWindow)

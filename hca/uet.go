@@ -1,0 +1,174 @@
+package hca
+
+import (
+	"math/bits"
+
+	"github.com/lfsim/lfsim/fabric"
+)
+
+// UET's reliable unordered delivery (RUD), loss recovery as the UEC's own
+// simulator models the UE 1.0 PDS (ultraethernet/uet-htsim,
+// htsim/sim/uec.cpp, UecSink and UecSrc). It runs on the selective-repeat
+// machinery (selective.go) of a QP whose transport is fabric.UET; what
+// differs from IRN is what counts as a loss:
+//
+//   - The receiver never NAKs a gap: a packet past its cumulative PSN is
+//     kept (placed) and counted out of order. It acknowledges at its
+//     cadence (the requester's AckReq, every hca.ack_every packets:
+//     uet-htsim's UecSink::_bytes_unacked_threshold, 16,384 bytes, 4
+//     packets of 4,096 bytes, resolve sets it from the MTU), and each ACK
+//     sent while packets wait past a gap carries the SACK bitmap of the 64
+//     PSNs ending at the packet acknowledged
+//     (UecSink::sackBitmapBase: max(psn - 63, expected + 1)) and the
+//     out-of-order count (UecSink::sack: set_ooo).
+//   - The sender resends a packet when a trim NACK names it (trimmed.go:
+//     that PSN alone); when its retransmission timeout fires (srTimeout:
+//     the oldest PSN unacknowledged and the holes below the highest
+//     SACKed one, where uet-htsim's per-packet timer,
+//     UecSrc::rtxTimerExpired, resends each packet sent an RTO ago and
+//     still unacknowledged); or by SLEEK's rule (UecSrc::runSleek): when
+//     the out-of-order count reaches max(min(1.5 × cwnd, maxwnd), 5
+//     packets), maxwnd being 1.5 × the path's BDP
+//     (UecSrc::update_base_rtt: _maxwnd = 1.5 * _bdp; runSleek:
+//     loss_retx_factor 1.5, min_retx_config 5), it enters loss recovery
+//     until the cumulative PSN passes the highest PSN sent, and resends
+//     the PSNs not SACKed from the cumulative one, at most a window of
+//     them past it.
+//
+// The sender keeps its PSNs within what the receiver tracks past its
+// cumulative PSN (srWindow, 512: uet-htsim's sink keeps a bitmap of the
+// PSNs received, UecSink::_epsn_rx_bitmap, and its sender sends no more
+// than its window, maxwnd at most): a packet beyond it would be dropped
+// unSACKed, and every later one with it, until a timeout.
+//
+// SLEEK runs where the QP has a congestion window (a sender congestion
+// control such as NSCC, or hca.bdp_cap): uet-htsim runs it only with its
+// sender-based congestion control (UecSrc::processAck: `_sender_based_cc
+// && _enable_sleek`), its threshold being tied to the window. Without one
+// (cc: none) a gap is resent only on a trim NACK or a timeout, as in
+// uet-htsim's runs with `-sender_cc_algo constant`. A reordering that
+// stays below the threshold costs nothing: spraying over a slowed path
+// is not taken for loss.
+
+// sackBitmapSpan is the PSNs one UET SACK covers (a 64-bit bitmap).
+const sackBitmapSpan = 64
+
+// SLEEK's constants (uet-htsim, htsim/sim/uec.cpp: UecSrc::loss_retx_factor
+// 1.5, min_retx_config 5).
+const (
+	sleekFactorNum, sleekFactorDen = 3, 2
+	sleekMinPackets                = 5
+)
+
+// SetPathBDP gives a UET QP its path's bandwidth-delay product in bytes,
+// from which SLEEK's threshold follows (maxwnd = 1.5 × BDP); 0 leaves
+// SLEEK off (loss found by trim NACKs and timeouts only).
+func (h *HCA) SetPathBDP(qp *QP, bdp int64) {
+	qp.srs().pathBDP = bdp
+}
+
+// uetGap takes UET request p kept past the gap at ePSN: it is SACKed when
+// its requester asked for an acknowledgement (sendAck attaches the
+// bitmap); the gap itself is never NAKed.
+func (h *HCA) uetGap(qp *QP, p *fabric.Packet) {
+	if p.AckReq {
+		h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
+	}
+}
+
+// uetSack writes into UET ACK a (for request req) the SACK bitmap and
+// out-of-order count of qp's receive side, or clears them when nothing
+// waits past a gap.
+func (h *HCA) uetSack(qp *QP, a, req *fabric.Packet) {
+	s := qp.sr
+	if s == nil || s.kept == 0 {
+		if a.Ext != nil {
+			a.Ext.SackBits, a.Ext.OOO = 0, 0
+		}
+		return
+	}
+	psn := expand(req.PSN, qp.ePSN)
+	base := max(psn-(sackBitmapSpan-1), qp.ePSN+1)
+	var bm uint64
+	for i := int64(0); i < sackBitmapSpan && base+i-qp.ePSN < srWindow; i++ {
+		if b := s.buf[(base+i)%srWindow]; b != nil && expand(b.PSN, qp.ePSN) == base+i {
+			bm |= 1 << i
+		}
+	}
+	x := h.pool.Ext(a)
+	x.SackPSN, x.SackBits, x.OOO = uint32(base)&psnMask, bm, uint32(s.kept)
+}
+
+// uetSacked takes the SACK bitmap and out-of-order count of UET ACK p
+// (its cumulative PSN taken already) and runs SLEEK's rule.
+func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
+	if qp.State != QPRTS && qp.State != QPSQD {
+		return
+	}
+	s := qp.srs()
+	s.sync(qp.ackHigh)
+	x := p.Ext
+	fresh := false
+	if bm := x.SackBits; bm != 0 {
+		base := expand(x.SackPSN, qp.ackHigh)
+		for bm != 0 {
+			i := int64(bits.TrailingZeros64(bm))
+			bm &= bm - 1
+			if sp := base + i; sp >= qp.ackHigh && sp < qp.maxSent && sp-qp.ackHigh < srSackWindow && !s.sack[sp%srSackWindow] {
+				s.sack[sp%srSackWindow] = true
+				s.sackTop = max(s.sackTop, sp+1)
+				fresh = true
+			}
+		}
+	}
+	if fresh {
+		h.armTimer(qp) // the responder took packets the sender had not heard of
+	}
+	if s.pathBDP == 0 || qp.Window == 0 {
+		return // SLEEK off: no path BDP, or no congestion window
+	}
+	if s.recovering && qp.ackHigh >= s.high {
+		s.recovering = false // UecSrc::runSleek: exit_loss
+	}
+	if !s.recovering {
+		if int64(x.OOO) < h.sleekThreshold(qp) {
+			return
+		}
+		// SLEEK: enter loss recovery until the cumulative PSN passes
+		// the highest PSN sent now.
+		s.recovering, s.next, s.top, s.high = true, qp.ackHigh, qp.ackHigh, qp.maxSent
+		h.coldPart().sleek++
+	}
+	// Resend what is not SACKed from the cumulative PSN, at most a
+	// window past it, up to the recovery's end (runSleek's loop, at each
+	// ACK while recovering).
+	if top := min(s.high, qp.ackHigh+h.sleekWindow(qp)); top > s.top {
+		s.top = top
+		h.activate(qp)
+	}
+}
+
+// sleekWindow is SLEEK's window in packets: the QP's congestion window,
+// at most maxwnd (1.5 × the path's BDP), in whole packets.
+func (h *HCA) sleekWindow(qp *QP) int64 {
+	maxwnd := qp.sr.pathBDP * sleekFactorNum / sleekFactorDen
+	return max(1, min(qp.Window, maxwnd)/int64(qp.pmtu))
+}
+
+// sleekThreshold is the out-of-order count, in packets, past which SLEEK
+// takes the gap for a loss: max(min(1.5 × cwnd, maxwnd), 5 packets)
+// (UecSrc::runSleek).
+func (h *HCA) sleekThreshold(qp *QP) int64 {
+	maxwnd := qp.sr.pathBDP * sleekFactorNum / sleekFactorDen
+	t := min(qp.Window*sleekFactorNum/sleekFactorDen, maxwnd)
+	return max(sleekMinPackets, t/int64(qp.pmtu))
+}
+
+// SleekRecoveries returns how many times a UET QP of the HCA entered
+// SLEEK's loss recovery.
+func (h *HCA) SleekRecoveries() int64 {
+	if h.cold == nil {
+		return 0
+	}
+	return h.cold.sleek
+}
