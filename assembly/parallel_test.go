@@ -36,6 +36,7 @@ type parallelPlan struct {
 	unplaced        int64     // events at no node (observers, flow generators)
 	critical        []float64 // by workers (workerCounts): the critical path, in events
 	cut             []int64   // by workers: frames that crossed between partitions
+	busiest         []int64   // by workers: the busiest partition's events, summed over windows
 }
 
 var workerCounts = []int{1, 2, 4, 8, 16, 32}
@@ -142,6 +143,7 @@ func planParallel(tb testing.TB, k int, stop string) parallelPlan {
 			}
 			crit += float64(most)
 		}
+		plan.busiest = append(plan.busiest, int64(crit))
 		if p > 1 {
 			crit += float64(plan.windows*barrierEvents) + float64(cut)/2/float64(p)
 		}
