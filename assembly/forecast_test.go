@@ -73,7 +73,7 @@ type costModel struct {
 // overstates the bandwidth the workers ask for.
 var llMisses = map[int]map[float64]float64{
 	16: {8: 4.57, 32: 0.13},
-	32: {8: 29.5, 32: 17.63},
+	32: {8: 29.5, 32: 17.63, 64: 4.54, 128: 0.75},
 }
 
 // interpLog2 interpolates row in log2 of x, flat beyond its ends.
