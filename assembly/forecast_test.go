@@ -32,8 +32,8 @@ type costModel struct {
 	// hopNs: a packet-hop's CPU time on one worker by the fabric's hosts
 	// (the 1 MB permutations at k=8, 16, 32, GOGC=off GOMAXPROCS=1,
 	// perf stat task-clock of two stop times differenced, medians of 5
-	// on this machine); hopAt interpolates it in log2 of the hosts,
-	// flat beyond the ends.
+	// on this machine); eventNs interpolates it in log2 of the hosts
+	// (interpLog2), flat beyond the ends.
 	hopNs map[float64]float64
 	// share is the part of the fabric whose working set competes for
 	// the caches that set a worker's hop cost, at p workers: 1/p when
@@ -137,11 +137,13 @@ func (m costModel) forecast(plan parallelPlan, k, i int) (speedup, demandGBs flo
 
 // BenchmarkParallelForecast: issue 31's traced plans (the k=16
 // permutation's first millisecond; k=32's first 300 µs with
-// LFSIM_SLOW=1) priced by the forecast's low and high models, on the
-// target machine with observation off and with the default observe's
-// serial share, and on this machine at 2 workers (the check against the
-// measured run). Metrics: busiest-ev/win-P and cut/win-P, the plan's
-// per-window work; low-P and high-P, the speedups.
+// LFSIM_SLOW=1) priced by the forecast's floor, low and high models, on
+// the target machine with observation off and with the default
+// observe's serial share (-obs), and on this machine at 2 workers
+// (here-low-2, here-high-2: the check against the measured run).
+// Metrics: busiest-ev/win-P and cut/win-P, the plan's per-window work;
+// floor-P, low-P and high-P, the speedups; -GB/s-P, the memory
+// bandwidth the workers ask for.
 func BenchmarkParallelForecast(b *testing.B) {
 	for _, c := range []struct {
 		k    int
@@ -186,7 +188,7 @@ func BenchmarkParallelForecast(b *testing.B) {
 // workers (here-low, here-high: its 2 cores share one L3). The numbers
 // are docs/PERFORMANCE.md's, "Many cores: the forecast".
 func forecastModels() []costModel {
-	hop := map[float64]float64{128: 260, 1024: 555, 8192: 1330}
+	hop := map[float64]float64{128: 271, 1024: 556, 8192: 1358}
 	ccd := func(p int) float64 { return float64(min(p, 8)) / float64(p) }
 	private := func(p int) float64 { return 1 / float64(p) }
 	ll := func(p int) float64 { return 32 * math.Ceil(float64(p)/8) }
