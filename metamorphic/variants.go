@@ -223,7 +223,11 @@ func Steady(s *Spec, stopNs int64) *Spec {
 // SteadyStop (the same load at every stop). A datagram waits for nothing,
 // so UD's do not pile up.
 func udStream(it Item, s *Spec) Item {
-	size := parseBytes(get(it.Opts, "sizes"))
+	v, ok := Get(it.Opts, "sizes")
+	if !ok {
+		return it // the shrinker took its sizes away: the load stays as drawn
+	}
+	size := parseBytes(v)
 	it.Opts = Set(it.Opts, "load", percent(capLoad(0.5, float64(size), bitsPerSecond(s.Topo.Rate), 4*SteadyStop(s))))
 	return it
 }
