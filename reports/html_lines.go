@@ -35,14 +35,7 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 		var ls []line
 		for _, where := range r.Wheres[metric] {
 			pts := r.Series[metric][where]
-			rank := 0.0
-			for _, p := range pts {
-				if peak {
-					rank = math.Max(rank, p.Value)
-				} else {
-					rank += p.Value
-				}
-			}
+			rank := seriesRank(metric, pts, peak)
 			name := seriesName(r, where)
 			if len(runs) > 1 {
 				name = r.Label + " · " + name
@@ -109,11 +102,15 @@ func (pg *page) lines(runs []*Run, metric, title, text string, peak bool) {
 			break
 		}
 	}
+	largest := "the %d largest series" // drawn one by one (seriesRank)
+	if stateMetrics[metric] {
+		largest = "the %d series farthest from their first value"
+	}
 	if len(all) > 0 && len(groups) > 0 && !groups[0].all {
-		text += fmt.Sprintf("; the %d largest series are drawn, the others as their mean (dashed) and a band from their least to their largest", perRun)
+		text += "; " + fmt.Sprintf(largest, perRun) + " are drawn, the others as their mean (dashed) and a band from their least to their largest"
 	}
 	if shown+countAll(groups) < total {
-		pg.note(fmt.Sprintf("%s shows the %d largest of %d series, and the others' mean and range", strings.ToLower(title), shown, total))
+		pg.note(fmt.Sprintf("%s shows %s of %d, and the others' mean and range", strings.ToLower(title), fmt.Sprintf(largest, shown), total))
 	}
 	pg.section(title, text)
 	var legend []string
