@@ -136,7 +136,7 @@ func (pg *page) compare(axes []SweepAxis, points []SweepPoint) {
 		return
 	}
 	pg.section("Comparison", "each headline number of the sweep's points against each varied setting: a line per combination of the other settings' values, "+
-		"the mean over the seeds, with a band from the least to the largest seed's value when the sweep repeats")
+		"the mean over the seeds, with a band from the least to the largest seed's value when the sweep repeats (along a setting of names, a bar at each of its values)")
 	var flat []string
 	for ai, ax := range axes {
 		for _, m := range sweepMetrics {
@@ -154,7 +154,8 @@ func (pg *page) compare(axes []SweepAxis, points []SweepPoint) {
 // compareChart draws metric m against axis ai, its y axis from zero (a
 // ratio between points reads true), joining the points by a line when
 // the axis's values are quantities (orderedValues); false when every
-// point's value is zero or missing.
+// point's value is zero or missing. The seeds' spread is a band along
+// quantities, a bar per value along names (seedWhiskers).
 func (pg *page) compareChart(axes []SweepAxis, points []SweepPoint, ai int, m sweepMetric) bool {
 	ax := axes[ai]
 	type cell struct{ vals []float64 }
@@ -189,10 +190,14 @@ func (pg *page) compareChart(axes []SweepAxis, points []SweepPoint, ai int, m sw
 		return false
 	}
 	ordered := orderedValues(ax.Values)
+	tooltip := opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}
+	if !ordered {
+		tooltip.Formatter = whiskerTooltip
+	}
 	c := charts.NewLine()
 	c.SetGlobalOptions(charts.WithInitializationOpts(pg.init("cmp", "340px")),
 		charts.WithTitleOpts(opts.Title{Title: m.title + " against " + ax.Path, Subtitle: m.text, TitleStyle: &opts.TextStyle{FontSize: 14}}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithTooltipOpts(tooltip),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "42", Data: names}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: shortPath(ax.Path), NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: m.axis, NameLocation: "middle", NameGap: 50, Min: 0}),
@@ -222,7 +227,9 @@ func (pg *page) compareChart(axes []SweepAxis, points []SweepPoint, ai int, m sw
 		}
 		c.AddSeries(name, mean, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), charts.WithLineStyleOpts(line),
 			charts.WithLineChartOpts(opts.LineChart{SymbolSize: 8, ShowSymbol: opts.Bool(true)}))
-		if banded {
+		if banded && !ordered {
+			c.MultiSeries = append(c.MultiSeries, seedWhiskers(name+" (seeds: least to largest)", color, lo, span))
+		} else if banded {
 			stack := fmt.Sprintf("band%d", gi)
 			c.AddSeries(name+" (seed min)", lo, charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
 				charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}), charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0)}))

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -39,15 +40,18 @@ func TestSweepComparison(t *testing.T) {
 			t.Errorf("the report charts %q, zero or absent everywhere", absent)
 		}
 	}
-	// Against hca.cc, the line for kmin=5KB has means 1 and 2 and a band
-	// from 0.5, 1 wide; the kmin=50KB line (2, 3) has no band.
-	for _, want := range []string{`"name":"kmin=5KB","type":"line"`, `"name":"kmin=5KB (seed min)"`, `"name":"kmin=5KB (seed max − min)"`} {
+	// Against hca.cc (names), the line for kmin=5KB has means 1 and 2 and
+	// a bar at each from 0.5 to 1.5 and 2.5; the kmin=50KB line (2, 3) has
+	// none. Against kmin (quantities), the seeds' spread at 5KB is a band
+	// (min, max − min).
+	for _, want := range []string{`"name":"kmin=5KB","type":"line"`, `"name":"kmin=5KB (seeds: least to largest)","type":"custom"`,
+		`"name":"cc=dcqcn (seed min)"`, `"name":"cc=dcqcn (seed max − min)"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %s", want)
 		}
 	}
-	if strings.Contains(page, `"name":"kmin=50KB (seed min)"`) {
-		t.Error("a band for kmin=50KB, whose seeds agree")
+	if strings.Contains(page, `"name":"kmin=50KB (seeds`) {
+		t.Error("a bar for kmin=50KB, whose seeds agree")
 	}
 	if m := regexp.MustCompile(`"name":"kmin=5KB","type":"line".*?"data":\[(.*?)\]`).FindStringSubmatch(page); m == nil || !strings.Contains(m[1], `{"value":1}`) || !strings.Contains(m[1], `{"value":2}`) {
 		t.Errorf("kmin=5KB's means: %v, want 1 and 2", m)
@@ -128,6 +132,70 @@ func TestChartsReadAtAGlance(t *testing.T) {
 	}{{[]string{"5KB", "50KB"}, true}, {[]string{"4096", "1.5us", "10%", "40Mbps"}, true}, {[]string{"rocev2", "iwarp"}, false}, {[]string{"{kmin: 2KB, kmax: 20KB}"}, false}} {
 		if got := orderedValues(c.values); got != c.want {
 			t.Errorf("orderedValues(%q) = %v, want %v", c.values, got, c.want)
+		}
+	}
+}
+
+// compareSpec is the ECharts option of the comparison chart titled
+// title, parsed (its functions read as null).
+func compareSpec(t *testing.T, page, title string) map[string]any {
+	t.Helper()
+	i := strings.Index(page, `"text":"`+title+`"`)
+	if i < 0 {
+		t.Fatalf("no chart %q", title)
+	}
+	j := strings.LastIndex(page[:i], "let option_")
+	rest := page[j:]
+	rest = rest[strings.Index(rest, "= ")+2:]
+	rest = rest[:strings.Index(rest, "setOption(")]
+	rest = stripFunctions(strings.TrimRight(rest[:strings.LastIndex(rest, "}")+1], " \n;"))
+	var spec map[string]any
+	if err := json.Unmarshal([]byte(rest), &spec); err != nil {
+		t.Fatalf("%s: %v in %.300s", title, err, rest)
+	}
+	return spec
+}
+
+// TestCategoricalSeedBars: review J's finding 9. A sweep over three
+// transports repeated with three seeds shows each transport's seeds as a
+// bar from their least to their largest value at that transport (a
+// custom series of [category, least, largest]), not as a filled area
+// stacked from one transport to the next, which read as a trend along an
+// axis of names. A sweep over a quantity keeps its band.
+func TestCategoricalSeedBars(t *testing.T) {
+	axes := []SweepAxis{{Path: "hca.transport", Values: []string{"rocev2", "iwarp", "ib"}}}
+	var points []SweepPoint
+	for x := range 3 {
+		for seed := range 3 { // repeat: 3
+			s := Summary{Scenario: "s", Complete: true, SimTimeNs: 1000, Flows: FlowCounts{Total: 4, Completed: 4}, Seed: uint64(seed + 1)}
+			s.FCT.MeanSlowdown = float64(2*(x+1)) + 0.5*float64(seed) // transport x: 2(x+1), +0.5, +1
+			points = append(points, SweepPoint{Values: []int{x}, Run: &Run{Summary: s, Label: "p"}})
+		}
+	}
+	spec := compareSpec(t, string(BuildSweepHTML(axes, points)), "Mean FCT slowdown against hca.transport")
+	var bars []any
+	for _, s := range spec["series"].([]any) {
+		m := s.(map[string]any)
+		if m["stack"] != nil || m["areaStyle"] != nil {
+			t.Errorf("%v is a stacked area between transports", m["name"])
+		}
+		if m["type"] == "custom" {
+			bars = m["data"].([]any)
+		}
+	}
+	if got := strings.Join(seriesOf(spec), "|"); got != "line:Mean FCT slowdown|custom:Mean FCT slowdown (seeds: least to largest)" {
+		t.Errorf("series %s, want the means and a bar per transport", got)
+	}
+	want := [][]float64{{0, 2, 3}, {1, 4, 5}, {2, 6, 7}}
+	if len(bars) != len(want) {
+		t.Fatalf("bars %v, want %v", bars, want)
+	}
+	for i, b := range bars {
+		for k, v := range b.([]any) {
+			if v.(float64) != want[i][k] {
+				t.Errorf("bar %d: %v, want %v", i, b, want[i])
+				break
+			}
 		}
 	}
 }
