@@ -285,3 +285,33 @@ func TestLLRLossEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestCBFCHPCCRequestsCarryINT: under cbfc a host asks for a request's
+// credit before it sends it (hca's refuses, by nextFrame), and an HPCC
+// QP's requests carry the INT header (42 bytes): a 4096-byte WRITE's
+// frame is 4,200 bytes, 66 credits of 64 where it counted 65. The
+// metamorphic test's seed 32007000 (testdata/panic-32007000): h11's port
+// started a request with 65 credits and panicked; with the header
+// counted it waits for the 66th, and every byte is accounted for.
+func TestCBFCHPCCRequestsCarryINT(t *testing.T) {
+	src := `name: cbfc-hpcc
+seed: 32007000
+stop: {at: 320us}
+topology:
+  kind: fat-tree
+  k: 4
+  link: {rate: 40Gbps, delay: 2us}
+switch:
+  cbfc: true
+hca:
+  cc: hpcc
+traffic:
+  - rping: {client: h3, server: h11, count: 100000}
+  - permutation: {hosts: [h15, h11, h0, h5, h1, h2], qp: uc, size: 256MiB}
+`
+	_, sum, _ := mustRun(t, mustParse(t, src))
+	assertConserved(t, "cbfc with hpcc", sum)
+	if sum.Conservation.FCPackets.Made == 0 || sum.Packets.Dropped != 0 {
+		t.Errorf("cbfc with hpcc: %d credit updates, %d drops; want credits at work and no drop", sum.Conservation.FCPackets.Made, sum.Packets.Dropped)
+	}
+}

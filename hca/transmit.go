@@ -362,6 +362,11 @@ func (h *HCA) nextFrame(qp *QP) int64 {
 		}
 	}
 	wire, link := h.wireTo(qp.Type.transport()|op, int(payload), dst)
+	if qp.INT && len(qp.rdJobs) == 0 {
+		// A request of a QP whose packets carry INT (HPCC) goes with
+		// its INT header (request's), as its credit must cover.
+		wire += fabric.INTHeaderBytes
+	}
 	if link == fabric.InfiniBand {
 		return int64(wire)
 	}
