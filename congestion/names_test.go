@@ -17,7 +17,7 @@ import (
 // (not their comments) may name a control, and why.
 var namedElsewhere = map[string]string{
 	"metamorphic/cc.go":       "the random-scenario generator's weights and parameter draws for the controls it knew when it named them, so that a seed still makes its scenario (a control registered later is drawn with a default weight)",
-	"metamorphic/coverage.go": "the generator's coverage names iWARP's TCP's default control, newreno",
+	"metamorphic/coverage.go": "the generator's coverage names iWARP's TCP's default control, newreno, and NSCC (UET's own control, counted apart on RoCEv2 and given as hca.nscc)",
 	"scenarios/course.go":     "a lab's name (tuning-dcqcn)",
 	"cmd/lfsim/ns3.go":        "it writes the HPCC authors' simulator's inputs, for HPCC's parameters only",
 	"hca/profile.go":          "iWARP's TCP defaults to newreno",

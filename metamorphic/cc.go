@@ -18,6 +18,8 @@ type ccDraw struct {
 	// weight among the RDMA controls of RoCEv2 (and of InfiniBand), and
 	// of RoCEv1 (which takes those that need neither ECN nor INT).
 	weight, rocev1 int
+	// uet is its weight under UET (0: defaultWeight).
+	uet int
 	// params draws hca.<name>'s keys, nil for none (the file gives no
 	// hca.<name>: its defaults).
 	params func(g *gen) []KV
@@ -70,10 +72,8 @@ var ccDraws = map[string]ccDraw{
 		}
 		return []KV{{"ccti_increase", strconv.Itoa(g.between(1, 4))}, {"ccti_limit", "127"}, {"ccti_timer", one(g, "5us", "20us")}}
 	}},
-	// UET's NSCC is not drawn yet (weight 0): the gate's seeds make the
-	// scenarios they made before it was registered, until a campaign has
-	// run it on RoCE's and UET's generated fabrics.
-	"nscc": {},
+	// UET's NSCC (issue 53): UET's own, and beside RoCEv2's others.
+	"nscc": {weight: 8, uet: 60, params: ueWindowParams},
 }
 
 // ccChoices are the pairs of name and weight (weighted's) of the

@@ -153,6 +153,7 @@ func Features(s *Spec) []string {
 	}
 	systems(s, add)
 	collectiveFeatures(s, add)
+	uecFeatures(s, add)
 	return slices.Sorted(maps.Keys(set))
 }
 
@@ -365,6 +366,57 @@ func systems(s *Spec, add func(family, value string)) {
 	}
 	if len(has) > 0 && len(s.Faults) > 0 {
 		add("issue 47 together", "with faults")
+	}
+}
+
+// uecFeatures adds the features of issue 53's Ultra Ethernet: UET, its
+// congestion control and spray, and the switches' cbfc, trim and llr,
+// alone and with UET.
+func uecFeatures(s *Spec, add func(family, value string)) {
+	uet := s.Transport == "uet"
+	if uet {
+		cc := get(s.HCA, "cc")
+		where := "hca.cc"
+		if u := get(s.HCA, "uet"); strings.Contains(u, "cc: ") {
+			cc, _, _ = strings.Cut(u[strings.Index(u, "cc: ")+len("cc: "):], ",")
+			cc, where = strings.TrimSuffix(cc, "}"), "hca.uet.cc"
+		}
+		add("uet", "cc "+or(cc, "none (default)"))
+		if cc != "" {
+			add("uet", "cc given as "+where)
+		}
+		add("uet", "spray "+or(s.uetSpray(), "ecmp (default)"))
+		if _, ok := Get(s.HCA, "nscc"); ok {
+			add("uet", "hca.nscc keys")
+		}
+		if s.has("collective") || s.has("nccl_tests") {
+			add("uet", "collectives")
+		}
+		if len(s.Faults) > 0 {
+			add("uet", "with faults")
+		}
+	} else if get(s.HCA, "cc") == "nscc" {
+		add("uec", "nscc on "+or(s.Transport, "rocev2"))
+	}
+	for _, k := range []string{"cbfc", "trim", "llr"} {
+		v, ok := Get(s.Switch, k)
+		if !ok {
+			continue
+		}
+		add("uec", k)
+		if uet {
+			add("uec", k+" with uet")
+		}
+		if k == "cbfc" && strings.HasPrefix(v, "{buffer") {
+			add("uec", "cbfc buffer given")
+		}
+		if k == "llr" {
+			for _, f := range s.Faults {
+				if f.Action == "loss" {
+					add("uec", "llr with a lossy link")
+				}
+			}
+		}
 	}
 }
 

@@ -3,7 +3,8 @@
 // scenarios over every family of keys (topologies, both link layers and
 // mixed networks of the two with VPI hosts, the transports, congestion
 // controls, load balancers, overlays, range extenders, QoS as switches
-// are configured, faults, traffic kinds, programs and observers), a
+// are configured, Ultra Ethernet's link layer and transport, faults,
+// traffic kinds, programs and observers), a
 // runner that runs each through the assembly
 // API under several settings, the checks and relations that hold between
 // those runs, and a shrinker that reduces a failing scenario to a small
@@ -13,8 +14,9 @@
 // the model the relations transform), render.go (that model as the YAML a
 // user writes, so every run goes through the parser), gen.go,
 // gentraffic.go, genfaults.go, gentopo.go (mixed networks and range
-// extenders), genqos.go (QoS and overlays) and gencoll.go (issue 48's
-// collectives, nccl_tests and GPU servers) (the generator and the
+// extenders), genqos.go (QoS and overlays), gencoll.go (issue 48's
+// collectives, nccl_tests and GPU servers) and genuec.go (issue 53's
+// Ultra Ethernet: UET, NSCC, trim, cbfc, llr) (the generator and the
 // rules that keep its scenarios valid), fabrics.go (which fabric each
 // switch and port is on), rate.go (rates, sizes and loads as written),
 // run.go (one run through assembly, its files and its panics), check.go

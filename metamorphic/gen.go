@@ -206,13 +206,15 @@ func (g *gen) topology() {
 func (g *gen) transport() {
 	s := g.s
 	if !s.IB {
-		switch t := g.weighted("rocev2", 60, "rocev1", 20, "iwarp", 20); {
+		switch t := g.weighted("rocev2", 60, "rocev1", 20, "iwarp", 20, "uet", uetWeight); {
 		case t != "rocev2" && s.Mixed():
 			g.refuse("a VPI adapter's Ethernet ports run RoCEv2")
 		case t == "rocev1":
 			s.Transport = "rocev1"
 		case t == "iwarp":
 			s.Transport = "iwarp"
+		case t == "uet":
+			s.Transport = "uet"
 		}
 		if s.Transport == "" && g.chance(0.1) {
 			s.Transport = "rocev2"
@@ -440,6 +442,7 @@ func (g *gen) ethernetSwitch() {
 	if g.chance(0.05) {
 		kv("tagger", "true")
 	}
+	g.uecSwitch(kv)
 }
 
 func (g *gen) infiniband() {
@@ -598,6 +601,11 @@ func (g *gen) hcaProfile() {
 		rt := ""
 		if g.chance(0.35) {
 			rt = one(g, "go-back-0", "go-back-n", "selective")
+			if rt == "go-back-0" && g.uet() {
+				// UET places directly by default.
+				g.refuse("direct placement does not go with go-back-0")
+				rt = "selective"
+			}
 			kv("retransmit", rt)
 		}
 		if g.chance(0.15) {
@@ -657,6 +665,10 @@ func (g *gen) hcaProfile() {
 }
 
 func (g *gen) cc() {
+	if g.uet() {
+		g.uetCC()
+		return
+	}
 	var cc string
 	if g.rocev1() { // RoCEv1's frames have no IP header for ECN, nor the UDP one INT
 		cc = g.weighted(ccChoices(func(r kind.CC) bool { return r.RDMA && r.Ethernet && !r.ECN && !r.INT }, func(d ccDraw) int { return d.rocev1 }, defaultWeight, "", 40, "none", 20)...)

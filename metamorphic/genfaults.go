@@ -71,8 +71,8 @@ func (g *gen) nicHost(f *Fault, eth bool) bool {
 func (g *gen) fault() {
 	s := g.s
 	action := g.weighted(faultActions...)
-	for s.IB && action == "pfc-storm" {
-		g.refuse("a PAUSE storm is PFC's: not on InfiniBand")
+	for s.IB && action == "pfc-storm" || g.llr() && action == "down" {
+		g.refuse(pick(s.IB, "a PAUSE storm is PFC's: not on InfiniBand", "a link cut under switch.llr is not modelled"))
 		action = g.weighted(faultActions...)
 	}
 	mixed := s.Mixed() || s.Topo.DualStar
@@ -160,7 +160,9 @@ func (g *gen) observe() {
 	if g.chance(0.3) {
 		kv("flows", one(g, "all", "none"))
 	}
-	if g.chance(0.35) { // iWARP's captures too, since they are written (with a warning of connections made out of band)
+	// iWARP's captures too, since they are written (with a warning of
+	// connections made out of band); not UET's, which are not.
+	if !g.uet() && g.chance(0.35) {
 		s.PcapHosts = append(s.PcapHosts, g.subset(1, 2)...)
 		var vpi []int
 		for h := range g.hosts() {

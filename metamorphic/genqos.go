@@ -180,7 +180,7 @@ func (g *gen) notificationQoS() []KV {
 // the default 9000, 1500 (which needs an MTU of 1024 or less), or that
 // frame exactly.
 func (g *gen) overlay() {
-	if g.s.IB || g.rocev1() || !g.chance(0.2) {
+	if g.s.IB || g.rocev1() || g.uet() || !g.chance(0.2) { // UET in an overlay is not modelled
 		return
 	}
 	encap := one(g, "vxlan", "geneve")

@@ -193,6 +193,8 @@ func (g *gen) op(qp string, ring bool) string {
 			g.refuse("ring_allreduce pushes: write, write_imm or send")
 		case g.iwarp() && (op == "write_imm" || op == "atomic"):
 			g.refuse("iwarp has no immediate data or atomics")
+		case g.uet() && op == "atomic":
+			g.refuse("uet's atomics are not modelled")
 		default:
 			return op
 		}
@@ -379,8 +381,8 @@ var perftests = []string{"write_bw", "write_lat", "read_bw", "read_lat", "send_b
 
 func (g *gen) perftest(it *Item) {
 	test := one(g, perftests...)
-	for g.iwarp() && (test == "atomic_bw" || test == "atomic_lat") {
-		g.refuse("iwarp has no atomics")
+	for (g.iwarp() || g.uet()) && (test == "atomic_bw" || test == "atomic_lat") {
+		g.refuse("iwarp has no atomics, uet's are not modelled")
 		test = one(g, perftests...)
 	}
 	kv := func(k, v string) { it.Opts = append(it.Opts, KV{k, v}) }

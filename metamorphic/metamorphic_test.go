@@ -46,10 +46,17 @@ type settings struct {
 // under TIMELY; go-back-0 on a sprayed fabric), one the known
 // go-back-0-window under hca.bdp_cap's window, whose checks and excuse
 // were corrected and the five run again clean; 12 were excused as the
-// known go-back-0-window and read-path-mtu. CI runs the first 12,000 of
-// them (10 minutes at a fresh machine's 20 a second). A run given LFSIM_META_DURATION, by
-// hand, explores: its seed is the clock's unless LFSIM_META_SEED is set.
-const GateSeed = 31_000_000
+// known go-back-0-window and read-path-mtu. CI ran the first 12,000 of
+// them (10 minutes at a fresh machine's 20 a second). The generator that
+// draws issue 53's Ultra Ethernet (UET, NSCC, UET's sprays, trim, cbfc,
+// llr) made it anew: on 2026-12-05, from 32,000,000, 12,000 scenarios
+// (to 32,011,999, 76,832 runs, in 12 pieces of 1,000) ran clean on it,
+// once the one failure they found was fixed (cbfc's credit asked for an
+// HPCC request without its INT header, a panic: seed 32007000); 7
+// were excused as the known go-back-0-window. CI runs those 12,000. A run
+// given LFSIM_META_DURATION, by hand, explores: its seed is the clock's
+// unless LFSIM_META_SEED is set.
+const GateSeed = 32_000_000
 
 func readSettings(t *testing.T) settings {
 	s := settings{seed: GateSeed, budget: 20 * time.Second, shrink: time.Minute}
@@ -500,7 +507,7 @@ var wantCovered = []string{
 	"topology: star", "topology: star as explicit", "topology: dumbbell", "topology: leaf-spine", "topology: fat-tree k=4",
 	"topology: fat-tree k=6", "topology: ring", "topology: explicit", "topology: explicit with dual-port hosts",
 	"topology: a link without delay (one worker)",
-	"link layer: ethernet", "link layer: infiniband", "transport: rocev2", "transport: rocev1", "transport: iwarp",
+	"link layer: ethernet", "link layer: infiniband", "transport: rocev2", "transport: rocev1", "transport: iwarp", "transport: uet",
 	"ib routing: minhop", "ib routing: updn", "ib routing: ftree", "ib routing: dfsssp", "ib routing: lash",
 	"ib subnet manager: lmc", "switch.ib: fecn", "switch.ib: vlarb", "switch.ib: sl2vl", "switch.ib: data_vls", "switch.ib: hoq_lifetime",
 	"hca (infiniband): grh", "hca (infiniband): apm", "hca (infiniband): vlarb", "hca (infiniband): ibcc",

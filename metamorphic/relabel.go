@@ -83,6 +83,11 @@ func relabelReason(s *Spec) string {
 		return "topology " + s.Topo.Kind
 	case s.has("poisson"):
 		return "poisson (streams named by hosts)"
+	case s.uetSpray() == "oblivious" || s.uetSpray() == "reps":
+		// Each QP's entropy values, and so which of its packets the
+		// receiver acknowledges apart, are drawn from a stream named by
+		// its host (assembly's attachCC).
+		return "uet's spray (streams named by hosts)"
 	}
 	for _, f := range s.Faults {
 		switch {
