@@ -96,6 +96,7 @@ type tcpSender struct {
 	board       []tcpSeg
 	una, high   *int64
 	window      *int64
+	mss         int64 // bytes of payload a segment counts for: the QP's path MTU
 	out         int64 // segments sent and not cumulatively acknowledged (the flight)
 	pipe        int64 // segments in flight
 	inflate     int64 // without SACK: duplicate ACKs since the last cumulative ACK
@@ -120,7 +121,7 @@ func (h *HCA) iwarp() bool { return h.Prof.Transport == fabric.IWARP }
 // tcpStart opens qp's TCP as it reaches RTS.
 func (h *HCA) tcpStart(qp *QP) {
 	qp.tcp = &tcpState{rcv: rspRcv{next: 1}}
-	qp.tcp.snd = h.newTCPSender(&qp.ackHigh, &qp.maxSent, &qp.Window)
+	qp.tcp.snd = h.newTCPSender(&qp.ackHigh, &qp.maxSent, &qp.Window, int64(qp.pmtu))
 	if f := h.Prof.TCP.NewCC; f != nil {
 		qp.CC = f(h, qp, func(r fabric.Rate, w int64) { h.SetRate(qp, r, w) })
 	}
@@ -130,8 +131,10 @@ func (h *HCA) tcpStart(qp *QP) {
 	h.iwStarted(qp)
 }
 
-func (h *HCA) newTCPSender(una, high, window *int64) tcpSender {
-	return tcpSender{board: make([]tcpSeg, tcpBoard), una: una, high: high, window: window, rto: h.Prof.TCP.RTOInitial, lostFrom: *una}
+// newTCPSender counts each segment as mss bytes of the window: the QP's
+// path MTU (QPAttr.PathMTU), which cuts its FPDUs, not the port's.
+func (h *HCA) newTCPSender(una, high, window *int64, mss int64) tcpSender {
+	return tcpSender{board: make([]tcpSeg, tcpBoard), una: una, high: high, window: window, mss: mss, rto: h.Prof.TCP.RTOInitial, lostFrom: *una}
 }
 
 func (s *tcpSender) seg(psn int64) *tcpSeg { return &s.board[psn%tcpBoard] }
@@ -155,7 +158,8 @@ func (s *tcpSender) full(mss int64) bool { return (s.pipe-s.inflate)*mss >= *s.w
 // queue, which keeps segments past a gap by PSN (srWindow PSNs from the
 // cumulative ACK; a segment beyond it would be dropped).
 func (h *HCA) tcpHold(qp *QP) bool {
-	s, mss := &qp.tcp.snd, int64(h.Prof.MTU)
+	s := &qp.tcp.snd
+	mss := s.mss
 	c := h.Prof.TCP
 	return s.full(mss) || (s.out+1)*mss > min(c.RcvWin, c.SndWin) && s.out > 0 || qp.nextPSN+1-qp.ackHigh > srWindow
 }
@@ -233,7 +237,7 @@ func (h *HCA) tcpAck(s *tcpSender, cc CongestionControl, cum int64, sack bool, s
 	case !s.recovering && s.dupacks >= h.Prof.TCP.DupThresh:
 		s.recovering, s.afterRTO, s.recover, s.firstResend = true, false, *s.high, true
 		if tc, ok := cc.(tcpCC); ok {
-			tc.OnFastRetransmit(now, s.out*int64(h.Prof.MTU))
+			tc.OnFastRetransmit(now, s.out*s.mss)
 		}
 		h.tcpLoseHoles(s)
 	case s.recovering && sack:
@@ -348,7 +352,7 @@ func (h *HCA) tcpRTT(s *tcpSender, r sim.Time) {
 // 5681 3.1): every segment outstanding and not SACKed is lost, resent
 // from one segment's window; the timer backs off.
 func (h *HCA) tcpExpire(s *tcpSender, cc CongestionControl) {
-	flight := s.out * int64(h.Prof.MTU)
+	flight := s.out * s.mss
 	s.backoff++
 	s.dupacks, s.inflate = 0, 0
 	for psn := *s.una; psn < *s.high; psn++ {
@@ -395,7 +399,7 @@ func (q *QP) tcpPending() bool {
 // pipe allows (the fast retransmit's first always); -1 if none may go
 // or none is left.
 func (h *HCA) nextLost(s *tcpSender) int64 {
-	if !s.firstResend && s.full(int64(h.Prof.MTU)) {
+	if !s.firstResend && s.full(s.mss) {
 		return -1
 	}
 	psn := max(s.lostFrom, *s.una)

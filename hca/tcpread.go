@@ -52,7 +52,7 @@ func (h *HCA) rspStream(qp *QP) *tcpRsp {
 	t := qp.tcp
 	if t.rsp == nil {
 		r := &tcpRsp{una: 1, high: 1, next: 1}
-		r.snd = h.newTCPSender(&r.una, &r.high, &r.window)
+		r.snd = h.newTCPSender(&r.una, &r.high, &r.window, int64(qp.pmtu))
 		r.window = h.Prof.TCP.SndWin
 		if f := h.Prof.TCP.NewCC; f != nil {
 			r.cc = f(h, qp, func(_ fabric.Rate, w int64) {
@@ -99,7 +99,8 @@ func (h *HCA) rspQueued(qp *QP, j *readJob) {
 // stream's window (the congestion window, the receive window, the
 // scoreboard, and the requester's placement window, srWindow).
 func (h *HCA) rspHold(qp *QP) bool {
-	r, mss := qp.tcp.rsp, int64(h.Prof.MTU)
+	r := qp.tcp.rsp
+	mss := r.snd.mss
 	span := r.high + 1 - r.una
 	return r.snd.full(mss) || span*mss > min(h.Prof.TCP.RcvWin, h.Prof.TCP.SndWin) && r.high > r.una || span > srWindow
 }
