@@ -261,6 +261,14 @@ func (h *HCA) srTimeout(qp *QP) {
 	}
 	s.recovering, s.next, s.top, s.high = true, qp.ackHigh, top, qp.maxSent
 	s.probing, s.probeAt = true, h.eng.Now()
+	if w, _ := qp.wqeAt(qp.una); w != nil && w.Op.isRead() && !w.respDone && w.respPkts > 0 {
+		// A READ that took responses and misses one: recovery resends
+		// only a READ's request (srHole), and under direct placement a
+		// gap among its last ReorderWindow responses is asked for by
+		// nothing else (placeResponse), so the timeout asks for it again
+		// from its first missing response.
+		h.rewind(qp, w.FirstPSN+w.respPkts)
+	}
 	h.activate(qp)
 }
 
