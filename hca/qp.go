@@ -263,6 +263,7 @@ type QP struct {
 	endPSN     int64  // one past the last PSN posted
 	una        int64  // oldest unacknowledged PSN
 	ackHigh    int64  // one past the highest PSN acknowledged
+	acked      int64  // go-back-0: one past the highest PSN acknowledged since the last rewind (flightFrom)
 	maxSent    int64  // one past the highest PSN ever sent
 	retries    int    // consecutive timeouts without progress
 	rnrRetries int    // consecutive RNR NAKs
