@@ -411,6 +411,11 @@ func (q *QP) Destroyed() bool { return q.destroyed }
 // RetryCounts returns the QP's retry_cnt and rnr_retry (ibv_query_qp's).
 func (q *QP) RetryCounts() (retry, rnr int) { return q.retryCnt, q.rnrRetry }
 
+// PathMTU is the QP's path MTU in bytes, which cuts its requests and READ
+// responses: the smaller of the two ports' hca.mtu (or QPAttr.PathMTU)
+// from RTR on (ModifyQP), the port's own before.
+func (q *QP) PathMTU() int { return int(q.pmtu) }
+
 // Outstanding is the number of send WRs posted and not completed.
 func (q *QP) Outstanding() int { return len(q.sq) }
 
