@@ -336,8 +336,9 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		}
 		sender.SetWindowCap(qp, bdpCap)
 	}
-	if prof.Transport == fabric.UET && qp.Type == hca.RC {
-		// SLEEK's threshold follows the path's BDP (hca/uet.go).
+	if prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff {
+		// SLEEK's threshold follows the path's BDP (hca/uet.go); without
+		// it (hca.uet.sleek: false) SLEEK stays off.
 		sender.SetPathBDP(qp, int64(float64(path.LineRate)/8*path.BaseRTT.Seconds()))
 	}
 	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {

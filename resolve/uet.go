@@ -15,6 +15,10 @@ type UET struct {
 	// entropy values (a row of kind.Sprays, multipath's); "" or the
 	// table's first, ecmp, keeps one value a QP.
 	Spray string
+	// SleekOff is hca.uet.sleek: false: no QP runs SLEEK (hca/uet.go),
+	// a loss being found by a trim NACK or a timeout alone, as in
+	// uet-htsim without -sleek (its default).
+	SleekOff bool
 }
 
 // uetBlock reads the top-level hca.uet (h) into the scenario, before the
@@ -39,6 +43,7 @@ func (b *builder) uetBlock(h *scenario.HCAS) {
 	if u.Spray.Set {
 		b.s.UET.Spray = u.Spray.V // the schema checked the name
 	}
+	b.s.UET.SleekOff = u.Sleek.Set && !u.Sleek.V
 }
 
 // checkUET refuses hca.uet where the transport is not UET, and warns

@@ -10,6 +10,9 @@ type UETS struct {
 	// ReceiverCredits runs UET's receiver credit-based congestion
 	// control (RCCC) beside the sender's.
 	ReceiverCredits boolV `yaml:"receiver_credits"`
+	// Sleek runs SLEEK, the sender's loss rule on the out-of-order
+	// count, where a QP has a congestion window (default true).
+	Sleek boolV `yaml:"sleek"`
 	// Spray is how the sender chooses each packet's entropy value,
 	// which the switches' ECMP hashes (kind.Sprays).
 	Spray StrV `yaml:"spray" kinds:"spray"`
