@@ -127,3 +127,61 @@ faults:
 		t.Logf("%s: %d lost, %d resent, %d timeouts, %d SLEEK, done at %d ns", c.cc, lost, resent, timeouts, sleek, uetEnd(r.Flows))
 	}
 }
+
+// TestUETSackedLeaveWindow: a UET QP's congestion window holds the
+// packets neither acknowledged nor SACKed, as uet-htsim's sender counts
+// UecSrc::_in_flight (processAck takes off the bytes the receiver
+// reports received, recvd_bytes, in order or not), not the PSN span from
+// the oldest unacknowledged one. The case is docs/RELIABILITY.md's slowed
+// link: uet-degraded-k8 with core s64 to aggregation s32 at 25 Gb/s that
+// way only and s64's queues capped at 126 frames (htsim's -failed 1),
+// without SLEEK (hca.uet.sleek: false, as htsim runs by default), under
+// a fixed window of 357,522 bytes (hca.bdp_cap, no control; htsim's
+// -sender_cc_algo constant -cwnd 86) and under NSCC. uet-htsim 40ccb05
+// (-q 505 -mtu 4160 -trimsize 84 -failed 1) ends its last flow at
+// 402.3 us (228 trims) and 407.8 us (216 trims); lfsim at 407.7 (153
+// trims) and 455.7 us (132). Counted as a PSN span, a packet late on the
+// slow path held its QP's window shut though the receiver had SACKed
+// what followed: the slow queue never filled, nothing was trimmed, and
+// the last flows ended at 614.8 and 645.6 us. The test wants the last
+// flow within 5% of htsim's under the fixed window and 20% under NSCC
+// (whose windows differ from htsim's, docs/RELIABILITY.md), and trims at
+// the slow queue; each run is byte-identical at 1 and 2 workers.
+func TestUETSackedLeaveWindow(t *testing.T) {
+	slow := patch(t, exampleText(t, "uet-degraded-k8"),
+		"{a: s32, b: s64, rate: 50Gbps}", "[s32, s64]",
+		", s64,", ", {name: s64, switch: {egress_threshold: 528948}},",
+		"  uet:\n", "  uet:\n    sleek: false\n")
+	slow += "faults:\n  - {at: 0, link: [s64, s32], action: slow-link, rate: 25Gbps, from: s64}\n"
+	for _, c := range []struct {
+		name      string
+		src       string
+		htsimLast float64 // us, uet-htsim 40ccb05 (docs/RELIABILITY.md)
+		tolerance float64
+	}{
+		{"window 357,522 B", patch(t, slow, "  transport: uet\n", "  transport: uet\n  bdp_cap: 357522\n"), 402.3, 0.05},
+		{"NSCC", patch(t, slow, "  ecn: off\n", "", "    cc: none ", "    cc: nscc "), 407.8, 0.2},
+	} {
+		var first []byte
+		for _, workers := range []int{1, 2} {
+			what := fmt.Sprintf("%s, %d workers", c.name, workers)
+			_, r := runConserved(t, what, "uet-slow.yaml", c.src, workers)
+			sum := r.Summary
+			last := float64(uetEnd(r.Flows)) / 1e3
+			if sum.Flows.Completed != 128 || sum.UEC == nil {
+				t.Fatalf("%s: %d of 128 flows, uec %+v", what, sum.Flows.Completed, sum.UEC)
+			}
+			if d := last/c.htsimLast - 1; d > c.tolerance || d < -c.tolerance || sum.UEC.Trimmed == 0 {
+				t.Errorf("%s: last flow at %.1f us, %d trimmed; want within %.0f%% of htsim's %.1f us, and trims at the slow queue", what, last, sum.UEC.Trimmed, 100*c.tolerance, c.htsimLast)
+			}
+			t.Logf("%s: last flow at %.1f us (htsim %.1f), %d trimmed, %d resent", what, last, c.htsimLast, sum.UEC.Trimmed, sum.Packets.Retransmitted)
+			sum.WallSeconds = 0
+			out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
+			if first == nil {
+				first = out
+			} else if !bytes.Equal(first, out) {
+				t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
+			}
+		}
+	}
+}

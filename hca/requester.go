@@ -129,7 +129,7 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 		// A packet that fills the window asks too: until it is
 		// acknowledged nothing more may go.
 		p.AckReq = i == w.reqPkts-1 || (h.Prof.AckEvery > 0 && (psn+1-w.FirstPSN)%int64(h.Prof.AckEvery) == 0) ||
-			qp.Window > 0 && (psn+1-h.flightFrom(qp))*int64(mtu) >= qp.Window
+			qp.Window > 0 && h.inFlightTo(qp, psn+1)*int64(mtu) >= qp.Window
 	}
 	p.Opcode = qp.Type.transport() | op
 	p.Payload = int32(payload)

@@ -41,9 +41,11 @@ type srState struct {
 	// kept how many they are (UET's out-of-order count, uet.go).
 	keptBytes int64
 	kept      int32
-	// Requester: SACKed PSNs by PSN % srSackWindow, valid from base.
+	// Requester: SACKed PSNs by PSN % srSackWindow, valid from base;
+	// sacked counts them (the bits set).
 	sack       []bool
 	base       int64
+	sacked     int64
 	recovering bool
 	// next is the next PSN recovery may resend, top one past the highest
 	// SACKed PSN (holes lie below it), high the recovery sequence: one
@@ -203,10 +205,13 @@ func (s *srState) sync(ackHigh int64) {
 	}
 	if ackHigh-s.base >= srSackWindow {
 		clear(s.sack)
-		s.base = ackHigh
+		s.base, s.sacked = ackHigh, 0
 	}
 	for ; s.base < ackHigh; s.base++ {
-		s.sack[s.base%srSackWindow] = false
+		if i := s.base % srSackWindow; s.sack[i] {
+			s.sack[i] = false
+			s.sacked--
+		}
 	}
 }
 
@@ -231,6 +236,9 @@ func (h *HCA) srSacked(qp *QP, p *fabric.Packet, psn int64) {
 		return
 	}
 	if sp >= qp.ackHigh && sp < qp.maxSent && sp-qp.ackHigh < srSackWindow {
+		if !s.sack[sp%srSackWindow] {
+			s.sacked++
+		}
 		s.sack[sp%srSackWindow] = true
 		if !s.recovering {
 			s.recovering, s.next, s.top, s.high = true, qp.ackHigh, sp+1, qp.maxSent

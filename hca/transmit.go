@@ -288,7 +288,7 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 			if h.tcpHold(qp) {
 				return sim.Never
 			}
-		} else if qp.Window > 0 && (qp.nextPSN-h.flightFrom(qp))*int64(qp.pmtu) >= qp.Window ||
+		} else if qp.Window > 0 && h.inFlight(qp)*int64(qp.pmtu) >= qp.Window ||
 			h.Prof.Transport == fabric.UET && qp.nextPSN-qp.una >= srWindow {
 			// UET: no PSN past what the receiver tracks (uet.go).
 			return sim.Never
@@ -298,6 +298,19 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 		}
 	}
 	return max(w.ready, qp.nextTx)
+}
+
+// inFlight is the packets qp's window holds: on UET those neither
+// acknowledged nor SACKed (uetInFlight), elsewhere every PSN from the
+// oldest unacknowledged one (flightFrom).
+func (h *HCA) inFlight(qp *QP) int64 { return h.inFlightTo(qp, qp.nextPSN) }
+
+// inFlightTo is inFlight had qp sent every PSN before end.
+func (h *HCA) inFlightTo(qp *QP, end int64) int64 {
+	if h.Prof.Transport == fabric.UET {
+		return uetInFlight(qp, end)
+	}
+	return end - h.flightFrom(qp)
 }
 
 // wire returns the bytes a packet with opcode op and payload bytes

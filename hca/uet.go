@@ -116,6 +116,7 @@ func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
 			bm &= bm - 1
 			if sp := base + i; sp >= qp.ackHigh && sp < qp.maxSent && sp-qp.ackHigh < srSackWindow && !s.sack[sp%srSackWindow] {
 				s.sack[sp%srSackWindow] = true
+				s.sacked++
 				s.sackTop = max(s.sackTop, sp+1)
 				fresh = true
 			}
@@ -123,6 +124,9 @@ func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
 	}
 	if fresh {
 		h.armTimer(qp) // the responder took packets the sender had not heard of
+		if qp.Window > 0 {
+			h.activate(qp) // SACKed packets leave the window (uetInFlight)
+		}
 	}
 	if s.pathBDP == 0 || qp.Window == 0 {
 		return // SLEEK off: no path BDP, or no congestion window
@@ -146,6 +150,23 @@ func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
 		s.top = top
 		h.activate(qp)
 	}
+}
+
+// uetInFlight is what a UET QP's congestion window holds, in packets:
+// those sent and neither acknowledged nor SACKed, as uet-htsim's sender
+// counts its bytes in flight (UecSrc::_in_flight, which each packet's
+// SACK takes its bytes from: processAck, handleAckno). A packet past a
+// gap that the receiver SACKed leaves the window, where the PSN span
+// from the oldest unacknowledged PSN (IRN's BDP-FC, hca.bdp_cap on
+// RoCE) keeps it in: under spraying over a slowed path one late packet
+// would hold the window shut behind it.
+// end is one past the last PSN counted (the next to send).
+func uetInFlight(qp *QP, end int64) int64 {
+	n := end - qp.una
+	if s := qp.sr; s != nil {
+		n -= s.sacked
+	}
+	return max(0, n)
 }
 
 // sleekWindow is SLEEK's window in packets: the QP's congestion window,
