@@ -181,6 +181,11 @@ type hcaCold struct {
 	trimmed int64
 	// sleek counts UET's SLEEK loss recoveries entered (uet.go).
 	sleek int64
+	// creditCPs counts the RCCC control packets sent (rccc.go).
+	creditCPs int64
+	// newCreditSink makes the receiver's side of UET's RCCC for a
+	// responder QP (SetCreditSinks).
+	newCreditSink func(qp *QP) CreditSink
 }
 
 // TrimmedReceived returns the trimmed packets that reached the HCA

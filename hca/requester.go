@@ -158,6 +158,9 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 		qp.nextPSN = psn + 1
 	}
 	qp.maxSent = max(qp.maxSent, qp.nextPSN)
+	if qp.Credits != nil {
+		h.spendCredit(qp, p)
+	}
 	h.paced(qp, p, now)
 	switch qp.Type {
 	case RC:

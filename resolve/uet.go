@@ -15,6 +15,11 @@ type UET struct {
 	// entropy values (a row of kind.Sprays, multipath's); "" or the
 	// table's first, ecmp, keeps one value a QP.
 	Spray string
+	// ReceiverCredits is hca.uet.receiver_credits: the receivers run
+	// UET's receiver credit-based congestion control (RCCC), the first
+	// row of kind.ReceiverCCs (congestion/rccc.go), beside the senders'
+	// hca.cc.
+	ReceiverCredits bool
 }
 
 // uetBlock reads the top-level hca.uet (h) into the scenario, before the
@@ -34,7 +39,7 @@ func (b *builder) uetBlock(h *scenario.HCAS) {
 		}
 	}
 	if u.ReceiverCredits.Set && u.ReceiverCredits.V {
-		b.errorf(u.ReceiverCredits.Pos, "hca.uet.receiver_credits", "UET's receiver credit-based congestion control (RCCC) is not modelled yet: use receiver_credits: false")
+		b.s.UET.ReceiverCredits = true
 	}
 	if u.Spray.Set {
 		b.s.UET.Spray = u.Spray.V // the schema checked the name
