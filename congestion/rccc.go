@@ -57,7 +57,9 @@ import (
 //   - A sender whose retransmission timer fires while it has no credit
 //     sends an RTS, a header that carries its pull target, so that a
 //     receiver that forgot it hears of its want (rtxTimerExpired:
-//     sendRTS; processRts).
+//     sendRTS; processRts); lfsim's sender sends one too when it has new
+//     work, no credit and nothing unacknowledged (AskOnce, hca/rccc.go),
+//     a case uet-htsim leaves uncovered.
 //
 // With a sender control (hca.uet.cc: nscc) both hold the sender: it
 // sends when it has credit and its window allows (isSendPermitted), as
@@ -68,6 +70,7 @@ type RCCC struct {
 	maxWnd      int64 // 1.5 × BDP, bytes
 	frame       int64 // a full packet's bytes on the wire
 	speculating bool
+	asked       bool // an RTS went since the last credit (AskOnce)
 }
 
 // RCCC's constants (uet-htsim; see RCCC).
@@ -146,10 +149,21 @@ func (s *RCCC) Heard() {
 // all.
 func (s *RCCC) Granted(pull int64) {
 	s.Heard()
+	s.asked = false
 	if pull > s.pull {
 		s.credit = min(s.credit+pull-s.pull, s.maxWnd)
 		s.pull = pull
 	}
+}
+
+// AskOnce reports whether the sender, held without credit with nothing
+// unacknowledged, should send an RTS: once until credit comes.
+func (s *RCCC) AskOnce() bool {
+	if s.asked {
+		return false
+	}
+	s.asked = true
+	return true
 }
 
 // quantumCeil rounds b up to a whole credit quantum.

@@ -57,6 +57,14 @@ func TestRCCCSender(t *testing.T) {
 	if pt := s.Sent(frame, 1<<20, 20000); pt != quantumCeil(1<<30+20000+frame-(150000-frame)) {
 		t.Errorf("windowed target %d; want %d", pt, quantumCeil(1<<30+20000+frame-(150000-frame)))
 	}
+	// Held without credit, it asks for it once until credit comes.
+	if !s.AskOnce() || s.AskOnce() {
+		t.Errorf("AskOnce: want true, then false")
+	}
+	s.Granted(1<<30 + 1)
+	if !s.AskOnce() {
+		t.Errorf("AskOnce after a grant: want true again")
+	}
 	// A fresh sender with a positive credit at its first ACK gives it up.
 	s = NewRCCC(Path{LineRate: 100 * fabric.Gbps, BaseRTT: 8 * sim.Microsecond}, frame)
 	s.Heard()

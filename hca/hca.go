@@ -229,6 +229,7 @@ const (
 	evRspTimeout
 	evIWTimer
 	evIWOpen
+	evRTS
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -309,6 +310,8 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		h.iwTimeout(ev.Data.(*IWConn))
 	case evIWOpen:
 		h.iwOpen(ev.Data.(*IWConn))
+	case evRTS:
+		h.askCredit(ev.Data.(*QP))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}

@@ -23,6 +23,12 @@ import "github.com/lfsim/lfsim/fabric"
 //     uecpacket.h). They travel as KindCNP packets whose
 //     PacketExt.Credit says which; they count as no CNP.
 //   - ACKs and trim NACKs end the requester's speculation (Heard).
+//   - A requester held without credit with nothing unacknowledged (new
+//     work on a QP whose earlier messages went on speculative credit,
+//     whose pull targets asked for none) sends an RTS too, once until
+//     credit comes (creditHeld): nothing else would tell its receiver.
+//     uet-htsim has no such case covered (its continueConnection
+//     asserts a pending timeout); this is lfsim's.
 
 // Credits is a requester QP's side of RCCC (congestion.RCCC).
 type Credits interface {
@@ -38,6 +44,9 @@ type Credits interface {
 	Heard()
 	// Granted takes a credit packet: pull bytes granted in all.
 	Granted(pull int64)
+	// AskOnce reports whether an RTS should go now: true once until
+	// credit comes.
+	AskOnce() bool
 }
 
 // CreditSink is a responder QP's side of RCCC (congestion.RCCCSink).
@@ -75,6 +84,23 @@ func (h *HCA) spendCredit(qp *QP, p *fabric.Packet) {
 	h.pool.Ext(p).Pull = qp.Credits.Sent(int64(p.Wire), h.creditBacklog(qp), qp.Window)
 	if !qp.Credits.CanSend() {
 		p.AckReq = true
+	}
+}
+
+// creditHeld takes requester qp, which has work but no credit: with
+// nothing unacknowledged no ACK or credit is coming, so it asks its
+// receiver for credit with an RTS, sent from an event of its own (the
+// transmit arbiter, which finds it held, is choosing a packet now).
+func (h *HCA) creditHeld(qp *QP) {
+	if qp.una >= qp.maxSent && qp.Credits.AskOnce() {
+		h.eng.After(0, h, evRTS, 0, qp)
+	}
+}
+
+// askCredit sends qp's RTS, if it is still held without credit.
+func (h *HCA) askCredit(qp *QP) {
+	if qp.Credits != nil && !qp.Credits.CanSend() {
+		h.sendRTS(qp)
 	}
 }
 

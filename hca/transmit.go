@@ -289,10 +289,11 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 				return sim.Never
 			}
 		} else if qp.Window > 0 && (qp.nextPSN-qp.una)*int64(qp.pmtu) >= qp.Window ||
-			h.Prof.Transport == fabric.UET && qp.nextPSN-qp.una >= srWindow ||
-			qp.Credits != nil && !qp.Credits.CanSend() {
-			// UET: no PSN past what the receiver tracks (uet.go), nor
-			// without its credit (rccc.go).
+			h.Prof.Transport == fabric.UET && qp.nextPSN-qp.una >= srWindow {
+			// UET: no PSN past what the receiver tracks (uet.go).
+			return sim.Never
+		} else if qp.Credits != nil && !qp.Credits.CanSend() {
+			h.creditHeld(qp) // nor without its credit (rccc.go)
 			return sim.Never
 		}
 		if (w.Op.isRead() || w.Op.isAtomic()) && !w.reqSent() && qp.rdOut >= qp.maxRdAtomic {
