@@ -42,7 +42,11 @@ func (n *Network) creditSinks() {
 			src := qp.Remote
 			prof := n.Scenario.HCAProfile(src)
 			fp := n.pathOfQPN(resolve.Flow{Src: src, Dst: h.ID}, qp.RemoteQPN)
-			path := congestion.Path{LineRate: n.HCAs[src].Port().Rate, BaseRTT: fp.baseRTT(prof.MTU), MTU: prof.MTU}
+			line := h.Port().Rate
+			if fp.ok {
+				line = fp.links[0].Rate // the sender's link, as the scenario has it (its port is another partition's)
+			}
+			path := congestion.Path{LineRate: line, BaseRTT: fp.baseRTT(prof.MTU), MTU: prof.MTU}
 			return pc.Sink(congestion.RCCCMaxWindow(path, h.FullFrame(qp)), func(pull int64) { h.SendCredit(qp, pull) })
 		})
 	}
