@@ -361,7 +361,7 @@ func (n *Network) connectLink(run *commRun, src, dst *collEnd, out *collOut, in 
 			must(dst.h.PostRecv(b, hca.RecvWR{ID: recvID(l.InIdx, q)}))
 		}
 		path := n.pathOf(resolve.Flow{Src: src.h.ID, Dst: dst.h.ID}, a)
-		n.attachCC(src.h, a, n.Scenario.HCAProfile(src.h.ID), path)
+		n.attachCC(src.h, a, dst.h.ID, n.Scenario.HCAProfile(src.h.ID), path)
 	}
 }
 

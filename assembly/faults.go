@@ -38,6 +38,10 @@ type faultEvent struct {
 	f      resolve.Fault
 	saved  fabric.Rate
 	linkIx int
+	// a slow link's two directions: ports[0] sends from f.A to f.B,
+	// ports[1] back; rates holds their rates before the fault.
+	ports [2]*fabric.Port
+	rates [2]fabric.Rate
 }
 
 // scheduleFault arranges for a fault to be applied at its time.
@@ -53,6 +57,11 @@ func (n *Network) scheduleFault(f resolve.Fault) {
 	if f.Action == "down" || f.Action == "up" {
 		port, _ := n.Scenario.Topology.PortTo(f.A, f.B)
 		fe.linkIx = n.Scenario.Topology.Nodes[f.A].Ports[port].Link
+	}
+	if f.Action == "slow-link" {
+		a, _ := n.Scenario.Topology.PortTo(f.A, f.B)
+		b, _ := n.Scenario.Topology.PortTo(f.B, f.A)
+		fe.ports = [2]*fabric.Port{n.Fabric.Ports[f.A][a], n.Fabric.Ports[f.B][b]}
 	}
 	n.at(f.At, fe, 0)
 	if f.Until != sim.Never {
@@ -82,6 +91,20 @@ func (fe *faultEvent) HandleEvent(ev *sim.Event) {
 		}
 	case "missing-entry":
 		n.Switches[f.Switch].SetMissing(f.Dst, start)
+	case "slow-link":
+		// The frame on the wire keeps the rate it started at; the next
+		// is serialized at the new one.
+		for i, p := range fe.ports {
+			if i == 1 && f.OneWay {
+				break
+			}
+			if start {
+				fe.rates[i] = p.Rate
+				p.Rate = f.LinkRate
+			} else {
+				p.Rate = fe.rates[i]
+			}
+		}
 	}
 }
 

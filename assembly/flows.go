@@ -287,10 +287,10 @@ func (p flowPath) baseRTT(mtu int) sim.Time {
 // control whose row says ControlsReads does: one that reacts to ACKs
 // cannot, READ responses having none (build warns).
 func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
-	sender, qp := src, fr.Live.Requester
+	sender, qp, peer := src, fr.Live.Requester, fr.Flow.Dst
 	prof := n.Scenario.HCAProfile(fr.Flow.Src)
 	if fr.Flow.Op == "read" {
-		sender, qp = n.HCAs[fr.Flow.Dst], fr.Live.Responder
+		sender, qp, peer = n.HCAs[fr.Flow.Dst], fr.Live.Responder, fr.Flow.Src
 		prof = n.Scenario.HCAProfile(fr.Flow.Dst)
 	}
 	tcp := kind.TransportOf(prof.Transport).TCP
@@ -311,24 +311,37 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 		fr.rtt = rtt
 		return
 	}
-	fr.Live.CC = n.attachCC(sender, qp, prof, p)
+	fr.Live.CC = n.attachCC(sender, qp, peer, prof, p)
 }
 
-// attachCC gives qp, which sends on sender along p, the congestion
-// control of sender's profile prof (its window cap, its rate limiter,
-// ECN and INT), and returns it (nil with cc: none).
-func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, prof hca.Profile, p flowPath) congestion.Sender {
-	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU), MTU: prof.MTU}
+// attachCC gives qp, which sends on sender to peer along p, the
+// congestion control of sender's profile prof (its window cap, its rate
+// limiter, ECN and INT), and returns it (nil with cc: none). The
+// control's packet (Path.MTU: DCTCP's and NSCC's segment, the base RTT's
+// packet, bdp_cap's whole packets) is the QP's path MTU, by which its
+// packets are cut, not the port's: on a fabric of mixed hca.mtu the
+// smaller of the two hosts'. A QP connected already (RTR) has it
+// (PathMTU); one rdma_cm connects later, or a READ's responder the
+// requester's engine hands over, would take its port's until then, so a
+// connected QP's path MTU is taken as RTR will set it, the smaller of
+// its port's and peer's (setPeerMTU).
+func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof hca.Profile, p flowPath) congestion.Sender {
+	mtu := qp.PathMTU()
+	if qp.Type != hca.UD {
+		mtu = min(mtu, n.Scenario.HCAProfile(peer).MTU)
+	}
+	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(mtu), MTU: mtu}
 	if bdpCap := prof.BDPCap; (bdpCap > 0 || prof.BDPCapAuto) && qp.Type == hca.RC {
 		if prof.BDPCapAuto {
 			// The path's BDP, whole packets, at least one (IRN §3.2).
-			mtu := int64(prof.MTU)
+			mtu := int64(mtu)
 			bdpCap = max(1, (int64(float64(path.LineRate)/8*path.BaseRTT.Seconds())+mtu-1)/mtu) * mtu
 		}
 		sender.SetWindowCap(qp, bdpCap)
 	}
-	if prof.Transport == fabric.UET && qp.Type == hca.RC {
-		// SLEEK's threshold follows the path's BDP (hca/uet.go).
+	if prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff {
+		// SLEEK's threshold follows the path's BDP (hca/uet.go); without
+		// it (hca.uet.sleek: false) SLEEK stays off.
 		sender.SetPathBDP(qp, int64(float64(path.LineRate)/8*path.BaseRTT.Seconds()))
 	}
 	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {

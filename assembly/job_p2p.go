@@ -110,7 +110,7 @@ func (n *Network) connectP2P(jr *jobRun, l *p2pLink, li int) {
 		must(dst.PostRecv(b, hca.RecvWR{ID: uint64(li)}))
 	}
 	path := n.pathOf(resolve.Flow{Src: src.ID, Dst: dst.ID}, a)
-	n.attachCC(src, a, n.Scenario.HCAProfile(src.ID), path)
+	n.attachCC(src, a, dst.ID, n.Scenario.HCAProfile(src.ID), path)
 }
 
 // send posts send node i's message, in work requests of at most the

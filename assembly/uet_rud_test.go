@@ -82,6 +82,8 @@ func TestUETTrimNackResendsTrimmed(t *testing.T) {
 // below the highest SACKed one); for SLEEK one a loss, since runSleek
 // resends what is not yet SACKed from the cumulative PSN, some of it
 // still in flight (measured for seed 1: 14 lost, 14 resent either way).
+// With hca.uet.sleek: false NSCC's QP runs no SLEEK: its losses wait for
+// the timeout, as without a window, and exactly the lost are resent.
 func TestUETLossRecovered(t *testing.T) {
 	const src = `name: uet-loss
 seed: 1
@@ -101,6 +103,7 @@ faults:
 	}{
 		{"none", false, 0},
 		{"nscc", true, 1},
+		{"nscc, uet: {sleek: false}", false, 0},
 	} {
 		n, r := runConserved(t, c.cc, "uet-loss.yaml", patch(t, src, "cc: none", "cc: "+c.cc), 1)
 		sum := r.Summary

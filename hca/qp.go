@@ -269,6 +269,7 @@ type QP struct {
 	endPSN     int64  // one past the last PSN posted
 	una        int64  // oldest unacknowledged PSN
 	ackHigh    int64  // one past the highest PSN acknowledged
+	acked      int64  // go-back-0: one past the highest PSN acknowledged since the last rewind (flightFrom)
 	maxSent    int64  // one past the highest PSN ever sent
 	retries    int    // consecutive timeouts without progress
 	rnrRetries int    // consecutive RNR NAKs
@@ -415,6 +416,11 @@ func (q *QP) Destroyed() bool { return q.destroyed }
 
 // RetryCounts returns the QP's retry_cnt and rnr_retry (ibv_query_qp's).
 func (q *QP) RetryCounts() (retry, rnr int) { return q.retryCnt, q.rnrRetry }
+
+// PathMTU is the QP's path MTU in bytes, which cuts its requests and READ
+// responses: the smaller of the two ports' hca.mtu (or QPAttr.PathMTU)
+// from RTR on (ModifyQP), the port's own before.
+func (q *QP) PathMTU() int { return int(q.pmtu) }
 
 // Outstanding is the number of send WRs posted and not completed.
 func (q *QP) Outstanding() int { return len(q.sq) }

@@ -129,7 +129,7 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 		// A packet that fills the window asks too: until it is
 		// acknowledged nothing more may go.
 		p.AckReq = i == w.reqPkts-1 || (h.Prof.AckEvery > 0 && (psn+1-w.FirstPSN)%int64(h.Prof.AckEvery) == 0) ||
-			qp.Window > 0 && (psn+1-qp.una)*int64(mtu) >= qp.Window
+			qp.Window > 0 && (psn+1-h.flightFrom(qp))*int64(mtu) >= qp.Window
 	}
 	p.Opcode = qp.Type.transport() | op
 	p.Payload = int32(payload)
@@ -335,6 +335,7 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 	// (on iWARP TCP's ACKs do, and the scoreboard must see them).
 	if qp.tcp == nil {
 		qp.ackHigh = max(qp.ackHigh, w.FirstPSN)
+		qp.acked = max(qp.acked, w.FirstPSN)
 	}
 	if d := p.Data(); d != nil {
 		h.scatter(w.wr.SGL, w.respPkts*int64(qp.pmtu), d)
@@ -359,7 +360,69 @@ func (h *HCA) ackTo(qp *QP, psn int64) {
 	if psn > qp.ackHigh {
 		qp.ackHigh = min(psn, qp.maxSent)
 	}
+	partial := false
+	if psn > qp.acked {
+		qp.acked = min(psn, qp.maxSent)
+		partial = h.Prof.Retransmit == GoBack0
+	}
+	una := qp.una
 	h.advance(qp)
+	if partial && qp.tcp == nil && qp.una == una && qp.acked > qp.una {
+		// Under go-back-0 una holds still within a message, and advance
+		// sees no progress: yet the ACK acknowledged requests
+		// outstanding since the last rewind (goBack0Progress).
+		h.goBack0Progress(qp)
+	}
+	if partial && qp.Window > 0 {
+		// The window counts from acked (flightFrom): it opened, where
+		// advance, una holding still, saw no progress.
+		h.activate(qp)
+	}
+}
+
+// goBack0Progress is the forward progress of an ACK that acknowledges
+// part of a go-back-0 message, which leaves una at the message's first
+// PSN (the responder may still discard the partial message, and a
+// rewind restarts it from there). As any ACK that acknowledges
+// outstanding requests it restarts the ACK timer, the requester's
+// transport timer of IBA vol 1 ch. 9 (whose timeout C9-140 gives:
+// 4.096 us x 2^timeout), which bounds the wait for an acknowledgement,
+// not for a whole message; and it resets the retry counts, as advance
+// does when una moves: only timeouts in a row without an
+// acknowledgement exhaust retry_cnt. Linux's soft RoCE does both on
+// every ACK, partial or not (rxe_comp.c: check_ack's
+// reset_retry_counters, and rxe_completer's mod_timer while PSNs are
+// outstanding). Without it a message that took longer than the ACK
+// timeout to send started over at the timeout, and after retry_cnt
+// such restarts failed with retry_exc_err, without any loss.
+func (h *HCA) goBack0Progress(qp *QP) {
+	qp.retries, qp.rnrRetries = 0, 0
+	if qp.awaitsAck() {
+		h.armTimer(qp)
+	}
+}
+
+// flightFrom is the PSN from which qp's window (a congestion control's,
+// hca.bdp_cap's) counts the packets in flight: una, the oldest PSN not
+// acknowledged. Under go-back-0 una stays at the first PSN of the
+// message under way until all of it is acknowledged (the responder may
+// still discard it), yet the packets acknowledged past it have left the
+// network: there the window counts from the highest PSN acknowledged
+// since the last rewind (acked), as go-back-N's una is, so that a
+// message longer than the window goes on as acknowledgements come. A
+// READ's or atomic's PSNs are in flight until their responses are in,
+// as under go-back-N (advance's una). In-flight is what is sent and not
+// acknowledged in IRN's BDP flow control (Mittal et al., SIGCOMM 2018,
+// 3.2) and in a window-based control's window (DCTCP, RFC 8257; HPCC,
+// Li et al., SIGCOMM 2019, 3.2: inflight bytes).
+func (h *HCA) flightFrom(qp *QP) int64 {
+	if h.Prof.Retransmit != GoBack0 || len(qp.sq) == 0 {
+		return qp.una
+	}
+	if w := qp.sq[0]; w.Op.isRead() || w.Op.isAtomic() {
+		return qp.una
+	}
+	return max(qp.una, qp.acked)
 }
 
 // advance completes the WQEs at the head that are done: SEND and WRITE
@@ -461,6 +524,9 @@ func (h *HCA) rewind(qp *QP, psn int64) {
 	if h.Prof.Retransmit == GoBack0 {
 		if w, _ := qp.wqeAt(psn); w != nil {
 			psn = w.FirstPSN
+			// What was sent from there is sent again, and the
+			// window counts it from there until acknowledged anew.
+			qp.acked = min(qp.acked, psn)
 			if w.Op.isRead() && !w.respDone {
 				// The READ starts over: the responses it took (all
 				// but its last a full MTU) will be taken again, so

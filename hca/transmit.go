@@ -288,7 +288,7 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 			if h.tcpHold(qp) {
 				return sim.Never
 			}
-		} else if qp.Window > 0 && (qp.nextPSN-qp.una)*int64(qp.pmtu) >= qp.Window ||
+		} else if qp.Window > 0 && (qp.nextPSN-h.flightFrom(qp))*int64(qp.pmtu) >= qp.Window ||
 			h.Prof.Transport == fabric.UET && qp.nextPSN-qp.una >= srWindow {
 			// UET: no PSN past what the receiver tracks (uet.go).
 			return sim.Never

@@ -274,6 +274,17 @@ t.yaml:5:14: observe.flows: flow 3 does not exist; the only flow is 0
 t.yaml:7:31: expect.max_pause_fraction[0].port: s0 is a switch, not a port; a port is written node:pN (s0:p8) or node->peer (s0->h8)
 t.yaml:7:69: expect.max_pause_fraction[1].value: 2 is out of range; expected 0..1 (or 0%..100%)
 t.yaml:8:20: expect.flows_completed: 2 is more than the number of flows (1)`},
+		{"slow link", `topology: {kind: star, hosts: 3}
+faults:
+  - {at: 0, link: [s0, h1], action: slow-link, rate: 25Gbps, from: h2}
+  - {at: 0, link: [s0, h1], action: slow-link}
+  - {at: 0, link: [s0, h1], action: slow-link, rate: fast}
+  - {at: 0, link: [s0, h1], action: down, from: s0}
+`,
+			`t.yaml:3:68: faults[0].from: from names the end of the link whose sending is slowed: s0 or h1, not h2
+t.yaml:4:5: faults[1]: action: slow-link needs rate: (the link's new rate, such as 25Gbps)
+t.yaml:5:54: faults[2].rate: expected a rate such as 25Gbps, found "fast"
+t.yaml:6:43: faults[3].from: action: down does not take from:; it takes link, until, convergence`},
 		{"limits", `topology: {kind: leaf-spine, leaves: 1000, spines: 2, hosts_per_leaf: 1000}
 `,
 			`t.yaml:1:1: topology: this topology would have 1000000 hosts; at most 100000 are supported`},

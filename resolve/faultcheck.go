@@ -29,6 +29,7 @@ var faultKeys = map[string][]string{
 	"slow-receiver": {"host", "rate", "until"},
 	"rx-hang":       {"host", "until"},
 	"missing-entry": {"switch", "dst", "until"},
+	"slow-link":     {"link", "rate", "from", "until"},
 }
 
 // fault checks one faults: entry and returns the fault it asks for.
@@ -59,7 +60,7 @@ func (b *builder) fault(f *scenario.FaultS, path string) (Fault, bool) {
 	}
 	override(&fault.Convergence, f.Convergence)
 	switch act {
-	case "loss", "down", "up":
+	case "loss", "down", "up", "slow-link":
 		ok = b.linkFault(f, path, &fault) && ok
 	case "pfc-storm", "slow-receiver", "rx-hang":
 		ok = b.hostFault(f, path, &fault) && ok
@@ -73,7 +74,7 @@ func (b *builder) fault(f *scenario.FaultS, path string) (Fault, bool) {
 // (allowed), saying which it should not.
 func (b *builder) faultKeysAllowed(f *scenario.FaultS, path string, allowed []string) bool {
 	ok := true
-	for _, k := range []string{"link", "host", "switch", "dst", "priority", "until", "rate", "convergence"} {
+	for _, k := range []string{"link", "host", "switch", "dst", "priority", "until", "rate", "convergence", "from"} {
 		if f.Has(k) && !slices.Contains(allowed, k) {
 			b.errorf(f.KeyPos(k), path+"."+k, "action: %s does not take %s:; it takes %s", f.Action.V, k, scenario.ListNames(allowed))
 			ok = false
@@ -125,6 +126,9 @@ func (b *builder) linkFault(f *scenario.FaultS, path string, fault *Fault) bool 
 		b.errorf(f.Convergence.Pos, path+".convergence", "convergence is Ethernet routing's, hop by hop; %s–%s is on the InfiniBand side, whose subnet manager installs every InfiniBand switch's new table subnet_manager.sweep_delay after the change", scenario.Show(f.Link[0].V), scenario.Show(f.Link[1].V))
 		return false
 	}
+	if f.Action.V == "slow-link" {
+		return b.slowLink(f, path, fault)
+	}
 	if f.Action.V != "loss" {
 		return true
 	}
@@ -138,6 +142,34 @@ func (b *builder) linkFault(f *scenario.FaultS, path string, fault *Fault) bool 
 	default:
 		fault.Rate = rate
 	}
+	return true
+}
+
+// slowLink resolves a slow link's rate and, with from:, the one
+// direction it slows: fault.A is then the end named by from, the sender
+// of the slowed direction, and fault.OneWay is set.
+func (b *builder) slowLink(f *scenario.FaultS, path string, fault *Fault) bool {
+	if !b.need(f, path, "rate", "the link's new rate, such as 25Gbps") {
+		return false
+	}
+	r, err := fabric.ParseRate(f.Rate.V)
+	if err != nil || r <= 0 {
+		b.errorf(f.Rate.Pos, path+".rate", "expected a rate such as 25Gbps, found %s", scenario.Quote(f.Rate.V))
+		return false
+	}
+	fault.LinkRate = r
+	if !f.From.Set {
+		return true
+	}
+	switch f.From.V {
+	case f.Link[0].V:
+	case f.Link[1].V:
+		fault.A, fault.B = fault.B, fault.A
+	default:
+		b.errorf(f.From.Pos, path+".from", "from names the end of the link whose sending is slowed: %s or %s, not %s", scenario.Show(f.Link[0].V), scenario.Show(f.Link[1].V), scenario.Show(f.From.V))
+		return false
+	}
+	fault.OneWay = true
 	return true
 }
 

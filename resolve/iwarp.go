@@ -123,16 +123,19 @@ func (b *builder) rdmapTraffic(tv *scenario.TrafficV, path string) {
 }
 
 // tcpCongestion makes each iWARP RC QP's congestion control as its NIC's
-// hca.tcp.cc says, on the NIC's line rate with the MTU as the segment's
-// payload, with the parameters of the top-level hca: (a control may
-// start otherwise in TCP than on a QP: congestion.Env.TCP).
+// hca.tcp.cc says, on the NIC's line rate with the QP's path MTU as the
+// segment's payload (the QP reaches RTS, or takes its first READ, after
+// RTR set it: the smaller of the two ports' hca.mtu, by which its FPDUs
+// are cut and its TCP counts them), with the parameters of the top-level
+// hca: (a control may start otherwise in TCP than on a QP:
+// congestion.Env.TCP).
 func (b *builder) tcpCongestion() func(h *hca.HCA, qp *hca.QP, apply func(fabric.Rate, int64)) hca.CongestionControl {
 	params, given := b.s.CC, map[string]func(string) bool{}
 	for _, name := range ccList(func(r kind.CC) bool { return r.TCP }, ccName) {
 		given[name] = b.ccGiven(name)
 	}
 	return func(h *hca.HCA, qp *hca.QP, apply func(fabric.Rate, int64)) hca.CongestionControl {
-		path := congestion.Path{LineRate: h.Port().Rate, MTU: h.Prof.MTU}
+		path := congestion.Path{LineRate: h.Port().Rate, MTU: qp.PathMTU()}
 		name := h.Prof.TCP.CC
 		ctl, _ := congestion.Lookup(name)
 		if ctl.ECN {

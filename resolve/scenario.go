@@ -335,7 +335,9 @@ type Test struct {
 // drain rate to RxRate at At (until Until, then back); "rx-hang" stalls
 // host Host's receive pipeline from At until Until; "missing-entry"
 // removes switch Switch's forwarding entry for host Dst from At until
-// Until.
+// Until; "slow-link" sets the rate of the link between A and B to
+// LinkRate from At until Until (then back to the rate each direction had),
+// in both directions, or with OneWay only in the direction from A to B.
 type Fault struct {
 	Action      string
 	A, B        fabric.NodeID
@@ -345,6 +347,8 @@ type Fault struct {
 	Switch, Dst fabric.NodeID
 	Priority    uint8
 	RxRate      fabric.Rate
+	LinkRate    fabric.Rate
+	OneWay      bool
 	Convergence sim.Time
 	Pos         scenario.Pos
 }

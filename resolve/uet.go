@@ -20,6 +20,10 @@ type UET struct {
 	// row of kind.ReceiverCCs (congestion/rccc.go), beside the senders'
 	// hca.cc.
 	ReceiverCredits bool
+	// SleekOff is hca.uet.sleek: false: no QP runs SLEEK (hca/uet.go),
+	// a loss being found by a trim NACK or a timeout alone, as in
+	// uet-htsim without -sleek (its default).
+	SleekOff bool
 }
 
 // uetBlock reads the top-level hca.uet (h) into the scenario, before the
@@ -44,6 +48,7 @@ func (b *builder) uetBlock(h *scenario.HCAS) {
 	if u.Spray.Set {
 		b.s.UET.Spray = u.Spray.V // the schema checked the name
 	}
+	b.s.UET.SleekOff = u.Sleek.Set && !u.Sleek.V
 }
 
 // checkUET refuses hca.uet where the transport is not UET, and warns

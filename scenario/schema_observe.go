@@ -18,11 +18,12 @@ type FaultS struct {
 	Host        StrV   `yaml:"host"`
 	Switch      StrV   `yaml:"switch"`
 	Dst         StrV   `yaml:"dst"`
-	Action      StrV   `yaml:"action" required:"" enum:"down|up|pfc-storm|slow-receiver|rx-hang|missing-entry|loss"`
+	Action      StrV   `yaml:"action" required:"" enum:"down|up|pfc-storm|slow-receiver|rx-hang|missing-entry|loss|slow-link"`
 	Priority    IntV   `yaml:"priority" min:"0" max:"7"`
 	Until       TimeV  `yaml:"until"`
 	Rate        StrV   `yaml:"rate" number:"also"`
 	Convergence TimeV  `yaml:"convergence"`
+	From        StrV   `yaml:"from"`
 }
 
 // ---- observe and expect

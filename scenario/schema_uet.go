@@ -12,6 +12,9 @@ type UETS struct {
 	// congestion/rccc.go) beside the sender's: each receiving host
 	// paces credit to its senders.
 	ReceiverCredits boolV `yaml:"receiver_credits"`
+	// Sleek runs SLEEK, the sender's loss rule on the out-of-order
+	// count, where a QP has a congestion window (default true).
+	Sleek boolV `yaml:"sleek"`
 	// Spray is how the sender chooses each packet's entropy value,
 	// which the switches' ECMP hashes (kind.Sprays).
 	Spray StrV `yaml:"spray" kinds:"spray"`

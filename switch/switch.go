@@ -465,11 +465,13 @@ func (s *Switch) Receive(p *fabric.Packet, in *fabric.Port) {
 // forward sends an admitted packet through the pipeline to egress out.
 func (s *Switch) forward(p *fabric.Packet, in *fabric.Port, out int) {
 	delay := s.latency
-	if s.cutThrough && s.ports[out].Rate <= in.Rate {
+	if s.cutThrough && s.ports[out].Rate <= in.Peer().Rate {
 		// The header was enough to start: the frame could have been on its
 		// way since its first bytes arrived. The saving is at most the
 		// pipeline latency, since the model sees the frame at its last bit.
-		saved := fabric.SerializationTime(max(0, int64(p.Wire)-fabric.MinFrameBytes), in.Rate)
+		// It arrived at the rate its sender sent it, the peer's (a
+		// slow-link fault may slow one direction of a link only).
+		saved := fabric.SerializationTime(max(0, int64(p.Wire)-fabric.MinFrameBytes), in.Peer().Rate)
 		delay = max(0, delay-saved)
 	}
 	s.pipeline++
