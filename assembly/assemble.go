@@ -166,7 +166,12 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			continue
 		}
 		nid := fabric.NodeID(id)
-		sw := swtch.New(fab.EngineOf(nid), fab.PoolOf(nid), nid, node.Name, s.SwitchProfile(nid), fab.Ports[id], s.RoutesAt(nid), maxFrames[s.LinkLayerOf(nid)])
+		prof := s.SwitchProfile(nid)
+		if s.UET.ReceiverCredits {
+			// RCCC's receivers answer for their own links (rccc.go).
+			prof.ECN.HostLinksUnmarked = true
+		}
+		sw := swtch.New(fab.EngineOf(nid), fab.PoolOf(nid), nid, node.Name, prof, fab.Ports[id], s.RoutesAt(nid), maxFrames[s.LinkLayerOf(nid)])
 		if err := sw.Check(); err != nil {
 			return nil, err
 		}
@@ -189,6 +194,7 @@ func BuildWorkers(s *resolve.Scenario, workers int) (*Network, error) {
 			n.Switches[t.Switch].SetSL2VL(t.Out, t.In, t.Table)
 		}
 	}
+	n.creditSinks()
 	if err := n.buildFlows(); err != nil {
 		return nil, err
 	}

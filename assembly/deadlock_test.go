@@ -135,8 +135,11 @@ func TestFaultExamples(t *testing.T) {
 			for _, f := range r.Flows {
 				st[f.Src] = f.Status
 			}
-			if st["g0"] == "success" || st["gn"] != "success" {
-				t.Errorf("go-back-0 %s, go-back-N %s: want go-back-0 to fail and go-back-N to succeed", st["g0"], st["gn"])
+			// Go-back-0 is still restarting at the end (a livelock: its
+			// partial ACKs keep the ACK timer and retry count from
+			// failing it; TestGoBack0LongMessage counts the restarts).
+			if st["g0"] != "incomplete" || st["gn"] != "success" {
+				t.Errorf("go-back-0 %s, go-back-N %s: want go-back-0 incomplete and go-back-N to succeed", st["g0"], st["gn"])
 			}
 		}},
 	} {

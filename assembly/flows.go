@@ -183,9 +183,12 @@ type flowPath struct {
 // pathOf follows the path the flow's ECMP hash picks (its requester QP's
 // number sets the UDP source port). A flow's path is computed once, when
 // it starts, and serves its ideal FCT, its base RTT and its close delay.
-func (n *Network) pathOf(f resolve.Flow, qp *hca.QP) flowPath {
+func (n *Network) pathOf(f resolve.Flow, qp *hca.QP) flowPath { return n.pathOfQPN(f, qp.QPN) }
+
+// pathOfQPN is pathOf for the requester QP numbered qpn.
+func (n *Network) pathOfQPN(f resolve.Flow, qpn uint32) flowPath {
 	t := n.Scenario.Topology
-	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qp.QPN), DstPort: fabric.RoCEv2Port}
+	key := fabric.FlowKey{SrcIP: n.HCAs[f.Src].IP, DstIP: n.HCAs[f.Dst].IP, SrcPort: fabric.RoCEv2SourcePort(qpn), DstPort: fabric.RoCEv2Port}
 	if o := n.HCAs[f.Src].Prof.Overlay; o != nil {
 		key = o.Outer(key) // the switches hash the outer headers
 	}
@@ -346,12 +349,16 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		// from its own stream.
 		qp.Entropy = sp.New(sender.Engine().Rand(fmt.Sprintf("multipath/%d/%d", sender.ID, qp.QPN)))
 	}
+	if n.Scenario.UET.ReceiverCredits && prof.Transport == fabric.UET && qp.Type == hca.RC {
+		n.attachCredits(sender, qp, p, prof) // RCCC (rccc.go)
+	}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	ctl, ok := congestion.Lookup(prof.CC)
 	if !ok {
 		return nil
 	}
-	cc := ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply, Trimming: n.trimming})
+	cc := ctl.New(n.Scenario.CC[prof.CC], congestion.Env{Engine: sender.Engine(), Path: path, Apply: apply, Trimming: n.trimming,
+		ReceiverCredits: qp.Credits != nil})
 	if ctl.ECN {
 		qp.ECT = true // ECN-capable (FECN-capable on InfiniBand): the switches may mark it
 	}

@@ -62,7 +62,10 @@ type Network struct {
 	// top level or in a switch's own block), which NSCC's default
 	// target delay depends on (congestion.Env.Trimming).
 	trimming bool
-	dyn      dynamic // flows that start during the run (dynamic.go)
+	// pacers are the receiving hosts' RCCC pacers, by node id, each made
+	// by its host when a sender first asks it for credit (rccc.go).
+	pacers []*congestion.RCCCPacer
+	dyn    dynamic // flows that start during the run (dynamic.go)
 	// parts are the runner's counts by partition (one unless cut).
 	parts []partState
 	// Group runs the partitions' engines when the run is cut

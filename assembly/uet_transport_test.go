@@ -122,7 +122,6 @@ func TestUETBlockErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{head + "hca: {uet: {spray: reps}}\n", "t.yaml:2:12: hca.uet: hca.uet configures Ultra Ethernet's transport: set hca.transport: uet"},
 		{head + "hca: {transport: uet, cc: dcqcn, uet: {cc: dctcp}}\n", "t.yaml:2:44: hca.uet.cc: the congestion control is given twice, as hca.cc and hca.uet.cc: give one"},
-		{head + "hca: {transport: uet, uet: {receiver_credits: true}}\n", "t.yaml:2:47: hca.uet.receiver_credits: UET's receiver credit-based congestion control (RCCC) is not modelled yet: use receiver_credits: false"},
 		{head + "hca: {transport: uet, uet: {spray: rps}}\n", "t.yaml:2:36: hca.uet.spray: unknown value rps (did you mean reps?); expected one of ecmp, oblivious, reps"},
 		{"topology: {kind: explicit, hosts: [{name: h0, hca: {uet: {spray: reps}}}, h1], switches: [s0], links: [[h0, s0], [h1, s0]]}\nhca: {transport: uet}\n", "t.yaml:1:58: topology.hosts[0].hca.uet: every NIC of a fabric runs UET alike: set hca.uet at the top level"},
 	} {
@@ -135,6 +134,12 @@ func TestUETBlockErrors(t *testing.T) {
 	s, err := resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, uet: {cc: dctcp, spray: oblivious}}\n"+flow))
 	if err != nil || s.HCA.CC != "dctcp" || s.UET.Spray != "oblivious" || len(s.Warnings) != 0 {
 		t.Errorf("hca.uet {cc: dctcp, spray: oblivious}: %v, cc %q, spray %q, warnings %v", err, s.HCA.CC, s.UET.Spray, s.Warnings)
+	}
+	// receiver_credits: true runs RCCC (congestion/rccc.go), no longer
+	// refused.
+	s, err = resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, uet: {receiver_credits: true}}\n"+flow))
+	if err != nil || !s.UET.ReceiverCredits || len(s.Warnings) != 0 {
+		t.Errorf("hca.uet {receiver_credits: true}: %v, receiver credits %v, warnings %v", err, s.UET.ReceiverCredits, s.Warnings)
 	}
 	// A switch that chooses its ports itself overrides the sender's
 	// entropy: warned.

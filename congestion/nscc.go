@@ -55,6 +55,7 @@ type NSCC struct {
 	apply Apply
 	line  fabric.Rate
 	mss   float64
+	rccc  bool // the receivers run RCCC (SetReceiverCredits)
 
 	netRTT      sim.Time // the network's base RTT (uet-htsim's _network_rtt)
 	baseRTT     sim.Time // the least RTT sampled
@@ -221,11 +222,17 @@ func (n *NSCC) onTrim(now sim.Time, ack *fabric.Packet) {
 	n.ignored += lost
 	n.updateDelay(n.baseRTT+n.netRTT, true)
 	n.triggerQA = true
-	if !n.quickAdapt(now, true, true, 0) {
+	if !n.quickAdapt(now, true, true, 0) && (!n.rccc || !ack.Ext.LastHop) {
 		n.cwnd -= lost
 		n.bound()
 	}
 }
+
+// SetReceiverCredits says the receivers run RCCC: a packet trimmed on
+// the last link, into its receiver, does not cut the window
+// (updateCwndOnNack_NSCC: `!_receiver_based_cc || !last_hop`), the
+// receiver's credit answering for that link.
+func (n *NSCC) SetReceiverCredits(on bool) { n.rccc = on }
 
 // fastIncrease grows the window by a quarter of the bytes acknowledged,
 // scaled, once a window's worth came with under 1 us of delay, and goes
@@ -338,6 +345,8 @@ func nsccControl() Control {
 		},
 	}
 	return Define(row, func(string) P { return NSCCDefaults() }, nil, func(p P, env Env) Sender {
-		return NewNSCC(p, env.Path, env.Trimming, env.Apply)
+		n := NewNSCC(p, env.Path, env.Trimming, env.Apply)
+		n.SetReceiverCredits(env.ReceiverCredits)
+		return n
 	})
 }

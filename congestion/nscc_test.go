@@ -139,3 +139,34 @@ func TestNSCCCountsReceivedPackets(t *testing.T) {
 		}
 	}
 }
+
+// TestNSCCLastHopTrimUnderRCCC: beside RCCC a packet trimmed on the last
+// link, into its receiver, leaves NSCC's window as it was, where one
+// trimmed elsewhere, or any without RCCC, takes the packet off it
+// (uet-htsim's updateCwndOnNack_NSCC: `!_receiver_based_cc || !last_hop`).
+// The path as TestNSCCWindow's: a first window of 187,500 bytes, and the
+// first trim comes before quick adapt's first period.
+func TestNSCCLastHopTrimUnderRCCC(t *testing.T) {
+	path := Path{LineRate: 100 * fabric.Gbps, BaseRTT: 10 * sim.Microsecond, MTU: 4096}
+	for _, c := range []struct {
+		name          string
+		rccc, lastHop bool
+		want          float64
+	}{
+		{"rccc, last hop", true, true, 187500},
+		{"rccc, elsewhere", true, false, 187500 - 4096},
+		{"no rccc, last hop", false, true, 187500 - 4096},
+	} {
+		var w int64
+		n := NewNSCC(NSCCDefaults(), path, true, func(_ fabric.Rate, win int64) { w = win })
+		n.SetReceiverCredits(c.rccc)
+		now := 20 * sim.Microsecond
+		n.OnSent(0, &fabric.Packet{Payload: 4096})
+		a := nsccAck(now-path.BaseRTT, false, true)
+		a.Ext.LastHop = c.lastHop
+		n.OnAck(now, a)
+		if math.Abs(float64(w)-c.want) > 1 {
+			t.Errorf("%s: window %d after the trim; want %.0f", c.name, w, c.want)
+		}
+	}
+}

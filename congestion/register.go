@@ -43,6 +43,10 @@ type Env struct {
 	// Trimming: the switches trim a packet they would drop (Ultra
 	// Ethernet's switch.trim), which NSCC's target delay depends on.
 	Trimming bool
+	// ReceiverCredits: the receivers run UET's RCCC (rccc.go,
+	// hca.uet.receiver_credits), which answers for the last link: NSCC
+	// does not cut its window for a packet trimmed there.
+	ReceiverCredits bool
 	// Given says whether the file gave the parameter key.
 	Given func(key string) bool
 }

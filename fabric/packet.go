@@ -179,9 +179,35 @@ type PacketExt struct {
 	// UecSink::sack: set_bitmap, set_ooo).
 	SackBits uint64
 	OOO      uint32
+	// Pull is UET's receiver credit (RCCC, hca.uet.receiver_credits;
+	// congestion/rccc.go), bytes: on a request, its trimmed header or an
+	// RTS the sender's pull target, the credit it wants in all; on a
+	// credit packet the credit the receiver granted in all (uet-htsim's
+	// UecDataPacket pull_target, UecPullPacket pullno). Credit says a
+	// KindCNP packet is RCCC's control packet instead: CreditGrant or
+	// CreditRTS.
+	Pull   int64
+	Credit CreditCP
+	// LastHop says a trimmed packet, and the NACK its receiver sends for
+	// it, was trimmed on the last link, into its destination (uet-htsim's
+	// UecNackPacket last_hop, from the trim's hop count).
+	LastHop bool
 	// Overlay is the encapsulation the packet is in, nil if none.
 	Overlay *Overlay
 }
+
+// CreditCP is which of UET's RCCC control packets a packet is
+// (PacketExt.Credit), none for any other.
+type CreditCP uint8
+
+const (
+	// CreditGrant goes from the receiver to the sender: credit
+	// (uet-htsim's UecPullPacket).
+	CreditGrant CreditCP = 1 + iota
+	// CreditRTS goes from a sender without credit to the receiver: its
+	// pull target (uet-htsim's UecRtsPacket).
+	CreditRTS
+)
 
 // noExt is what a packet without a PacketExt reads.
 var noExt PacketExt

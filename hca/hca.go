@@ -181,6 +181,11 @@ type hcaCold struct {
 	trimmed int64
 	// sleek counts UET's SLEEK loss recoveries entered (uet.go).
 	sleek int64
+	// creditCPs counts the RCCC control packets sent (rccc.go).
+	creditCPs int64
+	// newCreditSink makes the receiver's side of UET's RCCC for a
+	// responder QP (SetCreditSinks).
+	newCreditSink func(qp *QP) CreditSink
 }
 
 // TrimmedReceived returns the trimmed packets that reached the HCA
@@ -224,6 +229,7 @@ const (
 	evRspTimeout
 	evIWTimer
 	evIWOpen
+	evRTS
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -304,6 +310,8 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		h.iwTimeout(ev.Data.(*IWConn))
 	case evIWOpen:
 		h.iwOpen(ev.Data.(*IWConn))
+	case evRTS:
+		h.askCredit(ev.Data.(*QP))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}

@@ -248,6 +248,12 @@ type QP struct {
 	// source port, which the switches' ECMP hashes (UET's spraying,
 	// hca.uet.spray); nil keeps the QP's one port.
 	Entropy EntropySource
+	// Credits, if set, holds the QP's requests to the credit its
+	// receiver grants (UET's RCCC, hca.uet.receiver_credits: the
+	// sender's side, rccc.go); CreditSink, if set, is the receiver's
+	// side of the QP whose requests this QP takes.
+	Credits    Credits
+	CreditSink CreditSink
 
 	timeoutExp, retryCnt, rnrRetry, minRNRTimer int
 	maxRdAtomic, maxDestRdAtomic                int

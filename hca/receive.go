@@ -164,6 +164,16 @@ func (h *HCA) process(p *fabric.Packet) {
 			h.maybeCNP(qp, p)
 		}
 	}
+	if p.Ext != nil && p.Ext.Pull != 0 && (p.Kind == fabric.KindData || p.Kind == fabric.KindTrimmed) {
+		// RCCC: a request's pull target (rccc.go).
+		if k := h.creditSink(qp); k != nil {
+			if p.Kind == fabric.KindData {
+				k.PullTarget(p.Ext.Pull)
+			} else {
+				k.Trimmed(p.Ext.Pull)
+			}
+		}
+	}
 	switch p.Kind {
 	case fabric.KindData:
 		if t := qp.tcp; t != nil && t.await {
@@ -186,6 +196,9 @@ func (h *HCA) process(p *fabric.Packet) {
 			break
 		}
 		h.acknowledged(qp, p)
+		if qp.Credits != nil {
+			qp.Credits.Heard()
+		}
 		if qp.CC != nil {
 			qp.CC.OnAck(h.eng.Now(), p)
 		}
@@ -193,6 +206,10 @@ func (h *HCA) process(p *fabric.Packet) {
 			qp.Entropy.Feedback(p.Flow.SrcPort, p.ECE == 0 && (p.Ext == nil || !p.Ext.Trimmed))
 		}
 	case fabric.KindCNP:
+		if p.Ext != nil && p.Ext.Credit != 0 {
+			h.creditArrival(qp, p) // RCCC's, not a CNP (rccc.go)
+			break
+		}
 		h.Stats.CNPsReceived++
 		qp.CNPs++
 		if qp.OnCNP != nil {

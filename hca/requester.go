@@ -158,6 +158,9 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 		qp.nextPSN = psn + 1
 	}
 	qp.maxSent = max(qp.maxSent, qp.nextPSN)
+	if qp.Credits != nil {
+		h.spendCredit(qp, p)
+	}
 	h.paced(qp, p, now)
 	switch qp.Type {
 	case RC:
@@ -357,16 +360,45 @@ func (h *HCA) ackTo(qp *QP, psn int64) {
 	if psn > qp.ackHigh {
 		qp.ackHigh = min(psn, qp.maxSent)
 	}
-	opened := false
+	partial := false
 	if psn > qp.acked {
 		qp.acked = min(psn, qp.maxSent)
-		opened = qp.Window > 0 && h.Prof.Retransmit == GoBack0
+		partial = h.Prof.Retransmit == GoBack0
 	}
+	una := qp.una
 	h.advance(qp)
-	if opened {
+	if partial && qp.tcp == nil && qp.una == una && qp.acked > qp.una {
 		// Under go-back-0 una holds still within a message, and advance
-		// sees no progress: the window opened all the same.
+		// sees no progress: yet the ACK acknowledged requests
+		// outstanding since the last rewind (goBack0Progress).
+		h.goBack0Progress(qp)
+	}
+	if partial && qp.Window > 0 {
+		// The window counts from acked (flightFrom): it opened, where
+		// advance, una holding still, saw no progress.
 		h.activate(qp)
+	}
+}
+
+// goBack0Progress is the forward progress of an ACK that acknowledges
+// part of a go-back-0 message, which leaves una at the message's first
+// PSN (the responder may still discard the partial message, and a
+// rewind restarts it from there). As any ACK that acknowledges
+// outstanding requests it restarts the ACK timer, the requester's
+// transport timer of IBA vol 1 ch. 9 (whose timeout C9-140 gives:
+// 4.096 us x 2^timeout), which bounds the wait for an acknowledgement,
+// not for a whole message; and it resets the retry counts, as advance
+// does when una moves: only timeouts in a row without an
+// acknowledgement exhaust retry_cnt. Linux's soft RoCE does both on
+// every ACK, partial or not (rxe_comp.c: check_ack's
+// reset_retry_counters, and rxe_completer's mod_timer while PSNs are
+// outstanding). Without it a message that took longer than the ACK
+// timeout to send started over at the timeout, and after retry_cnt
+// such restarts failed with retry_exc_err, without any loss.
+func (h *HCA) goBack0Progress(qp *QP) {
+	qp.retries, qp.rnrRetries = 0, 0
+	if qp.awaitsAck() {
+		h.armTimer(qp)
 	}
 }
 

@@ -277,6 +277,9 @@ func (h *HCA) srTimeout(qp *QP) {
 		// from its first missing response.
 		h.rewind(qp, w.FirstPSN+w.respPkts)
 	}
+	if qp.Credits != nil && !qp.Credits.CanSend() {
+		h.sendRTS(qp) // RCCC: the receiver may not know it wants credit
+	}
 	h.activate(qp)
 }
 
@@ -358,6 +361,9 @@ func (h *HCA) srTrim(qp *QP) int64 {
 // srRetransmit sends the next hole of qp's recovery, or returns nil (no
 // hole, or the rate limiter holds it; then a wake timer is set).
 func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
+	if qp.Credits != nil && !qp.Credits.CanSend() {
+		return nil // RCCC: a resend needs credit too (rccc.go)
+	}
 	hole, trim := h.srTrim(qp), true
 	if hole < 0 {
 		hole, trim = h.srHole(qp), false

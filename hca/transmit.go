@@ -292,6 +292,9 @@ func (h *HCA) holdUntil(qp *QP) sim.Time {
 			h.Prof.Transport == fabric.UET && qp.nextPSN-qp.una >= srWindow {
 			// UET: no PSN past what the receiver tracks (uet.go).
 			return sim.Never
+		} else if qp.Credits != nil && !qp.Credits.CanSend() {
+			h.creditHeld(qp) // nor without its credit (rccc.go)
+			return sim.Never
 		}
 		if (w.Op.isRead() || w.Op.isAtomic()) && !w.reqSent() && qp.rdOut >= qp.maxRdAtomic {
 			return sim.Never

@@ -44,6 +44,7 @@ func (h *HCA) trimmedArrival(qp *QP, p *fabric.Packet) {
 		if a := h.sendAck(qp, p, fabric.SyndromeNAKSeqErr, qp.ePSN); a != nil {
 			x := h.pool.Ext(a)
 			x.SackPSN, x.Trimmed = uint32(psn)&psnMask, true
+			x.LastHop = p.Ext != nil && p.Ext.LastHop
 		}
 	default:
 		if psn == qp.ePSN {

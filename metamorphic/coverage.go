@@ -389,6 +389,9 @@ func uecFeatures(s *Spec, add func(family, value string)) {
 		if _, ok := Get(s.HCA, "nscc"); ok {
 			add("uet", "hca.nscc keys")
 		}
+		if strings.Contains(get(s.HCA, "uet"), "receiver_credits: true") {
+			add("uet", "receiver credits")
+		}
 		if s.has("collective") || s.has("nccl_tests") {
 			add("uet", "collectives")
 		}

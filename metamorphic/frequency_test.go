@@ -99,7 +99,7 @@ func TestGeneratorFrequencies(t *testing.T) {
 		// Issue 53's Ultra Ethernet (2,000 seeds when set: UET in 4.8%,
 		// NSCC under it 2.3% and on RoCEv2 3.7%, oblivious and REPS
 		// spraying 1.3% and 1.5%, trim 3.1%, 1.6% with UET, cbfc 2.3%,
-		// llr 2.8%).
+		// llr 2.8%; RCCC, receiver_credits: true, 1.75%).
 		{"transport: uet", 0.024},
 		{"uet: cc nscc", 0.011},
 		{"uet: cc given as hca.uet.cc", 0.01},
@@ -107,6 +107,7 @@ func TestGeneratorFrequencies(t *testing.T) {
 		{"uet: spray oblivious", 0.006},
 		{"uet: spray reps", 0.007},
 		{"uet: collectives", 0.005},
+		{"uet: receiver credits", 0.008},
 		{"uec: nscc on rocev2", 0.018},
 		{"uec: trim", 0.015},
 		{"uec: trim with uet", 0.0075},

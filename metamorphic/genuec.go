@@ -96,7 +96,8 @@ func (g *gen) llr() bool { return get(g.s.Switch, "llr") == "true" }
 
 // uetCC draws UET's congestion control and its own keys: NSCC in about
 // half of them, given as hca.cc or as hca.uet.cc; hca.uet's spray
-// (ecmp, oblivious or REPS) in 70%.
+// (ecmp, oblivious or REPS) in 70%; receiver_credits: true (RCCC) in
+// 35%.
 func (g *gen) uetCC() {
 	s := g.s
 	// UET's frames carry no INT (its transport row's): HPCC is not
@@ -116,8 +117,10 @@ func (g *gen) uetCC() {
 	if g.chance(0.7) {
 		u = append(u, KV{"spray", g.weighted("ecmp", 20, "oblivious", 40, "reps", 40)})
 	}
-	if g.chance(0.05) {
-		u = append(u, KV{"receiver_credits", "false"})
+	// RCCC (congestion/rccc.go) in about a third, beside the control
+	// drawn; false, the default, given at times.
+	if rc := g.weighted("", 60, "true", 35, "false", 5); rc != "" {
+		u = append(u, KV{"receiver_credits", rc})
 	}
 	if len(u) > 0 {
 		s.HCA = append(s.HCA, KV{"uet", flowMap(u)})

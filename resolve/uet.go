@@ -15,6 +15,11 @@ type UET struct {
 	// entropy values (a row of kind.Sprays, multipath's); "" or the
 	// table's first, ecmp, keeps one value a QP.
 	Spray string
+	// ReceiverCredits is hca.uet.receiver_credits: the receivers run
+	// UET's receiver credit-based congestion control (RCCC), the first
+	// row of kind.ReceiverCCs (congestion/rccc.go), beside the senders'
+	// hca.cc.
+	ReceiverCredits bool
 	// SleekOff is hca.uet.sleek: false: no QP runs SLEEK (hca/uet.go),
 	// a loss being found by a trim NACK or a timeout alone, as in
 	// uet-htsim without -sleek (its default).
@@ -38,7 +43,7 @@ func (b *builder) uetBlock(h *scenario.HCAS) {
 		}
 	}
 	if u.ReceiverCredits.Set && u.ReceiverCredits.V {
-		b.errorf(u.ReceiverCredits.Pos, "hca.uet.receiver_credits", "UET's receiver credit-based congestion control (RCCC) is not modelled yet: use receiver_credits: false")
+		b.s.UET.ReceiverCredits = true
 	}
 	if u.Spray.Set {
 		b.s.UET.Spray = u.Spray.V // the schema checked the name

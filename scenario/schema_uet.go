@@ -8,7 +8,9 @@ type UETS struct {
 	// both): one of the table's (kind.CCs) or none.
 	CC StrV `yaml:"cc" kinds:"cc" enum:"none"`
 	// ReceiverCredits runs UET's receiver credit-based congestion
-	// control (RCCC) beside the sender's.
+	// control (RCCC, the first row of kind.ReceiverCCs:
+	// congestion/rccc.go) beside the sender's: each receiving host
+	// paces credit to its senders.
 	ReceiverCredits boolV `yaml:"receiver_credits"`
 	// Sleek runs SLEEK, the sender's loss rule on the out-of-order
 	// count, where a QP has a congestion window (default true).

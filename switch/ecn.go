@@ -23,7 +23,8 @@ func (e ECN) MarkProbability(depth int64) float64 {
 // the queue depth, unless its priority's queues do not mark; it reports
 // whether it marked.
 func (s *Switch) maybeMark(p *fabric.Packet, depth int64) bool {
-	if (p.ECN != fabric.ECT0 && p.ECN != fabric.ECT1) || s.Prof.ECN.Unmarked&(1<<(p.Priority&7)) != 0 {
+	if (p.ECN != fabric.ECT0 && p.ECN != fabric.ECT1) || s.Prof.ECN.Unmarked&(1<<(p.Priority&7)) != 0 ||
+		s.Prof.ECN.HostLinksUnmarked && s.towardHost(p.Dst) {
 		return false
 	}
 	prob := s.Prof.ECN.MarkProbability(depth)
@@ -32,4 +33,11 @@ func (s *Switch) maybeMark(p *fabric.Packet, depth int64) bool {
 	}
 	p.ECN = fabric.CE
 	return true
+}
+
+// towardHost reports whether the switch's next link toward dst ends at
+// dst, a host attached to it.
+func (s *Switch) towardHost(dst fabric.NodeID) bool {
+	next := s.row.Next(dst)
+	return len(next) > 0 && s.ports[next[0]].Link().To() == dst
 }

@@ -241,6 +241,13 @@ type ECN struct {
 	// QUEUE table gives a WRED profile (switch.ecn.priorities names the
 	// others). Default 0: every queue marks.
 	Unmarked uint8
+	// HostLinksUnmarked: the egress queues toward an attached host never
+	// mark. Set where the receivers pace their senders (UET's RCCC,
+	// hca.uet.receiver_credits), as uet-htsim turns ECN off on its ToRs'
+	// downlinks when its receivers drive (main_uec.cpp:
+	// set_ecn_parameters(true, !receiver_driven, ...)): the receiver's
+	// credit, not the sender's window, answers for its last link.
+	HostLinksUnmarked bool
 }
 
 // DefaultProfile returns the documented defaults.

@@ -43,6 +43,9 @@ func (s *Switch) trim(p *fabric.Packet) {
 	p.Payload = 0
 	p.Wire = TrimBytes + fabric.PreambleIFGBytes
 	p.Priority = TrimPriority
+	if s.towardHost(p.Dst) {
+		s.pool.Ext(p).LastHop = true // its receiver's own link: RCCC's, not the path's (hca/trimmed.go)
+	}
 }
 
 // trimQueued cuts p, charged whole at its ingress, which its egress

@@ -1,0 +1,187 @@
+package hca
+
+import "github.com/lfsim/lfsim/fabric"
+
+// UET's receiver credit-based congestion control (RCCC,
+// hca.uet.receiver_credits; the model is congestion/rccc.go's, after
+// ultraethernet/uet-htsim's htsim/sim/uec.cpp): the HCA's part is to
+// carry it.
+//
+//   - A requester QP with Credits sends a request (a resend too) only
+//     while it holds credit (holdUntil, srRetransmit); each request
+//     carries its pull target (fabric.PacketExt.Pull), and asks for an
+//     acknowledgement when it spends the last credit (uet-htsim's
+//     sendNewPacket: set_ar when _credit <= 0).
+//   - The responder QP's CreditSink hears the pull target of each request
+//     and trimmed header; the receiving host's pacer answers with credit
+//     packets (SendCredit).
+//   - A credit packet, and an RTS (a requester whose retransmission
+//     timer fires without credit tells its receiver its pull target,
+//     srTimeout), are UET PDS control packets, each as large as a PDS
+//     ACK, 70 bytes on the frame (fabric.UETFrame; uet-htsim makes its
+//     UecPullPacket and UecRtsPacket the size of its ACK, ACKSIZE 64,
+//     uecpacket.h), in the class of the NIC's CNPs (as htsim sends them
+//     at its high priority). They travel as KindCNP packets whose
+//     PacketExt.Credit says which; they count as no CNP.
+//   - ACKs and trim NACKs end the requester's speculation (Heard).
+//   - A requester held without credit with nothing unacknowledged (new
+//     work on a QP whose earlier messages went on speculative credit,
+//     whose pull targets asked for none) sends an RTS too, once until
+//     credit comes (creditHeld): nothing else would tell its receiver.
+//     uet-htsim has no such case covered (its continueConnection
+//     asserts a pending timeout); this is lfsim's.
+
+// Credits is a requester QP's side of RCCC (congestion.RCCC).
+type Credits interface {
+	// CanSend reports whether the QP holds any credit.
+	CanSend() bool
+	// Sent takes a request of wire bytes from the credit and returns its
+	// pull target; backlog is what the QP still has to send after it
+	// (bytes on the wire), window its congestion window (0: none).
+	Sent(wire, backlog, window int64) int64
+	// Target is an RTS's pull target.
+	Target(backlog, window int64) int64
+	// Heard is told of each ACK or NACK.
+	Heard()
+	// Granted takes a credit packet: pull bytes granted in all.
+	Granted(pull int64)
+	// AskOnce reports whether an RTS should go now: true once until
+	// credit comes.
+	AskOnce() bool
+}
+
+// CreditSink is a responder QP's side of RCCC (congestion.RCCCSink).
+type CreditSink interface {
+	// PullTarget takes a request's pull target.
+	PullTarget(pt int64)
+	// Trimmed takes the pull target of a trimmed header or an RTS.
+	Trimmed(pt int64)
+}
+
+// creditBacklog is what qp still has to send, in bytes on the wire: the
+// PSNs posted and not yet sent, and those waiting to be resent (trimmed,
+// or in a timeout's recovery), each a full packet (uet-htsim's _backlog
+// + _rtx_backlog, which count the last packet's own bytes).
+func (h *HCA) creditBacklog(qp *QP) int64 {
+	n := max(qp.endPSN-qp.maxSent, 0)
+	if s := qp.sr; s != nil {
+		n += int64(len(s.trims))
+		if s.recovering {
+			n += max(s.top-s.next, 0)
+		}
+	}
+	return n * h.FullFrame(qp)
+}
+
+// FullFrame is the wire bytes of qp's full request.
+func (h *HCA) FullFrame(qp *QP) int64 {
+	w, _ := h.wire(fabric.TransportRC|fabric.OpWriteMiddle, int(qp.pmtu))
+	return int64(w)
+}
+
+// spendCredit takes request p, sent now, from qp's credit and writes its
+// pull target.
+func (h *HCA) spendCredit(qp *QP, p *fabric.Packet) {
+	h.pool.Ext(p).Pull = qp.Credits.Sent(int64(p.Wire), h.creditBacklog(qp), qp.Window)
+	if !qp.Credits.CanSend() {
+		p.AckReq = true
+	}
+}
+
+// creditHeld takes requester qp, which has work but no credit: with
+// nothing unacknowledged no ACK or credit is coming, so it asks its
+// receiver for credit with an RTS, sent from an event of its own (the
+// transmit arbiter, which finds it held, is choosing a packet now).
+func (h *HCA) creditHeld(qp *QP) {
+	if qp.una >= qp.maxSent && qp.Credits.AskOnce() {
+		h.eng.After(0, h, evRTS, 0, qp)
+	}
+}
+
+// askCredit sends qp's RTS, if it is still held without credit.
+func (h *HCA) askCredit(qp *QP) {
+	if qp.Credits != nil && !qp.Credits.CanSend() {
+		h.sendRTS(qp)
+	}
+}
+
+// SendCredit sends the requester of responder QP qp a credit packet that
+// grants pull bytes in all (the receiving host's pacer calls it).
+func (h *HCA) SendCredit(qp *QP, pull int64) {
+	h.sendCreditCP(qp, fabric.CreditGrant, pull)
+}
+
+// sendRTS tells qp's responder its pull target: qp's retransmission
+// timer fired while it held no credit.
+func (h *HCA) sendRTS(qp *QP) {
+	h.sendCreditCP(qp, fabric.CreditRTS, qp.Credits.Target(h.creditBacklog(qp), qp.Window))
+}
+
+// sendCreditCP queues an RCCC control packet of qp's to its peer.
+func (h *HCA) sendCreditCP(qp *QP, which fabric.CreditCP, pull int64) {
+	if qp.destroyed || qp.State == QPErr || qp.State == QPReset {
+		return
+	}
+	c := h.pool.Get()
+	c.Kind = fabric.KindCNP
+	c.Opcode = fabric.OpCNP
+	// The class of the NIC's CNPs (cnp_802p_prio 6, DSCP 48 by
+	// default), served before data where the switches schedule by
+	// priority: uet-htsim sends its pulls and RTSs at its high priority
+	// (UecPullPacket, UecRtsPacket::priority: PRIO_HI), and credit that
+	// waits behind data in a queue of another flow's holds its sender
+	// back (an oblivious permutation on a k=8 fat tree ended at 296 us
+	// with credit at the data's priority, 257 us so).
+	c.Priority, c.DSCP = h.Prof.CNPPriority, h.Prof.CNPDSCP
+	c.Src, c.Dst = h.ID, qp.Remote
+	if qp.port2 {
+		c.Src = h.cold.id2
+	}
+	c.Flow = qp.flow
+	c.DestQP, c.SrcQP = qp.RemoteQPN, qp.QPN
+	c.Wire, c.Link = h.wire(fabric.OpCNP, 0)
+	c.InPort = -1
+	x := h.pool.Ext(c)
+	x.Credit, x.Pull = which, pull
+	h.coldPart().creditCPs++
+	h.pushCtrl(c)
+}
+
+// creditArrival takes an RCCC control packet for qp.
+func (h *HCA) creditArrival(qp *QP, p *fabric.Packet) {
+	switch p.Ext.Credit {
+	case fabric.CreditGrant:
+		if qp.Credits != nil {
+			qp.Credits.Granted(p.Ext.Pull)
+			h.activate(qp)
+		}
+	case fabric.CreditRTS:
+		if k := h.creditSink(qp); k != nil {
+			k.Trimmed(p.Ext.Pull)
+		}
+	}
+}
+
+// CreditPackets returns how many RCCC control packets (credit and RTS)
+// the HCA sent.
+func (h *HCA) CreditPackets() int64 {
+	if h.cold == nil {
+		return 0
+	}
+	return h.cold.creditCPs
+}
+
+// creditSink is responder qp's side of RCCC, made when its requester
+// first asks for credit; nil where the host runs none.
+func (h *HCA) creditSink(qp *QP) CreditSink {
+	if qp.CreditSink == nil && h.cold != nil && h.cold.newCreditSink != nil {
+		qp.CreditSink = h.cold.newCreditSink(qp)
+	}
+	return qp.CreditSink
+}
+
+// SetCreditSinks has the HCA make the receiver's side of RCCC with make
+// for each responder QP whose requester asks for credit.
+func (h *HCA) SetCreditSinks(make func(qp *QP) CreditSink) {
+	h.coldPart().newCreditSink = make
+}
