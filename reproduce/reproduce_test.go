@@ -249,8 +249,14 @@ var moved = map[string][]string{
 	// 2026-12-05).
 	"iwarp-mathis": {"hca.tcp.sack=false"},
 	// eta 70%: HPCC aims every link at 70% of its rate, so the long
-	// flows, which the 95th percentiles at 70% and more of the sizes
-	// follow, take about 1/0.7 as long.
+	// flows, which the points at 70% and more of the sizes follow, are
+	// slower. Run on the 30 ms setup (2026-12-05, 724 s of CPU) ten of
+	// twenty points fail, each measured (no NaN), the five of the
+	// largest flows at each load: at 30% p50 85-90% 2.83 and 95-100%
+	// 3.38, p95 70-75% 5.07, 85-90% 7.23, 95-100% 7.64 (+31% to +76% of
+	// the published values); at 50% p50 6.05 and 8.58, p95 9.45, 21.17
+	// and 19.12 (+32% to +129%). The nearest to its bound is 30% p95
+	// 70-75%, 9% above its high of 4.651; the smaller flows hold.
 	"hpcc-websearch": {"hca.hpcc.eta=0.7"},
 }
 
@@ -423,10 +429,13 @@ func TestReproductions(t *testing.T) {
 
 // TestLongReproductions is TestReproductions for the long reproductions
 // (hpcc-websearch), outside CI: LFSIM_LONG=1 and a -timeout above twice
-// their run time (docs/REPRODUCE.md gives the command).
+// their run time (docs/REPRODUCE.md gives the command). hpcc-websearch
+// must hold all twenty points and fail ten with eta 0.7 (moved): 741 s
+// of CPU as it is and 724 s moved (2026-12-05), most of an hour of wall
+// time on a shared 2-core machine.
 func TestLongReproductions(t *testing.T) {
 	if os.Getenv("LFSIM_LONG") == "" {
-		t.Skip("runs the long reproductions twice, for most of an hour: set LFSIM_LONG=1")
+		t.Skip("runs the long reproductions twice, about 25 minutes of CPU: set LFSIM_LONG=1")
 	}
 	for _, r := range All() {
 		if r.Long {
