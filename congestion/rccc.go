@@ -59,7 +59,8 @@ import (
 //     receiver that forgot it hears of its want (rtxTimerExpired:
 //     sendRTS; processRts); lfsim's sender sends one too when it has new
 //     work, no credit and nothing unacknowledged (AskOnce, hca/rccc.go),
-//     a case uet-htsim leaves uncovered.
+//     a case uet-htsim leaves uncovered, and again at each ACK timeout
+//     until credit comes.
 //
 // With a sender control (hca.uet.cc: nscc) both hold the sender: it
 // sends when it has credit and its window allows (isSendPermitted), as

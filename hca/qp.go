@@ -254,6 +254,8 @@ type QP struct {
 	// side of the QP whose requests this QP takes.
 	Credits    Credits
 	CreditSink CreditSink
+	// rts is the next RTS of a QP held without credit (rccc.go).
+	rts sim.Timer
 
 	timeoutExp, retryCnt, rnrRetry, minRNRTimer int
 	maxRdAtomic, maxDestRdAtomic                int

@@ -1,6 +1,9 @@
 package hca
 
-import "github.com/lfsim/lfsim/fabric"
+import (
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
+)
 
 // UET's receiver credit-based congestion control (RCCC,
 // hca.uet.receiver_credits; the model is congestion/rccc.go's, after
@@ -26,8 +29,10 @@ import "github.com/lfsim/lfsim/fabric"
 //   - ACKs and trim NACKs end the requester's speculation (Heard).
 //   - A requester held without credit with nothing unacknowledged (new
 //     work on a QP whose earlier messages went on speculative credit,
-//     whose pull targets asked for none) sends an RTS too, once until
-//     credit comes (creditHeld): nothing else would tell its receiver.
+//     whose pull targets asked for none) sends an RTS too (creditHeld):
+//     nothing else would tell its receiver; and again at each ACK
+//     timeout until credit comes (askCredit), for a loss of the RTS or
+//     of its credit.
 //     uet-htsim has no such case covered (its continueConnection
 //     asserts a pending timeout); this is lfsim's.
 
@@ -93,15 +98,25 @@ func (h *HCA) spendCredit(qp *QP, p *fabric.Packet) {
 // receiver for credit with an RTS, sent from an event of its own (the
 // transmit arbiter, which finds it held, is choosing a packet now).
 func (h *HCA) creditHeld(qp *QP) {
-	if qp.una >= qp.maxSent && qp.Credits.AskOnce() {
-		h.eng.After(0, h, evRTS, 0, qp)
+	if qp.una >= qp.maxSent && qp.Credits.AskOnce() && !qp.rts.Pending() {
+		qp.rts = h.eng.After(0, h, evRTS, 0, qp)
 	}
 }
 
-// askCredit sends qp's RTS, if it is still held without credit.
+// askCredit sends qp's RTS, if it is still held without credit, and,
+// while nothing is unacknowledged (no ACK timer runs, whose timeout
+// sends the RTS then: srTimeout), asks again each ACK timeout until
+// credit comes: the RTS, or the credit it brings, may be lost, and
+// nothing else would tell the receiver (as uet-htsim's sender sends its
+// RTS at each retransmission timeout: rtxTimerExpired).
 func (h *HCA) askCredit(qp *QP) {
-	if qp.Credits != nil && !qp.Credits.CanSend() {
-		h.sendRTS(qp)
+	qp.rts = sim.Timer{}
+	if qp.Credits == nil || qp.Credits.CanSend() || qp.destroyed || qp.State == QPErr || qp.State == QPReset {
+		return
+	}
+	h.sendRTS(qp)
+	if d := h.ackTimeout(qp); d > 0 && qp.una >= qp.maxSent && h.creditBacklog(qp) > 0 {
+		qp.rts = h.eng.After(d, h, evRTS, 0, qp)
 	}
 }
 

@@ -184,15 +184,8 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 // (4.096 us × 2^timeout, the IBTA's encoding), or IRN's RTO with
 // selective repeat.
 func (h *HCA) armTimer(qp *QP) {
-	var d sim.Time
-	switch {
-	case qp.tcp != nil:
-		d = h.tcpRTO(qp)
-	case h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0:
-		d = h.rto(qp)
-	case qp.timeoutExp > 0:
-		d = 4096 * sim.Nanosecond << uint(qp.timeoutExp)
-	default:
+	d := h.ackTimeout(qp)
+	if d == 0 {
 		qp.timerDue = 0
 		return
 	}
@@ -202,6 +195,20 @@ func (h *HCA) armTimer(qp *QP) {
 	}
 	h.eng.Cancel(qp.timer)
 	qp.timer = h.eng.Schedule(qp.timerDue, h, evTimeout, 0, qp)
+}
+
+// ackTimeout is how long qp's ACK timer runs; 0: it has none (timeout 0,
+// the infinite wait of IBA C9-140).
+func (h *HCA) ackTimeout(qp *QP) sim.Time {
+	switch {
+	case qp.tcp != nil:
+		return h.tcpRTO(qp)
+	case h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0:
+		return h.rto(qp)
+	case qp.timeoutExp > 0:
+		return 4096 * sim.Nanosecond << uint(qp.timeoutExp)
+	}
+	return 0
 }
 
 // stopTimer disarms the ACK timer; its event, if any, finds nothing due.
