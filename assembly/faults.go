@@ -29,6 +29,17 @@ type faultState struct {
 	routeGen  int
 	installed []int // by NodeID: the generation of the routes in use
 	warnings  []string
+	// slowed holds, for each port a slow-link fault slows now, its rate
+	// before any did and the faults that slow it, in the order they
+	// started: the latest one's rate holds, and when the last ends the
+	// port gets back the rate it had (overlapping faults on one link).
+	slowed map[*fabric.Port]*slowPort
+}
+
+// slowPort is a port's slow-link faults under way (faultState.slowed).
+type slowPort struct {
+	base   fabric.Rate
+	active []*faultEvent
 }
 
 // faultEvent applies a fault at its start (Kind 0) and undoes it at its
@@ -39,9 +50,8 @@ type faultEvent struct {
 	saved  fabric.Rate
 	linkIx int
 	// a slow link's two directions: ports[0] sends from f.A to f.B,
-	// ports[1] back; rates holds their rates before the fault.
+	// ports[1] back.
 	ports [2]*fabric.Port
-	rates [2]fabric.Rate
 }
 
 // scheduleFault arranges for a fault to be applied at its time.
@@ -98,12 +108,7 @@ func (fe *faultEvent) HandleEvent(ev *sim.Event) {
 			if i == 1 && f.OneWay {
 				break
 			}
-			if start {
-				fe.rates[i] = p.Rate
-				p.Rate = f.LinkRate
-			} else {
-				p.Rate = fe.rates[i]
-			}
+			n.faults.slowLink(p, fe, start)
 		}
 	}
 }
@@ -368,4 +373,36 @@ func (n *Network) scheduleLoss(f resolve.Fault) {
 			n.at(f.Until, l, 1)
 		}
 	}
+}
+
+// slowLink starts (start) or ends slow-link fault fe on port p, which
+// sends one direction of its link. While faults overlap on p the one
+// started last sets its rate; when none is left p gets back the rate it
+// had before the first, whatever order they end in.
+func (fs *faultState) slowLink(p *fabric.Port, fe *faultEvent, start bool) {
+	if fs.slowed == nil {
+		fs.slowed = map[*fabric.Port]*slowPort{}
+	}
+	sp := fs.slowed[p]
+	if start {
+		if sp == nil {
+			sp = &slowPort{base: p.Rate}
+			fs.slowed[p] = sp
+		}
+		sp.active = append(sp.active, fe)
+		p.Rate = fe.f.LinkRate
+		return
+	}
+	if sp == nil {
+		return
+	}
+	if i := slices.Index(sp.active, fe); i >= 0 {
+		sp.active = slices.Delete(sp.active, i, i+1)
+	}
+	if len(sp.active) == 0 {
+		p.Rate = sp.base
+		delete(fs.slowed, p)
+		return
+	}
+	p.Rate = sp.active[len(sp.active)-1].f.LinkRate
 }
