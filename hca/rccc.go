@@ -98,7 +98,8 @@ func (h *HCA) spendCredit(qp *QP, p *fabric.Packet) {
 // receiver for credit with an RTS, sent from an event of its own (the
 // transmit arbiter, which finds it held, is choosing a packet now).
 func (h *HCA) creditHeld(qp *QP) {
-	if qp.una >= qp.maxSent && qp.Credits.AskOnce() && !qp.rts.Pending() {
+	if qp.una >= qp.maxSent && qp.Credits.AskOnce() {
+		h.eng.Cancel(qp.rts) // an RTS due later, asking again for earlier work: now
 		qp.rts = h.eng.After(0, h, evRTS, 0, qp)
 	}
 }
