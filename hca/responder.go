@@ -65,6 +65,8 @@ func (h *HCA) respond(qp *QP, p *fabric.Packet) {
 		return
 	}
 	switch {
+	case psn == qp.ePSN && qp.sr != nil && h.Prof.Transport == fabric.UET:
+		h.uetAccept(qp, p, psn, op)
 	case psn == qp.ePSN:
 		h.accept(qp, p, psn, op)
 		if qp.sr != nil {
@@ -381,6 +383,8 @@ func (h *HCA) accept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 	switch {
 	case rc && h.iwarp():
 		h.tcpReceived(qp, p, psn)
+	case rc && p.AckReq && qp.sr != nil && qp.sr.holdAck:
+		qp.sr.ackHeld = true // uetAccept acknowledges once the replay is done
 	case rc && p.AckReq:
 		h.sendAck(qp, p, fabric.SyndromeACK, psn)
 	}

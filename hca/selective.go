@@ -41,6 +41,10 @@ type srState struct {
 	// kept how many they are (UET's out-of-order count, uet.go).
 	keptBytes int64
 	kept      int32
+	// holdAck and ackHeld are, on UET, the acknowledgement of an
+	// in-order packet held while the packets kept past it are replayed
+	// (uetAccept): one ACK then answers the packet that arrived.
+	holdAck, ackHeld bool
 	// Requester: SACKed PSNs by PSN % srSackWindow, valid from base;
 	// sacked counts them (the bits set).
 	sack       []bool

@@ -76,6 +76,27 @@ func (h *HCA) uetGap(qp *QP, p *fabric.Packet) {
 	}
 }
 
+// uetAccept executes the in-order UET request p, then the packets kept
+// past it that it made contiguous, and acknowledges p once, its ACK's
+// cumulative PSN past them all: as uet-htsim's UecSink::processData
+// advances its cumulative PSN over its receive bitmap before it sends
+// the one ACK the arriving packet asked for. The packets replayed were
+// SACKed when they arrived (uetGap); an ACK for each again, now, would
+// hand the sender a second RTT sample of each, stretched by its wait
+// past the gap, and its CE mark a second time (NSCC read both as
+// queueing: issue 53).
+func (h *HCA) uetAccept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
+	s := qp.sr
+	s.holdAck, s.ackHeld = true, false
+	h.accept(qp, p, psn, op)
+	n := h.replay(qp)
+	held := s.ackHeld
+	s.holdAck, s.ackHeld = false, false
+	if (held || n > 0) && qp.Type == RC && qp.State != QPErr {
+		h.sendAck(qp, p, fabric.SyndromeACK, qp.ePSN-1)
+	}
+}
+
 // uetSack writes into UET ACK a (for request req) the SACK bitmap and
 // out-of-order count of qp's receive side, or clears them when nothing
 // waits past a gap.
