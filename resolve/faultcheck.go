@@ -149,12 +149,8 @@ func (b *builder) linkFault(f *scenario.FaultS, path string, fault *Fault) bool 
 // direction it slows: fault.A is then the end named by from, the sender
 // of the slowed direction, and fault.OneWay is set.
 func (b *builder) slowLink(f *scenario.FaultS, path string, fault *Fault) bool {
-	if !b.need(f, path, "rate", "the link's new rate, such as 25Gbps") {
-		return false
-	}
-	r, err := fabric.ParseRate(f.Rate.V)
-	if err != nil || r <= 0 {
-		b.errorf(f.Rate.Pos, path+".rate", "expected a rate such as 25Gbps, found %s", scenario.Quote(f.Rate.V))
+	r, ok := b.faultRate(f, path, "the link's new rate", "25Gbps")
+	if !ok {
 		return false
 	}
 	fault.LinkRate = r
@@ -204,16 +200,26 @@ func (b *builder) hostFault(f *scenario.FaultS, path string, fault *Fault) bool 
 	if f.Action.V != "slow-receiver" {
 		return true
 	}
-	if !b.need(f, path, "rate", "the receive drain rate, such as 20Gbps") {
-		return false
-	}
-	r, err := fabric.ParseRate(f.Rate.V)
-	if err != nil || r <= 0 {
-		b.errorf(f.Rate.Pos, path+".rate", "expected a rate such as 20Gbps, found %s", scenario.Quote(f.Rate.V))
+	r, ok := b.faultRate(f, path, "the receive drain rate", "20Gbps")
+	if !ok {
 		return false
 	}
 	fault.RxRate = r
 	return true
+}
+
+// faultRate resolves a fault's rate: key, a positive rate (what it is,
+// and an example of one, for the errors).
+func (b *builder) faultRate(f *scenario.FaultS, path, what, example string) (fabric.Rate, bool) {
+	if !b.need(f, path, "rate", what+", such as "+example) {
+		return 0, false
+	}
+	r, err := fabric.ParseRate(f.Rate.V)
+	if err != nil || r <= 0 {
+		b.errorf(f.Rate.Pos, path+".rate", "expected a rate such as %s, found %s", example, scenario.Quote(f.Rate.V))
+		return 0, false
+	}
+	return r, true
 }
 
 // faultPort is the HCA a host fault names with a VPI host's second port
