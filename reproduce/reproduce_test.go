@@ -227,6 +227,11 @@ var moved = map[string][]string{
 	// flag, and LL's steps are small, so busbw at 256 MiB falls to 7.1
 	// GB/s: the reproduction depends on lfsim choosing Simple there.
 	"nccl-tests-ndr": {"traffic[0].nccl_tests.protocol=ll"},
+	// NVLink at an H100's 450 GB/s a direction instead of the H800's
+	// stated 164.8: NVLink, which bounds the rail rings with PXN (every
+	// GPU sends the whole busbw over it), no longer does, and the
+	// plateau moves up to the NICs' bound.
+	"nccl-tests-h800": {"topology.nvlink.rate=3.6Tbps"},
 	// IRN without its BDP flow control (1 GiB caps nothing), its
 	// selective repeat kept: drops go from 393 to 1,635 and the mean and
 	// p99 FCT ratios to 0.947 and 0.951, outside (2026-12-05). BDP-FC is
