@@ -35,8 +35,11 @@ import (
 //     rtx_backlog), at most its congestion window plus a packet when a
 //     sender control runs too (cwnd + mtu), at most 1.5 × BDP, less the
 //     credit it holds; at least one packet while it speculates with data
-//     left; rounded up to the credit quantum, 256 bytes
-//     (UEC_PULL_QUANTUM, uecpacket.h).
+//     left; divided by the sources active on its NIC when more than one
+//     is (UecNIC::activeSources: the connections waiting their turn on
+//     the sending NIC, itself among them), so that a NIC whose senders
+//     share its link asks each receiver for its share only; rounded up
+//     to the credit quantum, 256 bytes (UEC_PULL_QUANTUM, uecpacket.h).
 //   - The receiver keeps, for each sender, the highest pull target heard
 //     (a data packet's, a trimmed header's, an RTS's) and the credit it
 //     granted; a sender whose target passed its grant, or whose packet
@@ -120,8 +123,12 @@ func (s *RCCC) Credit() int64 { return s.credit }
 // Sent takes a packet of wire bytes from the credit and returns the pull
 // target the packet carries: backlog is what the sender still has to
 // send after it (bytes on the wire, resends included), window its
-// congestion window (0: none).
-func (s *RCCC) Sent(wire, backlog, window int64) (pullTarget int64) {
+// congestion window (0: none), active the connections of its NIC that
+// wait to send now, itself counted (computePullTarget divides what it
+// asks for by them when more than one: UecNIC::activeSources, the
+// sources queued for the NIC's link, of which the sender is the first
+// when its turn comes).
+func (s *RCCC) Sent(wire, backlog, window, active int64) (pullTarget int64) {
 	s.credit -= wire
 	t := backlog
 	if window > 0 {
@@ -131,12 +138,17 @@ func (s *RCCC) Sent(wire, backlog, window int64) (pullTarget int64) {
 	if s.speculating && t < s.frame && backlog > 0 {
 		t = s.frame
 	}
+	if active > 1 {
+		t /= active // as htsim's integer division: toward zero
+	}
 	return quantumCeil(t + s.pull)
 }
 
 // Target is the pull target of a header that carries no data (an RTS),
-// with backlog and window as Sent has them.
-func (s *RCCC) Target(backlog, window int64) int64 { return s.Sent(0, backlog, window) }
+// with backlog and window as Sent has them. A sender that sends an RTS
+// is held without credit, so it waits on no turn of its NIC's, and its
+// want is not divided.
+func (s *RCCC) Target(backlog, window int64) int64 { return s.Sent(0, backlog, window, 1) }
 
 // Heard is told of every ACK or NACK: the speculation ends.
 func (s *RCCC) Heard() {

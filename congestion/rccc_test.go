@@ -26,7 +26,7 @@ func TestRCCCSender(t *testing.T) {
 	// 35 packets spend 147,630 bytes; the 36th ends 1,848 bytes below 0.
 	var pt int64
 	for i := range 36 {
-		pt = s.Sent(frame, int64(1000-i-1)*frame, 0)
+		pt = s.Sent(frame, int64(1000-i-1)*frame, 0, 1)
 	}
 	if s.CanSend() || s.Credit() != 150000-36*frame {
 		t.Errorf("after 36 packets: credit %d, can send %v; want %d, false", s.Credit(), s.CanSend(), 150000-36*frame)
@@ -54,8 +54,22 @@ func TestRCCCSender(t *testing.T) {
 		t.Errorf("a large grant: credit %d; want the cap, 150,000", s.Credit())
 	}
 	// With a window of 20,000 the target is at most window + frame.
-	if pt := s.Sent(frame, 1<<20, 20000); pt != quantumCeil(1<<30+20000+frame-(150000-frame)) {
+	if pt := s.Sent(frame, 1<<20, 20000, 0); pt != quantumCeil(1<<30+20000+frame-(150000-frame)) {
 		t.Errorf("windowed target %d; want %d", pt, quantumCeil(1<<30+20000+frame-(150000-frame)))
+	}
+	// Three connections waiting their turn on the NIC (itself one):
+	// what it wants past its credit is divided by 3, with the integer
+	// division of computePullTarget, before the credit granted is added
+	// (UecNIC::activeSources). Granted to the cap, it sends a frame:
+	// its credit is 150,000 − 4,218 = 145,782 and it wants 150,000, so
+	// 4,218 / 3 = 1,406, rounded up to 1,536 past the 2^30 + 2^20
+	// granted; alone it asks for all 4,218, rounded up to 4,352.
+	s.Granted(1<<30 + 1<<20)
+	if pt := s.Sent(frame, 1<<20, 0, 3); pt != 1<<30+1<<20+1536 {
+		t.Errorf("target shared by 3 sources: %d; want 2^30 + 2^20 + 1,536", pt)
+	}
+	if pt := s.Sent(0, 1<<20, 0, 1); pt != 1<<30+1<<20+4352 {
+		t.Errorf("target of one source: %d; want 2^30 + 2^20 + 4,352", pt)
 	}
 	// Held without credit, it asks for it once until credit comes.
 	if !s.AskOnce() || s.AskOnce() {

@@ -42,8 +42,10 @@ type Credits interface {
 	CanSend() bool
 	// Sent takes a request of wire bytes from the credit and returns its
 	// pull target; backlog is what the QP still has to send after it
-	// (bytes on the wire), window its congestion window (0: none).
-	Sent(wire, backlog, window int64) int64
+	// (bytes on the wire), window its congestion window (0: none),
+	// active the QPs of the HCA that wait to send a request now, the QP
+	// among them (creditActive).
+	Sent(wire, backlog, window, active int64) int64
 	// Target is an RTS's pull target.
 	Target(backlog, window int64) int64
 	// Heard is told of each ACK or NACK.
@@ -64,11 +66,15 @@ type CreditSink interface {
 }
 
 // creditBacklog is what qp still has to send, in bytes on the wire: the
-// PSNs posted and not yet sent, and those waiting to be resent (trimmed,
-// or in a timeout's recovery), each a full packet (uet-htsim's _backlog
-// + _rtx_backlog, which count the last packet's own bytes).
+// requests posted and not yet sent, and those waiting to be resent
+// (trimmed, or in a timeout's recovery), each a full packet (uet-htsim's
+// _backlog + _rtx_backlog, which count the last packet's own bytes). A
+// READ posted counts its one request, not the PSNs its responses take
+// (readPSNs): its responses are the responder's to send, and a QP with
+// several READs posted would otherwise ask for credit for data it never
+// sends (uet-htsim has no READ).
 func (h *HCA) creditBacklog(qp *QP) int64 {
-	n := max(qp.endPSN-qp.maxSent, 0)
+	n := max(qp.endPSN-qp.maxSent-qp.readPSNs, 0)
 	if s := qp.sr; s != nil {
 		n += int64(len(s.trims))
 		if s.recovering {
@@ -76,6 +82,50 @@ func (h *HCA) creditBacklog(qp *QP) int64 {
 		}
 	}
 	return n * h.FullFrame(qp)
+}
+
+// creditActive counts the RCCC requester QPs of the HCA that wait to
+// send a request now, qp (which is sending one) among them: uet-htsim's
+// UecNIC::activeSources, the sources queued for the NIC's link, each
+// there while its credit and window let it send (isSendPermitted), the
+// sender first in line when its turn comes. A QP counts when it holds
+// credit, has a request or a resend to send, its window and its rate
+// limiter let it, and the WQE's doorbell is done; what pauses its
+// priority does not count (the NIC's queue of sources knows no pause).
+// It reads the HCA's transmit rings, once a request of an RCCC QP.
+func (h *HCA) creditActive(qp *QP) int64 {
+	n := int64(1)
+	now := h.eng.Now()
+	count := func(ring []*QP) {
+		for _, o := range ring {
+			if o != qp && h.waitsToSend(o, now) {
+				n++
+			}
+		}
+	}
+	if h.arb != nil {
+		for i := range h.arb.rings {
+			count(h.arb.rings[i])
+		}
+	} else {
+		count(h.active)
+	}
+	return n
+}
+
+// waitsToSend reports whether RCCC requester QP o could send a request
+// now (creditActive).
+func (h *HCA) waitsToSend(o *QP, now sim.Time) bool {
+	if o.Credits == nil || o.Type != RC || o.State != QPRTS || o.tcp != nil || !o.Credits.CanSend() || o.nextTx > now {
+		return false
+	}
+	if o.Window > 0 && h.inFlight(o)*int64(o.pmtu) >= o.Window {
+		return false
+	}
+	if o.srPending() {
+		return true
+	}
+	return o.sendIdx < len(o.sq) && o.sq[o.sendIdx].ready <= now && !o.rnrWait.Pending()
 }
 
 // FullFrame is the wire bytes of qp's full request.
@@ -87,7 +137,7 @@ func (h *HCA) FullFrame(qp *QP) int64 {
 // spendCredit takes request p, sent now, from qp's credit and writes its
 // pull target.
 func (h *HCA) spendCredit(qp *QP, p *fabric.Packet) {
-	h.pool.Ext(p).Pull = qp.Credits.Sent(int64(p.Wire), h.creditBacklog(qp), qp.Window)
+	h.pool.Ext(p).Pull = qp.Credits.Sent(int64(p.Wire), h.creditBacklog(qp), qp.Window, h.creditActive(qp))
 	if !qp.Credits.CanSend() {
 		p.AckReq = true
 	}

@@ -148,6 +148,9 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 		h.Stats.Retransmitted++
 		w.Retransmits++
 	}
+	if psn >= qp.maxSent {
+		qp.readPSNs -= w.NPkts - w.reqPkts // a READ's first request: its responses' PSNs are sent for
+	}
 	// Advance the send position.
 	if w.Op.isRead() || w.Op.isAtomic() || i == w.reqPkts-1 {
 		qp.sendIdx++

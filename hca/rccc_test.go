@@ -1,0 +1,102 @@
+package hca_test
+
+import (
+	"testing"
+
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
+)
+
+// sentCredits is an RCCC sender that always holds credit and records
+// what the HCA tells it of each request (hca.Credits).
+type sentCredits struct {
+	backlog, active []int64
+}
+
+func (c *sentCredits) CanSend() bool { return true }
+func (c *sentCredits) Sent(wire, backlog, window, active int64) int64 {
+	c.backlog = append(c.backlog, backlog)
+	c.active = append(c.active, active)
+	return 1 << 20
+}
+func (c *sentCredits) Target(backlog, window int64) int64 { return 1 << 20 }
+func (c *sentCredits) Heard()                             {}
+func (c *sentCredits) Granted(int64)                      {}
+func (c *sentCredits) AskOnce() bool                      { return false }
+
+// uetStar is a UET star of n hosts at 100 Gb/s, 1 us links, 4096-byte
+// MTU.
+func uetStar(t *testing.T, n int) (*sim.Engine, []*hca.HCA) {
+	prof := hca.DefaultProfile()
+	prof.MTU, prof.Retransmit, prof.Placement, prof.Transport = 4096, hca.Selective, hca.Direct, fabric.UET
+	eng, h, _ := star(t, n, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+	return eng, h
+}
+
+// TestRCCCBacklogOfReads: a QP with three READs of 1 MiB posted has
+// three requests to send, not the 768 PSNs their responses take: its
+// first request's backlog is the two other requests, 2 full frames
+// (hca/rccc.go, creditBacklog), the second's one, the last's none.
+// Before, the first's was 512 frames (the other READs' 512 response
+// PSNs), 2.2 MB asked for that the QP never sends (tried: 2,159,616
+// bytes against 8,436).
+func TestRCCCBacklogOfReads(t *testing.T) {
+	eng, h := uetStar(t, 2)
+	qa, _ := connect(h[0], h[1])
+	c := &sentCredits{}
+	qa.Credits = c
+	for range 3 {
+		if _, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRRead, Length: 1 << 20, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng.Run(sim.Second, nil)
+	frame := h[0].FullFrame(qa)
+	want := []int64{2 * frame, frame, 0}
+	if len(c.backlog) != 3 {
+		t.Fatalf("%d requests sent; want 3 (backlogs %v)", len(c.backlog), c.backlog)
+	}
+	for i, b := range c.backlog {
+		if b != want[i] {
+			t.Errorf("request %d: backlog %d; want %d", i, b, want[i])
+		}
+	}
+}
+
+// TestRCCCActiveSources: a host that sends to two others at once, each
+// QP holding credit, tells each request's pull target that two sources
+// wait on its link (uet-htsim's UecNIC::activeSources, by which
+// computePullTarget divides): each of the 2 × 64 requests of 256 KiB
+// WRITEs counts 2 while the other QP still has requests, and 1 at the
+// end. Asserted: the first 100 requests each count 2.
+func TestRCCCActiveSources(t *testing.T) {
+	eng, h := uetStar(t, 3)
+	var cs []*sentCredits
+	for _, dst := range []*hca.HCA{h[1], h[2]} {
+		q, _ := connect(h[0], dst)
+		c := &sentCredits{}
+		q.Credits = c
+		cs = append(cs, c)
+		if _, err := h[0].PostSend(q, hca.SendWR{Op: hca.WRWrite, Length: 256 << 10, Signaled: true, RemoteAddr: q.RemoteAddr, RKey: q.RemoteRKey}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eng.Run(sim.Second, nil)
+	var twos, total int
+	for _, c := range cs {
+		for _, a := range c.active {
+			total++
+			if a == 2 {
+				twos++
+			}
+			if a < 1 || a > 2 {
+				t.Errorf("active %d; want 1 or 2", a)
+			}
+		}
+	}
+	if total != 128 || twos < 100 {
+		t.Errorf("%d requests, %d of them with 2 active; want 128, at least 100", total, twos)
+	}
+}
