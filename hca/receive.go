@@ -203,7 +203,7 @@ func (h *HCA) process(p *fabric.Packet) {
 			qp.CC.OnAck(h.eng.Now(), p)
 		}
 		if qp.Entropy != nil {
-			qp.Entropy.Feedback(p.Flow.SrcPort, p.ECE == 0 && (p.Ext == nil || !p.Ext.Trimmed))
+			qp.Entropy.Feedback(h.eng.Now(), p.Flow.SrcPort, p.ECE == 0 && (p.Ext == nil || !p.Ext.Trimmed))
 		}
 	case fabric.KindCNP:
 		if p.Ext != nil && p.Ext.Credit != 0 {

@@ -284,6 +284,9 @@ func (h *HCA) srTimeout(qp *QP) {
 	if qp.Credits != nil && !qp.Credits.CanSend() {
 		h.sendRTS(qp) // RCCC: the receiver may not know it wants credit
 	}
+	if qp.Entropy != nil {
+		qp.Entropy.Timeout(h.eng.Now()) // REPS freezes (multipath)
+	}
 	h.activate(qp)
 }
 
