@@ -192,11 +192,12 @@ func quantumCeil(b int64) int64 {
 // senders credit in turn, at 0.99 of its line rate.
 type RCCCPacer struct {
 	eng     *sim.Engine
-	rate    fabric.Rate // the rate it grants credit at
-	perPull int64       // bytes of credit a pull grants
-	active  []*RCCCSink // senders that want credit, in turn
-	idle    []*RCCCSink // senders whose want is met, for slow pulls
-	busy    bool        // its next turn is scheduled
+	rate    fabric.Rate           // the rate it grants credit at
+	perPull int64                 // bytes of credit a pull grants
+	active  []*RCCCSink           // senders that want credit, in turn
+	idle    []*RCCCSink           // senders whose want is met, for slow pulls
+	busy    bool                  // its next turn is scheduled
+	os      *RCCCOversubscription // the host's oversubscription control; nil: none
 
 	// Pulls counts the credit packets it sent.
 	Pulls int64
@@ -242,6 +243,16 @@ func (k *RCCCSink) Trimmed(pt int64) {
 	k.PullTarget(pt)
 	if !k.inPull {
 		k.request()
+	}
+}
+
+// Arrived counts a request that reached the receiver for the host's
+// oversubscription control, if it runs one (RCCCOversubscription): a
+// data packet, CE-marked or not, a trimmed header, trimmed at the
+// host's own link (lastHop) or before, or an RTS (neither).
+func (k *RCCCSink) Arrived(ce, trimmed, lastHop bool) {
+	if o := k.p.os; o != nil {
+		o.arrived(ce, trimmed, lastHop)
 	}
 }
 
@@ -312,7 +323,11 @@ func (p *RCCCPacer) HandleEvent(*sim.Event) {
 	if gap == 0 {
 		gap = rcccIdleSpacing
 	}
-	p.eng.After(fabric.SerializationTime(gap, p.rate), p, 0, 0, nil)
+	d := fabric.SerializationTime(gap, p.rate)
+	if p.os != nil && p.os.rate < 1 {
+		d = sim.Time(float64(d) / p.os.rate) // updatePullRate
+	}
+	p.eng.After(d, p, 0, 0, nil)
 }
 
 // RCCCRow is RCCC's row of the table of receiver controls.

@@ -136,3 +136,64 @@ func TestRCCCPacer(t *testing.T) {
 		}
 	}
 }
+
+// TestRCCCOversubscription: a receiving host's oversubscription control
+// (uet-htsim's OversubscribedCC::doCongestionControl) on a fabric of
+// ratio 4 (its floor 0.9 / 4 = 0.225), interval by interval, the
+// arithmetic worked by hand from oversubscribed_cc.cpp's constants
+// (target 0.3, Ai 0.01, Md 0.5, alpha 0.5). The pacer's spacing
+// follows the rate (updatePullRate): at 0.5, a pull of 16,384 bytes is
+// spaced twice 1.3240 us.
+func TestRCCCOversubscription(t *testing.T) {
+	eng := sim.NewEngine(1)
+	p := NewRCCCPacer(eng, 100*fabric.Gbps, 4096)
+	o := NewRCCCOversubscription(eng, p, 4, sim.Stream(1, "test"))
+	o.SetBaseRTT(10 * sim.Microsecond)
+	feed := func(data, ce, trimLast, trimOther int) {
+		for i := 0; i < data; i++ {
+			o.arrived(i < ce, false, false)
+		}
+		for range trimLast {
+			o.arrived(false, true, true)
+		}
+		for range trimOther {
+			o.arrived(false, true, false)
+		}
+	}
+	for i, c := range []struct {
+		data, ce, trimLast, trimOther int
+		rate, g                       float64
+	}{
+		// 10 of 100 trimmed before the last hop: 1 − 0.1.
+		{90, 0, 0, 10, 0.9, 0},
+		// Trims at the last hop are RCCC's own: no cut; 50 of 100 data
+		// marked: g 0.25, under the target: + Ai (some marked).
+		{100, 50, 20, 0, 0.91, 0.25},
+		// All marked: g 0.625, rate × (1 − 0.325 × 0.5).
+		{100, 100, 0, 0, 0.91 * (1 - 0.325*0.5), 0.625},
+		// Nothing marked: g 0.3125, still above: × (1 − 0.0125 × 0.5).
+		{100, 0, 0, 0, 0.91 * (1 - 0.325*0.5) * (1 - 0.0125*0.5), 0.3125},
+		// g 0.15625: + Ai × 2^0, then + Ai × 2^1.
+		{100, 0, 0, 0, 0.91*(1-0.325*0.5)*(1-0.0125*0.5) + 0.01, 0.15625},
+		{100, 0, 0, 0, 0.91*(1-0.325*0.5)*(1-0.0125*0.5) + 0.03, 0.078125},
+		// 80 of 100 trimmed before the last hop: −0.8, held at the floor.
+		{20, 0, 0, 80, 0.225, 0.0390625},
+	} {
+		feed(c.data, c.ce, c.trimLast, c.trimOther)
+		o.HandleEvent(nil)
+		if math.Abs(o.Rate()-c.rate) > 1e-12 || math.Abs(o.g-c.g) > 1e-12 {
+			t.Errorf("interval %d: rate %.6f, g %.6f; want %.6f, %.6f", i, o.Rate(), o.g, c.rate, c.g)
+		}
+	}
+	// The pacer at half rate: one sender, one pull of 16,384 bytes, the
+	// next turn twice 1.3240 us later.
+	o.rate = 0.5
+	var at []sim.Time
+	k := p.Sink(150000, func(int64) { at = append(at, eng.Now()) })
+	k.PullTarget(32768)
+	eng.Run(sim.Second, nil)
+	want := 2 * fabric.SerializationTime(16384, fabric.Rate(float64(100*fabric.Gbps)*0.99))
+	if len(at) < 2 || math.Abs(float64(at[1]-at[0]-want)) > 1 {
+		t.Errorf("pulls at %v; want the second %v after the first", at, want)
+	}
+}

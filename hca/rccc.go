@@ -63,6 +63,10 @@ type CreditSink interface {
 	PullTarget(pt int64)
 	// Trimmed takes the pull target of a trimmed header or an RTS.
 	Trimmed(pt int64)
+	// Arrived is told of each request that reaches the QP (a data
+	// packet, CE-marked or not, a trimmed header, trimmed at the
+	// receiver's own link or before) and each RTS (neither).
+	Arrived(ce, trimmed, lastHop bool)
 }
 
 // creditBacklog is what qp still has to send, in bytes on the wire: the
@@ -223,6 +227,7 @@ func (h *HCA) creditArrival(qp *QP, p *fabric.Packet) {
 		}
 	case fabric.CreditRTS:
 		if k := h.creditSink(qp); k != nil {
+			k.Arrived(false, false, false)
 			k.Trimmed(p.Ext.Pull)
 		}
 	}

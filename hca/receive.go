@@ -174,6 +174,9 @@ func (h *HCA) process(p *fabric.Packet) {
 			}
 		}
 	}
+	if k := qp.CreditSink; k != nil && (p.Kind == fabric.KindData || p.Kind == fabric.KindTrimmed) {
+		k.Arrived(p.ECN == fabric.CE, p.Kind == fabric.KindTrimmed, p.Ext != nil && p.Ext.LastHop)
+	}
 	switch p.Kind {
 	case fabric.KindData:
 		if t := qp.tcp; t != nil && t.await {
