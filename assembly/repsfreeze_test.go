@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/lfsim/lfsim/multipath"
@@ -38,7 +39,8 @@ traffic:
 // packets, which end after 400 us); without 477, 459 and 1,622 us
 // (this revision's build before freezing gives the same). Asserted:
 // freezing loses and resends at least 15% fewer, ends at least 20%
-// sooner, and some QPs froze, none with it off.
+// sooner, and some QPs froze, none with it off; byte-identical at 1
+// and 2 workers.
 func TestREPSFreezingAvoidsABlackHole(t *testing.T) {
 	type result struct {
 		lost, resent, last int64
@@ -91,5 +93,12 @@ func TestREPSFreezingAvoidsABlackHole(t *testing.T) {
 	}
 	if float64(on.last) > 0.8*float64(off.last) {
 		t.Errorf("last flow at %d ns with freezing, %d without: want 20%% sooner", on.last, off.last)
+	}
+	files, _ := runFiles(t, repsFreezeScenario, 1)
+	files2, _ := runFiles(t, repsFreezeScenario, 2)
+	for name, b := range files {
+		if !bytes.Equal(b, files2[name]) {
+			t.Errorf("%s differs at 1 and 2 workers", name)
+		}
 	}
 }
