@@ -81,11 +81,32 @@ func (h *HCA) creditBacklog(qp *QP) int64 {
 	n := max(qp.endPSN-qp.maxSent-qp.readPSNs, 0)
 	if s := qp.sr; s != nil {
 		n += int64(len(s.trims))
-		if s.recovering {
-			n += max(s.top-s.next, 0)
+		if s.recovering && s.top > s.next {
+			n += s.top - s.next - readRecovered(qp, s.next, s.top)
 		}
 	}
 	return n * h.FullFrame(qp)
+}
+
+// readRecovered is how many of the PSNs from..to (a timeout's recovery)
+// belong to READs past their first, which recovery does not resend: a
+// READ's request goes again, once (srHole). Only READs sent and not
+// completed can be there (rdOut).
+func readRecovered(qp *QP, from, to int64) int64 {
+	if qp.rdOut == 0 {
+		return 0
+	}
+	var n int64
+	for _, w := range qp.sq {
+		if w.FirstPSN >= to {
+			break
+		}
+		lo, hi := max(w.FirstPSN, from), min(w.FirstPSN+w.NPkts, to)
+		if w.reqPkts < w.NPkts && hi > lo {
+			n += hi - lo - 1
+		}
+	}
+	return n
 }
 
 // creditActive counts the RCCC requester QPs of the HCA that wait to

@@ -100,3 +100,45 @@ func TestRCCCActiveSources(t *testing.T) {
 		t.Errorf("%d requests, %d of them with 2 active; want 128, at least 100", total, twos)
 	}
 }
+
+// TestRCCCBacklogOfReadsInRecovery: two READs of 1 MiB whose first
+// request is lost: the ACK timeout recovers it by resending its request
+// (srTimeout, srHole), and the backlog the resend reports counts that
+// one request, not the 255 response PSNs the recovery spans past it
+// (creditBacklog, readRecovered). The recovery spans both READs (the
+// second's responses came: the SACKed top is past it), so the resend
+// counts 2 requests, as recovery counts a WRITE's SACKed PSNs in its
+// span too. Asserted: every request's backlog at most 2 frames, and the
+// READs complete. Before, the resend reported 257 frames (tried).
+func TestRCCCBacklogOfReadsInRecovery(t *testing.T) {
+	eng, h := uetStar(t, 2)
+	qa, _ := connect(h[0], h[1])
+	c := &sentCredits{}
+	qa.Credits = c
+	h[0].Port().Link().SetLossFilter(loseOnce(1, func(p *fabric.Packet) bool {
+		return isOp(p, fabric.OpReadRequest)
+	}))
+	var ws []*hca.WQE
+	for range 2 {
+		w, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRRead, Length: 1 << 20, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	eng.Run(sim.Second, nil)
+	for _, w := range ws {
+		if w.Status != hca.WCSuccess {
+			t.Fatalf("READ %v; want success", w.Status)
+		}
+	}
+	frame := h[0].FullFrame(qa)
+	if len(c.backlog) < 3 {
+		t.Fatalf("%d requests sent; want the 2 and a resend (backlogs %v)", len(c.backlog), c.backlog)
+	}
+	for i, b := range c.backlog {
+		if b > 2*frame {
+			t.Errorf("request %d: backlog %d; want at most 2 frames, %d (all backlogs %v)", i, b, 2*frame, c.backlog)
+		}
+	}
+}
