@@ -67,7 +67,9 @@ import (
 //
 // With a sender control (hca.uet.cc: nscc) both hold the sender: it
 // sends when it has credit and its window allows (isSendPermitted), as
-// htsim's -receiver_cc beside its default NSCC.
+// htsim's -receiver_cc beside its default NSCC. Without one, on an
+// oversubscribed fabric, the pacer's rate is the receiving host's
+// oversubscription control's (RCCCOversubscription, rcccoversub.go).
 type RCCC struct {
 	credit      int64 // bytes it may still send; below zero by at most a packet
 	pull        int64 // the total credit granted, as the last credit packet heard says

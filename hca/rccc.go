@@ -15,9 +15,16 @@ import (
 //     carries its pull target (fabric.PacketExt.Pull), and asks for an
 //     acknowledgement when it spends the last credit (uet-htsim's
 //     sendNewPacket: set_ar when _credit <= 0).
+//   - The pull target is divided among the RCCC QPs of the HCA that wait
+//     to send at that moment (creditActive; uet-htsim's
+//     UecNIC::activeSources), and counts a READ as its one request
+//     (creditBacklog): its responses are the responder's data, not
+//     credited.
 //   - The responder QP's CreditSink hears the pull target of each request
-//     and trimmed header; the receiving host's pacer answers with credit
-//     packets (SendCredit).
+//     and trimmed header, and is told of every request that arrives
+//     (Arrived: the receiving host's oversubscription control counts
+//     them); the receiving host's pacer answers with credit packets
+//     (SendCredit).
 //   - A credit packet, and an RTS (a requester whose retransmission
 //     timer fires without credit tells its receiver its pull target,
 //     srTimeout), are UET PDS control packets, each as large as a PDS
