@@ -16,11 +16,12 @@ import (
 // is made at the receiving host when the first request that carries a
 // pull target comes (its partition's own), with the pacer of that host.
 
-// attachCredits gives qp, an RC QP of a UET sender on path p, RCCC's
-// sender side.
-func (n *Network) attachCredits(sender *hca.HCA, qp *hca.QP, p flowPath, prof hca.Profile) {
-	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(prof.MTU), MTU: prof.MTU}
-	qp.Credits = congestion.NewRCCC(path, sender.FullFrame(qp))
+// attachCredits gives qp, an RC QP of a UET sender, RCCC's sender side
+// on path, the one its congestion control has (attachCC: the QP's path
+// MTU and the base RTT of a packet of it), whose full packets take frame
+// bytes on the wire.
+func (n *Network) attachCredits(qp *hca.QP, path congestion.Path, frame int64) {
+	qp.Credits = congestion.NewRCCC(path, frame)
 }
 
 // creditSinks has every UET host make the receiver's side of RCCC for a
@@ -52,14 +53,16 @@ func (n *Network) creditSinks() {
 			}
 			// The sender's credit bound, 1.5 × its path's BDP, bounds
 			// the slow pulls (uet-htsim's sink reads its source's).
+			// Its packets are of the QP's path MTU, as the sender's
+			// side has it (attachCredits).
 			src := qp.Remote
-			prof := n.Scenario.HCAProfile(src)
+			mtu := n.connectedMTU(qp, src)
 			fp := n.pathOfQPN(resolve.Flow{Src: src, Dst: h.ID}, qp.RemoteQPN)
 			line := h.Port().Rate
 			if fp.ok {
 				line = fp.links[0].Rate // the sender's link, as the scenario has it (its port is another partition's)
 			}
-			path := congestion.Path{LineRate: line, BaseRTT: fp.baseRTT(prof.MTU), MTU: prof.MTU}
+			path := congestion.Path{LineRate: line, BaseRTT: fp.baseRTT(mtu), MTU: mtu}
 			if o := n.oversub[h.ID]; o != nil {
 				o.SetBaseRTT(path.BaseRTT)
 			}

@@ -278,6 +278,10 @@ func (k *RCCCSink) backlog() int64 { return max(k.highest-k.latest, 0) }
 // slow is the credit granted past the sender's target.
 func (k *RCCCSink) slow() int64 { return max(k.latest-k.highest, 0) }
 
+// MaxWindow is the sender's credit bound the sink's slow pulls keep to,
+// bytes.
+func (k *RCCCSink) MaxWindow() int64 { return k.maxWnd }
+
 // HandleEvent is the pacer's turn (UecPullPacer::doNextEvent).
 func (p *RCCCPacer) HandleEvent(*sim.Event) {
 	var k *RCCCSink
