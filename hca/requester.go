@@ -371,8 +371,8 @@ func (h *HCA) ackTo(qp *QP, psn int64) {
 		qp.ackHigh = min(psn, qp.maxSent)
 	}
 	partial := false
-	if psn > qp.acked {
-		qp.acked = min(psn, qp.maxSent)
+	if bound := h.ackedBound(qp); psn > qp.acked && qp.acked < bound {
+		qp.acked = min(psn, bound)
 		partial = h.Prof.Retransmit == GoBack0
 	}
 	una := qp.una
@@ -388,6 +388,16 @@ func (h *HCA) ackTo(qp *QP, psn int64) {
 		// advance, una holding still, saw no progress.
 		h.activate(qp)
 	}
+}
+
+// ackedBound is what acked may reach: under go-back-0 nextPSN, what
+// was sent since the last rewind (the PSNs past it are still to be sent
+// again, whatever an ACK says of them); otherwise maxSent.
+func (h *HCA) ackedBound(qp *QP) int64 {
+	if h.Prof.Retransmit == GoBack0 {
+		return min(qp.nextPSN, qp.maxSent)
+	}
+	return qp.maxSent
 }
 
 // goBack0Progress is the forward progress of an ACK that acknowledges
