@@ -348,9 +348,10 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		}
 		sender.SetWindowCap(qp, bdpCap)
 	}
-	if prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff {
+	if prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff && !n.Scenario.UET.ROD {
 		// SLEEK's threshold follows the path's BDP (hca/uet.go); without
-		// it (hca.uet.sleek: false) SLEEK stays off.
+		// it (hca.uet.sleek: false) SLEEK stays off, and ROD has none
+		// (its target keeps nothing out of order to count).
 		sender.SetPathBDP(qp, int64(float64(path.LineRate)/8*path.BaseRTT.Seconds()))
 	}
 	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {

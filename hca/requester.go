@@ -206,7 +206,9 @@ func (h *HCA) ackTimeout(qp *QP) sim.Time {
 	switch {
 	case qp.tcp != nil:
 		return h.tcpRTO(qp)
-	case h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0:
+	case (h.Prof.Retransmit == Selective || h.Prof.Transport == fabric.UET) && h.Prof.RTOHigh > 0:
+		// Selective repeat's, and UET's PDS timer in either delivery
+		// mode (ROD's go-back-N too, resolve/uet.go).
 		return h.rto(qp)
 	case qp.timeoutExp > 0:
 		return 4096 * sim.Nanosecond << uint(qp.timeoutExp)
