@@ -96,11 +96,11 @@ func TestGoBack0LongMessage(t *testing.T) {
 // does (goBack0Progress), so that a restart longer than the ACK timeout
 // still reaches the gap. livelock-go-back-0's g0 with r0 at go-back-N
 // (4 MiB in 4096 packets of 1024 bytes, 1/256 loss on g0's link, a
-// 65 us ACK timeout): each pass resends from the first packet at about
-// 11.7 packets a microsecond, so once the gap is past the 760th packet a
-// pass takes longer than the timeout. The requester took the duplicates'
-// ACKs as no progress, having seen that PSN acknowledged before the
-// restart: its timer fired before the pass reached the gap and started
+// 65.5 us ACK timeout): each pass resends from the first packet at 11.3
+// packets a microsecond (1,106 bytes each on the wire), so once the gap
+// is past the 741st packet a pass takes longer than the timeout. The
+// requester took the duplicates' ACKs as no progress, having seen that
+// PSN acknowledged before the restart: its timer fired before the pass reached the gap and started
 // it over, and so at every pass (tried: 935,936 bytes delivered by
 // 20 ms, 225,044 packets resent, incomplete). Now it completes, and
 // each restart is a loss the responder saw: no more than a timeout per
