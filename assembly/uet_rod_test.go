@@ -26,7 +26,7 @@ import (
 // started: three packet times (the lost one and the next on h0's link,
 // the next on h1's), four link delays, two switch latencies (500 ns),
 // two ACK serializations, h1's receive and transmit pipelines and h0's
-// receive pipeline (200 ns each, hca.DefaultProfile): 6,626 ns, 19.6
+// receive pipeline (200 ns each, hca.DefaultProfile): 6,627 ns, 19.6
 // packet times, so 20 packets are sent twice (within one), and the flow
 // ends those 20 packet times after the lossless run's (measured equal
 // to the nanosecond: 100,335 ns against 93,586). RUD keeps what arrives
