@@ -360,7 +360,7 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		qp.Entropy = sp.New(sender.Engine().Rand(fmt.Sprintf("multipath/%d/%d", sender.ID, qp.QPN)))
 	}
 	if n.Scenario.UET.ReceiverCredits && prof.Transport == fabric.UET && qp.Type == hca.RC {
-		n.attachCredits(qp, path, sender.FullFrame(qp)) // RCCC (rccc.go)
+		n.attachCredits(qp, path, sender.FrameOf(mtu)) // RCCC (rccc.go); the path MTU's frame, before RTR too
 	}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	ctl, ok := congestion.Lookup(prof.CC)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/lfsim/lfsim/congestion"
+	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 )
 
 // TestCreditsSeePathMTU: RCCC's sender and receiver sides size their
@@ -69,5 +71,41 @@ traffic:
 	t.Logf("from 4096-MTU hosts: %+v; from 1024-MTU hosts: %+v", got, want)
 	if got != want {
 		t.Errorf("from 4096-MTU hosts done at %d ns, from 1024-MTU hosts at %d: want the same", got.end, want.end)
+	}
+}
+
+// TestCreditsFrameOfCMQP: RCCC's sender counts its pull targets in full
+// packets of the QP's path MTU on the wire (congestion.RCCC.Frame). A
+// flow connected by rdma_cm (connect: cm) gets RCCC before RTR, when its
+// QP still has its port's MTU: from a 4096-MTU host to a 1024-MTU one it
+// took 4,218 bytes, UET's 4096-byte WRITE frame, for packets of 1,146
+// (tried), where the flow connected at once has 1,146. Both must have
+// 1,146 (fabric.UETWire of a 1024-byte middle WRITE), read once the cm
+// flow runs (5 ms: its QP is at RTS with path MTU 1024).
+func TestCreditsFrameOfCMQP(t *testing.T) {
+	const src = `seed: 1
+stop: {at: 5ms}
+topology:
+  kind: explicit
+  hosts: [{name: h0, hca: {mtu: 4096}}, h1]
+  switches: [s0]
+  link: {rate: 100Gbps, delay: 1us}
+  links: [[h0, s0], [h1, s0]]
+hca:
+  transport: uet
+  mtu: 1024
+  cc: none
+  uet: {receiver_credits: true}
+traffic:
+  - flow: {from: h0, to: h1, size: 512MiB%s}
+`
+	want := int64(fabric.UETWire(fabric.OpWriteMiddle, 1024))
+	for _, cm := range []string{"", ", connect: cm"} {
+		n, _, _ := mustRun(t, mustParse(t, fmt.Sprintf(src, cm)))
+		qp := n.Flows[0].Live.Requester
+		got := qp.Credits.(*congestion.RCCC).Frame()
+		if qp.PathMTU() != 1024 || qp.State != hca.QPRTS || got != want {
+			t.Errorf("flow%s: path MTU %d, %v, RCCC's frame %d bytes; want 1024, RTS, %d", cm, qp.PathMTU(), qp.State, got, want)
+		}
 	}
 }

@@ -116,6 +116,10 @@ func NewRCCC(path Path, frame int64) *RCCC {
 // receiver's slow pulls grant no more than that past its target.
 func (s *RCCC) MaxWindow() int64 { return s.maxWnd }
 
+// Frame is the bytes on the wire of the sender's full packet, by which
+// its pull targets are counted.
+func (s *RCCC) Frame() int64 { return s.frame }
+
 // CanSend reports whether the sender has any credit.
 func (s *RCCC) CanSend() bool { return s.credit > 0 }
 

@@ -161,8 +161,12 @@ func (h *HCA) waitsToSend(o *QP, now sim.Time) bool {
 }
 
 // FullFrame is the wire bytes of qp's full request.
-func (h *HCA) FullFrame(qp *QP) int64 {
-	w, _ := h.wire(fabric.TransportRC|fabric.OpWriteMiddle, int(qp.pmtu))
+func (h *HCA) FullFrame(qp *QP) int64 { return h.FrameOf(int(qp.pmtu)) }
+
+// FrameOf is the wire bytes of a full request of a QP whose path MTU is
+// mtu bytes (FullFrame before RTR has set it).
+func (h *HCA) FrameOf(mtu int) int64 {
+	w, _ := h.wire(fabric.TransportRC|fabric.OpWriteMiddle, mtu)
 	return int64(w)
 }
 
