@@ -158,4 +158,14 @@ func TestUETRODErrors(t *testing.T) {
 	if err != nil || len(s.Warnings) != 1 || !strings.HasSuffix(s.Warnings[0].Msg, want[len("hca.uet.delivery: "):]) {
 		t.Errorf("rod with spraying switches: %v, warnings %+v; want %s", err, s.Warnings, want)
 	}
+	// hca.ack_timeout is go-back-N's timer on RoCE, not on UET, ROD's
+	// go-back-N included (its timer is rto_low/rto_high): a block that
+	// sets it on a UET host is warned at the key; none was (tried).
+	for _, mode := range []string{"rod", "rud"} {
+		s, err := resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, ack_timeout: 10, uet: {delivery: "+mode+"}}\n"+flow))
+		want := "t.yaml:2:36: hca.ack_timeout: UET's retransmission timer is rto_low and rto_high (100us, 320us), whatever its delivery mode: ack_timeout is not used"
+		if err != nil || len(s.Warnings) != 1 || s.Warnings[0].Error() != want {
+			t.Errorf("%s with ack_timeout: %v, warnings %+v; want %s", mode, err, s.Warnings, want)
+		}
+	}
 }

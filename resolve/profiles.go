@@ -296,6 +296,11 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		}
 		b.errorf(at, "hca.rto_low", "rto_low (%s) is above rto_high (%s); IRN uses the low one for short flights", p.RTOLow, p.RTOHigh)
 	}
+	if h.AckTimeout.Set && p.Transport == fabric.UET && p.RTOHigh > 0 {
+		// UET's source timer is the PDS's in either delivery mode,
+		// ROD's go-back-N too (hca's ackTimeout).
+		b.warnf(h.AckTimeout.Pos, "hca.ack_timeout", "UET's retransmission timer is rto_low and rto_high (%s, %s), whatever its delivery mode: ack_timeout is not used", p.RTOLow, p.RTOHigh)
+	}
 	if h.Has("rx_rate") {
 		p.RxRate = 0
 		if !h.RxRate.Line {
