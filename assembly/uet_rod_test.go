@@ -158,6 +158,13 @@ func TestUETRODErrors(t *testing.T) {
 	if err != nil || len(s.Warnings) != 1 || !strings.HasSuffix(s.Warnings[0].Msg, want[len("hca.uet.delivery: "):]) {
 		t.Errorf("rod with spraying switches: %v, warnings %+v; want %s", err, s.Warnings, want)
 	}
+	// SLEEK asked for under ROD, which has no out-of-order count, is
+	// warned at hca.uet.sleek (none was, tried).
+	s, err = resolve.Parse("t.yaml", []byte(head+"hca: {transport: uet, uet: {delivery: rod, sleek: true}}\n"+flow))
+	want = "t.yaml:2:51: hca.uet.sleek: SLEEK counts what the target keeps out of order, and under delivery: rod it keeps none: SLEEK does not run"
+	if err != nil || len(s.Warnings) != 1 || s.Warnings[0].Error() != want {
+		t.Errorf("rod with sleek: true: %v, warnings %+v; want %s", err, s.Warnings, want)
+	}
 	// hca.ack_timeout is go-back-N's timer on RoCE, not on UET, ROD's
 	// go-back-N included (its timer is rto_low/rto_high): a block that
 	// sets it on a UET host is warned at the key; none was (tried).

@@ -102,6 +102,9 @@ func (b *builder) checkUET() {
 	if first := kind.Sprays(); b.s.UET.ROD && u.Spray.Set && len(first) > 0 && u.Spray.V != first[0].Name {
 		b.errorf(u.Spray.Pos, "hca.uet.spray", "hca.uet.delivery: rod keeps a QP's packets on one path, one entropy value, since ROD takes any reordering for a loss: spray: %s, or delivery: rud to spray", first[0].Name)
 	}
+	if b.s.UET.ROD && u.Sleek.Set && u.Sleek.V {
+		b.warnf(u.Sleek.Pos, "hca.uet.sleek", "SLEEK counts what the target keeps out of order, and under delivery: rod it keeps none: SLEEK does not run")
+	}
 	if b.s.UET.ROD && b.s.Switch.LoadBalance.Chooses() {
 		b.warnf(u.Delivery.Pos, "hca.uet.delivery", "ROD takes a packet out of order for a loss, and switch.load_balance %s moves a QP's packets across paths: each reordering it makes is resent from the gap", b.s.Switch.LoadBalance)
 	}
