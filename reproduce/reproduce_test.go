@@ -258,6 +258,9 @@ var moved = map[string][]string{
 	// and 19.12 (+32% to +129%). The nearest to its bound is 30% p95
 	// 70-75%, 9% above its high of 4.651; the smaller flows hold.
 	"hpcc-websearch": {"hca.hpcc.eta=0.7"},
+	// eta 70%, as hpcc-websearch's: HPCC aims every link at 70% of its
+	// rate, so the long flows are slower (not yet run on this setup).
+	"hpcc-hadoop": {"hca.hpcc.eta=0.7"},
 }
 
 // movedFails judges a run with a model parameter moved against the
