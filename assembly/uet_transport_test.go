@@ -77,7 +77,7 @@ func TestUETNSCCIncast(t *testing.T) {
 // that (within 3%). REPS recycles the entropy values whose packets came
 // back unmarked and drops the marked ones, so its senders leave the slow
 // uplink and the last flow ends before 0.9 of that floor (measured
-// 269.6 us for seed 1; oblivious 507.8 us). The run is the same at 1 and 2
+// 291.0 us for seed 1; oblivious 521.7 us). The run is the same at 1 and 2
 // workers.
 func TestUETREPSDegradedUplink(t *testing.T) {
 	src := exampleText(t, "uet-reps-degraded-uplink")

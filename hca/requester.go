@@ -247,6 +247,10 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 		return
 	}
 	psn := expand(p.PSN, qp.una)
+	if psn < qp.una-1 && h.Prof.Transport == fabric.UET {
+		h.uetOvertaken(qp, p) // its cumulative PSN is old news, not the PSN it names trimmed
+		return
+	}
 	if psn < qp.una-1 || psn >= qp.maxSent {
 		return // stale or bogus
 	}

@@ -246,6 +246,9 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		if !h.Placement.Set {
 			p.Placement = hca.Direct
 		}
+		// Its ACKs and NACKs in a class of their own, by default the
+		// trimmed headers' (resolve/uet.go, hca.uet.ack_priority).
+		p.UETAckClass = 1 + b.s.UET.AckPriority
 		// Its receiver acknowledges every 16,384 bytes (uet-htsim,
 		// htsim/sim/uec.cpp: UecSink::_bytes_unacked_threshold), whole
 		// packets of the MTU: 4 at 4,096 (where this block names the

@@ -6,6 +6,7 @@ import (
 	"github.com/lfsim/lfsim/kind"
 	_ "github.com/lfsim/lfsim/multipath" // the sprays register in kind's table
 	"github.com/lfsim/lfsim/scenario"
+	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // UET is Ultra Ethernet Transport's own keys (hca.uet), the whole
@@ -24,7 +25,20 @@ type UET struct {
 	// a loss being found by a trim NACK or a timeout alone, as in
 	// uet-htsim without -sleek (its default).
 	SleekOff bool
+	// AckPriority is hca.uet.ack_priority: the 802.1p priority of UET's
+	// ACKs and NACKs (hca.Profile.UETAckClass); default
+	// swtch.TrimPriority, 7.
+	AckPriority uint8
 }
+
+// DefaultUETAckPriority is hca.uet.ack_priority's default: the trimmed
+// headers' priority (swtch.TrimPriority, 7), which the strict scheduler
+// serves ahead of data, as uet-htsim serves every header-only packet
+// (its UecAckPacket, UecNackPacket, UecPullPacket and UecRtsPacket are
+// _is_header and priority() PRIO_HI, htsim/sim/uecpacket.h) from its
+// CompositeQueue's high queue, 100,000 to 1 ahead of data
+// (compositequeue.cpp: _ratio_high, _ratio_low).
+const DefaultUETAckPriority = swtch.TrimPriority
 
 // uetBlock reads the top-level hca.uet (h) into the scenario, before the
 // NIC's profile is made: its cc stands in hca.cc's place (either, not
@@ -32,9 +46,11 @@ type UET struct {
 // refused by checkUET, once the transport is known.
 func (b *builder) uetBlock(h *scenario.HCAS) {
 	u := &h.UET
+	b.s.UET.AckPriority = DefaultUETAckPriority
 	if !u.Set {
 		return
 	}
+	overrideNum(&b.s.UET.AckPriority, u.AckPriority)
 	if u.CC.Set {
 		if h.CC.Set {
 			b.errorf(u.CC.Pos, "hca.uet.cc", "the congestion control is given twice, as hca.cc and hca.uet.cc: give one")

@@ -4,6 +4,10 @@ package scenario
 // hca.transport: uet (resolve/uet.go).
 type UETS struct {
 	meta
+	// AckPriority is the 802.1p priority of UET's ACKs and NACKs (SACKs
+	// and trim NACKs too): 0..7, default 7, the trimmed headers' class,
+	// which the strict scheduler serves ahead of data (resolve/uet.go).
+	AckPriority IntV `yaml:"ack_priority" min:"0" max:"7"`
 	// CC is UET's congestion control, in hca.cc's place (either, not
 	// both): one of the table's (kind.CCs) or none.
 	CC StrV `yaml:"cc" kinds:"cc" enum:"none"`
