@@ -344,6 +344,12 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		// it (hca.uet.sleek: false) SLEEK stays off.
 		sender.SetPathBDP(qp, int64(float64(path.LineRate)/8*path.BaseRTT.Seconds()))
 	}
+	if d := n.Scenario.UET.UETMinRTO(path.LineRate); d > 0 && prof.Transport == fabric.UET && qp.Type == hca.RC && !prof.RTOGiven {
+		// uet-htsim's retransmission timeout (hca.uet.min_rto,
+		// resolve/uet.go), unless this host's block gives IRN's
+		// rto_low or rto_high.
+		sender.SetMinRTO(qp, d)
+	}
 	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {
 		// UET's spraying: the sender chooses each request's entropy,
 		// from its own stream.

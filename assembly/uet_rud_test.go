@@ -332,3 +332,70 @@ func TestUETAckPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestUETRetransmissionTimeout: hca.uet.min_rto runs uet-htsim's
+// retransmission timer (hca.SetMinRTO; htsim/sim/uec.cpp
+// UecSrc::startRTO, recalculateRTO): it fires min_rto after the send time
+// of the oldest packet neither acknowledged nor SACKed, and min_rto: auto
+// is main_uec.cpp's 15 us + 6 drains of the largest queue at the line
+// rate (4 MiB buffers at alpha 1: a 2 MiB queue, 1,021.63 us at
+// 100 Gb/s). Without it UET keeps IRN's RTO_low and RTO_high, restarted
+// at each acknowledgement that makes progress (docs/RELIABILITY.md says
+// why). One 1 MiB WRITE across a k=4 fat tree, no control, loses the
+// packets it sends from 40 to 40.3 us (a loss fault of rate 1 on its
+// first link); UET NAKs no gap, so only the timeout resends. Measured
+// for seed 1: with min_rto 200us the flow ends at 259.7 us, the loss's
+// send time plus 200 us plus the resend's round trip (IRN's rule with a
+// 200 us timer would wait from the last SACK, about 106 us); with auto
+// 821.63 us later (1,021.63 − 200); by default, IRN's, at 446.4 us, the
+// last SACK plus rto_high's 320. Runs are identical at 1 and 2 workers.
+func TestUETRetransmissionTimeout(t *testing.T) {
+	const src = `name: uet-rto
+seed: 1
+stop: {at: 50ms, when: flows-done}
+topology: {kind: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 4MiB, pfc: {priorities: []}, ecn: off}
+hca: {transport: uet, cc: none}
+traffic:
+  - flow: {from: h0, to: h15, size: 1MiB}
+faults:
+  - {at: 40us, until: 40.3us, link: [h0, s0], action: loss, rate: 1}
+`
+	const minRTO = 15 + 6*float64(2<<20)*8/100e9*1e6 // us, main_uec.cpp's rule
+	ends := map[string]float64{}
+	for _, c := range []struct {
+		name     string
+		hca      string
+		lo, hi   float64 // us, the flow's end
+		timeouts int64
+	}{
+		{"min_rto 200us", "cc: none, uet: {min_rto: 200us}", 40 + 200, 40 + 200 + 25, 1},
+		{"min_rto auto", "cc: none, uet: {min_rto: auto}", 40 + minRTO, 40 + minRTO + 25, 1},
+		{"default (IRN's)", "cc: none", 400, 460, 1},
+	} {
+		var first []byte
+		for _, workers := range []int{1, 2} {
+			what := fmt.Sprintf("%s, %d workers", c.name, workers)
+			n, r := runConserved(t, what, "uet-rto.yaml", patch(t, src, "cc: none", c.hca), workers)
+			timeouts, _, _ := uetCounts(n)
+			end := float64(uetEnd(r.Flows)) / 1e3
+			if r.Summary.Flows.Completed != 1 || timeouts != c.timeouts || r.Summary.Packets.Retransmitted == 0 {
+				t.Fatalf("%s: %d of 1 flow, %d timeouts, %d resent; want the flow, %d timeout", what, r.Summary.Flows.Completed, timeouts, r.Summary.Packets.Retransmitted, c.timeouts)
+			}
+			if end < c.lo || end > c.hi {
+				t.Errorf("%s: the flow ends at %.1f us; want %.1f to %.1f", what, end, c.lo, c.hi)
+			}
+			ends[c.name] = end
+			t.Logf("%s: ends at %.1f us, %d timeouts", what, end, timeouts)
+			out := reports.FlowsCSV(r.Flows)
+			if first == nil {
+				first = out
+			} else if !bytes.Equal(first, out) {
+				t.Errorf("%s: flows.csv differs from 1 worker's", what)
+			}
+		}
+	}
+	if d := ends["min_rto auto"] - ends["min_rto 200us"]; d < minRTO-200-0.5 || d > minRTO-200+0.5 {
+		t.Errorf("min_rto auto ends %.2f us after min_rto 200us; want %.2f (min_rto %.2f us)", d, minRTO-200, minRTO)
+	}
+}

@@ -69,6 +69,10 @@ type Profile struct {
 	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout.
 	RTOLow, RTOHigh sim.Time
 	RTOLowPackets   int32
+	// RTOGiven: the scenario gave RTOLow or RTOHigh (hca.rto_low,
+	// hca.rto_high), which a UET QP then runs in place of uet-htsim's
+	// timeout (SetMinRTO; resolve.UET.UETMinRTO).
+	RTOGiven bool
 	// DSCP, when DSCPSet, is the DSCP of the QPs' packets (hca.dscp);
 	// otherwise a QP's packets carry 8 × its priority, the class selector
 	// CSn (RFC 2474 §4.2.2), which a switch's default DSCP map (dscp >> 3)

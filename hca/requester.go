@@ -144,6 +144,9 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 	}
 	h.Stats.DataPackets++
 	h.Stats.TxPackets++
+	if s := qp.sr; s != nil && s.sentAt != nil {
+		s.sentAt[psn%srWindow] = now // uet-htsim's RTO runs from it (uetRTODeadline)
+	}
 	if psn < qp.maxSent {
 		h.Stats.Retransmitted++
 		w.Retransmits++
@@ -184,6 +187,10 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 // (4.096 us × 2^timeout, the IBTA's encoding), or IRN's RTO with
 // selective repeat.
 func (h *HCA) armTimer(qp *QP) {
+	if qp.sr != nil && qp.sr.minRTO > 0 {
+		h.uetArmTimer(qp)
+		return
+	}
 	d := h.ackTimeout(qp)
 	if d == 0 {
 		qp.timerDue = 0
@@ -203,6 +210,8 @@ func (h *HCA) ackTimeout(qp *QP) sim.Time {
 	switch {
 	case qp.tcp != nil:
 		return h.tcpRTO(qp)
+	case qp.sr != nil && qp.sr.minRTO > 0:
+		return qp.sr.minRTO // UET, uet-htsim's rule (uetArmTimer)
 	case h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0:
 		return h.rto(qp)
 	case qp.timeoutExp > 0:
@@ -223,6 +232,9 @@ func (h *HCA) timerFired(qp *QP) {
 	case qp.timerDue == 0:
 	case qp.timerDue > now:
 		qp.timer = h.eng.Schedule(qp.timerDue, h, evTimeout, 0, qp)
+	case qp.sr != nil && qp.sr.minRTO > 0 && !h.uetRTODue(qp):
+		// UET: the oldest packet outstanding was sent later than the
+		// deadline taken (uetRTODue moved it), or none is.
 	default:
 		qp.timerDue = 0
 		h.timeout(qp)

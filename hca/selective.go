@@ -71,6 +71,14 @@ type srState struct {
 	// sackTop is, on UET, one past the highest PSN SACKed (uet.go): a
 	// timeout resends the holes below it.
 	sackTop int64
+	// minRTO is, on UET, uet-htsim's retransmission timeout (SetMinRTO,
+	// uet.go): the timer fires minRTO after the send time of the oldest
+	// packet neither acknowledged nor SACKed; 0 keeps IRN's RTO_low and
+	// RTO_high. sentAt is each PSN's last send time, by PSN % srWindow,
+	// and rtoFloor the last timeout, before which no deadline runs.
+	minRTO   sim.Time
+	sentAt   []sim.Time
+	rtoFloor sim.Time
 }
 
 func (q *QP) srs() *srState {

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // UET's reliable unordered delivery (RUD), loss recovery as the UEC's own
@@ -65,6 +66,81 @@ const (
 // SLEEK off (loss found by trim NACKs and timeouts only).
 func (h *HCA) SetPathBDP(qp *QP, bdp int64) {
 	qp.srs().pathBDP = bdp
+}
+
+// SetMinRTO gives a UET QP uet-htsim's retransmission timeout
+// (UecSrc::startRTO, recalculateRTO, rtxTimerExpired): the timer fires
+// minRTO after the send time of the oldest packet sent and neither
+// acknowledged nor SACKed (UecSrc::_send_times, which an ACK, a SACK and
+// a resend each update), where IRN's restarts RTO_low or RTO_high at
+// each acknowledgement that makes progress. 0 keeps IRN's. What a
+// timeout resends is lfsim's (srTimeout: the oldest PSN and the holes
+// below the highest SACKed one), where htsim's resends the one packet
+// whose time is up and then takes the next oldest's; after it the next
+// deadline runs from the timeout at the earliest.
+func (h *HCA) SetMinRTO(qp *QP, minRTO sim.Time) {
+	s := qp.srs()
+	s.minRTO = minRTO
+	if minRTO > 0 && s.sentAt == nil {
+		s.sentAt = make([]sim.Time, srWindow)
+	}
+}
+
+// uetRTODeadline is uet-htsim's retransmission deadline for qp: minRTO
+// after the send time of its oldest packet neither acknowledged nor
+// SACKed, and not before minRTO after its last timeout; false when no
+// packet is outstanding. The PSNs outstanding lie within srWindow of the
+// cumulative acknowledgement (the sender's limit, holdUntil).
+func (h *HCA) uetRTODeadline(qp *QP) (sim.Time, bool) {
+	s := qp.sr
+	s.sync(qp.ackHigh)
+	oldest, any := sim.Never, false
+	for psn := qp.ackHigh; psn < qp.maxSent && psn-qp.ackHigh < srWindow; psn++ {
+		if s.sack[psn%srSackWindow] {
+			continue
+		}
+		oldest, any = min(oldest, s.sentAt[psn%srWindow]), true
+	}
+	if !any {
+		return 0, false
+	}
+	return max(oldest, s.rtoFloor) + s.minRTO, true
+}
+
+// uetArmTimer starts qp's timer at uet-htsim's deadline, unless it runs:
+// the deadline never comes sooner while packets are outstanding (an
+// acknowledgement or SACK takes a packet out, a send or resend is the
+// latest), so a running timer fires no later than it, and uetRTODue
+// then takes the deadline as it has become.
+func (h *HCA) uetArmTimer(qp *QP) {
+	if qp.timerDue != 0 && qp.timer.Pending() {
+		return
+	}
+	due, ok := h.uetRTODeadline(qp)
+	if !ok {
+		due = h.eng.Now() + qp.sr.minRTO // the packet about to go
+	}
+	qp.timerDue = max(due, h.eng.Now())
+	h.eng.Cancel(qp.timer)
+	qp.timer = h.eng.Schedule(qp.timerDue, h, evTimeout, 0, qp)
+}
+
+// uetRTODue reports, at qp's timer's due time, whether its deadline
+// has come (a timeout); if a later one stands, it moves the timer there.
+func (h *HCA) uetRTODue(qp *QP) bool {
+	now := h.eng.Now()
+	due, ok := h.uetRTODeadline(qp)
+	switch {
+	case !ok:
+		qp.timerDue = 0
+		return false
+	case due > now:
+		qp.timerDue = due
+		qp.timer = h.eng.Schedule(due, h, evTimeout, 0, qp)
+		return false
+	}
+	qp.sr.rtoFloor = now
+	return true
 }
 
 // uetGap takes UET request p kept past the gap at ePSN: it is SACKed when

@@ -282,6 +282,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	override(&p.RxPktLatency, h.RxPktLatency)
 	override(&p.RTOLow, h.RTOLow)
 	override(&p.RTOHigh, h.RTOHigh)
+	p.RTOGiven = p.RTOGiven || h.RTOLow.Set || h.RTOHigh.Set
 	overrideNum(&p.MaxInline, h.MaxInline)
 	override(&p.APM, h.APM)
 	b.applyOverlay(p, &h.Overlay, "hca.overlay")
