@@ -399,3 +399,83 @@ faults:
 		t.Errorf("min_rto auto ends %.2f us after min_rto 200us; want %.2f (min_rto %.2f us)", d, minRTO-200, minRTO)
 	}
 }
+
+// TestUETSleekProbe: SLEEK's probe (hca/uet.go; uet-htsim's
+// UecSrc::processAck "probe packets", sendProbe, and UecSink's answer to
+// a DATA_PROBE) ends a silence before the retransmission timeout. One
+// 1 MiB WRITE under NSCC across a k=4 fat tree (base RTT 19.07 us, NSCC's
+// target the same without trimming) loses everything on its first link
+// from 80 to 100 us: its last 23 packets and the ACKs coming back. No
+// ACK reports them out of order, so SLEEK's threshold is not reached;
+// the QP's ACKs stop. Base RTT + target after its last ACK (about
+// 100.1 us) it sends a probe (138.2 us, measured for seed 1), whose
+// answer comes back 17.5 us later, under base RTT + target: a loss, not
+// congestion; recovery resends the 23 from the cumulative PSN and the
+// flow ends at 182.9 us. Without the probe (hca.uet.sleek: false; so
+// before it was modelled) the silence lasts until IRN's rto_high, 320 us
+// after the last progress, and the flow ends at 447.7 us. The test wants
+// the probe's run to end within 60 us of the probe's time, last ACK +
+// 2 × 19.07 us (138 to 198 us), with no timeout, and the run without it
+// to time out; each byte-identical at 1 and 2 workers.
+func TestUETSleekProbe(t *testing.T) {
+	const src = `name: uet-probe
+seed: 1
+stop: {at: 50ms, when: flows-done}
+topology: {kind: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 4MiB, pfc: {priorities: []}}
+hca: {transport: uet, cc: nscc}
+traffic:
+  - flow: {from: h0, to: h15, size: 1MiB}
+faults:
+  - {at: 80us, until: 100us, link: [h0, s0], action: loss, rate: 1}
+`
+	for _, c := range []struct {
+		name      string
+		hca       string
+		probes    bool
+		lo, hi    float64 // us, the flow's end
+		timeout   bool
+		recovered bool // a SLEEK recovery, the probe's
+	}{
+		{"probe", "cc: nscc", true, 138, 198, false, true},
+		{"sleek: false", "cc: nscc, uet: {sleek: false}", false, 400, 460, true, false},
+	} {
+		var first []byte
+		for _, workers := range []int{1, 2} {
+			what := fmt.Sprintf("%s, %d workers", c.name, workers)
+			n, r := runConserved(t, what, "uet-probe.yaml", patch(t, src, "cc: nscc", c.hca), workers)
+			timeouts, _, sleek := uetCounts(n)
+			var probes int64
+			for _, h := range n.HCAs {
+				if h != nil {
+					probes += h.SleekProbes()
+				}
+			}
+			end := float64(uetEnd(r.Flows)) / 1e3
+			if r.Summary.Flows.Completed != 1 {
+				t.Fatalf("%s: %d of 1 flow", what, r.Summary.Flows.Completed)
+			}
+			if (probes > 0) != c.probes || (timeouts > 0) != c.timeout || (sleek > 0) != c.recovered {
+				t.Errorf("%s: %d probes, %d timeouts, %d SLEEK recoveries; want probes %v, a timeout %v, a recovery %v", what, probes, timeouts, sleek, c.probes, c.timeout, c.recovered)
+			}
+			if end < c.lo || end > c.hi {
+				t.Errorf("%s: the flow ends at %.1f us; want %.0f to %.0f", what, end, c.lo, c.hi)
+			}
+			t.Logf("%s: ends at %.1f us, %d probes, %d timeouts, %d SLEEK recoveries, %d resent", what, end, probes, timeouts, sleek, r.Summary.Packets.Retransmitted)
+			out := append(reports.SummaryJSON(withoutWall(r.Summary)), reports.FlowsCSV(r.Flows)...)
+			if first == nil {
+				first = out
+			} else if !bytes.Equal(first, out) {
+				t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
+			}
+		}
+	}
+}
+
+// withoutWall is a run's summary without its wall time, which differs
+// from run to run.
+func withoutWall(s *reports.Summary) *reports.Summary {
+	c := *s
+	c.WallSeconds = 0
+	return &c
+}

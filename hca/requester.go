@@ -286,6 +286,9 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 		if p.Ext != nil && h.Prof.Transport == fabric.UET {
 			h.uetSacked(qp, p) // its SACK bitmap, and SLEEK (uet.go)
 		}
+		if qp.sr != nil && qp.sr.baseRTT > 0 {
+			h.rearmProbe(qp) // SLEEK's probe waits for the next silence
+		}
 		if qp.sr != nil && qp.sr.probing && p.Echo >= qp.sr.probeAt {
 			h.srProbed(qp) // the answer to the timeout's resend, not an ACK already on its way
 		}

@@ -79,6 +79,14 @@ type srState struct {
 	minRTO   sim.Time
 	sentAt   []sim.Time
 	rtoFloor sim.Time
+	// SLEEK's probe, on UET (uet.go): baseRTT and target are the path's
+	// base RTT and NSCC's target delay (SetSleekProbe), probeTimer the
+	// next probe, probeSeq the last probe's number and probeSentAt when
+	// it went.
+	baseRTT, target sim.Time
+	probeTimer      sim.Timer
+	probeSeq        uint32
+	probeSentAt     sim.Time
 }
 
 func (q *QP) srs() *srState {

@@ -177,6 +177,12 @@ func (h *HCA) uetAccept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 // out-of-order count of qp's receive side, or clears them when nothing
 // waits past a gap.
 func (h *HCA) uetSack(qp *QP, a, req *fabric.Packet) {
+	h.uetSackFrom(qp, a, expand(req.PSN, qp.ePSN))
+}
+
+// uetSackFrom is uetSack for the bitmap that ends at psn (from the PSN
+// past the cumulative one at the earliest).
+func (h *HCA) uetSackFrom(qp *QP, a *fabric.Packet, psn int64) {
 	s := qp.sr
 	if s == nil || s.kept == 0 {
 		if a.Ext != nil {
@@ -184,7 +190,6 @@ func (h *HCA) uetSack(qp *QP, a, req *fabric.Packet) {
 		}
 		return
 	}
-	psn := expand(req.PSN, qp.ePSN)
 	base := max(psn-(sackBitmapSpan-1), qp.ePSN+1)
 	var bm uint64
 	for i := int64(0); i < sackBitmapSpan && base+i-qp.ePSN < srWindow; i++ {
@@ -231,6 +236,14 @@ func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
 	if s.recovering && qp.ackHigh >= s.high {
 		s.recovering = false // UecSrc::runSleek: exit_loss
 	}
+	if x.Probe && p.Echo == s.probeSentAt && s.baseRTT > 0 && h.eng.Now()-s.probeSentAt < s.baseRTT+s.target {
+		// The answer to the last probe, back with a queueing delay
+		// under the target: the silence was a loss, not congestion
+		// (UecSrc::processAck: is_probe_ack, delay < _target_Qdelay).
+		// Recovery from the cumulative PSN, as SLEEK's (below).
+		s.recovering, s.next, s.top, s.high = true, qp.ackHigh, qp.ackHigh, qp.maxSent
+		h.coldPart().sleek++
+	}
 	if !s.recovering {
 		if int64(x.OOO) < h.sleekThreshold(qp) {
 			return
@@ -267,6 +280,117 @@ func (h *HCA) uetOvertaken(qp *QP, p *fabric.Packet) {
 	if qp.sr != nil && p.Syndrome == fabric.SyndromeNAKSeqErr && p.Ext != nil && p.Ext.Trimmed {
 		h.srSacked(qp, p, qp.ackHigh)
 	}
+	if qp.sr != nil && qp.sr.baseRTT > 0 && p.Syndrome == fabric.SyndromeACK && (qp.State == QPRTS || qp.State == QPSQD) {
+		h.rearmProbe(qp) // an ACK all the same (UecSrc::processAck)
+	}
+}
+
+// SLEEK's probe (uet-htsim, htsim/sim/uec.cpp: UecSrc::processAck's
+// "probe packets", sendProbe, doNextEvent; UecSink::processData's
+// DATA_PROBE): at each ACK a QP that runs SLEEK restarts a probe timer
+// while it has packets unacknowledged or data still to send, of the base
+// RTT plus NSCC's target delay, or probe_first_trial_time (3) base RTTs
+// while data waits to be sent; if it fires (its ACKs stopped), the QP
+// sends a probe, a header the receiver answers at once with an ACK of
+// its cumulative PSN, SACK bitmap and out-of-order count, and probes
+// again every probe_retry_time (5) base RTTs while none answers. An
+// answer back with a queueing delay under the target says the silence
+// was a loss (a full window or a tail lost), not congestion: the QP
+// enters SLEEK's recovery and resends what is neither acknowledged nor
+// SACKed from the cumulative PSN (uetSacked), without waiting for its
+// retransmission timeout. The probe goes in the QP's data class, a
+// header (a PDS control packet of an ACK's size) on the QP's entropy
+// value (uet-htsim sends it on the next entropy, not modelled).
+const (
+	sleekProbeFirst = 3 // UecSrc::probe_first_trial_time, base RTTs
+	sleekProbeRetry = 5 // UecSrc::probe_retry_time, base RTTs
+)
+
+// SetSleekProbe gives a UET QP that runs SLEEK its path's base RTT and
+// NSCC's target delay, from which its probes' timers follow; 0 leaves
+// the probes off.
+func (h *HCA) SetSleekProbe(qp *QP, baseRTT, target sim.Time) {
+	s := qp.srs()
+	s.baseRTT, s.target = baseRTT, target
+}
+
+// rearmProbe restarts qp's probe timer at an ACK, as UecSrc::processAck
+// does: while packets are unacknowledged or data waits to be sent, and
+// SLEEK runs (a path BDP and a congestion window).
+func (h *HCA) rearmProbe(qp *QP) {
+	s := qp.sr
+	h.eng.Cancel(s.probeTimer)
+	s.probeTimer = sim.Timer{}
+	if s.pathBDP == 0 || qp.Window == 0 {
+		return
+	}
+	backlog := qp.sendIdx < len(qp.sq)
+	if qp.ackHigh >= qp.maxSent && !backlog {
+		return
+	}
+	d := s.baseRTT + s.target
+	if backlog {
+		d = sleekProbeFirst * s.baseRTT
+	}
+	s.probeTimer = h.eng.After(d, h, evSleekProbe, 0, qp)
+}
+
+// sleekProbe sends qp's probe (UecSrc::sendProbe) and times the next.
+func (h *HCA) sleekProbe(qp *QP) {
+	s := qp.sr
+	s.probeTimer = sim.Timer{}
+	if qp.destroyed || qp.State != QPRTS && qp.State != QPSQD {
+		return
+	}
+	now := h.eng.Now()
+	s.probeSeq++
+	c := h.pool.Get()
+	c.Kind = fabric.KindCNP
+	c.Opcode = fabric.OpCNP
+	c.Priority, c.SL, c.DSCP = qp.Priority, qp.SL, qp.dscp()
+	if qp.ECT {
+		c.ECN = fabric.ECT0
+	}
+	c.Src, c.Dst = h.ID, qp.Remote
+	if qp.port2 {
+		c.Src = h.cold.id2
+	}
+	c.Flow = qp.flow
+	c.DestQP, c.SrcQP = qp.RemoteQPN, qp.QPN
+	c.PSN = s.probeSeq & psnMask
+	c.SentAt = now
+	c.Wire, c.Link = h.wire(fabric.OpCNP, 0)
+	c.InPort = -1
+	h.pool.Ext(c).Probe = true
+	s.probeSentAt = now
+	h.coldPart().probes++
+	h.pushCtrl(c)
+	s.probeTimer = h.eng.After(sleekProbeRetry*s.baseRTT, h, evSleekProbe, 0, qp)
+}
+
+// answerProbe answers UET probe p for responder qp at once with an ACK
+// of its cumulative PSN, the SACK bitmap from it and its out-of-order
+// count, marked as the probe's answer and echoing the probe's send time
+// and CE mark (UecSink::processData: sack(...) with set_probe_ack).
+func (h *HCA) answerProbe(qp *QP, p *fabric.Packet) {
+	if qp.Type != RC || qp.State != QPRTR && qp.State != QPRTS && qp.State != QPSQD {
+		return
+	}
+	a := h.newAck(qp, p, fabric.OpAcknowledge, qp.ePSN-1)
+	a.Syndrome = fabric.SyndromeACK
+	h.echo(a, p)
+	h.uetSackFrom(qp, a, qp.ePSN)
+	h.pool.Ext(a).Probe = true
+	h.Stats.AcksSent++
+	h.pushCtrl(a)
+}
+
+// SleekProbes returns how many probes the HCA's UET QPs sent.
+func (h *HCA) SleekProbes() int64 {
+	if h.cold == nil {
+		return 0
+	}
+	return h.cold.probes
 }
 
 // uetInFlight is what a UET QP's congestion window holds, in packets:
