@@ -13,9 +13,10 @@ import (
 // credits per VL, IBTA vol. 1, 7.9; Ultra Ethernet's CBFC per traffic
 // class, switch.cbfc) a sender may have at most the receiver's buffer
 // outstanding, and a block's credit comes back a round trip after the
-// block was sent: the two propagation delays, the packet's serialization,
-// the receiving switch's latency before the packet leaves its buffer, and
-// (InfiniBand) the flow-control packet's serialization. A buffer below
+// block was sent: the two propagation delays, the packet's serialization
+// (up to its first 64 bytes into a cut-through switch), the receiving
+// switch's latency before the packet leaves its buffer, and (InfiniBand)
+// the flow-control packet's serialization. A buffer below
 // that round trip × the link's rate holds one VL (one class) to
 // buffer / round trip: fabric/credit_test.go's TestCreditLimitedLink and
 // assembly's TestIBLongLinkExample and TestCBFCLongLink hold the model to
@@ -41,6 +42,7 @@ type starved struct {
 	rate    fabric.Rate
 	delay   sim.Time
 	latency sim.Time     // the receiving switch's (0 at a host)
+	cut     bool         // the receiving switch forwards cut-through: its latency runs from a packet's first 64 bytes
 	buffer  int64        // what the receiver grants a VL (class), bytes
 	frame   int64        // the largest packet (frame, header to FCS), bytes
 	at      scenario.Pos // where the warning goes (linkPlace); zero in the key of an explicit topology's link
@@ -55,10 +57,7 @@ type starved struct {
 // creditArith fills c's round trip and the rate the buffer allows.
 func (c *starved) creditArith() {
 	blocks := fabric.IBPacketBlocks(c.frame)
-	c.rtt = 2*c.delay + fabric.SerializationTime(c.frame, c.rate) + c.latency
-	if c.kind != creditCBFC {
-		c.rtt += fabric.SerializationTime(fabric.FCPacketBytes, c.rate)
-	}
+	c.rtt = 2*c.delay + c.fixed()
 	c.rttB = int64(float64(c.rate) * c.rtt.Seconds() / 8)
 	c.window = (c.buffer / fabric.BlockBytes) / blocks * c.frame
 	c.allowed = min(float64(c.rate), float64(c.window*8)/c.rtt.Seconds())
@@ -76,11 +75,24 @@ func (c *starved) bufferFor() int64 {
 // rate and latency; negative where none does.
 func (c *starved) longestFor(buf int64) sim.Time {
 	window := (buf / fabric.BlockBytes) / fabric.IBPacketBlocks(c.frame) * c.frame
-	t := fabric.SerializationTime(window, c.rate) - fabric.SerializationTime(c.frame, c.rate) - c.latency
-	if c.kind != creditCBFC {
-		t -= fabric.SerializationTime(fabric.FCPacketBytes, c.rate)
+	return (fabric.SerializationTime(window, c.rate) - c.fixed()) / 2
+}
+
+// fixed is c's round trip less the two propagation delays: the packet's
+// serialization up to where the receiving switch starts its latency (the
+// whole packet; its first 64 bytes where it forwards cut-through, as
+// SCENARIO.md's InfiniBand switches do by default), that latency, and on
+// InfiniBand the flow-control packet's serialization.
+func (c *starved) fixed() sim.Time {
+	in := c.frame
+	if c.cut {
+		in = min(in, fabric.BlockBytes)
 	}
-	return t / 2
+	t := fabric.SerializationTime(in, c.rate) + c.latency
+	if c.kind != creditCBFC {
+		t += fabric.SerializationTime(fabric.FCPacketBytes, c.rate)
+	}
+	return t
 }
 
 // starvedBelow is the share of a link's rate below which one VL (class)
@@ -136,7 +148,8 @@ func (b *builder) checkCredits() {
 				continue // refused (checkBuffers, checkUEC)
 			}
 			if t.Nodes[d.to].Kind == fabric.Switch {
-				c.latency = s.SwitchProfile(d.to).Latency
+				p := s.SwitchProfile(d.to)
+				c.latency, c.cut = p.Latency, p.CutThrough
 			}
 			c.creditArith()
 			if c.allowed >= starvedBelow*float64(c.rate) {
@@ -188,17 +201,22 @@ func creditWarning(c *starved, n int, name string, dataVLs int) string {
 	if c.kind == creditCBFC {
 		what, unit = "a traffic class", "class"
 	}
+	pkt := fmt.Sprintf("a %d-byte packet", c.frame)
 	lat := ""
 	if c.latency > 0 {
 		lat = " + the receiving switch's latency, " + c.latency.String()
+	}
+	if c.cut && c.frame > fabric.BlockBytes {
+		pkt = fmt.Sprintf("a packet's first %d bytes", fabric.BlockBytes)
+		lat = " + the receiving switch's cut-through latency, " + c.latency.String()
 	}
 	subject := "link " + name + " is"
 	if n > 1 {
 		subject = fmt.Sprintf("%d links like %s are", n, name)
 	}
 	key := map[creditKind]string{creditVL: "switch.ib.vl_buffer", creditLongHaul: fmt.Sprintf("range_extender.buffer over %d data VLs", dataVLs), creditCBFC: "switch.cbfc.buffer"}[c.kind]
-	fmt.Fprintf(&w, "%s credit-limited: the credit round trip, (2 × %s + a %d-byte packet%s) × %s = %d bytes, exceeds what %s's buffer holds, %d bytes (%s: %d packets of %d bytes), so one %s runs at most %.1f Gb/s of %s (buffer / round trip); ",
-		subject, c.delay, c.frame, lat, c.rate, c.rttB, what, c.buffer, key, c.window/c.frame, c.frame, unit, c.allowed/1e9, c.rate)
+	fmt.Fprintf(&w, "%s credit-limited: the credit round trip, (2 × %s + %s%s) × %s = %d bytes, exceeds what %s's buffer holds, %d bytes (%s: %d packets of %d bytes), so one %s runs at most %.1f Gb/s of %s (buffer / round trip); ",
+		subject, c.delay, pkt, lat, c.rate, c.rttB, what, c.buffer, key, c.window/c.frame, c.frame, unit, c.allowed/1e9, c.rate)
 	need := c.bufferFor()
 	switch c.kind {
 	case creditVL:

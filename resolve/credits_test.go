@@ -33,55 +33,62 @@ func creditWarnings(t *testing.T, src string) []string {
 // numbers are worked here from the arithmetic: an InfiniBand packet of
 // 4096 bytes of UD SEND with immediate is 4134 bytes (LRH 8, BTH 12, DETH
 // 8, immediate 4, ICRC 4, VCRC 2), 65 credit blocks of 64 bytes, so
-// 64 KiB holds 15 and 128 KiB 31; the switch's latency is its 500 ns
-// default; a flow-control packet is 6 bytes. NDR at the rail-optimized
-// generator's old default of 1 µs: (2 µs + 82.68 ns + 0.12 ns + 500 ns)
-// × 400 Gb/s = 129,140 bytes against 15 × 4134 = 62,010, 192.1 Gb/s
-// (the first nccl-tests-h800 run: each NIC carried 24 GB/s of its 50).
+// 64 KiB holds 15 and 128 KiB 31; an InfiniBand switch forwards
+// cut-through, so its 500 ns of latency start after a packet's first 64
+// bytes; a flow-control packet is 6 bytes. NDR at the rail-optimized
+// generator's old default of 1 µs: (2 µs + 1.28 ns + 500 ns + 0.12 ns)
+// × 400 Gb/s = 125,070 bytes against 15 × 4134 = 62,010, 198.3 Gb/s of
+// the wire (the first nccl-tests-h800 run: each NIC carried 24 GB/s of
+// its 50; a 64 MiB WRITE over this fabric measured 196.0 Gb/s of
+// payload, 197.8 of the wire).
 func TestCreditLimitedLinkWarnings(t *testing.T) {
 	rail := func(link, sw string) string {
 		return "topology: {kind: rail-optimized, servers: 2, gpus_per_server: 4, spines: 1, link: " + link + "}\n" +
 			"switch: " + sw + "\ntraffic: [{flow: {from: s0/g0, to: s1/g0, size: 1MiB}}]\n"
 	}
-	// rate in Gb/s that 15 packets of 4134 bytes allow per round trip
-	// of 2 × delay + 4140 bytes' serialization + 500 ns.
+	// the rate in Gb/s that pkts packets of 4134 bytes allow per round
+	// trip of 2 × delay + 70 bytes' serialization + 500 ns.
 	perRTT := func(pkts int, delayNs, gbps float64) float64 {
-		rtt := 2*delayNs + 4140*8/gbps + 500
+		rtt := 2*delayNs + 70*8/gbps + 500
 		return float64(pkts) * 4134 * 8 / rtt
 	}
 	for _, c := range []struct {
 		name, src string
 		want      []string // substrings of the one warning; none: no warning
 	}{
-		{"NDR at 1 us: 128 KiB is not enough", rail("{rate: NDR, delay: 1us}", "{link_layer: infiniband}"), []string{
-			"t.yaml:1:77: topology.link: 12 links like s0/g0->rail0 are credit-limited: the credit round trip, (2 × 1us + a 4134-byte packet + the receiving switch's latency, 500ns) × 400Gbps = 129140 bytes, exceeds what a VL's buffer holds, 65536 bytes (switch.ib.vl_buffer: 15 packets of 4134 bytes), so one VL runs at most " +
-				fmt.Sprintf("%.1f", perRTT(15, 1000, 400)) + " Gb/s of 400Gbps (buffer / round trip); switch.ib.vl_buffer: 128KiB, the most a VL's 12-bit credits grant, raises it to " +
-				fmt.Sprintf("%.1f", perRTT(31, 1000, 400)) + " Gb/s; line rate needs links of at most 990ns with 128KiB, or, for a long haul, two range extenders (range_extender), whose own buffer covers it"}},
-		// 600 ns: (1.2 µs + 82.8 ns + 500 ns) × 50 GB/s = 89,140 bytes,
-		// 22 packets, 1430 blocks, 89.4 KiB: 90 KiB; 64 KiB covers links
-		// of (62,010 × 8 / 400 Gb/s − 82.8 ns − 500 ns) / 2 = 329 ns.
-		{"NDR at 600 ns: vl_buffer lifts it", rail("{rate: NDR, delay: 600ns}", "{link_layer: infiniband}"), []string{
-			"12 links like s0/g0->rail0", "= 89140 bytes", fmt.Sprintf("at most %.1f Gb/s", perRTT(15, 600, 400)),
-			"switch.ib.vl_buffer: 90KiB runs it at line rate (at most 128KiB, what 12-bit credits grant), or links of at most 329ns"}},
-		{"NDR at 600 ns with 128 KiB", rail("{rate: NDR, delay: 600ns}", "{link_layer: infiniband, ib: {vl_buffer: 128KiB}}"), nil},
+		// 31 packets cover 125,070 bytes: 2015 blocks, 126 KiB; 64 KiB
+		// covers links of (62,010 × 8 / 400 Gb/s − 501.4 ns) / 2 = 369 ns.
+		{"NDR at 1 us: vl_buffer lifts it", rail("{rate: NDR, delay: 1us}", "{link_layer: infiniband}"), []string{
+			"t.yaml:1:77: topology.link: 12 links like s0/g0->rail0 are credit-limited: the credit round trip, (2 × 1us + a packet's first 64 bytes + the receiving switch's cut-through latency, 500ns) × 400Gbps = 125070 bytes, exceeds what a VL's buffer holds, 65536 bytes (switch.ib.vl_buffer: 15 packets of 4134 bytes), so one VL runs at most " +
+				fmt.Sprintf("%.1f", perRTT(15, 1000, 400)) + " Gb/s of 400Gbps (buffer / round trip); switch.ib.vl_buffer: 126KiB runs it at line rate (at most 128KiB, what 12-bit credits grant), or links of at most 369ns"}},
+		// 1.2 µs: 145,070 bytes, past what 128 KiB holds (31 × 4134 =
+		// 128,154), which covers links of (2563.1 − 501.4 ns) / 2.
+		{"NDR at 1.2 us: 128 KiB is not enough", rail("{rate: NDR, delay: 1.2us}", "{link_layer: infiniband}"), []string{
+			"= 145070 bytes", fmt.Sprintf("at most %.1f Gb/s", perRTT(15, 1200, 400)),
+			"switch.ib.vl_buffer: 128KiB, the most a VL's 12-bit credits grant, raises it to " + fmt.Sprintf("%.1f", perRTT(31, 1200, 400)) +
+				" Gb/s; line rate needs links of at most 1.031us with 128KiB, or, for a long haul, two range extenders (range_extender), whose own buffer covers it"}},
+		// XDR at 250 ns: 100,070 bytes; 25 packets, 102
+		// KiB; 64 KiB covers (620.1 − 500.7 ns) / 2 = 60 ns.
+		{"XDR at 250 ns", rail("{rate: XDR, delay: 250ns}", "{link_layer: infiniband}"), []string{
+			"= 100070 bytes", fmt.Sprintf("at most %.1f Gb/s", perRTT(15, 250, 800)), "switch.ib.vl_buffer: 102KiB runs it at line rate (at most 128KiB, what 12-bit credits grant), or links of at most 60ns"}},
+		{"NDR at 1 us with 128 KiB", rail("{rate: NDR, delay: 1us}", "{link_layer: infiniband, ib: {vl_buffer: 128KiB}}"), nil},
 		{"NDR at 250 ns", rail("{rate: NDR, delay: 250ns}", "{link_layer: infiniband}"), nil},
 		{"NDR at 1 us on Ethernet (PFC: no credits)", rail("{rate: NDR, delay: 1us}", "{}"), nil},
-		// Within 5% of the line rate is not warned: 16 KiB holds 3
-		// packets, 12,402 bytes, against (200 + 331 + 500 ns) × 12.5 GB/s
-		// = 12,890 (the ib-credit-loop example's links: 96%).
-		{"within 5%", "topology: {kind: ring, switches: 3, hosts_per_switch: 1, link: {rate: 100Gbps, delay: 100ns}}\nswitch: {link_layer: infiniband, ib: {vl_buffer: 16KiB}}\nsubnet_manager: {routing: updn}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\n", nil},
+		// Within 5% of the line rate is not warned: at 390 ns the round
+		// trip is 64,070 bytes against 62,010, one VL at 96.8%.
+		{"within 5%", rail("{rate: NDR, delay: 390ns}", "{link_layer: infiniband}"), nil},
 		// The long haul between two range extenders takes its buffer's
 		// share per VL: 1 MiB over 8 VLs is 128 KiB, short of (100 µs +
-		// 331 ns + 500 ns of the extender's latency) × 12.5 GB/s; 305
-		// packets of 65 blocks are 1240 KiB a VL.
+		// 5.6 ns + 500 ns of the extender's cut-through latency) × 12.5
+		// GB/s; 304 packets of 65 blocks are 1235 KiB a VL.
 		{"range extenders: a buffer short of the long haul", strings.Replace(rangeExtenderScenario, "buffer: 16MiB", "buffer: 1MiB", 2), []string{
-			"t.yaml:9:31: topology.links[2]: link x0->x1 is credit-limited:", "(2 × 50us + a 4134-byte packet + the receiving switch's latency, 500ns) × 100Gbps = 1260390 bytes",
+			"t.yaml:9:31: topology.links[2]: link x0->x1 is credit-limited:", "(2 × 50us + a packet's first 64 bytes + the receiving switch's cut-through latency, 500ns) × 100Gbps = 1256320 bytes",
 			"holds, 131072 bytes (range_extender.buffer over 8 data VLs: 31 packets of 4134 bytes)",
-			"range_extender.buffer: 9920KiB (1240KiB a VL) runs it at line rate"}},
+			"range_extender.buffer: 9880KiB (1235KiB a VL) runs it at line rate"}},
 		// An explicit topology's identical links are one line, at the
-		// first's declaration: (20 µs + 331 ns + 500 ns) × 12.5 GB/s.
+		// first's declaration: (20 µs + 5.6 ns + 500 ns) × 12.5 GB/s.
 		{"explicit links grouped", "topology: {kind: explicit, hosts: [h0, h1, h2], switches: [s0], link: {rate: 100Gbps, delay: 10us}, links: [[h0, s0], [h1, s0], [h2, s0]]}\nswitch: {link_layer: infiniband}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\n", []string{
-			"t.yaml:1:109: topology.links[0]: 3 links like h0->s0 are credit-limited", "× 100Gbps = 260390 bytes"}},
+			"t.yaml:1:109: topology.links[0]: 3 links like h0->s0 are credit-limited", "× 100Gbps = 256320 bytes"}},
 		// CBFC: 256 KiB over 50 µs (the uec-cbfc-long-link example):
 		// 4178-byte frames (a 4096-byte WRITE Only with immediate, header
 		// to FCS), 66 credits each, 62 frames, (100 µs + 334 ns + 500 ns)
