@@ -73,6 +73,9 @@ func TestCreditLimitedLinkWarnings(t *testing.T) {
 			"= 100070 bytes", fmt.Sprintf("at most %.1f Gb/s", perRTT(15, 250, 800)), "switch.ib.vl_buffer: 102KiB runs it at line rate (at most 128KiB, what 12-bit credits grant), or links of at most 60ns"}},
 		{"NDR at 1 us with 128 KiB", rail("{rate: NDR, delay: 1us}", "{link_layer: infiniband, ib: {vl_buffer: 128KiB}}"), nil},
 		{"NDR at 250 ns", rail("{rate: NDR, delay: 250ns}", "{link_layer: infiniband}"), nil},
+		// The rail-optimized generator's default links, 400 Gb/s and
+		// 250 ns: (500 + 1.4 + 500 ns) × 50 GB/s = 50,070 bytes.
+		{"the generator's default links", rail("{}", "{link_layer: infiniband}"), nil},
 		{"NDR at 1 us on Ethernet (PFC: no credits)", rail("{rate: NDR, delay: 1us}", "{}"), nil},
 		// Within 5% of the line rate is not warned: at 390 ns the round
 		// trip is 64,070 bytes against 62,010, one VL at 96.8%.
