@@ -105,11 +105,15 @@ func TestRCCCActiveSources(t *testing.T) {
 // request is lost: the ACK timeout recovers it by resending its request
 // (srTimeout, srHole), and the backlog the resend reports counts that
 // one request, not the 255 response PSNs the recovery spans past it
-// (creditBacklog, readRecovered). The recovery spans both READs (the
-// second's responses came: the SACKed top is past it), so the resend
-// counts 2 requests, as recovery counts a WRITE's SACKed PSNs in its
-// span too. Asserted: every request's backlog at most 2 frames, and the
-// READs complete. Before, the resend reported 257 frames (tried).
+// (creditBacklog, readRecovered). The recovery spans the first READ and
+// the second's request, PSNs 0..256 (the responder SACKed that request
+// and keeps it, out of order, until the first READ's request fills the
+// gap: at the resend the second READ has no response), so the resend counts 2
+// requests: itself (a resend's backlog is taken before recovery moves
+// past it) and the second's, which recovery passes over as SACKed, as
+// it counts a WRITE's SACKed PSNs in its span too. Asserted: the first
+// READ's backlog is the second's request, 1 frame, the second's none,
+// every request's at most 2 frames, and the READs complete. Before, the resend reported 257 frames (tried).
 func TestRCCCBacklogOfReadsInRecovery(t *testing.T) {
 	eng, h := uetStar(t, 2)
 	qa, _ := connect(h[0], h[1])
@@ -135,6 +139,9 @@ func TestRCCCBacklogOfReadsInRecovery(t *testing.T) {
 	frame := h[0].FullFrame(qa)
 	if len(c.backlog) < 3 {
 		t.Fatalf("%d requests sent; want the 2 and a resend (backlogs %v)", len(c.backlog), c.backlog)
+	}
+	if c.backlog[0] != frame || c.backlog[1] != 0 {
+		t.Errorf("the READs' backlogs %d and %d; want 1 frame (%d) and 0", c.backlog[0], c.backlog[1], frame)
 	}
 	for i, b := range c.backlog {
 		if b > 2*frame {
