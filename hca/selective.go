@@ -387,12 +387,15 @@ func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
 	}
 	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
 	h.setSendPos(qp, hole)
-	p := h.nextRequest(qp)
+	// Past the hole before the packet is built: RCCC's pull target
+	// (spendCredit, creditBacklog) asks for what is left after it, as
+	// uet-htsim's sendRtxPacket takes it off _rtx_backlog first.
 	if trim {
 		qp.sr.trims = qp.sr.trims[1:]
 	} else {
 		qp.sr.next = hole + 1
 	}
+	p := h.nextRequest(qp)
 	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
 	return p
 }
