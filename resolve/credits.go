@@ -190,11 +190,19 @@ func (b *builder) checkCredits() {
 			from, to = to, from
 		}
 		name := t.Nodes[from].Name + "->" + t.Nodes[to].Name
+		if !explicit && count[g] > 1 {
+			// A generated topology's links come from one key, in the
+			// generator's order: naming one would name a different
+			// link when the hosts are relabelled (metamorphic's
+			// relabel-32000020), so the key alone names them.
+			name = ""
+		}
 		b.warnf(c.at, c.path, "%s", creditWarning(c, count[g], name, s.IB.DataVLs))
 	}
 }
 
-// creditWarning is the text of c's warning, for n links like name.
+// creditWarning is the text of c's warning, for n links like name
+// (none: the n links of the key the warning is at).
 func creditWarning(c *starved, n int, name string, dataVLs int) string {
 	var w strings.Builder
 	what, unit := "a VL", "VL"
@@ -211,7 +219,10 @@ func creditWarning(c *starved, n int, name string, dataVLs int) string {
 		lat = " + the receiving switch's cut-through latency, " + c.latency.String()
 	}
 	subject := "link " + name + " is"
-	if n > 1 {
+	switch {
+	case n > 1 && name == "":
+		subject = fmt.Sprintf("%d links are", n)
+	case n > 1:
 		subject = fmt.Sprintf("%d links like %s are", n, name)
 	}
 	key := map[creditKind]string{creditVL: "switch.ib.vl_buffer", creditLongHaul: fmt.Sprintf("range_extender.buffer over %d data VLs", dataVLs), creditCBFC: "switch.cbfc.buffer"}[c.kind]

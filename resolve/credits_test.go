@@ -59,7 +59,7 @@ func TestCreditLimitedLinkWarnings(t *testing.T) {
 		// 31 packets cover 125,070 bytes: 2015 blocks, 126 KiB; 64 KiB
 		// covers links of (62,010 × 8 / 400 Gb/s − 501.4 ns) / 2 = 369 ns.
 		{"NDR at 1 us: vl_buffer lifts it", rail("{rate: NDR, delay: 1us}", "{link_layer: infiniband}"), []string{
-			"t.yaml:1:77: topology.link: 12 links like s0/g0->rail0 are credit-limited: the credit round trip, (2 × 1us + a packet's first 64 bytes + the receiving switch's cut-through latency, 500ns) × 400Gbps = 125070 bytes, exceeds what a VL's buffer holds, 65536 bytes (switch.ib.vl_buffer: 15 packets of 4134 bytes), so one VL runs at most " +
+			"t.yaml:1:77: topology.link: 12 links are credit-limited: the credit round trip, (2 × 1us + a packet's first 64 bytes + the receiving switch's cut-through latency, 500ns) × 400Gbps = 125070 bytes, exceeds what a VL's buffer holds, 65536 bytes (switch.ib.vl_buffer: 15 packets of 4134 bytes), so one VL runs at most " +
 				fmt.Sprintf("%.1f", perRTT(15, 1000, 400)) + " Gb/s of 400Gbps (buffer / round trip); switch.ib.vl_buffer: 126KiB runs it at line rate (at most 128KiB, what 12-bit credits grant), or links of at most 369ns"}},
 		// 1.2 µs: 145,070 bytes, past what 128 KiB holds (31 × 4134 =
 		// 128,154), which covers links of (2563.1 − 501.4 ns) / 2.
