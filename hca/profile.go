@@ -66,7 +66,8 @@ type Profile struct {
 	// retransmission timeouts (IRN, Mittal et al., SIGCOMM 2018, §3.1.1:
 	// RTO_low while at most N packets are unacknowledged, so that a tail
 	// loss is found fast, RTO_high otherwise). Defaults 100 µs, 320 µs
-	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout.
+	// and N = 3, IRN's values. Go-back-N and go-back-0 use AckTimeout,
+	// but on UET, whose PDS timer these are in either delivery mode.
 	RTOLow, RTOHigh sim.Time
 	RTOLowPackets   int32
 	// RTOGiven: the scenario gave RTOLow or RTOHigh (hca.rto_low,

@@ -151,6 +151,9 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 		h.Stats.Retransmitted++
 		w.Retransmits++
 	}
+	if psn >= qp.maxSent {
+		qp.readPSNs -= w.NPkts - w.reqPkts // a READ's first request: its responses' PSNs are sent for
+	}
 	// Advance the send position.
 	if w.Op.isRead() || w.Op.isAtomic() || i == w.reqPkts-1 {
 		qp.sendIdx++
@@ -212,7 +215,9 @@ func (h *HCA) ackTimeout(qp *QP) sim.Time {
 		return h.tcpRTO(qp)
 	case qp.sr != nil && qp.sr.minRTO > 0:
 		return qp.sr.minRTO // UET, uet-htsim's rule (uetArmTimer)
-	case h.Prof.Retransmit == Selective && h.Prof.RTOHigh > 0:
+	case (h.Prof.Retransmit == Selective || h.Prof.Transport == fabric.UET) && h.Prof.RTOHigh > 0:
+		// Selective repeat's, and UET's PDS timer in either delivery
+		// mode (ROD's go-back-N too, resolve/uet.go).
 		return h.rto(qp)
 	case qp.timeoutExp > 0:
 		return 4096 * sim.Nanosecond << uint(qp.timeoutExp)
@@ -387,8 +392,8 @@ func (h *HCA) ackTo(qp *QP, psn int64) {
 		qp.ackHigh = min(psn, qp.maxSent)
 	}
 	partial := false
-	if psn > qp.acked {
-		qp.acked = min(psn, qp.maxSent)
+	if bound := h.ackedBound(qp); psn > qp.acked && qp.acked < bound {
+		qp.acked = min(psn, bound)
 		partial = h.Prof.Retransmit == GoBack0
 	}
 	una := qp.una
@@ -404,6 +409,16 @@ func (h *HCA) ackTo(qp *QP, psn int64) {
 		// advance, una holding still, saw no progress.
 		h.activate(qp)
 	}
+}
+
+// ackedBound is what acked may reach: under go-back-0 nextPSN, what
+// was sent since the last rewind (the PSNs past it are still to be sent
+// again, whatever an ACK says of them); otherwise maxSent.
+func (h *HCA) ackedBound(qp *QP) int64 {
+	if h.Prof.Retransmit == GoBack0 {
+		return min(qp.nextPSN, qp.maxSent)
+	}
+	return qp.maxSent
 }
 
 // goBack0Progress is the forward progress of an ACK that acknowledges

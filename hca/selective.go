@@ -300,6 +300,9 @@ func (h *HCA) srTimeout(qp *QP) {
 	if qp.Credits != nil && !qp.Credits.CanSend() {
 		h.sendRTS(qp) // RCCC: the receiver may not know it wants credit
 	}
+	if qp.Entropy != nil {
+		qp.Entropy.Timeout(h.eng.Now()) // REPS freezes (multipath)
+	}
 	h.activate(qp)
 }
 
@@ -400,12 +403,15 @@ func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
 	}
 	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
 	h.setSendPos(qp, hole)
-	p := h.nextRequest(qp)
+	// Past the hole before the packet is built: RCCC's pull target
+	// (spendCredit, creditBacklog) asks for what is left after it, as
+	// uet-htsim's sendRtxPacket takes it off _rtx_backlog first.
 	if trim {
 		qp.sr.trims = qp.sr.trims[1:]
 	} else {
 		qp.sr.next = hole + 1
 	}
+	p := h.nextRequest(qp)
 	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/kind"
 	_ "github.com/lfsim/lfsim/multipath" // the sprays register in kind's table
 	"github.com/lfsim/lfsim/scenario"
@@ -38,6 +39,9 @@ type UET struct {
 	MinRTO     sim.Time
 	MinRTOAuto bool
 	RTOQueue   int64
+	// ROD is hca.uet.delivery: rod, UET's reliable ordered delivery
+	// (see rodProfile); false is RUD, reliable unordered delivery.
+	ROD bool
 }
 
 // UET's retransmission timeout, uet-htsim's (htsim/sim/datacenter/
@@ -138,6 +142,43 @@ func (b *builder) uetBlock(h *scenario.HCAS) {
 		b.s.UET.Spray = u.Spray.V // the schema checked the name
 	}
 	b.s.UET.SleekOff = u.Sleek.Set && !u.Sleek.V
+	b.s.UET.ROD = u.Delivery.Set && u.Delivery.V == "rod"
+}
+
+// UET's reliable ordered delivery (ROD, hca.uet.delivery: rod) is the
+// PDS delivery mode whose target hands packets to the SES in PSN order
+// (UE 1.0.1's PDS packet types, as Wireshark's UET dissector names them:
+// UET_PDS_TYPE_ROD_REQ beside RUD_REQ, the same 12-byte header,
+// UET_PDS_RUD_ROD_MIN_HDR_LEN, so nothing changes on the wire). The
+// target keeps nothing past a gap: a PSN that arrives out of order is
+// dropped and NACKed (the dissector's NACK code
+// UET_PDS_NACK_CODE_ROD_OOO, "a PSN arrived out of order on a ROD
+// PDC"), the NACK naming here the PSN the target expects, and the source
+// sends again from there: go-back-N (the model's reading; the
+// specification's text was not among its sources), which the
+// RC machinery has (hca.retransmit: go-back-n, placement: in-order; a
+// gap NAKed once until the PSN it names arrives, as IBA's responder
+// does, and a trimmed packet NAKed as a gap, hca/trimmed.go). Packets
+// of one PDC stay on one path, one entropy value, since any reordering
+// would be taken for a loss: spraying is refused. Not modelled: the
+// PDC's setup and the SES's ordering of messages above it. The source's
+// timer is the PDS's (hca.rto_low, rto_high), as RUD's.
+
+// rodProfile gives a UET profile p ROD's recovery where the block h
+// does not set it, and refuses a setting that contradicts it.
+func (b *builder) rodProfile(p *hca.Profile, h *scenario.HCAS) {
+	if h.Retransmit.Set && p.Retransmit != hca.GoBackN {
+		b.errorf(h.Retransmit.Pos, "hca.retransmit", "hca.uet.delivery: rod drops what arrives past a gap and resends from it: retransmit: go-back-n (its default), not %s", h.Retransmit.V)
+	}
+	if h.Placement.Set && p.Placement != hca.InOrder {
+		b.errorf(h.Placement.Pos, "hca.placement", "hca.uet.delivery: rod takes packets in PSN order only: placement: in-order (its default), not %s", h.Placement.V)
+	}
+	if !h.Retransmit.Set {
+		p.Retransmit = hca.GoBackN
+	}
+	if !h.Placement.Set {
+		p.Placement = hca.InOrder
+	}
 }
 
 // checkUET refuses hca.uet where the transport is not UET, and warns
@@ -147,6 +188,12 @@ func (b *builder) checkUET() {
 	b.s.UET.RTOQueue = b.rtoQueue()
 	if u.Set && b.transportRow().Block != "uet" {
 		b.errorf(u.Pos, "hca.uet", "hca.uet configures Ultra Ethernet's transport: set hca.transport: %s", uetTransport().Name)
+	}
+	if first := kind.Sprays(); b.s.UET.ROD && u.Spray.Set && len(first) > 0 && u.Spray.V != first[0].Name {
+		b.errorf(u.Spray.Pos, "hca.uet.spray", "hca.uet.delivery: rod keeps a QP's packets on one path, one entropy value, since ROD takes any reordering for a loss: spray: %s, or delivery: rud to spray", first[0].Name)
+	}
+	if b.s.UET.ROD && b.s.Switch.LoadBalance.Chooses() {
+		b.warnf(u.Delivery.Pos, "hca.uet.delivery", "ROD takes a packet out of order for a loss, and switch.load_balance %s moves a QP's packets across paths: each reordering it makes is resent from the gap", b.s.Switch.LoadBalance)
 	}
 	if first := kind.Sprays(); u.Spray.Set && len(first) > 0 && u.Spray.V != first[0].Name && b.s.Switch.LoadBalance.Chooses() {
 		b.warnf(u.Spray.Pos, "hca.uet.spray", "the senders choose each packet's entropy (%s), but switch.load_balance %s chooses the ports itself and overrides it: set load_balance: %s", u.Spray.V, b.s.Switch.LoadBalance, kind.LoadBalances()[0].Name)

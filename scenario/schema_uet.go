@@ -27,4 +27,8 @@ type UETS struct {
 	// Spray is how the sender chooses each packet's entropy value,
 	// which the switches' ECMP hashes (kind.Sprays).
 	Spray StrV `yaml:"spray" kinds:"spray"`
+	// Delivery is the PDS delivery mode of every QP: rud, reliable
+	// unordered delivery (the default), or rod, reliable ordered
+	// delivery on one path (resolve/uet.go).
+	Delivery StrV `yaml:"delivery" enum:"rud|rod"`
 }
