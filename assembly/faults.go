@@ -29,15 +29,18 @@ type faultState struct {
 	routeGen  int
 	installed []int // by NodeID: the generation of the routes in use
 	warnings  []string
-	// slowed holds, for each port a slow-link fault slows now, its rate
-	// before any did and the faults that slow it, in the order they
-	// started: the latest one's rate holds, and when the last ends the
-	// port gets back the rate it had (overlapping faults on one link).
-	slowed map[*fabric.Port]*slowPort
+	// slowed holds, for each rate a fault slows now (a port's under
+	// slow-link, keyed by the *fabric.Port; a NIC's receive drain under
+	// slow-receiver, keyed by the *hca.HCA), its rate before any did and
+	// the faults that slow it, in the order they started: the latest
+	// one's rate holds, and when the last ends the rate is back to what
+	// it was (overlapping faults on one link or one host). Looked up by
+	// key only, never iterated.
+	slowed map[any]*slowedRate
 }
 
-// slowPort is a port's slow-link faults under way (faultState.slowed).
-type slowPort struct {
+// slowedRate is one rate's slowing faults under way (faultState.slowed).
+type slowedRate struct {
 	base   fabric.Rate
 	active []*faultEvent
 }
@@ -47,7 +50,6 @@ type slowPort struct {
 type faultEvent struct {
 	n      *Network
 	f      resolve.Fault
-	saved  fabric.Rate
 	linkIx int
 	// a slow link's two directions: ports[0] sends from f.A to f.B,
 	// ports[1] back.
@@ -93,12 +95,7 @@ func (fe *faultEvent) HandleEvent(ev *sim.Event) {
 		n.HCAs[f.Host].SetRxHang(start)
 	case "slow-receiver":
 		h := n.HCAs[f.Host]
-		if start {
-			fe.saved = h.Prof.RxRate
-			h.SetRxRate(f.RxRate)
-		} else {
-			h.SetRxRate(fe.saved)
-		}
+		h.SetRxRate(n.faults.slow(h, h.Prof.RxRate, fe, start))
 	case "missing-entry":
 		n.Switches[f.Switch].SetMissing(f.Dst, start)
 	case "slow-link":
@@ -108,7 +105,7 @@ func (fe *faultEvent) HandleEvent(ev *sim.Event) {
 			if i == 1 && f.OneWay {
 				break
 			}
-			n.faults.slowLink(p, fe, start)
+			p.Rate = n.faults.slow(p, p.Rate, fe, start)
 		}
 	}
 }
@@ -375,34 +372,41 @@ func (n *Network) scheduleLoss(f resolve.Fault) {
 	}
 }
 
-// slowLink starts (start) or ends slow-link fault fe on port p, which
-// sends one direction of its link. While faults overlap on p the one
-// started last sets its rate; when none is left p gets back the rate it
-// had before the first, whatever order they end in.
-func (fs *faultState) slowLink(p *fabric.Port, fe *faultEvent, start bool) {
+// slow starts (start) or ends fault fe, which slows the rate keyed by
+// key (faultState.slowed) to fe.rate(), and returns the rate key is to have,
+// cur being the one it has now. While faults overlap on key the one
+// started last sets its rate; when none is left the rate is back to what
+// it was before the first, whatever order they end in.
+func (fs *faultState) slow(key any, cur fabric.Rate, fe *faultEvent, start bool) fabric.Rate {
 	if fs.slowed == nil {
-		fs.slowed = map[*fabric.Port]*slowPort{}
+		fs.slowed = map[any]*slowedRate{}
 	}
-	sp := fs.slowed[p]
+	sr := fs.slowed[key]
 	if start {
-		if sp == nil {
-			sp = &slowPort{base: p.Rate}
-			fs.slowed[p] = sp
+		if sr == nil {
+			sr = &slowedRate{base: cur}
+			fs.slowed[key] = sr
 		}
-		sp.active = append(sp.active, fe)
-		p.Rate = fe.f.LinkRate
-		return
+		sr.active = append(sr.active, fe)
+		return fe.rate()
 	}
-	if sp == nil {
-		return
+	if sr == nil {
+		return cur
 	}
-	if i := slices.Index(sp.active, fe); i >= 0 {
-		sp.active = slices.Delete(sp.active, i, i+1)
+	if i := slices.Index(sr.active, fe); i >= 0 {
+		sr.active = slices.Delete(sr.active, i, i+1)
 	}
-	if len(sp.active) == 0 {
-		p.Rate = sp.base
-		delete(fs.slowed, p)
-		return
+	if len(sr.active) == 0 {
+		delete(fs.slowed, key)
+		return sr.base
 	}
-	p.Rate = sp.active[len(sp.active)-1].f.LinkRate
+	return sr.active[len(sr.active)-1].rate()
+}
+
+// rate is the rate a slow-receiver or slow-link fault slows to.
+func (fe *faultEvent) rate() fabric.Rate {
+	if fe.f.Action == "slow-receiver" {
+		return fe.f.RxRate
+	}
+	return fe.f.LinkRate
 }

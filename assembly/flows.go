@@ -280,6 +280,18 @@ func (p flowPath) baseRTT(mtu int) sim.Time {
 	return rtt
 }
 
+// connectedMTU is qp's path MTU as RTR sets it, the smaller of its
+// port's and peer's hca.mtu (setPeerMTU), even before RTR (a QP rdma_cm
+// connects later, a READ's responder the requester's engine hands over);
+// a UD QP's is its port's.
+func (n *Network) connectedMTU(qp *hca.QP, peer fabric.NodeID) int {
+	mtu := qp.PathMTU()
+	if qp.Type != hca.UD {
+		mtu = min(mtu, n.Scenario.HCAProfile(peer).MTU)
+	}
+	return mtu
+}
+
 // startCC gives the QP that sends a flow's data the congestion control
 // its host runs, wired to the HCA's rate limiter: the requester's, or for
 // a READ the responder's, whose READ responses are the data (the
@@ -326,10 +338,7 @@ func (n *Network) startCC(fr *FlowRun, src *hca.HCA, p flowPath) {
 // connected QP's path MTU is taken as RTR will set it, the smaller of
 // its port's and peer's (setPeerMTU).
 func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof hca.Profile, p flowPath) congestion.Sender {
-	mtu := qp.PathMTU()
-	if qp.Type != hca.UD {
-		mtu = min(mtu, n.Scenario.HCAProfile(peer).MTU)
-	}
+	mtu := n.connectedMTU(qp, peer)
 	path := congestion.Path{LineRate: sender.Port().Rate, BaseRTT: p.baseRTT(mtu), MTU: mtu}
 	if bdpCap := prof.BDPCap; (bdpCap > 0 || prof.BDPCapAuto) && qp.Type == hca.RC {
 		if prof.BDPCapAuto {
@@ -339,10 +348,27 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		}
 		sender.SetWindowCap(qp, bdpCap)
 	}
-	if prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff {
+	if prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff && !n.Scenario.UET.ROD {
 		// SLEEK's threshold follows the path's BDP (hca/uet.go); without
-		// it (hca.uet.sleek: false) SLEEK stays off.
+		// it (hca.uet.sleek: false) SLEEK stays off, and ROD has none
+		// (its target keeps nothing out of order to count).
 		sender.SetPathBDP(qp, int64(float64(path.LineRate)/8*path.BaseRTT.Seconds()))
+		// SLEEK's probe times (hca/uet.go): the base RTT and the target
+		// delay, uet-htsim's _target_Qdelay whatever the window's
+		// control (initNsccParams: 0.75 × the RTT where switches trim,
+		// the RTT otherwise); a control that has its own target
+		// (congestion.TargetDelayer) gives it below.
+		target := path.BaseRTT
+		if n.trimming {
+			target = path.BaseRTT * 3 / 4
+		}
+		sender.SetSleekProbe(qp, path.BaseRTT, target)
+	}
+	if d := n.Scenario.UET.UETMinRTO(path.LineRate); d > 0 && prof.Transport == fabric.UET && qp.Type == hca.RC && !prof.RTOGiven {
+		// uet-htsim's retransmission timeout (hca.uet.min_rto,
+		// resolve/uet.go), unless this host's block gives IRN's
+		// rto_low or rto_high.
+		sender.SetMinRTO(qp, d)
 	}
 	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {
 		// UET's spraying: the sender chooses each request's entropy,
@@ -350,7 +376,7 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		qp.Entropy = sp.New(sender.Engine().Rand(fmt.Sprintf("multipath/%d/%d", sender.ID, qp.QPN)))
 	}
 	if n.Scenario.UET.ReceiverCredits && prof.Transport == fabric.UET && qp.Type == hca.RC {
-		n.attachCredits(sender, qp, p, prof) // RCCC (rccc.go)
+		n.attachCredits(qp, path, sender.FullFrame(qp)) // RCCC (rccc.go)
 	}
 	apply := func(rate fabric.Rate, window int64) { sender.SetRate(qp, rate, window) }
 	ctl, ok := congestion.Lookup(prof.CC)
@@ -366,5 +392,8 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		qp.INT = true
 	}
 	qp.CC = cc
+	if t, ok := cc.(congestion.TargetDelayer); ok && prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff {
+		sender.SetSleekProbe(qp, path.BaseRTT, t.TargetDelay())
+	}
 	return cc
 }

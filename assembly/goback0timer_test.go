@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 )
 
@@ -83,4 +84,49 @@ func TestGoBack0LongMessage(t *testing.T) {
 			t.Errorf("%d restarts on a NAK, want %.0f +- 25%% (one per 256 packets sent)", restarts, want)
 		}
 	})
+}
+
+// TestGoBack0SenderGoBackNResponder: a go-back-0 requester whose
+// responder is go-back-N (hca.retransmit is each host's) restarts a
+// message at its first packet, and the responder, which keeps what it
+// has, takes the resent packets before its gap as duplicates and
+// answers those that ask (AckReq, every hca.ack_every) with an ACK for
+// what it has. Those ACKs acknowledge the packets resent since the
+// restart, and restart the ACK timer as any ACK of outstanding packets
+// does (goBack0Progress), so that a restart longer than the ACK timeout
+// still reaches the gap. livelock-go-back-0's g0 with r0 at go-back-N
+// (4 MiB in 4096 packets of 1024 bytes, 1/256 loss on g0's link, a
+// 65.5 us ACK timeout): each pass resends from the first packet at 11.3
+// packets a microsecond (1,106 bytes each on the wire), so once the gap
+// is past the 741st packet a pass takes longer than the timeout. The
+// requester took the duplicates' ACKs as no progress, having seen that
+// PSN acknowledged before the restart: its timer fired before the pass reached the gap and started
+// it over, and so at every pass (tried: 935,936 bytes delivered by
+// 20 ms, 225,044 packets resent, incomplete). Now it completes, and
+// each restart is a loss the responder saw: no more than a timeout per
+// ten restarts (a lost NAK, or a lost resend of the packet at the gap).
+func TestGoBack0SenderGoBackNResponder(t *testing.T) {
+	src := exampleText(t, "livelock-go-back-0")
+	src = patch(t, src, "{name: r0, hca: {retransmit: go-back-0}}", "{name: r0, hca: {retransmit: go-back-n}}")
+	src = patch(t, src, "stop: {at: 4ms, when: flows-done}", "stop: {at: 20ms, when: flows-done}")
+	src = src[:strings.Index(src, "expect:")]
+	n, _, flows := mustRun(t, mustParse(t, src))
+	f := flows[0]
+	g0 := n.HCAs[0]
+	t.Logf("g0: %s, %d bytes, FCT %d ns, %d sent, %d resent, %d timeouts; r0: %d NAKs", f.Status, f.DeliveredBytes, f.FCTNs, g0.Stats.DataPackets, g0.Stats.Retransmitted, g0.Stats.Timeouts, n.HCAs[1].Stats.NaksSent)
+	if f.Status != "success" || f.DeliveredBytes != 4<<20 {
+		t.Fatalf("g0 to r0: %s with %d bytes delivered, want success with 4194304", f.Status, f.DeliveredBytes)
+	}
+	// Never idle for long: the FCT is the serialization of what g0
+	// sent, each packet a 1024-byte RoCEv2 WRITE Middle at 100 Gb/s,
+	// within 2% over (the waits for each NAK, a round trip of 4 us or
+	// so, mostly overlapped by what is still being sent, and the HCAs'
+	// latencies; measured 0.28% over).
+	busy := float64(g0.Stats.DataPackets*int64(fabric.RoCEv2Wire(fabric.OpWriteMiddle, 1024))) * 8 / 100e9 * 1e9
+	if fct := float64(f.FCTNs); fct < busy || fct > 1.02*busy {
+		t.Errorf("g0: FCT %d ns for %d packets sent, %.0f ns of serialization: want within 2%% over", f.FCTNs, g0.Stats.DataPackets, busy)
+	}
+	if to, naks := g0.Stats.Timeouts, n.HCAs[1].Stats.NaksSent; 10*to > naks+to {
+		t.Errorf("g0: %d timeouts beside r0's %d NAKs: want no more than one restart in ten by timeout", to, naks)
+	}
 }

@@ -65,7 +65,11 @@ type Network struct {
 	// pacers are the receiving hosts' RCCC pacers, by node id, each made
 	// by its host when a sender first asks it for credit (rccc.go).
 	pacers []*congestion.RCCCPacer
-	dyn    dynamic // flows that start during the run (dynamic.go)
+	// oversub are their oversubscription controls, where they run one
+	// (rccc.go).
+	oversub   []*congestion.RCCCOversubscription
+	noOversub bool    // for tests only: no oversubscription control
+	dyn       dynamic // flows that start during the run (dynamic.go)
 	// parts are the runner's counts by partition (one unless cut).
 	parts []partState
 	// Group runs the partitions' engines when the run is cut

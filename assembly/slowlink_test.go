@@ -99,3 +99,38 @@ traffic:
 		}
 	}
 }
+
+// TestSlowReceiverOverlap: slow-receiver faults that overlap on one host,
+// ending in either order, leave its NIC draining at its own rate once
+// both have ended, as TestSlowLinkOverlap asks of slow-link. A 4 MiB
+// WRITE from h0 to h1 that starts at 100 us, after faults on h1 of
+// [0, 20us) at 25 Gb/s and [10us, 30us) at 10 Gb/s (or the second ending
+// at 15us), goes as it does without any fault: its completion time
+// within 0.1% (the star, rates and flow of TestSlowLinkOverlap). Each
+// fault restored the rate it found at its start, so that the last to end
+// left h1 draining at the first's 25 Gb/s for good.
+func TestSlowReceiverOverlap(t *testing.T) {
+	fct := func(faults string) int64 {
+		src := `topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+hca: {cc: none}
+traffic:
+  - flow: {from: h0, to: h1, op: write, size: 4MiB, start: 100us}
+` + faults
+		_, _, rows := mustRun(t, mustParse(t, src))
+		if len(rows) != 1 || rows[0].Status != "success" {
+			t.Fatalf("flows %+v", rows)
+		}
+		return rows[0].FCTNs
+	}
+	want := fct("")
+	for _, c := range []struct{ name, second string }{
+		{"the second ends last", "{at: 10us, host: h1, action: slow-receiver, rate: 10Gbps, until: 30us}"},
+		{"the second ends first", "{at: 10us, host: h1, action: slow-receiver, rate: 10Gbps, until: 15us}"},
+	} {
+		got := fct("faults:\n  - {at: 0, host: h1, action: slow-receiver, rate: 25Gbps, until: 20us}\n  - " + c.second + "\n")
+		t.Logf("%s: %d ns, %d ns without the faults", c.name, got, want)
+		if math.Abs(float64(got-want))/float64(want) > 0.001 {
+			t.Errorf("%s: the flow took %d ns, %d ns without the faults; want the same within 0.1%%", c.name, got, want)
+		}
+	}
+}

@@ -35,8 +35,11 @@ import (
 //     rtx_backlog), at most its congestion window plus a packet when a
 //     sender control runs too (cwnd + mtu), at most 1.5 × BDP, less the
 //     credit it holds; at least one packet while it speculates with data
-//     left; rounded up to the credit quantum, 256 bytes
-//     (UEC_PULL_QUANTUM, uecpacket.h).
+//     left; divided by the sources active on its NIC when more than one
+//     is (UecNIC::activeSources: the connections waiting their turn on
+//     the sending NIC, itself among them), so that a NIC whose senders
+//     share its link asks each receiver for its share only; rounded up
+//     to the credit quantum, 256 bytes (UEC_PULL_QUANTUM, uecpacket.h).
 //   - The receiver keeps, for each sender, the highest pull target heard
 //     (a data packet's, a trimmed header's, an RTS's) and the credit it
 //     granted; a sender whose target passed its grant, or whose packet
@@ -64,7 +67,9 @@ import (
 //
 // With a sender control (hca.uet.cc: nscc) both hold the sender: it
 // sends when it has credit and its window allows (isSendPermitted), as
-// htsim's -receiver_cc beside its default NSCC.
+// htsim's -receiver_cc beside its default NSCC. Without one, on an
+// oversubscribed fabric, the pacer's rate is the receiving host's
+// oversubscription control's (RCCCOversubscription, rcccoversub.go).
 type RCCC struct {
 	credit      int64 // bytes it may still send; below zero by at most a packet
 	pull        int64 // the total credit granted, as the last credit packet heard says
@@ -120,8 +125,12 @@ func (s *RCCC) Credit() int64 { return s.credit }
 // Sent takes a packet of wire bytes from the credit and returns the pull
 // target the packet carries: backlog is what the sender still has to
 // send after it (bytes on the wire, resends included), window its
-// congestion window (0: none).
-func (s *RCCC) Sent(wire, backlog, window int64) (pullTarget int64) {
+// congestion window (0: none), active the connections of its NIC that
+// wait to send now, itself counted (computePullTarget divides what it
+// asks for by them when more than one: UecNIC::activeSources, the
+// sources queued for the NIC's link, of which the sender is the first
+// when its turn comes).
+func (s *RCCC) Sent(wire, backlog, window, active int64) (pullTarget int64) {
 	s.credit -= wire
 	t := backlog
 	if window > 0 {
@@ -131,12 +140,17 @@ func (s *RCCC) Sent(wire, backlog, window int64) (pullTarget int64) {
 	if s.speculating && t < s.frame && backlog > 0 {
 		t = s.frame
 	}
+	if active > 1 {
+		t /= active // as htsim's integer division: toward zero
+	}
 	return quantumCeil(t + s.pull)
 }
 
 // Target is the pull target of a header that carries no data (an RTS),
-// with backlog and window as Sent has them.
-func (s *RCCC) Target(backlog, window int64) int64 { return s.Sent(0, backlog, window) }
+// with backlog and window as Sent has them. A sender that sends an RTS
+// is held without credit, so it waits on no turn of its NIC's, and its
+// want is not divided.
+func (s *RCCC) Target(backlog, window int64) int64 { return s.Sent(0, backlog, window, 1) }
 
 // Heard is told of every ACK or NACK: the speculation ends.
 func (s *RCCC) Heard() {
@@ -180,11 +194,12 @@ func quantumCeil(b int64) int64 {
 // senders credit in turn, at 0.99 of its line rate.
 type RCCCPacer struct {
 	eng     *sim.Engine
-	rate    fabric.Rate // the rate it grants credit at
-	perPull int64       // bytes of credit a pull grants
-	active  []*RCCCSink // senders that want credit, in turn
-	idle    []*RCCCSink // senders whose want is met, for slow pulls
-	busy    bool        // its next turn is scheduled
+	rate    fabric.Rate           // the rate it grants credit at
+	perPull int64                 // bytes of credit a pull grants
+	active  []*RCCCSink           // senders that want credit, in turn
+	idle    []*RCCCSink           // senders whose want is met, for slow pulls
+	busy    bool                  // its next turn is scheduled
+	os      *RCCCOversubscription // the host's oversubscription control; nil: none
 
 	// Pulls counts the credit packets it sent.
 	Pulls int64
@@ -233,6 +248,16 @@ func (k *RCCCSink) Trimmed(pt int64) {
 	}
 }
 
+// Arrived counts a request that reached the receiver for the host's
+// oversubscription control, if it runs one (RCCCOversubscription): a
+// data packet, CE-marked or not, a trimmed header, trimmed at the
+// host's own link (lastHop) or before, or an RTS (neither).
+func (k *RCCCSink) Arrived(ce, trimmed, lastHop bool) {
+	if o := k.p.os; o != nil {
+		o.arrived(ce, trimmed, lastHop)
+	}
+}
+
 // request puts the sink on the pacer's active list (requestPull).
 func (k *RCCCSink) request() {
 	k.inPull = true
@@ -252,6 +277,10 @@ func (k *RCCCSink) backlog() int64 { return max(k.highest-k.latest, 0) }
 
 // slow is the credit granted past the sender's target.
 func (k *RCCCSink) slow() int64 { return max(k.latest-k.highest, 0) }
+
+// MaxWindow is the sender's credit bound the sink's slow pulls keep to,
+// bytes.
+func (k *RCCCSink) MaxWindow() int64 { return k.maxWnd }
 
 // HandleEvent is the pacer's turn (UecPullPacer::doNextEvent).
 func (p *RCCCPacer) HandleEvent(*sim.Event) {
@@ -300,7 +329,11 @@ func (p *RCCCPacer) HandleEvent(*sim.Event) {
 	if gap == 0 {
 		gap = rcccIdleSpacing
 	}
-	p.eng.After(fabric.SerializationTime(gap, p.rate), p, 0, 0, nil)
+	d := fabric.SerializationTime(gap, p.rate)
+	if p.os != nil && p.os.rate < 1 {
+		d = sim.Time(float64(d) / p.os.rate) // updatePullRate
+	}
+	p.eng.After(d, p, 0, 0, nil)
 }
 
 // RCCCRow is RCCC's row of the table of receiver controls.

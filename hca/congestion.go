@@ -22,10 +22,13 @@ type CongestionControl interface {
 // spraying: package multipath implements them). Next is the next
 // request's; Feedback is told, for each ACK or NAK, the entropy value its
 // request carried (the ACK's source port echoes it) and whether the
-// request came through good: neither CE-marked nor trimmed.
+// request came through good: neither CE-marked nor trimmed, now being
+// when the ACK came; Timeout is told of each of the QP's retransmission
+// timeouts (REPS freezes on one).
 type EntropySource interface {
 	Next() uint16
-	Feedback(ev uint16, good bool)
+	Feedback(now sim.Time, ev uint16, good bool)
+	Timeout(now sim.Time)
 }
 
 // echo copies into an ACK what congestion control needs of the request it

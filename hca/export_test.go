@@ -14,3 +14,7 @@ func (h *HCA) ControlQueued() []*fabric.Packet {
 	h.ctrl.Any(func(p *fabric.Packet) bool { out = append(out, p); return false })
 	return out
 }
+
+// GoBack0Acked returns qp's acked (one past the highest PSN acknowledged
+// since the last rewind) and nextPSN.
+func (h *HCA) GoBack0Acked(qp *QP) (acked, next int64) { return qp.acked, qp.nextPSN }

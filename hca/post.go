@@ -248,6 +248,7 @@ func (h *HCA) post(qp *QP, w *WQE, ring sim.Time, chained bool) {
 	}
 	w.FirstPSN = qp.endPSN
 	qp.endPSN += w.NPkts
+	qp.readPSNs += w.NPkts - w.reqPkts
 	qp.sq = append(qp.sq, w)
 	if !writes {
 		w.data = h.gather(w.wr.SGL, w.Size)

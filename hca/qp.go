@@ -269,9 +269,10 @@ type QP struct {
 	sendOff    int64  // its next packet
 	nextPSN    int64  // PSN of the next packet to send
 	endPSN     int64  // one past the last PSN posted
+	readPSNs   int64  // the response PSNs of READs posted and not yet requested (rccc.go: creditBacklog)
 	una        int64  // oldest unacknowledged PSN
 	ackHigh    int64  // one past the highest PSN acknowledged
-	acked      int64  // go-back-0: one past the highest PSN acknowledged since the last rewind (flightFrom)
+	acked      int64  // go-back-0: one past the highest PSN acknowledged since the last rewind, at most nextPSN (flightFrom, ackedBound)
 	maxSent    int64  // one past the highest PSN ever sent
 	retries    int    // consecutive timeouts without progress
 	rnrRetries int    // consecutive RNR NAKs

@@ -15,9 +15,16 @@ import (
 //     carries its pull target (fabric.PacketExt.Pull), and asks for an
 //     acknowledgement when it spends the last credit (uet-htsim's
 //     sendNewPacket: set_ar when _credit <= 0).
+//   - The pull target is divided among the RCCC QPs of the HCA that wait
+//     to send at that moment (creditActive; uet-htsim's
+//     UecNIC::activeSources), and counts a READ as its one request
+//     (creditBacklog): its responses are the responder's data, not
+//     credited.
 //   - The responder QP's CreditSink hears the pull target of each request
-//     and trimmed header; the receiving host's pacer answers with credit
-//     packets (SendCredit).
+//     and trimmed header, and is told of every request that arrives
+//     (Arrived: the receiving host's oversubscription control counts
+//     them); the receiving host's pacer answers with credit packets
+//     (SendCredit).
 //   - A credit packet, and an RTS (a requester whose retransmission
 //     timer fires without credit tells its receiver its pull target,
 //     srTimeout), are UET PDS control packets, each as large as a PDS
@@ -42,8 +49,10 @@ type Credits interface {
 	CanSend() bool
 	// Sent takes a request of wire bytes from the credit and returns its
 	// pull target; backlog is what the QP still has to send after it
-	// (bytes on the wire), window its congestion window (0: none).
-	Sent(wire, backlog, window int64) int64
+	// (bytes on the wire), window its congestion window (0: none),
+	// active the QPs of the HCA that wait to send a request now, the QP
+	// among them (creditActive).
+	Sent(wire, backlog, window, active int64) int64
 	// Target is an RTS's pull target.
 	Target(backlog, window int64) int64
 	// Heard is told of each ACK or NACK.
@@ -61,21 +70,102 @@ type CreditSink interface {
 	PullTarget(pt int64)
 	// Trimmed takes the pull target of a trimmed header or an RTS.
 	Trimmed(pt int64)
+	// Arrived is told of each request that reaches the QP (a data
+	// packet, CE-marked or not, a trimmed header, trimmed at the
+	// receiver's own link or before) and each RTS (neither).
+	Arrived(ce, trimmed, lastHop bool)
 }
 
 // creditBacklog is what qp still has to send, in bytes on the wire: the
-// PSNs posted and not yet sent, and those waiting to be resent (trimmed,
-// or in a timeout's recovery), each a full packet (uet-htsim's _backlog
-// + _rtx_backlog, which count the last packet's own bytes).
+// requests posted and not yet sent, and those waiting to be resent
+// (trimmed, or in a timeout's recovery), each a full packet (uet-htsim's
+// _backlog + _rtx_backlog, which count the last packet's own bytes). A
+// READ posted counts its one request, not the PSNs its responses take
+// (readPSNs): its responses are the responder's to send, and a QP with
+// several READs posted would otherwise ask for credit for data it never
+// sends (uet-htsim has no READ).
 func (h *HCA) creditBacklog(qp *QP) int64 {
-	n := max(qp.endPSN-qp.maxSent, 0)
+	n := max(qp.endPSN-qp.maxSent-qp.readPSNs, 0)
 	if s := qp.sr; s != nil {
 		n += int64(len(s.trims))
-		if s.recovering {
-			n += max(s.top-s.next, 0)
+		if s.recovering && s.top > s.next {
+			n += s.top - s.next - readRecovered(qp, s.next, s.top)
 		}
 	}
 	return n * h.FullFrame(qp)
+}
+
+// readRecovered is how many of the PSNs from..to (a timeout's recovery)
+// recovery does not resend because they belong to READs or atomics: all
+// of a READ's but its request, which goes again once, and only while no
+// response to it has come (srHole's rule: a READ whose responses came,
+// all or some, is passed over, its missing responses asked for by a
+// rewind instead). A READ whose request recovery has resent already
+// (from past its first PSN) counts whole. Only READs sent and not
+// completed can be there (rdOut).
+func readRecovered(qp *QP, from, to int64) int64 {
+	if qp.rdOut == 0 {
+		return 0
+	}
+	var n int64
+	for _, w := range qp.sq {
+		if w.FirstPSN >= to {
+			break
+		}
+		lo, hi := max(w.FirstPSN, from), min(w.FirstPSN+w.NPkts, to)
+		if !(w.Op.isRead() || w.Op.isAtomic()) || hi <= lo {
+			continue
+		}
+		n += hi - lo
+		if lo == w.FirstPSN && !w.respDone && w.respPkts == 0 {
+			n-- // its request, still to be resent
+		}
+	}
+	return n
+}
+
+// creditActive counts the RCCC requester QPs of the HCA that wait to
+// send a request now, qp (which is sending one) among them: uet-htsim's
+// UecNIC::activeSources, the sources queued for the NIC's link, each
+// there while its credit and window let it send (isSendPermitted), the
+// sender first in line when its turn comes. A QP counts when it holds
+// credit, has a request or a resend to send, its window and its rate
+// limiter let it, and the WQE's doorbell is done; what pauses its
+// priority does not count (the NIC's queue of sources knows no pause).
+// It reads the HCA's transmit rings, once a request of an RCCC QP.
+func (h *HCA) creditActive(qp *QP) int64 {
+	n := int64(1)
+	now := h.eng.Now()
+	count := func(ring []*QP) {
+		for _, o := range ring {
+			if o != qp && h.waitsToSend(o, now) {
+				n++
+			}
+		}
+	}
+	if h.arb != nil {
+		for i := range h.arb.rings {
+			count(h.arb.rings[i])
+		}
+	} else {
+		count(h.active)
+	}
+	return n
+}
+
+// waitsToSend reports whether RCCC requester QP o could send a request
+// now (creditActive).
+func (h *HCA) waitsToSend(o *QP, now sim.Time) bool {
+	if o.Credits == nil || o.Type != RC || o.State != QPRTS || o.tcp != nil || !o.Credits.CanSend() || o.nextTx > now {
+		return false
+	}
+	if o.Window > 0 && h.inFlight(o)*int64(o.pmtu) >= o.Window {
+		return false
+	}
+	if o.srPending() {
+		return true
+	}
+	return o.sendIdx < len(o.sq) && o.sq[o.sendIdx].ready <= now && !o.rnrWait.Pending()
 }
 
 // FullFrame is the wire bytes of qp's full request.
@@ -87,7 +177,7 @@ func (h *HCA) FullFrame(qp *QP) int64 {
 // spendCredit takes request p, sent now, from qp's credit and writes its
 // pull target.
 func (h *HCA) spendCredit(qp *QP, p *fabric.Packet) {
-	h.pool.Ext(p).Pull = qp.Credits.Sent(int64(p.Wire), h.creditBacklog(qp), qp.Window)
+	h.pool.Ext(p).Pull = qp.Credits.Sent(int64(p.Wire), h.creditBacklog(qp), qp.Window, h.creditActive(qp))
 	if !qp.Credits.CanSend() {
 		p.AckReq = true
 	}
@@ -173,6 +263,7 @@ func (h *HCA) creditArrival(qp *QP, p *fabric.Packet) {
 		}
 	case fabric.CreditRTS:
 		if k := h.creditSink(qp); k != nil {
+			k.Arrived(false, false, false)
 			k.Trimmed(p.Ext.Pull)
 		}
 	}

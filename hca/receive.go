@@ -174,6 +174,9 @@ func (h *HCA) process(p *fabric.Packet) {
 			}
 		}
 	}
+	if k := qp.CreditSink; k != nil && (p.Kind == fabric.KindData || p.Kind == fabric.KindTrimmed) {
+		k.Arrived(p.ECN == fabric.CE, p.Kind == fabric.KindTrimmed, p.Ext != nil && p.Ext.LastHop)
+	}
 	switch p.Kind {
 	case fabric.KindData:
 		if t := qp.tcp; t != nil && t.await {
@@ -203,9 +206,13 @@ func (h *HCA) process(p *fabric.Packet) {
 			qp.CC.OnAck(h.eng.Now(), p)
 		}
 		if qp.Entropy != nil {
-			qp.Entropy.Feedback(p.Flow.SrcPort, p.ECE == 0 && (p.Ext == nil || !p.Ext.Trimmed))
+			qp.Entropy.Feedback(h.eng.Now(), p.Flow.SrcPort, p.ECE == 0 && (p.Ext == nil || !p.Ext.Trimmed))
 		}
 	case fabric.KindCNP:
+		if p.Ext != nil && p.Ext.Probe {
+			h.answerProbe(qp, p) // UET's SLEEK probe (uet.go), not a CNP
+			break
+		}
 		if p.Ext != nil && p.Ext.Credit != 0 {
 			h.creditArrival(qp, p) // RCCC's, not a CNP (rccc.go)
 			break

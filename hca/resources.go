@@ -318,6 +318,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 	case from == QPRTR && to == QPRTS:
 		qp.basePSN = int64(a.SQPSN)
 		qp.nextPSN, qp.endPSN, qp.una, qp.ackHigh, qp.maxSent = qp.basePSN, qp.basePSN, qp.basePSN, qp.basePSN, qp.basePSN
+		qp.readPSNs = 0
 		qp.acked = qp.basePSN
 		if a.sets(AttrTimeout, a.Timeout != 0) {
 			qp.timeoutExp = a.Timeout

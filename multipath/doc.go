@@ -3,8 +3,9 @@
 // port the switches' ECMP hashes with the rest of the flow's key, so that
 // the sender picks among the paths by the value it writes. Each is
 // per-QP state the HCA drives (hca.EntropySource): the next request's
-// value, and what became of each request (its ACK echoes the value,
-// with its ECN mark or its trim). No goroutines, no wall clock; the
+// value, what became of each request (its ACK echoes the value, with
+// its ECN mark or its trim), and the QP's retransmission timeouts (on
+// which REPS freezes). No goroutines, no wall clock; the
 // random draws come from a stream the assembly gives (sim.Engine.Rand),
 // so the same seed sprays the same way.
 //

@@ -1,6 +1,10 @@
 package multipath
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/lfsim/lfsim/sim"
+)
 
 // Paths is the entropy values a sprayer cycles over: uet-htsim's default
 // (main_uec.cpp, path_entropy_size = 64, its -paths option), a power of 2.
@@ -33,4 +37,7 @@ func (o *Oblivious) Next() uint16 {
 }
 
 // Feedback: oblivious spraying hears nothing.
-func (o *Oblivious) Feedback(uint16, bool) {}
+func (o *Oblivious) Feedback(sim.Time, uint16, bool) {}
+
+// Timeout: nor of timeouts.
+func (o *Oblivious) Timeout(sim.Time) {}

@@ -237,7 +237,12 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	if h.Placement.Set {
 		p.Placement = placements[h.Placement.V]
 	}
-	if p.Transport == fabric.UET {
+	switch {
+	case p.Transport == fabric.UET && b.s.UET.ROD:
+		// UET's reliable ordered delivery (ROD): in order, resent
+		// from the gap (resolve/uet.go).
+		b.rodProfile(p, h)
+	case p.Transport == fabric.UET:
 		// UET's reliable unordered delivery (RUD): each packet placed
 		// by its offset, SACKed, and resent alone (resolve/uet.go).
 		if !h.Retransmit.Set {
@@ -246,6 +251,11 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		if !h.Placement.Set {
 			p.Placement = hca.Direct
 		}
+	}
+	if p.Transport == fabric.UET {
+		// Its ACKs and NACKs in a class of their own, by default the
+		// trimmed headers' (resolve/uet.go, hca.uet.ack_priority).
+		p.UETAckClass = 1 + b.s.UET.AckPriority
 		// Its receiver acknowledges every 16,384 bytes (uet-htsim,
 		// htsim/sim/uec.cpp: UecSink::_bytes_unacked_threshold), whole
 		// packets of the MTU: 4 at 4,096 (where this block names the
@@ -279,6 +289,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	override(&p.RxPktLatency, h.RxPktLatency)
 	override(&p.RTOLow, h.RTOLow)
 	override(&p.RTOHigh, h.RTOHigh)
+	p.RTOGiven = p.RTOGiven || h.RTOLow.Set || h.RTOHigh.Set
 	overrideNum(&p.MaxInline, h.MaxInline)
 	override(&p.APM, h.APM)
 	b.applyOverlay(p, &h.Overlay, "hca.overlay")

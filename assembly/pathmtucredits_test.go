@@ -1,0 +1,73 @@
+package assembly
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/lfsim/lfsim/congestion"
+)
+
+// TestCreditsSeePathMTU: RCCC's sender and receiver sides size their
+// credit bound, 1.5 × the path's BDP (congestion.RCCCMaxWindow), with
+// the QP's path MTU, as attachCC sizes the sender's control
+// (TestCongestionControlSeesPathMTU), not with hca.mtu of the sending
+// host. Two UET senders with hca.mtu 4096 into a host with 1024 (so
+// 1024-byte packets) hold the same bound at both sides as from
+// 1024-MTU senders, 97,458 bytes (100 Gb/s over a base RTT of two 1 us
+// links' delays each way, the switch's and HCAs' latencies and a
+// 1024-byte packet's and an ACK's serialization on each link), and the
+// run (its end, the receiver's credit packets) is the same. With the
+// sending host's hca.mtu both sides took 4,096-byte packets' base RTT:
+// 106,674 bytes (tried); the flows' end and the credit packets (674 by
+// 400 us) did not change here, the receiver's link being the bottleneck
+// throughout.
+func TestCreditsSeePathMTU(t *testing.T) {
+	const src = `name: path-mtu-credits
+seed: 1
+stop: {at: 400us}
+topology:
+  kind: explicit
+  hosts: [{name: h0, hca: {mtu: %d}}, h1, {name: h2, hca: {mtu: %[1]d}}]
+  switches: [s0]
+  link: {rate: 100Gbps, delay: 1us}
+  links: [[h0, s0], [h1, s0], [h2, s0]]
+hca:
+  transport: uet
+  mtu: 1024
+  cc: none
+  uet: {receiver_credits: true}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB}
+  - flow: {from: h2, to: h1, size: 1MiB}
+`
+	type result struct {
+		end, pulls int64
+		maxWnd     [2]int64 // the senders' credit bound
+		sinkWnd    [2]int64 // the receiver's for each sender
+	}
+	run := func(mtu int) result {
+		// Stopped at 20 us, while the flows run, the QPs hold their
+		// credit's bound.
+		early, _, _ := mustRun(t, mustParse(t, strings.Replace(fmt.Sprintf(src, mtu), "at: 400us", "at: 20us", 1)))
+		var r result
+		for i, f := range early.Flows {
+			r.maxWnd[i] = f.Live.Requester.Credits.(*congestion.RCCC).MaxWindow()
+			r.sinkWnd[i] = f.Live.Responder.CreditSink.(*congestion.RCCCSink).MaxWindow()
+		}
+		n, _, flows := mustRun(t, mustParse(t, fmt.Sprintf(src, mtu)))
+		for _, f := range flows {
+			if f.Status != "success" {
+				t.Fatalf("mtu %d: flow %d %s", mtu, f.ID, f.Status)
+			}
+			r.end = max(r.end, f.EndNs)
+		}
+		r.pulls = n.HCAs[1].CreditPackets()
+		return r
+	}
+	got, want := run(4096), run(1024)
+	t.Logf("from 4096-MTU hosts: %+v; from 1024-MTU hosts: %+v", got, want)
+	if got != want {
+		t.Errorf("from 4096-MTU hosts done at %d ns, from 1024-MTU hosts at %d: want the same", got.end, want.end)
+	}
+}
