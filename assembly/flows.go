@@ -353,6 +353,22 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		// it (hca.uet.sleek: false) SLEEK stays off, and ROD has none
 		// (its target keeps nothing out of order to count).
 		sender.SetPathBDP(qp, int64(float64(path.LineRate)/8*path.BaseRTT.Seconds()))
+		// SLEEK's probe times (hca/uet.go): the base RTT and the target
+		// delay, uet-htsim's _target_Qdelay whatever the window's
+		// control (initNsccParams: 0.75 × the RTT where switches trim,
+		// the RTT otherwise); a control that has its own target
+		// (congestion.TargetDelayer) gives it below.
+		target := path.BaseRTT
+		if n.trimming {
+			target = path.BaseRTT * 3 / 4
+		}
+		sender.SetSleekProbe(qp, path.BaseRTT, target)
+	}
+	if d := n.Scenario.UET.UETMinRTO(path.LineRate); d > 0 && prof.Transport == fabric.UET && qp.Type == hca.RC && !prof.RTOGiven {
+		// uet-htsim's retransmission timeout (hca.uet.min_rto,
+		// resolve/uet.go), unless this host's block gives IRN's
+		// rto_low or rto_high.
+		sender.SetMinRTO(qp, d)
 	}
 	if sp, _ := multipath.Lookup(n.Scenario.UET.Spray); sp.New != nil && qp.Type == hca.RC {
 		// UET's spraying: the sender chooses each request's entropy,
@@ -376,5 +392,8 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		qp.INT = true
 	}
 	qp.CC = cc
+	if t, ok := cc.(congestion.TargetDelayer); ok && prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff {
+		sender.SetSleekProbe(qp, path.BaseRTT, t.TargetDelay())
+	}
 	return cc
 }

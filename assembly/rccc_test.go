@@ -212,8 +212,9 @@ traffic:
 // receivers' oversubscription control (congestion/rcccoversub.go,
 // uet-htsim's OversubscribedCC) takes the trims before the last hop off
 // the pull rate, down to 0.9 / 4 of it. Measured (2026-12-06): 632
-// trims and the last flow at 362 us with it, 4,234 trims and 376 us
-// without (the build before it gives the same); the bound, 8 MiB of
+// trims and the last flow at 362 us with it, 4,074 trims and 380 us
+// without (the build before it gives the same; 4,234 and 376 us while a
+// resend's pull target asked for the resend itself); the bound, 8 MiB of
 // 4,218-byte frames over 200 Gb/s, is 345.6 us. Asserted: under a
 // quarter of the trims, the last flow no later, every receiver's control
 // cut its rate, byte-identical at 1 and 2 workers. Not where a sender

@@ -86,6 +86,9 @@ func TestUECErrors(t *testing.T) {
 		{head + "switch: {cbfc: true, trust: dscp}\n", "t.yaml:2:22: switch.trust: with switch.cbfc a frame's credits are its traffic class's on the wire (its 802.1p priority): use trust: pcp"},
 		{head + "switch: {cbfc: {buffer: 2KiB}}\n", "t.yaml:2:25: switch.cbfc.buffer: a class's buffer (2048 bytes) must hold the largest frame, 4224 bytes (66 credits of 64 bytes): raise switch.cbfc.buffer or lower hca.mtu"},
 		{"topology: {kind: explicit, hosts: [h0, h1], switches: [{name: s0, switch: {cbfc: true}}], links: [[h0, s0], [h1, s0]]}\n", "t.yaml:1:76: topology.switches[0].switch.cbfc: cbfc is the whole network's links': give it in the top-level switch block"},
+		// A topology that is not built, with cbfc: its error, not a panic
+		// (the buffer's check read the hosts' frames without a topology).
+		{"topology: {kind: star}\nswitch: {cbfc: true}\n", "t.yaml:1:1: topology: missing key hosts for kind star"},
 		{head + "switch: {llr: true, link_layer: infiniband}\n", "t.yaml:2:10: switch.llr: llr is Ultra Ethernet's link-level retry, for Ethernet links"},
 		{head + "switch: {llr: true}\nfaults: [{at: 1us, link: [s0, h1], action: down}]\n", "t.yaml:3:44: faults[0].action: a link cut under switch.llr is not modelled (what its replay buffer holds when the link goes down): use action: loss, or llr: false"},
 		{head + "hca: {transport: uet}\ntraffic: [{flow: {from: h0, to: h1, size: 8, op: atomic}}]\n", "t.yaml:3:50: traffic[0].flow.op: atomics on UET are not modelled yet"},

@@ -77,7 +77,7 @@ func TestUETNSCCIncast(t *testing.T) {
 // that (within 3%). REPS recycles the entropy values whose packets came
 // back unmarked and drops the marked ones, so its senders leave the slow
 // uplink and the last flow ends before 0.9 of that floor (measured
-// 269.6 us for seed 1; oblivious 507.8 us). The run is the same at 1 and 2
+// 291.0 us for seed 1; oblivious 521.7 us). The run is the same at 1 and 2
 // workers.
 func TestUETREPSDegradedUplink(t *testing.T) {
 	src := exampleText(t, "uet-reps-degraded-uplink")
@@ -123,6 +123,9 @@ func TestUETBlockErrors(t *testing.T) {
 		{head + "hca: {uet: {spray: reps}}\n", "t.yaml:2:12: hca.uet: hca.uet configures Ultra Ethernet's transport: set hca.transport: uet"},
 		{head + "hca: {transport: uet, cc: dcqcn, uet: {cc: dctcp}}\n", "t.yaml:2:44: hca.uet.cc: the congestion control is given twice, as hca.cc and hca.uet.cc: give one"},
 		{head + "hca: {transport: uet, uet: {spray: rps}}\n", "t.yaml:2:36: hca.uet.spray: unknown value rps (did you mean reps?); expected one of ecmp, oblivious, reps"},
+		{head + "hca: {transport: uet, rto_high: 1ms, uet: {min_rto: auto}}\n", "t.yaml:2:44: hca.uet.min_rto: min_rto is uet-htsim's timeout, rto_low and rto_high IRN's: give one or the other"},
+		{head + "hca: {transport: uet, uet: {min_rto: 0us}}\n", "t.yaml:2:29: hca.uet.min_rto: min_rto must be above 0 (or auto)"},
+		{head + "hca: {transport: uet, uet: {ack_priority: 8}}\n", "t.yaml:2:43: hca.uet.ack_priority: 8 is out of range; expected 0..7"},
 		{"topology: {kind: explicit, hosts: [{name: h0, hca: {uet: {spray: reps}}}, h1], switches: [s0], links: [[h0, s0], [h1, s0]]}\nhca: {transport: uet}\n", "t.yaml:1:58: topology.hosts[0].hca.uet: every NIC of a fabric runs UET alike: set hca.uet at the top level"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte(c.src))

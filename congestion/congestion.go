@@ -54,6 +54,12 @@ type State struct {
 	RTT sim.Time
 }
 
+// TargetDelayer is a Sender that steers to a target queueing delay
+// (NSCC), by which UET's SLEEK probes time a silence (hca/uet.go).
+type TargetDelayer interface {
+	TargetDelay() sim.Time
+}
+
 // Path is what a sender knows of its flow's path when it starts: the
 // rate of its own link and the base round-trip time (propagation,
 // serialization of one packet per hop, switch latencies, both ways) and

@@ -26,6 +26,7 @@ var namedElsewhere = map[string]string{
 	"reproduce/dctcp.go":      "a reproduction is named for the paper it reproduces (DCTCP, Alizadeh et al.)",
 	"reproduce/ibcc.go":       "a reproduction is named for the paper it reproduces (InfiniBand CC, Gran et al.)",
 	"reproduce/hpcc.go":       "a reproduction is named for the paper it reproduces (HPCC, Li et al.)",
+	"reproduce/hpcchadoop.go": "a reproduction is named for the paper it reproduces (HPCC, Li et al.)",
 	"reproduce/irn.go":        "its setup names the controls the IRN paper compares",
 	"reproduce/mathis.go":     "its setup names the TCP control Mathis's formula is checked against",
 	"reproduce/register.go":   "the reproductions' table, each row named for its paper",

@@ -110,6 +110,10 @@ const (
 	nsccRefRTT  = 12 * sim.Microsecond
 )
 
+// TargetDelay is the queueing delay NSCC steers to (hca.nscc.target_qdelay
+// or its default), which UET's SLEEK probes read too (TargetDelayer).
+func (n *NSCC) TargetDelay() sim.Time { return n.target }
+
 // NewNSCC starts a sender on path; trimming says whether the switches trim
 // (the target delay's default).
 func NewNSCC(p NSCCParams, path Path, trimming bool, apply Apply) *NSCC {

@@ -192,6 +192,12 @@ type PacketExt struct {
 	// it, was trimmed on the last link, into its destination (uet-htsim's
 	// UecNackPacket last_hop, from the trim's hop count).
 	LastHop bool
+	// Probe says a KindCNP packet is UET's SLEEK probe, a header sent
+	// by a sender whose ACKs stopped (its PSN the probe's number), and
+	// an ACK that it answers the probe (uet-htsim's DATA_PROBE packet
+	// and probe ACK, UecSrc::sendProbe, UecSink::processData;
+	// hca/uet.go).
+	Probe bool
 	// Overlay is the encapsulation the packet is in, nil if none.
 	Overlay *Overlay
 }

@@ -179,8 +179,9 @@ type hcaCold struct {
 	// trimmed counts the trimmed packets that reached the HCA
 	// (trimmed.go).
 	trimmed int64
-	// sleek counts UET's SLEEK loss recoveries entered (uet.go).
-	sleek int64
+	// sleek counts UET's SLEEK loss recoveries entered (uet.go), probes
+	// the probes its QPs sent.
+	sleek, probes int64
 	// creditCPs counts the RCCC control packets sent (rccc.go).
 	creditCPs int64
 	// newCreditSink makes the receiver's side of UET's RCCC for a
@@ -230,6 +231,7 @@ const (
 	evIWTimer
 	evIWOpen
 	evRTS
+	evSleekProbe
 )
 
 var _ fabric.Owner = (*HCA)(nil)
@@ -312,6 +314,8 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		h.iwOpen(ev.Data.(*IWConn))
 	case evRTS:
 		h.askCredit(ev.Data.(*QP))
+	case evSleekProbe:
+		h.sleekProbe(ev.Data.(*QP))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}

@@ -47,6 +47,15 @@ type Profile struct {
 	// Transport frames the packets on Ethernet: RoCEv2 (default) or
 	// RoCEv1 (hca.transport).
 	Transport fabric.Transport
+	// UETAckClass is, on UET, 1 + the 802.1p priority a responder's
+	// ACKs and NACKs (SACKs and trim NACKs too) leave at, their DSCP 8
+	// times that priority (its class selector); 0 (the default profile)
+	// sends them at their request's priority and DSCP, as RoCE's go.
+	// resolve sets it from hca.uet.ack_priority (default 7, the trimmed
+	// headers' class: uet-htsim serves every header-only packet ahead of
+	// data, its CompositeQueue 100,000 to 1;
+	// resolve.DefaultUETAckPriority). (In the line's spare byte.)
+	UETAckClass uint8
 	// Overlay is the encapsulation the adapter puts every frame in
 	// (hca.overlay; overlay.go), nil for none (the default). Profiles
 	// share it: it is not changed once built. In the profile's first
@@ -61,6 +70,10 @@ type Profile struct {
 	// but on UET, whose PDS timer these are in either delivery mode.
 	RTOLow, RTOHigh sim.Time
 	RTOLowPackets   int32
+	// RTOGiven: the scenario gave RTOLow or RTOHigh (hca.rto_low,
+	// hca.rto_high), which a UET QP then runs in place of uet-htsim's
+	// timeout (SetMinRTO; resolve.UET.UETMinRTO).
+	RTOGiven bool
 	// DSCP, when DSCPSet, is the DSCP of the QPs' packets (hca.dscp);
 	// otherwise a QP's packets carry 8 × its priority, the class selector
 	// CSn (RFC 2474 §4.2.2), which a switch's default DSCP map (dscp >> 3)

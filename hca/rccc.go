@@ -96,8 +96,12 @@ func (h *HCA) creditBacklog(qp *QP) int64 {
 }
 
 // readRecovered is how many of the PSNs from..to (a timeout's recovery)
-// belong to READs past their first, which recovery does not resend: a
-// READ's request goes again, once (srHole). Only READs sent and not
+// recovery does not resend because they belong to READs or atomics: all
+// of a READ's but its request, which goes again once, and only while no
+// response to it has come (srHole's rule: a READ whose responses came,
+// all or some, is passed over, its missing responses asked for by a
+// rewind instead). A READ whose request recovery has resent already
+// (from past its first PSN) counts whole. Only READs sent and not
 // completed can be there (rdOut).
 func readRecovered(qp *QP, from, to int64) int64 {
 	if qp.rdOut == 0 {
@@ -109,8 +113,12 @@ func readRecovered(qp *QP, from, to int64) int64 {
 			break
 		}
 		lo, hi := max(w.FirstPSN, from), min(w.FirstPSN+w.NPkts, to)
-		if w.reqPkts < w.NPkts && hi > lo {
-			n += hi - lo - 1
+		if !(w.Op.isRead() || w.Op.isAtomic()) || hi <= lo {
+			continue
+		}
+		n += hi - lo
+		if lo == w.FirstPSN && !w.respDone && w.respPkts == 0 {
+			n-- // its request, still to be resent
 		}
 	}
 	return n

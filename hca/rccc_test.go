@@ -103,13 +103,18 @@ func TestRCCCActiveSources(t *testing.T) {
 
 // TestRCCCBacklogOfReadsInRecovery: two READs of 1 MiB whose first
 // request is lost: the ACK timeout recovers it by resending its request
-// (srTimeout, srHole), and the backlog the resend reports counts that
-// one request, not the 255 response PSNs the recovery spans past it
-// (creditBacklog, readRecovered). The recovery spans both READs (the
-// second's responses came: the SACKed top is past it), so the resend
-// counts 2 requests, as recovery counts a WRITE's SACKed PSNs in its
-// span too. Asserted: every request's backlog at most 2 frames, and the
-// READs complete. Before, the resend reported 257 frames (tried).
+// (srTimeout, srHole), and the backlog the resend reports does not count
+// the 255 response PSNs the recovery spans past it (creditBacklog,
+// readRecovered). The recovery spans the first READ and the second's
+// request, PSNs 0..256 (the responder SACKed that request and keeps it,
+// out of order, until the first READ's request fills the gap: at the
+// resend the second READ has no response), so the resend counts 1
+// request: the second's, which recovery passes over as SACKed, as it
+// counts a WRITE's SACKed PSNs in its span too (not the resend itself:
+// TestRCCCBacklogOfAResend). Asserted: the first READ's backlog is the
+// second's request, 1 frame, the second's none, every resend's at most
+// 1 frame, and the READs complete. Before, the resend reported 257
+// frames (tried), then 2 with the resend itself counted.
 func TestRCCCBacklogOfReadsInRecovery(t *testing.T) {
 	eng, h := uetStar(t, 2)
 	qa, _ := connect(h[0], h[1])
@@ -136,9 +141,49 @@ func TestRCCCBacklogOfReadsInRecovery(t *testing.T) {
 	if len(c.backlog) < 3 {
 		t.Fatalf("%d requests sent; want the 2 and a resend (backlogs %v)", len(c.backlog), c.backlog)
 	}
+	if c.backlog[0] != frame || c.backlog[1] != 0 {
+		t.Errorf("the READs' backlogs %d and %d; want 1 frame (%d) and 0", c.backlog[0], c.backlog[1], frame)
+	}
 	for i, b := range c.backlog {
-		if b > 2*frame {
-			t.Errorf("request %d: backlog %d; want at most 2 frames, %d (all backlogs %v)", i, b, 2*frame, c.backlog)
+		if b > frame {
+			t.Errorf("request %d: backlog %d; want at most 1 frame, %d (all backlogs %v)", i, b, frame, c.backlog)
+		}
+	}
+}
+
+// TestRCCCBacklogOfAResend: a resend's pull target does not ask for the
+// resend itself, as a new request's does not (uet-htsim's sendRtxPacket
+// takes the packet off _rtx_backlog before computePullTarget, as
+// sendNewPacket takes it off _backlog). A WRITE of 4 packets whose last
+// is lost once: the 4 requests' backlogs are 3, 2, 1 and 0 frames, and
+// the resends of the last after the ACK timeout (two in this run),
+// with nothing after them, 0.
+// Before, recovery moved past the resent PSN only after the packet was
+// built, and the resend asked for 1 frame (tried).
+func TestRCCCBacklogOfAResend(t *testing.T) {
+	eng, h := uetStar(t, 2)
+	qa, _ := connect(h[0], h[1])
+	c := &sentCredits{}
+	qa.Credits = c
+	h[0].Port().Link().SetLossFilter(loseOnce(1, func(p *fabric.Packet) bool {
+		return isOp(p, fabric.OpWriteLast)
+	}))
+	w, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 4 * 4096, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Run(sim.Second, nil)
+	if w.Status != hca.WCSuccess {
+		t.Fatalf("WRITE %v; want success", w.Status)
+	}
+	frame := h[0].FullFrame(qa)
+	want := []int64{3 * frame, 2 * frame, frame, 0}
+	if len(c.backlog) <= len(want) {
+		t.Fatalf("backlogs %v; want %v and a resend's", c.backlog, want)
+	}
+	for i, b := range c.backlog {
+		if i < len(want) && b != want[i] || i >= len(want) && b != 0 {
+			t.Errorf("request %d: backlog %d; want %v, then 0 for each resend (all: %v)", i, b, want, c.backlog)
 		}
 	}
 }

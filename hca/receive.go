@@ -209,6 +209,10 @@ func (h *HCA) process(p *fabric.Packet) {
 			qp.Entropy.Feedback(h.eng.Now(), p.Flow.SrcPort, p.ECE == 0 && (p.Ext == nil || !p.Ext.Trimmed))
 		}
 	case fabric.KindCNP:
+		if p.Ext != nil && p.Ext.Probe {
+			h.answerProbe(qp, p) // UET's SLEEK probe (uet.go), not a CNP
+			break
+		}
 		if p.Ext != nil && p.Ext.Credit != 0 {
 			h.creditArrival(qp, p) // RCCC's, not a CNP (rccc.go)
 			break

@@ -144,6 +144,9 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 	}
 	h.Stats.DataPackets++
 	h.Stats.TxPackets++
+	if s := qp.sr; s != nil && s.sentAt != nil {
+		s.sentAt[psn%srWindow] = now // uet-htsim's RTO runs from it (uetRTODeadline)
+	}
 	if psn < qp.maxSent {
 		h.Stats.Retransmitted++
 		w.Retransmits++
@@ -187,6 +190,10 @@ func (h *HCA) request(qp *QP, w *WQE) *fabric.Packet {
 // (4.096 us × 2^timeout, the IBTA's encoding), or IRN's RTO with
 // selective repeat.
 func (h *HCA) armTimer(qp *QP) {
+	if qp.sr != nil && qp.sr.minRTO > 0 {
+		h.uetArmTimer(qp)
+		return
+	}
 	d := h.ackTimeout(qp)
 	if d == 0 {
 		qp.timerDue = 0
@@ -206,6 +213,8 @@ func (h *HCA) ackTimeout(qp *QP) sim.Time {
 	switch {
 	case qp.tcp != nil:
 		return h.tcpRTO(qp)
+	case qp.sr != nil && qp.sr.minRTO > 0:
+		return qp.sr.minRTO // UET, uet-htsim's rule (uetArmTimer)
 	case (h.Prof.Retransmit == Selective || h.Prof.Transport == fabric.UET) && h.Prof.RTOHigh > 0:
 		// Selective repeat's, and UET's PDS timer in either delivery
 		// mode (ROD's go-back-N too, resolve/uet.go).
@@ -228,6 +237,9 @@ func (h *HCA) timerFired(qp *QP) {
 	case qp.timerDue == 0:
 	case qp.timerDue > now:
 		qp.timer = h.eng.Schedule(qp.timerDue, h, evTimeout, 0, qp)
+	case qp.sr != nil && qp.sr.minRTO > 0 && !h.uetRTODue(qp):
+		// UET: the oldest packet outstanding was sent later than the
+		// deadline taken (uetRTODue moved it), or none is.
 	default:
 		qp.timerDue = 0
 		h.timeout(qp)
@@ -252,6 +264,10 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 		return
 	}
 	psn := expand(p.PSN, qp.una)
+	if psn < qp.una-1 && h.Prof.Transport == fabric.UET {
+		h.uetOvertaken(qp, p) // its cumulative PSN is old news, not the PSN it names trimmed
+		return
+	}
 	if psn < qp.una-1 || psn >= qp.maxSent {
 		return // stale or bogus
 	}
@@ -274,6 +290,9 @@ func (h *HCA) acknowledged(qp *QP, p *fabric.Packet) {
 		h.ackTo(qp, psn+1)
 		if p.Ext != nil && h.Prof.Transport == fabric.UET {
 			h.uetSacked(qp, p) // its SACK bitmap, and SLEEK (uet.go)
+		}
+		if qp.sr != nil && qp.sr.baseRTT > 0 {
+			h.rearmProbe(qp) // SLEEK's probe waits for the next silence
 		}
 		if qp.sr != nil && qp.sr.probing && p.Echo >= qp.sr.probeAt {
 			h.srProbed(qp) // the answer to the timeout's resend, not an ACK already on its way

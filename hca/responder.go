@@ -475,6 +475,10 @@ func (h *HCA) newAck(qp *QP, req *fabric.Packet, op fabric.Opcode, psn int64) *f
 	a.Kind = fabric.KindAck
 	a.Opcode = fabric.TransportRC | op
 	a.Priority, a.SL, a.DSCP = req.Priority, req.SL, req.DSCP
+	if c := h.Prof.UETAckClass; c > 0 && h.Prof.Transport == fabric.UET {
+		// UET's header-only packets ahead of data (Profile.UETAckClass).
+		a.Priority, a.DSCP = c-1, (c-1)<<3
+	}
 	if h.Prof.LinkLayer == fabric.InfiniBand {
 		// The QP's own VL for its SL: a switch port's SL-to-VL table may
 		// have moved the request to another VL on its last link.

@@ -71,6 +71,22 @@ type srState struct {
 	// sackTop is, on UET, one past the highest PSN SACKed (uet.go): a
 	// timeout resends the holes below it.
 	sackTop int64
+	// minRTO is, on UET, uet-htsim's retransmission timeout (SetMinRTO,
+	// uet.go): the timer fires minRTO after the send time of the oldest
+	// packet neither acknowledged nor SACKed; 0 keeps IRN's RTO_low and
+	// RTO_high. sentAt is each PSN's last send time, by PSN % srWindow,
+	// and rtoFloor the last timeout, before which no deadline runs.
+	minRTO   sim.Time
+	sentAt   []sim.Time
+	rtoFloor sim.Time
+	// SLEEK's probe, on UET (uet.go): baseRTT and target are the path's
+	// base RTT and NSCC's target delay (SetSleekProbe), probeTimer the
+	// next probe, probeSeq the last probe's number and probeSentAt when
+	// it went.
+	baseRTT, target sim.Time
+	probeTimer      sim.Timer
+	probeSeq        uint32
+	probeSentAt     sim.Time
 }
 
 func (q *QP) srs() *srState {
@@ -387,12 +403,15 @@ func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
 	}
 	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
 	h.setSendPos(qp, hole)
-	p := h.nextRequest(qp)
+	// Past the hole before the packet is built: RCCC's pull target
+	// (spendCredit, creditBacklog) asks for what is left after it, as
+	// uet-htsim's sendRtxPacket takes it off _rtx_backlog first.
 	if trim {
 		qp.sr.trims = qp.sr.trims[1:]
 	} else {
 		qp.sr.next = hole + 1
 	}
+	p := h.nextRequest(qp)
 	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
 	return p
 }

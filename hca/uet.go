@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // UET's reliable unordered delivery (RUD), loss recovery as the UEC's own
@@ -67,6 +68,81 @@ func (h *HCA) SetPathBDP(qp *QP, bdp int64) {
 	qp.srs().pathBDP = bdp
 }
 
+// SetMinRTO gives a UET QP uet-htsim's retransmission timeout
+// (UecSrc::startRTO, recalculateRTO, rtxTimerExpired): the timer fires
+// minRTO after the send time of the oldest packet sent and neither
+// acknowledged nor SACKed (UecSrc::_send_times, which an ACK, a SACK and
+// a resend each update), where IRN's restarts RTO_low or RTO_high at
+// each acknowledgement that makes progress. 0 keeps IRN's. What a
+// timeout resends is lfsim's (srTimeout: the oldest PSN and the holes
+// below the highest SACKed one), where htsim's resends the one packet
+// whose time is up and then takes the next oldest's; after it the next
+// deadline runs from the timeout at the earliest.
+func (h *HCA) SetMinRTO(qp *QP, minRTO sim.Time) {
+	s := qp.srs()
+	s.minRTO = minRTO
+	if minRTO > 0 && s.sentAt == nil {
+		s.sentAt = make([]sim.Time, srWindow)
+	}
+}
+
+// uetRTODeadline is uet-htsim's retransmission deadline for qp: minRTO
+// after the send time of its oldest packet neither acknowledged nor
+// SACKed, and not before minRTO after its last timeout; false when no
+// packet is outstanding. The PSNs outstanding lie within srWindow of the
+// cumulative acknowledgement (the sender's limit, holdUntil).
+func (h *HCA) uetRTODeadline(qp *QP) (sim.Time, bool) {
+	s := qp.sr
+	s.sync(qp.ackHigh)
+	oldest, any := sim.Never, false
+	for psn := qp.ackHigh; psn < qp.maxSent && psn-qp.ackHigh < srWindow; psn++ {
+		if s.sack[psn%srSackWindow] {
+			continue
+		}
+		oldest, any = min(oldest, s.sentAt[psn%srWindow]), true
+	}
+	if !any {
+		return 0, false
+	}
+	return max(oldest, s.rtoFloor) + s.minRTO, true
+}
+
+// uetArmTimer starts qp's timer at uet-htsim's deadline, unless it runs:
+// the deadline never comes sooner while packets are outstanding (an
+// acknowledgement or SACK takes a packet out, a send or resend is the
+// latest), so a running timer fires no later than it, and uetRTODue
+// then takes the deadline as it has become.
+func (h *HCA) uetArmTimer(qp *QP) {
+	if qp.timerDue != 0 && qp.timer.Pending() {
+		return
+	}
+	due, ok := h.uetRTODeadline(qp)
+	if !ok {
+		due = h.eng.Now() + qp.sr.minRTO // the packet about to go
+	}
+	qp.timerDue = max(due, h.eng.Now())
+	h.eng.Cancel(qp.timer)
+	qp.timer = h.eng.Schedule(qp.timerDue, h, evTimeout, 0, qp)
+}
+
+// uetRTODue reports, at qp's timer's due time, whether its deadline
+// has come (a timeout); if a later one stands, it moves the timer there.
+func (h *HCA) uetRTODue(qp *QP) bool {
+	now := h.eng.Now()
+	due, ok := h.uetRTODeadline(qp)
+	switch {
+	case !ok:
+		qp.timerDue = 0
+		return false
+	case due > now:
+		qp.timerDue = due
+		qp.timer = h.eng.Schedule(due, h, evTimeout, 0, qp)
+		return false
+	}
+	qp.sr.rtoFloor = now
+	return true
+}
+
 // uetGap takes UET request p kept past the gap at ePSN: it is SACKed when
 // its requester asked for an acknowledgement (sendAck attaches the
 // bitmap); the gap itself is never NAKed.
@@ -101,6 +177,12 @@ func (h *HCA) uetAccept(qp *QP, p *fabric.Packet, psn int64, op fabric.Opcode) {
 // out-of-order count of qp's receive side, or clears them when nothing
 // waits past a gap.
 func (h *HCA) uetSack(qp *QP, a, req *fabric.Packet) {
+	h.uetSackFrom(qp, a, expand(req.PSN, qp.ePSN))
+}
+
+// uetSackFrom is uetSack for the bitmap that ends at psn (from the PSN
+// past the cumulative one at the earliest).
+func (h *HCA) uetSackFrom(qp *QP, a *fabric.Packet, psn int64) {
 	s := qp.sr
 	if s == nil || s.kept == 0 {
 		if a.Ext != nil {
@@ -108,7 +190,6 @@ func (h *HCA) uetSack(qp *QP, a, req *fabric.Packet) {
 		}
 		return
 	}
-	psn := expand(req.PSN, qp.ePSN)
 	base := max(psn-(sackBitmapSpan-1), qp.ePSN+1)
 	var bm uint64
 	for i := int64(0); i < sackBitmapSpan && base+i-qp.ePSN < srWindow; i++ {
@@ -155,6 +236,14 @@ func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
 	if s.recovering && qp.ackHigh >= s.high {
 		s.recovering = false // UecSrc::runSleek: exit_loss
 	}
+	if x.Probe && p.Echo == s.probeSentAt && s.baseRTT > 0 && h.eng.Now()-s.probeSentAt < s.baseRTT+s.target {
+		// The answer to the last probe, back with a queueing delay
+		// under the target: the silence was a loss, not congestion
+		// (UecSrc::processAck: is_probe_ack, delay < _target_Qdelay).
+		// Recovery from the cumulative PSN, as SLEEK's (below).
+		s.recovering, s.next, s.top, s.high = true, qp.ackHigh, qp.ackHigh, qp.maxSent
+		h.coldPart().sleek++
+	}
 	if !s.recovering {
 		if int64(x.OOO) < h.sleekThreshold(qp) {
 			return
@@ -171,6 +260,137 @@ func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
 		s.top = top
 		h.activate(qp)
 	}
+}
+
+// uetOvertaken takes UET ACK or NACK p whose cumulative PSN is below
+// what later ACKs acknowledged: they overtook it on another path (an ACK
+// echoes its request's entropy value, so a sprayed QP's ACKs and NACKs
+// come back over many paths, all in hca.uet.ack_priority's class). The
+// PSN a trim NACK names is still news: uet-htsim's sender resends the
+// PSN of every NACK (UecSrc::processNack) whatever its cumulative PSN.
+// Discarded whole as stale, a trim NACK overtaken by the ACK of a later
+// packet left its PSN to the retransmission timeout (issue 53: with the
+// ACKs at their request's priority and the NACKs at the trimmed
+// header's, a NACK was rarely overtaken). An overtaken ACK's SACK bitmap
+// is left out, as before: htsim takes it too (processAck's handleAckno),
+// but lfsim's NSCC does not count SACKed bytes as htsim's does
+// (docs/RELIABILITY.md), and taking the bitmap alone moved the NSCC
+// permutation's last flow from 284.4 to 293.3 us.
+func (h *HCA) uetOvertaken(qp *QP, p *fabric.Packet) {
+	if qp.sr != nil && p.Syndrome == fabric.SyndromeNAKSeqErr && p.Ext != nil && p.Ext.Trimmed {
+		h.srSacked(qp, p, qp.ackHigh)
+	}
+	if qp.sr != nil && qp.sr.baseRTT > 0 && p.Syndrome == fabric.SyndromeACK && (qp.State == QPRTS || qp.State == QPSQD) {
+		h.rearmProbe(qp) // an ACK all the same (UecSrc::processAck)
+	}
+}
+
+// SLEEK's probe (uet-htsim, htsim/sim/uec.cpp: UecSrc::processAck's
+// "probe packets", sendProbe, doNextEvent; UecSink::processData's
+// DATA_PROBE): at each ACK a QP that runs SLEEK restarts a probe timer
+// while it has packets unacknowledged or data still to send, of the base
+// RTT plus NSCC's target delay, or probe_first_trial_time (3) base RTTs
+// while data waits to be sent; if it fires (its ACKs stopped), the QP
+// sends a probe, a header the receiver answers at once with an ACK of
+// its cumulative PSN, SACK bitmap and out-of-order count, and probes
+// again every probe_retry_time (5) base RTTs while none answers. An
+// answer back with a queueing delay under the target says the silence
+// was a loss (a full window or a tail lost), not congestion: the QP
+// enters SLEEK's recovery and resends what is neither acknowledged nor
+// SACKed from the cumulative PSN (uetSacked), without waiting for its
+// retransmission timeout. The probe goes in the QP's data class, a
+// header (a PDS control packet of an ACK's size) on the QP's entropy
+// value (uet-htsim sends it on the next entropy, not modelled).
+const (
+	sleekProbeFirst = 3 // UecSrc::probe_first_trial_time, base RTTs
+	sleekProbeRetry = 5 // UecSrc::probe_retry_time, base RTTs
+)
+
+// SetSleekProbe gives a UET QP that runs SLEEK its path's base RTT and
+// NSCC's target delay, from which its probes' timers follow; 0 leaves
+// the probes off.
+func (h *HCA) SetSleekProbe(qp *QP, baseRTT, target sim.Time) {
+	s := qp.srs()
+	s.baseRTT, s.target = baseRTT, target
+}
+
+// rearmProbe restarts qp's probe timer at an ACK, as UecSrc::processAck
+// does: while packets are unacknowledged or data waits to be sent, and
+// SLEEK runs (a path BDP and a congestion window).
+func (h *HCA) rearmProbe(qp *QP) {
+	s := qp.sr
+	h.eng.Cancel(s.probeTimer)
+	s.probeTimer = sim.Timer{}
+	if s.pathBDP == 0 || qp.Window == 0 {
+		return
+	}
+	backlog := qp.sendIdx < len(qp.sq)
+	if qp.ackHigh >= qp.maxSent && !backlog {
+		return
+	}
+	d := s.baseRTT + s.target
+	if backlog {
+		d = sleekProbeFirst * s.baseRTT
+	}
+	s.probeTimer = h.eng.After(d, h, evSleekProbe, 0, qp)
+}
+
+// sleekProbe sends qp's probe (UecSrc::sendProbe) and times the next.
+func (h *HCA) sleekProbe(qp *QP) {
+	s := qp.sr
+	s.probeTimer = sim.Timer{}
+	if qp.destroyed || qp.State != QPRTS && qp.State != QPSQD {
+		return
+	}
+	now := h.eng.Now()
+	s.probeSeq++
+	c := h.pool.Get()
+	c.Kind = fabric.KindCNP
+	c.Opcode = fabric.OpCNP
+	c.Priority, c.SL, c.DSCP = qp.Priority, qp.SL, qp.dscp()
+	if qp.ECT {
+		c.ECN = fabric.ECT0
+	}
+	c.Src, c.Dst = h.ID, qp.Remote
+	if qp.port2 {
+		c.Src = h.cold.id2
+	}
+	c.Flow = qp.flow
+	c.DestQP, c.SrcQP = qp.RemoteQPN, qp.QPN
+	c.PSN = s.probeSeq & psnMask
+	c.SentAt = now
+	c.Wire, c.Link = h.wire(fabric.OpCNP, 0)
+	c.InPort = -1
+	h.pool.Ext(c).Probe = true
+	s.probeSentAt = now
+	h.coldPart().probes++
+	h.pushCtrl(c)
+	s.probeTimer = h.eng.After(sleekProbeRetry*s.baseRTT, h, evSleekProbe, 0, qp)
+}
+
+// answerProbe answers UET probe p for responder qp at once with an ACK
+// of its cumulative PSN, the SACK bitmap from it and its out-of-order
+// count, marked as the probe's answer and echoing the probe's send time
+// and CE mark (UecSink::processData: sack(...) with set_probe_ack).
+func (h *HCA) answerProbe(qp *QP, p *fabric.Packet) {
+	if qp.Type != RC || qp.State != QPRTR && qp.State != QPRTS && qp.State != QPSQD {
+		return
+	}
+	a := h.newAck(qp, p, fabric.OpAcknowledge, qp.ePSN-1)
+	a.Syndrome = fabric.SyndromeACK
+	h.echo(a, p)
+	h.uetSackFrom(qp, a, qp.ePSN)
+	h.pool.Ext(a).Probe = true
+	h.Stats.AcksSent++
+	h.pushCtrl(a)
+}
+
+// SleekProbes returns how many probes the HCA's UET QPs sent.
+func (h *HCA) SleekProbes() int64 {
+	if h.cold == nil {
+		return 0
+	}
+	return h.cold.probes
 }
 
 // uetInFlight is what a UET QP's congestion window holds, in packets:

@@ -37,8 +37,9 @@ const (
 // slot after slot over those written so far, fresh or not (remove_frozen),
 // so that the sender keeps to the paths that last came back good and
 // draws no random value that may lead to the failure again; values that
-// come back good are still written in. The first feedback more than
-// FreezeFor after the freeze began ends it: the ring is emptied and the
+// come back good are still written in. The first feedback (or timeout)
+// more than FreezeFor after the freeze began ends it (uet-htsim checks
+// at every processEv, a timeout's too): the ring is emptied and the
 // next ExploreAfterFreeze packets take random values. A timeout while
 // frozen or exploring starts no freeze. With an empty ring a frozen
 // sender draws at random. uet-htsim's REPS refuses to freeze without

@@ -58,40 +58,10 @@ var slowdownBins = [][2]int{{10, 15}, {30, 35}, {70, 75}, {85, 90}, {95, 100}}
 func measureSlowdownBySize(runs Runs) (map[string]float64, error) {
 	out := map[string]float64{}
 	for _, load := range []string{"30%", "50%"} {
-		var run *PointRun
-		for i := range runs {
-			if runs[i].Values["traffic[0].poisson.load"] == load {
-				run = &runs[i]
-			}
-		}
-		if run == nil {
-			return nil, fmt.Errorf("no run at load %s", load)
-		}
-		flows, err := run.Flows()
+		done, err := slowdownFlows(runs, load)
 		if err != nil {
 			return nil, err
 		}
-		var done []Flow
-		var last int64
-		for _, f := range flows {
-			last = max(last, f.StartNs)
-			if f.StartNs < slowdownWarmup || f.StartNs >= slowdownEnd {
-				continue
-			}
-			if f.Status != "success" || f.FCTNs <= 0 {
-				return nil, fmt.Errorf("%s: flow %d did not complete (%s): the run must end with every flow done", run.Dir, f.ID, f.Status)
-			}
-			done = append(done, f)
-		}
-		if last < slowdownEnd+slowdownLoadAfter-100_000 {
-			return nil, fmt.Errorf("%s: the last flow starts at %.3f ms: the measure wants arrivals until %d ms, %d ms past the measured flows' starts", run.Dir, float64(last)/1e6, (slowdownEnd+slowdownLoadAfter)/1_000_000, slowdownLoadAfter/1_000_000)
-		}
-		if len(done) < 100 {
-			return nil, fmt.Errorf("%s: %d flows measured, want at least 100 (5 a bin)", run.Dir, len(done))
-		}
-		slices.SortStableFunc(done, func(a, b Flow) int {
-			return cmp.Or(cmp.Compare(a.SizeBytes, b.SizeBytes), cmp.Compare(a.ID, b.ID))
-		})
 		n := len(done)
 		for _, bin := range slowdownBins {
 			var s []float64
@@ -105,4 +75,47 @@ func measureSlowdownBySize(runs Runs) (map[string]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// slowdownFlows returns the completed flows of the run at load (the
+// sweep's traffic[0].poisson.load) that started from slowdownWarmup to
+// slowdownEnd, sorted by size (ties by id), refusing a run whose
+// arrivals stop before slowdownEnd + slowdownLoadAfter, a measured flow
+// not done, or fewer than 100 flows.
+func slowdownFlows(runs Runs, load string) ([]Flow, error) {
+	var run *PointRun
+	for i := range runs {
+		if runs[i].Values["traffic[0].poisson.load"] == load {
+			run = &runs[i]
+		}
+	}
+	if run == nil {
+		return nil, fmt.Errorf("no run at load %s", load)
+	}
+	flows, err := run.Flows()
+	if err != nil {
+		return nil, err
+	}
+	var done []Flow
+	var last int64
+	for _, f := range flows {
+		last = max(last, f.StartNs)
+		if f.StartNs < slowdownWarmup || f.StartNs >= slowdownEnd {
+			continue
+		}
+		if f.Status != "success" || f.FCTNs <= 0 {
+			return nil, fmt.Errorf("%s: flow %d did not complete (%s): the run must end with every flow done", run.Dir, f.ID, f.Status)
+		}
+		done = append(done, f)
+	}
+	if last < slowdownEnd+slowdownLoadAfter-100_000 {
+		return nil, fmt.Errorf("%s: the last flow starts at %.3f ms: the measure wants arrivals until %d ms, %d ms past the measured flows' starts", run.Dir, float64(last)/1e6, (slowdownEnd+slowdownLoadAfter)/1_000_000, slowdownLoadAfter/1_000_000)
+	}
+	if len(done) < 100 {
+		return nil, fmt.Errorf("%s: %d flows measured, want at least 100 (5 a bin)", run.Dir, len(done))
+	}
+	slices.SortStableFunc(done, func(a, b Flow) int {
+		return cmp.Or(cmp.Compare(a.SizeBytes, b.SizeBytes), cmp.Compare(a.ID, b.ID))
+	})
+	return done, nil
 }

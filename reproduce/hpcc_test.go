@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,58 @@ func TestSlowdownWindow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSlowdownBy1PctBins: measureSlowdownBy1PctBins cuts the measured
+// flows (1,000 a load, sizes growing with the id) into 1% bins of ten,
+// takes get_pctl's element in each (the 6th of ten for p50, the 10th for
+// p95) and each point is the median of its 5% bin's five. Bin i's flows
+// have slowdowns 1+i, 1.01+i, ..., 1.09+i, so the 5% bin from a% has
+// p50 a+3.05 and p95 a+3.09, its middle 1% bin's; pooling the 5% bin
+// would give a+3.05 and a+5.07 (the 48th of 50 is bin a+4's 8th). A
+// flow outside the window (slowdown 500) must move no point. The
+// numbers are the test's own.
+func TestSlowdownBy1PctBins(t *testing.T) {
+	var runs Runs
+	for _, load := range []string{"30%", "50%"} {
+		dir := filepath.Join(t.TempDir(), load)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		b.WriteString("id,src,dst,qp,op,size_bytes,delivered_bytes,start_ns,end_ns,fct_ns,slowdown,retransmits,status\n")
+		row := func(id int, start int64, slowdown float64) {
+			fmt.Fprintf(&b, "%d,h0,h1,rc,write,%d,%d,%d,%d,100,%g,0,success\n", id, 1000+id, 1000+id, start, start+100, slowdown)
+		}
+		for i := range 1000 {
+			row(i, 1_000_000+int64(i)*18_000, 1+float64(i/10)+float64(i%10)/100)
+		}
+		row(1000, 500_000, 500)
+		row(1001, 29_950_000, 500)
+		if err := os.WriteFile(filepath.Join(dir, "flows.csv"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, PointRun{Base: "fat", Values: map[string]string{"traffic[0].poisson.load": load}, Dir: dir})
+	}
+	got, err := measureSlowdownBy1PctBins(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 20 {
+		t.Errorf("%d points, want 20", len(got))
+	}
+	for _, load := range []string{"30%", "50%"} {
+		for _, bin := range hadoopBins {
+			for _, c := range []struct {
+				p    int
+				want float64
+			}{{50, 3.05}, {95, 3.09}} {
+				id := fmt.Sprintf("%s p%d %d-%d%%", load, c.p, bin[0], bin[1])
+				if want := float64(bin[0]) + c.want; math.Abs(got[id]-want) > 1e-9 {
+					t.Errorf("%s: %g, want %g", id, got[id], want)
+				}
+			}
+		}
 	}
 }

@@ -266,6 +266,15 @@ var moved = map[string][]string{
 	// and 19.12 (+32% to +129%). The nearest to its bound is 30% p95
 	// 70-75%, 9% above its high of 4.651; the smaller flows hold.
 	"hpcc-websearch": {"hca.hpcc.eta=0.7"},
+	// eta 70%, as hpcc-websearch's: HPCC aims every link at 70% of its
+	// rate, so the long flows are slower and the queues shorter. Run on
+	// its setup (2026-12-06, 1,030 s of CPU) seven of twenty points fail,
+	// each measured: the largest 5%'s p95 at 30% 6.26 (+54%), at 50% its
+	// p50 4.68 (+37%) and p95 23.74 (+189%), and at 50% the four smaller
+	// bins' p95 below their bounds (1.42, 1.42, 2.16, 2.80: -25% to -23%;
+	// the nearest 2.80 against a low of 2.89). The largest flows' p50 at
+	// 30% rises to 2.34, just within its high of 2.36.
+	"hpcc-hadoop": {"hca.hpcc.eta=0.7"},
 }
 
 // movedFails judges a run with a model parameter moved against the
@@ -437,14 +446,16 @@ func TestReproductions(t *testing.T) {
 }
 
 // TestLongReproductions is TestReproductions for the long reproductions
-// (hpcc-websearch), outside CI: LFSIM_LONG=1 and a -timeout above twice
-// their run time (docs/REPRODUCE.md gives the command). hpcc-websearch
-// must hold all twenty points and fail ten with eta 0.7 (moved): 741 s
-// of CPU as it is and 724 s moved (2026-12-05), most of an hour of wall
-// time on a shared 2-core machine.
+// (hpcc-websearch, hpcc-hadoop), outside CI: LFSIM_LONG=1 and a -timeout
+// above twice their run time (docs/REPRODUCE.md gives the command).
+// hpcc-websearch must hold all twenty points and fail ten with eta 0.7
+// (moved): 741 s of CPU as it is and 724 s moved (2026-12-05);
+// hpcc-hadoop all twenty and fail seven: 856 s and 1,030 s
+// (2026-12-06). About two hours of wall time for both on a shared 2-core
+// machine; -run TestLongReproductions/hpcc-hadoop runs one.
 func TestLongReproductions(t *testing.T) {
 	if os.Getenv("LFSIM_LONG") == "" {
-		t.Skip("runs the long reproductions twice, about 25 minutes of CPU: set LFSIM_LONG=1")
+		t.Skip("runs the long reproductions twice, about 55 minutes of CPU: set LFSIM_LONG=1")
 	}
 	for _, r := range All() {
 		if r.Long {

@@ -128,6 +128,7 @@ func build(d *scenario.Decoder, f *scenario.File, lim Limits) *Scenario {
 	b.expect()
 	b.faults()
 	b.checkBuffers()
+	b.checkCredits()
 	if fits {
 		b.estimateMemory() // with the routes as built and the observers' series
 	}

@@ -29,7 +29,8 @@ type IBConfig struct {
 	// for its Quantum switches; 64 KiB is more than the credit round
 	// trip of a 100 m link at 200 Gb/s (2 × 0.5 µs of fibre plus a
 	// packet's serialization: about 38 KB), so such links run at line
-	// rate on one VL.
+	// rate on one VL. Where a link's round trip is more than its buffer
+	// holds, the scenario's check warns (credits.go).
 	VLBuffer int64
 	// DataVLs is the number of data VLs: 1, 2, 4 or 8. Default 8.
 	DataVLs int

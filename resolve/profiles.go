@@ -253,6 +253,9 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 		}
 	}
 	if p.Transport == fabric.UET {
+		// Its ACKs and NACKs in a class of their own, by default the
+		// trimmed headers' (resolve/uet.go, hca.uet.ack_priority).
+		p.UETAckClass = 1 + b.s.UET.AckPriority
 		// Its receiver acknowledges every 16,384 bytes (uet-htsim,
 		// htsim/sim/uec.cpp: UecSink::_bytes_unacked_threshold), whole
 		// packets of the MTU: 4 at 4,096 (where this block names the
@@ -286,6 +289,7 @@ func (b *builder) applyHCA(p *hca.Profile, h *scenario.HCAS) {
 	override(&p.RxPktLatency, h.RxPktLatency)
 	override(&p.RTOLow, h.RTOLow)
 	override(&p.RTOHigh, h.RTOHigh)
+	p.RTOGiven = p.RTOGiven || h.RTOLow.Set || h.RTOHigh.Set
 	overrideNum(&p.MaxInline, h.MaxInline)
 	override(&p.APM, h.APM)
 	b.applyOverlay(p, &h.Overlay, "hca.overlay")

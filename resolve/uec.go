@@ -71,9 +71,13 @@ func (b *builder) checkUEC() {
 		if sw.CBFC.Buffer.Set {
 			at = sw.CBFC.Buffer.Pos
 		}
-		if need := fabric.IBPacketBlocks(b.s.MaxFrames()[fabric.Ethernet]) * fabric.BlockBytes; b.topoOK && b.s.UEC.CBFCBuffer < need {
-			b.errorf(at, "switch.cbfc.buffer", "a class's buffer (%d bytes) must hold the largest frame, %d bytes (%d credits of 64 bytes): raise switch.cbfc.buffer or lower hca.mtu",
-				b.s.UEC.CBFCBuffer, need, need/fabric.BlockBytes)
+		// The largest frame is the hosts' (MaxFrames reads the topology):
+		// without one there is nothing to check the buffer against.
+		if b.topoOK {
+			if need := fabric.IBPacketBlocks(b.s.MaxFrames()[fabric.Ethernet]) * fabric.BlockBytes; b.s.UEC.CBFCBuffer < need {
+				b.errorf(at, "switch.cbfc.buffer", "a class's buffer (%d bytes) must hold the largest frame, %d bytes (%d credits of 64 bytes): raise switch.cbfc.buffer or lower hca.mtu",
+					b.s.UEC.CBFCBuffer, need, need/fabric.BlockBytes)
+			}
 		}
 	}
 	if sw.LLR.V {

@@ -3,10 +3,13 @@ package resolve
 import (
 	"strings"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/kind"
 	_ "github.com/lfsim/lfsim/multipath" // the sprays register in kind's table
 	"github.com/lfsim/lfsim/scenario"
+	"github.com/lfsim/lfsim/sim"
+	swtch "github.com/lfsim/lfsim/switch"
 )
 
 // UET is Ultra Ethernet Transport's own keys (hca.uet), the whole
@@ -25,10 +28,85 @@ type UET struct {
 	// a loss being found by a trim NACK or a timeout alone, as in
 	// uet-htsim without -sleek (its default).
 	SleekOff bool
+	// AckPriority is hca.uet.ack_priority: the 802.1p priority of UET's
+	// ACKs and NACKs (hca.Profile.UETAckClass); default
+	// swtch.TrimPriority, 7.
+	AckPriority uint8
+	// MinRTO is hca.uet.min_rto given as a time, MinRTOAuto as auto:
+	// then UETMinRTO computes uet-htsim's from RTOQueue, the largest
+	// lossy egress queue a switch of the network can hold, bytes (set
+	// once the topology is known). Neither: IRN's rto_low and rto_high.
+	MinRTO     sim.Time
+	MinRTOAuto bool
+	RTOQueue   int64
 	// ROD is hca.uet.delivery: rod, UET's reliable ordered delivery
 	// (see rodProfile); false is RUD, reliable unordered delivery.
 	ROD bool
 }
+
+// UET's retransmission timeout, uet-htsim's (htsim/sim/datacenter/
+// main_uec.cpp: _min_rto = 15 us + queuesize × 6 × 8 / linkspeed, "2
+// priority queues; 3 hops for incast"; uec.cpp: the timer runs from the
+// oldest outstanding packet's send time, hca.SetMinRTO).
+const (
+	uetRTOBase   = 15 * sim.Microsecond
+	uetRTOQueues = 6
+)
+
+// UETMinRTO is the retransmission timeout of a UET QP whose NIC sends at
+// rate under uet-htsim's rule: hca.uet.min_rto's time, or with auto
+// uet-htsim's 15 us plus six drains of the largest switch queue at that
+// rate (1,021.6 us with 4 MiB buffers at alpha 1, 2 MiB queues, at
+// 100 Gb/s; htsim's own at -q 505, 4,160-byte packets, is 1,023.4 us;
+// 8,068 us with the default 32 MiB buffer). 0 without min_rto: the
+// NICs keep IRN's RTO_low and RTO_high (hca.Profile).
+func (u *UET) UETMinRTO(rate fabric.Rate) sim.Time {
+	if u.MinRTO > 0 || !u.MinRTOAuto {
+		return u.MinRTO
+	}
+	if rate <= 0 {
+		return uetRTOBase
+	}
+	return uetRTOBase + sim.Time(float64(uetRTOQueues*u.RTOQueue*8)/float64(rate)*float64(sim.Second))
+}
+
+// rtoQueue is the largest egress queue a lossy class of a switch of the
+// network can hold, bytes: its static egress_threshold, or under the
+// dynamic threshold alpha × free the fixed point alpha / (1 + alpha) of
+// its shared pool, what one queue alone reaches (Choudhury and Hahne).
+func (b *builder) rtoQueue() int64 {
+	t := b.s.Topology
+	if t == nil {
+		return 0
+	}
+	var q int64
+	for id := range t.Nodes {
+		if t.Nodes[id].Kind != fabric.Switch {
+			continue
+		}
+		p := b.s.SwitchProfile(fabric.NodeID(id))
+		th := p.EgressThreshold
+		if th.Alpha <= 0 {
+			q = max(q, int64(th.Bytes))
+			continue
+		}
+		pool := int64(p.Buffer)
+		if p.SharedPool > 0 {
+			pool = int64(p.SharedPool)
+		}
+		q = max(q, int64(th.Alpha*float64(pool)/(1+th.Alpha)))
+	}
+	return q
+}
+
+// DefaultUETAckPriority is hca.uet.ack_priority's default: the trimmed
+// headers' priority (swtch.TrimPriority, 7), which the strict scheduler
+// serves ahead of data, as uet-htsim serves every header-only packet
+// (its UecAckPacket, UecNackPacket, UecPullPacket and UecRtsPacket are
+// _is_header and priority() PRIO_HI, htsim/sim/uecpacket.h) from its
+// CompositeQueue's high queue, 100,000 to 1 ahead of data
+// (compositequeue.cpp: _ratio_high, _ratio_low).
+const DefaultUETAckPriority = swtch.TrimPriority
 
 // uetBlock reads the top-level hca.uet (h) into the scenario, before the
 // NIC's profile is made: its cc stands in hca.cc's place (either, not
@@ -36,8 +114,19 @@ type UET struct {
 // refused by checkUET, once the transport is known.
 func (b *builder) uetBlock(h *scenario.HCAS) {
 	u := &h.UET
+	b.s.UET.AckPriority = DefaultUETAckPriority
 	if !u.Set {
 		return
+	}
+	overrideNum(&b.s.UET.AckPriority, u.AckPriority)
+	if u.Has("min_rto") {
+		b.s.UET.MinRTO, b.s.UET.MinRTOAuto = u.MinRTO.Time.V, u.MinRTO.Auto
+		switch at := u.KeyPos("min_rto"); {
+		case h.RTOLow.Set || h.RTOHigh.Set:
+			b.errorf(at, "hca.uet.min_rto", "min_rto is uet-htsim's timeout, rto_low and rto_high IRN's: give one or the other")
+		case !u.MinRTO.Auto && u.MinRTO.Time.V <= 0:
+			b.errorf(at, "hca.uet.min_rto", "min_rto must be above 0 (or auto)")
+		}
 	}
 	if u.CC.Set {
 		if h.CC.Set {
@@ -96,6 +185,7 @@ func (b *builder) rodProfile(p *hca.Profile, h *scenario.HCAS) {
 // when the senders spray but the switches choose ports themselves.
 func (b *builder) checkUET() {
 	u := &b.f.HCA.UET
+	b.s.UET.RTOQueue = b.rtoQueue()
 	if u.Set && b.transportRow().Block != "uet" {
 		b.errorf(u.Pos, "hca.uet", "hca.uet configures Ultra Ethernet's transport: set hca.transport: %s", uetTransport().Name)
 	}

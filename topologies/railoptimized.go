@@ -5,6 +5,7 @@ import (
 
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/kind"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // A rail-optimized fabric (issue 48) joins GPU servers as NVIDIA's DGX
@@ -42,9 +43,24 @@ const (
 )
 
 // defaultRailLink is a NIC's and a switch's link: 400 Gb/s, a
-// ConnectX-7's NDR port as a DGX H100 has one per GPU; the delay is
-// kind.DefaultLink's, every generator's.
-var defaultRailLink = fabric.LinkSpec{Rate: 400 * fabric.Gbps, Delay: kind.DefaultLink.Delay}
+// ConnectX-7's NDR port as a DGX H100 has one per GPU, and 250 ns, 50 m
+// of fibre (5 ns a metre): a scalable unit's servers sit in the racks
+// on either side of its rail switches' rack (DGX SuperPOD reference
+// architecture, DGX H100: 32 systems in 8 racks beside the leaf
+// switches), cabled with NVIDIA's NDR multimode optics, whose reach is
+// 50 m over OM4 (MMA4Z00-NS, the twin-port 2x400G OSFP of the Quantum-2
+// switches and the DGX H100's compute ports, and MMA4Z00-NS400, a
+// ConnectX-7's), so 250 ns is the longest such a link is. Until
+// 2026-12-06 the delay was kind.DefaultLink's 1 µs (200 m), every
+// generator's: on InfiniBand a credit round trip of (2 µs + a switch's
+// 500 ns of cut-through latency) × 400 Gb/s = 125 KB, twice the 62 KB of
+// whole packets the default 64 KiB switch.ib.vl_buffer holds, so every
+// NVIDIA-like rail fabric ran a VL at 198 Gb/s of 400 (the
+// nccl-tests-h800 reproduction's first run, REPRODUCE.md); at 250 ns it
+// is 50 KB and NDR runs at line rate (64 KiB covers NDR links up to
+// 369 ns). XDR (800 Gb/s) needs more than the default vl_buffer at any
+// length past 60 ns; resolve warns of such links (resolve/credits.go).
+var defaultRailLink = fabric.LinkSpec{Rate: 400 * fabric.Gbps, Delay: 250 * sim.Nanosecond}
 
 // units is how many scalable units (rail switches per rail) p has.
 func (p *railParams) units() int {
@@ -72,7 +88,7 @@ func railOptimized() kind.Topology {
 			kind.Int("rails", func(p *P) *int { return &p.Rails }).Range("0", "").ZeroMeans("one rail a GPU (gpus_per_server)").Described("the rails: rail switches per scalable unit; must divide gpus_per_server (1: every NIC of a server on one switch, a top-of-rack design); default one a GPU"),
 			kind.Int("spines", func(p *P) *int { return &p.Spines }).Range("1", "").Needed().Described("the spine switches, each linked to every rail switch"),
 			kind.Int("servers_per_rail_switch", func(p *P) *int { return &p.ServersPerRailSwitch }).Range("1", "").Described("the servers of a scalable unit, which share its rail switches; default 32, the DGX SuperPOD's (a QM9700's 64 ports: 32 down, 32 up)"),
-			kind.Link("link", func(p *P) *fabric.LinkSpec { return &p.Link }).Described("each network link's rate and delay; default 400 Gb/s (a ConnectX-7 NDR port, one a GPU on a DGX H100) and kind.DefaultLink's delay"),
+			kind.Link("link", func(p *P) *fabric.LinkSpec { return &p.Link }).Described("each network link's rate and delay; default 400 Gb/s (a ConnectX-7 NDR port, one a GPU on a DGX H100) and 250 ns (50 m, the reach of NVIDIA's NDR multimode optics)"),
 			kind.Link("host_link", func(p *P) *fabric.LinkSpec { return &p.HostLink }).Over("link").Described("a GPU's NIC's link to its rail switch; default link's"),
 			kind.Link("fabric_link", func(p *P) *fabric.LinkSpec { return &p.FabricLink }).Over("link").Described("a rail switch's link to a spine; default link's"),
 			kind.Link("nvlink", func(p *P) *fabric.LinkSpec { return &p.NVLink }).Described("each server's scale-up domain (NVLink through NVSwitch), no part of the network: each GPU's rate into it per direction and a transfer's latency GPU to GPU; default kind.DefaultNVLink's, an H100 SXM5's NVLink 4: 3.6 Tb/s, 600 ns"),
