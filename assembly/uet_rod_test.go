@@ -128,6 +128,7 @@ func TestUETRODErrors(t *testing.T) {
 		{head + "hca: {transport: uet, uet: {delivery: rod, spray: reps}}\n", "t.yaml:2:51: hca.uet.spray: hca.uet.delivery: rod keeps a QP's packets on one path, one entropy value, since ROD takes any reordering for a loss: spray: ecmp, or delivery: rud to spray"},
 		{head + "hca: {transport: uet, retransmit: selective, uet: {delivery: rod}}\n", "t.yaml:2:35: hca.retransmit: hca.uet.delivery: rod drops what arrives past a gap and resends from it: retransmit: go-back-n (its default), not selective"},
 		{head + "hca: {transport: uet, placement: direct, uet: {delivery: rod}}\n", "t.yaml:2:34: hca.placement: hca.uet.delivery: rod takes packets in PSN order only: placement: in-order (its default), not direct"},
+		{head + "hca: {transport: uet, uet: {delivery: rod, min_rto: auto}}\n", "t.yaml:2:44: hca.uet.min_rto: min_rto is uet-htsim's timer for delivery: rud; under delivery: rod the timer is hca.rto_low and rto_high"},
 		{head + "hca: {transport: uet, uet: {delivery: rdo}}\n", "t.yaml:2:39: hca.uet.delivery: unknown value rdo; expected one of rud, rod"},
 	} {
 		_, err := resolve.Parse("t.yaml", []byte(c.src+flow))

@@ -192,6 +192,11 @@ func (b *builder) checkUET() {
 	if first := kind.Sprays(); b.s.UET.ROD && u.Spray.Set && len(first) > 0 && u.Spray.V != first[0].Name {
 		b.errorf(u.Spray.Pos, "hca.uet.spray", "hca.uet.delivery: rod keeps a QP's packets on one path, one entropy value, since ROD takes any reordering for a loss: spray: %s, or delivery: rud to spray", first[0].Name)
 	}
+	if b.s.UET.ROD && u.Has("min_rto") {
+		// uet-htsim's timer runs in RUD's selective recovery (its
+		// oldest outstanding packet); ROD's go-back-N keeps the PDS's.
+		b.errorf(u.KeyPos("min_rto"), "hca.uet.min_rto", "min_rto is uet-htsim's timer for delivery: rud; under delivery: rod the timer is hca.rto_low and rto_high")
+	}
 	if b.s.UET.ROD && u.Sleek.Set && u.Sleek.V {
 		b.warnf(u.Sleek.Pos, "hca.uet.sleek", "SLEEK counts what the target keeps out of order, and under delivery: rod it keeps none: SLEEK does not run")
 	}
