@@ -30,8 +30,11 @@ const ncclH800Fill = "under LL128 the transfer alone is 23.8, 47.5 and 95.0 us a
 	"the source spends 56 to 65 us beyond it at every one of these sizes (65 in place at 2 MiB, 56, 62), about NCCL's own latency " +
 	"for this ring (tuning.cc: base 14 + 12 NVLink steps x 1.9 + 2 network steps x 4.0 = 44.8 us, which with its 0.92 for LL128 " +
 	"predicts 69.0, 93.2 and 141.6 us), where lfsim spends 41, 29 and 20 us, less as the call grows: it adds each step's latency " +
-	"(NCCL's less the simulated path) as a delay at its receiver, which overlaps other steps' transfers on the shared NVLink ports, " +
-	"where real GPUs show the latency paid in full; from 16 MiB the transfer dominates and the points hold (lfsim 3% to 17% above)"
+	"(NCCL's less the simulated path: 36.2 us along a chain of 14 steps with the base) as a timer at its receiver, which runs while " +
+	"the other channels' transfers hold the GPU's NVLink port (traced on rank 0: after the base latency its NVLink egress is idle " +
+	"24.9, 10.0 and 0.0 us at 2, 4 and 8 MiB), where real GPUs show the latency paid in full; from 16 MiB the transfer dominates " +
+	"and the points hold (lfsim 3% to 17% above). Paying the 36.2 us once a call, before the first step, holds 4 and 8 MiB " +
+	"(docs/REPRODUCE.md)"
 
 // ncclTestsH800Sizes are the published points' ids by size in bytes.
 var ncclTestsH800Sizes = []struct {
