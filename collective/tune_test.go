@@ -1,6 +1,9 @@
 package collective
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestTune: NCCL's choice of protocol by size for a ring all-reduce over
 // 8 single-GPU nodes of 100 Gb/s NICs (12.25 GB/s of goodput, 2
@@ -110,5 +113,36 @@ func TestTuneRooted(t *testing.T) {
 		if got := c.m.Predict(c.op, Ring, c.p, size); got < want-0.001 || got > want+0.001 {
 			t.Errorf("%s: %s of 1 MiB predicted %.3f µs, want %.3f", c.name, c.op, got, want)
 		}
+	}
+}
+
+// TestLatencyH800Ring: NCCL's latency for nccl-tests-h800's ring (8
+// GPUs on 2 servers, 8 channels, NVLink at 164.8 GB/s), worked by hand
+// from tuning.cc's tables: LL128, 14.0 + 12·max(1.9, 1.0) + 2·4.0 =
+// 44.8 µs, the fixed cost the source's all_reduce_perf shows (56 to 65
+// µs beyond the transfer from 2 to 64 MiB, docs/REPRODUCE.md) and lfsim
+// hides under its channels' transfers; with the bandwidth term,
+// min(164.8·0.92, 8·36.7)·8/14 = 86.64 GB/s, 93.21 µs at 4 MiB. Simple,
+// 8.4 + 12·max(3.4, 3.0) + 2·14.0 = 77.2 µs, which Predict multiplies by
+// 1.4 (ncclTopoGetAlgoTime's plateau) and Latency does not. Halving-
+// doubling has no latency in NCCL's model.
+func TestLatencyH800Ring(t *testing.T) {
+	m := Model{Ranks: 8, Nodes: 2, Channels: 8, BusBw: 164.8}
+	for _, c := range []struct {
+		p        Protocol
+		lat, at4 float64 // µs: Latency, Predict at 4 MiB
+	}{
+		{LL128, 44.8, 44.8 + 4194304/(1000*min(164.8*0.92, 8*36.7)*8/14)},
+		{Simple, 77.2, 77.2*1.4 + 4194304/(1000*164.8*8/14)},
+	} {
+		if got := m.Latency(AllReduce, Ring, c.p); got < c.lat-0.001 || got > c.lat+0.001 {
+			t.Errorf("%s: latency %.3f µs, want %.3f", c.p, got, c.lat)
+		}
+		if got := m.Predict(AllReduce, Ring, c.p, 4<<20); got < c.at4-0.001 || got > c.at4+0.001 {
+			t.Errorf("%s: 4 MiB predicted %.3f µs, want %.3f", c.p, got, c.at4)
+		}
+	}
+	if got := m.Latency(AllReduce, HalvingDoubling, Simple); !math.IsInf(got, 1) {
+		t.Errorf("halving-doubling: latency %.3f µs, want +Inf", got)
 	}
 }
