@@ -33,8 +33,8 @@ const ncclH800Fill = "under LL128 the transfer alone is 23.8, 47.5 and 95.0 us a
 	"(NCCL's less the simulated path: 36.2 us along a chain of 14 steps with the base) as a timer at its receiver, which runs while " +
 	"the other channels' transfers hold the GPU's NVLink port (traced on rank 0: after the base latency its NVLink egress is idle " +
 	"24.9, 10.0 and 0.0 us at 2, 4 and 8 MiB), where real GPUs show the latency paid in full; from 16 MiB the transfer dominates " +
-	"and the points hold (lfsim 3% to 17% above). Paying the 36.2 us once a call, before the first step, holds 4 and 8 MiB " +
-	"(docs/REPRODUCE.md)"
+	"and the points hold (lfsim 3% to 17% above). Paying the 36.2 us once a call, before the first step, holds 4 and 8 MiB, " +
+	"but holds a large ring's first byte back by its whole latency (docs/REPRODUCE.md)"
 
 // ncclTestsH800Sizes are the published points' ids by size in bytes.
 var ncclTestsH800Sizes = []struct {
