@@ -164,7 +164,7 @@ func (b *builder) checkCredits() {
 		}
 		key := *worst
 		if explicit {
-			key.at, key.path = scenario.Pos{}, "" // the links group by their numbers; the first names the group
+			key.at, key.path = scenario.Pos{}, "" // the links group by their numbers; the first's key is the warning's
 		}
 		if g, ok := index[key]; ok {
 			count[g]++
@@ -189,20 +189,18 @@ func (b *builder) checkCredits() {
 		if rev {
 			from, to = to, from
 		}
+		// One link is named; identical links are not, since naming one
+		// would name another when the hosts change roles (metamorphic's
+		// relabel-32000020, -32000874, -32006682: neither a generated
+		// topology's order nor a links: file's is the hosts'): the key
+		// the warning is at, the group's first, names them.
 		name := t.Nodes[from].Name + "->" + t.Nodes[to].Name
-		if !explicit && count[g] > 1 {
-			// A generated topology's links come from one key, in the
-			// generator's order: naming one would name a different
-			// link when the hosts are relabelled (metamorphic's
-			// relabel-32000020), so the key alone names them.
-			name = ""
-		}
 		b.warnf(c.at, c.path, "%s", creditWarning(c, count[g], name, s.IB.DataVLs))
 	}
 }
 
-// creditWarning is the text of c's warning, for n links like name
-// (none: the n links of the key the warning is at).
+// creditWarning is the text of c's warning, for the link name or, n
+// above 1, the n links of the key the warning is at.
 func creditWarning(c *starved, n int, name string, dataVLs int) string {
 	var w strings.Builder
 	what, unit := "a VL", "VL"
@@ -219,11 +217,8 @@ func creditWarning(c *starved, n int, name string, dataVLs int) string {
 		lat = " + the receiving switch's cut-through latency, " + c.latency.String()
 	}
 	subject := "link " + name + " is"
-	switch {
-	case n > 1 && name == "":
+	if n > 1 {
 		subject = fmt.Sprintf("%d links are", n)
-	case n > 1:
-		subject = fmt.Sprintf("%d links like %s are", n, name)
 	}
 	key := map[creditKind]string{creditVL: "switch.ib.vl_buffer", creditLongHaul: fmt.Sprintf("range_extender.buffer over %d data VLs", dataVLs), creditCBFC: "switch.cbfc.buffer"}[c.kind]
 	fmt.Fprintf(&w, "%s credit-limited: the credit round trip, (2 × %s + %s%s) × %s = %d bytes, exceeds what %s's buffer holds, %d bytes (%s: %d packets of %d bytes), so one %s runs at most %.1f Gb/s of %s (buffer / round trip); ",

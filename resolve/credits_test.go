@@ -91,7 +91,7 @@ func TestCreditLimitedLinkWarnings(t *testing.T) {
 		// An explicit topology's identical links are one line, at the
 		// first's declaration: (20 µs + 5.6 ns + 500 ns) × 12.5 GB/s.
 		{"explicit links grouped", "topology: {kind: explicit, hosts: [h0, h1, h2], switches: [s0], link: {rate: 100Gbps, delay: 10us}, links: [[h0, s0], [h1, s0], [h2, s0]]}\nswitch: {link_layer: infiniband}\ntraffic: [{flow: {from: h0, to: h1, size: 1MiB}}]\n", []string{
-			"t.yaml:1:109: topology.links[0]: 3 links like h0->s0 are credit-limited", "× 100Gbps = 256320 bytes"}},
+			"t.yaml:1:109: topology.links[0]: 3 links are credit-limited", "× 100Gbps = 256320 bytes"}},
 		// CBFC: 256 KiB over 50 µs (the uec-cbfc-long-link example):
 		// 4178-byte frames (a 4096-byte WRITE Only with immediate, header
 		// to FCS), 66 credits each, 62 frames, (100 µs + 334 ns + 500 ns)
