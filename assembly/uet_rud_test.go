@@ -472,6 +472,64 @@ faults:
 	}
 }
 
+// TestUETSleekProbeAnswerAcksAll: a probe answered with nothing left
+// to resend enters no SLEEK recovery. One 1 MiB WRITE under NSCC across
+// a k=4 fat tree (TestUETSleekProbe's) loses the ACKs of its tail on
+// their way back (a loss fault from 95 to 115 us on aggregation s8 to
+// edge s0, which the ACKs cross and the data does not: 27 ACKs lost, no
+// data). The ACKs stop, the QP probes, and the probe's answer, back
+// under base RTT + target, acknowledges every PSN: the flow ends at
+// 153.5 us (measured for seed 1) with nothing resent and no timeout.
+// uet-htsim enters loss recovery at such an answer and leaves it in the
+// same ACK (UecSrc::processAck sets _loss_recovery_mode, then runSleek
+// finds cum_ack >= _recovery_seqno: exit_loss); lfsim took the exit
+// before the entry, so the answer left a recovery open over nothing and
+// counted it (1 SLEEK recovery here, tried). The run is byte-identical
+// at 1 and 2 workers.
+func TestUETSleekProbeAnswerAcksAll(t *testing.T) {
+	const src = `name: uet-probe-acks
+seed: 1
+stop: {at: 50ms, when: flows-done}
+topology: {kind: fat-tree, k: 4, link: {rate: 100Gbps, delay: 1us}}
+switch: {buffer: 4MiB, pfc: {priorities: []}}
+hca: {transport: uet, cc: nscc}
+traffic:
+  - flow: {from: h0, to: h15, size: 1MiB}
+faults:
+  - {at: 95us, until: 115us, link: [s0, s8], action: loss, rate: 1}
+`
+	var first []byte
+	for _, workers := range []int{1, 2} {
+		what := fmt.Sprintf("%d workers", workers)
+		n, r := runConserved(t, what, "uet-probe-acks.yaml", src, workers)
+		timeouts, _, sleek := uetCounts(n)
+		var probes int64
+		for _, h := range n.HCAs {
+			if h != nil {
+				probes += h.SleekProbes()
+			}
+		}
+		end := float64(uetEnd(r.Flows)) / 1e3
+		sum := r.Summary
+		if sum.Flows.Completed != 1 || sum.Packets.Dropped == 0 {
+			t.Fatalf("%s: %d of 1 flow, %d dropped; want the flow, ACKs lost", what, sum.Flows.Completed, sum.Packets.Dropped)
+		}
+		if probes == 0 || timeouts != 0 || sum.Packets.Retransmitted != 0 || sleek != 0 {
+			t.Errorf("%s: %d probes, %d timeouts, %d resent, %d SLEEK recoveries; want a probe and none of the rest", what, probes, timeouts, sum.Packets.Retransmitted, sleek)
+		}
+		if end < 138 || end > 198 {
+			t.Errorf("%s: the flow ends at %.1f us; want 138 to 198 (the probe's answer, not a timeout)", what, end)
+		}
+		t.Logf("%s: ends at %.1f us, %d dropped, %d probes, %d SLEEK recoveries", what, end, sum.Packets.Dropped, probes, sleek)
+		out := append(reports.SummaryJSON(withoutWall(sum)), reports.FlowsCSV(r.Flows)...)
+		if first == nil {
+			first = out
+		} else if !bytes.Equal(first, out) {
+			t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
+		}
+	}
+}
+
 // withoutWall is a run's summary without its wall time, which differs
 // from run to run.
 func withoutWall(s *reports.Summary) *reports.Summary {

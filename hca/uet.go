@@ -233,15 +233,21 @@ func (h *HCA) uetSacked(qp *QP, p *fabric.Packet) {
 	if s.pathBDP == 0 || qp.Window == 0 {
 		return // SLEEK off: no path BDP, or no congestion window
 	}
-	if s.recovering && qp.ackHigh >= s.high {
-		s.recovering = false // UecSrc::runSleek: exit_loss
-	}
-	if x.Probe && p.Echo == s.probeSentAt && s.baseRTT > 0 && h.eng.Now()-s.probeSentAt < s.baseRTT+s.target {
+	probed := x.Probe && p.Echo == s.probeSentAt && s.baseRTT > 0 && h.eng.Now()-s.probeSentAt < s.baseRTT+s.target
+	if probed {
 		// The answer to the last probe, back with a queueing delay
 		// under the target: the silence was a loss, not congestion
 		// (UecSrc::processAck: is_probe_ack, delay < _target_Qdelay).
 		// Recovery from the cumulative PSN, as SLEEK's (below).
 		s.recovering, s.next, s.top, s.high = true, qp.ackHigh, qp.ackHigh, qp.maxSent
+	}
+	if s.recovering && qp.ackHigh >= s.high {
+		// UecSrc::runSleek: exit_loss. After the probe's entry, as
+		// htsim runs it: an answer that acknowledges every PSN sent
+		// (only ACKs were lost) leaves no recovery open.
+		s.recovering = false
+	}
+	if probed && s.recovering {
 		h.coldPart().sleek++
 	}
 	if !s.recovering {
