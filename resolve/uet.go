@@ -71,9 +71,13 @@ func (u *UET) UETMinRTO(rate fabric.Rate) sim.Time {
 }
 
 // rtoQueue is the largest egress queue a lossy class of a switch of the
-// network can hold, bytes: its static egress_threshold, or under the
-// dynamic threshold alpha × free the fixed point alpha / (1 + alpha) of
-// its shared pool, what one queue alone reaches (Choudhury and Hahne).
+// network can hold, bytes: its static egress_threshold, up to its
+// buffer (or shared pool), or under the dynamic threshold alpha × free
+// the fixed point alpha / (1 + alpha) of its buffer (or shared pool),
+// what one queue alone reaches (Choudhury and Hahne). The buffer's
+// reserved minimums and PFC headroom, which the switch keeps out of its
+// shared pool, are not taken off: with lossless priorities the queue is
+// overstated by alpha / (1 + alpha) of the headroom.
 func (b *builder) rtoQueue() int64 {
 	t := b.s.Topology
 	if t == nil {
@@ -86,13 +90,15 @@ func (b *builder) rtoQueue() int64 {
 		}
 		p := b.s.SwitchProfile(fabric.NodeID(id))
 		th := p.EgressThreshold
-		if th.Alpha <= 0 {
-			q = max(q, int64(th.Bytes))
-			continue
-		}
 		pool := int64(p.Buffer)
 		if p.SharedPool > 0 {
 			pool = int64(p.SharedPool)
+		}
+		if th.Alpha <= 0 {
+			// No queue holds more than the pool, whatever the
+			// threshold allows.
+			q = max(q, min(int64(th.Bytes), pool))
+			continue
 		}
 		q = max(q, int64(th.Alpha*float64(pool)/(1+th.Alpha)))
 	}
