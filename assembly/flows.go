@@ -392,7 +392,7 @@ func (n *Network) attachCC(sender *hca.HCA, qp *hca.QP, peer fabric.NodeID, prof
 		qp.INT = true
 	}
 	qp.CC = cc
-	if t, ok := cc.(congestion.TargetDelayer); ok && prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff {
+	if t, ok := cc.(congestion.TargetDelayer); ok && prof.Transport == fabric.UET && qp.Type == hca.RC && !n.Scenario.UET.SleekOff && !n.Scenario.UET.ROD {
 		sender.SetSleekProbe(qp, path.BaseRTT, t.TargetDelay())
 	}
 	return cc
