@@ -128,8 +128,8 @@ var cutCases = []struct{ name, src string }{
 	// unit, cut server by server and switch by switch (its GPUs' links
 	// between partitions), a GPU's capture among them; and one of three
 	// units, cut unit by unit at 2 and 3 workers, server by server at 8.
-	{"rail-optimized 4x4 all-to-all, pcap", "topology: {kind: rail-optimized, servers: 4, gpus_per_server: 4, spines: 2, link: {rate: 100Gbps}}\nstop: {at: 2ms, when: flows-done}\nobserve: {pcap: [s1/g2, \"rail0->s0/g0\"]}\ntraffic:\n  - all_to_all: {size: 16KiB}\n"},
-	{"rail-optimized three units", "topology: {kind: rail-optimized, servers: 6, gpus_per_server: 2, servers_per_rail_switch: 2, spines: 2}\nstop: {at: 2ms, when: flows-done}\ntraffic:\n  - permutation: {hosts: all, size: 256KiB}\n"},
+	{"rail-optimized 4x4 all-to-all, pcap", "topology: {kind: rail-optimized, servers: 4, gpus_per_server: 4, spines: 2, link: {rate: 100Gbps, delay: 1us}}\nstop: {at: 2ms, when: flows-done}\nobserve: {pcap: [s1/g2, \"rail0->s0/g0\"]}\ntraffic:\n  - all_to_all: {size: 16KiB}\n"},
+	{"rail-optimized three units", "topology: {kind: rail-optimized, servers: 6, gpus_per_server: 2, servers_per_rail_switch: 2, spines: 2, link: {delay: 1us}}\nstop: {at: 2ms, when: flows-done}\ntraffic:\n  - permutation: {hosts: all, size: 256KiB}\n"},
 }
 
 // TestCutRunMatchesOneWorker: issue 31's determinism with the real models
