@@ -75,25 +75,13 @@ traffic:
 // last to end set it to the first's slow rate for good: the flow went at
 // 24.4 Gb/s (tried).
 func TestSlowLinkOverlap(t *testing.T) {
-	fct := func(faults string) int64 {
-		src := `topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
-hca: {cc: none}
-traffic:
-  - flow: {from: h0, to: h1, op: write, size: 4MiB, start: 100us}
-` + faults
-		_, _, rows := mustRun(t, mustParse(t, src))
-		if len(rows) != 1 || rows[0].Status != "success" {
-			t.Fatalf("flows %+v", rows)
-		}
-		return rows[0].FCTNs
-	}
-	want := fct("")
+	want := overlapFCT(t, "")
 	for _, c := range []struct{ name, second string }{
 		{"the second ends last", "{at: 10us, link: [s0, h1], action: slow-link, rate: 10Gbps, until: 30us}"},
 		{"the second ends first", "{at: 10us, link: [s0, h1], action: slow-link, rate: 10Gbps, until: 15us}"},
 		{"the second one way", "{at: 10us, link: [s0, h1], action: slow-link, rate: 10Gbps, from: s0, until: 30us}"},
 	} {
-		got := fct("faults:\n  - {at: 0, link: [s0, h1], action: slow-link, rate: 25Gbps, until: 20us}\n  - " + c.second + "\n")
+		got := overlapFCT(t, "faults:\n  - {at: 0, link: [s0, h1], action: slow-link, rate: 25Gbps, until: 20us}\n  - " + c.second + "\n")
 		if math.Abs(float64(got-want))/float64(want) > 0.001 {
 			t.Errorf("%s: the flow took %d ns, %d ns without the faults; want the same within 0.1%%", c.name, got, want)
 		}
@@ -110,27 +98,31 @@ traffic:
 // fault restored the rate it found at its start, so that the last to end
 // left h1 draining at the first's 25 Gb/s for good.
 func TestSlowReceiverOverlap(t *testing.T) {
-	fct := func(faults string) int64 {
-		src := `topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
-hca: {cc: none}
-traffic:
-  - flow: {from: h0, to: h1, op: write, size: 4MiB, start: 100us}
-` + faults
-		_, _, rows := mustRun(t, mustParse(t, src))
-		if len(rows) != 1 || rows[0].Status != "success" {
-			t.Fatalf("flows %+v", rows)
-		}
-		return rows[0].FCTNs
-	}
-	want := fct("")
+	want := overlapFCT(t, "")
 	for _, c := range []struct{ name, second string }{
 		{"the second ends last", "{at: 10us, host: h1, action: slow-receiver, rate: 10Gbps, until: 30us}"},
 		{"the second ends first", "{at: 10us, host: h1, action: slow-receiver, rate: 10Gbps, until: 15us}"},
 	} {
-		got := fct("faults:\n  - {at: 0, host: h1, action: slow-receiver, rate: 25Gbps, until: 20us}\n  - " + c.second + "\n")
+		got := overlapFCT(t, "faults:\n  - {at: 0, host: h1, action: slow-receiver, rate: 25Gbps, until: 20us}\n  - " + c.second + "\n")
 		t.Logf("%s: %d ns, %d ns without the faults", c.name, got, want)
 		if math.Abs(float64(got-want))/float64(want) > 0.001 {
 			t.Errorf("%s: the flow took %d ns, %d ns without the faults; want the same within 0.1%%", c.name, got, want)
 		}
 	}
+}
+
+// overlapFCT is the overlap tests' 4 MiB WRITE from h0 to h1 over a
+// 100 Gb/s star, starting at 100 us after the faults given: its FCT, ns.
+func overlapFCT(t *testing.T, faults string) int64 {
+	t.Helper()
+	src := `topology: {kind: star, hosts: 2, link: {rate: 100Gbps, delay: 1us}}
+hca: {cc: none}
+traffic:
+  - flow: {from: h0, to: h1, op: write, size: 4MiB, start: 100us}
+` + faults
+	_, _, rows := mustRun(t, mustParse(t, src))
+	if len(rows) != 1 || rows[0].Status != "success" {
+		t.Fatalf("flows %+v", rows)
+	}
+	return rows[0].FCTNs
 }

@@ -64,17 +64,23 @@ func measureSlowdownBySize(runs Runs) (map[string]float64, error) {
 		}
 		n := len(done)
 		for _, bin := range slowdownBins {
-			var s []float64
-			for _, f := range done[bin[0]*n/100 : bin[1]*n/100] {
-				s = append(s, f.Slowdown)
-			}
-			slices.Sort(s)
+			s := sortedSlowdowns(done[bin[0]*n/100 : bin[1]*n/100])
 			for _, p := range []int{50, 95} {
 				out[fmt.Sprintf("%s p%d %d-%d%%", load, p, bin[0], bin[1])] = s[len(s)*p/100]
 			}
 		}
 	}
 	return out, nil
+}
+
+// sortedSlowdowns returns the slowdowns of flows, sorted.
+func sortedSlowdowns(flows []Flow) []float64 {
+	s := make([]float64, 0, len(flows))
+	for _, f := range flows {
+		s = append(s, f.Slowdown)
+	}
+	slices.Sort(s)
+	return s
 }
 
 // slowdownFlows returns the completed flows of the run at load (the

@@ -51,14 +51,10 @@ func measureSlowdownBy1PctBins(runs Runs) (map[string]float64, error) {
 			for _, p := range []int{50, 95} {
 				var v []float64
 				for i := bin[0]; i < bin[1]; i++ {
-					var s []float64
-					for _, f := range done[i*n/100 : (i+1)*n/100] {
-						s = append(s, f.Slowdown)
-					}
+					s := sortedSlowdowns(done[i*n/100 : (i+1)*n/100])
 					if len(s) == 0 {
 						return nil, fmt.Errorf("load %s: the 1%% bin from %d%% holds no flow (%d flows measured)", load, i, n)
 					}
-					slices.Sort(s)
 					v = append(v, s[len(s)*p/100])
 				}
 				slices.Sort(v)
