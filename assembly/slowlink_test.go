@@ -81,7 +81,7 @@ func TestSlowLinkOverlap(t *testing.T) {
 		{"the second ends first", "{at: 10us, link: [s0, h1], action: slow-link, rate: 10Gbps, until: 15us}"},
 		{"the second one way", "{at: 10us, link: [s0, h1], action: slow-link, rate: 10Gbps, from: s0, until: 30us}"},
 	} {
-		got := overlapFCT(t, "faults:\n  - {at: 0, link: [s0, h1], action: slow-link, rate: 25Gbps, until: 20us}\n  - " + c.second + "\n")
+		got := overlapFCT(t, "faults:\n  - {at: 0, link: [s0, h1], action: slow-link, rate: 25Gbps, until: 20us}\n  - "+c.second+"\n")
 		if math.Abs(float64(got-want))/float64(want) > 0.001 {
 			t.Errorf("%s: the flow took %d ns, %d ns without the faults; want the same within 0.1%%", c.name, got, want)
 		}
@@ -103,7 +103,7 @@ func TestSlowReceiverOverlap(t *testing.T) {
 		{"the second ends last", "{at: 10us, host: h1, action: slow-receiver, rate: 10Gbps, until: 30us}"},
 		{"the second ends first", "{at: 10us, host: h1, action: slow-receiver, rate: 10Gbps, until: 15us}"},
 	} {
-		got := overlapFCT(t, "faults:\n  - {at: 0, host: h1, action: slow-receiver, rate: 25Gbps, until: 20us}\n  - " + c.second + "\n")
+		got := overlapFCT(t, "faults:\n  - {at: 0, host: h1, action: slow-receiver, rate: 25Gbps, until: 20us}\n  - "+c.second+"\n")
 		t.Logf("%s: %d ns, %d ns without the faults", c.name, got, want)
 		if math.Abs(float64(got-want))/float64(want) > 0.001 {
 			t.Errorf("%s: the flow took %d ns, %d ns without the faults; want the same within 0.1%%", c.name, got, want)
