@@ -149,6 +149,7 @@ type Sim struct {
 	laneOf                      map[[2]int64]uint8 // by kind and delay
 	hostOfNode                  []int32            // by node id: the host's index, or -1
 	baseOf                      []int32            // by node id: its port 0's global index
+	started                     bool               // the hosts' first frames are under way
 }
 
 // New builds the run of sc, or says why the kernel cannot run it.
@@ -457,10 +458,15 @@ func (s *Sim) pipe(out, i int32) {
 }
 
 // Run runs until every flow has completed (or until, whichever is first).
+// A later call goes on from where the last one stopped, so that a window
+// of simulated time can be timed alone.
 func (s *Sim) Run(until sim.Time) Result {
-	for _, h := range s.hosts {
-		if h.sending >= 0 {
-			s.startNext(h.port)
+	if !s.started {
+		s.started = true
+		for _, h := range s.hosts {
+			if h.sending >= 0 {
+				s.startNext(h.port)
+			}
 		}
 	}
 	for s.flowsNotDone > 0 {
