@@ -86,7 +86,7 @@ func (h *HCA) SetRate(qp *QP, rate fabric.Rate, window int64) {
 		window = c
 	}
 	qp.Window = window
-	h.activate(qp)
+	h.activate(h.touched(qp)) // (touched: its RCCC count, creditwait.go)
 }
 
 // SetWindowCap bounds qp's bytes in flight to capBytes (0: no bound)

@@ -160,7 +160,7 @@ func (h *HCA) migrateOff(second bool) {
 			}
 			h.armTimer(qp)
 		}
-		h.activate(qp)
+		h.activate(h.touched(qp)) // (touched: its RCCC count, creditwait.go)
 	}
 }
 

@@ -187,6 +187,8 @@ type hcaCold struct {
 	// newCreditSink makes the receiver's side of UET's RCCC for a
 	// responder QP (SetCreditSinks).
 	newCreditSink func(qp *QP) CreditSink
+	// waits counts the RCCC QPs waiting to send (creditwait.go).
+	waits *creditWaits
 }
 
 // TrimmedReceived returns the trimmed packets that reached the HCA
@@ -291,7 +293,7 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		if p.one != nil {
 			wqes = []*WQE{p.one}
 		}
-		if n, err := h.postChain(p.qp, wqes); err != nil {
+		if n, err := h.postChain(h.touched(p.qp), wqes); err != nil {
 			for _, w := range wqes[n:] { // refused: it and what follows it
 				h.Stats.PostedSend++
 				h.complete(p.qp, w, WCLocQPOpError)
@@ -303,26 +305,26 @@ func (h *HCA) HandleEvent(ev *sim.Event) {
 		p := ev.Data.(*postRecv)
 		_ = h.PostRecv(p.qp, p.wr) // refused: not posted (PostRecvAt)
 	case evTimeout:
-		h.timerFired(ev.Data.(*QP))
+		h.timerFired(h.touched(ev.Data.(*QP)))
 	case evDelAck:
-		h.delayedAck(ev.Data.(*QP))
+		h.delayedAck(h.touched(ev.Data.(*QP)))
 	case evRspTimeout:
-		h.rspTimerFired(ev.Data.(*QP))
+		h.rspTimerFired(h.touched(ev.Data.(*QP)))
 	case evIWTimer:
 		h.iwTimeout(ev.Data.(*IWConn))
 	case evIWOpen:
 		h.iwOpen(ev.Data.(*IWConn))
 	case evRTS:
-		h.askCredit(ev.Data.(*QP))
+		h.askCredit(h.touched(ev.Data.(*QP)))
 	case evSleekProbe:
-		h.sleekProbe(ev.Data.(*QP))
+		h.sleekProbe(h.touched(ev.Data.(*QP)))
 	case evWake:
 		if qp, ok := ev.Data.(*QP); ok {
 			qp.wake = sim.Timer{}
 		}
 		h.kick()
 	case evRNR:
-		qp := ev.Data.(*QP)
+		qp := h.touched(ev.Data.(*QP))
 		qp.rnrWait = sim.Timer{} // this event is the timer: no longer waiting
 		h.activate(qp)
 	case evRx:

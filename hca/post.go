@@ -253,7 +253,7 @@ func (h *HCA) post(qp *QP, w *WQE, ring sim.Time, chained bool) {
 	if !writes {
 		w.data = h.gather(w.wr.SGL, w.Size)
 	}
-	h.activate(qp)
+	h.activate(h.touched(qp)) // (touched: its RCCC count, creditwait.go)
 }
 
 // PostRecv posts a receive (ibv_post_recv). It fails on a QP in RESET,

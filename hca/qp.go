@@ -256,6 +256,9 @@ type QP struct {
 	CreditSink CreditSink
 	// rts is the next RTS of a QP held without credit (rccc.go).
 	rts sim.Timer
+	// cw is its place in the HCA's count of RCCC QPs waiting to send
+	// (creditwait.go).
+	cw creditWait
 
 	timeoutExp, retryCnt, rnrRetry, minRNRTimer int
 	maxRdAtomic, maxDestRdAtomic                int

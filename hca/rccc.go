@@ -1,6 +1,8 @@
 package hca
 
 import (
+	"fmt"
+
 	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
 )
@@ -128,12 +130,26 @@ func readRecovered(qp *QP, from, to int64) int64 {
 // send a request now, qp (which is sending one) among them: uet-htsim's
 // UecNIC::activeSources, the sources queued for the NIC's link, each
 // there while its credit and window let it send (isSendPermitted), the
-// sender first in line when its turn comes. A QP counts when it holds
-// credit, has a request or a resend to send, its window and its rate
-// limiter let it, and the WQE's doorbell is done; what pauses its
-// priority does not count (the NIC's queue of sources knows no pause).
-// It reads the HCA's transmit rings, once a request of an RCCC QP.
+// sender first in line when its turn comes. A QP counts when it is in a
+// transmit ring, holds credit, has a request or a resend to send, its
+// window and its rate limiter let it, and the WQE's doorbell is done;
+// what pauses its priority does not count (the NIC's queue of sources
+// knows no pause). The count is kept as the QPs change (creditwait.go),
+// so a request reads no other QP; creditActiveScan reads the rings for
+// it, as the count did before.
 func (h *HCA) creditActive(qp *QP) int64 {
+	n := h.creditWaiting(qp)
+	if creditCheck {
+		if want := h.creditActiveScan(qp); n != want {
+			panic(fmt.Sprintf("hca: %s: %v at %v: %d RCCC QPs counted waiting to send, %d in the transmit rings",
+				h.Name, qp, h.eng.Now(), n, want))
+		}
+	}
+	return n
+}
+
+// creditActiveScan is creditActive read from the HCA's transmit rings.
+func (h *HCA) creditActiveScan(qp *QP) int64 {
 	n := int64(1)
 	now := h.eng.Now()
 	count := func(ring []*QP) {
@@ -153,8 +169,8 @@ func (h *HCA) creditActive(qp *QP) int64 {
 	return n
 }
 
-// waitsToSend reports whether RCCC requester QP o could send a request
-// now (creditActive).
+// waitsToSend reports whether RCCC requester QP o, in a transmit ring,
+// could send a request now (creditActiveScan).
 func (h *HCA) waitsToSend(o *QP, now sim.Time) bool {
 	if o.Credits == nil || o.Type != RC || o.State != QPRTS || o.tcp != nil || !o.Credits.CanSend() || o.nextTx > now {
 		return false
@@ -181,10 +197,17 @@ func (h *HCA) FrameOf(mtu int) int64 {
 // spendCredit takes request p, sent now, from qp's credit and writes its
 // pull target.
 func (h *HCA) spendCredit(qp *QP, p *fabric.Packet) {
+	h.touchCredit(qp) // what it sends changes its place in creditActive's count
 	h.pool.Ext(p).Pull = qp.Credits.Sent(int64(p.Wire), h.creditBacklog(qp), qp.Window, h.creditActive(qp))
 	if !qp.Credits.CanSend() {
 		p.AckReq = true
 	}
+}
+
+// heard tells RCCC requester qp's credits of an ACK or a NACK.
+func (h *HCA) heard(qp *QP) {
+	h.touchCredit(qp)
+	qp.Credits.Heard()
 }
 
 // creditHeld takes requester qp, which has work but no credit: with
@@ -263,7 +286,7 @@ func (h *HCA) creditArrival(qp *QP, p *fabric.Packet) {
 	case fabric.CreditGrant:
 		if qp.Credits != nil {
 			qp.Credits.Granted(p.Ext.Pull)
-			h.activate(qp)
+			h.activate(h.touched(qp))
 		}
 	case fabric.CreditRTS:
 		if k := h.creditSink(qp); k != nil {

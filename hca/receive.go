@@ -185,14 +185,14 @@ func (h *HCA) process(p *fabric.Packet) {
 		}
 		switch op := p.Opcode.Operation(); {
 		case op >= fabric.OpReadResponseFirst && op <= fabric.OpReadResponseOnly:
-			h.readResponse(qp, p)
+			h.readResponse(h.touched(qp), p) // (touched: its RCCC count, creditwait.go)
 		case qp.Type == UD:
 			h.receiveUD(qp, p)
 		default:
 			h.respond(qp, p)
 		}
 	case fabric.KindTrimmed:
-		h.trimmedArrival(qp, p)
+		h.trimmedArrival(h.touched(qp), p)
 	case fabric.KindAck:
 		if p.TSeq() != 0 {
 			h.rspAcked(qp, p) // iWARP: an ACK of this QP's READ responses
@@ -200,7 +200,7 @@ func (h *HCA) process(p *fabric.Packet) {
 		}
 		h.acknowledged(qp, p)
 		if qp.Credits != nil {
-			qp.Credits.Heard()
+			h.heard(qp)
 		}
 		if qp.CC != nil {
 			qp.CC.OnAck(h.eng.Now(), p)

@@ -629,6 +629,7 @@ func (h *HCA) fail(qp *QP, status WCStatus) {
 // toErr moves qp to ERR: timers stop, and every send and receive WR still
 // posted completes with wr_flush_err.
 func (h *HCA) toErr(qp *QP) {
+	h.touch(qp)
 	h.unpark(qp)
 	qp.State = QPErr
 	h.stopTimer(qp)

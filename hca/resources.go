@@ -273,6 +273,7 @@ func (h *HCA) SetPeerMTU(mtu func(fabric.NodeID) int) { h.coldPart().peerMTU = m
 // QP is ErrInvalidState. With a mask (a.Mask), the transition's required
 // attributes must be in it (ErrAttrMask otherwise), as in verbs.
 func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
+	h.touch(qp)
 	h.unpark(qp) // before RESET forgets it
 	from, to := qp.State, a.State
 	switch {
@@ -288,7 +289,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, DSCP: qp.DSCP, DSCPSet: qp.DSCPSet, Access: qp.Access, QKey: qp.QKey,
 			timeoutExp: qp.timeoutExp, retryCnt: qp.retryCnt, rnrRetry: qp.rnrRetry, minRNRTimer: qp.minRNRTimer,
 			maxRdAtomic: qp.maxRdAtomic, maxDestRdAtomic: qp.maxDestRdAtomic, maxSend: qp.maxSend, maxRecv: qp.maxRecv,
-			pmtu: uint16(h.Prof.MTU)}
+			pmtu: uint16(h.Prof.MTU), cw: qp.cw} // its place in the count of credits, which reads it again (touch)
 		return nil
 	case !transitions[[2]QPState{from, to}]:
 		return ErrTransition

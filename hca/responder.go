@@ -609,7 +609,7 @@ func (h *HCA) nextReadResponse(qp *QP) *fabric.Packet {
 		spaced(qp, p, p.SentAt)
 		h.rspSent(qp, p, j.seq+j.psn-j.start)
 	} else {
-		h.paced(qp, p, p.SentAt)
+		h.paced(h.touched(qp), p, p.SentAt) // (touched: its rate limiter is in its RCCC count, creditwait.go)
 	}
 	j.psn++
 	j.left -= int64(p.Payload)

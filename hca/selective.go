@@ -384,7 +384,7 @@ func (h *HCA) srTrim(qp *QP) int64 {
 // srRetransmit sends the next hole of qp's recovery, or returns nil (no
 // hole, or the rate limiter holds it; then a wake timer is set).
 func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
-	if qp.Credits != nil && !qp.Credits.CanSend() {
+	if h.touched(qp).Credits != nil && !qp.Credits.CanSend() { // (touched: the trims and holes it passes change its RCCC count)
 		return nil // RCCC: a resend needs credit too (rccc.go)
 	}
 	hole, trim := h.srTrim(qp), true

@@ -13,7 +13,7 @@ import (
 func (h *HCA) activate(qp *QP) {
 	h.unpark(qp)
 	if !qp.active && qp.hasWork() {
-		qp.active = true
+		h.touched(qp).active = true // (touched: its RCCC count, creditwait.go)
 		if h.arb != nil {
 			qp.ring = qp.Priority & 15
 			h.arb.rings[qp.ring] = append(h.arb.rings[qp.ring], qp)
@@ -55,7 +55,7 @@ func (h *HCA) nextControl(port *fabric.Port) *fabric.Packet {
 // is pk (nil: none); the QP is not parked.
 func (h *HCA) deactivate(ring *[]*QP, pk *parking, i int) {
 	r := *ring
-	r[i].active = false
+	h.touched(r[i]).active = false // (touched: its RCCC count, creditwait.go)
 	copy(r[i:], r[i+1:])
 	r[len(r)-1] = nil
 	*ring = r[:len(r)-1]
