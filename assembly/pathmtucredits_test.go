@@ -109,3 +109,52 @@ traffic:
 		}
 	}
 }
+
+// TestCreditPullOfPathMTU: a receiving host's pacer grants each sender
+// 4 packets' payload of the sender's path MTU a turn (congestion.RCCC's
+// pacer; uet-htsim's UecSink::_credit_per_pull, 4 × the MSS, which is
+// every host's there), not 4 of the receiver's hca.mtu. Two senders of
+// hca.mtu 1024 writing 1 MiB each into a host of 4096 (so 1024-byte
+// packets) run as into a host of 1024: the same end and the same credit
+// packets (674 by 400 us, the flows' end at 194,716 ns). With the
+// receiver's own MTU each pull granted 16 KiB, 16 of the senders'
+// packets: 262 credit packets (tried); the end did not move here, the
+// receiver's link being the bottleneck throughout.
+func TestCreditPullOfPathMTU(t *testing.T) {
+	const src = `name: path-mtu-pulls
+seed: 1
+stop: {at: 400us}
+topology:
+  kind: explicit
+  hosts: [h0, {name: h1, hca: {mtu: %d}}, h2]
+  switches: [s0]
+  link: {rate: 100Gbps, delay: 1us}
+  links: [[h0, s0], [h1, s0], [h2, s0]]
+hca:
+  transport: uet
+  mtu: 1024
+  cc: none
+  uet: {receiver_credits: true}
+traffic:
+  - flow: {from: h0, to: h1, size: 1MiB}
+  - flow: {from: h2, to: h1, size: 1MiB}
+`
+	type result struct{ end, pulls int64 }
+	run := func(mtu int) result {
+		n, _, flows := mustRun(t, mustParse(t, fmt.Sprintf(src, mtu)))
+		var r result
+		for _, f := range flows {
+			if f.Status != "success" {
+				t.Fatalf("receiver's mtu %d: flow %d %s", mtu, f.ID, f.Status)
+			}
+			r.end = max(r.end, f.EndNs)
+		}
+		r.pulls = n.HCAs[1].CreditPackets()
+		return r
+	}
+	got, want := run(4096), run(1024)
+	t.Logf("into a 4096-MTU host: %+v; into a 1024-MTU host: %+v", got, want)
+	if got != want {
+		t.Errorf("into a 4096-MTU host: %+v; into a 1024-MTU host: %+v; want the same", got, want)
+	}
+}

@@ -45,7 +45,7 @@ func (n *Network) creditSinks() {
 		h.SetCreditSinks(func(qp *hca.QP) hca.CreditSink {
 			pc := n.pacers[h.ID]
 			if pc == nil {
-				pc = congestion.NewRCCCPacer(h.Engine(), h.Port().Rate, h.Prof.MTU)
+				pc = congestion.NewRCCCPacer(h.Engine(), h.Port().Rate)
 				n.pacers[h.ID] = pc
 				if oversub && !n.noOversub {
 					n.oversub[h.ID] = congestion.NewRCCCOversubscription(h.Engine(), pc, ratio, h.Engine().Rand(fmt.Sprintf("rccc/oversubscription/%d", h.ID)))
@@ -54,7 +54,8 @@ func (n *Network) creditSinks() {
 			// The sender's credit bound, 1.5 × its path's BDP, bounds
 			// the slow pulls (uet-htsim's sink reads its source's).
 			// Its packets are of the QP's path MTU, as the sender's
-			// side has it (attachCredits).
+			// side has it (attachCredits), and so are the 4 packets a
+			// pull grants it.
 			src := qp.Remote
 			mtu := n.connectedMTU(qp, src)
 			fp := n.pathOfQPN(resolve.Flow{Src: src, Dst: h.ID}, qp.RemoteQPN)
@@ -66,7 +67,7 @@ func (n *Network) creditSinks() {
 			if o := n.oversub[h.ID]; o != nil {
 				o.SetBaseRTT(path.BaseRTT)
 			}
-			return pc.Sink(congestion.RCCCMaxWindow(path, h.FullFrame(qp)), func(pull int64) { h.SendCredit(qp, pull) })
+			return pc.Sink(congestion.RCCCMaxWindow(path, h.FullFrame(qp)), mtu, func(pull int64) { h.SendCredit(qp, pull) })
 		})
 	}
 }

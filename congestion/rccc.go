@@ -47,7 +47,8 @@ import (
 //     processTrimmed).
 //   - The pacer serves its senders in turn: each turn grants one pull,
 //     4 MTU of credit (UecSink::_mtus_per_pull 4, "as per default in UEC
-//     spec"), at most up to the sender's target, in a credit packet that
+//     spec"), the payload of 4 packets of the sender's path MTU (Sink),
+//     at most up to the sender's target, in a credit packet that
 //     carries the total granted (pull); then waits the time the credit
 //     granted takes at 0.99 of the line rate (UecPullPacer's
 //     pull_rate_modifier, main_uec.cpp), or 1,024 bytes' time for a turn
@@ -197,22 +198,20 @@ func quantumCeil(b int64) int64 {
 // RCCCPacer is a receiving host's pacer (UecPullPacer): it grants its
 // senders credit in turn, at 0.99 of its line rate.
 type RCCCPacer struct {
-	eng     *sim.Engine
-	rate    fabric.Rate           // the rate it grants credit at
-	perPull int64                 // bytes of credit a pull grants
-	active  []*RCCCSink           // senders that want credit, in turn
-	idle    []*RCCCSink           // senders whose want is met, for slow pulls
-	busy    bool                  // its next turn is scheduled
-	os      *RCCCOversubscription // the host's oversubscription control; nil: none
+	eng    *sim.Engine
+	rate   fabric.Rate           // the rate it grants credit at
+	active []*RCCCSink           // senders that want credit, in turn
+	idle   []*RCCCSink           // senders whose want is met, for slow pulls
+	busy   bool                  // its next turn is scheduled
+	os     *RCCCOversubscription // the host's oversubscription control; nil: none
 
 	// Pulls counts the credit packets it sent.
 	Pulls int64
 }
 
-// NewRCCCPacer makes the pacer of a host whose link runs at line and
-// whose packets carry mtu bytes of payload.
-func NewRCCCPacer(eng *sim.Engine, line fabric.Rate, mtu int) *RCCCPacer {
-	return &RCCCPacer{eng: eng, rate: fabric.Rate(float64(line) * rcccPullRate), perPull: int64(rcccMTUsPerPull * max(mtu, 1))}
+// NewRCCCPacer makes the pacer of a host whose link runs at line.
+func NewRCCCPacer(eng *sim.Engine, line fabric.Rate) *RCCCPacer {
+	return &RCCCPacer{eng: eng, rate: fabric.Rate(float64(line) * rcccPullRate)}
 }
 
 // RCCCSink is the receiver's side of one sender (UecSink's pull state).
@@ -220,16 +219,24 @@ type RCCCSink struct {
 	p               *RCCCPacer
 	latest, highest int64 // the credit granted; the highest pull target heard
 	maxWnd          int64 // the sender's 1.5 × BDP: slow pulls grant no more past its target
+	perPull         int64 // bytes of credit a pull grants: 4 packets' payload of the sender's path MTU
 	inPull          bool  // it wants credit (UecSink::_in_pull)
 	inActive        bool  // it is on the active list
 	inIdle          bool  // it is on the idle list
 	send            func(pull int64)
 }
 
-// Sink adds a sender whose credit is at most maxWnd; send sends it a
-// credit packet that grants pull bytes in all.
-func (p *RCCCPacer) Sink(maxWnd int64, send func(pull int64)) *RCCCSink {
-	return &RCCCSink{p: p, maxWnd: maxWnd, send: send}
+// Sink adds a sender whose credit is at most maxWnd and whose packets
+// carry mtu bytes of payload (its path MTU); send sends it a credit
+// packet that grants pull bytes in all. A pull grants it 4 packets'
+// payload: uet-htsim's UecSink::_credit_per_pull, 4 × its sender's MSS
+// ("4 packets of credit per pull, as per default in UEC spec", uec.cpp;
+// the payload, "round down to mss rather than mtu"), one MSS for every
+// host there; here hosts' hca.mtu may differ, and a pull of the
+// receiver's own MTU would grant a sender of a smaller path MTU more
+// packets a turn.
+func (p *RCCCPacer) Sink(maxWnd int64, mtu int, send func(pull int64)) *RCCCSink {
+	return &RCCCSink{p: p, maxWnd: maxWnd, perPull: int64(rcccMTUsPerPull * max(mtu, 1)), send: send}
 }
 
 // PullTarget takes the pull target a data packet carries
@@ -297,7 +304,7 @@ func (p *RCCCPacer) HandleEvent(*sim.Event) {
 		p.active = p.active[1:]
 		k.inActive = false
 		prev := k.latest
-		k.latest += p.perPull
+		k.latest += k.perPull
 		if k.latest > k.highest {
 			k.latest = max(k.highest, prev) // no more than asked, never back
 		}
@@ -317,7 +324,7 @@ func (p *RCCCPacer) HandleEvent(*sim.Event) {
 		p.idle[0] = nil
 		p.idle = p.idle[1:]
 		k.inIdle = false
-		extra = p.perPull // a slow pull: past the target
+		extra = k.perPull // a slow pull: past the target
 		k.latest += extra
 		if k.backlog() == 0 && k.slow() < k.maxWnd/rcccQuantum*rcccQuantum {
 			k.inIdle = true

@@ -106,7 +106,7 @@ func TestRCCCPacer(t *testing.T) {
 		sinks int
 	}{{"one sender", 1}, {"two senders", 2}} {
 		eng := sim.NewEngine(1)
-		p := NewRCCCPacer(eng, line, 4096)
+		p := NewRCCCPacer(eng, line)
 		type grant struct {
 			at   sim.Time
 			who  int
@@ -114,7 +114,7 @@ func TestRCCCPacer(t *testing.T) {
 		}
 		var got []grant
 		for i := range c.sinks {
-			k := p.Sink(150000, func(pull int64) { got = append(got, grant{eng.Now(), i, pull}) })
+			k := p.Sink(150000, 4096, func(pull int64) { got = append(got, grant{eng.Now(), i, pull}) })
 			k.PullTarget(1 << 20)
 		}
 		eng.Run(sim.Never, nil)
@@ -146,7 +146,7 @@ func TestRCCCPacer(t *testing.T) {
 // spaced twice 1.3240 us.
 func TestRCCCOversubscription(t *testing.T) {
 	eng := sim.NewEngine(1)
-	p := NewRCCCPacer(eng, 100*fabric.Gbps, 4096)
+	p := NewRCCCPacer(eng, 100*fabric.Gbps)
 	o := NewRCCCOversubscription(eng, p, 4, sim.Stream(1, "test"))
 	o.SetBaseRTT(10 * sim.Microsecond)
 	feed := func(data, ce, trimLast, trimOther int) {
@@ -189,7 +189,7 @@ func TestRCCCOversubscription(t *testing.T) {
 	// next turn twice 1.3240 us later.
 	o.rate = 0.5
 	var at []sim.Time
-	k := p.Sink(150000, func(int64) { at = append(at, eng.Now()) })
+	k := p.Sink(150000, 4096, func(int64) { at = append(at, eng.Now()) })
 	k.PullTarget(32768)
 	eng.Run(sim.Second, nil)
 	want := 2 * fabric.SerializationTime(16384, fabric.Rate(float64(100*fabric.Gbps)*0.99))
