@@ -5,7 +5,26 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/lfsim/lfsim/reports"
 )
+
+// pathMTURun runs src, one of the path MTU tests' (here and
+// pathmtucredits_test.go), and returns its network, its flows and when
+// the last of them ended, ns; a flow that did not succeed fails the
+// test, what naming the run.
+func pathMTURun(t *testing.T, what, src string) (*Network, []reports.FlowRow, int64) {
+	t.Helper()
+	n, _, flows := mustRun(t, mustParse(t, src))
+	var end int64
+	for _, f := range flows {
+		if f.Status != "success" {
+			t.Fatalf("%s: flow %d %s", what, f.ID, f.Status)
+		}
+		end = max(end, f.EndNs)
+	}
+	return n, flows, end
+}
 
 // TestCongestionControlSeesPathMTU: a QP's congestion control counts its
 // packets by the QP's path MTU (the smaller of the two hosts' hca.mtu),
@@ -55,14 +74,7 @@ traffic:
 	// last is when the last flow ends, ns.
 	last := func(t *testing.T, mtu int, hca, traffic string) int64 {
 		t.Helper()
-		_, _, flows := mustRun(t, mustParse(t, fmt.Sprintf(src, mtu, hca, traffic)))
-		var end int64
-		for _, f := range flows {
-			if f.Status != "success" {
-				t.Fatalf("mtu %d: flow %d %s", mtu, f.ID, f.Status)
-			}
-			end = max(end, f.EndNs)
-		}
+		_, flows, end := pathMTURun(t, fmt.Sprintf("mtu %d", mtu), fmt.Sprintf(src, mtu, hca, traffic))
 		if len(flows) != strings.Count(traffic, "flow:") {
 			t.Fatalf("mtu %d: %d flows", mtu, len(flows))
 		}

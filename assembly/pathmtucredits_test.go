@@ -25,24 +25,7 @@ import (
 // 400 us) did not change here, the receiver's link being the bottleneck
 // throughout.
 func TestCreditsSeePathMTU(t *testing.T) {
-	const src = `name: path-mtu-credits
-seed: 1
-stop: {at: 400us}
-topology:
-  kind: explicit
-  hosts: [{name: h0, hca: {mtu: %d}}, h1, {name: h2, hca: {mtu: %[1]d}}]
-  switches: [s0]
-  link: {rate: 100Gbps, delay: 1us}
-  links: [[h0, s0], [h1, s0], [h2, s0]]
-hca:
-  transport: uet
-  mtu: 1024
-  cc: none
-  uet: {receiver_credits: true}
-traffic:
-  - flow: {from: h0, to: h1, size: 1MiB}
-  - flow: {from: h2, to: h1, size: 1MiB}
-`
+	src := func(mtu int) string { return fmt.Sprintf(twoIntoOne, mtu, 1024) }
 	type result struct {
 		end, pulls int64
 		maxWnd     [2]int64 // the senders' credit bound
@@ -51,20 +34,14 @@ traffic:
 	run := func(mtu int) result {
 		// Stopped at 20 us, while the flows run, the QPs hold their
 		// credit's bound.
-		early, _, _ := mustRun(t, mustParse(t, strings.Replace(fmt.Sprintf(src, mtu), "at: 400us", "at: 20us", 1)))
+		early, _, _ := mustRun(t, mustParse(t, strings.Replace(src(mtu), "at: 400us", "at: 20us", 1)))
 		var r result
 		for i, f := range early.Flows {
 			r.maxWnd[i] = f.Live.Requester.Credits.(*congestion.RCCC).MaxWindow()
 			r.sinkWnd[i] = f.Live.Responder.CreditSink.(*congestion.RCCCSink).MaxWindow()
 		}
-		n, _, flows := mustRun(t, mustParse(t, fmt.Sprintf(src, mtu)))
-		for _, f := range flows {
-			if f.Status != "success" {
-				t.Fatalf("mtu %d: flow %d %s", mtu, f.ID, f.Status)
-			}
-			r.end = max(r.end, f.EndNs)
-		}
-		r.pulls = n.HCAs[1].CreditPackets()
+		n, _, end := pathMTURun(t, fmt.Sprintf("mtu %d", mtu), src(mtu))
+		r.end, r.pulls = end, n.HCAs[1].CreditPackets()
 		return r
 	}
 	got, want := run(4096), run(1024)
@@ -121,12 +98,27 @@ traffic:
 // packets: 262 credit packets (tried); the end did not move here, the
 // receiver's link being the bottleneck throughout.
 func TestCreditPullOfPathMTU(t *testing.T) {
-	const src = `name: path-mtu-pulls
+	type result struct{ end, pulls int64 }
+	run := func(mtu int) result {
+		n, _, end := pathMTURun(t, fmt.Sprintf("receiver's mtu %d", mtu), fmt.Sprintf(twoIntoOne, 1024, mtu))
+		return result{end, n.HCAs[1].CreditPackets()}
+	}
+	got, want := run(4096), run(1024)
+	t.Logf("into a 4096-MTU host: %+v; into a 1024-MTU host: %+v", got, want)
+	if got != want {
+		t.Errorf("into a 4096-MTU host: %+v; into a 1024-MTU host: %+v; want the same", got, want)
+	}
+}
+
+// twoIntoOne is the credit tests' run: h0 and h2, whose hca.mtu is the
+// first number, each write 1 MiB to h1, whose hca.mtu is the second, on
+// one switch, under RCCC alone, to 400 us.
+const twoIntoOne = `name: path-mtu-credits
 seed: 1
 stop: {at: 400us}
 topology:
   kind: explicit
-  hosts: [h0, {name: h1, hca: {mtu: %d}}, h2]
+  hosts: [{name: h0, hca: {mtu: %d}}, {name: h1, hca: {mtu: %d}}, {name: h2, hca: {mtu: %[1]d}}]
   switches: [s0]
   link: {rate: 100Gbps, delay: 1us}
   links: [[h0, s0], [h1, s0], [h2, s0]]
@@ -139,22 +131,3 @@ traffic:
   - flow: {from: h0, to: h1, size: 1MiB}
   - flow: {from: h2, to: h1, size: 1MiB}
 `
-	type result struct{ end, pulls int64 }
-	run := func(mtu int) result {
-		n, _, flows := mustRun(t, mustParse(t, fmt.Sprintf(src, mtu)))
-		var r result
-		for _, f := range flows {
-			if f.Status != "success" {
-				t.Fatalf("receiver's mtu %d: flow %d %s", mtu, f.ID, f.Status)
-			}
-			r.end = max(r.end, f.EndNs)
-		}
-		r.pulls = n.HCAs[1].CreditPackets()
-		return r
-	}
-	got, want := run(4096), run(1024)
-	t.Logf("into a 4096-MTU host: %+v; into a 1024-MTU host: %+v", got, want)
-	if got != want {
-		t.Errorf("into a 4096-MTU host: %+v; into a 1024-MTU host: %+v; want the same", got, want)
-	}
-}

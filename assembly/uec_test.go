@@ -1,8 +1,6 @@
 package assembly
 
 import (
-	"bytes"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -118,14 +116,7 @@ func TestUECErrors(t *testing.T) {
 // and waits for timeouts.
 func TestTrimIncast(t *testing.T) {
 	src := exampleText(t, "uec-trim-incast")
-	timeouts := func(n *Network) (k int64) {
-		for _, h := range n.HCAs {
-			if h != nil {
-				k += h.Stats.Timeouts
-			}
-		}
-		return k
-	}
+	timeouts := func(n *Network) int64 { k, _, _ := uetCounts(n); return k }
 	n, sum, _ := mustRun(t, mustParse(t, src))
 	assertConserved(t, "trim", sum)
 	u := sum.UEC
@@ -213,15 +204,8 @@ traffic:
 func TestUETTrimIncast(t *testing.T) {
 	n, sum, rows := mustRun(t, mustParse(t, exampleText(t, "uet-trim-incast")))
 	assertConserved(t, "uet trim", sum)
-	var end, timeouts int64
-	for _, r := range rows {
-		end = max(end, r.StartNs+r.FCTNs)
-	}
-	for _, h := range n.HCAs {
-		if h != nil {
-			timeouts += h.Stats.Timeouts
-		}
-	}
+	end := uetEnd(rows)
+	timeouts, _, _ := uetCounts(n)
 	bound := float64(16<<20) / 4096 * float64(fabric.UETWire(fabric.OpWriteMiddle, 4096)) * 8 / 100e9 * 1e9
 	u := sum.UEC
 	if sum.Flows.Completed != 16 || float64(end) > 1.25*bound || timeouts != 0 || u == nil || u.Trimmed == 0 {
@@ -252,22 +236,12 @@ traffic:
 faults:
   - {at: 0, link: [s0, h4], action: loss, rate: 1/50}
 `
-	var first []byte
-	for _, workers := range []int{1, 2} {
-		what := fmt.Sprintf("llr+cbfc, %d workers", workers)
-		_, r := runConserved(t, what, "llr-cbfc.yaml", src, workers)
+	sameAtWorkers(t, "llr+cbfc", "llr-cbfc.yaml", src, false, func(what string, _ *Network, r *reports.Results) {
 		sum := r.Summary
 		if sum.UEC == nil || sum.UEC.LLRNacks == 0 || sum.Packets.Retransmitted != 0 || sum.Packets.Dropped != 0 || sum.Flows.Completed != 5 {
 			t.Fatalf("%s: uec %+v, %d retransmitted, %d dropped, %d of 5 flows; want NACKs, 0, 0, 5", what, sum.UEC, sum.Packets.Retransmitted, sum.Packets.Dropped, sum.Flows.Completed)
 		}
-		sum.WallSeconds = 0
-		out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
-		if first == nil {
-			first = out
-		} else if !bytes.Equal(first, out) {
-			t.Errorf("%s: summary.json or flows.csv differs from 1 worker's", what)
-		}
-	}
+	})
 }
 
 // TestLLRLossEnds: a loss fault that ends (until) while a NACK is on its

@@ -1,24 +1,12 @@
 package assembly
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
+	"github.com/lfsim/lfsim/hca"
 	"github.com/lfsim/lfsim/reports"
 )
-
-// uetCounts sums what the run's HCAs counted of UET's loss recovery.
-func uetCounts(n *Network) (timeouts, naks, sleek int64) {
-	for _, h := range n.HCAs {
-		if h != nil {
-			timeouts += h.Stats.Timeouts
-			naks += h.Stats.NaksSent
-			sleek += h.SleekRecoveries()
-		}
-	}
-	return timeouts, naks, sleek
-}
 
 // TestUETSprayedReorderNotLoss: the uet-degraded-k8 example, a k=8
 // permutation of 2 MiB sprayed obliviously with core s64 to aggregation
@@ -30,11 +18,7 @@ func uetCounts(n *Network) (timeouts, naks, sleek int64) {
 // 2,369 for 297 NAKs with only placeAhead's NAK put back). The run is
 // byte-identical at 1 and 2 workers.
 func TestUETSprayedReorderNotLoss(t *testing.T) {
-	src := exampleText(t, "uet-degraded-k8")
-	var first []byte
-	for _, workers := range []int{1, 2} {
-		what := fmt.Sprintf("%d workers", workers)
-		n, r := runConserved(t, what, "uet-degraded-k8.yaml", src, workers)
+	sameAtWorkers(t, "", "uet-degraded-k8.yaml", exampleText(t, "uet-degraded-k8"), false, func(what string, n *Network, r *reports.Results) {
 		sum := r.Summary
 		timeouts, naks, sleek := uetCounts(n)
 		if sum.Flows.Completed != 128 || sum.UEC == nil || sum.UEC.Trimmed != 0 || sum.Packets.Dropped != 0 || timeouts != 0 {
@@ -43,14 +27,7 @@ func TestUETSprayedReorderNotLoss(t *testing.T) {
 		if sum.Packets.Retransmitted != 0 || naks != 0 || sleek != 0 {
 			t.Errorf("%s: %d packets resent, %d NAKs, %d SLEEK recoveries; want 0 (a late packet is not lost)", what, sum.Packets.Retransmitted, naks, sleek)
 		}
-		sum.WallSeconds = 0
-		out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
-		if first == nil {
-			first = out
-		} else if !bytes.Equal(first, out) {
-			t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
-		}
-	}
+	})
 }
 
 // TestUETTrimNackResendsTrimmed: in the uet-trim-incast example (16:1,
@@ -168,10 +145,7 @@ func TestUETSackedLeaveWindow(t *testing.T) {
 		{"window 357,522 B", patch(t, slow, "  transport: uet\n", "  transport: uet\n  bdp_cap: 357522\n"), 402.3, 0.05, true},
 		{"NSCC", patch(t, slow, "  ecn: off\n", "", "    cc: none ", "    cc: nscc "), 407.8, 0.2, false},
 	} {
-		var first []byte
-		for _, workers := range []int{1, 2} {
-			what := fmt.Sprintf("%s, %d workers", c.name, workers)
-			_, r := runConserved(t, what, "uet-slow.yaml", c.src, workers)
+		sameAtWorkers(t, c.name, "uet-slow.yaml", c.src, false, func(what string, _ *Network, r *reports.Results) {
 			sum := r.Summary
 			last := float64(uetEnd(r.Flows)) / 1e3
 			if sum.Flows.Completed != 128 || sum.UEC == nil {
@@ -184,14 +158,7 @@ func TestUETSackedLeaveWindow(t *testing.T) {
 				t.Errorf("%s: last flow at %.1f us, %d trimmed; want within %.0f%% of htsim's %.1f us, and trims at the slow queue", what, last, sum.UEC.Trimmed, 100*c.tolerance, c.htsimLast)
 			}
 			t.Logf("%s: last flow at %.1f us (htsim %.1f), %d trimmed, %d resent", what, last, c.htsimLast, sum.UEC.Trimmed, sum.Packets.Retransmitted)
-			sum.WallSeconds = 0
-			out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
-			if first == nil {
-				first = out
-			} else if !bytes.Equal(first, out) {
-				t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
-			}
-		}
+		})
 	}
 }
 
@@ -211,17 +178,9 @@ func TestUETOneAckPerPacket(t *testing.T) {
 	src := patch(t, exampleText(t, "uet-permutation-k8"),
 		"  ecn: off\n", "", "    cc: none ", "    cc: nscc ", "  uet:\n", "  uet:\n    sleek: false\n")
 	const htsimLast = 252.7 // us, uet-htsim 40ccb05 with -sack_threshold 4160 (docs/RELIABILITY.md)
-	var first []byte
-	for _, workers := range []int{1, 2} {
-		what := fmt.Sprintf("%d workers", workers)
-		n, r := runConserved(t, what, "uet-perm-nscc.yaml", src, workers)
+	sameAtWorkers(t, "", "uet-perm-nscc.yaml", src, false, func(what string, n *Network, r *reports.Results) {
 		sum := r.Summary
-		var acks int64
-		for _, h := range n.HCAs {
-			if h != nil {
-				acks += h.Stats.AcksSent
-			}
-		}
+		acks := hcaSum(n, func(h *hca.HCA) int64 { return h.Stats.AcksSent })
 		if sum.Flows.Completed != 128 || sum.Packets.Retransmitted != 0 {
 			t.Fatalf("%s: %d of 128 flows, %d resent; want all, none", what, sum.Flows.Completed, sum.Packets.Retransmitted)
 		}
@@ -233,14 +192,7 @@ func TestUETOneAckPerPacket(t *testing.T) {
 			t.Errorf("%s: last flow at %.1f us; want within 20%% of htsim's %.1f", what, last, htsimLast)
 		}
 		t.Logf("%s: %d ACKs, last flow at %.1f us (htsim %.1f)", what, acks, last, htsimLast)
-		sum.WallSeconds = 0
-		out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
-		if first == nil {
-			first = out
-		} else if !bytes.Equal(first, out) {
-			t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
-		}
-	}
+	})
 }
 
 // TestUETAckPriority: UET's ACKs and NACKs leave at hca.uet.ack_priority,
@@ -305,10 +257,7 @@ func TestUETAckPriority(t *testing.T) {
 		{"both ways", slowLink(true), false, 391.2, 0.05},
 		{"NSCC permutation", perm, false, 252.7, 0.15},
 	} {
-		var first []byte
-		for _, workers := range []int{1, 2} {
-			what := fmt.Sprintf("%s, %d workers", c.name, workers)
-			n, r := runConserved(t, what, "uet-ackprio.yaml", c.src, workers)
+		sameAtWorkers(t, c.name, "uet-ackprio.yaml", c.src, false, func(what string, n *Network, r *reports.Results) {
 			sum := r.Summary
 			timeouts, _, _ := uetCounts(n)
 			last := float64(uetEnd(r.Flows)) / 1e3
@@ -322,14 +271,7 @@ func TestUETAckPriority(t *testing.T) {
 				t.Errorf("%s: last flow at %.1f us; want within %.0f%% of htsim's %.1f us", what, last, 100*c.tolerance, c.htsimLast)
 			}
 			t.Logf("%s: last flow at %.1f us, %d dropped, %d timeouts, %d resent", what, last, sum.Packets.Dropped, timeouts, sum.Packets.Retransmitted)
-			sum.WallSeconds = 0
-			out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
-			if first == nil {
-				first = out
-			} else if !bytes.Equal(first, out) {
-				t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
-			}
-		}
+		})
 	}
 }
 
@@ -373,10 +315,7 @@ faults:
 		{"min_rto auto", "cc: none, uet: {min_rto: auto}", 40 + minRTO, 40 + minRTO + 25, 1},
 		{"default (IRN's)", "cc: none", 400, 460, 1},
 	} {
-		var first []byte
-		for _, workers := range []int{1, 2} {
-			what := fmt.Sprintf("%s, %d workers", c.name, workers)
-			n, r := runConserved(t, what, "uet-rto.yaml", patch(t, src, "cc: none", c.hca), workers)
+		sameAtWorkers(t, c.name, "uet-rto.yaml", patch(t, src, "cc: none", c.hca), true, func(what string, n *Network, r *reports.Results) {
 			timeouts, _, _ := uetCounts(n)
 			end := float64(uetEnd(r.Flows)) / 1e3
 			if r.Summary.Flows.Completed != 1 || timeouts != c.timeouts || r.Summary.Packets.Retransmitted == 0 {
@@ -387,13 +326,7 @@ faults:
 			}
 			ends[c.name] = end
 			t.Logf("%s: ends at %.1f us, %d timeouts", what, end, timeouts)
-			out := reports.FlowsCSV(r.Flows)
-			if first == nil {
-				first = out
-			} else if !bytes.Equal(first, out) {
-				t.Errorf("%s: flows.csv differs from 1 worker's", what)
-			}
-		}
+		})
 	}
 	if d := ends["min_rto auto"] - ends["min_rto 200us"]; d < minRTO-200-0.5 || d > minRTO-200+0.5 {
 		t.Errorf("min_rto auto ends %.2f us after min_rto 200us; want %.2f (min_rto %.2f us)", d, minRTO-200, minRTO)
@@ -440,17 +373,9 @@ faults:
 		{"probe", "cc: nscc", true, 138, 198, false, true},
 		{"sleek: false", "cc: nscc, uet: {sleek: false}", false, 400, 460, true, false},
 	} {
-		var first []byte
-		for _, workers := range []int{1, 2} {
-			what := fmt.Sprintf("%s, %d workers", c.name, workers)
-			n, r := runConserved(t, what, "uet-probe.yaml", patch(t, src, "cc: nscc", c.hca), workers)
+		sameAtWorkers(t, c.name, "uet-probe.yaml", patch(t, src, "cc: nscc", c.hca), false, func(what string, n *Network, r *reports.Results) {
 			timeouts, _, sleek := uetCounts(n)
-			var probes int64
-			for _, h := range n.HCAs {
-				if h != nil {
-					probes += h.SleekProbes()
-				}
-			}
+			probes := hcaSum(n, (*hca.HCA).SleekProbes)
 			end := float64(uetEnd(r.Flows)) / 1e3
 			if r.Summary.Flows.Completed != 1 {
 				t.Fatalf("%s: %d of 1 flow", what, r.Summary.Flows.Completed)
@@ -462,13 +387,7 @@ faults:
 				t.Errorf("%s: the flow ends at %.1f us; want %.0f to %.0f", what, end, c.lo, c.hi)
 			}
 			t.Logf("%s: ends at %.1f us, %d probes, %d timeouts, %d SLEEK recoveries, %d resent", what, end, probes, timeouts, sleek, r.Summary.Packets.Retransmitted)
-			out := append(reports.SummaryJSON(withoutWall(r.Summary)), reports.FlowsCSV(r.Flows)...)
-			if first == nil {
-				first = out
-			} else if !bytes.Equal(first, out) {
-				t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
-			}
-		}
+		})
 	}
 }
 
@@ -498,17 +417,9 @@ traffic:
 faults:
   - {at: 95us, until: 115us, link: [s0, s8], action: loss, rate: 1}
 `
-	var first []byte
-	for _, workers := range []int{1, 2} {
-		what := fmt.Sprintf("%d workers", workers)
-		n, r := runConserved(t, what, "uet-probe-acks.yaml", src, workers)
+	sameAtWorkers(t, "", "uet-probe-acks.yaml", src, false, func(what string, n *Network, r *reports.Results) {
 		timeouts, _, sleek := uetCounts(n)
-		var probes int64
-		for _, h := range n.HCAs {
-			if h != nil {
-				probes += h.SleekProbes()
-			}
-		}
+		probes := hcaSum(n, (*hca.HCA).SleekProbes)
 		end := float64(uetEnd(r.Flows)) / 1e3
 		sum := r.Summary
 		if sum.Flows.Completed != 1 || sum.Packets.Dropped == 0 {
@@ -521,19 +432,5 @@ faults:
 			t.Errorf("%s: the flow ends at %.1f us; want 138 to 198 (the probe's answer, not a timeout)", what, end)
 		}
 		t.Logf("%s: ends at %.1f us, %d dropped, %d probes, %d SLEEK recoveries", what, end, sum.Packets.Dropped, probes, sleek)
-		out := append(reports.SummaryJSON(withoutWall(sum)), reports.FlowsCSV(r.Flows)...)
-		if first == nil {
-			first = out
-		} else if !bytes.Equal(first, out) {
-			t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
-		}
-	}
-}
-
-// withoutWall is a run's summary without its wall time, which differs
-// from run to run.
-func withoutWall(s *reports.Summary) *reports.Summary {
-	c := *s
-	c.WallSeconds = 0
-	return &c
+	})
 }

@@ -1,7 +1,6 @@
 package assembly
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,15 +11,6 @@ import (
 	"github.com/lfsim/lfsim/reports"
 	"github.com/lfsim/lfsim/resolve"
 )
-
-// uetEnd is when a run's last flow ended, ns.
-func uetEnd(rows []reports.FlowRow) int64 {
-	var end int64
-	for _, r := range rows {
-		end = max(end, r.StartNs+r.FCTNs)
-	}
-	return end
-}
 
 // TestUETNSCCIncast: the uet-nscc-incast example, the 16:1
 // incast of 1 MiB into a 4 MiB buffer with trimming and no PFC, under
@@ -51,12 +41,7 @@ func TestUETNSCCIncast(t *testing.T) {
 		n, sum, rows := mustRun(t, mustParse(t, c.nscc))
 		assertConserved(t, c.name, sum)
 		_, base, _ := mustRun(t, mustParse(t, c.none))
-		var timeouts int64
-		for _, h := range n.HCAs {
-			if h != nil {
-				timeouts += h.Stats.Timeouts
-			}
-		}
+		timeouts, _, _ := uetCounts(n)
 		end := uetEnd(rows)
 		if sum.Flows.Completed != 16 || float64(end) > 1.25*bound || timeouts > c.timeouts {
 			t.Errorf("%s: %d of 16 flows, done at %d ns (bound %.0f ns, 1.25x %.0f), %d timeouts", c.name, sum.Flows.Completed, end, bound, 1.25*bound, timeouts)
@@ -82,37 +67,27 @@ func TestUETNSCCIncast(t *testing.T) {
 func TestUETREPSDegradedUplink(t *testing.T) {
 	src := exampleText(t, "uet-reps-degraded-uplink")
 	floor := float64(2<<20) / 4096 * float64(fabric.UETWire(fabric.OpWriteMiddle, 4096)) * 8 / 50e9 * 1e9
-	var first []byte
-	for _, c := range []struct {
-		spray   string
-		workers int
-	}{{"reps", 1}, {"reps", 2}, {"oblivious", 1}} {
-		what := fmt.Sprintf("%s, %d workers", c.spray, c.workers)
-		_, r := runConserved(t, what, "uet.yaml", patch(t, src, "spray: reps}", "spray: "+c.spray+"}"), c.workers)
-		sum := r.Summary
-		end := float64(uetEnd(r.Flows))
-		if sum.Flows.Completed != 128 {
-			t.Fatalf("%s: %d of 128 flows", what, sum.Flows.Completed)
+	// last is when r's last flow ended, ns; all 128 must have.
+	last := func(what string, r *reports.Results) float64 {
+		if r.Summary.Flows.Completed != 128 {
+			t.Fatalf("%s: %d of 128 flows", what, r.Summary.Flows.Completed)
 		}
-		switch c.spray {
-		case "reps":
-			if end > 0.9*floor {
-				t.Errorf("%s: last flow at %.0f ns; want before 0.9 x %.0f ns (2 MiB at 50 Gb/s: oblivious spraying's floor)", what, end, floor)
-			}
-			sum.WallSeconds = 0
-			out := append(reports.SummaryJSON(sum), reports.FlowsCSV(r.Flows)...)
-			if first == nil {
-				first = out
-			} else if !bytes.Equal(first, out) {
-				t.Errorf("%s: summary.json or flows.csv differ from 1 worker's", what)
-			}
-		case "oblivious":
-			if end < 0.97*floor {
-				t.Errorf("%s: last flow at %.0f ns; oblivious spraying cannot end before %.0f ns (its slow uplink's share)", what, end, floor)
-			}
+		return float64(uetEnd(r.Flows))
+	}
+	sameAtWorkers(t, "reps", "uet.yaml", src, false, func(what string, _ *Network, r *reports.Results) {
+		end := last(what, r)
+		if end > 0.9*floor {
+			t.Errorf("%s: last flow at %.0f ns; want before 0.9 x %.0f ns (2 MiB at 50 Gb/s: oblivious spraying's floor)", what, end, floor)
 		}
 		t.Logf("%s: last flow at %.3f of the floor", what, end/floor)
+	})
+	const what = "oblivious, 1 workers"
+	_, r := runConserved(t, what, "uet.yaml", patch(t, src, "spray: reps}", "spray: oblivious}"), 1)
+	end := last(what, r)
+	if end < 0.97*floor {
+		t.Errorf("%s: last flow at %.0f ns; oblivious spraying cannot end before %.0f ns (its slow uplink's share)", what, end, floor)
 	}
+	t.Logf("%s: last flow at %.3f of the floor", what, end/floor)
 }
 
 // TestUETBlockErrors: hca.uet is refused at its key where it has no
