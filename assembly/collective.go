@@ -322,6 +322,21 @@ func (n *Network) connect(run *commRun) {
 			n.connectLink(run, src, dst, out, in, l)
 			own = n.pathOf(resolve.Flow{Src: src.h.ID, Dst: dst.h.ID}, out.qps[0]).oneWayDelay(0)
 		}
+		if a := comm.Opt.Algorithm; l.Kind == collective.ScaleUp && (a == collective.Ring || a == collective.Tree) {
+			// The sending channel's pace over NVLink (Rank.SetPace):
+			// NCCL's NVLink step latency, and the GPU's scale-up rate
+			// over the communicator's channels, each channel's share
+			// (its graph's bwIntra, src/graph/search.cc:1045). Rings
+			// and trees, whose channels NCCL's model gives a bandwidth
+			// each (tuning.cc:324); not direct sends (NCCL's p2p
+			// channels a peer, p2pChannels) nor halving-doubling (MPI's
+			// and Gloo's, no channels).
+			var lat [3]sim.Time
+			for p := collective.LL; p <= collective.Simple; p++ {
+				lat[p] = collective.ProtocolLatency(comm.Opt.Algorithm, p, collective.NVLink, false)
+			}
+			src.rank.SetPace(l.OutIdx, lat, src.dom.Rate/fabric.Rate(comm.Opt.Channels))
+		}
 		for p := collective.LL; p <= collective.Simple; p++ {
 			hw := collective.Net
 			if l.Kind == collective.ScaleUp {

@@ -14,9 +14,14 @@
 // (data dependencies, NCCL's loops and chunks, NCCL_STEPS slots per
 // connection), the bytes a protocol puts on the wire, NCCL's base
 // latency per call and its per-step latency less what the simulated
-// path takes itself. What is not: the GPU's compute (a reduction is
-// free), its memory bandwidth and the protocols' GPU-side throughput
-// caps (NCCL's llMaxBw and per-channel LL128 caps), the proxy thread's
+// path takes itself, and a channel's pace over NVLink: a ring's or a
+// tree's channel (its thread block) pays a step's NVLink latency and
+// then moves its step at its share of the GPU's NVLink (the scale-up
+// rate over the channels), one after the other, so that the latency is
+// not hidden under the other channels' transfers (Rank.SetPace). What
+// is not: the GPU's compute (a reduction is free), its memory bandwidth
+// and the protocols' GPU-side throughput caps (NCCL's llMaxBw and
+// per-channel LL128 caps), the proxy thread's
 // CPU, NCCL's topology search (rings are laid out as its result on
 // rails is, not searched), and a receiver's buffer credits as messages
 // (a sender's slot is freed by its work request's completion, which the

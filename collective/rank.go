@@ -3,6 +3,7 @@ package collective
 import (
 	"fmt"
 
+	"github.com/lfsim/lfsim/fabric"
 	"github.com/lfsim/lfsim/sim"
 )
 
@@ -71,6 +72,16 @@ type outLink struct {
 	base         int64   // steps before the running call
 	total        int64   // steps through the running call
 	waiters      []int32 // streams waiting for a slot
+	// pace is the channel's pace on this link (SetPace); rate 0: none.
+	pace pace
+}
+
+// pace is what a step sent on a link costs the channel that sends it
+// (its thread block, on the GPU): the step latency, per protocol, and
+// the step's wire bytes at the channel's own rate, one after the other.
+type pace struct {
+	lat  [3]sim.Time
+	rate fabric.Rate
 }
 
 type inLink struct {
@@ -97,15 +108,20 @@ type streamState struct {
 	s   Stream
 	cur int64
 	n   int64
+	// ready is when the stream's channel may send its next step (its
+	// pace: Rank.SetPace); paced says a timer for it is set.
+	ready sim.Time
+	paced bool
 }
 
 // Event kinds: a call's begin (after the base latency), and, plus a
 // link's index, a step seen (its landing plus the step latency) and a
-// send done.
+// send done; plus a stream's index, its channel's pace over.
 const (
 	evBegin  int32 = 1
 	evSeen   int32 = 1 << 24
 	evDone   int32 = 2 << 24
+	evPace   int32 = 3 << 24
 	kindMask int32 = 1<<24 - 1
 )
 
@@ -120,6 +136,20 @@ func NewRank(c *Comm, id int, eng *sim.Engine, tr Transport) *Rank {
 
 // SetDelay sets in-link i's step latency under protocol p.
 func (r *Rank) SetDelay(i int32, p Protocol, d sim.Time) { r.in[i].Delay[p] = d }
+
+// SetPace makes the steps sent on out-link i cost the stream (the
+// channel's thread block) that sends them lat[p] and then their wire
+// bytes at rate, in turn: the stream sends its next step no sooner. A
+// channel of NCCL's is its own thread block moving its own share of
+// the links (its graph's bwIntra a channel, src/graph/search.cc:1045,
+// which tuning.cc:324 multiplies by the channels for the bus
+// bandwidth), so a step's latency is not hidden by another channel's
+// idle time: a ring's step then takes lat + piece/rate, NCCL's model's
+// form (latency plus size over bandwidth), and its channels run side
+// by side. Rate 0 (the default) paces nothing.
+func (r *Rank) SetPace(i int32, lat [3]sim.Time, rate fabric.Rate) {
+	r.out[i].pace = pace{lat: lat, rate: rate}
+}
 
 // Queue adds a call after the rank's others.
 func (r *Rank) Queue(c *Call) { r.calls = append(r.calls, c) }
@@ -170,6 +200,14 @@ func (r *Rank) HandleEvent(ev *sim.Event) {
 		r.seen(ev.Kind&kindMask, ev.N)
 	case ev.Kind&^kindMask == evDone:
 		r.Done(ev.Kind & kindMask)
+	case ev.Kind&^kindMask == evPace:
+		// A timer of an earlier call (its streams gone) does nothing.
+		i := ev.Kind & kindMask
+		if r.begun && ev.N == int64(r.next) && int(i) < len(r.streams) {
+			r.streams[i].paced = false
+			r.advance(i)
+			r.maybeDone()
+		}
 	}
 }
 
@@ -222,7 +260,17 @@ func (r *Rank) advance(i int32) {
 				return
 			}
 		}
+		now := r.eng.Now()
+		if step.NSend > 0 && st.ready > now {
+			if !st.paced {
+				st.paced = true
+				r.eng.Schedule(st.ready, r, evPace|i, int64(r.next), nil)
+			}
+			return
+		}
 		proto := r.cur.Plan.Spec.Proto
+		var lat, busy sim.Time
+		paced := false
 		for _, s := range step.Send[:step.NSend] {
 			l := &r.out[s.Out]
 			seq := l.posted
@@ -230,7 +278,15 @@ func (r *Rank) advance(i int32) {
 			wire := proto.Wire(s.Bytes)
 			r.Sent += s.Bytes
 			r.SentWire += wire
+			if pc := &l.pace; pc.rate > 0 {
+				paced = true
+				lat = max(lat, pc.lat[proto])
+				busy += fabric.SerializationTime(wire, pc.rate)
+			}
 			r.tr.Send(r, s.Out, seq, wire)
+		}
+		if paced {
+			st.ready = now + lat + busy
 		}
 		st.cur++
 	}

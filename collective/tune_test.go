@@ -120,8 +120,9 @@ func TestTuneRooted(t *testing.T) {
 // GPUs on 2 servers, 8 channels, NVLink at 164.8 GB/s), worked by hand
 // from tuning.cc's tables: LL128, 14.0 + 12·max(1.9, 1.0) + 2·4.0 =
 // 44.8 µs, the fixed cost the source's all_reduce_perf shows (56 to 65
-// µs beyond the transfer from 2 to 64 MiB, docs/REPRODUCE.md) and lfsim
-// hides under its channels' transfers; with the bandwidth term,
+// µs beyond the transfer from 2 to 64 MiB, docs/REPRODUCE.md), which
+// lfsim pays since each channel paces its NVLink steps (Rank.SetPace:
+// 92.4 µs at 4 MiB; 76.1 before); with the bandwidth term,
 // min(164.8·0.92, 8·36.7)·8/14 = 86.64 GB/s, 93.21 µs at 4 MiB. Simple,
 // 8.4 + 12·max(3.4, 3.0) + 2·14.0 = 77.2 µs, which Predict multiplies by
 // 1.4 (ncclTopoGetAlgoTime's plateau) and Latency does not. Halving-

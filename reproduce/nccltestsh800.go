@@ -18,23 +18,14 @@ var ncclTestsH800 = Reproduction{
 	RunTime: "about 6 s",
 	Measure: measureNCCLTestsH800,
 	Misses: []Miss{
-		{ID: "2 MiB", Why: "lfsim's call takes 65.2 us (56.31 GB/s), the source's 88.5 in place and 122.3 out of place: " + ncclH800Fill, Was: 56.31},
-		{ID: "4 MiB", Why: "lfsim's call takes 76.1 us (96.41 GB/s), the source's 103.1: " + ncclH800Fill, Was: 96.41},
-		{ID: "8 MiB", Why: "lfsim's call takes 114.7 us (128.0 GB/s), the source's 157.1: " + ncclH800Fill, Was: 128},
+		{ID: "2 MiB", Why: "lfsim's call takes 68.8 us (53.36 GB/s), the source's 88.5 in place and 122.3 out of place " +
+			"(its two runs of one size 38% apart, the out-of-place one longer than 4 MiB's 103.1 us), where the range's top, " +
+			"51.8 GB/s, is 70.9 us: lfsim pays what NCCL's own model gives this call (tuning.cc: 44.8 us of latency, base 14 + " +
+			"12 NVLink steps x 1.9 + 2 network steps x 4.0, plus 2 MiB x 7/4 at 164.8 GB/s x 0.92: 69.0 us, 53.2 GB/s), " +
+			"and the source spends 20 to 53 us beyond that model at this size alone (at 4 to 64 MiB it is within 11%); " +
+			"what it spends them on is not known (docs/REPRODUCE.md)", Was: 53.36},
 	},
 }
-
-// ncclH800Fill is why the LL128 sizes miss, in numbers: what each call
-// spends beyond its NVLink transfer, in lfsim and in the source.
-const ncclH800Fill = "under LL128 the transfer alone is 23.8, 47.5 and 95.0 us at 2, 4 and 8 MiB (7/4 of the size at 164.8 GB/s x 120/128); " +
-	"the source spends 56 to 65 us beyond it at every one of these sizes (65 in place at 2 MiB, 56, 62), about NCCL's own latency " +
-	"for this ring (tuning.cc: base 14 + 12 NVLink steps x 1.9 + 2 network steps x 4.0 = 44.8 us, which with its 0.92 for LL128 " +
-	"predicts 69.0, 93.2 and 141.6 us), where lfsim spends 41, 29 and 20 us, less as the call grows: it adds each step's latency " +
-	"(NCCL's less the simulated path: 36.2 us along a chain of 14 steps with the base) as a timer at its receiver, which runs while " +
-	"the other channels' transfers hold the GPU's NVLink port (traced on rank 0: after the base latency its NVLink egress is idle " +
-	"24.9, 10.0 and 0.0 us at 2, 4 and 8 MiB), where real GPUs show the latency paid in full; from 16 MiB the transfer dominates " +
-	"and the points hold (lfsim 3% to 17% above). Paying the 36.2 us once a call, before the first step, holds 4 and 8 MiB, " +
-	"but holds a large ring's first byte back by its whole latency (docs/REPRODUCE.md)"
 
 // ncclTestsH800Sizes are the published points' ids by size in bytes.
 var ncclTestsH800Sizes = []struct {
