@@ -23,7 +23,8 @@ var ncclTestsH800 = Reproduction{
 			"51.8 GB/s, is 70.9 us: lfsim pays what NCCL's own model gives this call (tuning.cc: 44.8 us of latency, base 14 + " +
 			"12 NVLink steps x 1.9 + 2 network steps x 4.0, plus 2 MiB x 7/4 at 164.8 GB/s x 0.92: 69.0 us, 53.2 GB/s), " +
 			"and the source spends 20 to 53 us beyond that model at this size alone (at 4 to 64 MiB it is within 11%); " +
-			"what it spends them on is not known (docs/REPRODUCE.md)", Was: 53.36},
+			"what it spends them on is not known (NCCL's model gives 118.1 us under LL and 130.3 under Simple, " +
+			"near the out-of-place 122.3: another protocol, perhaps; docs/REPRODUCE.md)", Was: 53.36},
 	},
 }
 
