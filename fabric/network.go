@@ -103,7 +103,7 @@ func build(t *Topology, engineOf func(NodeID) *sim.Engine, poolOf func(NodeID) *
 		ab := &Link{Delay: l.Delay, eng: a.eng, from: a, to: b}
 		ba := &Link{Delay: l.Delay, eng: b.eng, from: b, to: a}
 		if l.Delay > 0 {
-			ab.lane, ba.lane = b.eng.Lane(l.Delay, arriveKind), a.eng.Lane(l.Delay, arriveKind)
+			ab.lane, ba.lane = b.eng.LaneFrom(l.Delay, arriveKind, a.eng), a.eng.LaneFrom(l.Delay, arriveKind, b.eng)
 		}
 		a.out, b.out = ab, ba
 		a.peer, b.peer = b, a

@@ -70,6 +70,11 @@ type Engine struct {
 	part   int
 	outbox [][]stagedItem // sent during this window, by partition
 	sent   [][]stagedItem // sent during the last, for the others to take
+	// laneFrom is the partition whose arrivals each lane takes (LaneFrom;
+	// Lane's are this engine's own), and fromLanes finds a lane made for
+	// another partition's arrivals.
+	laneFrom  [MaxLanes]int32
+	fromLanes map[laneSource]*Lane
 	// sentMin is the earliest time of what this engine staged or sent
 	// since its last flush (Never: none).
 	sentMin Time

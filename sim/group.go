@@ -175,46 +175,59 @@ func (g *Group) barrier() {
 
 // takeHandedOver is an engine's part of the hand-over, at the start of a
 // window on its worker: it takes the arrivals the others sent it in the
-// window before, and enters them with its own in their lanes, sorted by
-// time and key as one engine would.
+// window before, and enters them with its own in their lanes, in order
+// of time and key as one engine would. Each goes into the lane made for
+// its sender's arrivals (LaneFrom), in the order it was sent, as the
+// engine's own wait in its own lanes (stageInLane); flushStaged numbers
+// them all. What cannot (an event, or an arrival for a lane another
+// partition also hands over to) waits among the staged items, sorted.
 func (g *Group) takeHandedOver(e *Engine) {
 	for _, from := range g.engines {
-		if box := from.sent[e.part]; len(box) > 0 {
-			e.staged = append(e.staged, box...)
-			clear(box)
-			from.sent[e.part] = box[:0]
+		box := from.sent[e.part]
+		if len(box) == 0 {
+			continue
 		}
+		for i := range box {
+			if !e.stageHandedOver(&box[i], from.part) {
+				e.staged = append(e.staged, box[i])
+			}
+		}
+		clear(box)
+		from.sent[e.part] = box[:0]
 	}
 	e.flushStaged()
 }
 
 // runWindow runs every engine's events up to end, inclusive, on the
-// workers: worker w runs the engines w, w+workers, ...
+// workers: worker w runs the engines w, w+workers, ...; worker 0 is the
+// caller, as in Each, so a window starts workers-1 goroutines (each
+// grows its stack to an engine's depth again: a goroutine's stack
+// starts small) and the caller is not woken at its end unless it
+// finished first.
 func (g *Group) runWindow(end Time) {
 	flush := g.flushDue
 	g.flushDue = false
-	if g.workers == 1 {
-		for _, e := range g.engines {
+	share := func(w int) {
+		for i := w; i < len(g.engines); i += g.workers {
 			if flush {
-				g.takeHandedOver(e)
+				g.takeHandedOver(g.engines[i])
 			}
-			e.Run(end, nil)
+			g.engines[i].Run(end, nil)
 		}
+	}
+	if g.workers == 1 {
+		share(0)
 		return
 	}
 	var wg sync.WaitGroup
-	for w := 0; w < g.workers; w++ {
+	for w := 1; w < g.workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := w; i < len(g.engines); i += g.workers {
-				if flush {
-					g.takeHandedOver(g.engines[i])
-				}
-				g.engines[i].Run(end, nil)
-			}
+			share(w)
 		}(w)
 	}
+	share(0)
 	wg.Wait()
 }
 

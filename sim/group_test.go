@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -80,8 +81,16 @@ func (n *toyNode) fire(what string, id int64) {
 }
 
 // newToyNet builds nodes nodes with 3 links each (to random others, with
-// delays of 1000, 1500 or 2000 ps), node i on engineOf(i).
+// delays of 1000, 1500 or 2000 ps), node i on engineOf(i); each link's
+// lane is the far end's engine's Lane, which every partition that sends
+// there shares (the hand-over sorts what they send), or with
+// toyLaneFrom its LaneFrom, one for each partition sending to it (a
+// fabric's links).
 func newToyNet(seed uint64, nodes int, engineOf func(i int) *Engine) *toyNet {
+	return newToyNetLanes(seed, nodes, engineOf, false)
+}
+
+func newToyNetLanes(seed uint64, nodes int, engineOf func(i int) *Engine, toyLaneFrom bool) *toyNet {
 	t := &toyNet{}
 	for i := 0; i < nodes; i++ {
 		t.nodes = append(t.nodes, &toyNode{id: i, e: engineOf(i), rng: rand.New(rand.NewPCG(seed, uint64(i))), budget: 400,
@@ -96,7 +105,11 @@ func newToyNet(seed uint64, nodes int, engineOf func(i int) *Engine) *toyNet {
 			}
 			to := t.nodes[j]
 			delay := Time(1000 + 500*r.IntN(3))
-			n.links = append(n.links, toyLink{lane: to.e.Lane(delay, toyKind), to: to, key: uint32(i*3 + k)})
+			lane := to.e.Lane(delay, toyKind)
+			if toyLaneFrom {
+				lane = to.e.LaneFrom(delay, toyKind, n.e)
+			}
+			n.links = append(n.links, toyLink{lane: lane, to: to, key: uint32(i*3 + k)})
 		}
 	}
 	for i, n := range t.nodes {
@@ -137,9 +150,10 @@ func (t *toyNet) logs() [][]string {
 // Engine runs them all or a Group of 1, 2, 3 or 8 partitions on 1 or 2
 // workers (stopped now and then or not, with a node acting at each stop
 // while none runs, as a fault does), with nodes dealt to partitions
-// in runs or round robin. Without the hand-over (one Engine, no
-// lookahead) the order differs: what the test compares is not trivially
-// equal.
+// in runs or round robin, and each partition's arrivals in a lane of
+// their own (LaneFrom) or in a lane the partitions share (Lane). Without
+// the hand-over (one Engine, no lookahead) the order differs: what the
+// test compares is not trivially equal.
 func TestGroupMatchesOneEngine(t *testing.T) {
 	const nodes = 24
 	for seed := uint64(1); seed <= 6; seed++ {
@@ -171,14 +185,14 @@ func TestGroupMatchesOneEngine(t *testing.T) {
 
 		for _, parts := range []int{1, 2, 3, 8} {
 			for _, workers := range []int{1, 2} {
-				for _, dealt := range []string{"runs", "round robin"} {
+				for _, dealt := range []string{"runs", "round robin", "runs, lanes by sender"} {
 					g := NewGroup(seed, parts, workers, 1000)
-					net := newToyNet(seed, nodes, func(i int) *Engine {
-						if dealt == "runs" {
+					net := newToyNetLanes(seed, nodes, func(i int) *Engine {
+						if dealt != "round robin" {
 							return g.Engine(i * parts / nodes)
 						}
 						return g.Engine(i % parts)
-					})
+					}, strings.HasSuffix(dealt, "by sender"))
 					if seed%2 == 0 {
 						for _, stop := range toyStops {
 							g.Run(stop, nil)
@@ -240,3 +254,51 @@ func TestGroupEach(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneFrom: in a Group, a link's arrivals from another partition
+// get a lane of their own in the receiver's engine, one per sending
+// partition (and the same one when asked again), apart from the lane
+// the receiver's own arrivals of that delay take; from the receiver
+// itself, or on one Engine, LaneFrom is Lane. Handed over, such a lane's
+// arrivals enter it with no sort: after a window, nothing waits among
+// the receiver's staged items, and they fire in the order one engine
+// gives them.
+func TestLaneFrom(t *testing.T) {
+	g := NewGroup(1, 3, 1, 1000)
+	a, b, c := g.Engine(0), g.Engine(1), g.Engine(2)
+	own := b.Lane(1000, toyKind)
+	fromA, fromC := b.LaneFrom(1000, toyKind, a), b.LaneFrom(1000, toyKind, c)
+	if fromA == own || fromC == own || fromA == fromC || b.LaneFrom(1000, toyKind, a) != fromA || b.LaneFrom(1000, toyKind, b) != own {
+		t.Errorf("lanes: own %p, from a %p, from c %p: want three, each found again", own, fromA, fromC)
+	}
+	if e := NewEngine(1); e.LaneFrom(1000, toyKind, nil) != e.Lane(1000, toyKind) {
+		t.Error("one engine: LaneFrom is not Lane")
+	}
+	// a sends four arrivals to b's node, two at one instant with keys
+	// out of order, and b sends itself one.
+	var got []int64
+	node := &toyNode{id: 0, e: b}
+	kind := &LaneKind{Fire: func(_, d unsafe.Pointer) { got = append(got, *(*int64)(d)) }}
+	fromA, own = b.LaneFrom(2000, kind, a), b.Lane(2000, kind)
+	msgs := []int64{1, 2, 3, 4, 5}
+	send := func(e *Engine, l *Lane, key uint32, m int) {
+		e.HandOver(l, key, unsafe.Pointer(node), unsafe.Pointer(&msgs[m]))
+	}
+	a.Schedule(100, handlerFunc(func(*Event) { send(a, fromA, 9, 0); send(a, fromA, 3, 1) }), 0, 0, nil)
+	a.Schedule(200, handlerFunc(func(*Event) { send(a, fromA, 5, 2) }), 0, 0, nil)
+	b.Schedule(100, handlerFunc(func(*Event) { send(b, own, 4, 3) }), 0, 0, nil)
+	a.Schedule(200, handlerFunc(func(*Event) { send(a, fromA, 1, 4) }), 0, 0, nil)
+	g.Run(2150, nil) // the arrivals at 2100 have fired; those at 2200 wait in a's lane
+	if len(b.staged) != 0 || fromA.q.size != 2 || own.q.size != 0 || len(got) != 3 {
+		t.Errorf("at 2150: %d staged, %d in the lane from a, %d in b's own, %d fired; want 0, 2, 0, 3", len(b.staged), fromA.q.size, own.q.size, len(got))
+	}
+	g.Run(Never, nil)
+	// At 2100: keys 3 (a), 4 (b), 9 (a); at 2200: keys 1, 5.
+	if want := []int64{2, 4, 1, 5, 3}; !slices.Equal(got, want) {
+		t.Errorf("fired %v, want %v", got, want)
+	}
+}
+
+type handlerFunc func(*Event)
+
+func (f handlerFunc) HandleEvent(ev *Event) { f(ev) }

@@ -100,8 +100,12 @@ func (e *Engine) HandOver(l *Lane, key uint32, target, data unsafe.Pointer) {
 	}
 	// The place is counted over the window's staged arrivals of every
 	// partition the sender's engine sends to: for one sender they rise
-	// in the order it sent them, which is all the key needs.
-	if e.group == nil {
+	// in the order it sent them, which is all the key needs. In a Group,
+	// an arrival for one of this engine's own lanes waits in it as on
+	// one engine; one for another partition waits in this engine's
+	// outbox, and that partition puts it in the lane made for this
+	// one's arrivals (LaneFrom, takeHandedOver).
+	if e.group == nil || l.eng == e && e.laneFrom[l.index] == int32(e.part) {
 		e.stageInLane(l, key, target, data)
 		return
 	}
@@ -155,6 +159,53 @@ func (e *Engine) stageInLane(l *Lane, key uint32, target, data unsafe.Pointer) {
 	}
 	it := q.slot(i)
 	it.at, it.key, it.target, it.data = at, k, target, data
+}
+
+// stageHandedOver puts it, an arrival that partition from handed over
+// to this engine, in its lane's staged arrivals as stageInLane would
+// have on from's engine, and reports whether it could: the lane takes
+// from's arrivals alone (LaneFrom) and it is not earlier than the last
+// staged there. Otherwise it waits among the staged items, sorted at
+// the flush.
+func (e *Engine) stageHandedOver(it *stagedItem, from int) bool {
+	index := it.key & (1<<laneBits - 1)
+	l := &e.laneArr[index]
+	if e.laneFrom[index] != int32(from) || it.data == unsafe.Pointer(&eventMark) {
+		return false
+	}
+	q := &l.q
+	n := q.size + int(l.staged)
+	if l.staged > 0 && q.slot(q.head+n-1).at > it.at {
+		return false
+	}
+	// nStaged, whose bits flushLanes gives the places, then holds its
+	// place too (its window's own arrivals are all staged already).
+	e.nStaged = max(e.nStaged, stagedPlace(it.key)+1)
+	e.senderMax = max(e.senderMax, uint32(it.key>>32))
+	if n == q.mask+1 {
+		q.expandTo(n)
+	}
+	if l.staged == 0 {
+		e.stagedLanes |= 1 << l.index
+	}
+	l.staged++
+	i := q.head + n
+	if e.unsortedLanes&(1<<l.index) == 0 {
+		for j, w := l.staged-1, 0; j > 0; j, w = j-1, w+1 {
+			prev := q.slot(i - 1)
+			if prev.at != it.at || prev.key < it.key {
+				break
+			}
+			if w == maxStagedWalk {
+				e.unsortedLanes |= 1 << l.index
+				break
+			}
+			*q.slot(i) = *prev
+			i--
+		}
+	}
+	*q.slot(i) = laneItem(*it)
+	return true
 }
 
 // maxStagedWalk bounds stageInLane's walk back past the same-time
@@ -297,6 +348,11 @@ func (e *Engine) nextAt() Time {
 // (time, key), each with an insertion sequence above every one given
 // before and below every one given after, in that order.
 func (e *Engine) flushStaged() {
+	if e.group != nil && e.stagedLanes != 0 && e.arrivalsStaged() {
+		// Arrivals wait among the staged items as well as in lanes (one
+		// handed over to a lane it could not go in): all are sorted.
+		e.unstageLanes()
+	}
 	if e.stagedLanes != 0 && !e.flushLanes() {
 		if e.renumber(); !e.flushLanes() {
 			e.unstageLanes()
@@ -438,6 +494,17 @@ func (e *Engine) renumber() {
 		h.key = to(h.key>>laneBits)<<laneBits | h.key&(1<<laneBits-1)
 	}
 	e.seq = uint64(len(seqs))
+}
+
+// arrivalsStaged reports whether a lane's arrival (not a handed-over
+// event) waits among the staged items.
+func (e *Engine) arrivalsStaged() bool {
+	for i := range e.staged {
+		if e.staged[i].data != unsafe.Pointer(&eventMark) {
+			return true
+		}
+	}
+	return false
 }
 
 // unstageLanes moves the arrivals staged in lanes among the others

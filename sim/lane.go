@@ -94,11 +94,54 @@ func (e *Engine) Lane(delay Time, kind *LaneKind) *Lane {
 	if e.lanes == nil {
 		e.lanes = map[Time][]*Lane{}
 	}
+	l := e.newLane(delay, kind, e.part)
+	e.lanes[delay] = append(same, l)
+	return l
+}
+
+// newLane makes the next lane, for arrivals from partition from.
+func (e *Engine) newLane(delay Time, kind *LaneKind, from int) *Lane {
 	l := &e.laneArr[e.nLanes]
 	l.delay, l.index, l.kind, l.unread, l.eng = delay, uint16(e.nLanes), kind, kind.Unread, e
 	l.q.mask = -1
+	e.laneFrom[e.nLanes] = int32(from)
 	e.nLanes++
-	e.lanes[delay] = append(same, l)
+	return l
+}
+
+// laneSource finds a lane made for another partition's arrivals.
+type laneSource struct {
+	delay Time
+	kind  *LaneKind
+	from  int
+}
+
+// LaneFrom is Lane for events that engine from hands over to this one
+// (HandOver): a link's arrivals, asked of the receiver's engine. In a
+// Group, arrivals from another partition get a lane of their own
+// (while MaxLanes/2 lanes or fewer exist; then they share Lane's), so
+// that takeHandedOver puts them in it in the order they were sent, as
+// the lane's own engine stages its own arrivals (stageInLane), with no
+// sort. Otherwise (one engine, or from this one) it is Lane.
+func (e *Engine) LaneFrom(delay Time, kind *LaneKind, from *Engine) *Lane {
+	if e.group == nil || from == nil || from == e || from.group != e.group {
+		return e.Lane(delay, kind)
+	}
+	if delay <= 0 {
+		panic("sim: a lane's delay must be above 0")
+	}
+	k := laneSource{delay, kind, from.part}
+	if l, ok := e.fromLanes[k]; ok {
+		return l
+	}
+	if e.nLanes >= MaxLanes/2 {
+		return e.Lane(delay, kind)
+	}
+	if e.fromLanes == nil {
+		e.fromLanes = map[laneSource]*Lane{}
+	}
+	l := e.newLane(delay, kind, from.part)
+	e.fromLanes[k] = l
 	return l
 }
 
