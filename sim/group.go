@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"sync"
 	"unsafe"
 )
@@ -43,6 +44,9 @@ type Group struct {
 	// flushDue: a window begins, and the arrivals sent since the last
 	// began have been put where their receivers take them (barrier).
 	flushDue bool
+	// crew runs the windows' shares of workers 1 and up (crew.go),
+	// started at the first window that needs it.
+	crew *crew
 }
 
 // NewGroup makes partitions engines whose random streams derive from
@@ -200,35 +204,31 @@ func (g *Group) takeHandedOver(e *Engine) {
 
 // runWindow runs every engine's events up to end, inclusive, on the
 // workers: worker w runs the engines w, w+workers, ...; worker 0 is the
-// caller, as in Each, so a window starts workers-1 goroutines (each
-// grows its stack to an engine's depth again: a goroutine's stack
-// starts small) and the caller is not woken at its end unless it
-// finished first.
+// caller, the others the group's crew (crew.go), which waits between
+// windows.
 func (g *Group) runWindow(end Time) {
 	flush := g.flushDue
 	g.flushDue = false
-	share := func(w int) {
-		for i := w; i < len(g.engines); i += g.workers {
-			if flush {
-				g.takeHandedOver(g.engines[i])
-			}
-			g.engines[i].Run(end, nil)
-		}
-	}
 	if g.workers == 1 {
-		share(0)
+		g.share(0, end, flush)
 		return
 	}
-	var wg sync.WaitGroup
-	for w := 1; w < g.workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			share(w)
-		}(w)
+	if g.crew == nil {
+		g.crew = newCrew(g.workers)
+		runtime.AddCleanup(g, (*crew).stop, g.crew)
 	}
-	share(0)
-	wg.Wait()
+	g.crew.run(g, end, flush)
+}
+
+// share is worker w's part of a window: its engines' arrivals taken
+// (when flush) and their events up to end run.
+func (g *Group) share(w int, end Time, flush bool) {
+	for i := w; i < len(g.engines); i += g.workers {
+		if flush {
+			g.takeHandedOver(g.engines[i])
+		}
+		g.engines[i].Run(end, nil)
+	}
 }
 
 // Each runs f(i) for every partition i on the workers, as runWindow runs

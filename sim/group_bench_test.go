@@ -35,8 +35,8 @@ func (t *windowTicker) HandleEvent(ev *Event) {
 // (docs/PERFORMANCE.md, "Many cores: the forecast"): ns per window (one
 // op) of a Group whose partitions each fire one event a window, so that
 // nearly all of a window's time is the Group's own: runWindow's fork
-// and join (a goroutine started per worker per window, a
-// sync.WaitGroup), Run's scan of the engines for the next event, and,
+// and join (the crew's start and wait, crew.go; until issue 50's change
+// a goroutine started per worker per window and a sync.WaitGroup), Run's scan of the engines for the next event, and,
 // with cross, one arrival handed over per partition per window
 // (barrier's swap, takeHandedOver and flushStaged). workers-1 runs the
 // same partitions on the caller, with no goroutine: the difference is

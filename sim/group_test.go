@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -302,3 +303,30 @@ func TestLaneFrom(t *testing.T) {
 type handlerFunc func(*Event)
 
 func (f handlerFunc) HandleEvent(ev *Event) { f(ev) }
+
+// TestCrewStops: a Group on several workers keeps its crew's goroutines
+// from window to window (crew.go), and they end once the group is no
+// longer held: its cleanup stops them. Without the cleanup, or with a
+// crew that held its group between windows, the goroutines would stay
+// (the test gives up after 1,000 collections, and fails).
+func TestCrewStops(t *testing.T) {
+	func() {
+		g := NewGroup(1, 4, 3, 1000)
+		net := newToyNetLanes(3, 24, func(i int) *Engine { return g.Engine(i % 4) }, true)
+		g.Run(Never, nil)
+		if g.Windows() < 10 || len(net.nodes[0].log) == 0 {
+			t.Fatalf("%d windows run", g.Windows())
+		}
+		if n := crewWorkers.Load(); n < 2 {
+			t.Errorf("%d crew goroutines while the group is held, want 2 or more", n)
+		}
+	}()
+	// Every group of the tests before is let go too.
+	for i := 0; crewWorkers.Load() > 0; i++ {
+		if i == 1000 {
+			t.Fatalf("%d crew goroutines after the groups were let go, want 0", crewWorkers.Load())
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+}
