@@ -97,8 +97,9 @@ func interpLog2(row map[float64]float64, x float64) float64 {
 }
 
 // barrierAt is a window's fork and join at p workers: runWindow starts
-// one goroutine a worker from the caller and waits on a sync.WaitGroup
-// (a central counter), so the high bound takes it to grow as log2 p
+// the workers from the caller and waits on a central counter (a
+// goroutine a worker and a sync.WaitGroup when measured; sim/crew.go's
+// workers kept between windows now), so the high bound takes it to grow as log2 p
 // (the wake-ups overlap) and the low bound as p/2 (they do not).
 func (m costModel) barrierAt(p int) float64 {
 	if p == 1 {
