@@ -35,9 +35,13 @@ import (
 //
 // How the arrivals wait differs, not their order: one Engine alone
 // keeps each in its lane's ring behind the lane's items (stageInLane)
-// and numbers them where they are (flushLanes), where a Group's engines
-// keep them in a list and sort it (flushStaged), since another
-// partition's arrivals come in at the window's end.
+// and numbers them where they are (flushLanes). A Group's engine does
+// the same with its own arrivals; another partition's come in at the
+// window's end into lanes of their own, one a sending partition
+// (LaneFrom, stageHandedOver), and are numbered with them. Only what
+// cannot go in that way (an event handed over, an arrival into a lane
+// several partitions share) makes the engine keep them in a list and
+// sort it (flushStaged), as Group engines all did before issue 50.
 //
 // The windows are [kL, (k+1)L) for the lookahead L: the same for every
 // worker count. An arrival sent in one is due at or after the next one
