@@ -170,17 +170,20 @@ func BenchmarkHPCC320Balance(b *testing.B) {
 		b.ReportMetric(float64(tr.events)/float64(a.critical+tr.unplaced), fmt.Sprintf("bound-%d", p))
 	}
 	// The wait of the less busy partition a window, in events, at 2
-	// workers: its median and 90th percentile (crew.go's spin).
+	// workers: its median and 90th percentile (crew.go's spin); and
+	// partition 0's share of the run's events.
 	plan := planPartitions(s.Topology, 2, nil)
 	var gaps []int64
-	load := make([]int64, 2)
+	load, whole := make([]int64, 2), make([]int64, 2)
 	for _, row := range tr.counts {
 		clear(load)
 		for id, c := range row {
 			load[plan.part[id]] += int64(c)
 		}
 		gaps = append(gaps, max(load[0]-load[1], load[1]-load[0]))
+		whole[0], whole[1] = whole[0]+load[0], whole[1]+load[1]
 	}
+	b.ReportMetric(float64(whole[0])/float64(whole[0]+whole[1]), "part0-share-2")
 	slices.Sort(gaps)
 	b.ReportMetric(float64(gaps[len(gaps)/2]), "gap-ev-p50-2")
 	b.ReportMetric(float64(gaps[len(gaps)*9/10]), "gap-ev-p90-2")
