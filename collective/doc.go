@@ -18,7 +18,10 @@
 // tree's channel (its thread block) pays a step's NVLink latency and
 // then moves its step at its share of the GPU's NVLink (the scale-up
 // rate over the channels), one after the other, so that the latency is
-// not hidden under the other channels' transfers (Rank.SetPace). What
+// not hidden under the other channels' transfers (Rank.SetPace; a
+// tree's channel runs its reduce up and its broadcast down as two
+// streams, runTreeSplit's two thread groups, and each is paced on its
+// own at the channel's share). What
 // is not: the GPU's compute (a reduction is free), its memory bandwidth
 // and the protocols' GPU-side throughput caps (NCCL's llMaxBw and
 // per-channel LL128 caps), the proxy thread's
