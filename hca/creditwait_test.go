@@ -21,7 +21,11 @@ import (
 // all-to-all differs, without SetRate's the DCQCN run, off by one on h1
 // at 76.51 us; the other marks are not reached alone by these runs: in
 // each event that changes a QP here another mark is made too, or the
-// path (ModifyQP, a port's migration, RNR) is not taken.)
+// path (ModifyQP, a port's migration, RNR) is not taken.) The lossy
+// case's READ, from a host of MTU 1024, loses its first READ's first
+// response: before the timeout asked for it again (hca/selective.go,
+// srTimeout) it ended with retry_exc_err at 1.2468 ms, and the case left
+// it out (tried).
 func TestRCCCCountKept(t *testing.T) {
 	for _, c := range []struct {
 		name, src string
@@ -59,13 +63,13 @@ hca:
 traffic:
   - all_to_all: {hosts: [h0, h1, h2, h3, h4, h5], size: 256KiB}
 `, 1},
-		{"losses, DCTCP", `name: rccc-lossy
+		{"losses, DCTCP, a READ", `name: rccc-lossy
 seed: 2
 stop: {at: 5ms, when: flows-done}
 topology:
   kind: explicit
   switches: [s0]
-  hosts: [h0, h1, h2, h3]
+  hosts: [{name: h0, hca: {mtu: 1024}}, h1, h2, h3]
   link: {rate: 100Gbps, delay: 1us}
   links: [[s0, h0], [s0, h1], [s0, h2], [s0, h3]]
 hca:
@@ -76,6 +80,7 @@ faults:
   - {at: 0, link: [s0, h1], action: loss, rate: 0.05}
 traffic:
   - all_to_all: {hosts: all, size: 64KiB}
+  - flow: {from: h0, to: h1, op: read, size: 64KiB, messages: 4}
   - flow: {from: h2, to: h1, op: send, size: 100KiB, messages: 3}
 `, 1},
 		{"READs, mixed MTUs", `name: rccc-reads

@@ -289,12 +289,18 @@ func (h *HCA) srTimeout(qp *QP) {
 	}
 	s.recovering, s.next, s.top, s.high = true, qp.ackHigh, top, qp.maxSent
 	s.probing, s.probeAt = true, h.eng.Now()
-	if w, _ := qp.wqeAt(qp.una); w != nil && w.Op.isRead() && !w.respDone && w.respPkts > 0 {
+	if w, _ := qp.wqeAt(qp.una); w != nil && w.Op.isRead() && !w.respDone && (w.respPkts > 0 || qp.ackHigh > w.FirstPSN) {
 		// A READ that took responses and misses one: recovery resends
 		// only a READ's request (srHole), and under direct placement a
 		// gap among its last ReorderWindow responses is asked for by
 		// nothing else (placeResponse), so the timeout asks for it again
-		// from its first missing response.
+		// from its first missing response. So too a READ whose request
+		// the responder took (the cumulative PSN past it: an ACK, or a
+		// later READ's response) and which holds no response in order:
+		// its first response lost, the others placed past the gap.
+		// Recovery starts at the cumulative PSN, past its request, and
+		// would resend nothing of it: retry_cnt timeouts, then
+		// retry_exc_err (TestReadFirstResponseLostAskedAgainByTimeout).
 		h.rewind(qp, w.FirstPSN+w.respPkts)
 	}
 	if qp.Credits != nil && !qp.Credits.CanSend() {
