@@ -18,3 +18,23 @@ func (h *HCA) ControlQueued() []*fabric.Packet {
 // GoBack0Acked returns qp's acked (one past the highest PSN acknowledged
 // since the last rewind) and nextPSN.
 func (h *HCA) GoBack0Acked(qp *QP) (acked, next int64) { return qp.acked, qp.nextPSN }
+
+// InRing returns how many times qp is in the HCA's transmit rings.
+func (h *HCA) InRing(qp *QP) int {
+	n := 0
+	count := func(ring []*QP) {
+		for _, x := range ring {
+			if x == qp {
+				n++
+			}
+		}
+	}
+	if h.arb != nil {
+		for i := range h.arb.rings {
+			count(h.arb.rings[i])
+		}
+	} else {
+		count(h.active)
+	}
+	return n
+}

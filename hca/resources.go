@@ -128,23 +128,7 @@ func (h *HCA) DestroyQP(qp *QP) error {
 	if h.lastQP == qp {
 		h.lastQP = nil
 	}
-	if qp.active {
-		ring, cursor, pk := &h.active, &h.cursor, h.park
-		if h.arb != nil {
-			ring, cursor, pk = &h.arb.rings[qp.ring], &h.arb.cursors[qp.ring], h.arb.parks[qp.ring]
-		}
-		for i, x := range *ring {
-			if x == qp {
-				// As NextPacket would drop it when its turn came: the
-				// QPs after it keep their order and the cursor its QP.
-				h.deactivate(ring, pk, i)
-				if i < *cursor {
-					*cursor--
-				}
-				break
-			}
-		}
-	}
+	h.leaveRing(qp)
 	qp.queuedAck = nil
 	h.srFree(qp)
 	qp.sr = nil
@@ -152,6 +136,31 @@ func (h *HCA) DestroyQP(qp *QP) error {
 	qp.curMR = nil
 	qp.CC, qp.OnCNP = nil, nil
 	return nil
+}
+
+// leaveRing takes qp out of its transmit ring, if it is in one, as
+// NextPacket would drop it when its turn came: the QPs after it keep
+// their order and the cursor its QP. A QP destroyed or reset leaves it
+// at once: reset clears active, and a QP brought back to RTS and posted
+// to before its turn would join the ring a second time (activate), its
+// pointer in it twice.
+func (h *HCA) leaveRing(qp *QP) {
+	if !qp.active {
+		return
+	}
+	ring, cursor, pk := &h.active, &h.cursor, h.park
+	if h.arb != nil {
+		ring, cursor, pk = &h.arb.rings[qp.ring], &h.arb.cursors[qp.ring], h.arb.parks[qp.ring]
+	}
+	for i, x := range *ring {
+		if x == qp {
+			h.deactivate(ring, pk, i)
+			if i < *cursor {
+				*cursor--
+			}
+			return
+		}
+	}
 }
 
 // NumQPs is the number of QPs that exist (created and not destroyed).
@@ -284,6 +293,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 		return nil
 	case to == QPReset:
 		h.toErr(qp) // flush what is posted, then forget it
+		h.leaveRing(qp)
 		h.srFree(qp)
 		*qp = QP{QPN: qp.QPN, Type: qp.Type, PD: qp.PD, SendCQ: qp.SendCQ, RecvCQ: qp.RecvCQ, SRQ: qp.SRQ,
 			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, DSCP: qp.DSCP, DSCPSet: qp.DSCPSet, Access: qp.Access, QKey: qp.QKey,
