@@ -85,9 +85,20 @@ type CreditSink interface {
 // READ posted counts its one request, not the PSNs its responses take
 // (readPSNs): its responses are the responder's to send, and a QP with
 // several READs posted would otherwise ask for credit for data it never
-// sends (uet-htsim has no READ).
+// sends (uet-htsim has no READ). A rewind (a READ's missing responses
+// asked for again, srTimeout, or an RNR NAK's) moves the send position
+// back below the highest PSN sent, and what it sends again from there
+// counts too (rewound): uet-htsim's _rtx_backlog counts every resend it
+// owes.
 func (h *HCA) creditBacklog(qp *QP) int64 {
 	n := max(qp.endPSN-qp.maxSent-qp.readPSNs, 0)
+	at := sendPos{qp.sendIdx, qp.sendOff, qp.nextPSN}
+	if s := qp.sr; s != nil && s.resending {
+		at = s.aside // a resend's packet, built at its hole's position
+	}
+	if at.next < qp.maxSent {
+		n += rewound(qp, at)
+	}
 	if s := qp.sr; s != nil {
 		n += int64(len(s.trims))
 		if s.recovering && s.top > s.next {
@@ -95,6 +106,32 @@ func (h *HCA) creditBacklog(qp *QP) int64 {
 		}
 	}
 	return n * h.FullFrame(qp)
+}
+
+// rewound is how many requests qp sends again from its send position at,
+// moved back by a rewind, up to the highest PSN it has sent: a READ or
+// an atomic one, its request (a READ's from its first missing response,
+// setSendPos), every other WQE its PSNs. Before, the RTS of a QP held
+// without credit when its timeout rewound a READ asked for none, and no
+// credit came (TestRCCCReadAskedAgainAsksCredit).
+func rewound(qp *QP, at sendPos) int64 {
+	var n int64
+	for i := at.idx; i < len(qp.sq); i++ {
+		w := qp.sq[i]
+		if w.FirstPSN >= qp.maxSent {
+			break
+		}
+		if w.Op.isRead() || w.Op.isAtomic() {
+			n++
+			continue
+		}
+		from := w.FirstPSN
+		if i == at.idx {
+			from += at.off
+		}
+		n += max(min(w.FirstPSN+w.NPkts, qp.maxSent)-from, 0)
+	}
+	return n
 }
 
 // readRecovered is how many of the PSNs from..to (a timeout's recovery)

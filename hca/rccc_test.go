@@ -187,3 +187,90 @@ func TestRCCCBacklogOfAResend(t *testing.T) {
 		}
 	}
 }
+
+// grantSink is an RCCC receiver that grants each pull target at once
+// (hca.CreditSink): credit never waits on a pacer.
+type grantSink struct {
+	h  *hca.HCA
+	qp *hca.QP
+}
+
+func (k *grantSink) PullTarget(pt int64)         { k.h.SendCredit(k.qp, pt) }
+func (k *grantSink) Trimmed(pt int64)            { k.h.SendCredit(k.qp, pt) }
+func (k *grantSink) Arrived(ce, trim, last bool) {}
+
+// requestCredits is an RCCC sender with credit for a number of requests
+// (hca.Credits): each request takes one and asks for none; an RTS asks
+// for its backlog, recorded, and a grant of pull bytes gives a request
+// a frame of them.
+type requestCredits struct {
+	left    int64
+	frame   int64
+	asked   bool
+	targets []int64
+}
+
+func (c *requestCredits) CanSend() bool                        { return c.left > 0 }
+func (c *requestCredits) Sent(wire, backlog, w, a int64) int64 { c.left--; return 0 }
+func (c *requestCredits) Target(backlog, window int64) int64 {
+	c.targets = append(c.targets, backlog)
+	return backlog
+}
+func (c *requestCredits) Heard() {}
+func (c *requestCredits) Granted(pull int64) {
+	c.left += (pull + c.frame - 1) / c.frame
+	c.asked = false
+}
+func (c *requestCredits) AskOnce() bool {
+	if c.asked {
+		return false
+	}
+	c.asked = true
+	return true
+}
+
+// TestRCCCReadAskedAgainAsksCredit: a READ whose responses are asked for
+// again after a timeout (srTimeout's rewind) sends its request again,
+// and the requests after it (the send position goes back), and each
+// needs credit: the RTS the timeout sends must ask for them
+// (creditBacklog counts what a rewind sends again, a READ's request one
+// frame). Four READs of 16 KiB at MTU 1024 on a QP with credit for their
+// 4 requests and no more, the first READ's first response lost once; a
+// receiver that grants every pull target at once. Asserted: the RTS asks
+// for the 4 requests, 4 full frames, and the READs complete. Before, the
+// RTS asked for nothing (the backlog counted from the highest PSN sent),
+// no credit came, and the first READ ended with retry_exc_err (tried).
+func TestRCCCReadAskedAgainAsksCredit(t *testing.T) {
+	const size, mtu, reads = 16 << 10, 1024, 4
+	prof := hca.DefaultProfile()
+	prof.MTU, prof.Retransmit, prof.Placement, prof.Transport = mtu, hca.Selective, hca.Direct, fabric.UET
+	eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+	h[1].SetCreditSinks(func(qp *hca.QP) hca.CreditSink { return &grantSink{h[1], qp} })
+	qa, _ := connect(h[0], h[1])
+	frame := h[0].FullFrame(qa)
+	c := &requestCredits{left: reads, frame: frame}
+	qa.Credits = c
+	h[1].Port().Link().SetLossFilter(loseOnce(1, func(p *fabric.Packet) bool {
+		return isOp(p, fabric.OpReadResponseFirst) && p.PSN == 0
+	}))
+	var ws []*hca.WQE
+	for range reads {
+		w, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRRead, Length: size, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	eng.Run(sim.Second, nil)
+	if n := h[1].Port().Link().Lost; n != 1 {
+		t.Fatalf("%d frames lost, want 1 (the case tests nothing)", n)
+	}
+	if len(c.targets) == 0 || c.targets[0] != reads*frame {
+		t.Errorf("the RTSs asked for %v bytes; want the first %d (%d requests of %d)", c.targets, reads*frame, reads, frame)
+	}
+	for i, w := range ws {
+		if w.Status != hca.WCSuccess {
+			t.Errorf("READ %d: %v; want success", i, w.Status)
+		}
+	}
+}

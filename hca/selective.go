@@ -65,6 +65,11 @@ type srState struct {
 	// trims are the PSNs the responder said reached it trimmed
 	// (srTrimmed), to resend before recovery's holes, each once a NAK.
 	trims []int64
+	// aside is the send position a resend (srRetransmit) sets aside
+	// while it builds the packet at the hole's, resending says it does:
+	// what a rewind has the QP send again counts from it (rewound).
+	aside     sendPos
+	resending bool
 	// pathBDP is, on UET, the path's bandwidth-delay product in bytes
 	// (SetPathBDP), from which SLEEK's threshold follows (uet.go).
 	pathBDP int64
@@ -368,6 +373,13 @@ func (h *HCA) srHole(qp *QP) int64 {
 	return -1
 }
 
+// sendPos is a QP's send position: the WQE, the packet within it, the
+// PSN (QP.sendIdx, sendOff, nextPSN).
+type sendPos struct {
+	idx       int
+	off, next int64
+}
+
 // srPending reports whether recovery has something to resend.
 func (q *QP) srPending() bool {
 	return q.sr != nil && (q.sr.recovering && max(q.sr.next, q.ackHigh) < q.sr.top || len(q.sr.trims) > 0)
@@ -407,18 +419,21 @@ func (h *HCA) srRetransmit(qp *QP, now sim.Time) *fabric.Packet {
 		}
 		return nil
 	}
-	idx, off, next := qp.sendIdx, qp.sendOff, qp.nextPSN
+	s := qp.sr
+	s.aside = sendPos{qp.sendIdx, qp.sendOff, qp.nextPSN}
+	s.resending = true
 	h.setSendPos(qp, hole)
 	// Past the hole before the packet is built: RCCC's pull target
 	// (spendCredit, creditBacklog) asks for what is left after it, as
 	// uet-htsim's sendRtxPacket takes it off _rtx_backlog first.
 	if trim {
-		qp.sr.trims = qp.sr.trims[1:]
+		s.trims = s.trims[1:]
 	} else {
-		qp.sr.next = hole + 1
+		s.next = hole + 1
 	}
 	p := h.nextRequest(qp)
-	qp.sendIdx, qp.sendOff, qp.nextPSN = idx, off, next
+	qp.sendIdx, qp.sendOff, qp.nextPSN = s.aside.idx, s.aside.off, s.aside.next
+	s.resending = false
 	return p
 }
 
