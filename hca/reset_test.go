@@ -86,3 +86,43 @@ func TestResetLeavesTransmitRing(t *testing.T) {
 		})
 	}
 }
+
+// TestResetOrDestroyCancelsProbe: a UET QP that runs SLEEK (a path BDP,
+// its probe's times, a window of 64 KiB) has its probe timer running
+// while a WRITE of 1 MiB is under way; reset or destroyed at 20 us, it
+// loses its selective-repeat state, and the probe's event must not
+// come: no probe is sent after it, and the run goes on to its end.
+// Before, toErr left the timer running, and its event read the QP's
+// state, gone: a nil dereference in sleekProbe, at reset and at destroy
+// alike (tried).
+func TestResetOrDestroyCancelsProbe(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		end  func(h *hca.HCA, qp *hca.QP) error
+	}{
+		{"reset", func(h *hca.HCA, qp *hca.QP) error { return h.ModifyQP(qp, hca.QPAttr{State: hca.QPReset}) }},
+		{"destroy", func(h *hca.HCA, qp *hca.QP) error { return h.DestroyQP(qp) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prof := hca.DefaultProfile()
+			prof.MTU, prof.Retransmit, prof.Placement, prof.Transport = 4096, hca.Selective, hca.Direct, fabric.UET
+			eng, h, _ := star(t, 2, 100*fabric.Gbps, sim.Microsecond, prof, swtch.DefaultProfile())
+			qa, _ := connect(h[0], h[1])
+			h[0].SetPathBDP(qa, 100_000)
+			h[0].SetSleekProbe(qa, 5*sim.Microsecond, 4*sim.Microsecond)
+			h[0].SetWindowCap(qa, 64<<10)
+			if _, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRWrite, Length: 1 << 20, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey}); err != nil {
+				t.Fatal(err)
+			}
+			eng.Run(20*sim.Microsecond, nil)
+			if err := c.end(h[0], qa); err != nil {
+				t.Fatal(err)
+			}
+			probes := h[0].SleekProbes()
+			eng.Run(sim.Second, nil)
+			if n := h[0].SleekProbes(); n != probes {
+				t.Errorf("%d probes sent after the %s; want none", n-probes, c.name)
+			}
+		})
+	}
+}

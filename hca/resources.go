@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lfsim/lfsim/fabric"
+	"github.com/lfsim/lfsim/sim"
 )
 
 // The verbs that make, change and destroy the HCA's objects: protection
@@ -129,6 +130,7 @@ func (h *HCA) DestroyQP(qp *QP) error {
 		h.lastQP = nil
 	}
 	h.leaveRing(qp)
+	h.cancelKept(qp)
 	qp.queuedAck = nil
 	h.srFree(qp)
 	qp.sr = nil
@@ -160,6 +162,21 @@ func (h *HCA) leaveRing(qp *QP) {
 			}
 			return
 		}
+	}
+}
+
+// cancelKept cancels the timers of qp that toErr leaves running, the
+// RCCC RTS's (rccc.go) and SLEEK's probe's (uet.go), whose events find a
+// QP in ERR and do nothing: a QP destroyed or reset loses its
+// selective-repeat state, and the probe's event, reading it, found nil
+// (a panic: TestResetOrDestroyCancelsProbe), or, on a QP
+// brought back to RTS, would probe for the old connection.
+func (h *HCA) cancelKept(qp *QP) {
+	h.eng.Cancel(qp.rts)
+	qp.rts = sim.Timer{}
+	if s := qp.sr; s != nil {
+		h.eng.Cancel(s.probeTimer)
+		s.probeTimer = sim.Timer{}
 	}
 }
 
@@ -294,6 +311,7 @@ func (h *HCA) ModifyQP(qp *QP, a QPAttr) error {
 	case to == QPReset:
 		h.toErr(qp) // flush what is posted, then forget it
 		h.leaveRing(qp)
+		h.cancelKept(qp)
 		h.srFree(qp)
 		*qp = QP{QPN: qp.QPN, Type: qp.Type, PD: qp.PD, SendCQ: qp.SendCQ, RecvCQ: qp.RecvCQ, SRQ: qp.SRQ,
 			SigAll: qp.SigAll, Priority: qp.Priority, SL: qp.SL, DSCP: qp.DSCP, DSCPSet: qp.DSCPSet, Access: qp.Access, QKey: qp.QKey,
