@@ -307,6 +307,13 @@ func (h *HCA) srTimeout(qp *QP) {
 		// would resend nothing of it: retry_cnt timeouts, then
 		// retry_exc_err (TestReadFirstResponseLostAskedAgainByTimeout).
 		h.rewind(qp, w.FirstPSN+w.respPkts)
+	} else if w != nil && w.Op.isAtomic() && !w.respDone && qp.ackHigh > w.FirstPSN {
+		// So too an atomic whose acknowledgement (its response) was
+		// lost and whose request a later request's ACK acknowledged:
+		// recovery, from the cumulative PSN, would never resend it
+		// (TestAtomicAckLostAskedAgainByTimeout). The responder answers
+		// the request again from its atomic cache, not executing it twice.
+		h.rewind(qp, w.FirstPSN)
 	}
 	if qp.Credits != nil && !qp.Credits.CanSend() {
 		h.sendRTS(qp) // RCCC: the receiver may not know it wants credit
