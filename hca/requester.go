@@ -382,6 +382,18 @@ func (h *HCA) readResponse(qp *QP, p *fabric.Packet) {
 	}
 	if w.respPkts == w.NPkts {
 		w.respDone = true
+		if qp.tcp == nil {
+			// Its last response acknowledges every PSN of the READ,
+			// as its first acknowledged those before it: the
+			// cumulative PSN, from which a timeout's recovery starts
+			// (srTimeout), reaches past it. Left at the READ's first
+			// PSN, below una once the READ completed, recovery found
+			// no WQE there and resent nothing: a WRITE after the READ
+			// that lost a packet, under direct placement (no NAK short
+			// of ReorderWindow), ended with retry_exc_err
+			// (TestWriteAfterReadLostAskedAgainByTimeout).
+			qp.ackHigh = max(qp.ackHigh, w.FirstPSN+w.NPkts)
+		}
 	}
 	h.advance(qp)
 }

@@ -285,7 +285,12 @@ func (h *HCA) srSacked(qp *QP, p *fabric.Packet, psn int64) {
 func (h *HCA) srTimeout(qp *QP) {
 	s := qp.srs()
 	s.sync(qp.ackHigh)
-	top := qp.ackHigh + 1
+	// The oldest PSN not acknowledged, if one was sent: with every PSN
+	// acknowledged (a READ's last response acknowledges the READ,
+	// readResponse) what the timeout waits for is a READ's or an
+	// atomic's response, asked for again below, and a recovery past
+	// maxSent would count a frame RCCC's backlog never sends.
+	top := min(qp.ackHigh+1, qp.maxSent)
 	if s.recovering {
 		top = max(top, s.top)
 	}
