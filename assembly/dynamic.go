@@ -212,12 +212,15 @@ func (n *Network) startFlowRun(fr *FlowRun, at sim.Time) {
 	if fr.Flow.QP != "ud" {
 		mtu = min(mtu, dst.Prof.MTU) // the connected QP's path MTU (setPeerMTU)
 	}
-	fr.Ideal = path.idealFCT(fr.Flow.Size, int64(mtu))
 	if fr.Flow.QP == "rc" {
 		t := n.Scenario.Topology
 		l.closeDelay = path.oneWayDelay(t.Links[t.Nodes[fr.Flow.Src].Ports[0].Link].Delay)
 	}
 	n.startCC(fr, src, path)
+	// After startCC, which sets the requester QP's INT (HPCC) that its
+	// packets and their ACKs carry.
+	maxMsg := min(src.Prof.MaxMsgSize, dst.Prof.MaxMsgSize)
+	fr.Ideal = path.idealFCT(fr.Flow, int64(mtu), maxMsg, nicsOf(fr.Flow, src, dst), l.Requester.INT && fr.Flow.Op != "read")
 	n.dyn.reqs[fr.Flow.Src][l.Requester] = fr
 	if fr.Flow.QP != "rc" && fr.resv == nil {
 		n.ledger.add(fr, src.ID, l.Requester.QPN)

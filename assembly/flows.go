@@ -169,15 +169,27 @@ func (r region) rkey(key uint32) uint32 {
 }
 
 // flowPath is the way a flow's packets take: the links they cross, in
-// order, and the switch latency summed over the switches between them.
-// ok is false when a switch has no route.
+// order, the switches between them, and the switch latency summed over
+// those switches. ok is false when a switch has no route.
 type flowPath struct {
-	links   []fabric.TopoLink
-	latency sim.Time
-	ok      bool
+	links []fabric.TopoLink
+	// switches are the switches between the links: switches[i] takes
+	// what links[i] brings to links[i+1].
+	switches []pathSwitch
+	latency  sim.Time
+	ok       bool
 	// wire is the bytes a packet takes on the path's links (RoCEv2 or
 	// InfiniBand framing).
 	wire func(op fabric.Opcode, payload int) int64
+}
+
+// pathSwitch is what a switch on a flow's path spends on a packet
+// besides its queue: its pipeline latency (switch.Profile.Latency) and
+// whether it forwards cut-through (switch.Profile.CutThrough, on by
+// default on InfiniBand).
+type pathSwitch struct {
+	latency sim.Time
+	cut     bool
 }
 
 // pathOf follows the path the flow's ECMP hash picks (its requester QP's
@@ -204,6 +216,7 @@ func (n *Network) pathOfQPN(f resolve.Flow, qpn uint32) flowPath {
 		}
 		sw := n.Switches[at]
 		p.latency += sw.Prof.Latency
+		p.switches = append(p.switches, pathSwitch{latency: sw.Prof.Latency, cut: sw.Prof.CutThrough})
 		next := n.Scenario.RoutesAt(at).NextPorts(at, f.Dst)
 		if len(next) == 0 {
 			return flowPath{wire: p.wire}
@@ -233,35 +246,251 @@ func (p flowPath) oneWayDelay(srcLink sim.Time) sim.Time {
 	return latency
 }
 
-// idealFCT is a flow of size bytes' completion time alone on an empty
-// network, along the path: the message's wire bytes at the path's
-// bottleneck rate, one packet's store-and-forward serialization on every
-// other hop, the propagation delays and switch latencies there, and the
-// final ACK's way back. 0 without a route.
-func (p flowPath) idealFCT(size, mtu int64) sim.Time {
-	if !p.ok {
+// reversed is the path the other way: the responder's ACKs and READ
+// responses (on a fat tree's ECMP the way back may take other switches,
+// but as many, of the same links' rates and delays).
+func (p flowPath) reversed() flowPath {
+	r := p
+	r.links = make([]fabric.TopoLink, len(p.links))
+	for i, l := range p.links {
+		r.links[len(p.links)-1-i] = l
+	}
+	r.switches = make([]pathSwitch, len(p.switches))
+	for i, s := range p.switches {
+		r.switches[len(p.switches)-1-i] = s
+	}
+	return r
+}
+
+// packetRun is count packets of wire bytes each, one after another.
+type packetRun struct {
+	wire  int64
+	count int64
+}
+
+// arrival is when the last bit of the last of runs' packets reaches the
+// path's far end, in picoseconds, the first packet leaving its source at 0 and the rest
+// back to back behind it: every link a server that sends one packet at a
+// time in order, at its rate, and then its propagation delay; every
+// switch a pure delay (its latency; with cut-through less the frame
+// past its first 64 bytes, at most the latency, where the next link is
+// no faster: switch.Switch.forward). It is the longest path through
+// the grid of packets × links (the tandem queue's max-plus form:
+// completion of packet i on link j is its serialization there after the
+// later of its arrival from link j−1 and packet i−1's completion on link
+// j), taken a run at a time: within a run of c equal packets the path
+// that enters at link a and leaves at link b spends its c−1 extra
+// packets on the slowest link between. Exact for the model (Σ runs ×
+// links² steps), whatever the links' rates and the switches' latencies;
+// a short last packet queues behind the full one before it on a later
+// link, which one packet's store and forward a hop would miss.
+func (p flowPath) arrival(runs []packetRun) sim.Time {
+	m := len(p.links)
+	done := make([]sim.Time, m) // when the last packet so far left link j
+	next := make([]sim.Time, m)
+	ser := make([]sim.Time, m)
+	gap := make([]sim.Time, m) // link j's propagation and the switch after it
+	for _, r := range runs {
+		if r.count <= 0 {
+			continue
+		}
+		for j, l := range p.links {
+			ser[j] = fabric.SerializationTime(r.wire, l.Rate)
+			if j+1 < m {
+				gap[j] = l.Delay + p.switchDelay(j, r.wire)
+			}
+		}
+		for j := range m {
+			best := sim.Time(-1)
+			var path, slowest sim.Time // from link a to j: the first packet's serializations and gaps, and the slowest serialization
+			for a := j; a >= 0; a-- {
+				path += ser[a]
+				if a < j {
+					path += gap[a]
+				}
+				slowest = max(slowest, ser[a])
+				best = max(best, done[a]+path+sim.Time(r.count-1)*slowest)
+			}
+			next[j] = best
+		}
+		done, next = next, done
+	}
+	return done[m-1] + p.links[m-1].Delay
+}
+
+// switchDelay is what switches[j] holds a packet of wire bytes between
+// links[j] and links[j+1] (switch.Switch.forward): its latency, less,
+// with cut-through onto a link no faster, the frame's serialization past
+// its first 64 bytes (fabric.MinFrameBytes) at the incoming rate, at
+// most the latency.
+func (p flowPath) switchDelay(j int, wire int64) sim.Time {
+	s := p.switches[j]
+	if !s.cut || p.links[j+1].Rate > p.links[j].Rate {
+		return s.latency
+	}
+	saved := fabric.SerializationTime(max(0, wire-fabric.MinFrameBytes), p.links[j].Rate)
+	return max(0, s.latency-saved)
+}
+
+// idealNIC is what the two hosts' NICs spend on a flow alone on the
+// empty fabric, the fixed latencies of the HCA model (hca.Profile) on
+// its critical path, from the post that starts the FCT to the event that
+// ends it.
+type idealNIC struct {
+	// send is the requester's, between the post and the first packet's
+	// first bit (hca/post.go post, hca.WQE.Ready): DoorbellLatency,
+	// WQEFetchLatency (a flow's WRs are not inline), the DMA read of the
+	// payload (DMALatency, WRITE and SEND; not READ or atomics, whose
+	// requests carry none) and the transmit pipeline (TxPktLatency).
+	// Once a flow: its later packets follow back to back, the pipeline
+	// overlapping the serialization (and its later WRs were posted with
+	// the first).
+	send sim.Time
+	// rxDst and rxSrc are the responder's and the requester's receive
+	// pipeline (RxPktLatency, hca/receive.go afterPipeline), which the
+	// last packet, and the ACK or READ response that ends the flow,
+	// each cross once.
+	rxDst, rxSrc sim.Time
+	// srcWire and dstWire are the bytes a packet takes on the wire as
+	// the requester and the responder frame it (hca.HCA.Wire): the
+	// requests, and the ACKs and READ responses.
+	srcWire, dstWire func(op fabric.Opcode, payload int) int64
+	// cqe is the requester's completion: its CQE visible DMALatency
+	// after the ACK or last response (hca/post.go complete). For UC and
+	// UD, whose flow ends when the responder has the data, the
+	// responder's DMALatency (the written data visible, OnWrite, or the
+	// RECV's completion).
+	cqe sim.Time
+}
+
+// nicsOf is idealNIC for flow f from requester src to responder dst,
+// each with its own profile (hca.HCA.Prof).
+func nicsOf(f resolve.Flow, src, dst *hca.HCA) idealNIC {
+	s, d := &src.Prof, &dst.Prof
+	nic := idealNIC{send: s.DoorbellLatency + s.WQEFetchLatency + s.TxPktLatency, rxDst: d.RxPktLatency, rxSrc: s.RxPktLatency, cqe: s.DMALatency,
+		srcWire: src.Wire, dstWire: dst.Wire}
+	if f.Op != "read" && f.Op != "atomic" && f.Size > 0 {
+		nic.send += s.DMALatency
+	}
+	if f.QP != "rc" {
+		nic.rxSrc, nic.cqe = 0, d.DMALatency
+	}
+	return nic
+}
+
+// idealFCT is flow f's completion time alone on an empty network, along
+// the path, in picoseconds (sim.Time), its QP's path MTU mtu, its
+// packets with HPCC's INT header when withINT (and its ACKs, which echo
+// it): what the model takes for it with nothing else on the fabric.
+//
+//   - The requester's NIC to its first packet (idealNIC.send), from its
+//     profile.
+//   - Its packets through the path (arrival): WRITE, SEND and atomics
+//     forward, the wire bytes of each as the NIC frames it (first, middle,
+//     last or only of every message, hca.Profile.MaxMsgSize or
+//     flow.messages apart: resolve.Flow.WorkRequests), through every
+//     link's serialization and propagation, every switch's latency
+//     (cut-through's saving too) and the queueing behind its own earlier
+//     packets; then the responder's receive pipeline.
+//   - RC: the ACK of the last packet back along the path (or the atomic's
+//     response), the requester's receive pipeline and the CQE's DMA. A
+//     READ's request goes forward alone, the responder's receive
+//     pipeline, then its responses come back as a WRITE's packets go,
+//     and the requester's receive pipeline and CQE; the responder spends
+//     no fixed latency on them (hca/responder.go queueRead).
+//   - UC and UD: no ACK; the flow ends when the responder has the data,
+//     its DMALatency after its receive pipeline (assembly's
+//     responderArrived, at OnWrite or OnRecv).
+//
+// Each term is in the model's own units (sim.Time, from the links' rates
+// and delays, the switches' latencies and the NICs' profiles, the
+// defaults of hca.DefaultProfile: 200 + 450 + 300 + 200 ns before the
+// first packet, 200 ns at each receive, 300 ns for the CQE).
+//
+// Exact for one RC or UC/UD message of any size over RoCEv2, RoCEv1 and
+// InfiniBand, and over UET (the same NIC, its own framing); where it
+// cannot be: iWARP's TCP holds a flow past its first window (slow start
+// from the initial window, the send buffer: a lone long iWARP flow runs
+// above this bound); a congestion control that starts below line rate,
+// or whose window is less than the round trip (HPCC's window is the
+// path's BDP at its base RTT, which leaves out the NICs' latencies), holds
+// a long flow back; a READ of many messages (max_rd_atomic requests out
+// at once, each's responses behind its request) is taken as one stream;
+// rdma_cm's connection time (connect: cm) and a posting thread's doorbell
+// cost (hca.doorbell_cost) are not counted; the way back is taken as the
+// way forward reversed. 0 without a route.
+func (p flowPath) idealFCT(f resolve.Flow, mtu, maxMsg int64, nic idealNIC, withINT bool) sim.Time {
+	if !p.ok || len(p.links) == 0 {
 		return 0
 	}
-	links := p.links
-	pkts := max(1, (size+mtu-1)/mtu)
-	wire := pkts*p.wire(fabric.OpWriteMiddle, 0) + size + int64(fabric.RETHBytes)
-	pktWire := p.wire(fabric.OpWriteMiddle, int(min(mtu, size)))
-	ackWire := p.wire(fabric.OpAcknowledge, 0)
-	total := 2 * p.latency
-	slow := 0
-	for i, l := range links {
-		total += 2*l.Delay + fabric.SerializationTime(ackWire, l.Rate)
-		if l.Rate < links[slow].Rate {
-			slow = i
+	tr := fabric.TransportRC
+	switch f.QP {
+	case "uc":
+		tr = fabric.TransportUC
+	case "ud":
+		tr = fabric.TransportUD
+	}
+	intBytes := int64(0)
+	if withINT {
+		intBytes = fabric.INTHeaderBytes
+	}
+	wire := func(op fabric.Opcode, payload int64) int64 { return nic.srcWire(tr|op, int(payload)) + intBytes }
+	ack := func(op fabric.Opcode, payload int64) int64 { return nic.dstWire(tr|op, int(payload)) + intBytes }
+	back := p.reversed()
+	total := nic.send + nic.rxDst
+	switch f.Op {
+	case "read":
+		total += p.arrival([]packetRun{{wire(fabric.OpReadRequest, 0), 1}})
+		intBytes = 0 // READ responses carry no INT (hca/responder.go readResponsePacket)
+		total += back.arrival(p.messages(f, mtu, maxMsg, ack, readOps))
+	case "atomic":
+		total += p.arrival([]packetRun{{wire(fabric.OpFetchAdd, 0), 1}})
+		total += back.arrival([]packetRun{{ack(fabric.OpAtomicAcknowledge, 0), 1}})
+	default:
+		ops := writeOps
+		switch f.Op {
+		case "send":
+			ops = sendOps
+		case "write_imm":
+			ops = writeImmOps
+		}
+		total += p.arrival(p.messages(f, mtu, maxMsg, wire, ops))
+		if f.QP == "rc" {
+			total += back.arrival([]packetRun{{ack(fabric.OpAcknowledge, 0), 1}})
 		}
 	}
-	total += fabric.SerializationTime(wire, links[slow].Rate)
-	for i, l := range links {
-		if i != slow {
-			total += fabric.SerializationTime(pktWire, l.Rate)
+	return total + nic.rxSrc + nic.cqe
+}
+
+// messageOps are the opcodes of a message's packets: first, middle, last
+// and only (IBTA vol. 1, 9.4).
+type messageOps struct{ first, middle, last, only fabric.Opcode }
+
+var (
+	writeOps    = messageOps{fabric.OpWriteFirst, fabric.OpWriteMiddle, fabric.OpWriteLast, fabric.OpWriteOnly}
+	writeImmOps = messageOps{fabric.OpWriteFirst, fabric.OpWriteMiddle, fabric.OpWriteLastImm, fabric.OpWriteOnlyImm}
+	sendOps     = messageOps{fabric.OpSendFirst, fabric.OpSendMiddle, fabric.OpSendLast, fabric.OpSendOnly}
+	readOps     = messageOps{fabric.OpReadResponseFirst, fabric.OpReadResponseMiddle, fabric.OpReadResponseLast, fabric.OpReadResponseOnly}
+)
+
+// messages is flow f's packets as runs, message by message (its work
+// requests of at most maxMsg bytes, flowWork's partSize, the larger
+// parts first), each cut at mtu; wire frames one.
+func (p flowPath) messages(f resolve.Flow, mtu, maxMsg int64, wire func(fabric.Opcode, int64) int64, ops messageOps) []packetRun {
+	maxMsg = max(1, maxMsg)
+	n := f.WorkRequests(maxMsg, maxMsg)
+	var runs []packetRun
+	for i := range n {
+		size := partSize(f, i, n, maxMsg)
+		pkts := max(1, (size+mtu-1)/mtu)
+		if pkts == 1 {
+			runs = append(runs, packetRun{wire(ops.only, size), 1})
+			continue
 		}
+		runs = append(runs, packetRun{wire(ops.first, mtu), 1}, packetRun{wire(ops.middle, mtu), pkts - 2},
+			packetRun{wire(ops.last, size-(pkts-1)*mtu), 1})
 	}
-	return total
+	return runs
 }
 
 // baseRTT is a full packet's (of mtu bytes of payload) round trip on the

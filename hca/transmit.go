@@ -339,6 +339,15 @@ func (h *HCA) wire(op fabric.Opcode, payload int) (int32, fabric.LinkLayer) {
 	return int32(fabric.RoCEv2Wire(op, payload)), fabric.Ethernet
 }
 
+// Wire is the bytes a packet of opcode op (its transport's bits with its
+// operation's) with payload bytes takes on the HCA's link as the HCA
+// frames it (wire): its link layer, transport and overlay, without the
+// INT header a QP's packets may add.
+func (h *HCA) Wire(op fabric.Opcode, payload int) int64 {
+	w, _ := h.wire(op, payload)
+	return int64(w)
+}
+
 // wireTo is wire for a packet to dst: on InfiniBand a multicast packet
 // has a GRH whatever Profile.GRH says (its DGID is the group's MGID;
 // IBTA vol. 1, 8.3.1).
