@@ -244,7 +244,7 @@ var moved = map[string][]string{
 	// one of IRN's two changes (Mittal et al., section 3.2, cap auto: the
 	// path's BDP, as the paper sets it). The other, selective repeat, is
 	// not one the reproduction depends on, and says so: with go-back-N
-	// and the cap it holds at 0.82, 0.83 and 0.81, since only 0.036% of
+	// and the cap it holds at 0.83, 0.83 and 0.81, since only 0.036% of
 	// packets drop (docs/REPRODUCE.md).
 	"irn-vs-pfc": {"hca.bdp_cap=1GiB"},
 	// The payload's DMA read 1 us instead of 300 ns: every message not
