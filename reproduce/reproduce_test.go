@@ -267,7 +267,9 @@ var moved = map[string][]string{
 	// 3.38, p95 70-75% 5.07, 85-90% 7.23, 95-100% 7.64 (+31% to +76% of
 	// the published values); at 50% p50 6.05 and 8.58, p95 9.45, 21.17
 	// and 19.12 (+32% to +129%). The nearest to its bound is 30% p95
-	// 70-75%, 9% above its high of 4.651; the smaller flows hold.
+	// 70-75%, 9% above its high of 4.651; the smaller flows hold. (These
+	// with the ideal FCT before 2026-12-06, which left out the NICs'
+	// latencies; not run again since.)
 	"hpcc-websearch": {"hca.hpcc.eta=0.7"},
 	// eta 70%, as hpcc-websearch's: HPCC aims every link at 70% of its
 	// rate, so the long flows are slower and the queues shorter. Run on
@@ -276,7 +278,8 @@ var moved = map[string][]string{
 	// p50 4.68 (+37%) and p95 23.74 (+189%), and at 50% the four smaller
 	// bins' p95 below their bounds (1.42, 1.42, 2.16, 2.80: -25% to -23%;
 	// the nearest 2.80 against a low of 2.89). The largest flows' p50 at
-	// 30% rises to 2.34, just within its high of 2.36.
+	// 30% rises to 2.34, just within its high of 2.36. (With the ideal
+	// FCT before 2026-12-06; not run again since.)
 	"hpcc-hadoop": {"hca.hpcc.eta=0.7"},
 }
 
@@ -455,7 +458,12 @@ func TestReproductions(t *testing.T) {
 // (moved): 741 s of CPU as it is and 724 s moved (2026-12-05);
 // hpcc-hadoop all twenty and fail seven: 856 s and 1,030 s
 // (2026-12-06). About two hours of wall time for both on a shared 2-core
-// machine; -run TestLongReproductions/hpcc-hadoop runs one.
+// machine; -run TestLongReproductions/hpcc-hadoop runs one. Since the
+// ideal FCT counts the NICs' latencies (2026-12-06) hpcc-websearch
+// still holds all twenty, and hpcc-hadoop holds 18: its small flows' p95
+// at 30% load (1.198 and 1.193) fall just below their lows of 1.200 and
+// 1.202, so this test fails on hpcc-hadoop until those two are recorded
+// as known misses or the measure changes (docs/REPRODUCE.md).
 func TestLongReproductions(t *testing.T) {
 	if os.Getenv("LFSIM_LONG") == "" {
 		t.Skip("runs the long reproductions twice, about 55 minutes of CPU: set LFSIM_LONG=1")
