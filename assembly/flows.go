@@ -269,12 +269,12 @@ type packetRun struct {
 }
 
 // arrival is when the last bit of the last of runs' packets reaches the
-// path's far end, in picoseconds, the first packet leaving its source at 0 and the rest
-// back to back behind it: every link a server that sends one packet at a
-// time in order, at its rate, and then its propagation delay; every
-// switch a pure delay (its latency; with cut-through less the frame
-// past its first 64 bytes, at most the latency, where the next link is
-// no faster: switch.Switch.forward). It is the longest path through
+// path's far end (sim.Time, picoseconds), the first packet leaving its
+// source at 0 and the rest back to back behind it: every link a server
+// that sends one packet at a time in order, at its rate, and then its
+// propagation delay; every switch a pure delay (its latency; with
+// cut-through less the frame past its first 64 bytes, at most the
+// latency, where the next link is no faster: switch.Switch.forward). It is the longest path through
 // the grid of packets × links (the tandem queue's max-plus form:
 // completion of packet i on link j is its serialization there after the
 // later of its arrival from link j−1 and packet i−1's completion on link
