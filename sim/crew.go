@@ -62,6 +62,7 @@ func newCrew(workers int) *crew {
 	}
 	for w := 1; w < workers; w++ {
 		c.wake[w] = make(chan struct{}, 1)
+		crewWorkers.Add(1) // before it starts: a test counting them sees it
 		go c.work(w)
 	}
 	return c
@@ -70,7 +71,6 @@ func newCrew(workers int) *crew {
 // work is worker w's loop: wait for a window, run its share, count
 // itself done.
 func (c *crew) work(w int) {
-	crewWorkers.Add(1)
 	defer crewWorkers.Add(-1)
 	var seen uint64
 	for {
@@ -113,13 +113,23 @@ func (c *crew) await(w int, seen uint64) uint64 {
 }
 
 // run runs a window of g on the crew and the caller: worker 0's share
-// on the caller, and returns when every worker is done.
+// on the caller, and returns when every worker is done. So does a panic
+// in worker 0's share (a model's, which the caller may recover): it
+// reaches the caller once the others are done with the window, and the
+// crew no longer holds g, which can then be collected and the crew
+// stopped (TestCrewPanicOnCaller).
 func (c *crew) run(g *Group, end Time, flush bool) {
 	c.job, c.end, c.flush = g, end, flush
 	c.left.Store(int32(len(c.wake) - 1))
 	c.gen.Add(1)
 	c.wakeSleepers()
+	defer c.wait()
 	g.share(0, end, flush)
+}
+
+// wait returns when every worker of the crew is done with the window,
+// and lets go of its group.
+func (c *crew) wait() {
 	for i := 1; c.left.Load() != 0; i++ {
 		if i%crewYield == 0 {
 			runtime.Gosched()

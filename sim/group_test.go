@@ -330,3 +330,43 @@ func TestCrewStops(t *testing.T) {
 		runtime.Gosched()
 	}
 }
+
+// TestCrewPanicOnCaller: a model's panic in worker 0's share (the
+// caller's) unwinds out of Run, and a caller that recovers it (the
+// metamorphic runner does) lets the group go: the crew's goroutines end
+// as TestCrewStops's do, and the other workers were done with the window
+// when Run's panic reached the caller. Before the fix the crew kept the
+// group (its job) for good, so neither the goroutines nor the network
+// were ever collected.
+func TestCrewPanicOnCaller(t *testing.T) {
+	before := crewWorkers.Load()
+	var otherDone bool
+	func() {
+		defer func() {
+			if r := recover(); r != "model" {
+				t.Errorf("recovered %v, want the model's panic", r)
+			}
+		}()
+		g := NewGroup(1, 2, 2, 1000)
+		g.Engine(0).Schedule(5500, handlerFunc(func(*Event) { panic("model") }), 0, 0, nil)
+		e1 := g.Engine(1)
+		e1.Schedule(5000, handlerFunc(func(*Event) {
+			// Busy past the caller's panic, within the same window.
+			for i := 0; i < 1000; i++ {
+				runtime.Gosched()
+			}
+			otherDone = true
+		}), 0, 0, nil)
+		g.Run(Never, nil)
+	}()
+	if !otherDone {
+		t.Error("Run's panic reached the caller before worker 1 was done with the window")
+	}
+	for i := 0; crewWorkers.Load() > before; i++ {
+		if i == 1000 {
+			t.Fatalf("%d crew goroutines after the group that panicked was let go, want %d", crewWorkers.Load(), before)
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+}
