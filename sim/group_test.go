@@ -290,8 +290,10 @@ func TestLaneFrom(t *testing.T) {
 	b.Schedule(100, handlerFunc(func(*Event) { send(b, own, 4, 3) }), 0, 0, nil)
 	a.Schedule(200, handlerFunc(func(*Event) { send(a, fromA, 1, 4) }), 0, 0, nil)
 	g.Run(2150, nil) // the arrivals at 2100 have fired; those at 2200 wait in a's lane
-	if len(b.staged) != 0 || fromA.q.size != 2 || own.q.size != 0 || len(got) != 3 {
-		t.Errorf("at 2150: %d staged, %d in the lane from a, %d in b's own, %d fired; want 0, 2, 0, 3", len(b.staged), fromA.q.size, own.q.size, len(got))
+	// The staged list keeps its array after a flush: none means no
+	// arrival ever went that way (stageHandedOver took them all).
+	if cap(b.staged) != 0 || fromA.q.size != 2 || own.q.size != 0 || len(got) != 3 {
+		t.Errorf("at 2150: room for %d staged, %d in the lane from a, %d in b's own, %d fired; want 0, 2, 0, 3", cap(b.staged), fromA.q.size, own.q.size, len(got))
 	}
 	g.Run(Never, nil)
 	// At 2100: keys 3 (a), 4 (b), 9 (a); at 2200: keys 1, 5.
@@ -368,5 +370,61 @@ func TestCrewPanicOnCaller(t *testing.T) {
 		}
 		runtime.GC()
 		runtime.Gosched()
+	}
+}
+
+// TestHandedOverFallback: what a lane made for another partition's
+// arrivals (LaneFrom) cannot take in the order it was handed over (an
+// arrival earlier than the lane's last; one sent by a partition the
+// lane is not for; an event) waits among the staged items, and then
+// every staged arrival is sorted: they fire in the order of (time,
+// sender's key, place) as one engine's would, the receiver's own
+// arrival among them, each case alone and all together. Without the
+// check of the lane's last time the earlier arrival would sit behind a
+// later one in the lane's ring (the first case fails: 2200's arrivals
+// fire before 2100's); without arrivalsStaged's check, the second (c's
+// arrival would fire after every arrival in a lane of its time).
+func TestHandedOverFallback(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		earlier, c, event bool
+	}{
+		{"an arrival earlier than the lane's last", true, false, false},
+		{"an arrival from a partition the lane is not for", false, true, false},
+		{"an event", false, false, true},
+		{"all", true, true, true},
+	} {
+		g := NewGroup(1, 3, 1, 1000)
+		a, b, c := g.Engine(0), g.Engine(1), g.Engine(2)
+		var got []string
+		kind := &LaneKind{Fire: func(_, d unsafe.Pointer) { got = append(got, *(*string)(d)) }}
+		fromA, own := b.LaneFrom(2000, kind, a), b.LaneFrom(2100, kind, b)
+		names := []string{"2200 s1", "2100 s5", "2200 s0", "2100 s2", "2100 s4 (c)", "2100 s3 (own)", "2100 event"}
+		item := func(at Time, sender uint32, place, name int) stagedItem {
+			return stagedItem{at: at, key: stagedKey(sender, place, uint32(fromA.index)), target: unsafe.Pointer(b), data: unsafe.Pointer(&names[name])}
+		}
+		want := []string{"2100 s2", "2100 s3 (own)", "2100 s4 (c)", "2100 s5", "2100 event", "2200 s0", "2200 s1"}
+		// As a sent them, but for s5, earlier than the one before.
+		if tc.earlier {
+			a.sent[b.part] = append(a.sent[b.part], item(2200, 1, 0, 0), item(2100, 5, 1, 1), item(2200, 0, 2, 2), item(2100, 2, 3, 3))
+		} else {
+			a.sent[b.part] = append(a.sent[b.part], item(2100, 2, 3, 3), item(2100, 5, 4, 1), item(2200, 1, 5, 0), item(2200, 0, 6, 2))
+		}
+		if tc.c { // c hands over into the lane made for a's
+			c.sent[b.part] = append(c.sent[b.part], item(2100, 4, 0, 4))
+		} else {
+			want = slices.DeleteFunc(want, func(s string) bool { return s == names[4] })
+		}
+		b.HandOver(own, 3, unsafe.Pointer(b), unsafe.Pointer(&names[5]))
+		if tc.event {
+			b.HandOverEvent(b, 2100, 1<<31, handlerFunc(func(*Event) { got = append(got, names[6]) }), 0, 0, nil)
+		} else {
+			want = slices.DeleteFunc(want, func(s string) bool { return s == names[6] })
+		}
+		g.takeHandedOver(b)
+		b.Run(Never, nil)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: fired %q, want %q", tc.name, got, want)
+		}
 	}
 }
