@@ -96,6 +96,19 @@ func build(t *Topology, engineOf func(NodeID) *sim.Engine, poolOf func(NodeID) *
 		}
 		n.Ports[id] = ports
 	}
+	// Each end's engine makes the lane one engine would give the link's
+	// arrivals first (Lane): the lanes made after for another
+	// partition's arrivals (LaneFrom, up to half an engine's) then never
+	// take those its own links need, so a network whose links all get a
+	// lane on one engine gets them cut too (TestPartitionedLanesEnough).
+	// On one engine this makes the same lanes in the same order as the
+	// loop below did alone.
+	for _, l := range t.Links {
+		if l.Delay > 0 {
+			n.Ports[l.B][l.BPort].eng.Lane(l.Delay, arriveKind)
+			n.Ports[l.A][l.APort].eng.Lane(l.Delay, arriveKind)
+		}
+	}
 	for _, l := range t.Links {
 		a, b := n.Ports[l.A][l.APort], n.Ports[l.B][l.BPort]
 		// A direction's link schedules on its sender's engine, into a
