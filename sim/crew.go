@@ -46,6 +46,13 @@ type crew struct {
 // partition waits 270 events a window at the median, 640 at the 90th
 // percentile, 30 and 75 us at one worker's pace), yielding its
 // processor every crewYield of them (to the collector's workers, say).
+// Measured on a loaded 2-core machine, the whole spin took 36 us at the
+// least (0.55 ns a look, the yields included): what a wait that ends in
+// sleep costs, a window's serial point (observation, arrivals) or a
+// descheduled thread included. hpcc-320 to 500 us on 2 workers spun
+// 14.7 M looks in 531 windows (about 8 ms of 370 ms of CPU, 178 of the
+// waits ending in sleep); ib-cc-victim, whose 29,842 windows hold a few
+// events each, 68 M (about 37 ms of 160 ms), with 181 sleeps.
 const (
 	crewSpin  = 1 << 16
 	crewYield = 1 << 10
