@@ -11,15 +11,16 @@ import (
 // reran it with eta 99%), on the authors' own fabric (their fat.txt,
 // 1:1 at the ToRs), not the speed benchmark hpcc-320 (2:1). It runs
 // 30 ms of arrivals on 320 hosts at a 1 KB MTU and measures the flows
-// that start from 1 to 20 ms, so it is long (741 s of CPU for both
-// loads, 251 s at 30% and 490 s at 50%, 30 minutes of wall time one
-// point at a time on a shared 2-core machine, 2026-12-05): asked by name
-// only, outside CI's slow tier.
+// that start from 1 to 20 ms, so it is long (593 s of CPU for both
+// loads, 23 minutes of wall time one point at a time beside hpcc-hadoop
+// on a shared 2-core machine, 2026-12-06): asked by name only, outside
+// CI's slow tier. Its NICs and switches have no fixed latency, as the
+// authors' simulator (scenarios/reproduce/hpcc-websearch/fat.yaml).
 var hpccWebSearch = Reproduction{
 	Name:    "hpcc-websearch",
 	Paper:   "Li et al., SIGCOMM 2019 (the authors' results page)",
 	Figure:  "FCT slowdown by flow size, WebSearch at 30% and 50% load, p50 and p95, HPCC-INT with eta 99%",
-	Setup:   "the authors' fat.txt (320 hosts, 20 ToRs 1:1, 20 aggregation, 16 core; 100/400 Gb/s, 1 us links), WebSearch Poisson arrivals for 30 ms (the flows that start from 1 to 20 ms measured), HPCC eta 0.99, maxStage 0, 77-byte additive increase, 1 KB MTU, 32 MB buffers; run until every flow is done",
+	Setup:   "the authors' fat.txt (320 hosts, 20 ToRs 1:1, 20 aggregation, 16 core; 100/400 Gb/s, 1 us links), WebSearch Poisson arrivals for 30 ms (the flows that start from 1 to 20 ms measured), HPCC eta 0.99, maxStage 0, 77-byte additive increase, 1 KB MTU, 32 MB buffers; no fixed NIC or switch latency, as in the authors' simulator; run until every flow is done",
 	RunTime: "about 12 minutes",
 	Long:    true,
 	Measure: measureSlowdownBySize,

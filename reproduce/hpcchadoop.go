@@ -9,17 +9,18 @@ import (
 // workload at 30% and 50% load (Li et al., SIGCOMM 2019, as its authors'
 // results page reran it with eta 99%), on hpcc-websearch's setup (the
 // authors' fat.txt, eta 0.99, 77-byte additive increase, 1 KB MTU, 32 MB
-// buffers, 30 ms of arrivals, the flows that start from 1 to 20 ms
-// measured) with the authors' FbHdp_distribution.txt for sizes (lfsim's
+// buffers, no fixed NIC or switch latency, 30 ms of arrivals, the flows
+// that start from 1 to 20 ms measured) with the authors' FbHdp_distribution.txt for sizes (lfsim's
 // built-in hadoop). It measures 189,669 flows at 30% and 315,679 at
-// 50%, and takes 856 s of CPU for both loads (26 minutes of wall time
-// one point at a time on a busy shared 2-core machine, 490 MB of memory
-// at 50%; 2026-12-06): asked by name only, outside CI's slow tier.
+// 50%, and takes 717 s of CPU for both loads (25 minutes of wall time
+// one point at a time beside hpcc-websearch on a shared 2-core machine,
+// 406 MB of memory at 50%; 2026-12-06): asked by name only, outside
+// CI's slow tier.
 var hpccHadoop = Reproduction{
 	Name:    "hpcc-hadoop",
 	Paper:   "Li et al., SIGCOMM 2019 (the authors' results page)",
 	Figure:  "FCT slowdown by flow size, Hadoop at 30% and 50% load, p50 and p95, HPCC-INT with eta 99%",
-	Setup:   "hpcc-websearch's: the authors' fat.txt (320 hosts, 20 ToRs 1:1, 20 aggregation, 16 core; 100/400 Gb/s, 1 us links), HPCC eta 0.99, maxStage 0, 77-byte additive increase, 1 KB MTU, 32 MB buffers; Hadoop (FbHdp) Poisson arrivals for 30 ms, the flows that start from 1 to 20 ms measured; run until every flow is done",
+	Setup:   "hpcc-websearch's: the authors' fat.txt (320 hosts, 20 ToRs 1:1, 20 aggregation, 16 core; 100/400 Gb/s, 1 us links), HPCC eta 0.99, maxStage 0, 77-byte additive increase, 1 KB MTU, 32 MB buffers; no fixed NIC or switch latency, as in the authors' simulator; Hadoop (FbHdp) Poisson arrivals for 30 ms, the flows that start from 1 to 20 ms measured; run until every flow is done",
 	RunTime: "about 15 minutes",
 	Long:    true,
 	Measure: measureSlowdownBy1PctBins,
