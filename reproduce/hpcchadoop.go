@@ -24,7 +24,19 @@ var hpccHadoop = Reproduction{
 	RunTime: "about 15 minutes",
 	Long:    true,
 	Measure: measureSlowdownBy1PctBins,
+	Misses: []Miss{
+		{ID: "30% p95 10-15%", Why: hadoopSmallP95Why, Was: 1.185},
+		{ID: "30% p95 30-35%", Why: hadoopSmallP95Why, Was: 1.180},
+	},
 }
+
+// hadoopSmallP95Why is the two known misses' cause, as far as it is
+// known (docs/REPRODUCE.md, hpcc-hadoop).
+const hadoopSmallP95Why = "lfsim's flows below 1 KB at 30% load queue less than the figure's: " +
+	"their ideal is about 12.1 us, as the authors' (no fixed NIC or switch latency, their third.cc's ideal), " +
+	"and the p95 flow waits about 2.2 us beyond it where the figure's 1.50 implies about 6 us; " +
+	"the same flows' p50 (1.012) and every other point hold, no PFC frame is sent, and at 50% load the small flows' p95 hold (1.689, 1.620); " +
+	"why lfsim's small flows wait less at 30% is not found (recorded 2026-12-06)"
 
 // hadoopBins are the 5% bins of flows (sorted by size) hpcc-hadoop's
 // published points are read at, as [low, high) percentiles: two of the
