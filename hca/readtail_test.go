@@ -1,6 +1,7 @@
 package hca_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/lfsim/lfsim/fabric"
@@ -74,23 +75,10 @@ func TestReadFirstResponseLostAskedAgainByTimeout(t *testing.T) {
 			h[1].Port().Link().SetLossFilter(loseOnce(1, func(p *fabric.Packet) bool {
 				return isOp(p, fabric.OpReadResponseFirst) && p.PSN == 0
 			}))
-			var ws []*hca.WQE
-			for range reads {
-				w, err := h[0].PostSend(qa, hca.SendWR{Op: hca.WRRead, Length: size, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ws = append(ws, w)
-			}
+			read := hca.SendWR{Op: hca.WRRead, Length: size, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey}
+			ws := postAll(t, h[0], qa, slices.Repeat([]hca.SendWR{read}, reads)...)
 			eng.Run(sim.Second, nil)
-			if n := h[1].Port().Link().Lost; n != 1 {
-				t.Fatalf("%d frames lost, want 1 (the case tests nothing)", n)
-			}
-			for i, w := range ws {
-				if w.Status != hca.WCSuccess {
-					t.Errorf("READ %d: %v; want success", i, w.Status)
-				}
-			}
+			wantLostOnceAllDone(t, h[1].Port().Link(), "READ", ws)
 			if qa.ReadDelivered != reads*size {
 				t.Errorf("%d bytes delivered; want %d", qa.ReadDelivered, reads*size)
 			}

@@ -47,25 +47,11 @@ func TestAtomicAckLostAskedAgainByTimeout(t *testing.T) {
 				return p.Opcode.Operation() == fabric.OpAtomicAcknowledge
 			}))
 			res := h[0].RegMR(h[0].DefaultPD(), 8, []byte{9, 9, 9, 9, 9, 9, 9, 9}, hca.AccessAll)
-			var ws []*hca.WQE
-			for _, wr := range []hca.SendWR{fetchAdd(res, counter),
-				{Op: hca.WRWrite, Length: 16 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey},
-				{Op: hca.WRWrite, Length: 16 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey}} {
-				w, err := h[0].PostSend(qa, wr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ws = append(ws, w)
-			}
+			ws := postAll(t, h[0], qa, fetchAdd(res, counter),
+				hca.SendWR{Op: hca.WRWrite, Length: 16 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey},
+				hca.SendWR{Op: hca.WRWrite, Length: 16 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
 			eng.Run(sim.Second, nil)
-			if n := h[1].Port().Link().Lost; n != 1 {
-				t.Fatalf("%d frames lost, want 1 (the case tests nothing)", n)
-			}
-			for i, w := range ws {
-				if w.Status != hca.WCSuccess {
-					t.Errorf("WQE %d: %v; want success", i, w.Status)
-				}
-			}
+			wantLostOnceAllDone(t, h[1].Port().Link(), "WQE", ws)
 			if got := counter.Word(counter.Addr); got != 1 {
 				t.Errorf("counter %d, want 1 (the atomic executed once)", got)
 			}
@@ -103,26 +89,12 @@ func TestWriteAfterReadLostAskedAgainByTimeout(t *testing.T) {
 			h[0].Port().Link().SetLossFilter(loseOnce(1, func(p *fabric.Packet) bool {
 				return isOp(p, fabric.OpWriteFirst) && p.PSN == 24
 			}))
-			var ws []*hca.WQE
-			for _, wr := range []hca.SendWR{
-				{Op: hca.WRWrite, Length: 8 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey},
-				{Op: hca.WRRead, Length: 16 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey},
-				{Op: hca.WRWrite, Length: 8 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey}} {
-				w, err := h[0].PostSend(qa, wr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ws = append(ws, w)
-			}
+			ws := postAll(t, h[0], qa,
+				hca.SendWR{Op: hca.WRWrite, Length: 8 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey},
+				hca.SendWR{Op: hca.WRRead, Length: 16 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey},
+				hca.SendWR{Op: hca.WRWrite, Length: 8 << 10, Signaled: true, RemoteAddr: qa.RemoteAddr, RKey: qa.RemoteRKey})
 			eng.Run(sim.Second, nil)
-			if n := h[0].Port().Link().Lost; n != 1 {
-				t.Fatalf("%d frames lost, want 1 (the case tests nothing)", n)
-			}
-			for i, w := range ws {
-				if w.Status != hca.WCSuccess {
-					t.Errorf("WQE %d: %v; want success", i, w.Status)
-				}
-			}
+			wantLostOnceAllDone(t, h[0].Port().Link(), "WQE", ws)
 			if n := h[0].Stats.Timeouts; n != 1 {
 				t.Errorf("%d timeouts; want 1", n)
 			}
