@@ -86,18 +86,7 @@ func planParallel(tb testing.TB, k int, stop string) parallelPlan {
 	src := fmt.Sprintf("stop: {at: %s, when: flows-done}\ntopology: {kind: fat-tree, k: %d, link: {rate: 100Gbps, delay: 1us}}\nobserve: {interval: 100us, queues: none, flows: none, links: none}\ntraffic:\n  - permutation: {hosts: all, size: 8MB}\n", stop, k)
 	n := buildSource(tb, "plan.yaml", src)
 	t := n.Scenario.Topology
-	owner := map[uintptr]int32{} // lookups only
-	for id := range t.Nodes {
-		for _, p := range n.Fabric.Ports[id] {
-			owner[uintptr(unsafe.Pointer(p))] = int32(id)
-		}
-		if h := n.HCAs[id]; h != nil {
-			owner[uintptr(unsafe.Pointer(h))] = int32(id)
-		}
-		if s := n.Switches[id]; s != nil {
-			owner[uintptr(unsafe.Pointer(s))] = int32(id)
-		}
-	}
+	owner := eventOwners(n)        // lookups only
 	const window = sim.Microsecond // the links' delay: the lookahead
 	var counts [][]int32           // [window][node]
 	var plan parallelPlan
@@ -219,4 +208,22 @@ func TestParallelPlanPartitions(t *testing.T) {
 			}
 		}
 	}
+}
+
+// eventOwners maps each port, HCA and switch of n (an event's target) to
+// its node's id, for traces that count events by node.
+func eventOwners(n *Network) map[uintptr]int32 {
+	owner := map[uintptr]int32{}
+	for id := range n.Scenario.Topology.Nodes {
+		for _, p := range n.Fabric.Ports[id] {
+			owner[uintptr(unsafe.Pointer(p))] = int32(id)
+		}
+		if h := n.HCAs[id]; h != nil {
+			owner[uintptr(unsafe.Pointer(h))] = int32(id)
+		}
+		if s := n.Switches[id]; s != nil {
+			owner[uintptr(unsafe.Pointer(s))] = int32(id)
+		}
+	}
+	return owner
 }

@@ -33,18 +33,7 @@ type nodeTrace struct {
 // the node whose port, HCA or switch it targets.
 func traceNodes(tb testing.TB, n *Network) nodeTrace {
 	t := n.Scenario.Topology
-	owner := map[uintptr]int32{} // lookups only
-	for id := range t.Nodes {
-		for _, p := range n.Fabric.Ports[id] {
-			owner[uintptr(unsafe.Pointer(p))] = int32(id)
-		}
-		if h := n.HCAs[id]; h != nil {
-			owner[uintptr(unsafe.Pointer(h))] = int32(id)
-		}
-		if s := n.Switches[id]; s != nil {
-			owner[uintptr(unsafe.Pointer(s))] = int32(id)
-		}
-	}
+	owner := eventOwners(n) // lookups only
 	window := n.Eng.Lookahead()
 	if window <= 0 {
 		tb.Fatal("no lookahead: the run would not be cut")
